@@ -1,0 +1,367 @@
+"""Read and write the canonical run log (JSON Lines, plain or gzip, and Parquet).
+
+Reading a JSON Lines file takes one of two paths that give identical results:
+
+* the Arrow path: ``pyarrow.json.read_json`` parses the whole file with the
+  contract's schema, and :func:`ambiglib.schema.table_is_valid` checks every row
+  at once. This is the path a well-formed file takes.
+* the reference path: each line is parsed with :mod:`json` and checked by
+  :func:`ambiglib.schema.validate_record`, which names the line, the field, what
+  was expected and what was found. A file takes this path as soon as the Arrow
+  path finds anything amiss, or when its layout keeps line numbers from being
+  recovered exactly (blank lines, indented lines).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Iterable, Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+import pyarrow.parquet as pq
+
+from .errors import FormatError, LoadError, RunLogNotFoundError
+from .schema import (
+    FILE_SCHEMA,
+    INPUT_SCHEMA,
+    RUN_FIELDS,
+    RUNLOG_VERSION,
+    TASK_FIELDS,
+    RecordError,
+    reject_duplicate_keys,
+    table_is_valid,
+    validate_record,
+)
+
+Engine = Literal["auto", "arrow", "python"]
+
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
+FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
+_PARQUET_META_KEY = b"ambiglib.runlog_version"
+_BLOCK = 1 << 24
+
+
+@dataclass
+class FileRead:
+    """What one JSON Lines file gave: its valid records and its rejected ones."""
+
+    file: str
+    table: pa.Table  # FILE_SCHEMA, valid records only
+    errors: list[LoadError] = field(default_factory=list)
+    n_run_records: int = 0
+    n_task_records: int = 0
+    engine: str = "arrow"
+
+
+# ----------------------------------------------------------------------------- finding files
+
+
+def is_jsonl(path: Path) -> bool:
+    return path.name.endswith(JSONL_SUFFIXES)
+
+
+def jsonl_files(root: Path) -> list[Path]:
+    """List the run-log files of a folder (recursively) in name order, or the file itself."""
+    if root.is_file():
+        return [root]
+    files = [p for p in root.rglob("*") if p.is_file() and is_jsonl(p)]
+    return sorted(files, key=lambda p: p.relative_to(root).as_posix())
+
+
+def is_parquet_runlog(path: Path) -> bool:
+    return path.is_dir() and (path / "runs.parquet").is_file()
+
+
+def _open(path: Path) -> IO[bytes]:
+    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+
+
+# ----------------------------------------------------------------------------- the reference path
+
+
+def _strict_loads(text: str) -> Any:
+    def no_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a JSON number")
+
+    return json.loads(text, object_pairs_hook=reject_duplicate_keys, parse_constant=no_constant)
+
+
+def _kind_of(text: str) -> str:
+    """Best guess of a rejected line's record kind, for the counts."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return "run"
+    return "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
+
+
+def read_file_python(path: Path, display: str) -> FileRead:
+    """Read one JSON Lines file line by line, checking each record (the reference path)."""
+    rows: list[dict[str, Any]] = []
+    out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
+
+    def reject(lineno: int, fld: str | None, message: str, kind: str, record: str) -> None:
+        out.errors.append(
+            LoadError(display, lineno, fld, f"{display}:{lineno}: {message}", kind, record)  # type: ignore[arg-type]
+        )
+
+    try:
+        with _open(path) as fh:
+            for lineno, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    out.n_run_records += 1
+                    reject(lineno, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column"
+                           f" {exc.start + 1})", "format", "run")
+                    continue
+                try:
+                    obj = _strict_loads(text)
+                except RecordError as exc:  # a key named twice
+                    record = _kind_of(text)
+                    setattr(out, f"n_{record}_records", getattr(out, f"n_{record}_records") + 1)
+                    reject(lineno, exc.field, exc.message, "schema", record)
+                    continue
+                except ValueError as exc:
+                    out.n_run_records += 1
+                    detail = (f"{exc.msg} at column {exc.colno}"
+                              if isinstance(exc, json.JSONDecodeError) else str(exc))
+                    reject(lineno, None, f"not valid JSON ({detail})", "format", "run")
+                    continue
+                record = "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
+                setattr(out, f"n_{record}_records", getattr(out, f"n_{record}_records") + 1)
+                try:
+                    row = validate_record(obj)
+                except RecordError as exc:
+                    kind = "format" if exc.field is None else "schema"
+                    reject(lineno, exc.field, exc.message, kind, record)
+                    continue
+                row["_line"] = lineno
+                rows.append(row)
+    except (OSError, EOFError) as exc:  # a truncated or corrupt .gz, an unreadable file
+        raise FormatError(f"{display}: cannot be read ({exc})") from exc
+    if rows:
+        out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
+    return out
+
+
+# ----------------------------------------------------------------------------- the Arrow path
+
+
+def _scan(path: Path) -> tuple[int, bool, bool]:
+    """Count lines; tell whether line i is record i (no blank or indented lines) and whether
+    any line may carry ``meta``."""
+    n_newlines, clean, has_meta = 0, True, False
+    tail, last = b"\n", b""
+    with _open(path) as fh:
+        while block := fh.read(_BLOCK):
+            n_newlines += block.count(b"\n")
+            probe = tail + block
+            if clean and any(p in probe for p in (b"\n\n", b"\n ", b"\n\t", b"\n\r")):
+                clean = False
+            if not has_meta and b'"meta"' in probe:
+                has_meta = True
+            tail, last = probe[-6:], block[-1:]
+    n_lines = n_newlines + (1 if last not in (b"\n", b"") else 0)
+    return n_lines, clean, has_meta
+
+
+def _meta_column(path: Path, n_rows: int) -> pa.Array | None:
+    """Read ``meta`` of every line that mentions it, as canonical JSON text (None: give up)."""
+    values: list[str | None] = [None] * n_rows
+    with _open(path) as fh:
+        for i, raw in enumerate(fh):
+            if b'"meta"' not in raw:
+                continue
+            try:
+                meta = _strict_loads(raw.decode("utf-8")).get("meta")
+            except (ValueError, RecordError, AttributeError):
+                return None
+            if meta is not None:
+                if not isinstance(meta, dict):
+                    return None
+                values[i] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
+    return pa.array(values, pa.string())
+
+
+def read_file_arrow(path: Path, display: str) -> FileRead | None:
+    """Read one JSON Lines file through Arrow; None when the file needs the reference path."""
+    n_lines, clean, has_meta = _scan(path)
+    if not clean:
+        return None
+    try:
+        table = pj.read_json(
+            path,
+            parse_options=pj.ParseOptions(explicit_schema=INPUT_SCHEMA, unexpected_field_behavior="infer"),
+        )
+    except (pa.ArrowInvalid, UnicodeDecodeError, OSError):
+        return None
+    if table.num_rows != n_lines or not table_is_valid(table):
+        return None
+    meta = None
+    if "meta" in table.schema.names and table.column("meta").null_count < table.num_rows:
+        if not has_meta:
+            return None
+        meta = _meta_column(path, table.num_rows)
+        if meta is None:
+            return None
+    columns = [table.column(name) for name in INPUT_SCHEMA.names]
+    columns.append(meta if meta is not None else pa.nulls(table.num_rows, pa.string()))
+    columns.append(pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64)))
+    out = pa.Table.from_arrays(columns, schema=FILE_SCHEMA)
+    n_task = int(pc.sum(pc.fill_null(pc.equal(out.column("record"), "task"), False)).as_py() or 0)
+    return FileRead(display, out, [], out.num_rows - n_task, n_task, "arrow")
+
+
+def read_file(path: Path, display: str, engine: Engine = "auto") -> FileRead:
+    """Read one canonical JSON Lines file (plain or ``.gz``)."""
+    if engine not in ("auto", "arrow", "python"):
+        raise ValueError(f"engine must be 'auto', 'arrow' or 'python' (got {engine!r})")
+    if engine != "python":
+        try:
+            fast = read_file_arrow(path, display)
+        except (OSError, EOFError) as exc:
+            raise FormatError(f"{display}: cannot be read ({exc})") from exc
+        if fast is not None:
+            return fast
+        if engine == "arrow":
+            raise FormatError(f"{display}: the Arrow reader cannot take this file; use engine='auto'")
+    return read_file_python(path, display)
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def _record(row: dict[str, Any], fields: Iterable[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in fields:
+        value = row.get(name)
+        if value is None:
+            continue
+        if name == "meta":
+            value = json.loads(value)
+        elif isinstance(value, list):
+            value = [
+                {k: v for k, v in item.items() if v is not None} if isinstance(item, dict) else item
+                for item in value
+            ]
+        out[name] = value
+    return out
+
+
+def _nested_by_run(frame: Any, columns: list[str]) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    if len(frame) == 0:
+        return grouped
+    table = pa.Table.from_pandas(frame[["run_id", *columns]], preserve_index=False)
+    for row in table.to_pylist():
+        grouped.setdefault(row.pop("run_id"), []).append(row)
+    return grouped
+
+
+def runset_records(runset: Any) -> Iterable[dict[str, Any]]:
+    """Yield the canonical JSON records of a RunSet: task records first, then runs."""
+    tasks = pa.Table.from_pandas(runset.tasks, preserve_index=False).to_pylist()
+    blockers: dict[tuple, list[dict[str, Any]]] = {}
+    for b in pa.Table.from_pandas(runset.blockers, preserve_index=False).to_pylist():
+        key = (b["benchmark"], b["suite"], b["variant_id"])
+        blockers.setdefault(key, []).append({"id": b["blocker_id"], "type": b["type"], "subtype": b["subtype"]})
+    task_fields = [f.name for f in TASK_FIELDS]
+    for t in tasks:
+        t["blockers"] = blockers.get((t["benchmark"], t["suite"], t["variant_id"]), [])
+        yield {"record": "task", **_record(t, task_fields)}
+    questions = _nested_by_run(
+        runset.questions, ["text", "blocker_id", "response", "step", "in_scope"]
+    )
+    labels = _nested_by_run(runset.labels, ["facet", "label", "judge", "call"])
+    run_fields = [f.name for f in RUN_FIELDS]
+    for r in pa.Table.from_pandas(runset.runs, preserve_index=False).to_pylist():
+        r["questions"] = questions.get(r["run_id"], [])
+        r["labels"] = labels.get(r["run_id"], [])
+        rec = _record(r, run_fields)
+        if not rec.get("questions"):
+            rec.pop("questions", None)
+        if not rec.get("labels"):
+            rec.pop("labels", None)
+        yield rec
+
+
+def write_jsonl(runset: Any, path: str | os.PathLike[str]) -> Path:
+    """Write a RunSet as canonical JSON Lines.
+
+    A path ending in ``.jsonl`` or ``.jsonl.gz`` becomes one file (task records first);
+    any other path becomes a folder holding ``runs.jsonl`` and ``tasks.jsonl``.
+    """
+    path = Path(path)
+    records = runset_records(runset)
+    if is_jsonl(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_lines(path, records)
+        return path
+    path.mkdir(parents=True, exist_ok=True)
+    tasks, runs = [], []
+    for rec in records:
+        (tasks if rec.get("record") == "task" else runs).append(rec)
+    _write_lines(path / "runs.jsonl", runs)
+    if tasks:
+        _write_lines(path / "tasks.jsonl", tasks)
+    return path
+
+
+def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8", newline="\n") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+            fh.write("\n")
+
+
+def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str]) -> Path:
+    """Write the five frames as ``<frame>.parquet`` files in a folder."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    for name in FRAMES:
+        table = pa.Table.from_pandas(frames[name], preserve_index=False)
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}), _PARQUET_META_KEY: str(RUNLOG_VERSION).encode()}
+        )
+        pq.write_table(table, path / f"{name}.parquet")
+    return path
+
+
+def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
+    """Read a Parquet run-log folder written by :func:`write_parquet`."""
+    tables = {}
+    for name in FRAMES:
+        file = path / f"{name}.parquet"
+        if not file.is_file():
+            raise FormatError(
+                f"{file}: missing; a Parquet run log is a folder of {', '.join(f + '.parquet' for f in FRAMES)}"
+            )
+        try:
+            table = pq.read_table(file)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise FormatError(f"{file}: not a readable Parquet file ({exc})") from exc
+        version = (table.schema.metadata or {}).get(_PARQUET_META_KEY)
+        if version != str(RUNLOG_VERSION).encode():
+            found = version.decode() if version else "none"
+            raise FormatError(
+                f"{file}: run-log version must be {RUNLOG_VERSION} (got {found});"
+                " write Parquet run logs with RunSet.to_parquet"
+            )
+        tables[name] = table
+    return tables
+
+
+def require_exists(path: Path) -> None:
+    if not path.exists():
+        raise RunLogNotFoundError(f"{path}: no such file or folder")

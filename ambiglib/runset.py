@@ -1,0 +1,325 @@
+"""The five tidy frames of a run log, and how they are built from records.
+
+``runs`` has one row per run, ``questions`` one per clarification request,
+``labels`` one per judge call, ``tasks`` one per task or variant, ``blockers`` one
+per registered blocker or removed segment. Id columns come first; every column
+is a nullable Arrow-backed pandas dtype.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import FormatError, LoadError
+from .runlog import FRAMES, FileRead, write_jsonl, write_parquet
+from .schema import (
+    DEFAULT_CALL,
+    DEFAULT_JUDGE,
+    DEFAULT_POLICY,
+    DEFAULT_PROTOCOL,
+    DEFAULT_STATUS,
+    DEFAULT_TRIAL,
+    FILE_SCHEMA,
+    RUN_KEY,
+    TASK_KEY,
+)
+
+__all__ = ["RunSet", "COLUMNS"]
+
+#: The columns of each frame, in order.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "runs": (
+        "run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "ask_tool",
+        "policy", "protocol", "trial", "status", "score", "passed", "checkpoints", "category",
+        "n_questions", "n_labels", "cost_usd", "tokens_in", "tokens_out", "steps", "duration_s",
+        "meta", "source",
+    ),
+    "questions": (
+        "run_id", "q_index", "text", "blocker_id", "relevant", "response", "step", "in_scope",
+    ),
+    "labels": ("run_id", "facet", "judge", "call", "label"),
+    "tasks": (
+        "benchmark", "suite", "task_id", "variant_id", "n_blockers", "ambiguity_class",
+        "dimensions", "strategy", "meta", "source",
+    ),
+    "blockers": ("benchmark", "suite", "task_id", "variant_id", "blocker_id", "type", "subtype"),
+}
+
+
+def _frame(table: pa.Table) -> pd.DataFrame:
+    return table.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
+
+
+@dataclass(frozen=True, repr=False)
+class RunSet:
+    """A loaded run log: five tidy frames that join on ``run_id`` and the task key.
+
+    Attributes
+    ----------
+    runs : pandas.DataFrame
+        One row per run: ``run_id``, the key columns (``benchmark``, ``suite``,
+        ``task_id``, ``variant_id``, ``model``, ``spec``, ``ask_tool``, ``policy``,
+        ``protocol``, ``trial``), the outcome (``status``, ``score``, ``passed``,
+        ``checkpoints``, ``category``), ``n_questions``, ``n_labels``, the resources
+        (``cost_usd``, ``tokens_in``, ``tokens_out``, ``steps``, ``duration_s``),
+        ``meta`` (JSON text) and ``source`` (``file:line``).
+    questions : pandas.DataFrame
+        ``run_id, q_index`` (0-based position in the run), ``text``, ``blocker_id``,
+        ``relevant`` (``blocker_id`` is not null), ``response``, ``step``, ``in_scope``.
+    labels : pandas.DataFrame
+        ``run_id, facet, judge, call, label``: one row per judge call.
+    tasks : pandas.DataFrame
+        ``benchmark, suite, task_id, variant_id, n_blockers, ambiguity_class,
+        dimensions, strategy, meta, source``.
+    blockers : pandas.DataFrame
+        ``benchmark, suite, task_id, variant_id, blocker_id, type, subtype``.
+    """
+
+    runs: pd.DataFrame
+    questions: pd.DataFrame
+    labels: pd.DataFrame
+    tasks: pd.DataFrame
+    blockers: pd.DataFrame
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Return the five frames by name."""
+        return {name: getattr(self, name) for name in FRAMES}
+
+    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
+        """Write the five frames as ``<frame>.parquet`` in folder ``path``; ``load`` reads it back."""
+        return write_parquet(self.frames(), path)
+
+    def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
+        """Write the run log as canonical JSON Lines (a ``.jsonl``/``.jsonl.gz`` file or a folder)."""
+        return write_jsonl(self, path)
+
+    def summary(self) -> pd.DataFrame:
+        """Count runs per benchmark, suite, model and condition.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``benchmark, suite, model, spec, ask_tool, n_runs, n_tasks, n_ok,
+            n_invalid, n_timeout, n_error, n_asked, n_questions, mean_score``;
+            ``n_asked`` counts runs with at least one question, ``mean_score`` is
+            over runs whose status is not ``error``.
+        """
+        runs = self.runs
+        by = ["benchmark", "suite", "model", "spec", "ask_tool"]
+        if len(runs) == 0:
+            return pd.DataFrame(columns=[*by, "n_runs"])
+        status = runs["status"].astype(str)
+        scored = runs["score"].where(status != "error")
+        work = runs[by].assign(
+            _ok=(status == "ok"), _invalid=(status == "invalid"), _timeout=(status == "timeout"),
+            _error=(status == "error"), _asked=runs["n_questions"] > 0, _q=runs["n_questions"],
+            _score=scored, _task=runs["variant_id"],
+        )
+        out = work.groupby(by, sort=True, observed=True).agg(
+            n_runs=("_ok", "size"), n_tasks=("_task", "nunique"), n_ok=("_ok", "sum"),
+            n_invalid=("_invalid", "sum"), n_timeout=("_timeout", "sum"), n_error=("_error", "sum"),
+            n_asked=("_asked", "sum"), n_questions=("_q", "sum"), mean_score=("_score", "mean"),
+        )
+        return out.reset_index()
+
+    def __repr__(self) -> str:
+        runs = self.runs
+        parts = [f"{len(runs)} runs", f"{len(self.questions)} questions", f"{len(self.labels)} labels",
+                 f"{len(self.tasks)} tasks", f"{len(self.blockers)} blockers"]
+        bench = ", ".join(
+            f"{b} ({n})" for b, n in runs["benchmark"].value_counts(sort=False).sort_index().items()
+        ) if len(runs) else "none"
+        return f"RunSet({'; '.join(parts)}; benchmarks: {bench})"
+
+    # ------------------------------------------------------------------------- construction
+
+    @classmethod
+    def from_tables(cls, tables: dict[str, pa.Table]) -> "RunSet":
+        """Build a RunSet from Arrow tables of the five frames (e.g. read from Parquet)."""
+        frames = {}
+        for name in FRAMES:
+            table = tables[name]
+            missing = [c for c in COLUMNS[name] if c not in table.schema.names]
+            if missing:
+                raise FormatError(
+                    f"{name}.parquet: missing column(s) {', '.join(missing)};"
+                    f" a {name} frame has {', '.join(COLUMNS[name])}"
+                )
+            frames[name] = _frame(table.select(list(COLUMNS[name])))
+        return cls(**frames)
+
+
+# ----------------------------------------------------------------------------- records → frames
+
+
+def _coalesce(arr: pa.ChunkedArray, default: object) -> pa.ChunkedArray:
+    return pc.fill_null(arr, pa.scalar(default, arr.type)) if arr.null_count else arr
+
+
+def _escape(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    arr = pc.cast(arr, pa.string())
+    return pc.replace_substring(pc.replace_substring(arr, "%", "%25"), "|", "%7C")
+
+
+def _run_ids(runs: pa.Table) -> pa.ChunkedArray:
+    """``benchmark|suite|variant_id|model|spec|tool-or-notool|policy|protocol|trial``."""
+    parts = []
+    for name in RUN_KEY:
+        col = runs.column(name)
+        if name == "ask_tool":
+            col = pc.if_else(col, "tool", "notool")
+        parts.append(_escape(col))
+    return pc.binary_join_element_wise(*parts, "|")
+
+
+def _sources(reads: list[FileRead], which: str) -> pa.Array:
+    pieces = []
+    for read in reads:
+        lines = read.table.filter(_is_task(read.table) if which == "task" else
+                                  pc.invert(_is_task(read.table))).column("_line")
+        pieces.append(pc.binary_join_element_wise(read.file, pc.cast(lines, pa.string()), ":"))
+    chunks = [c for p in pieces for c in p.chunks]
+    return pa.chunked_array(chunks, pa.string()) if chunks else pa.chunked_array([], pa.string())
+
+
+def _is_task(table: pa.Table) -> pa.ChunkedArray:
+    return pc.fill_null(pc.equal(table.column("record"), "task"), False)
+
+
+def _duplicates(frame: pd.DataFrame, key: tuple[str, ...], sources: pd.Series, what: str,
+                record: str) -> tuple[np.ndarray, list[LoadError]]:
+    """Flag later repeats of a key; the error names the line of the first."""
+    dup = frame.duplicated(list(key), keep="first").to_numpy()
+    errors: list[LoadError] = []
+    if not dup.any():
+        return dup, errors
+    first = frame.groupby(list(key), sort=False, dropna=False).cumcount().to_numpy() == 0
+    firsts = frame[first].assign(_src=sources[first].to_numpy())
+    first_src = dict(zip(map(tuple, firsts[list(key)].astype(object).to_numpy()), firsts["_src"]))
+    for i in np.flatnonzero(dup):
+        values = tuple(frame.iloc[i][list(key)].astype(object))
+        shown = ", ".join(
+            f"{k}={('true' if v else 'false') if isinstance(v, (bool, np.bool_)) else repr(v)}"
+            for k, v in zip(key, values)
+        )
+        src = str(sources.iloc[i])
+        file, _, line = src.rpartition(":")
+        errors.append(LoadError(
+            file, int(line), None,
+            f"{src}: duplicate {what} ({shown}): first seen at {first_src[values]}",
+            "schema", record,  # type: ignore[arg-type]
+        ))
+    return dup, errors
+
+
+def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
+    """Turn the records read from files into a RunSet, rejecting repeated keys."""
+    tables = [r.table for r in reads if r.table.num_rows]
+    table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
+    is_task = _is_task(table)
+    runs = table.filter(pc.invert(is_task))
+    tasks = table.filter(is_task)
+    errors: list[LoadError] = []
+
+    runs = runs.set_column(
+        runs.schema.get_field_index("variant_id"), "variant_id",
+        pc.coalesce(runs.column("variant_id"), runs.column("task_id")),
+    )
+    for name, default in (("policy", DEFAULT_POLICY), ("protocol", DEFAULT_PROTOCOL),
+                          ("trial", DEFAULT_TRIAL), ("status", DEFAULT_STATUS)):
+        i = runs.schema.get_field_index(name)
+        runs = runs.set_column(i, name, _coalesce(runs.column(name), default))
+    run_sources = _sources(reads, "run")
+    runs = runs.append_column("source", run_sources)
+    key_frame = _frame(runs.select(list(RUN_KEY)))
+    dup, dup_errors = _duplicates(key_frame, RUN_KEY, _frame(runs.select(["source"]))["source"],
+                                  "run key", "run")
+    if dup.any():
+        runs = runs.filter(pa.array(~dup))
+        errors += dup_errors
+
+    tasks = tasks.set_column(
+        tasks.schema.get_field_index("variant_id"), "variant_id",
+        pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
+    )
+    tasks = tasks.append_column("source", _sources(reads, "task"))
+    dup, dup_errors = _duplicates(_frame(tasks.select(list(TASK_KEY))), TASK_KEY,
+                                  _frame(tasks.select(["source"]))["source"], "task record", "task")
+    if dup.any():
+        tasks = tasks.filter(pa.array(~dup))
+        errors += dup_errors
+
+    return _assemble(runs, tasks), errors
+
+
+def _flatten(lists: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """Flatten a list column: values, parent row of each value, position within its list."""
+    lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+    values = pc.list_flatten(lists)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy().astype(np.int64)
+    parents = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    starts = np.cumsum(lengths) - lengths
+    position = np.arange(len(values), dtype=np.int64) - np.repeat(starts, lengths)
+    return values, parents, position
+
+
+def _assemble(runs: pa.Table, tasks: pa.Table) -> RunSet:
+    n = runs.num_rows
+    run_id = _run_ids(runs) if n else pa.chunked_array([], pa.string())
+    n_questions = pc.fill_null(pc.list_value_length(runs.column("questions")), 0)
+    n_labels = pc.fill_null(pc.list_value_length(runs.column("labels")), 0)
+    run_cols = {
+        "run_id": run_id, "n_questions": pc.cast(n_questions, pa.int64()),
+        "n_labels": pc.cast(n_labels, pa.int64()),
+    }
+    runs_out = pa.table({c: run_cols[c] if c in run_cols else runs.column(c)
+                         for c in COLUMNS["runs"]})
+
+    run_id_arr = run_id.combine_chunks() if n else pa.array([], pa.string())
+    q, parents, position = _flatten(runs.column("questions"))
+    blocker_id = pc.struct_field(q, "blocker_id")
+    questions = pa.table({
+        "run_id": run_id_arr.take(pa.array(parents)),
+        "q_index": pa.array(position),
+        "text": pc.struct_field(q, "text"),
+        "blocker_id": blocker_id,
+        "relevant": pc.is_valid(blocker_id),
+        "response": pc.struct_field(q, "response"),
+        "step": pc.struct_field(q, "step"),
+        "in_scope": pc.struct_field(q, "in_scope"),
+    })
+    lab, parents, _ = _flatten(runs.column("labels"))
+    labels = pa.table({
+        "run_id": run_id_arr.take(pa.array(parents)),
+        "facet": pc.struct_field(lab, "facet"),
+        "judge": pc.fill_null(pc.struct_field(lab, "judge"), DEFAULT_JUDGE),
+        "call": pc.fill_null(pc.struct_field(lab, "call"), DEFAULT_CALL),
+        "label": pc.struct_field(lab, "label"),
+    })
+
+    n_blockers = pc.cast(pc.fill_null(pc.list_value_length(tasks.column("blockers")), 0), pa.int64())
+    tasks_out = pa.table({
+        c: n_blockers if c == "n_blockers" else tasks.column(c) for c in COLUMNS["tasks"]
+    })
+    b, parents, _ = _flatten(tasks.column("blockers"))
+    take = pa.array(parents)
+    blockers = pa.table({
+        "benchmark": tasks.column("benchmark").take(take),
+        "suite": tasks.column("suite").take(take),
+        "task_id": tasks.column("task_id").take(take),
+        "variant_id": tasks.column("variant_id").take(take),
+        "blocker_id": pc.struct_field(b, "id"),
+        "type": pc.struct_field(b, "type"),
+        "subtype": pc.struct_field(b, "subtype"),
+    })
+    return RunSet(
+        runs=_frame(runs_out), questions=_frame(questions), labels=_frame(labels),
+        tasks=_frame(tasks_out), blockers=_frame(blockers),
+    )

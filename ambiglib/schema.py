@@ -1,0 +1,626 @@
+"""The canonical run log, version 1: fields, types, and the rules a record must meet.
+
+This module is the data contract (``docs/runlog.md``) in code. It holds two
+validators of the same rules:
+
+* :func:`validate_record` checks one parsed JSON object and says exactly what is
+  wrong with it. It is the reference: every message a user sees comes from it.
+* :func:`table_is_valid` checks a whole Arrow table at once. It only answers
+  "is every row valid?"; the loader reads a file through Arrow and falls back to
+  the reference validator, line by line, whenever this answer is no, so both
+  validators must accept exactly the same records (``tests/test_schema.py``
+  checks that they do).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+RUNLOG_VERSION = 1
+
+SPECS = ("full", "ambiguous")
+PROTOCOLS = ("solve", "ask_only")
+STATUSES = ("ok", "invalid", "timeout", "error")
+RECORD_KINDS = ("run", "task")
+AMBIGUITY_CLASSES = ("outcome-critical", "divergent", "benign", "new-task")
+
+DEFAULT_POLICY = "default"
+DEFAULT_PROTOCOL = "solve"
+DEFAULT_TRIAL = 1
+DEFAULT_STATUS = "ok"
+DEFAULT_JUDGE = "judge"
+DEFAULT_CALL = 1
+
+#: The fields that identify a run; two run records with the same key are an error.
+RUN_KEY = (
+    "benchmark",
+    "suite",
+    "variant_id",
+    "model",
+    "spec",
+    "ask_tool",
+    "policy",
+    "protocol",
+    "trial",
+)
+#: The fields that identify a task (or LHAW variant) record.
+TASK_KEY = ("benchmark", "suite", "variant_id")
+
+_INT_MAX = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record or of a nested object."""
+
+    name: str
+    kind: str  # "str", "text", "any_str", "bool", "int", "number", "list", "object"
+    required: bool = False
+    enum: tuple[str, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    item: str | None = None  # for lists: name of the nested object spec, or "str"
+
+
+QUESTION_FIELDS = (
+    Field("text", "text", required=True),
+    Field("blocker_id", "str"),
+    Field("response", "any_str"),
+    Field("step", "int", minimum=0),
+    Field("in_scope", "bool"),
+)
+LABEL_FIELDS = (
+    Field("facet", "str", required=True),
+    Field("label", "str", required=True),
+    Field("judge", "str"),
+    Field("call", "int", minimum=1),
+)
+CHECKPOINT_FIELDS = (
+    Field("result", "number", required=True, minimum=0),
+    Field("total", "number", required=True, minimum=0),
+)
+BLOCKER_FIELDS = (
+    Field("id", "str", required=True),
+    Field("type", "str"),
+    Field("subtype", "str"),
+)
+NESTED = {
+    "question": QUESTION_FIELDS,
+    "label": LABEL_FIELDS,
+    "checkpoint": CHECKPOINT_FIELDS,
+    "blocker": BLOCKER_FIELDS,
+}
+
+RUN_FIELDS = (
+    Field("benchmark", "str", required=True),
+    Field("suite", "str", required=True),
+    Field("task_id", "str", required=True),
+    Field("variant_id", "str"),
+    Field("model", "str", required=True),
+    Field("spec", "str", required=True, enum=SPECS),
+    Field("ask_tool", "bool", required=True),
+    Field("policy", "str"),
+    Field("protocol", "str", enum=PROTOCOLS),
+    Field("trial", "int", minimum=1),
+    Field("status", "str", enum=STATUSES),
+    Field("score", "number", minimum=0, maximum=1),
+    Field("passed", "bool"),
+    Field("checkpoints", "list", item="checkpoint"),
+    Field("category", "str"),
+    Field("questions", "list", item="question"),
+    Field("labels", "list", item="label"),
+    Field("cost_usd", "number", minimum=0),
+    Field("tokens_in", "number", minimum=0),
+    Field("tokens_out", "number", minimum=0),
+    Field("steps", "number", minimum=0),
+    Field("duration_s", "number", minimum=0),
+    Field("meta", "object"),
+)
+TASK_FIELDS = (
+    Field("benchmark", "str", required=True),
+    Field("suite", "str", required=True),
+    Field("task_id", "str", required=True),
+    Field("variant_id", "str"),
+    Field("blockers", "list", item="blocker"),
+    Field("ambiguity_class", "str", enum=AMBIGUITY_CLASSES),
+    Field("dimensions", "list", item="str"),
+    Field("strategy", "str"),
+    Field("meta", "object"),
+)
+_RUN_BY_NAME = {f.name: f for f in RUN_FIELDS}
+_TASK_BY_NAME = {f.name: f for f in TASK_FIELDS}
+RUN_ONLY = tuple(n for n in _RUN_BY_NAME if n not in _TASK_BY_NAME)
+TASK_ONLY = tuple(n for n in _TASK_BY_NAME if n not in _RUN_BY_NAME)
+REQUIRED = {
+    "run": tuple(f.name for f in RUN_FIELDS if f.required),
+    "task": tuple(f.name for f in TASK_FIELDS if f.required),
+}
+
+# ----------------------------------------------------------------------------- Arrow types
+
+QUESTION_TYPE = pa.struct(
+    [
+        ("text", pa.string()),
+        ("blocker_id", pa.string()),
+        ("response", pa.string()),
+        ("step", pa.int64()),
+        ("in_scope", pa.bool_()),
+    ]
+)
+LABEL_TYPE = pa.struct(
+    [("facet", pa.string()), ("label", pa.string()), ("judge", pa.string()), ("call", pa.int64())]
+)
+CHECKPOINT_TYPE = pa.struct([("result", pa.float64()), ("total", pa.float64())])
+BLOCKER_TYPE = pa.struct([("id", pa.string()), ("type", pa.string()), ("subtype", pa.string())])
+
+_ARROW_KIND = {
+    "str": pa.string(),
+    "text": pa.string(),
+    "any_str": pa.string(),
+    "bool": pa.bool_(),
+    "int": pa.int64(),
+    "number": pa.float64(),
+}
+_ARROW_ITEM = {
+    "question": QUESTION_TYPE,
+    "label": LABEL_TYPE,
+    "checkpoint": CHECKPOINT_TYPE,
+    "blocker": BLOCKER_TYPE,
+    "str": pa.string(),
+}
+
+
+def _arrow_type(f: Field) -> pa.DataType:
+    if f.kind == "list":
+        return pa.list_(_ARROW_ITEM[f.item])  # type: ignore[index]
+    return _ARROW_KIND[f.kind]
+
+
+#: What the JSON reader is told to expect: every field of both record kinds but ``meta``,
+#: whose contents are free-form (it is read separately and kept as JSON text).
+INPUT_SCHEMA = pa.schema(
+    [pa.field("record", pa.string())]
+    + [pa.field(f.name, _arrow_type(f)) for f in RUN_FIELDS if f.name != "meta"]
+    + [pa.field(n, _arrow_type(_TASK_BY_NAME[n])) for n in TASK_ONLY]
+)
+#: One file's records after reading, whichever path read them.
+FILE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.string())).append(
+    pa.field("_line", pa.int64())
+)
+
+# ----------------------------------------------------------------------------- the reference validator
+
+
+class RecordError(Exception):
+    """A record breaks the contract; ``field`` is the path to the offending value."""
+
+    def __init__(self, field: str | None, message: str):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+def show(value: Any) -> str:
+    """Render a found value for an error message, the way the input spelled it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = repr(value)
+        return text if len(text) <= 60 else text[:56] + "...'"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return repr(value)
+
+
+def _or_list(values: tuple[str, ...]) -> str:
+    quoted = [f"'{v}'" for v in values]
+    if len(quoted) == 2:
+        return " or ".join(quoted)
+    return "one of " + ", ".join(quoted)
+
+
+def _expectation(f: Field) -> str:
+    if f.enum:
+        return _or_list(f.enum)
+    if f.kind == "bool":
+        return "true or false"
+    if f.kind in ("str", "text"):
+        return "a non-empty string"
+    if f.kind == "any_str":
+        return "a string"
+    if f.kind == "int":
+        return f"an integer >= {f.minimum:g}" if f.minimum is not None else "an integer"
+    if f.kind == "number":
+        if f.minimum is not None and f.maximum is not None:
+            return f"a number in [{f.minimum:g}, {f.maximum:g}]"
+        if f.minimum is not None:
+            return f"a number >= {f.minimum:g}"
+        return "a number"
+    if f.kind == "object":
+        return "an object"
+    if f.kind == "list":
+        return "a list of strings" if f.item == "str" else f"a list of {f.item} objects"
+    raise AssertionError(f.kind)
+
+
+def _bad(path: str, f: Field, value: Any) -> RecordError:
+    nullable = "" if f.required or f.kind in ("list", "object") else " or null"
+    return RecordError(path, f"field '{path}' must be {_expectation(f)}{nullable} (got {show(value)})")
+
+
+def _check_str(path: str, value: str) -> None:
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise RecordError(path, f"field '{path}' is not valid Unicode (got {show(value)})") from None
+
+
+def _scalar(path: str, f: Field, value: Any) -> Any:
+    """Check a non-null scalar value against its field; return it normalised."""
+    kind = f.kind
+    if kind in ("str", "text", "any_str"):
+        if not isinstance(value, str):
+            raise _bad(path, f, value)
+        if (kind == "str" and value == "") or (kind == "text" and not value.strip()):
+            raise _bad(path, f, value)
+        if f.enum and value not in f.enum:
+            raise _bad(path, f, value)
+        _check_str(path, value)
+        return value
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise _bad(path, f, value)
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _bad(path, f, value)
+        if (f.minimum is not None and value < f.minimum) or value > _INT_MAX:
+            raise _bad(path, f, value)
+        return value
+    if kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise _bad(path, f, value)
+        value = float(value)
+        if not math.isfinite(value):
+            raise _bad(path, f, value)
+        if (f.minimum is not None and value < f.minimum) or (
+            f.maximum is not None and value > f.maximum
+        ):
+            raise _bad(path, f, value)
+        return value
+    raise AssertionError(kind)
+
+
+def _unknown(path: str, name: str, known: list[str], where: str) -> RecordError:
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean '{close[0]}'? " if close else ""
+    return RecordError(
+        path,
+        f"unknown field '{path}' in {where} ({hint}extra data belongs under 'meta';"
+        f" known fields: {', '.join(known)})",
+    )
+
+
+def _nested(path: str, item: str, value: Any) -> dict[str, Any]:
+    fields = NESTED[item]
+    if not isinstance(value, dict):
+        raise RecordError(path, f"field '{path}' must be a {item} object (got {show(value)})")
+    known = [f.name for f in fields]
+    for name in value:
+        if name not in known:
+            raise _unknown(f"{path}.{name}", name, known, f"a {item} object")
+    out = {}
+    for f in fields:
+        v = value.get(f.name)
+        sub = f"{path}.{f.name}"
+        if v is None:
+            if f.required:
+                raise RecordError(sub, f"missing required field '{sub}' (every {item} needs one)")
+            out[f.name] = None
+        else:
+            out[f.name] = _scalar(sub, f, v)
+    return out
+
+
+def _list(f: Field, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise _bad(f.name, f, value)
+    if f.item != "str":
+        return [_nested(f"{f.name}[{i}]", f.item, v) for i, v in enumerate(value)]  # type: ignore[arg-type]
+    item_field = Field(f.name, "str", required=True)
+    out = []
+    for i, v in enumerate(value):
+        if v is None:
+            raise _bad(f"{f.name}[{i}]", item_field, v)
+        out.append(_scalar(f"{f.name}[{i}]", item_field, v))
+    return out
+
+
+def _cross_checks(kind: str, out: dict[str, Any]) -> None:
+    """Rules that relate several values of one record."""
+    if kind == "run":
+        for i, c in enumerate(out["checkpoints"] or ()):
+            if c["result"] > c["total"]:
+                raise RecordError(
+                    f"checkpoints[{i}].result",
+                    f"field 'checkpoints[{i}].result' must be at most its 'total'"
+                    f" (got result {c['result']:g} > total {c['total']:g})",
+                )
+        questions = out["questions"] or ()
+        if questions and out["ask_tool"] is False:
+            raise RecordError(
+                "questions",
+                f"field 'questions' holds {len(questions)} question(s) but 'ask_tool' is false"
+                " (a run without the ask tool cannot ask; set ask_tool to true)",
+            )
+        seen: dict[tuple, int] = {}
+        for i, lab in enumerate(out["labels"] or ()):
+            key = (lab["facet"], lab["judge"] or DEFAULT_JUDGE, lab["call"] or DEFAULT_CALL)
+            if key in seen:
+                raise RecordError(
+                    f"labels[{i}]",
+                    f"field 'labels[{i}]' repeats facet '{key[0]}', judge '{key[1]}', call {key[2]}"
+                    f" of labels[{seen[key]}] (number repeated judge calls with 'call')",
+                )
+            seen[key] = i
+    else:
+        seen_ids: dict[str, int] = {}
+        for i, b in enumerate(out["blockers"] or ()):
+            if b["id"] in seen_ids:
+                raise RecordError(
+                    f"blockers[{i}].id",
+                    f"field 'blockers[{i}].id' repeats blocker id '{b['id']}'"
+                    f" of blockers[{seen_ids[b['id']]}] (blocker ids are unique within a task)",
+                )
+            seen_ids[b["id"]] = i
+
+
+def validate_record(obj: Any) -> dict[str, Any]:
+    """Check one parsed JSON line against the contract.
+
+    Parameters
+    ----------
+    obj : Any
+        What ``json.loads`` gave for the line.
+
+    Returns
+    -------
+    dict
+        Every field of :data:`FILE_SCHEMA` but ``_line`` (absent ones as None,
+        ``meta`` as JSON text), ready for Arrow.
+
+    Raises
+    ------
+    RecordError
+        With the field path and the message (without the ``file:line:`` prefix).
+    """
+    if not isinstance(obj, dict):
+        raise RecordError(None, f"expected a JSON object, found {_json_kind(obj)}")
+    kind = obj.get("record")
+    if kind is None:
+        kind = "run"
+    elif kind not in RECORD_KINDS:
+        raise RecordError("record", f"field 'record' must be 'run' or 'task' (got {show(kind)})")
+    own, other = (_RUN_BY_NAME, _TASK_BY_NAME) if kind == "run" else (_TASK_BY_NAME, _RUN_BY_NAME)
+    for name, value in obj.items():
+        if name == "record" or name in own:
+            continue
+        if name in other:
+            if value is None:
+                continue
+            fix = 'add "record": "task"' if kind == "run" else 'drop "record": "task"'
+            raise RecordError(
+                name, f"field '{name}' belongs to {'task' if kind == 'run' else 'run'} records,"
+                f" not {kind} records ({fix})",
+            )
+        raise _unknown(name, name, ["record", *own], f"a {kind} record")
+    missing = [n for n in REQUIRED[kind] if obj.get(n) is None]
+    if missing:
+        raise RecordError(
+            missing[0],
+            f"missing required field '{missing[0]}' ({kind} records need"
+            f" {', '.join(REQUIRED[kind])})",
+        )
+    out: dict[str, Any] = {name: None for name in FILE_SCHEMA.names if name != "_line"}
+    out["record"] = kind
+    for name, f in own.items():
+        value = obj.get(name)
+        if value is None:
+            continue
+        if f.kind == "list":
+            out[name] = _list(f, value)
+        elif f.kind == "object":
+            if not isinstance(value, dict):
+                raise _bad(name, f, value)
+            out[name] = json.dumps(value, ensure_ascii=False, sort_keys=True)
+        else:
+            out[name] = _scalar(name, f, value)
+    _cross_checks(kind, out)
+    return out
+
+
+def _json_kind(obj: Any) -> str:
+    if isinstance(obj, list):
+        return "a JSON array"
+    if isinstance(obj, str):
+        return "a JSON string"
+    if isinstance(obj, bool):
+        return "a JSON boolean"
+    if obj is None:
+        return "JSON null"
+    return "a JSON number"
+
+
+def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` that refuses an object naming one key twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RecordError(key, f"field '{key}' appears twice in one object")
+        out[key] = value
+    return out
+
+
+# ----------------------------------------------------------------------------- the vectorised validator
+
+
+def _type_matches(actual: pa.DataType, expected: pa.DataType) -> bool:
+    """True when the reader produced exactly the expected type (no inferred extras)."""
+    return actual.equals(expected)
+
+
+def _nonempty(arr: pa.Array) -> pa.Array:
+    """null-or-non-empty, as a boolean array without nulls."""
+    return pc.fill_null(pc.greater(pc.utf8_length(arr), 0), True)
+
+
+def _in_enum(arr: pa.Array, values: tuple[str, ...]) -> pa.Array:
+    return pc.or_(pc.is_null(arr), pc.is_in(arr, value_set=pa.array(values)))
+
+
+def _range_ok(arr: pa.Array, lo: float | None, hi: float | None) -> pa.Array:
+    ok = pc.is_valid(arr)
+    if pa.types.is_floating(arr.type):
+        ok = pc.and_(ok, pc.is_finite(arr))
+    if lo is not None:
+        ok = pc.and_(ok, pc.greater_equal(arr, lo))
+    if hi is not None:
+        ok = pc.and_(ok, pc.less_equal(arr, hi))
+    return pc.or_(pc.is_null(arr), pc.fill_null(ok, False))
+
+
+def _scalar_ok(arr: pa.Array, f: Field) -> pa.Array:
+    """Per-element check of a scalar field (nulls pass; requiredness is checked apart)."""
+    if f.kind == "str":
+        ok = _nonempty(arr)
+        return pc.and_(ok, _in_enum(arr, f.enum)) if f.enum else ok
+    if f.kind == "text":
+        return pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(arr)), 0), True)
+    if f.kind in ("int", "number"):
+        return _range_ok(arr, f.minimum, f.maximum)
+    return pa.array(np.ones(len(arr), dtype=bool))
+
+
+def _all(mask: pa.Array) -> bool:
+    return len(mask) == 0 or bool(pc.all(mask).as_py())
+
+
+def _nested_ok(lists: pa.ListArray, item: str) -> tuple[bool, pa.Array, pa.Array]:
+    """Check every element of a list column; return (ok, flat values, parent row index)."""
+    flat = pc.list_flatten(lists)
+    parents = pc.list_parent_indices(lists)
+    if len(flat) == 0:
+        return True, flat, parents
+    if flat.null_count:
+        return False, flat, parents
+    if item == "str":
+        return _all(_nonempty(flat)), flat, parents
+    for f in NESTED[item]:
+        values = pc.struct_field(flat, f.name)
+        if f.required and values.null_count:
+            return False, flat, parents
+        if not _all(_scalar_ok(values, f)):
+            return False, flat, parents
+    return True, flat, parents
+
+
+def _no_repeats(parents: pa.Array, *columns: pa.Array) -> bool:
+    if len(parents) < 2:
+        return True
+    frame = {"p": np.asarray(parents)}
+    for i, col in enumerate(columns):
+        frame[f"c{i}"] = col.to_numpy(zero_copy_only=False)
+    import pandas as pd  # local: schema stays importable without pandas' start-up cost
+
+    return not pd.DataFrame(frame).duplicated().any()
+
+
+def table_is_valid(table: pa.Table) -> bool:
+    """Tell whether every row of a freshly read table meets the contract.
+
+    The table must have :data:`INPUT_SCHEMA`'s columns, possibly followed by an
+    inferred ``meta`` column. A False answer says nothing about which row is bad:
+    the caller re-reads the file with :func:`validate_record` to find out.
+    """
+    expected = INPUT_SCHEMA
+    extra = [n for n in table.schema.names if n not in expected.names]
+    if extra not in ([], ["meta"]):
+        return False
+    for name in expected.names:
+        if not _type_matches(table.schema.field(name).type, expected.field(name).type):
+            return False
+    if "meta" in table.schema.names and not pa.types.is_struct(table.schema.field("meta").type):
+        return False
+    if table.num_rows == 0:
+        return True
+    col = {name: table.column(name).combine_chunks() for name in expected.names}
+    record = col["record"]
+    if not _all(_in_enum(record, RECORD_KINDS)):
+        return False
+    is_task = pc.fill_null(pc.equal(record, "task"), False)
+    is_run = pc.invert(is_task)
+    n_task = int(pc.sum(is_task).as_py() or 0)
+
+    def present(name: str) -> pa.Array:
+        return pc.is_valid(col[name])
+
+    for kind, rows, fields, foreign in (
+        ("run", is_run, RUN_FIELDS, TASK_ONLY),
+        ("task", is_task, TASK_FIELDS, RUN_ONLY),
+    ):
+        if kind == "task" and n_task == 0:
+            continue
+        for name in foreign:
+            if not _all(pc.or_(pc.invert(rows), pc.invert(present(name)))):
+                return False
+        for f in fields:
+            if f.name == "meta":
+                continue
+            arr = col[f.name]
+            if f.required and not _all(pc.or_(pc.invert(rows), present(f.name))):
+                return False
+            if f.kind != "list" and not _all(_scalar_ok(arr, f)):
+                return False
+    # lists, checked over all rows: the foreign-field rule already keeps them to their kind
+    ok, _, _ = _nested_ok(col["checkpoints"], "checkpoint")
+    if not ok:
+        return False
+    checkpoints = pc.list_flatten(col["checkpoints"])
+    if len(checkpoints) and not _all(
+        pc.less_equal(pc.struct_field(checkpoints, "result"), pc.struct_field(checkpoints, "total"))
+    ):
+        return False
+    ok, _, _ = _nested_ok(col["questions"], "question")
+    if not ok:
+        return False
+    asked = pc.greater(pc.fill_null(pc.list_value_length(col["questions"]), 0), 0)
+    if not _all(pc.invert(pc.and_(asked, pc.equal(pc.fill_null(col["ask_tool"], True), False)))):
+        return False
+    ok, labels, parents = _nested_ok(col["labels"], "label")
+    if not ok:
+        return False
+    if not _no_repeats(
+        parents,
+        pc.struct_field(labels, "facet"),
+        pc.fill_null(pc.struct_field(labels, "judge"), DEFAULT_JUDGE),
+        pc.fill_null(pc.struct_field(labels, "call"), DEFAULT_CALL),
+    ):
+        return False
+    ok, blockers, parents = _nested_ok(col["blockers"], "blocker")
+    if not ok or not _no_repeats(parents, pc.struct_field(blockers, "id")):
+        return False
+    ok, _, _ = _nested_ok(col["dimensions"], "str")
+    return ok
