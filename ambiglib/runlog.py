@@ -118,7 +118,7 @@ def read_file_python(path: Path, display: str) -> FileRead:
                 if not raw.strip():
                     continue
                 try:
-                    text = raw.decode("utf-8")
+                    text = raw.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as exc:
                     out.n_run_records += 1
                     reject(lineno, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column"
@@ -203,6 +203,7 @@ def read_file_arrow(path: Path, display: str) -> FileRead | None:
             path,
             parse_options=pj.ParseOptions(explicit_schema=INPUT_SCHEMA, unexpected_field_behavior="infer"),
         )
+        table.validate(full=True)  # the JSON reader does not check that strings are UTF-8
     except (pa.ArrowInvalid, UnicodeDecodeError, OSError):
         return None
     if table.num_rows != n_lines or not table_is_valid(table):

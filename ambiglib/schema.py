@@ -435,7 +435,7 @@ def validate_record(obj: Any) -> dict[str, Any]:
             f" {', '.join(REQUIRED[kind])})",
         )
     out: dict[str, Any] = {name: None for name in FILE_SCHEMA.names if name != "_line"}
-    out["record"] = kind
+    out["record"] = obj.get("record")
     for name, f in own.items():
         value = obj.get(name)
         if value is None:

@@ -1,0 +1,354 @@
+"""ambiglib.load: layouts, error messages, lenient mode, round trips."""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+import pytest
+
+import ambiglib
+from ambiglib import FormatError, LoadError, RunLogNotFoundError, SchemaError
+from conftest import run_record, task_record, write_jsonl
+
+ENGINES = ["auto", "python"]
+
+
+def load_one(tmp_path, lines, engine="auto", name="runs.jsonl"):
+    path = write_jsonl(tmp_path / name, lines)
+    return ambiglib.load(path, engine=engine, quiet=True)
+
+
+def where(tmp_path, line, name="runs.jsonl"):
+    return re.escape(f"{tmp_path / name}:{line}: ")
+
+
+# ----------------------------------------------------------------------------- each error, pinned
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_line_that_is_not_json(tmp_path, engine):
+    lines = [run_record(), '{"benchmark": "hil-bench", "suite": ', run_record(trial=2)]
+    with pytest.raises(FormatError, match=where(tmp_path, 2) + r"not valid JSON \(Expecting value at column 37\)"):
+        load_one(tmp_path, lines, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("line, found", [("[1, 2]", "a JSON array"), ('"run"', "a JSON string"),
+                                         ("3", "a JSON number"), ("null", "JSON null")])
+def test_line_that_is_not_an_object(tmp_path, engine, line, found):
+    with pytest.raises(FormatError, match=where(tmp_path, 2) + f"expected a JSON object, found {found}$"):
+        load_one(tmp_path, [run_record(), line], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_missing_required_field(tmp_path, engine):
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(
+        "missing required field 'model' (run records need benchmark, suite, task_id, model, spec, ask_tool)"
+    )):
+        load_one(tmp_path, [run_record(model=None)], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("field, value, message", [
+    ("ask_tool", "yes", "field 'ask_tool' must be true or false (got 'yes')"),
+    ("ask_tool", 1, "field 'ask_tool' must be true or false (got 1)"),
+    ("trial", 1.5, "field 'trial' must be an integer >= 1 or null (got 1.5)"),
+    ("trial", "2", "field 'trial' must be an integer >= 1 or null (got '2')"),
+    ("trial", 0, "field 'trial' must be an integer >= 1 or null (got 0)"),
+    ("model", 7, "field 'model' must be a non-empty string (got 7)"),
+    ("model", "", "field 'model' must be a non-empty string (got '')"),
+    ("passed", "true", "field 'passed' must be true or false or null (got 'true')"),
+    ("cost_usd", -0.5, "field 'cost_usd' must be a number >= 0 or null (got -0.5)"),
+    ("questions", {"text": "why?"}, "field 'questions' must be a list of question objects (got an object)"),
+    ("meta", "notes", "field 'meta' must be an object (got 'notes')"),
+])
+def test_wrong_type(tmp_path, engine, field, value, message):
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(message)):
+        load_one(tmp_path, [run_record(**{field: value})], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_value_outside_its_enum(tmp_path, engine):
+    # the issue's own example message
+    lines = [run_record(), run_record(trial=2), run_record(spec="amb")]
+    with pytest.raises(SchemaError, match=where(tmp_path, 3) + re.escape(
+        "field 'spec' must be 'full' or 'ambiguous' (got 'amb')"
+    )):
+        load_one(tmp_path, lines, engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("field, value, message", [
+    ("status", "crashed", "field 'status' must be one of 'ok', 'invalid', 'timeout', 'error' or null (got 'crashed')"),
+    ("protocol", "ask", "field 'protocol' must be 'solve' or 'ask_only' or null (got 'ask')"),
+    ("record", "runs", "field 'record' must be 'run' or 'task' (got 'runs')"),
+])
+def test_other_enums(tmp_path, engine, field, value, message):
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(message)):
+        load_one(tmp_path, [run_record(**{field: value})], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("score", [1.5, -0.1, 100])
+def test_score_outside_unit_interval(tmp_path, engine, score):
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(
+        f"field 'score' must be a number in [0, 1] or null (got {float(score)!r})"
+    )):
+        load_one(tmp_path, [run_record(score=score)], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_nan_is_not_json(tmp_path, engine):
+    line = '{"benchmark":"b","suite":"s","task_id":"t","model":"m","spec":"full","ask_tool":false,"score":NaN}'
+    with pytest.raises(FormatError, match=where(tmp_path, 1) + re.escape("not valid JSON (NaN is not a JSON number)")):
+        load_one(tmp_path, [line], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_duplicate_run_key_names_the_first_line(tmp_path, engine):
+    lines = [run_record(trial=1), run_record(trial=2), run_record(trial=3), run_record(trial=2)]
+    key = ("benchmark='hil-bench', suite='sql', variant_id='public_sql_3', model='model-a', "
+           "spec='ambiguous', ask_tool=true, policy='default', protocol='solve', trial=2")
+    with pytest.raises(SchemaError, match=where(tmp_path, 4) + re.escape(
+        f"duplicate run key ({key}): first seen at {tmp_path / 'runs.jsonl'}:2"
+    )):
+        load_one(tmp_path, lines, engine)
+
+
+def test_duplicate_run_key_across_files_and_defaults(tmp_path):
+    # an explicit default and an absent field are the same key
+    write_jsonl(tmp_path / "a.jsonl", [run_record(policy="default")])
+    write_jsonl(tmp_path / "b.jsonl", [run_record(trial=None)])
+    with pytest.raises(SchemaError, match=re.escape(
+        f"{tmp_path / 'b.jsonl'}:1: duplicate run key") + ".*" + re.escape(f"first seen at {tmp_path / 'a.jsonl'}:1")):
+        ambiglib.load(tmp_path, quiet=True)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("question, message", [
+    ({"blocker_id": "b1"}, "missing required field 'questions[1].text' (every question needs one)"),
+    ({"text": None}, "missing required field 'questions[1].text' (every question needs one)"),
+    ({"text": "   "}, "field 'questions[1].text' must be a non-empty string (got '   ')"),
+])
+def test_question_without_text(tmp_path, engine, question, message):
+    rec = run_record()
+    rec["questions"][1] = question
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(message)):
+        load_one(tmp_path, [rec], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_empty_input_is_an_error_not_an_empty_result(tmp_path, engine):
+    path = tmp_path / "runs.jsonl"
+    path.write_text("")
+    with pytest.raises(FormatError, match=re.escape(f"{path}: no run records found in 1 file")):
+        ambiglib.load(path, engine=engine)
+    write_jsonl(path, ["", "   "])
+    with pytest.raises(FormatError, match="no run records found in 1 file"):
+        ambiglib.load(path, engine=engine)
+    write_jsonl(path, [task_record()])
+    with pytest.raises(FormatError, match=re.escape("no run records found in 1 file (only 1 task record)")):
+        ambiglib.load(path, engine=engine)
+
+
+def test_folder_without_run_log_files_lists_known_layouts(tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(FormatError, match=r"not a run log ambiglib recognises; the layouts it knows are:\n"
+                                          r"  - runlog-parquet: .*\n  - runlog-jsonl: "):
+        ambiglib.load(tmp_path)
+
+
+def test_path_that_does_not_exist(tmp_path):
+    missing = tmp_path / "nowhere" / "runs.jsonl"
+    with pytest.raises(RunLogNotFoundError, match=re.escape(f"{missing}: no such file or folder")):
+        ambiglib.load(missing)
+    # it is also a FileNotFoundError and an AmbiglibError, so either except clause catches it
+    with pytest.raises(FileNotFoundError):
+        ambiglib.load(missing)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("overrides, message", [
+    ({"scor": 0.5}, "unknown field 'scor' in a run record (did you mean 'score'? extra data belongs under 'meta'"),
+    ({"blockers": []}, "field 'blockers' belongs to task records, not run records (add \"record\": \"task\")"),
+    ({"questions": [{"text": "q", "blocker": "b1"}]},
+     "unknown field 'questions[0].blocker' in a question object (did you mean 'blocker_id'?"),
+    ({"ask_tool": False}, "field 'questions' holds 2 question(s) but 'ask_tool' is false"),
+    ({"checkpoints": [{"result": 3, "total": 2}]},
+     "field 'checkpoints[0].result' must be at most its 'total' (got result 3 > total 2)"),
+    ({"labels": [{"facet": "trace", "label": "a"}, {"facet": "trace", "label": "b"}]},
+     "field 'labels[1]' repeats facet 'trace', judge 'judge', call 1 of labels[0]"),
+])
+def test_contract_rules(tmp_path, engine, overrides, message):
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(message)):
+        load_one(tmp_path, [run_record(**overrides)], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_task_record_rules(tmp_path, engine):
+    bad = task_record(blockers=[{"id": "a"}, {"id": "a"}])
+    with pytest.raises(SchemaError, match=where(tmp_path, 2) + re.escape(
+        "field 'blockers[1].id' repeats blocker id 'a' of blockers[0]")):
+        load_one(tmp_path, [run_record(), bad], engine)
+    with pytest.raises(SchemaError, match=where(tmp_path, 2) + re.escape(
+        "field 'ambiguity_class' must be one of 'outcome-critical', 'divergent', 'benign', 'new-task'"
+        " or null (got 'critical')")):
+        load_one(tmp_path, [run_record(), task_record(ambiguity_class="critical")], engine)
+    with pytest.raises(SchemaError, match=where(tmp_path, 2) + re.escape(
+        "field 'model' belongs to run records, not task records")):
+        load_one(tmp_path, [run_record(), task_record(model="m")], engine)
+
+
+def test_duplicate_json_key_and_bad_utf8(tmp_path):
+    line = '{"benchmark":"b","suite":"s","task_id":"t","model":"m","spec":"full","spec":"ambiguous","ask_tool":false}'
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape("field 'spec' appears twice in one object")):
+        load_one(tmp_path, [line])
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(b'{"benchmark":"b","suite":"s","task_id":"t","model":"m\xff","spec":"full","ask_tool":false}\n')
+    with pytest.raises(FormatError, match=re.escape(f"{path}:1: not valid UTF-8 (byte 0xff at column 54)")):
+        ambiglib.load(path)
+
+
+def test_strict_message_counts_the_other_problems(tmp_path):
+    lines = [run_record(spec="amb"), run_record(trial=2, score=2.0), run_record(trial=3, model=None)]
+    with pytest.raises(SchemaError, match=r"\(got 'amb'\) \(and 2 more problems; load with strict=False to get them all\)$"):
+        load_one(tmp_path, lines)
+
+
+# ----------------------------------------------------------------------------- lenient mode
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lenient_mode_counts_every_record(tmp_path, engine):
+    lines = [
+        run_record(trial=1),
+        "this is not json",
+        run_record(trial=2, spec="amb"),
+        "",
+        task_record(),
+        run_record(trial=3),
+        run_record(trial=1),  # duplicate of line 1
+        task_record(ambiguity_class="nope", task_id="other"),
+        "[]",
+        run_record(trial=4, score=None, status="invalid"),
+    ]
+    path = write_jsonl(tmp_path / "runs.jsonl", lines)
+    runset, errors = ambiglib.load(path, strict=False, engine=engine)
+    assert all(isinstance(e, LoadError) for e in errors)
+    assert [(e.line, e.field, e.kind, e.record) for e in errors] == [
+        (2, None, "format", "run"),
+        (3, "spec", "schema", "run"),
+        (7, None, "schema", "run"),
+        (8, "ambiguity_class", "schema", "task"),
+        (9, None, "format", "run"),
+    ]
+    assert {e.file for e in errors} == {str(path)}
+    assert errors[2].message.endswith(f"first seen at {path}:1")
+    n_run_records = 8  # lines 1, 2, 3, 6, 7, 9, 10 and ... counted by hand below
+    n_run_records = sum(1 for i in (1, 2, 3, 6, 7, 9, 10))
+    run_errors = [e for e in errors if e.record == "run"]
+    assert len(runset.runs) + len(run_errors) == n_run_records == 7
+    assert list(runset.runs["trial"]) == [1, 3, 4]
+    assert list(runset.runs["source"]) == [f"{path}:1", f"{path}:6", f"{path}:10"]
+    assert len(runset.tasks) == 1
+
+
+def test_lenient_mode_keeps_a_file_whose_every_run_is_bad(tmp_path):
+    path = write_jsonl(tmp_path / "runs.jsonl", [run_record(spec="x"), run_record(spec="y", trial=2)])
+    runset, errors = ambiglib.load(path, strict=False)
+    assert len(runset.runs) == 0 and len(errors) == 2
+    assert list(runset.runs.columns) == list(ambiglib.runset.COLUMNS["runs"])
+
+
+# ----------------------------------------------------------------------------- layouts and round trips
+
+
+def test_folder_is_read_recursively_in_name_order(tmp_path):
+    write_jsonl(tmp_path / "b.jsonl", [run_record(trial=2)])
+    write_jsonl(tmp_path / "a" / "z.jsonl.gz", [run_record(trial=1)])
+    write_jsonl(tmp_path / "c.jsonl", [task_record()])
+    (tmp_path / "README.txt").write_text("not a run log")
+    runset = ambiglib.load(tmp_path, quiet=True)
+    assert list(runset.runs["trial"]) == [1, 2]
+    assert runset.runs["source"].tolist() == [f"{tmp_path / 'a' / 'z.jsonl.gz'}:1", f"{tmp_path / 'b.jsonl'}:1"]
+
+
+def _two_benchmarks():
+    return [
+        task_record(),
+        run_record(meta={"harness": "run_hil_bench.py", "pass": 1}),
+        run_record(trial=2, questions=None, score=None, status="timeout"),
+        run_record(ask_tool=False, questions=None, spec="full", labels=None),
+        {"benchmark": "lhaw", "suite": "tac", "task_id": "finance-invoice-matching",
+         "variant_id": "finance-invoice-matching__v2", "model": "opus-4.5", "spec": "ambiguous",
+         "ask_tool": True, "policy": "supervisor", "trial": 3, "score": 0.8,
+         "checkpoints": [{"result": 0, "total": 1}, {"result": 2, "total": 2}, {"result": 2, "total": 2}],
+         "questions": [{"text": "Which invoices?", "blocker_id": "seg-1", "in_scope": True}]},
+        {"record": "task", "benchmark": "lhaw", "suite": "tac", "task_id": "finance-invoice-matching",
+         "variant_id": "finance-invoice-matching__v2", "ambiguity_class": "outcome-critical",
+         "dimensions": ["input"], "strategy": "delete",
+         "blockers": [{"id": "seg-1", "type": "input", "subtype": "file_path"}],
+         "meta": {"criticality": 1.0}},
+    ]
+
+
+def test_gzip_input_equals_plain(tmp_path):
+    plain = ambiglib.load(write_jsonl(tmp_path / "p" / "runs.jsonl", _two_benchmarks()))
+    gz = ambiglib.load(write_jsonl(tmp_path / "g" / "runs.jsonl.gz", _two_benchmarks()))
+    for name, frame in plain.frames().items():
+        other = gz.frames()[name]
+        if "source" in frame:
+            assert other["source"].str.contains("runs.jsonl.gz:").all()
+            frame, other = frame.drop(columns="source"), other.drop(columns="source")
+        pd.testing.assert_frame_equal(frame, other)
+
+
+def test_jsonl_to_parquet_to_runset_round_trip(tmp_path):
+    runset = ambiglib.load(write_jsonl(tmp_path / "runs.jsonl", _two_benchmarks()))
+    out = runset.to_parquet(tmp_path / "pq")
+    assert sorted(p.name for p in out.iterdir()) == [
+        "blockers.parquet", "labels.parquet", "questions.parquet", "runs.parquet", "tasks.parquet"]
+    again = ambiglib.load(out)
+    for name, frame in runset.frames().items():
+        pd.testing.assert_frame_equal(frame, again.frames()[name])
+
+
+@pytest.mark.parametrize("target", ["out.jsonl", "out.jsonl.gz", "folder"])
+def test_jsonl_write_round_trip(tmp_path, target):
+    runset = ambiglib.load(write_jsonl(tmp_path / "runs.jsonl", _two_benchmarks()))
+    again = ambiglib.load(runset.to_jsonl(tmp_path / target))
+    for name, frame in runset.frames().items():
+        cols = [c for c in frame.columns if c != "source"]
+        pd.testing.assert_frame_equal(frame[cols], again.frames()[name][cols])
+
+
+def test_parquet_folder_errors(tmp_path):
+    runset = ambiglib.load(write_jsonl(tmp_path / "runs.jsonl", _two_benchmarks()))
+    out = runset.to_parquet(tmp_path / "pq")
+    (out / "labels.parquet").unlink()
+    with pytest.raises(FormatError, match=re.escape(f"{out / 'labels.parquet'}: missing; a Parquet run log is a folder of")):
+        ambiglib.load(out)
+    (out / "labels.parquet").write_bytes(b"not parquet")
+    with pytest.raises(FormatError, match=re.escape(f"{out / 'labels.parquet'}: not a readable Parquet file")):
+        ambiglib.load(out)
+    pd.DataFrame({"x": [1]}).to_parquet(out / "labels.parquet")
+    with pytest.raises(FormatError, match=r"run-log version must be 1 \(got none\)"):
+        ambiglib.load(out)
+
+
+def test_truncated_gzip_is_a_clear_error(tmp_path):
+    path = write_jsonl(tmp_path / "runs.jsonl.gz", [run_record(trial=i) for i in range(1, 200)])
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(FormatError, match=re.escape(f"{path}: cannot be read")):
+        ambiglib.load(path)
+
+
+def test_progress_bar_for_many_files_and_quiet(tmp_path, capsys):
+    for i in range(25):
+        write_jsonl(tmp_path / f"r{i:02d}.jsonl", [run_record(trial=i + 1)])
+    ambiglib.load(tmp_path)
+    assert "reading run log" in capsys.readouterr().err
+    ambiglib.load(tmp_path, quiet=True)
+    assert capsys.readouterr().err == ""
