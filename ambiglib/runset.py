@@ -108,15 +108,18 @@ class RunSet:
         pandas.DataFrame
             ``benchmark, suite, model, spec, ask_tool, n_runs, n_tasks, n_ok,
             n_invalid, n_timeout, n_error, n_asked, n_questions, mean_score``;
-            ``n_asked`` counts runs with at least one question, ``mean_score`` is
-            over runs whose status is not ``error``.
+            ``n_asked`` counts runs with at least one question; ``mean_score`` is
+            over runs whose status is not ``error``, with ``invalid`` and ``timeout``
+            runs scoring 0 (Ambig-DS §5.1), and null where no run has a score
+            (ask-only runs).
         """
         runs = self.runs
         by = ["benchmark", "suite", "model", "spec", "ask_tool"]
         if len(runs) == 0:
             return pd.DataFrame(columns=[*by, "n_runs"])
         status = runs["status"].astype(str)
-        scored = runs["score"].where(status != "error")
+        failed = status.isin(["invalid", "timeout"])
+        scored = runs["score"].mask(failed & runs["score"].isna(), 0.0).where(status != "error")
         work = runs[by].assign(
             _ok=(status == "ok"), _invalid=(status == "invalid"), _timeout=(status == "timeout"),
             _error=(status == "error"), _asked=runs["n_questions"] > 0, _q=runs["n_questions"],

@@ -1,0 +1,40 @@
+# Two commands on a fresh machine (only Python >= 3.11 needed):
+#   make report   build .venv, install ambiglib, write the report on the example data to reports/
+#   make test     build .venv, install ambiglib with its test tools, run pytest and nbval
+# Both create the virtualenv on first use and reinstall when pyproject.toml changes.
+
+# The first Python >= 3.11 on PATH; override with `make PYTHON=/path/to/python3.12 ...`.
+PYTHON ?= $(shell for p in python3 python3.13 python3.12 python3.11 python; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	&& { echo $$p; break; }; done)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: report test example notebooks bench clean
+
+$(STAMP): pyproject.toml
+	@test -n "$(PYTHON)" || { echo "ambiglib needs Python >= 3.11 on PATH (or make PYTHON=/path/to/python3.11)" >&2; exit 1; }
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+report: $(STAMP)
+	$(BIN)/ambiglib report --runs data/example --out reports
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
+
+# Regenerate data/example/ from the seeded simulator (the same bytes every time).
+example: $(STAMP)
+	$(BIN)/python -m ambiglib.simulate data/example
+
+# Re-execute the notebooks in place: refreshes the outputs nbval compares against.
+notebooks: $(STAMP)
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace notebooks/*.ipynb
+
+bench: $(STAMP)
+	$(BIN)/python bench/load.py
+
+clean:
+	rm -rf $(VENV) reports bench/out

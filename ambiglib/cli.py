@@ -1,0 +1,62 @@
+"""The ``ambiglib`` command line: ``report``, ``validate``, ``convert``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import AmbiglibError
+from .loading import load
+from .report import write_report
+
+
+def _report(args: argparse.Namespace) -> int:
+    path = write_report(args.runs, args.out, quiet=args.quiet)
+    print(f"wrote {path}")
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    runset, errors = load(args.path, strict=False, quiet=args.quiet)
+    for error in errors:
+        print(error.message)
+    print(f"{args.path}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
+          f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
+    return 1 if errors else 0
+
+
+def _convert(args: argparse.Namespace) -> int:
+    runset = load(args.path, quiet=args.quiet)
+    out = Path(args.out)
+    written = runset.to_jsonl(out) if args.to == "jsonl" else runset.to_parquet(out)
+    print(f"wrote {written}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="ambiglib", description="Analyse ask-or-guess benchmark run logs.")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("report", help="write the report for a run log")
+    p.add_argument("--runs", default="data/example", help="run log to report on (default: data/example)")
+    p.add_argument("--out", default="reports", help="output folder (default: reports)")
+    p.set_defaults(func=_report)
+    p = sub.add_parser("validate", help="check a run log; list every rejected record")
+    p.add_argument("path")
+    p.set_defaults(func=_validate)
+    p = sub.add_parser("convert", help="rewrite a run log as canonical Parquet or JSON Lines")
+    p.add_argument("path")
+    p.add_argument("out")
+    p.add_argument("--to", choices=["parquet", "jsonl"], default="parquet")
+    p.set_defaults(func=_convert)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except AmbiglibError as exc:
+        print(f"ambiglib: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

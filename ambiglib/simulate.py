@@ -1,0 +1,279 @@
+"""Write a small, seeded example run log covering the three benchmarks.
+
+The example exists so that ``make report`` and the notebooks run out of the box.
+Each benchmark is simulated in its own design — Ambig-DS's Full / Ambig. / Ask
+conditions and ask-only calibration runs with five judge calls per run; HIL-Bench's
+``baseline`` / ``ask_human`` / ``full_info`` modes, three passes, registered blockers
+and the oracle's three-answer cap; LHAW's variants with removed segments, three
+trials with and without ``ask_user``, and checkpoint progress. Each model has its
+own propensities (how often it asks, how precise its questions are, how well it
+solves), so tables show differences to look at; the numbers are not calibrated to
+the papers.
+
+Run ``python -m ambiglib.simulate data/example`` to regenerate ``data/example/``;
+the same seed always writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+__all__ = ["example_records", "write_example"]
+
+DEFAULT_SEED = 20261122
+
+
+@dataclass(frozen=True)
+class Agent:
+    """How one simulated model behaves."""
+
+    name: str
+    skill: float  # probability of solving a fully specified task
+    ask_ambiguous: float  # probability of asking when the task is ambiguous
+    ask_full: float  # probability of asking when it is fully specified
+    precision: float  # probability that a question targets a real blocker
+    questions: float  # mean questions per asking run (beyond the first)
+
+
+AMBIG_DS_AGENTS = (
+    Agent("claude-opus-4.6", 0.78, 0.85, 0.30, 0.9, 0.0),
+    Agent("gpt-5.4", 0.74, 0.55, 0.10, 0.9, 0.0),
+)
+HIL_AGENTS = (
+    Agent("claude-opus-4.6", 0.88, 0.70, 0.0, 0.60, 1.8),
+    Agent("gpt-5.4", 0.85, 0.45, 0.0, 0.45, 1.2),
+)
+LHAW_AGENTS = (
+    Agent("opus-4.5", 0.80, 0.70, 0.0, 0.80, 0.3),
+    Agent("gpt-5.2", 0.76, 0.90, 0.0, 0.65, 0.8),
+)
+
+_HIL_SQL_TYPES = (("question", "timeframe_ambiguity"), ("business info", "missing_information"),
+                  ("schema", "confusing_column_or_column_definition"), ("question", "unclear_value"),
+                  ("business info", "underspecified_concepts"))
+_HIL_SWE_TYPES = ("missing parameters", "contradictory requirements", "ambiguous requirements")
+_DIMENSIONS = ("goal", "constraint", "input", "context")
+
+
+def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+    tasks = [f"dsbench-{name}" for name in ("bike-sharing", "house-prices", "titanic", "credit-default",
+                                             "store-sales", "airline-delay", "wine-quality", "churn")]
+    categories = ("intended", "alternative", "degenerate")
+    for agent in AMBIG_DS_AGENTS:
+        for task in tasks:
+            difficulty = rng.uniform(-0.15, 0.15)
+            for spec, ask_tool in (("full", False), ("ambiguous", False), ("ambiguous", True)):
+                solve = np.clip(agent.skill + difficulty - (0.25 if spec == "ambiguous" else 0), 0.05, 0.98)
+                asked = ask_tool and rng.random() < agent.ask_ambiguous
+                if asked:
+                    solve = np.clip(solve + 0.2, 0.05, 0.98)
+                roll = rng.random()
+                if roll < 0.04:
+                    status, category, score = "timeout", "timeout", 0.0  # the paper's rule: 0, kept
+                elif roll < 0.09:
+                    status, category, score = "invalid", "invalid", 0.0
+                else:
+                    status = "ok"
+                    category = "intended" if rng.random() < solve else str(rng.choice(categories[1:]))
+                    base = rng.beta(8, 2) if category == "intended" else rng.beta(2, 5)
+                    score = round(float(base), 4)
+                rec: dict[str, Any] = {
+                    "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
+                    "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
+                    "status": status, "score": score, "category": category,
+                    "cost_usd": round(float(rng.gamma(2.0, 0.4)), 4),
+                    "duration_s": round(float(rng.gamma(3.0, 120.0)), 1),
+                }
+                if asked:
+                    rec["questions"] = [{
+                        "text": "Which column is the prediction target: the raw count or its log?",
+                        "response": "Predict the raw count column.", "blocker_id": "target", "in_scope": True,
+                    }]
+                if status == "ok":
+                    # five judge calls; the majority usually agrees with the category
+                    rec["labels"] = [
+                        {"facet": "trace", "judge": "claude-haiku-4.6", "call": c,
+                         "label": category if rng.random() < 0.8 else str(rng.choice(categories))}
+                        for c in range(1, 6)
+                    ]
+                yield rec
+            for policy, scale in (("permissive", 1.0), ("conservative", 0.55)):
+                for spec in ("full", "ambiguous"):
+                    p = (agent.ask_ambiguous if spec == "ambiguous" else agent.ask_full) * scale
+                    rec = {
+                        "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
+                        "spec": spec, "ask_tool": True, "policy": policy, "protocol": "ask_only",
+                    }
+                    if rng.random() < p:
+                        rec["questions"] = [{"text": "Should I optimise RMSE or MAE?", "in_scope": True}]
+                    yield rec
+
+
+def _hil_bench(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+    tasks = []
+    for suite in ("sql", "swe"):
+        for i in range(6):
+            task_id = f"public_{suite}_{i}"
+            n_blockers = int(rng.choice([3, 4, 5], p=[0.4, 0.35, 0.25]))
+            blockers = []
+            for j in range(n_blockers):
+                if suite == "sql":
+                    kind, subtype = _HIL_SQL_TYPES[int(rng.integers(len(_HIL_SQL_TYPES)))]
+                    blockers.append({"id": f"{task_id}_blocker_{j}", "type": kind, "subtype": subtype})
+                else:
+                    kind = _HIL_SWE_TYPES[int(rng.integers(len(_HIL_SWE_TYPES)))]
+                    blockers.append({"id": f"{task_id}_blocker_{j}", "type": kind})
+            tasks.append((suite, task_id, blockers))
+            yield {"record": "task", "benchmark": "hil-bench", "suite": suite, "task_id": task_id,
+                   "blockers": blockers}
+    for agent in HIL_AGENTS:
+        for suite, task_id, blockers in tasks:
+            for mode in ("baseline", "ask_human", "full_info"):
+                for trial in (1, 2, 3):
+                    spec = "full" if mode == "full_info" else "ambiguous"
+                    rec: dict[str, Any] = {
+                        "benchmark": "hil-bench", "suite": suite, "task_id": task_id, "model": agent.name,
+                        "spec": spec, "ask_tool": mode == "ask_human", "trial": trial,
+                        "meta": {"mode": mode},
+                    }
+                    if rng.random() < 0.03:
+                        rec.update(status="error", passed=None)
+                        yield rec
+                        continue
+                    discovered: set[str] = set()
+                    if mode == "ask_human" and rng.random() < agent.ask_ambiguous:
+                        questions, answered = [], 0
+                        for k in range(1 + int(rng.poisson(agent.questions))):
+                            target = blockers[int(rng.integers(len(blockers)))]["id"]
+                            relevant = rng.random() < agent.precision and answered < 3  # the oracle's cap
+                            if relevant:
+                                answered += 1
+                                discovered.add(target)
+                            questions.append({
+                                "text": f"Question {k + 1} about {target.rsplit('_', 2)[0]}?",
+                                "blocker_id": target if relevant else None,
+                                "response": "resolution text" if relevant else "irrelevant question",
+                                "step": 3 + 4 * k,
+                            })
+                        rec["questions"] = questions
+                    if spec == "full":
+                        p = agent.skill
+                    else:  # a task passes only when every blocker is resolved
+                        p = agent.skill * (len(discovered) / len(blockers)) ** 2
+                    rec["passed"] = bool(rng.random() < p)
+                    rec["score"] = 1.0 if rec["passed"] else 0.0
+                    rec["cost_usd"] = round(float(rng.gamma(2.0, 0.15)), 4)
+                    yield rec
+
+
+def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+    variants = []
+    layout = {"tac": (("finance-invoice-matching", 2), ("hr-salary-analysis", 2)),
+              "mcp-atlas": (("mcp-task-0412", 1), ("mcp-task-0977", 1), ("mcp-task-1203", 1)),
+              "swe-bench-pro": (("instance_ansible__ansible-1c06c4", 1), ("instance_qutebrowser__qb-8a9f2e", 1))}
+    classes = ("outcome-critical", "divergent", "benign")
+    for suite, tasks in layout.items():
+        for task_id, n_variants in tasks:
+            for v in range(1, n_variants + 1):
+                variant_id = f"{task_id}__v{v}"
+                dims = sorted({str(d) for d in rng.choice(_DIMENSIONS, size=int(rng.integers(1, 3)))})
+                segments = [{"id": f"seg-{k}", "type": d, "subtype": None} for k, d in enumerate(dims, 1)]
+                klass = str(rng.choice(classes, p=[0.5, 0.3, 0.2]))
+                variants.append((suite, task_id, variant_id, klass, len(segments)))
+                yield {"record": "task", "benchmark": "lhaw", "suite": suite, "task_id": task_id,
+                       "variant_id": variant_id, "blockers": segments, "ambiguity_class": klass,
+                       "dimensions": dims, "strategy": str(rng.choice(["delete", "vaguify", "genericize"])),
+                       "meta": {"criticality": 1.0 if klass == "outcome-critical" else 0.5}}
+    penalty = {"outcome-critical": 0.6, "divergent": 0.3, "benign": 0.05}
+    for agent in LHAW_AGENTS:
+        for suite, task_id, variant_id, klass, n_segments in variants:
+            for spec, ask_tool in (("full", False), ("ambiguous", False), ("ambiguous", True)):
+                for trial in (1, 2, 3):
+                    rec: dict[str, Any] = {
+                        "benchmark": "lhaw", "suite": suite, "task_id": task_id, "variant_id": variant_id,
+                        "model": agent.name, "spec": spec, "ask_tool": ask_tool, "trial": trial,
+                    }
+                    p = agent.skill - (penalty[klass] if spec == "ambiguous" else 0.0)
+                    if ask_tool and rng.random() < agent.ask_ambiguous:
+                        n_q = 1 + int(rng.poisson(agent.questions))
+                        rec["questions"] = [{
+                            "text": f"Could you clarify the {['goal', 'input', 'constraint'][k % 3]}?",
+                            "blocker_id": f"seg-{1 + k % n_segments}" if rng.random() < agent.precision else None,
+                            "response": "Use the Q3 invoices folder.",
+                            "step": 5 + 7 * k,
+                        } for k in range(n_q)]
+                        p += 0.8 * penalty[klass]
+                        rec["labels"] = [
+                            {"facet": "lhaw.flag_compound_questions", "label": "YES" if n_q > 1 and rng.random() < 0.3 else "NO"},
+                            {"facet": "lhaw.flag_premature_ask", "label": "YES" if rng.random() < 0.15 else "NO"},
+                        ]
+                    p = float(np.clip(p, 0.02, 0.98))
+                    if suite == "tac":
+                        totals = (1, 2, 2)
+                        results = [int(rng.binomial(t, min(1.0, p + 0.15))) for t in totals]
+                        rec["checkpoints"] = [{"result": r, "total": t} for r, t in zip(results, totals)]
+                        rec["score"] = round(sum(results) / sum(totals), 4)
+                        rec["passed"] = results == list(totals)
+                    elif suite == "mcp-atlas":
+                        coverage = float(np.clip(rng.normal(p, 0.2), 0, 1))
+                        rec["score"] = round(coverage, 4)
+                        rec["passed"] = coverage >= 0.75  # MCP-Atlas pass threshold
+                    else:
+                        rec["passed"] = bool(rng.random() < p)
+                        rec["score"] = 1.0 if rec["passed"] else 0.0
+                    rec["steps"] = int(rng.integers(8, 60))
+                    yield rec
+
+
+def example_records(seed: int = DEFAULT_SEED) -> dict[str, list[dict[str, Any]]]:
+    """Simulate the example run log.
+
+    Parameters
+    ----------
+    seed : int
+        Seed of the random generator; the same seed gives the same records.
+
+    Returns
+    -------
+    dict
+        Benchmark name → its canonical records (task records first).
+    """
+    out = {}
+    for i, (name, simulate) in enumerate((("ambig-ds", _ambig_ds), ("hil-bench", _hil_bench), ("lhaw", _lhaw))):
+        rng = np.random.default_rng([seed, i])
+        records = list(simulate(rng))
+        out[name] = sorted(records, key=lambda r: r.get("record") != "task")
+    return out
+
+
+def write_example(path: str | Path, *, seed: int = DEFAULT_SEED) -> list[Path]:
+    """Write the example run log, one ``<benchmark>.jsonl`` per benchmark, into ``path``."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, records in example_records(seed).items():
+        file = path / f"{name}.jsonl"
+        with open(file, "w", encoding="utf-8", newline="\n") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+        written.append(file)
+    return written
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m ambiglib.simulate", description=__doc__.split("\n")[0])
+    parser.add_argument("out", nargs="?", default="data/example", help="folder to write (default: data/example)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    args = parser.parse_args(argv)
+    for file in write_example(args.out, seed=args.seed):
+        print(f"wrote {file}")
+
+
+if __name__ == "__main__":
+    main()

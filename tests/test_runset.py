@@ -1,0 +1,96 @@
+"""The five tidy frames: columns, dtypes, ids, flattening, summary."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import ambiglib
+from ambiglib.runset import COLUMNS
+from conftest import run_record, task_record, write_jsonl
+
+
+@pytest.fixture
+def runset(tmp_path):
+    lines = [
+        task_record(),
+        run_record(trial=1),
+        run_record(trial=2, questions=[], labels=[
+            {"facet": "trace", "label": "intended"}, {"facet": "trace", "label": "alternative", "call": 2},
+            {"facet": "answer", "label": "ok", "judge": "j2"}]),
+        run_record(trial=3, model="org/model|x", status="invalid", score=None,
+                   questions=[{"text": "q0"}, {"text": "q1", "blocker_id": "modern_era_cards"},
+                              {"text": "q2", "blocker_id": "modern_era_cards"}]),
+    ]
+    return ambiglib.load(write_jsonl(tmp_path / "runs.jsonl", lines))
+
+
+def test_frames_have_the_contract_columns_and_nullable_arrow_dtypes(runset):
+    for name, frame in runset.frames().items():
+        assert tuple(frame.columns) == COLUMNS[name]
+        assert all(isinstance(dtype, pd.ArrowDtype) for dtype in frame.dtypes), name
+        assert isinstance(frame.index, pd.RangeIndex)
+
+
+def test_run_ids_are_built_from_the_key_and_escaped(runset):
+    ids = runset.runs["run_id"].tolist()
+    assert ids[0] == "hil-bench|sql|public_sql_3|model-a|ambiguous|tool|default|solve|1"
+    # a '|' inside a key value cannot make two keys collide
+    assert ids[2] == "hil-bench|sql|public_sql_3|org/model%7Cx|ambiguous|tool|default|solve|3"
+    assert runset.runs["run_id"].is_unique
+
+
+def test_questions_are_flattened_in_order_with_relevance(runset):
+    q = runset.questions
+    assert len(q) == runset.runs["n_questions"].sum() == 5
+    assert q["q_index"].tolist() == [0, 1, 0, 1, 2]
+    assert q["relevant"].tolist() == [True, False, False, True, True]
+    assert q["run_id"].tolist()[2:] == [runset.runs["run_id"].iloc[2]] * 3
+    assert runset.runs["n_questions"].tolist() == [2, 0, 3]
+
+
+def test_labels_fill_judge_and_call_defaults(runset):
+    labels = runset.labels
+    assert labels[["facet", "judge", "call", "label"]].values.tolist() == [
+        ["trace", "j1", 1, "intended"],
+        ["trace", "judge", 1, "intended"], ["trace", "judge", 2, "alternative"], ["answer", "j2", 1, "ok"],
+        ["trace", "j1", 1, "intended"],
+    ]
+    assert runset.runs["n_labels"].tolist() == [1, 3, 1]
+
+
+def test_tasks_and_blockers(runset):
+    assert runset.tasks[["task_id", "variant_id", "n_blockers"]].values.tolist() == [
+        ["public_sql_3", "public_sql_3", 3]]
+    assert runset.blockers["blocker_id"].tolist() == [
+        "modern_era_cards", "vintage_edition_printing", "tournament_certified_status"]
+    assert runset.blockers["subtype"].isna().tolist() == [False, True, True]
+
+
+def test_defaults_are_filled(runset):
+    runs = runset.runs
+    assert (runs["variant_id"] == runs["task_id"]).all()
+    assert set(runs["policy"]) == {"default"} and set(runs["protocol"]) == {"solve"}
+    assert runs["status"].tolist() == ["ok", "ok", "invalid"]
+
+
+def test_summary_counts_by_hand(runset):
+    s = runset.summary().set_index("model")
+    assert list(s.index) == ["model-a", "org/model|x"]
+    cols = ["n_runs", "n_tasks", "n_ok", "n_invalid", "n_asked", "n_questions"]
+    assert s.loc["model-a", cols].tolist() == [2, 1, 2, 0, 1, 2]
+    assert s.loc["org/model|x", cols].tolist() == [1, 1, 0, 1, 1, 3]
+    assert s.loc["model-a", "mean_score"] == pytest.approx(0.5)
+    # an invalid run with no score counts as 0 (Ambig-DS §5.1), not as missing
+    assert s.loc["org/model|x", "mean_score"] == 0.0
+
+
+def test_repr_counts_everything(runset):
+    assert repr(runset) == "RunSet(3 runs; 5 questions; 5 labels; 1 tasks; 3 blockers; benchmarks: hil-bench (3))"
+
+
+def test_loading_never_mutates_and_frames_are_independent(runset, tmp_path):
+    before = runset.runs.copy()
+    runset.to_parquet(tmp_path / "pq")
+    runset.to_jsonl(tmp_path / "out.jsonl")
+    pd.testing.assert_frame_equal(runset.runs, before)
