@@ -92,9 +92,13 @@ class RunSet:
         """Return the five frames by name."""
         return {name: getattr(self, name) for name in FRAMES}
 
-    def to_parquet(self, path: str | os.PathLike[str]) -> Path:
-        """Write the five frames as ``<frame>.parquet`` in folder ``path``; ``load`` reads it back."""
-        return write_parquet(self.frames(), path)
+    def to_parquet(self, path: str | os.PathLike[str], *, compression: str | None = None) -> Path:
+        """Write the five frames as ``<frame>.parquet`` in folder ``path``; ``load`` reads it back.
+
+        Uncompressed by default, for the fastest reload; ``compression="zstd"`` gives
+        smaller files.
+        """
+        return write_parquet(self.frames(), path, compression=compression)
 
     def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
         """Write the run log as canonical JSON Lines (a ``.jsonl``/``.jsonl.gz`` file or a folder)."""
@@ -168,6 +172,8 @@ def _coalesce(arr: pa.ChunkedArray, default: object) -> pa.ChunkedArray:
 
 def _escape(arr: pa.ChunkedArray) -> pa.ChunkedArray:
     arr = pc.cast(arr, pa.string())
+    if not (pc.any(pc.match_substring(arr, "|")).as_py() or pc.any(pc.match_substring(arr, "%")).as_py()):
+        return arr
     return pc.replace_substring(pc.replace_substring(arr, "%", "%25"), "|", "%7C")
 
 
@@ -182,14 +188,19 @@ def _run_ids(runs: pa.Table) -> pa.ChunkedArray:
     return pc.binary_join_element_wise(*parts, "|")
 
 
-def _sources(reads: list[FileRead], which: str) -> pa.Array:
-    pieces = []
+def _sources(reads: list[FileRead], which: str) -> pa.ChunkedArray:
+    """``file:line`` of each record of one kind, in read order."""
+    chunks = []
     for read in reads:
-        lines = read.table.filter(_is_task(read.table) if which == "task" else
-                                  pc.invert(_is_task(read.table))).column("_line")
-        pieces.append(pc.binary_join_element_wise(read.file, pc.cast(lines, pa.string()), ":"))
-    chunks = [c for p in pieces for c in p.chunks]
-    return pa.chunked_array(chunks, pa.string()) if chunks else pa.chunked_array([], pa.string())
+        lines = read.table.column("_line")
+        is_task = _is_task(read.table)
+        if which == "task":
+            lines = lines.filter(is_task) if read.n_task_records else lines.slice(0, 0)
+        elif read.n_task_records:
+            lines = lines.filter(pc.invert(is_task))
+        joined = pc.binary_join_element_wise(read.file, pc.cast(lines, pa.string()), ":")
+        chunks.extend(joined.chunks)
+    return pa.chunked_array(chunks, pa.string())
 
 
 def _is_task(table: pa.Table) -> pa.ChunkedArray:
@@ -226,9 +237,11 @@ def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
     """Turn the records read from files into a RunSet, rejecting repeated keys."""
     tables = [r.table for r in reads if r.table.num_rows]
     table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
-    is_task = _is_task(table)
-    runs = table.filter(pc.invert(is_task))
-    tasks = table.filter(is_task)
+    if any(r.n_task_records for r in reads):
+        is_task = _is_task(table)
+        runs, tasks = table.filter(pc.invert(is_task)), table.filter(is_task)
+    else:  # the common case, a file of runs: no copy
+        runs, tasks = table, table.slice(0, 0)
     errors: list[LoadError] = []
 
     runs = runs.set_column(
@@ -262,14 +275,13 @@ def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
     return _assemble(runs, tasks), errors
 
 
-def _flatten(lists: pa.ChunkedArray) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
     """Flatten a list column: values, parent row of each value, position within its list."""
-    lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
     values = pc.list_flatten(lists)
     lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy().astype(np.int64)
     parents = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     starts = np.cumsum(lengths) - lengths
-    position = np.arange(len(values), dtype=np.int64) - np.repeat(starts, lengths)
+    position = np.arange(len(parents), dtype=np.int64) - np.repeat(starts, lengths)
     return values, parents, position
 
 
@@ -285,11 +297,10 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> RunSet:
     runs_out = pa.table({c: run_cols[c] if c in run_cols else runs.column(c)
                          for c in COLUMNS["runs"]})
 
-    run_id_arr = run_id.combine_chunks() if n else pa.array([], pa.string())
     q, parents, position = _flatten(runs.column("questions"))
     blocker_id = pc.struct_field(q, "blocker_id")
     questions = pa.table({
-        "run_id": run_id_arr.take(pa.array(parents)),
+        "run_id": run_id.take(pa.array(parents)),
         "q_index": pa.array(position),
         "text": pc.struct_field(q, "text"),
         "blocker_id": blocker_id,
@@ -300,7 +311,7 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> RunSet:
     })
     lab, parents, _ = _flatten(runs.column("labels"))
     labels = pa.table({
-        "run_id": run_id_arr.take(pa.array(parents)),
+        "run_id": run_id.take(pa.array(parents)),
         "facet": pc.struct_field(lab, "facet"),
         "judge": pc.fill_null(pc.struct_field(lab, "judge"), DEFAULT_JUDGE),
         "call": pc.fill_null(pc.struct_field(lab, "call"), DEFAULT_CALL),

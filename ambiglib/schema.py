@@ -484,7 +484,7 @@ def _type_matches(actual: pa.DataType, expected: pa.DataType) -> bool:
 
 def _nonempty(arr: pa.Array) -> pa.Array:
     """null-or-non-empty, as a boolean array without nulls."""
-    return pc.fill_null(pc.greater(pc.utf8_length(arr), 0), True)
+    return pc.fill_null(pc.greater(pc.binary_length(arr), 0), True)
 
 
 def _in_enum(arr: pa.Array, values: tuple[str, ...]) -> pa.Array:
@@ -507,8 +507,9 @@ def _scalar_ok(arr: pa.Array, f: Field) -> pa.Array:
     if f.kind == "str":
         ok = _nonempty(arr)
         return pc.and_(ok, _in_enum(arr, f.enum)) if f.enum else ok
-    if f.kind == "text":
-        return pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(arr)), 0), True)
+    if f.kind == "text":  # not blank; utf8_is_space agrees with str.isspace on every code point
+        blank = pc.or_(pc.equal(pc.binary_length(arr), 0), pc.utf8_is_space(arr))
+        return pc.invert(pc.fill_null(blank, False))
     if f.kind in ("int", "number"):
         return _range_ok(arr, f.minimum, f.maximum)
     return pa.array(np.ones(len(arr), dtype=bool))
@@ -518,10 +519,11 @@ def _all(mask: pa.Array) -> bool:
     return len(mask) == 0 or bool(pc.all(mask).as_py())
 
 
-def _nested_ok(lists: pa.ListArray, item: str) -> tuple[bool, pa.Array, pa.Array]:
+def _nested_ok(lists: pa.ChunkedArray, item: str) -> tuple[bool, pa.ChunkedArray, np.ndarray]:
     """Check every element of a list column; return (ok, flat values, parent row index)."""
     flat = pc.list_flatten(lists)
-    parents = pc.list_parent_indices(lists)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy()
+    parents = np.repeat(np.arange(len(lengths)), lengths)
     if len(flat) == 0:
         return True, flat, parents
     if flat.null_count:
@@ -537,10 +539,10 @@ def _nested_ok(lists: pa.ListArray, item: str) -> tuple[bool, pa.Array, pa.Array
     return True, flat, parents
 
 
-def _no_repeats(parents: pa.Array, *columns: pa.Array) -> bool:
+def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
     if len(parents) < 2:
         return True
-    frame = {"p": np.asarray(parents)}
+    frame = {"p": parents}
     for i, col in enumerate(columns):
         frame[f"c{i}"] = col.to_numpy(zero_copy_only=False)
     import pandas as pd  # local: schema stays importable without pandas' start-up cost
@@ -562,11 +564,13 @@ def table_is_valid(table: pa.Table) -> bool:
     for name in expected.names:
         if not _type_matches(table.schema.field(name).type, expected.field(name).type):
             return False
-    if "meta" in table.schema.names and not pa.types.is_struct(table.schema.field("meta").type):
-        return False
+    if "meta" in table.schema.names:
+        meta_type = table.schema.field("meta").type  # null: every meta in the file is null
+        if not (pa.types.is_struct(meta_type) or pa.types.is_null(meta_type)):
+            return False
     if table.num_rows == 0:
         return True
-    col = {name: table.column(name).combine_chunks() for name in expected.names}
+    col = {name: table.column(name) for name in expected.names}  # chunked: no copies
     record = col["record"]
     if not _all(_in_enum(record, RECORD_KINDS)):
         return False

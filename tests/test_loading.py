@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
@@ -352,3 +353,36 @@ def test_progress_bar_for_many_files_and_quiet(tmp_path, capsys):
     assert "reading run log" in capsys.readouterr().err
     ambiglib.load(tmp_path, quiet=True)
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("layout, engine", [
+    ("\n", "arrow"), ("\r\n", "arrow"),  # one record per line: the Arrow path keeps line numbers
+])
+def test_line_endings_keep_line_numbers_on_the_arrow_path(tmp_path, layout, engine):
+    path = tmp_path / "runs.jsonl"
+    path.write_bytes(layout.join(json.dumps(run_record(trial=i)) for i in (1, 2, 3)).encode())
+    runset = ambiglib.load(path, engine=engine)
+    assert runset.runs["source"].tolist() == [f"{path}:{i}" for i in (1, 2, 3)]
+
+
+def test_blank_and_indented_lines_keep_line_numbers(tmp_path):
+    path = tmp_path / "runs.jsonl"
+    text = "\n".join(["", json.dumps(run_record(trial=1)), "   ", "  " + json.dumps(run_record(trial=2)),
+                      "", json.dumps(run_record(trial=3, spec="bad"))])
+    path.write_text(text)
+    with pytest.raises(FormatError, match="the Arrow reader cannot take this file"):
+        ambiglib.load(path, engine="arrow")
+    runset, errors = ambiglib.load(path, strict=False)
+    assert runset.runs["source"].tolist() == [f"{path}:2", f"{path}:4"]
+    assert [e.line for e in errors] == [6]
+
+
+def test_meta_is_kept_whole_on_both_paths(tmp_path):
+    metas = [{"z": 1, "a": {"nested": [1, 2.5, None]}}, None, {"b": "x"}]
+    lines = [run_record(trial=i + 1, meta=m) for i, m in enumerate(metas)]
+    # a key spelled with a unicode escape still counts as meta
+    lines.append(json.dumps(run_record(trial=9)).replace('"benchmark"', '"\\u006deta": {"k": 1}, "benchmark"'))
+    path = write_jsonl(tmp_path / "runs.jsonl", lines)
+    arrow, python = ambiglib.load(path), ambiglib.load(path, engine="python")
+    pd.testing.assert_frame_equal(arrow.runs, python.runs)
+    assert [None if pd.isna(m) else json.loads(m) for m in arrow.runs["meta"]] == [*metas, {"k": 1}]

@@ -129,3 +129,11 @@ def test_validate_record_normalises_and_fills_absent_fields():
                                           ({"a": 1}, "an object"), ([1], "a list"), ("x" * 100, "'" + "x" * 55 + "...'")])
 def test_show_renders_values_as_the_input_spelled_them(value, shown):
     assert schema.show(value) == shown
+
+
+def test_explicit_null_meta_keeps_the_arrow_path(tmp_path):
+    # found by the property test: a file whose every meta is null infers Arrow type null
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps(task_record(meta=None) | {"meta": None}) + "\n")
+    arrow = read_file_arrow(path, "log.jsonl")
+    assert arrow is not None and arrow.table.equals(read_file_python(path, "log.jsonl").table)
