@@ -1,0 +1,42 @@
+"""The worked examples in docs/runlog.md are valid run-log records."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import ambiglib
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "runlog.md"
+
+
+def _records(text: str) -> list[dict]:
+    records = []
+    decoder = json.JSONDecoder()
+    for block in re.findall(r"```json\n(.*?)```", text, re.S):
+        block, i = block.strip(), 0
+        while i < len(block):
+            obj, i = decoder.raw_decode(block, i)
+            records.append(obj)
+            while i < len(block) and block[i].isspace():
+                i += 1
+    return records
+
+
+def test_worked_examples_load_one_per_benchmark(tmp_path):
+    records = _records(DOC.read_text())
+    path = tmp_path / "examples.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    runset = ambiglib.load(path)
+    assert sorted(runset.runs["benchmark"]) == ["ambig-ds", "hil-bench", "lhaw"]
+    assert len(runset.tasks) == 2 and len(runset.blockers) == 4
+    # the HIL-Bench example's stated precision (1/2) and recall (1/3)
+    hil = runset.runs.loc[runset.runs["benchmark"] == "hil-bench", "run_id"].item()
+    q = runset.questions[runset.questions["run_id"] == hil]
+    assert q["relevant"].mean() == 0.5
+    assert q.loc[q["relevant"], "blocker_id"].nunique() / 3 == 1 / 3
+    # the LHAW example's score is its checkpoint progress, 4 of 5 points
+    lhaw = runset.runs[runset.runs["benchmark"] == "lhaw"].iloc[0]
+    cps = lhaw["checkpoints"]
+    assert sum(c["result"] for c in cps) / sum(c["total"] for c in cps) == lhaw["score"] == 0.8
