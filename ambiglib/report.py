@@ -68,8 +68,8 @@ def write_report(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, q
     lines += [
         "## Runs per benchmark, suite, model and condition",
         "",
-        "`n_asked`: runs with at least one question. `mean_score`: over runs that are not `error`,"
-        " `invalid` and `timeout` scoring 0.",
+        "`n_asked`: runs with at least one question. `mean_score`: the mean over runs whose status is"
+        " not `error`, with `invalid` and `timeout` runs scoring 0 (Ambig-DS §5.1); empty for ask-only runs.",
         "",
         summary.astype({"mean_score": "float64"}).to_markdown(index=False, floatfmt=".3f", missingval="–"),
         "",

@@ -109,6 +109,12 @@ def read_file_python(path: Path, display: str) -> FileRead:
     rows: list[dict[str, Any]] = []
     out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
 
+    def count(record: str) -> None:
+        if record == "task":
+            out.n_task_records += 1
+        else:
+            out.n_run_records += 1
+
     def reject(lineno: int, fld: str | None, message: str, kind: str, record: str) -> None:
         out.errors.append(
             LoadError(display, lineno, fld, f"{display}:{lineno}: {message}", kind, record)  # type: ignore[arg-type]
@@ -122,7 +128,7 @@ def read_file_python(path: Path, display: str) -> FileRead:
                 try:
                     text = raw.decode("utf-8").rstrip("\r\n")
                 except UnicodeDecodeError as exc:
-                    out.n_run_records += 1
+                    count("run")
                     reject(lineno, None, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column"
                            f" {exc.start + 1})", "format", "run")
                     continue
@@ -130,17 +136,17 @@ def read_file_python(path: Path, display: str) -> FileRead:
                     obj = _strict_loads(text)
                 except RecordError as exc:  # a key named twice
                     record = _kind_of(text)
-                    setattr(out, f"n_{record}_records", getattr(out, f"n_{record}_records") + 1)
+                    count(record)
                     reject(lineno, exc.field, exc.message, "schema", record)
                     continue
                 except ValueError as exc:
-                    out.n_run_records += 1
+                    count("run")
                     detail = (f"{exc.msg} at column {exc.colno}"
                               if isinstance(exc, json.JSONDecodeError) else str(exc))
                     reject(lineno, None, f"not valid JSON ({detail})", "format", "run")
                     continue
                 record = "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
-                setattr(out, f"n_{record}_records", getattr(out, f"n_{record}_records") + 1)
+                count(record)
                 try:
                     row = validate_record(obj)
                 except RecordError as exc:

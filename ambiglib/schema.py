@@ -477,11 +477,6 @@ def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- the vectorised validator
 
 
-def _type_matches(actual: pa.DataType, expected: pa.DataType) -> bool:
-    """True when the reader produced exactly the expected type (no inferred extras)."""
-    return actual.equals(expected)
-
-
 def _nonempty(arr: pa.Array) -> pa.Array:
     """null-or-non-empty, as a boolean array without nulls."""
     return pc.fill_null(pc.greater(pc.binary_length(arr), 0), True)
@@ -562,7 +557,8 @@ def table_is_valid(table: pa.Table) -> bool:
     if extra not in ([], ["meta"]):
         return False
     for name in expected.names:
-        if not _type_matches(table.schema.field(name).type, expected.field(name).type):
+        # exactly the expected type: an inferred extra field inside a struct changes it
+        if not table.schema.field(name).type.equals(expected.field(name).type):
             return False
     if "meta" in table.schema.names:
         meta_type = table.schema.field("meta").type  # null: every meta in the file is null

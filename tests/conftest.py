@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import copy
 import gzip
 import json
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = SHARED / "fixtures"
@@ -34,12 +31,7 @@ def run_record(**overrides: Any) -> dict[str, Any]:
         ],
         "labels": [{"facet": "trace", "label": "intended", "judge": "j1", "call": 1}],
     }
-    for key, value in overrides.items():
-        if value is None:
-            rec.pop(key, None)
-        else:
-            rec[key] = value
-    return rec
+    return _with(rec, overrides)
 
 
 def task_record(**overrides: Any) -> dict[str, Any]:
@@ -54,6 +46,10 @@ def task_record(**overrides: Any) -> dict[str, Any]:
             {"id": "tournament_certified_status"},
         ],
     }
+    return _with(rec, overrides)
+
+
+def _with(rec: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     for key, value in overrides.items():
         if value is None:
             rec.pop(key, None)
@@ -72,8 +68,3 @@ def write_jsonl(path: Path, lines: list[Any]) -> Path:
     else:
         path.write_text(text, encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def deep() -> Any:
-    return copy.deepcopy
