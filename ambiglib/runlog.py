@@ -145,18 +145,38 @@ def read_file_python(path: Path, display: str) -> FileRead:
                               if isinstance(exc, json.JSONDecodeError) else str(exc))
                     reject(lineno, None, f"not valid JSON ({detail})", "format", "run")
                     continue
-                record = "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
-                count(record)
-                try:
-                    row = validate_record(obj)
-                except RecordError as exc:
-                    kind = "format" if exc.field is None else "schema"
-                    reject(lineno, exc.field, exc.message, kind, record)
-                    continue
-                row["_line"] = lineno
-                rows.append(row)
+                _accept(out, rows, lineno, obj)
     except (OSError, EOFError) as exc:  # a truncated or corrupt .gz, an unreadable file
         raise FormatError(f"{display}: cannot be read ({exc})") from exc
+    if rows:
+        out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
+    return out
+
+
+def _accept(out: FileRead, rows: list[dict[str, Any]], lineno: int, obj: Any) -> None:
+    """Count one parsed record and keep it, or record why it is rejected."""
+    record = "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
+    if record == "task":
+        out.n_task_records += 1
+    else:
+        out.n_run_records += 1
+    try:
+        row = validate_record(obj)
+    except RecordError as exc:
+        kind = "format" if exc.field is None else "schema"
+        out.errors.append(LoadError(out.file, lineno, exc.field, f"{out.file}:{lineno}: {exc.message}",
+                                    kind, record))  # type: ignore[arg-type]
+        return
+    row["_line"] = lineno
+    rows.append(row)
+
+
+def read_records(records: Iterable[Any], display: str) -> FileRead:
+    """Check records given as Python objects (e.g. by an importer); ``line`` is their 1-based position."""
+    rows: list[dict[str, Any]] = []
+    out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
+    for position, obj in enumerate(records, 1):
+        _accept(out, rows, position, obj)
     if rows:
         out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
     return out

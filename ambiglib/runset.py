@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -92,6 +93,35 @@ class RunSet:
         """Return the five frames by name."""
         return {name: getattr(self, name) for name in FRAMES}
 
+    def filter(self, **criteria: object) -> "RunSet":
+        """Return the runs whose columns match, with their questions and labels.
+
+        Each keyword names a ``runs`` column and gives a value or a list of values:
+        ``rs.filter(benchmark="hil-bench", suite=["sql", "swe"])``. Tasks and
+        blockers are filtered by the criteria on the columns they share with runs
+        (``benchmark``, ``suite``, ``task_id``, ``variant_id``).
+        """
+        def mask(frame: pd.DataFrame, only_shared: bool) -> np.ndarray:
+            keep = np.ones(len(frame), dtype=bool)
+            for column, value in criteria.items():
+                if column not in frame.columns:
+                    if only_shared:
+                        continue
+                    raise ValueError(f"filter: unknown runs column {column!r}; runs have {list(frame.columns)}")
+                values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+                keep &= frame[column].isin(values).to_numpy(dtype=bool, na_value=False)
+            return keep
+
+        runs = self.runs[mask(self.runs, False)].reset_index(drop=True)
+        ids = runs["run_id"]
+        return RunSet(
+            runs=runs,
+            questions=self.questions[self.questions["run_id"].isin(ids)].reset_index(drop=True),
+            labels=self.labels[self.labels["run_id"].isin(ids)].reset_index(drop=True),
+            tasks=self.tasks[mask(self.tasks, True)].reset_index(drop=True),
+            blockers=self.blockers[mask(self.blockers, True)].reset_index(drop=True),
+        )
+
     def to_parquet(self, path: str | os.PathLike[str], *, compression: str | None = None) -> Path:
         """Write the five frames as ``<frame>.parquet`` in folder ``path``; ``load`` reads it back.
 
@@ -146,6 +176,24 @@ class RunSet:
         return f"RunSet({'; '.join(parts)}; benchmarks: {bench})"
 
     # ------------------------------------------------------------------------- construction
+
+    @classmethod
+    def from_records(cls, records: "Iterable[dict]", *, source: str = "<records>") -> "RunSet":
+        """Build a RunSet from canonical records given as dicts, checked as a file would be.
+
+        Raises the first problem, as :func:`ambiglib.load` does; messages name the
+        record by its 1-based position (``<records>:3: field 'spec' ...``).
+        """
+        from .runlog import read_records
+
+        read = read_records(records, source)
+        if read.n_run_records == 0:
+            raise FormatError(f"{source}: no run records found")
+        runset, dup_errors = build_runset([read])
+        errors = sorted(read.errors + dup_errors, key=lambda e: e.line or 0)
+        if errors:
+            raise errors[0].to_exception(len(errors) - 1)
+        return runset
 
     @classmethod
     def from_tables(cls, tables: dict[str, pa.Table]) -> "RunSet":

@@ -65,6 +65,10 @@ def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
     tasks = [f"dsbench-{name}" for name in ("bike-sharing", "house-prices", "titanic", "credit-default",
                                              "store-sales", "airline-delay", "wine-quality", "churn")]
     categories = ("intended", "alternative", "degenerate")
+    for task in tasks:
+        # the one thing an ambiguous target-track task leaves open is its target column
+        yield {"record": "task", "benchmark": "ambig-ds", "suite": "target", "task_id": task,
+               "blockers": [{"id": "target", "type": "target"}]}
     for agent in AMBIG_DS_AGENTS:
         for task in tasks:
             difficulty = rng.uniform(-0.15, 0.15)
