@@ -798,12 +798,29 @@ def _categorised(rs: RunSet, by: Sequence[str], fn: str) -> tuple[pd.DataFrame, 
     return runs, by, excluded
 
 
+def _grid(runs: pd.DataFrame, by: list[str], column: str, values: list) -> pd.DataFrame:
+    """Every group × every value, so that a value absent from a cell shows as n = 0."""
+    groups = runs[by].drop_duplicates().sort_values(by) if by else pd.DataFrame(index=[0])
+    return groups.merge(pd.DataFrame({column: pd.Series(values, dtype=object)}), how="cross")
+
+
 def _category_frame(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     seen = list(dict.fromkeys([*[c for c in CATEGORY_ORDER if c in set(runs["category"])],
                                *sorted(set(runs["category"]) - set(CATEGORY_ORDER))]))
-    groups = runs[by].drop_duplicates().sort_values(by) if by else pd.DataFrame(index=[0])
-    grid = groups.merge(pd.DataFrame({"category": seen}), how="cross")
-    return grid
+    return _grid(runs, by, "category", seen)
+
+
+def _shares(grid: pd.DataFrame, counts: pd.DataFrame, by: list[str], column: str, ci: bool,
+            confidence: float) -> pd.DataFrame:
+    """``by…, <column>, n, share, n_runs``: counts on the grid, shares of each group's total."""
+    out = grid.merge(counts, on=[*by, column], how="left")
+    out["n"] = out["n"].fillna(0).astype(int)
+    out["n_runs"] = out.groupby(by, sort=False)["n"].transform("sum") if by else out["n"].sum()
+    out["share"] = _ratio(out["n"], out["n_runs"])
+    out = out[[*by, column, "n", "share", "n_runs"]]
+    if ci:
+        out = _wilson_columns(out, "share", "n", "n_runs", confidence)
+    return out.reset_index(drop=True)
 
 
 def category_shares(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY, ci: bool = False,
@@ -825,16 +842,8 @@ def category_shares(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY, ci: bool = 
     Ambig-DS Tables 2 and 3; runlog-v1 B.7.
     """
     runs, by, _ = _categorised(rs, by, "category_shares")
-    grid = _category_frame(runs, by)
     counts = runs.groupby([*by, "category"], sort=False).size().rename("n").reset_index()
-    out = grid.merge(counts, on=[*by, "category"], how="left")
-    out["n"] = out["n"].fillna(0).astype(int)
-    out["n_runs"] = out.groupby(by, sort=False)["n"].transform("sum") if by else out["n"].sum()
-    out["share"] = _ratio(out["n"], out["n_runs"])
-    out = out[[*by, "category", "n", "share", "n_runs"]]
-    if ci:
-        out = _wilson_columns(out, "share", "n", "n_runs", confidence)
-    return out.reset_index(drop=True)
+    return _shares(_category_frame(runs, by), counts, by, "category", ci, confidence)
 
 
 def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.DataFrame:
@@ -898,16 +907,7 @@ def label_shares(rs: RunSet, *, facet: str, by: Sequence[str] = ("suite", "model
     seen = sorted(set(counts["label"].dropna()))
     if counts["label"].isna().any():
         seen.append(None)
-    groups = runs[by].drop_duplicates().sort_values(by) if by else pd.DataFrame(index=[0])
-    grid = groups.merge(pd.DataFrame({"label": pd.Series(seen, dtype=object)}), how="cross")
-    out = grid.merge(counts, on=keys, how="left")
-    out["n"] = out["n"].fillna(0).astype(int)
-    out["n_runs"] = out.groupby(by, sort=False)["n"].transform("sum") if by else out["n"].sum()
-    out["share"] = _ratio(out["n"], out["n_runs"])
-    out = out[[*by, "label", "n", "share", "n_runs"]]
-    if ci:
-        out = _wilson_columns(out, "share", "n", "n_runs", confidence)
-    return out.reset_index(drop=True)
+    return _shares(_grid(runs, by, "label", seen), counts, by, "label", ci, confidence)
 
 
 def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequence[str] = ("model",),

@@ -65,15 +65,6 @@ def generate(path: Path, n_runs: int, questions_per_run: int, seed: int = 0) -> 
             fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
 
-def best_of(fn, repeat: int) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, result
-
-
 def fresh(statement: str, path: Path, repeat: int) -> float:
     """Best wall time of ``statement`` run once in each of ``repeat`` fresh processes.
 
