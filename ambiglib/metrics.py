@@ -546,10 +546,10 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
 
     def per_variant(runs: pd.DataFrame, keys: list[str], prefix: str) -> pd.DataFrame:
         units = _per_unit_pass(runs, [*keys, *vkey], k, "unbiased")
-        g = runs.groupby([*keys, *vkey], sort=True, dropna=False)
+        g = runs.assign(_asking=(runs["n_questions"] > 0).astype(int)).groupby([*keys, *vkey], sort=True,
+                                                                                dropna=False)
         extra = pd.DataFrame({"score_sum": g["score"].sum(), "n_scored": g["score"].count(),
-                              "asking": g["n_questions"].apply(lambda s: int((s > 0).sum())),
-                              "questions": g["n_questions"].sum()}).reset_index()
+                              "asking": g["_asking"].sum(), "questions": g["n_questions"].sum()}).reset_index()
         units = units.merge(extra, on=[*keys, *vkey])
         return units.rename(columns={c: f"{prefix}{c}" for c in units.columns if c not in (*keys, *vkey)})
 
