@@ -71,10 +71,25 @@ def _detect_jsonl(path: Path) -> bool:
     return any(is_jsonl(p) for p in path.rglob("*") if p.is_file())
 
 
+def _detect_hilbench(path: Path) -> bool:
+    from .importers.hilbench import is_hilbench_run
+
+    return path.is_dir() and (is_hilbench_run(path) or any(path.glob("*/public_metrics/pass_level_metrics.csv")))
+
+
+def _read_hilbench(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
+    from .importers.hilbench import read_hilbench
+
+    registries = path / "registries"
+    return read_hilbench(path, registries=registries if registries.is_dir() else None, strict=False)
+
+
 LAYOUTS: list[Layout] = [
     Layout("runlog-parquet", "a folder of runs.parquet, questions.parquet, labels.parquet, "
            "tasks.parquet and blockers.parquet (RunSet.to_parquet)",
            is_parquet_runlog, _read_canonical_parquet),
+    Layout("hil-bench", "a run_hil_bench.py run folder (public_metrics/pass_level_metrics.csv), or a folder of"
+           " them; blocker registries in a 'registries' subfolder are read too", _detect_hilbench, _read_hilbench),
     Layout("runlog-jsonl", "canonical run-log JSON Lines: a .jsonl or .jsonl.gz file, or a folder "
            "of them", _detect_jsonl, _read_canonical_jsonl),
 ]

@@ -9,7 +9,7 @@ is a nullable Arrow-backed pandas dtype.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
@@ -81,6 +81,9 @@ class RunSet:
         dimensions, strategy, meta, source``.
     blockers : pandas.DataFrame
         ``benchmark, suite, task_id, variant_id, blocker_id, type, subtype``.
+    skipped : dict
+        What an importer read but did not take as a run, with counts (empty for
+        canonical logs).
     """
 
     runs: pd.DataFrame
@@ -88,6 +91,8 @@ class RunSet:
     labels: pd.DataFrame
     tasks: pd.DataFrame
     blockers: pd.DataFrame
+    #: rows of a native log that are not runs (e.g. a harness's ``skipped_existing`` entries): reason → count
+    skipped: dict = field(default_factory=dict, compare=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Return the five frames by name."""

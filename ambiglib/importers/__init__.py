@@ -1,0 +1,10 @@
+"""Importers: read what the real harnesses write into the canonical run log.
+
+Each importer is callable directly and is also a layout :func:`ambiglib.load`
+recognises. The mapping of each harness's fields into the run log is in
+``docs/importers.md``.
+"""
+
+from .hilbench import read_hilbench, read_hilbench_registries
+
+__all__ = ["read_hilbench", "read_hilbench_registries"]
