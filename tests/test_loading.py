@@ -155,9 +155,11 @@ def test_empty_input_is_an_error_not_an_empty_result(tmp_path, engine):
 
 def test_folder_without_run_log_files_lists_known_layouts(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
-    with pytest.raises(FormatError, match=r"not a run log ambiglib recognises; the layouts it knows are:\n"
-                                          r"  - runlog-parquet: .*\n  - runlog-jsonl: "):
+    listing = "".join(f"\n  - {layout.name}: {layout.description}" for layout in ambiglib.loading.LAYOUTS)
+    with pytest.raises(FormatError, match=re.escape(
+            f"{tmp_path}: not a run log ambiglib recognises; the layouts it knows are:{listing}") + "$"):
         ambiglib.load(tmp_path)
+    assert {"runlog-parquet", "runlog-jsonl", "hil-bench"} <= {layout.name for layout in ambiglib.loading.LAYOUTS}
 
 
 def test_path_that_does_not_exist(tmp_path):
