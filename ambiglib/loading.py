@@ -84,12 +84,27 @@ def _read_hilbench(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, 
     return read_hilbench(path, registries=registries if registries.is_dir() else None, strict=False)
 
 
+def _detect_ambigds(path: Path) -> bool:
+    from .importers.ambigds import is_ambigds_layout
+
+    return is_ambigds_layout(path)
+
+
+def _read_ambigds(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
+    from .importers.ambigds import read_ambigds
+
+    return read_ambigds(path, strict=False)
+
+
 LAYOUTS: list[Layout] = [
     Layout("runlog-parquet", "a folder of runs.parquet, questions.parquet, labels.parquet, "
            "tasks.parquet and blockers.parquet (RunSet.to_parquet)",
            is_parquet_runlog, _read_canonical_parquet),
     Layout("hil-bench", "a run_hil_bench.py run folder (public_metrics/pass_level_metrics.csv), or a folder of"
            " them; blocker registries in a 'registries' subfolder are read too", _detect_hilbench, _read_hilbench),
+    Layout("ambig-ds", "Ambig-DS results: opencode_<model>_<variant>[_clarify|_ask_only][_strict] run folders of"
+           " task folders (_grade.json, _traj.json, _clarify.json, audits) and _runlog.jsonl",
+           _detect_ambigds, _read_ambigds),
     Layout("runlog-jsonl", "canonical run-log JSON Lines: a .jsonl or .jsonl.gz file, or a folder "
            "of them", _detect_jsonl, _read_canonical_jsonl),
 ]

@@ -5,6 +5,7 @@ recognises. The mapping of each harness's fields into the run log is in
 ``docs/importers.md``.
 """
 
+from .ambigds import read_ambigds
 from .hilbench import read_hilbench, read_hilbench_registries
 
-__all__ = ["read_hilbench", "read_hilbench_registries"]
+__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries"]

@@ -1,0 +1,339 @@
+"""Ambig-DS, both tracks: ``results/<run>/<slug>/`` folders and ``results/<run>/_runlog.jsonl``.
+
+The mapping into the canonical run log is documented in ``docs/importers.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from ..errors import FormatError, LoadError, RunLogNotFoundError
+from ..runset import RunSet
+from ..stats import majority_vote
+from ._common import Collected, RowError, finish, read_json, read_jsonl
+
+__all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout"]
+
+RUN_NAME = re.compile(
+    r"^opencode_(?P<model>.+?)_(?P<variant>full|ambig_metric|ambig_target)"
+    r"(?P<arm>_clarify|_ask_only)?(?P<strict>_strict)?$"
+)
+SUITES = {"ambig_metric": "objective", "ambig_target": "target"}
+#: the single open point of an ambiguous task, per track: its blocker id
+BLOCKER = {"target": "target", "objective": "metric"}
+#: metric-track judge labels → the paper's framing categories (harness-formats §2.3; ours where it is silent)
+JUDGE_CATEGORY = {"Intended": "intended", "WrongObjective": "alternative", "Abdicated": "degenerate",
+                  "Invalid": "invalid", "FormBroken": "form_broken", "Other": "other"}
+REFUSAL = "REFUSE:"
+#: _runlog.jsonl statuses of attempts that failed in the harness, not in the agent
+HARNESS_FAILURES = ("build_failed", "build_failed_ask", "build_failed_solve", "manifest_missing")
+
+
+def parse_run_name(name: str) -> dict[str, Any]:
+    """Split ``opencode_<model>_<variant>[_clarify|_ask_only][_strict]`` into the run's condition."""
+    m = RUN_NAME.match(name)
+    if not m:
+        raise FormatError(
+            f"{name}: not an Ambig-DS run name; expected opencode_<model>_<full|ambig_metric|ambig_target>"
+            "[_clarify|_ask_only][_strict]"
+        )
+    arm = m.group("arm") or ""
+    ask_tool = bool(arm)
+    return {
+        "model": m.group("model"), "variant": m.group("variant"),
+        "spec": "full" if m.group("variant") == "full" else "ambiguous", "ask_tool": ask_tool,
+        "protocol": "ask_only" if arm == "_ask_only" else "solve",
+        "policy": ("conservative" if m.group("strict") else "permissive") if ask_tool else "default",
+        "strict": bool(m.group("strict")),
+    }
+
+
+def _is_run_dir(path: Path) -> bool:
+    return path.is_dir() and path.name.startswith("opencode_") and (
+        (path / "_runlog.jsonl").is_file()
+        or any((d / f).is_file() for d in path.iterdir() if d.is_dir()
+               for f in ("_grade.json", "_traj.json", "_clarify.json")))
+
+
+def _run_dirs(path: Path) -> list[Path]:
+    if _is_run_dir(path):
+        return [path]
+    found = [p for p in sorted(path.glob("opencode_*")) if _is_run_dir(p)]
+    found += [p for p in sorted(path.glob("*/opencode_*")) if _is_run_dir(p)]
+    found += [p for p in sorted(path.glob("*/results/opencode_*")) if _is_run_dir(p)]
+    return sorted(set(found))
+
+
+def is_ambigds_layout(path: Path) -> bool:
+    return path.is_dir() and bool(_run_dirs(path))
+
+
+# ----------------------------------------------------------------------------- one task folder
+
+
+def _cost(value: Any) -> tuple[float | None, bool]:
+    """``_traj.json.cost`` is a string: "", "0.012345" or "~0.012345" (estimated)."""
+    if value in (None, ""):
+        return None, False
+    text = str(value).strip()
+    estimated = text.startswith("~")
+    try:
+        return float(text.lstrip("~")), estimated
+    except ValueError:
+        raise RowError("cost", f"field 'cost' must be a cost string like '0.01' or '~0.01' (got {value!r})") from None
+
+
+def _track_of(run_dir: Path, variant: str, forced: str | None) -> str | None:
+    if forced:
+        return forced
+    if variant in SUITES:
+        return SUITES[variant]
+    for slug_dir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
+        grade = slug_dir / "_grade.json"
+        if (slug_dir / "_target_audit.json").is_file():
+            return "target"
+        if list(slug_dir.glob("_audit.*.json")):
+            return "objective"
+        if grade.is_file():
+            data = read_json(grade)
+            if isinstance(data, dict) and ("score_rpg" in data or "rpg_gt" in data):
+                return "target"
+            if isinstance(data, dict) and ("competition_id" in data or "score_norm_01" in data):
+                return "objective"
+    return None
+
+
+def _labels_from_audit(files: list[Path], meta: dict[str, Any]) -> list[dict[str, Any]]:
+    labels = []
+    for file in files:
+        audit = read_json(file)
+        if not isinstance(audit, dict):
+            raise RowError("judge_parsed", f"{file}: an audit must be an object (got {type(audit).__name__})")
+        judge = audit.get("judge_model") or file.name[len("_audit."):-len(".json")]
+        votes = audit.get("judge_votes")
+        if votes is None:  # one judge call: its parsed label is the label
+            parsed = audit.get("judge_parsed")
+            votes = [{"parsed": parsed}]
+        unparsed = 0
+        for i, vote in enumerate(votes, 1):
+            parsed = vote.get("parsed") if isinstance(vote, dict) else None
+            label = parsed.get("label") if isinstance(parsed, dict) else None
+            if not label:
+                unparsed += 1  # the harness drops unparseable votes from the majority too
+                continue
+            labels.append({"facet": "objective", "label": str(label), "judge": str(judge), "call": i})
+        if unparsed:
+            meta.setdefault("audit_unparsed_votes", {})[str(judge)] = unparsed
+    return labels
+
+
+def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str, Any] | None) -> str | None:
+    """The paper's five-way framing category, derived (harness-formats §2.3)."""
+    if status in ("invalid", "timeout"):
+        return status
+    if target_audit is not None:
+        return {"intended": "intended", "alternative": "alternative"}.get(target_audit.get("label"))
+    if not labels:
+        return None
+    import pandas as pd
+
+    frame = pd.DataFrame([{"run": 0, "label": lab["label"]} for lab in labels])
+    vote = majority_vote(frame, by=("run",))  # a tie leaves the category unset: reported, not broken
+    winner = vote["label"].iloc[0]
+    return JUDGE_CATEGORY.get(winner, str(winner).lower()) if winner is not None else None
+
+
+def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) -> tuple[Path, dict[str, Any]]:
+    slug = slug_dir.name
+    files = {name: slug_dir / name for name in ("_grade.json", "_traj.json", "_clarify.json", "_target_audit.json")}
+    meta: dict[str, Any] = {"harness": "ambig-ds", "run_name": run_dir.name}
+    rec: dict[str, Any] = {
+        "benchmark": "ambig-ds", "suite": suite, "task_id": slug, "model": cond["model"], "spec": cond["spec"],
+        "ask_tool": cond["ask_tool"], "policy": cond["policy"], "protocol": cond["protocol"],
+    }
+    clarify = None
+    if cond["ask_tool"]:
+        if not files["_clarify.json"].is_file():
+            raise RowError("_clarify.json", f"{slug_dir}: a clarify run's task folder must hold _clarify.json"
+                           f" (found {', '.join(sorted(p.name for p in slug_dir.iterdir())) or 'nothing'})")
+        clarify = read_json(files["_clarify.json"])
+        if not isinstance(clarify, dict) or "asked" not in clarify:
+            raise RowError("asked", f"{files['_clarify.json']}: missing field 'asked' (the ask decision)")
+        if clarify["asked"]:
+            question = str(clarify.get("question") or "").strip()
+            answer = clarify.get("answer")
+            refused = bool(clarify.get("refused")) or str(answer or "").startswith(REFUSAL)
+            rec["questions"] = [{
+                "text": question or "(question not kept)",
+                # an answered question on an ambiguous task addresses its one open point
+                "blocker_id": BLOCKER[suite] if cond["spec"] == "ambiguous" and not refused else None,
+                "response": answer, "in_scope": not refused,
+            }]
+            if clarify.get("question_truncated"):
+                meta["question_truncated"] = True
+        for key in ("answerer_model", "answerer_error", "ask_timed_out", "ask_iters"):
+            if clarify.get(key) not in (None, False, ""):
+                meta[key] = clarify[key]
+    source = files["_traj.json"] if files["_traj.json"].is_file() else files["_clarify.json"]
+    if cond["protocol"] == "ask_only":
+        cost, estimated = _cost(clarify.get("ask_cost") if clarify else None)
+        rec.update(cost_usd=cost, duration_s=clarify.get("ask_time_sec") if clarify else None)
+        if estimated:
+            meta["cost_estimated"] = True
+        rec["meta"] = meta
+        return files["_clarify.json"], rec
+
+    if not files["_traj.json"].is_file():
+        raise RowError("_traj.json", f"{slug_dir}: the task folder must hold _traj.json (found"
+                       f" {', '.join(sorted(p.name for p in slug_dir.iterdir())) or 'nothing'})")
+    traj = read_json(files["_traj.json"])
+    if not isinstance(traj, dict):
+        raise RowError("_traj.json", f"{files['_traj.json']}: must be an object")
+    timed_out = bool(traj.get("timed_out")) or str(traj.get("summary", "")).startswith("ERROR: timeout")
+    cost, estimated = _cost(traj.get("cost"))
+    if clarify and clarify.get("ask_cost") not in (None, ""):
+        ask_cost, ask_est = _cost(clarify["ask_cost"])
+        meta["ask_cost_usd"] = ask_cost
+        cost = (cost or 0.0) + (ask_cost or 0.0)  # _traj.json.cost covers the solve phase only
+        estimated = estimated or ask_est
+    if estimated:
+        meta["cost_estimated"] = True
+    rec.update(cost_usd=cost, duration_s=traj.get("elapsed_sec"), steps=traj.get("iterations"))
+
+    grade = read_json(files["_grade.json"]) if files["_grade.json"].is_file() else None
+    if grade is not None and not isinstance(grade, dict):
+        raise RowError("_grade.json", f"{files['_grade.json']}: must be an object")
+    if suite == "target":
+        score = grade.get("score_rpg") if grade else None
+        scorable = bool(grade) and "error" not in grade and grade.get("submission_exists", True) is not False
+        if grade and grade.get("rpg_error"):
+            meta["rpg_error"] = grade["rpg_error"]
+    else:
+        score = grade.get("score_norm_01") if grade else None
+        scorable = bool(grade) and "error" not in grade and bool(grade.get("valid_submission", False))
+        if scorable and score is None:
+            raise RowError("score_norm_01", f"{files['_grade.json']}: a valid submission without 'score_norm_01';"
+                           " run the harness's normalize_scores.py on these results first")
+        if grade and grade.get("score") is not None:
+            meta["raw_score"] = grade["score"]
+    if grade and grade.get("error"):
+        meta["grade_error"] = grade["error"]
+    if not scorable:
+        # the paper's rule: no scorable submission scores 0 and stays in the denominator
+        rec["status"], rec["score"] = ("timeout" if timed_out else "invalid"), 0.0
+        if grade is None:
+            meta["grade_missing"] = True
+    else:
+        rec["status"], rec["score"] = "ok", score
+        if score is None:
+            meta["unscored"] = "score_rpg is null (baselines missing or gt == baseline)"
+        if timed_out:
+            meta["timed_out_with_submission"] = True
+
+    labels = _labels_from_audit(sorted(slug_dir.glob("_audit.*.json")), meta)
+    target_audit = None
+    if files["_target_audit.json"].is_file():
+        target_audit = read_json(files["_target_audit.json"])
+        if not isinstance(target_audit, dict) or "label" not in target_audit:
+            raise RowError("label", f"{files['_target_audit.json']}: missing field 'label'")
+        labels.append({"facet": "target", "label": str(target_audit["label"]), "judge": "regex-audit", "call": 1})
+        meta["target_audit_reason"] = target_audit.get("reason")
+    if labels:
+        rec["labels"] = labels
+    rec["category"] = _category(rec["status"], labels, target_audit)
+    rec["meta"] = meta
+    return source, rec
+
+
+# ----------------------------------------------------------------------------- a run folder
+
+
+def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: dict[str, set[str]]) -> None:
+    try:
+        cond = parse_run_name(run_dir.name)
+    except FormatError as exc:
+        out.reject(run_dir, None, "run name", str(exc).split(": ", 1)[1])
+        return
+    suite = _track_of(run_dir, cond["variant"], track)
+    if suite is None:
+        out.reject(run_dir, None, "track", "cannot tell whether this run is on the target or the objective"
+                   " track (a full run with no graded task); pass track='target' or track='objective'")
+        return
+    runlog = run_dir / "_runlog.jsonl"
+    last_status: dict[str, tuple[int, str]] = {}
+    if runlog.is_file():
+        for line, entry in read_jsonl(runlog):
+            if not isinstance(entry, dict) or "slug" not in entry or "status" not in entry:
+                out.reject(runlog, line, "slug", "each _runlog.jsonl line must be an object with 'slug' and 'status'")
+                continue
+            last_status[entry["slug"]] = (line, str(entry["status"]))
+    slug_dirs = {p.name: p for p in sorted(run_dir.iterdir()) if p.is_dir() and not p.name.startswith("_")}
+    for slug, slug_dir in slug_dirs.items():
+        try:
+            source, rec = _read_task(run_dir, slug_dir, cond, suite)
+        except RowError as exc:
+            out.reject(slug_dir, None, exc.field, exc.message)
+            continue
+        except FormatError as exc:
+            out.reject(slug_dir, None, None, f"cannot read this task's files: {exc}")
+            continue
+        if slug in last_status:
+            rec["meta"]["runlog_status"] = last_status[slug][1]
+        out.add(source, 1, rec)
+        slugs_by_suite.setdefault(suite, set()).add(slug)
+    for slug, (line, status) in sorted(last_status.items()):
+        if slug in slug_dirs:
+            continue
+        if status in HARNESS_FAILURES:  # the harness could not start the task: an error run, kept and counted
+            out.add(runlog, line, {
+                "benchmark": "ambig-ds", "suite": suite, "task_id": slug, "model": cond["model"],
+                "spec": cond["spec"], "ask_tool": cond["ask_tool"], "policy": cond["policy"],
+                "protocol": cond["protocol"], "status": "error",
+                "meta": {"harness": "ambig-ds", "run_name": run_dir.name, "runlog_status": status}})
+            slugs_by_suite.setdefault(suite, set()).add(slug)
+        else:
+            out.skip(f"_runlog.jsonl entry with status {status!r} and no task folder")
+
+
+def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,
+                 strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """Read Ambig-DS results (metric and target tracks) into a RunSet.
+
+    Parameters
+    ----------
+    path : path-like
+        A run folder ``results/opencode_<model>_<variant>[...]``, a ``results``
+        folder of them, or a benchmark folder holding ``results/``.
+    track : {"target", "objective"}, optional
+        The suite of runs whose name does not say it (``..._full``); by default it
+        is read from the task files (``score_rpg`` / ``_target_audit.json`` mean
+        target, ``score_norm_01`` / ``_audit.*.json`` mean objective).
+    strict : bool, default True
+
+    Returns
+    -------
+    RunSet
+        One run per task folder (and per harness failure in ``_runlog.jsonl``), with
+        a task record per ambiguous task whose one blocker is its open point
+        (``target`` or ``metric``). ``docs/importers.md`` gives the mapping.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise RunLogNotFoundError(f"{path}: no such file or folder")
+    run_dirs = _run_dirs(path)
+    if not run_dirs:
+        raise FormatError(f"{path}: not an Ambig-DS results folder (no opencode_<model>_<variant> run folder"
+                          " with task folders or _runlog.jsonl here, in results/, or one level down)")
+    out = Collected("Ambig-DS results")
+    slugs: dict[str, set[str]] = {}
+    for run_dir in run_dirs:
+        _read_run(run_dir, out, track, slugs)
+    for suite, names in sorted(slugs.items()):
+        for slug in sorted(names):
+            out.add(f"<ambig-ds {suite} tasks>", len(out.records.get(f"<ambig-ds {suite} tasks>", [])) + 1, {
+                "record": "task", "benchmark": "ambig-ds", "suite": suite, "task_id": slug,
+                "blockers": [{"id": BLOCKER[suite], "type": BLOCKER[suite]}]})
+    return finish(out, path, strict=strict)
