@@ -6,6 +6,7 @@ notebooks → report.
 """
 
 from .errors import AmbiglibError, FormatError, LoadError, RunLogNotFoundError, SchemaError
+from .importers import read_ambigds, read_hilbench, read_hilbench_registries, read_lhaw
 from .loading import load
 from .runlog import write_jsonl
 from .runset import RunSet
@@ -16,6 +17,10 @@ __all__ = [
     "load",
     "RunSet",
     "write_jsonl",
+    "read_ambigds",
+    "read_hilbench",
+    "read_hilbench_registries",
+    "read_lhaw",
     "AmbiglibError",
     "FormatError",
     "SchemaError",

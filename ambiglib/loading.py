@@ -96,6 +96,18 @@ def _read_ambigds(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, l
     return read_ambigds(path, strict=False)
 
 
+def _detect_lhaw(path: Path) -> bool:
+    from .importers.lhaw import MANIFEST
+
+    return (path / MANIFEST).is_file() if path.is_dir() else path.name == MANIFEST
+
+
+def _read_lhaw(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
+    from .importers.lhaw import read_lhaw
+
+    return read_lhaw(path, strict=False)
+
+
 LAYOUTS: list[Layout] = [
     Layout("runlog-parquet", "a folder of runs.parquet, questions.parquet, labels.parquet, "
            "tasks.parquet and blockers.parquet (RunSet.to_parquet)",
@@ -105,6 +117,9 @@ LAYOUTS: list[Layout] = [
     Layout("ambig-ds", "Ambig-DS results: opencode_<model>_<variant>[_clarify|_ask_only][_strict] run folders of"
            " task folders (_grade.json, _traj.json, _clarify.json, audits) and _runlog.jsonl",
            _detect_ambigds, _read_ambigds),
+    Layout("lhaw", "LHAW trial results named by an lhaw_manifest.csv (TheAgentCompany eval_<task>.json,"
+           " SWE-Bench Pro eval_results.json, MCP-Atlas scored CSVs), with variants.json beside it",
+           _detect_lhaw, _read_lhaw),
     Layout("runlog-jsonl", "canonical run-log JSON Lines: a .jsonl or .jsonl.gz file, or a folder "
            "of them", _detect_jsonl, _read_canonical_jsonl),
 ]

@@ -7,5 +7,6 @@ recognises. The mapping of each harness's fields into the run log is in
 
 from .ambigds import read_ambigds
 from .hilbench import read_hilbench, read_hilbench_registries
+from .lhaw import read_lhaw
 
-__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries"]
+__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw"]

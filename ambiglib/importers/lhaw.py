@@ -1,0 +1,296 @@
+"""LHAW: variant records, and trial results from TheAgentCompany, SWE-Bench Pro and MCP-Atlas.
+
+LHAW's trials are run in each source benchmark's own harness, whose result files
+do not say which model, condition or trial they belong to. A small manifest,
+``lhaw_manifest.csv``, says it: one row per result file (``docs/importers.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..errors import FormatError, LoadError, RunLogNotFoundError
+from ..runset import RunSet
+from ._common import Collected, RowError, finish, read_csv, read_json, read_jsonl
+
+__all__ = ["read_lhaw", "lhaw_task_records", "MANIFEST", "MANIFEST_COLUMNS"]
+
+MANIFEST = "lhaw_manifest.csv"
+MANIFEST_COLUMNS = ("path", "harness", "model", "spec", "ask_tool", "trial")
+OPTIONAL_COLUMNS = ("policy", "variant_id", "trajectory", "completion")
+HARNESSES = ("tac", "swe-bench-pro", "mcp-atlas")
+#: LHAW's ``dataset`` field → suite
+DATASETS = {"theagentcompany": "tac", "tac": "tac", "swe-bench pro": "swe-bench-pro", "swe-bench-pro": "swe-bench-pro",
+            "swe-bench_pro": "swe-bench-pro", "mcp-atlas": "mcp-atlas", "mcp atlas": "mcp-atlas"}
+#: what the MCP-Atlas ask_user simulator answers when its LLM call fails (``user_tool.py``); it is
+#: logged as an ordinary answer (harness-formats §5, item 29), so runs count such answers in meta
+SIMULATOR_FALLBACK = "I'm not sure about that specific detail. Could you proceed with a reasonable default?"
+#: MCP-Atlas counts a task as passed at coverage >= 0.75 (``mcp_evals_scores.py --pass-threshold``)
+MCP_PASS_THRESHOLD = 0.75
+
+
+# ----------------------------------------------------------------------------- variants
+
+
+def _variants(path: Path) -> list[tuple[int, Any]]:
+    if path.name.endswith(".jsonl"):
+        return list(read_jsonl(path))
+    data = read_json(path)
+    if not isinstance(data, list):
+        raise FormatError(f"{path}: LHAW variant records must be a JSON list (or JSON Lines), got {type(data).__name__}")
+    return list(enumerate(data, 1))
+
+
+def lhaw_task_records(path: Path, out: Collected) -> dict[tuple[str, str], str]:
+    """Add one task record per LHAW variant (Appendix F.2); return (suite, original task) → variant ids."""
+    by_task: dict[tuple[str, str], list[str]] = {}
+    for line, v in _variants(path):
+        try:
+            if not isinstance(v, dict):
+                raise RowError(None, f"a variant record must be an object (got {type(v).__name__})")
+            for key in ("variant_id", "original_task", "dataset"):
+                if not v.get(key):
+                    raise RowError(key, f"missing required field '{key}' (LHAW variant records, Appendix F.2)")
+            suite = DATASETS.get(str(v["dataset"]).strip().lower())
+            if suite is None:
+                raise RowError("dataset", f"field 'dataset' must name TheAgentCompany, SWE-Bench Pro or MCP-Atlas"
+                               f" (got {v['dataset']!r})")
+            segments = v.get("removed_segments") or []
+            blockers = []
+            for i, seg in enumerate(segments):
+                if not isinstance(seg, dict) or not seg.get("id"):
+                    raise RowError(f"removed_segments[{i}].id", f"removed_segments[{i}] must be an object with an 'id'")
+                blockers.append({"id": str(seg["id"]), "type": seg.get("dimension"), "subtype": seg.get("subdimension")})
+            dims = v.get("information_dimension")
+            dims = [dims] if isinstance(dims, str) else list(dims or sorted({b["type"] for b in blockers if b["type"]}))
+            severity = (v.get("criteria") or {}).get("severity") if isinstance(v.get("criteria"), dict) else None
+            rec = {"record": "task", "benchmark": "lhaw", "suite": suite, "task_id": str(v["original_task"]),
+                   "variant_id": str(v["variant_id"]), "blockers": blockers,
+                   "ambiguity_class": v.get("ambiguity_class") or None, "dimensions": dims,
+                   "strategy": str(severity).lower() if severity else None,
+                   "meta": {k: v[k] for k in ("terminal_states", "expected_questions") if v.get(k) is not None} or None}
+            out.add(path, line, {k: val for k, val in rec.items() if val is not None})
+            by_task.setdefault((suite, str(v["original_task"])), []).append(str(v["variant_id"]))
+        except RowError as exc:
+            out.reject(path, line, exc.field, exc.message, record="task", kind="schema")
+    return by_task
+
+
+# ----------------------------------------------------------------------------- trial results
+
+
+def _questions(trajectory: Any, where: str) -> list[dict[str, Any]]:
+    """Each ``ask_user`` call of an MCP-style trajectory ([{tool_name, parameters, response, error}])."""
+    if isinstance(trajectory, str):
+        if not trajectory.strip():
+            return []
+        try:
+            trajectory = json.loads(trajectory)
+        except json.JSONDecodeError as exc:
+            raise RowError("trajectory", f"{where}: field 'trajectory' is not valid JSON ({exc.msg})") from None
+    if trajectory is None:
+        return []
+    if not isinstance(trajectory, list):
+        raise RowError("trajectory", f"{where}: field 'trajectory' must be a list of tool calls")
+    out = []
+    for i, step in enumerate(trajectory):
+        if not isinstance(step, dict) or step.get("tool_name") != "ask_user":
+            continue
+        params = step.get("parameters") or {}
+        if isinstance(params, str):
+            try:
+                params = json.loads(params)
+            except json.JSONDecodeError:
+                params = {"question": params}
+        text = params.get("question") if isinstance(params, dict) else None
+        if not text:
+            raise RowError("trajectory", f"{where}: trajectory[{i}] calls ask_user without a 'question'")
+        response = step.get("response")
+        out.append({"text": str(text), "response": None if response is None else str(response), "step": i})
+    return out
+
+
+def _tac(file: Path, base: dict[str, Any]) -> list[dict[str, Any]]:
+    data = read_json(file)
+    if not isinstance(data, dict) or not isinstance(data.get("checkpoints"), list):
+        raise RowError("checkpoints", f"{file}: a TheAgentCompany result must hold 'checkpoints' and 'final_score'")
+    cps = []
+    for i, cp in enumerate(data["checkpoints"]):
+        if not isinstance(cp, dict) or not {"result", "total"} <= set(cp):
+            raise RowError(f"checkpoints[{i}]", f"{file}: checkpoints[{i}] must have 'result' and 'total'")
+        cps.append({"result": cp["result"], "total": cp["total"]})
+    final = data.get("final_score") or {"result": sum(c["result"] for c in cps), "total": sum(c["total"] for c in cps)}
+    if not final.get("total"):
+        raise RowError("final_score", f"{file}: final_score.total must be positive (got {final.get('total')!r})")
+    # the score is checkpoint progress; full task success is the full final score
+    return [{**base, "checkpoints": cps, "score": final["result"] / final["total"],
+             "passed": final["result"] == final["total"]}]
+
+
+def _swe_bench_pro(file: Path, base: dict[str, Any], variant_of: dict[str, list[str]]) -> list[dict[str, Any]]:
+    data = read_json(file)
+    if not isinstance(data, dict) or not all(isinstance(v, bool) for v in data.values()):
+        raise RowError("eval_results", f"{file}: SWE-Bench Pro eval_results.json must map instance ids to true/false")
+    out = []
+    for instance, resolved in data.items():
+        rec = {**base, "task_id": instance, "passed": resolved, "score": 1.0 if resolved else 0.0}
+        if base.get("variant_id"):
+            if base["variant_id"] not in variant_of.get(instance, [base["variant_id"]]):
+                continue  # this file's other instances belong to other manifest rows
+        out.append(rec)
+    if base.get("variant_id") and not out:
+        raise RowError("variant_id", f"{file}: holds no result for variant {base['variant_id']!r}")
+    return out
+
+
+def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, threshold: float) -> list[tuple[int, dict]]:
+    trajectories: dict[str, Any] = {}
+    if completion is not None:
+        for _, row in read_csv(completion, ("TASK", "trajectory")):
+            trajectories[row["TASK"]] = row["trajectory"]
+    out = []
+    for line, row in read_csv(file, ("TASK", "coverage_score")):
+        where = f"{file}:{line}"
+        if base.get("variant_id") and row["TASK"] != base["task_id"]:
+            continue
+        try:
+            coverage = None if row["coverage_score"] in ("", None) else float(row["coverage_score"])
+        except ValueError:
+            raise RowError("coverage_score", f"{where}: field 'coverage_score' must be a number"
+                           f" (got {row['coverage_score']!r})") from None
+        trajectory = row.get("trajectory", trajectories.get(row["TASK"]))
+        rec = {**base, "task_id": row["TASK"], "score": coverage,
+               "passed": None if coverage is None else coverage >= threshold,
+               "status": "ok" if coverage is not None else "error",
+               "questions": _questions(trajectory, where) if base["ask_tool"] else []}
+        if row.get("errors"):
+            rec.setdefault("meta", {})["errors"] = row["errors"][:500]
+        out.append((line, rec))
+    return out
+
+
+def _bool(value: str) -> bool:
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise RowError("ask_tool", f"field 'ask_tool' must be true or false (got {value!r})")
+
+
+def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str], list[str]], threshold: float) -> None:
+    root = manifest.parent
+    suite_of = {"tac": "tac", "swe-bench-pro": "swe-bench-pro", "mcp-atlas": "mcp-atlas"}
+    for line, row in read_csv(manifest, MANIFEST_COLUMNS):
+        try:
+            harness = row["harness"].strip().lower()
+            if harness not in HARNESSES:
+                raise RowError("harness", f"field 'harness' must be one of {', '.join(map(repr, HARNESSES))}"
+                               f" (got {row['harness']!r})")
+            if row["spec"] not in ("full", "ambiguous"):
+                raise RowError("spec", f"field 'spec' must be 'full' or 'ambiguous' (got {row['spec']!r})")
+            try:
+                trial = int(row["trial"])
+            except ValueError:
+                raise RowError("trial", f"field 'trial' must be an integer (got {row['trial']!r})") from None
+            ask_tool = _bool(row["ask_tool"])
+            file = Path(row["path"]) if Path(row["path"]).is_absolute() else root / row["path"]
+            if not file.is_file():
+                raise RowError("path", f"field 'path' names a file that does not exist: {file}")
+            suite = suite_of[harness]
+            variant_id = (row.get("variant_id") or "").strip() or None
+            variant_of = {}  # original task → its variants
+            task_of = {}
+            for (s, task), variants in by_task.items():
+                if s == suite:
+                    for v in variants:
+                        task_of[v] = task
+                    variant_of[task] = variants
+            base: dict[str, Any] = {
+                "benchmark": "lhaw", "suite": suite, "model": row["model"], "spec": row["spec"], "ask_tool": ask_tool,
+                "trial": trial, "meta": {"harness": harness, "result_file": str(row["path"])}}
+            if (row.get("policy") or "").strip():
+                base["policy"] = row["policy"].strip()
+            if variant_id:
+                base["variant_id"] = variant_id
+                base["task_id"] = task_of.get(variant_id, variant_id)
+            if harness == "tac":
+                if not variant_id:
+                    raise RowError("variant_id", "a TheAgentCompany result file holds one task: give its variant_id"
+                                   " (or the task name for a fully specified run)")
+                records = [(1, r) for r in _tac(file, base)]
+            elif harness == "swe-bench-pro":
+                records = [(1, r) for r in _swe_bench_pro(file, base, variant_of)]
+            else:
+                completion = (row.get("completion") or "").strip()
+                completion_path = None
+                if completion:
+                    completion_path = Path(completion) if Path(completion).is_absolute() else root / completion
+                records = _mcp_atlas(file, base, completion_path, threshold)
+            trajectory = (row.get("trajectory") or "").strip()
+            if trajectory and ask_tool:
+                traj_file = Path(trajectory) if Path(trajectory).is_absolute() else root / trajectory
+                questions = _questions(read_json(traj_file), str(traj_file))
+                for _, rec in records:
+                    rec["questions"] = questions
+        except RowError as exc:
+            out.reject(manifest, line, exc.field, exc.message)
+            continue
+        except FormatError as exc:
+            out.reject(manifest, line, None, f"cannot read this row's result file: {exc}")
+            continue
+        for native_line, rec in records:
+            fallbacks = sum(q.get("response") == SIMULATOR_FALLBACK for q in rec.get("questions", []))
+            if fallbacks:
+                rec["meta"] = {**rec.get("meta", {}), "simulator_fallback_answers": fallbacks}
+            if "variant_id" not in rec:
+                # a 1:1 benchmark (MCP-Atlas) or an original task: the variant is the task, unless LHAW has one
+                variants = variant_of.get(rec["task_id"], [])
+                rec["variant_id"] = variants[0] if rec["spec"] == "ambiguous" and len(variants) == 1 else rec["task_id"]
+            # an MCP-Atlas run is a row of its results CSV; the others are named by their manifest row
+            if harness == "mcp-atlas":
+                out.add(file, native_line, rec)
+            else:
+                out.add(manifest, line, rec)
+
+
+def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] | None = None,
+              pass_threshold: float = MCP_PASS_THRESHOLD, strict: bool = True,
+              quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """Read LHAW variant records and trial results into a RunSet.
+
+    Parameters
+    ----------
+    path : path-like
+        ``lhaw_manifest.csv``, or the folder holding it. Its rows name each result
+        file and the model, condition and trial it belongs to; see ``docs/importers.md``.
+    variants : path-like, optional
+        LHAW variant records (JSON list or JSON Lines, Appendix F.2); default
+        ``variants.json`` or ``variants.jsonl`` beside the manifest, if present.
+    pass_threshold : float, default 0.75
+        MCP-Atlas coverage at which a task counts as passed.
+
+    Returns
+    -------
+    RunSet
+        One run per trial result; one task record per variant, its removed segments
+        as blockers (type = dimension, subtype = subdimension).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise RunLogNotFoundError(f"{path}: no such file or folder")
+    manifest = path / MANIFEST if path.is_dir() else path
+    if not manifest.is_file():
+        raise FormatError(f"{path}: no {MANIFEST} (one row per result file: {', '.join(MANIFEST_COLUMNS)}"
+                          f"[, {', '.join(OPTIONAL_COLUMNS)}])")
+    out = Collected("LHAW manifest")
+    if variants is None:
+        for name in ("variants.json", "variants.jsonl"):
+            if (manifest.parent / name).is_file():
+                variants = manifest.parent / name
+    by_task = lhaw_task_records(Path(variants), out) if variants is not None else {}
+    _read_manifest(manifest, out, by_task, pass_threshold)
+    return finish(out, path, strict=strict)
