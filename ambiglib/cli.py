@@ -21,6 +21,8 @@ def _validate(args: argparse.Namespace) -> int:
     runset, errors = load(args.path, strict=False, quiet=args.quiet)
     for error in errors:
         print(error.message)
+    for reason, n in sorted(runset.skipped.items()):
+        print(f"not a run, counted and left out: {n} x {reason}")
     print(f"{args.path}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
           f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
     return 1 if errors else 0

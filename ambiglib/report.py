@@ -57,8 +57,10 @@ def write_report(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, q
         f"- questions: {len(runset.questions)}; judge labels: {len(runset.labels)}",
         f"- tasks: {len(runset.tasks)}; blockers: {len(runset.blockers)}",
         f"- rejected records: {len(errors)} (all listed in `rejected.csv`)",
-        "",
     ]
+    for reason, n in sorted(runset.skipped.items()):
+        lines.append(f"- not a run, counted and left out: {n} × {reason}")
+    lines.append("")
     if errors:
         lines += ["## Rejected records", ""]
         lines += [f"- {e.message}" for e in errors[:20]]

@@ -41,3 +41,14 @@ def test_convert_to_parquet_and_back(tmp_path):
     original, again = ambiglib.load(log), ambiglib.load(tmp_path / "pq")
     for name, frame in original.frames().items():
         pd.testing.assert_frame_equal(frame, again.frames()[name])
+
+
+def test_report_and_validate_show_what_an_importer_skipped(tmp_path, capsys):
+    from pathlib import Path
+
+    target = Path(__file__).parent / "fixtures" / "ambigds" / "bench_target"
+    assert main(["report", "--runs", str(target), "--out", str(tmp_path / "out")]) == 0
+    summary = (tmp_path / "out" / "summary.md").read_text()
+    assert "- not a run, counted and left out: 1 × _runlog.jsonl entry with status 'dry_run' and no task folder" in summary
+    assert main(["validate", str(target)]) == 0
+    assert "not a run, counted and left out: 1 x _runlog.jsonl entry with status 'dry_run'" in capsys.readouterr().out

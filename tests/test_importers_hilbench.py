@@ -222,3 +222,26 @@ def test_importing_a_run_with_the_registries(tmp_path):
     assert "question" in types
     out = metrics.ask_f1(rs.filter(task_id=["public_sql_0", "public_sql_1", "public_swe_0"]))
     assert out["n_blockers"].tolist() == [20, 10]  # all runs: 4 SQL runs x 5, 2 SWE runs x 5
+
+
+def test_harbor_ask_human_metrics_per_trial(run_copy):
+    # The Harbor server writes one ask_human_metrics.json per trial: {total_questions, blockers_resolved,
+    # n_blockers, blockers_resolved_list, precision, recall, f1, questions: [{question, response, blocker_name}]}
+    for log in run_copy.glob("**/ask_human_logs.json"):
+        log.unlink()
+    iid = "public_swe_0__gpt-5.4__ask_human__pass_2"
+    harbor = run_copy / "gpt-5.4" / "ask_human" / "pass_2" / iid / "ask_human_metrics.json"
+    harbor.parent.mkdir(parents=True)
+    harbor.write_text(json.dumps({
+        "total_questions": 1, "blockers_resolved": 1, "n_blockers": 5,
+        "blockers_resolved_list": ["non_linux_distribution_version_source"], "precision": 1.0, "recall": 0.2, "f1": 1 / 3,
+        "questions": [{"question": "Where does the version come from?", "response": "From /etc/os-release.",
+                       "blocker_name": "non_linux_distribution_version_source"}]}))
+    rs, errors = read_hilbench(run_copy, strict=False)
+    r = one(rs.runs, task_id="public_swe_0", ask_tool=True, trial=2)
+    q = rs.questions[rs.questions["run_id"] == r["run_id"]]
+    assert q[["text", "blocker_id"]].values.tolist() == [["Where does the version come from?",
+                                                          "non_linux_distribution_version_source"]]
+    assert json.loads(r["meta"])["instance_id"] == iid
+    # the other asking runs have no log now: each is rejected by name, none is emptied
+    assert len(errors) == 4 and all("no ask_human server log" in e.message for e in errors)

@@ -89,11 +89,20 @@ class _Logs:
             for iid in ids:
                 if iid in logs:
                     return file, {"iid": iid, **(logs[iid] if isinstance(logs[iid], dict) else {"_bad": logs[iid]})}
+        # the Harbor variant writes one ask_human_metrics.json per trial, in the instance's folder
+        for iid in ids:
+            harbor = self.run_dir / model / mode / f"pass_{pass_num}" / iid / "ask_human_metrics.json"
+            if harbor.is_file():
+                data = read_json(harbor)
+                if not isinstance(data, dict):
+                    raise FormatError(f"{harbor}: must be an object with 'questions'")
+                return harbor, {"iid": iid, **data}
         return None
 
     def looked_in(self, model: str, mode: str, pass_num: int) -> str:
         return ", ".join(str(p) for p in (Path(model) / mode / f"pass_{pass_num}" / "ask_human_logs.json",
-                                          Path(model) / mode / "ask_human_logs.json", Path("ask_human_logs.json")))
+                                          Path(model) / mode / "ask_human_logs.json", Path("ask_human_logs.json"),
+                                          Path(model) / mode / f"pass_{pass_num}" / "<instance>" / "ask_human_metrics.json"))
 
 
 # ----------------------------------------------------------------------------- the run folder
