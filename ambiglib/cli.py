@@ -8,11 +8,22 @@ from pathlib import Path
 
 from .errors import AmbiglibError
 from .loading import load
-from .report import write_report
+from .report import ReportError, run_report, write_summary
 
 
 def _report(args: argparse.Namespace) -> int:
-    path = write_report(args.runs, args.out, quiet=args.quiet)
+    try:
+        index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
+                           jobs=args.jobs)
+    except ReportError as exc:
+        print(f"ambiglib report: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {index}")
+    return 0
+
+
+def _summary(args: argparse.Namespace) -> int:
+    path = write_summary(args.runs, args.out, quiet=args.quiet)
     print(f"wrote {path}")
     return 0
 
@@ -40,10 +51,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="ambiglib", description="Analyse ask-or-guess benchmark run logs.")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("report", help="write the report for a run log")
-    p.add_argument("--runs", default="data/example", help="run log to report on (default: data/example)")
+    p = sub.add_parser("report", help="run every notebook with papermill and write the report")
+    p.add_argument("--runs", default=None, help="run log to report on (default: each notebook's own, the example data)")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
+    p.add_argument("--params", default=None, help="YAML file of notebook parameters")
+    p.add_argument("--notebooks", nargs="*", help="only these notebooks (names without .ipynb)")
+    p.add_argument("--jobs", type=int, default=2, help="notebooks run at once (default: 2)")
     p.set_defaults(func=_report)
+    p = sub.add_parser("summary", help="write what a run log holds, rejects and skips (summary.md, rejected.csv)")
+    p.add_argument("--runs", default="data/example")
+    p.add_argument("--out", default="reports")
+    p.set_defaults(func=_summary)
     p = sub.add_parser("validate", help="check a run log; list every rejected record")
     p.add_argument("path")
     p.set_defaults(func=_validate)

@@ -1,21 +1,108 @@
-"""The report: what ``make report`` and ``ambiglib report`` write.
+"""The report: every notebook run with papermill, and everything it shows, written to one folder.
 
-Until the notebook report lands, the report is a summary of the run log: what
-was read, what was rejected and why, and run counts, ask counts and mean scores
-per benchmark, suite, model and condition.
+``ambiglib report`` (and ``make report``) runs each notebook in ``notebooks/`` with
+papermill, two at a time, injecting the run log and any parameters, and writes:
+
+* ``<out>/<notebook>.ipynb`` and ``<out>/<notebook>.html`` — the executed notebooks;
+* ``<out>/tables/<notebook>/<table>.{csv,md,tex}`` — every table the notebook saved
+  with :func:`save_table` (TeX with booktabs rules);
+* ``<out>/figures/<notebook>/<figure>.png`` — every figure saved with :func:`save_figure`;
+* ``<out>/summary.md`` and ``<out>/rejected.csv`` — what was read, rejected and skipped;
+* ``<out>/index.html`` — links to all of it, each table and figure shown inline;
+* ``<out>/manifest.json`` — the same list, for tools and tests.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
 
-from .errors import LoadError
+from .errors import AmbiglibError, LoadError
 from .loading import load
 
-__all__ = ["write_report"]
+__all__ = ["save_table", "save_figure", "write_summary", "run_report", "ReportError", "errors_frame",
+           "render_table"]
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+
+class ReportError(AmbiglibError):
+    """A notebook of the report failed; the message names the notebook and the cell."""
+
+
+# ----------------------------------------------------------------------------- used inside notebooks
+
+
+def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
+    """Return a deterministic plain-text rendering of a table (what nbval checks)."""
+    if len(table) == 0:
+        return "(no rows)"
+    return table.to_string(index=False, na_rep="–",
+                           float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
+
+
+def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
+               caption: str | None = None, precision: int = 3) -> list[Path]:
+    """Write a table as ``<name>.csv``, ``.md`` and ``.tex`` (booktabs) into ``out_dir``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    name : str
+        File stem, e.g. ``"ask_f1"``.
+    out_dir : path-like or None
+        The notebook's ``out_dir`` parameter; None or "" writes nothing (interactive use).
+    caption : str, optional
+        Goes into the TeX table and the report index.
+    precision : int, default 3
+        Decimals in the Markdown and TeX renderings; the CSV keeps full precision.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written (empty when ``out_dir`` is not set).
+    """
+    if not out_dir:
+        return []
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plain = table.reset_index(drop=True)
+    plain.to_csv(out / f"{name}.csv", index=False)
+    shown = plain.astype({c: "float64" for c in plain.columns if _is_float(plain[c])})
+    (out / f"{name}.md").write_text(shown.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n",
+                                    encoding="utf-8")
+    styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
+    tex = styler.to_latex(hrules=True, caption=caption, label=f"tab:{name}", position="htbp")
+    (out / f"{name}.tex").write_text(tex, encoding="utf-8")
+    if caption:
+        (out / f"{name}.caption.txt").write_text(caption, encoding="utf-8")
+    return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+def _is_float(series: pd.Series) -> bool:
+    return pd.api.types.is_float_dtype(series.dtype)
+
+
+def save_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150) -> Path | None:
+    """Write a matplotlib figure as ``<name>.png`` into ``out_dir`` (nothing when it is not set)."""
+    if not out_dir:
+        return None
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.png"
+    figure.savefig(path, dpi=dpi, bbox_inches="tight")
+    return path
+
+
+# ----------------------------------------------------------------------------- the load summary
 
 
 def errors_frame(errors: list[LoadError]) -> pd.DataFrame:
@@ -24,28 +111,14 @@ def errors_frame(errors: list[LoadError]) -> pd.DataFrame:
     return pd.DataFrame([{c: getattr(e, c) for c in columns} for e in errors], columns=columns)
 
 
-def write_report(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False) -> Path:
-    """Load a run log leniently and write its summary report.
-
-    Parameters
-    ----------
-    runs : path-like
-        The run log (any layout :func:`ambiglib.load` recognises).
-    out : path-like
-        Folder to write ``summary.md``, ``summary.csv`` and ``rejected.csv`` into.
-
-    Returns
-    -------
-    pathlib.Path
-        The path of ``summary.md``.
-    """
+def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False) -> Path:
+    """Load a run log leniently and write ``summary.md``, ``summary.csv`` and ``rejected.csv``."""
     runset, errors = load(runs, strict=False, quiet=quiet)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = runset.summary()
     summary.to_csv(out / "summary.csv", index=False)
-    rejected = errors_frame(errors)
-    rejected.to_csv(out / "rejected.csv", index=False)
+    errors_frame(errors).to_csv(out / "rejected.csv", index=False)
     runs_frame = runset.runs
     lines = [
         "# ambiglib run-log summary",
@@ -79,3 +152,204 @@ def write_report(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, q
     path = out / "summary.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+# ----------------------------------------------------------------------------- running the notebooks
+
+
+@dataclass
+class NotebookResult:
+    name: str
+    seconds: float
+    kernel_start_seconds: float | None = None
+    error: str | None = None
+    tables: list[str] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)
+
+
+def _read_params(params_file: str | os.PathLike[str] | None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """Top-level keys go to every notebook; ``notebooks: {name: {...}}`` to one."""
+    if not params_file:
+        return {}, {}
+    import yaml
+
+    path = Path(params_file)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise ReportError(f"{path}: not a readable YAML parameters file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise ReportError(f"{path}: parameters must be a mapping of name: value (got {type(data).__name__})")
+    per_notebook = data.pop("notebooks", {}) or {}
+    if not isinstance(per_notebook, dict):
+        raise ReportError(f"{path}: 'notebooks' must map notebook names to parameter mappings")
+    return data, per_notebook
+
+
+def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookResult:
+    import nbformat
+    import papermill
+    from nbconvert import HTMLExporter
+
+    name = notebook.stem
+    started = time.perf_counter()
+    result = NotebookResult(name, 0.0)
+    executed = out / f"{name}.ipynb"
+    try:
+        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, cwd=str(notebook.parent),
+                                   kernel_name="python3", progress_bar=False, log_output=False)
+    except papermill.PapermillExecutionError as exc:
+        result.error = (f"{notebook} failed in cell {exc.cell_index} (execution count {exc.exec_count}):"
+                        f" {exc.ename}: {exc.evalue}")
+    except Exception as exc:  # kernel died, bad parameters, ...
+        result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
+    result.seconds = time.perf_counter() - started
+    if executed.is_file():
+        nb = nbformat.read(executed, as_version=4)
+        meta = nb.metadata.get("papermill", {})
+        cells = [c for c in nb.cells if c.cell_type == "code"]
+        if cells and meta.get("start_time") and cells[0].metadata.get("papermill", {}).get("start_time"):
+            first = pd.Timestamp(cells[0].metadata["papermill"]["start_time"])
+            result.kernel_start_seconds = (first - pd.Timestamp(meta["start_time"])).total_seconds()
+        body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+        (out / f"{name}.html").write_text(body, encoding="utf-8")
+    artifacts = Path(parameters["out_dir"])
+    result.tables = sorted(p.stem for p in artifacts.glob("*.csv"))
+    result.figures = sorted(p.stem for p in artifacts.glob("*.png"))
+    return result
+
+
+def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] = "reports", *,
+               params_file: str | os.PathLike[str] | None = None, notebooks: Sequence[str] | None = None,
+               notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
+               parameters: Mapping[str, Any] | None = None) -> Path:
+    """Run every notebook with papermill and write the report folder.
+
+    Parameters
+    ----------
+    runs : path-like, optional
+        The run log every notebook analyses (its ``runs`` parameter); by default each
+        notebook's own default, the bundled example data.
+    out : path-like, default "reports"
+    params_file : path-like, optional
+        YAML: top-level keys are parameters for every notebook; ``notebooks: {name: {...}}``
+        for one notebook.
+    notebooks : sequence of str, optional
+        Notebook names (stems) to run; default all in ``notebooks_dir``.
+    jobs : int, default 2
+        Notebooks run at once.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<out>/index.html``.
+
+    Raises
+    ------
+    ReportError
+        After writing everything it could, if any notebook failed: names the notebook and cell.
+    """
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    nb_dir = Path(notebooks_dir) if notebooks_dir else NOTEBOOKS
+    paths = sorted(nb_dir.glob("*.ipynb"))
+    if notebooks:
+        wanted = set(notebooks)
+        unknown = wanted - {p.stem for p in paths}
+        if unknown:
+            raise ReportError(f"no such notebook(s) {sorted(unknown)} in {nb_dir} (have {[p.stem for p in paths]})")
+        paths = [p for p in paths if p.stem in wanted]
+    if not paths:
+        raise ReportError(f"{nb_dir}: no notebooks to run")
+    common, per_notebook = _read_params(params_file)
+    common.update(parameters or {})
+    if runs is not None:
+        common["runs"] = str(Path(runs).resolve())
+        write_summary(runs, out, quiet=True)
+    elif (nb_dir.parent / "data" / "example").is_dir():
+        write_summary(nb_dir.parent / "data" / "example", out, quiet=True)
+
+    def job(path: Path) -> NotebookResult:
+        params = {**common, **per_notebook.get(path.stem, {}), "out_dir": str(out / "artifacts" / path.stem)}
+        return _run_one(path, out, params)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        results = list(pool.map(job, paths))
+    wall = time.perf_counter() - started
+    _collect(out, results)
+    index = _write_index(out, results, runs, wall)
+    failed = [r for r in results if r.error]
+    if failed:
+        raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
+    return index
+
+
+def _collect(out: Path, results: list[NotebookResult]) -> None:
+    """Move each notebook's artefacts into tables/<notebook>/ and figures/<notebook>/."""
+    import shutil
+
+    for r in results:
+        src = out / "artifacts" / r.name
+        if not src.is_dir():
+            continue
+        for kind, exts in (("tables", (".csv", ".md", ".tex", ".caption.txt")), ("figures", (".png",))):
+            dest = out / kind / r.name
+            if dest.exists():
+                shutil.rmtree(dest)
+            files = [p for p in src.iterdir() if p.name.endswith(exts)]
+            if files:
+                dest.mkdir(parents=True)
+                for p in files:
+                    shutil.copy2(p, dest / p.name)
+    shutil.rmtree(out / "artifacts", ignore_errors=True)
+
+
+def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: float) -> Path:
+    manifest = {"runs": str(runs) if runs is not None else "notebook defaults", "wall_seconds": round(wall, 2),
+                "notebooks": []}
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ambiglib report</title>",
+        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
+        "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
+        "padding:0.2em 0.6em;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
+        "img{max-width:100%;border:1px solid #eee}.fail{color:#a00}nav a{margin-right:1em}"
+        "section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
+        "<h1>ambiglib report</h1>",
+        f"<p>Run log: <code>{html.escape(str(runs) if runs is not None else 'each notebook’s default (data/example)')}</code>."
+        f" {len(results)} notebooks in {wall:.1f} s. <a href='summary.md'>What was read</a> ·"
+        " <a href='rejected.csv'>rejected records</a></p>",
+        "<nav>" + "".join(f"<a href='#{r.name}'>{html.escape(r.name)}</a>" for r in results) + "</nav>",
+    ]
+    for r in results:
+        entry = {"notebook": r.name, "html": f"{r.name}.html", "ipynb": f"{r.name}.ipynb", "seconds": round(r.seconds, 2),
+                 "kernel_start_seconds": r.kernel_start_seconds, "error": r.error, "tables": [], "figures": []}
+        parts.append(f"<section id='{r.name}'><h2>{html.escape(r.name)}</h2>")
+        parts.append(f"<p><a href='{r.name}.html'>notebook (HTML)</a> · <a href='{r.name}.ipynb'>notebook (.ipynb)</a>"
+                     f" · {r.seconds:.1f} s</p>")
+        if r.error:
+            parts.append(f"<p class='fail'>FAILED: {html.escape(r.error)}</p>")
+        for t in r.tables:
+            base = f"tables/{r.name}/{t}"
+            frame = pd.read_csv(out / f"{base}.csv")
+            caption_file = out / f"{base}.caption.txt"
+            caption = caption_file.read_text(encoding="utf-8") if caption_file.is_file() else t
+            entry["tables"].append({"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex",
+                                    "rows": len(frame), "caption": caption})
+            parts.append(f"<h3 class='table-title' data-table='{r.name}/{t}'>{html.escape(caption)}</h3>")
+            parts.append(f"<p><a href='{base}.csv'>csv</a> · <a href='{base}.md'>md</a> · <a href='{base}.tex'>tex</a></p>")
+            parts.append(frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
+                                       classes="report-table", border=0)
+                         .replace("<table ", f"<table data-table='{r.name}/{t}' ", 1))
+        for fname in r.figures:
+            src = f"figures/{r.name}/{fname}.png"
+            entry["figures"].append({"name": fname, "png": src})
+            parts.append(f"<figure><img src='{src}' alt='{html.escape(fname)}' data-figure='{r.name}/{fname}'>"
+                         f"<figcaption>{html.escape(fname)}</figcaption></figure>")
+        parts.append("</section>")
+        manifest["notebooks"].append(entry)
+    parts.append("</body></html>")
+    index = out / "index.html"
+    index.write_text("\n".join(parts), encoding="utf-8")
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return index

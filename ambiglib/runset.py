@@ -102,13 +102,16 @@ class RunSet:
         """Return the runs whose columns match, with their questions and labels.
 
         Each keyword names a ``runs`` column and gives a value or a list of values:
-        ``rs.filter(benchmark="hil-bench", suite=["sql", "swe"])``. Tasks and
+        ``rs.filter(benchmark="hil-bench", suite=["sql", "swe"])``; a value of None
+        (a notebook parameter left unset) does not filter. Tasks and
         blockers are filtered by the criteria on the columns they share with runs
         (``benchmark``, ``suite``, ``task_id``, ``variant_id``).
         """
         def mask(frame: pd.DataFrame, only_shared: bool) -> np.ndarray:
             keep = np.ones(len(frame), dtype=bool)
             for column, value in criteria.items():
+                if value is None:
+                    continue
                 if column not in frame.columns:
                     if only_shared:
                         continue

@@ -10,7 +10,9 @@ import pandas as pd
 
 from .runset import RunSet
 
-__all__ = ["blocker_stats"]
+__all__ = ["blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
+           "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
+           "personas", "convention_audit", "coverage", "model_comparison"]
 
 
 def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
@@ -56,3 +58,350 @@ def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
     types = sorted(k for k in order if k not in head and k not in counts)
     out = pd.DataFrame(columns).reindex([*head, *counts, *types])
     return out.rename_axis("statistic").reset_index()
+
+
+# ============================================================================= shared
+
+
+def _condition(spec: str, ask_tool: bool) -> str:
+    return {("full", False): "Full", ("ambiguous", False): "Ambig.", ("ambiguous", True): "Ask",
+            ("full", True): "Full + ask"}[(spec, bool(ask_tool))]
+
+
+def _wide(frame: pd.DataFrame, index: list[str], column: str, value: str, order: list | None = None) -> pd.DataFrame:
+    wide = frame.pivot(index=index, columns=column, values=value)
+    if order:
+        wide = wide.reindex(columns=[c for c in order if c in wide.columns] +
+                            [c for c in wide.columns if c not in order])
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.reset_index()
+
+
+# ============================================================================= Ambig-DS
+
+
+def performance(rs: RunSet, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Tabulate S_full, S_ambig, S_ask and both deltas with CIs and p-values (Ambig-DS Tables 1 and 12).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, n_tasks, s_full, s_ambig, s_ask, delta_ambig, delta_ambig_ci_low,
+        delta_ambig_ci_high, p_full_gt_ambig, delta_ask, delta_ask_ci_low, delta_ask_ci_high,
+        p_ask_gt_ambig, n_excluded`` (scores as fractions).
+    """
+    from . import metrics
+
+    return metrics.performance(rs.filter(benchmark="ambig-ds"), n_boot=n_boot, seed=seed)
+
+
+def framing_categories(rs: RunSet) -> pd.DataFrame:
+    """Tabulate the share of runs in each framing category per model and condition (Ambig-DS Tables 2 and 3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, condition, n_runs``, then one column per category (share of the
+        cell's runs): intended, alternative, degenerate, invalid, timeout, and any other.
+    """
+    from . import metrics
+
+    shares = metrics.category_shares(rs.filter(benchmark="ambig-ds", protocol="solve"),
+                                     by=("suite", "model", "spec", "ask_tool", "policy"))
+    shares["condition"] = [_condition(s, a) + ("" if p in ("default", "permissive") else f" ({p})")
+                           for s, a, p in zip(shares["spec"], shares["ask_tool"], shares["policy"])]
+    wide = _wide(shares, ["suite", "model", "condition", "n_runs"], "category", "share",
+                 list(metrics.CATEGORY_ORDER))
+    return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+
+
+def conditional_scores(rs: RunSet) -> pd.DataFrame:
+    """Tabulate the mean score of the runs in each framing category (Ambig-DS Table 11).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, condition``, then the mean score per category (null where no run).
+    """
+    from . import metrics
+
+    cond = metrics.conditional_scores(rs.filter(benchmark="ambig-ds", protocol="solve"),
+                                      by=("suite", "model", "spec", "ask_tool", "policy"))
+    cond["condition"] = [_condition(s, a) + ("" if p in ("default", "permissive") else f" ({p})")
+                         for s, a, p in zip(cond["spec"], cond["ask_tool"], cond["policy"])]
+    wide = _wide(cond, ["suite", "model", "condition"], "category", "mean_score", list(metrics.CATEGORY_ORDER))
+    return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+
+
+def recognition_audit(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
+    """Tabulate the judges' majority labels of one facet per model and condition (Ambig-DS Table 10).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, condition, n_runs``, then one column per label (share of judged
+        ``ok`` runs); a ``tie`` column counts runs whose calls tied.
+    """
+    from . import metrics
+
+    shares = metrics.label_shares(rs.filter(benchmark="ambig-ds", protocol="solve"), facet=facet,
+                                  by=("suite", "model", "spec", "ask_tool"))
+    shares["label"] = shares["label"].fillna("tie")
+    shares["condition"] = [_condition(s, a) for s, a in zip(shares["spec"], shares["ask_tool"])]
+    wide = _wide(shares, ["suite", "model", "condition", "n_runs"], "label", "share")
+    return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+
+
+def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Tabulate ask rates and CalibScore per model and ask policy on the ask-only runs (Ambig-DS Table 13).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, policy, n_ambiguous, n_full, ask_on_ambiguous, ask_on_full,
+        calib_score`` (+ intervals with ``ci``), rates as fractions.
+    """
+    from . import metrics
+
+    return metrics.ask_calibration(rs.filter(benchmark="ambig-ds", protocol="ask_only"), ci=ci, n_boot=n_boot,
+                                   seed=seed).drop(columns="n_excluded")
+
+
+# ============================================================================= HIL-Bench
+
+
+def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Tabulate pass@k with full information and with the ask tool, the gap, and Ask-F1 (HIL-Bench Table 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, pass_at_k_full_info, pass_at_k_with_tool, gap_pp, recall, precision,
+        ask_f1`` (+ intervals with ``ci``); pass@k is HIL-Bench's "any of the first k".
+    """
+    from . import metrics
+
+    hil = rs.filter(benchmark="hil-bench")
+    full = metrics.pass_at_k(hil.filter(spec="full", ask_tool=False), k=k, estimator="first_k")
+    tool = metrics.pass_at_k(hil.filter(spec="ambiguous", ask_tool=True), k=k, estimator="first_k")
+    f1 = metrics.ask_f1(hil, ci=ci, n_boot=n_boot, seed=seed)
+    out = (full[["suite", "model", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_full_info"})
+           .merge(tool[["suite", "model", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_with_tool"}),
+                  on=["suite", "model"], how="outer"))
+    out["gap_pp"] = 100 * (out["pass_at_k_with_tool"] - out["pass_at_k_full_info"])
+    keep = [c for c in f1.columns if c.startswith(("recall", "precision", "ask_f1"))]
+    return out.merge(f1[["suite", "model", *keep]], on=["suite", "model"], how="outer") \
+        .sort_values(["suite", "model"]).reset_index(drop=True)
+
+
+def questions_per_task(rs: RunSet) -> pd.DataFrame:
+    """Tabulate how many questions each model asks per task, and how many are relevant (HIL-Bench Table 7).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, n_runs, share_asking, questions_per_run, relevant_per_run,
+        questions_per_asking_run, max_questions`` over ask-tool runs on ambiguous tasks.
+    """
+    hil = rs.filter(benchmark="hil-bench", spec="ambiguous", ask_tool=True)
+    runs = hil.runs[hil.runs["status"] != "error"]
+    rel = hil.questions[hil.questions["relevant"].astype(bool)].groupby("run_id").size()
+    work = pd.DataFrame({"suite": runs["suite"].astype(str), "model": runs["model"].astype(str),
+                         "q": runs["n_questions"].astype(int),
+                         "rel": runs["run_id"].map(rel).fillna(0).astype(int)})
+    g = work.groupby(["suite", "model"])
+    out = pd.DataFrame({
+        "n_runs": g.size(), "share_asking": g["q"].apply(lambda s: (s > 0).mean()),
+        "questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].mean(),
+        "questions_per_asking_run": g["q"].apply(lambda s: s[s > 0].mean() if (s > 0).any() else float("nan")),
+        "max_questions": g["q"].max(),
+    })
+    return out.reset_index()
+
+
+# ============================================================================= LHAW
+
+
+def value_of_information(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000,
+                         seed: int = 0) -> pd.DataFrame:
+    """Tabulate baseline, Ask %, Avg/Traj, and pass@k and checkpoint score with their gains per question (LHAW Table 3).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, base_pass_at_k, base_mean_score, ask_pct`` (the variant-level rate the
+        paper prints), ``avg_per_traj, pass_at_k, pass_gain_pp, pass_gain_pp_per_question,
+        mean_score, score_gain_pp, score_gain_pp_per_question`` (scores without the tool, as
+        printed, with the gain), ``n_variants``.
+    """
+    from . import metrics
+
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), k=k, ci=ci, n_boot=n_boot, seed=seed)
+    voi["ask_pct"] = 100 * voi["variant_ask_rate"]
+    cols = ["suite", "model", "base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
+            "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp", "score_gain_pp_per_question",
+            "n_variants"]
+    extra = [c for c in voi.columns if c.endswith(("_ci_low", "_ci_high"))] if ci else []
+    return voi[cols + extra]
+
+
+def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate the value of information per LHAW ambiguity class (LHAW Tables 7–9, 12).
+
+    Each variant's class is its task record's ``ambiguity_class``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, ambiguity_class, n_variants, pass_at_k, pass_gain_pp, mean_score,
+        score_gain_pp, ask_pct, avg_per_traj``.
+    """
+    from . import metrics
+
+    lhaw = rs.filter(benchmark="lhaw")
+    classes = lhaw.tasks[["suite", "variant_id", "ambiguity_class"]].astype(object)
+    rows = []
+    for klass, group in classes.groupby("ambiguity_class"):
+        sub = lhaw.filter(variant_id=list(group["variant_id"]))
+        if len(sub.runs) == 0:
+            continue
+        voi = metrics.value_of_information(sub, k=k)
+        rows.append(voi.assign(ambiguity_class=klass))
+    if not rows:
+        return pd.DataFrame(columns=["suite", "model", "ambiguity_class"])
+    out = pd.concat(rows, ignore_index=True)
+    out["ask_pct"] = 100 * out["variant_ask_rate"]
+    cols = ["suite", "model", "ambiguity_class", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
+            "score_gain_pp", "ask_pct", "avg_per_traj"]
+    order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task"))}
+    return out[cols].sort_values(["suite", "model", "ambiguity_class"],
+                                 key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
+
+
+def personas(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate checkpoint score, questions and gain per question for each user persona (LHAW Table 14).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, policy, mean_score`` (without the tool, shared by every persona),
+        ``score_gain_pp, n_questions, score_gain_pp_per_question``.
+    """
+    from . import metrics
+
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k)
+    return voi[["suite", "model", "policy", "mean_score", "score_gain_pp", "n_questions", "score_gain_pp_per_question"]]
+
+
+# ============================================================================= beyond the papers
+
+
+def convention_audit(rs: RunSet) -> pd.DataFrame:
+    """Set each headline number under the paper's definition beside the harness's, with the difference.
+
+    Rows: HIL-Bench precision, recall and Ask-F1 (paper: relevant questions over all runs;
+    harness: distinct blockers over asking runs) and pass@3 (unbiased vs first 3 valid
+    passes); LHAW Ask % (variants with an asking trial, as Table 3 prints, vs trials, as the
+    text says).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, model, quantity, paper, harness, difference``.
+    """
+    from . import metrics
+
+    rows = []
+    hil = rs.filter(benchmark="hil-bench")
+    if len(hil.runs):
+        paper = metrics.ask_f1(hil).set_index(["suite", "model"])
+        harness = metrics.ask_f1(hil, precision="distinct", recall="asking_runs").set_index(["suite", "model"])
+        for (suite, model), p in paper.iterrows():
+            for q in ("precision", "recall", "ask_f1"):
+                rows.append(("hil-bench", suite, model, q, p[q], harness.loc[(suite, model), q]))
+        tool = hil.filter(spec="ambiguous", ask_tool=True)
+        unb = metrics.pass_at_k(tool, k=3).set_index(["suite", "model"])
+        first = metrics.pass_at_k(tool, k=3, estimator="first_k").set_index(["suite", "model"])
+        for (suite, model), r in unb.iterrows():
+            rows.append(("hil-bench", suite, model, "pass@3 with ask_human", r["pass_at_k"],
+                         first.loc[(suite, model), "pass_at_k"]))
+    lhaw = rs.filter(benchmark="lhaw")
+    if len(lhaw.runs):
+        voi = metrics.value_of_information(lhaw)
+        for _, r in voi.iterrows():
+            rows.append(("lhaw", r["suite"], r["model"], "Ask % (table: variants / text: trials)",
+                         r["variant_ask_rate"], r["ask_rate"]))
+    out = pd.DataFrame(rows, columns=["benchmark", "suite", "model", "quantity", "paper", "harness"])
+    out["difference"] = out["paper"] - out["harness"]
+    return out
+
+
+def coverage(rs: RunSet) -> pd.DataFrame:
+    """Count every cell's runs, the tasks missing from it, and its excluded error runs.
+
+    A cell is (benchmark, suite, model, spec, ask_tool, policy, protocol); a task is
+    missing from a cell when another cell of the same benchmark and suite has it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, model, spec, ask_tool, policy, protocol, n_runs, n_tasks,
+        n_missing_tasks, n_error, n_invalid, n_timeout, trials_per_task``.
+    """
+    runs = rs.runs.astype({c: object for c in ("benchmark", "suite", "model", "spec", "policy", "protocol",
+                                                "variant_id", "status")})
+    cell = ["benchmark", "suite", "model", "spec", "ask_tool", "policy", "protocol"]
+    universe = runs.groupby(["benchmark", "suite"])["variant_id"].nunique()
+    g = runs.groupby(cell, observed=True)
+    out = pd.DataFrame({
+        "n_runs": g.size(), "n_tasks": g["variant_id"].nunique(),
+        "n_error": g["status"].apply(lambda s: int((s == "error").sum())),
+        "n_invalid": g["status"].apply(lambda s: int((s == "invalid").sum())),
+        "n_timeout": g["status"].apply(lambda s: int((s == "timeout").sum())),
+    }).reset_index()
+    out["n_missing_tasks"] = [universe[(b, s)] - n for b, s, n in zip(out["benchmark"], out["suite"], out["n_tasks"])]
+    out["trials_per_task"] = out["n_runs"] / out["n_tasks"]
+    return out[[*cell, "n_runs", "n_tasks", "n_missing_tasks", "n_error", "n_invalid", "n_timeout", "trials_per_task"]]
+
+
+def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", True), n_boot: int = 10_000,
+                     seed: int = 0) -> pd.DataFrame:
+    """Compare every pair of models on the tasks both ran: paired score differences, CIs, Holm-adjusted p.
+
+    Per (benchmark, suite) and pair of models, each task's score is the mean of its
+    non-error solve runs in ``condition`` (invalid and timeout at 0); the difference
+    is model_a − model_b over the shared tasks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, model_a, model_b, n_tasks, mean_a, mean_b, difference,
+        difference_ci_low, difference_ci_high, p_value`` (two-sided Wilcoxon),
+        ``p_holm`` (Holm over all pairs in the table).
+    """
+    from itertools import combinations
+
+    from .metrics import _work
+    from .stats import holm, paired_bootstrap_ci, paired_wilcoxon
+
+    work = _work(rs)
+    spec, tool = condition
+    work = work[(work["spec"] == spec) & (work["ask_tool"] == tool) & (work["protocol"] == "solve") & ~work["error"]]
+    per_task = work.dropna(subset=["score"]).groupby(["benchmark", "suite", "model", "task_id"])["score"].mean()
+    rows = []
+    for (bench, suite), block in per_task.groupby(level=[0, 1]):
+        wide = block.droplevel([0, 1]).unstack("model")
+        for a, b in combinations(sorted(wide.columns), 2):
+            pair = wide[[a, b]].dropna().sort_index()
+            if len(pair) == 0:
+                continue
+            x, y = pair[a].to_numpy(), pair[b].to_numpy()
+            low, high = paired_bootstrap_ci(x, y, n_boot=n_boot, seed=seed)
+            rows.append({"benchmark": bench, "suite": suite, "model_a": a, "model_b": b, "n_tasks": len(pair),
+                         "mean_a": x.mean(), "mean_b": y.mean(), "difference": x.mean() - y.mean(),
+                         "difference_ci_low": low, "difference_ci_high": high,
+                         "p_value": paired_wilcoxon(x, y, alternative="two-sided").p_value})
+    out = pd.DataFrame(rows, columns=["benchmark", "suite", "model_a", "model_b", "n_tasks", "mean_a", "mean_b",
+                                      "difference", "difference_ci_low", "difference_ci_high", "p_value"])
+    out["p_holm"] = holm(out["p_value"].to_numpy()) if len(out) else []
+    return out

@@ -12,7 +12,7 @@ from conftest import run_record, task_record, write_jsonl
 def test_report_lists_rejected_records_and_keeps_the_rest(tmp_path, capsys):
     log = write_jsonl(tmp_path / "log" / "runs.jsonl",
                       [task_record(), run_record(), run_record(trial=2, spec="amb"), run_record(trial=3)])
-    assert main(["report", "--runs", str(tmp_path / "log"), "--out", str(tmp_path / "out")]) == 0
+    assert main(["summary", "--runs", str(tmp_path / "log"), "--out", str(tmp_path / "out")]) == 0
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "- runs: 2 (0 with status `error`" in summary
     assert "- rejected records: 1 (all listed in `rejected.csv`)" in summary
@@ -47,7 +47,7 @@ def test_report_and_validate_show_what_an_importer_skipped(tmp_path, capsys):
     from pathlib import Path
 
     target = Path(__file__).parent / "fixtures" / "ambigds" / "bench_target"
-    assert main(["report", "--runs", str(target), "--out", str(tmp_path / "out")]) == 0
+    assert main(["summary", "--runs", str(target), "--out", str(tmp_path / "out")]) == 0
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert "- not a run, counted and left out: 1 × _runlog.jsonl entry with status 'dry_run' and no task folder" in summary
     assert main(["validate", str(target)]) == 0

@@ -1,0 +1,160 @@
+"""The papers' figures, drawn from tidy metric frames. Each function returns the matplotlib Figure."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+__all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap"]
+
+
+def _style() -> None:
+    sns.set_theme(style="whitegrid", context="notebook")
+
+
+def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str = "suite",
+                     iso_f1: Sequence[float] = (0.2, 0.4, 0.6, 0.8)):
+    """Plot question precision against blocker recall, one point per model, with iso-F1 curves.
+
+    Parameters
+    ----------
+    ask_f1 : pandas.DataFrame
+        :func:`ambiglib.metrics.ask_f1` output (``precision``, ``recall``; optional CIs).
+
+    References
+    ----------
+    HIL-Bench Figure 1B.
+    """
+    _style()
+    panels = list(dict.fromkeys(ask_f1[col])) if col in ask_f1 else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.6), squeeze=False, sharey=True)
+    palette = dict(zip(sorted(ask_f1[hue].unique()), sns.color_palette("deep", ask_f1[hue].nunique())))
+    r = np.linspace(0.01, 1, 200)
+    for ax, panel in zip(axes[0], panels):
+        data = ask_f1 if panel is None else ask_f1[ask_f1[col] == panel]
+        for f in iso_f1:
+            p = f * r / (2 * r - f)
+            ok = (p > 0) & (p <= 1)
+            ax.plot(r[ok], p[ok], color="0.75", lw=0.8, ls="--", zorder=0)
+            i = np.argmin(np.abs(r[ok] - 0.93)) if ok.any() else None
+            if i is not None:
+                ax.text(r[ok][i], p[ok][i], f"F1={f:.1f}", fontsize=7, color="0.5", va="bottom", ha="right")
+        for _, row in data.iterrows():
+            color = palette[row[hue]]
+            if "recall_ci_low" in row and pd.notna(row.get("recall_ci_low")):
+                ax.errorbar(row["recall"], row["precision"],
+                            xerr=[[row["recall"] - row["recall_ci_low"]], [row["recall_ci_high"] - row["recall"]]],
+                            yerr=[[row["precision"] - row["precision_ci_low"]], [row["precision_ci_high"] - row["precision"]]],
+                            color=color, alpha=0.5, lw=1, capsize=2)
+            ax.scatter(row["recall"], row["precision"], s=70, color=color, edgecolor="white", zorder=3, label=row[hue])
+        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="blocker recall", title=str(panel) if panel is not None else "")
+        ax.set_ylabel("question precision")
+    handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=m) for m, c in palette.items()]
+    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), frameon=False, bbox_to_anchor=(0.5, -0.06))
+    fig.suptitle("Question precision vs blocker recall (iso-F1 curves dashed)", y=1.0)
+    fig.tight_layout()
+    return fig
+
+
+def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str = "policy", col: str = "suite"):
+    """Plot ask-on-ambiguous against ask-on-full per model and policy; the ideal corner is (0, 1).
+
+    Parameters
+    ----------
+    calibration : pandas.DataFrame
+        :func:`ambiglib.metrics.ask_calibration` output.
+
+    References
+    ----------
+    Ambig-DS Figure 2.
+    """
+    _style()
+    panels = list(dict.fromkeys(calibration[col])) if col in calibration else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 2, 4.6), squeeze=False, sharey=True)
+    for ax, panel in zip(axes[0], panels):
+        data = calibration if panel is None else calibration[calibration[col] == panel]
+        ax.plot([0, 1], [0, 1], color="0.7", ls=":", lw=1, zorder=0)  # asks regardless of ambiguity
+        ax.scatter([0], [1], marker="*", s=200, color="gold", edgecolor="0.3", zorder=4, label="perfect")
+        sns.scatterplot(data=data, x="ask_on_full", y="ask_on_ambiguous", hue=hue, style=style if style in data else None,
+                        s=90, ax=ax, legend=ax is axes[0][-1], zorder=3)
+        ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel="asks on fully specified tasks",
+               ylabel="asks on ambiguous tasks", title=str(panel) if panel is not None else "")
+    if axes[0][-1].get_legend():
+        sns.move_legend(axes[0][-1], "upper left", bbox_to_anchor=(1, 1), frameon=False)
+    fig.suptitle("Ask calibration (ideal: top left)", y=1.0)
+    fig.tight_layout()
+    return fig
+
+
+def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool",
+                        gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite"):
+    """Plot performance with the ask tool against gain per question.
+
+    Parameters
+    ----------
+    voi : pandas.DataFrame
+        :func:`ambiglib.metrics.value_of_information` output.
+
+    References
+    ----------
+    LHAW Figure 4.
+    """
+    _style()
+    fig, ax = plt.subplots(figsize=(6.5, 4.6))
+    sns.scatterplot(data=voi, x=gain, y=score, hue=hue, style=style if style in voi else None, s=100, ax=ax)
+    ax.set(xlabel="gain per question (pp)", ylabel="score with ask_user", ylim=(0, 1.02))
+    ax.axvline(0, color="0.6", lw=0.8)
+    sns.move_legend(ax, "upper left", bbox_to_anchor=(1, 1), frameon=False)
+    ax.set_title("Performance vs value per question")
+    fig.tight_layout()
+    return fig
+
+
+def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str = "policy",
+                  value: str = "calls_per_trial"):
+    """Plot a heatmap of ask_user calls per trial, e.g. by ambiguity class × persona.
+
+    Parameters
+    ----------
+    calls : pandas.DataFrame
+        One row per (row, col) with ``value``.
+
+    References
+    ----------
+    LHAW Figure 6.
+    """
+    _style()
+    wide = calls.pivot(index=row, columns=col, values=value)
+    order = [c for c in ("outcome-critical", "divergent", "benign", "new-task") if c in wide.index]
+    wide = wide.reindex(order + [i for i in wide.index if i not in order])
+    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * wide.shape[1], 1.2 + 0.7 * wide.shape[0]))
+    sns.heatmap(wide.astype(float), annot=True, fmt=".2f", cmap="rocket_r", cbar_kws={"label": value}, ax=ax)
+    ax.set(xlabel=col, ylabel=row, title="ask_user calls per trial")
+    fig.tight_layout()
+    return fig
+
+
+def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "label", value: str = "share"):
+    """Plot failure-mode shares per model as a heatmap (percent).
+
+    Parameters
+    ----------
+    shares : pandas.DataFrame
+        :func:`ambiglib.metrics.label_shares` or :func:`~ambiglib.metrics.flag_shares` output.
+
+    References
+    ----------
+    HIL-Bench Figure 3.
+    """
+    _style()
+    wide = shares.pivot_table(index=row, columns=col, values=value, aggfunc="first") * 100
+    fig, ax = plt.subplots(figsize=(1.8 + 1.2 * wide.shape[1], 1.2 + 0.6 * wide.shape[0]))
+    sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar_kws={"label": "% of runs"}, ax=ax)
+    ax.set(xlabel="", ylabel="", title="Failure modes (% of runs)")
+    ax.tick_params(axis="x", rotation=30)
+    fig.tight_layout()
+    return fig

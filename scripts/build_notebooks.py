@@ -1,0 +1,152 @@
+"""Write the report notebooks from one place, then run them so nbval has outputs to compare.
+
+Every notebook is thin: a title citing the paper table, a ``parameters`` cell (papermill's
+contract) whose defaults point at the bundled example data, one library call per table
+or figure, and a deterministic text rendering marked ``# NBVAL_CHECK_OUTPUT``.
+
+    python scripts/build_notebooks.py            # write and execute all
+    python scripts/build_notebooks.py --no-run   # write only
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat as nbf
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+
+PARAMETERS = '''runs: str = "../data/example"  # run log: canonical JSONL / Parquet, or a harness's own output
+n_boot: int = 2000  # bootstrap replicates (the papers use 10,000)
+seed: int = 0  # bootstrap seed
+models: list | None = None  # models to include; None: all
+suites: list | None = None  # suites to include; None: all
+out_dir: str = ""  # where `ambiglib report` collects tables and figures; "": nowhere'''
+
+SETUP = '''import pandas as pd
+
+import ambiglib
+from ambiglib import metrics, plots, tables
+from ambiglib.report import render_table, save_figure, save_table
+
+pd.set_option("display.width", 200)
+rs, rejected = ambiglib.load(runs, strict=False, quiet=True)
+rs = rs.filter(model=models, suite=suites)'''
+
+LOADED = '''# NBVAL_CHECK_OUTPUT
+print(f"{len(rs.runs)} runs, {len(rs.tasks)} tasks; {len(rejected)} records rejected")'''
+
+
+def table(expr: str, name: str, caption: str) -> list:
+    return [
+        nbf.v4.new_code_cell(f"{name} = {expr}\nsave_table({name}, {name!r}, out_dir, caption={caption!r})\n"
+                             f"{name}.style.format(precision=3, na_rep='–').hide(axis='index')"),
+        nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}))"),
+    ]
+
+
+def figure(expr: str, name: str) -> list:
+    return [nbf.v4.new_code_cell(f"fig = {expr}\nsave_figure(fig, {name!r}, out_dir)")]
+
+
+def md(text: str) -> list:
+    return [nbf.v4.new_markdown_cell(text)]
+
+
+SPECS: dict[str, list] = {
+    "ambigds_performance": md(
+        "# Ambig-DS: performance under ambiguity\n\nS_full, S_ambig, S_ask (macro means over the tasks with a score "
+        "in all three conditions), Δ with paired bootstrap 95% CIs and one-sided Wilcoxon tests — Ambig-DS "
+        "Tables 1 and 12. Invalid and timeout runs score 0; error runs are excluded and counted.")
+        + table("tables.performance(rs, n_boot=n_boot, seed=seed)", "performance",
+                "Ambig-DS Tables 1/12: performance under ambiguity"),
+    "ambigds_framing": md(
+        "# Ambig-DS: framing categories and conditional scores\n\nShare of runs per framing category (Tables 2 and "
+        "3) and the mean score within each category (Table 11). Σ share × conditional mean = the cell's mean score.")
+        + table("tables.framing_categories(rs)", "framing_categories", "Ambig-DS Tables 2/3: framing categories")
+        + table("tables.conditional_scores(rs)", "conditional_scores", "Ambig-DS Table 11: score given the category"),
+    "ambigds_recognition": md(
+        "# Ambig-DS: recognition audit\n\nThe judges' majority label per run (five calls), as shares of judged runs "
+        "— Ambig-DS Table 10. Ties are reported in their own column, never broken silently.")
+        + table("tables.recognition_audit(rs)", "recognition_audit", "Ambig-DS Table 10: recognition audit"),
+    "ambigds_calibration": md(
+        "# Ambig-DS: ask calibration\n\nAsk rates on ambiguous and on fully specified tasks under each ask policy, "
+        "and CalibScore (their harmonic mean with 1 − ask-on-full), from the ask-only runs — Table 13 and Figure 2.")
+        + table("tables.ask_calibration(rs, ci=True, n_boot=n_boot, seed=seed)", "ask_calibration",
+                "Ambig-DS Table 13: ask rates and CalibScore")
+        + figure("plots.ask_calibration(ask_calibration)", "ask_calibration"),
+    "hilbench_judgment_gap": md(
+        "# HIL-Bench: the judgment gap\n\npass@3 with full information and with `ask_human()`, the gap, and "
+        "selective escalation: blocker recall, question precision and Ask-F1 (the paper's definitions) — "
+        "HIL-Bench Table 1 and Figure 1B.")
+        + table("tables.judgment_gap(rs, ci=True, n_boot=n_boot, seed=seed)", "judgment_gap",
+                "HIL-Bench Table 1: the judgment gap")
+        + figure("plots.precision_recall(judgment_gap.dropna(subset=['precision']))", "precision_recall"),
+    "hilbench_questions": md(
+        "# HIL-Bench: questions per task\n\nHow often each model asks, how many questions per run, and how many "
+        "are relevant — HIL-Bench Table 7.")
+        + table("tables.questions_per_task(rs)", "questions_per_task", "HIL-Bench Table 7: questions per task"),
+    "hilbench_dataset": md(
+        "# HIL-Bench: the blockers\n\nRegistered blockers per task and by type, in the style of HIL-Bench Table 3 "
+        "(point `runs` at logs read with the public registries for the full 200 tasks).")
+        + table("tables.blocker_stats(rs)", "blocker_stats", "HIL-Bench Table 3: blocker statistics"),
+    "lhaw_value_of_information": md(
+        "# LHAW: value of information\n\nBaseline, Ask % (share of variants with an asking trial, as Table 3 "
+        "prints), Avg/Traj, and pass@3 and checkpoint score without the tool with their gains and gains per "
+        "question — LHAW Table 3 and Figure 4.")
+        + table("tables.value_of_information(rs)", "value_of_information", "LHAW Table 3: value of information")
+        + figure("plots.performance_vs_gain(metrics.value_of_information(rs.filter(benchmark='lhaw')))",
+                 "performance_vs_gain"),
+    "lhaw_ambiguity_classes": md(
+        "# LHAW: ambiguity classes\n\nEach variant's class from its no-tool trials' terminal states (Definition 3.1), "
+        "and the value of information per class (Tables 7–9, 12).")
+        + table("metrics.ambiguity_classes(rs.filter(benchmark='lhaw'))", "ambiguity_classes",
+                "LHAW Definition 3.1: classes from terminal states")
+        + table("tables.by_ambiguity_class(rs)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class"),
+    "lhaw_personas": md(
+        "# LHAW: user personas\n\nCheckpoint score without the tool (shared by every persona), gain with it, "
+        "questions asked and gain per question for each persona — LHAW Table 14.")
+        + table("tables.personas(rs)", "personas", "LHAW Table 14: cost of a user call by persona"),
+    "conventions": md(
+        "# Conventions and coverage\n\nEach headline number under the paper's definition and the released "
+        "harness's, side by side; then every cell's runs, missing tasks and excluded error runs.")
+        + table("tables.convention_audit(rs)", "convention_audit", "Paper vs harness definitions")
+        + table("tables.coverage(rs)", "coverage", "Coverage of every cell"),
+    "model_comparison": md(
+        "# Model comparison\n\nPaired differences between models on the tasks both ran (Ask condition), with "
+        "paired bootstrap CIs, two-sided Wilcoxon p-values and Holm adjustment over all pairs.")
+        + table("tables.model_comparison(rs, n_boot=n_boot, seed=seed)", "model_comparison",
+                "Paired model comparison"),
+}
+
+
+def build(name: str, body: list) -> nbf.NotebookNode:
+    nb = nbf.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    title, rest = body[0], body[1:]
+    nb.cells = [title, nbf.v4.new_code_cell(PARAMETERS, metadata={"tags": ["parameters"]}),
+                nbf.v4.new_code_cell(SETUP), nbf.v4.new_code_cell(LOADED), *rest]
+    return nb
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--no-run", action="store_true")
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args()
+    names = args.names or list(SPECS)
+    for name in names:
+        path = NOTEBOOKS / f"{name}.ipynb"
+        nbf.write(build(name, SPECS[name]), path)
+        print(f"wrote {path}")
+        if not args.no_run:
+            subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                            "--inplace", str(path)], check=True, capture_output=True)
+
+
+if __name__ == "__main__":
+    main()
