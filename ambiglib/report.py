@@ -77,14 +77,26 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     plain = table.reset_index(drop=True)
     plain.to_csv(out / f"{name}.csv", index=False)
     shown = plain.astype({c: "float64" for c in plain.columns if _is_float(plain[c])})
-    (out / f"{name}.md").write_text(shown.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n",
+    # tabulate prints its missing value only for None, not for NaN
+    as_md = shown.astype(object).where(shown.notna(), None)
+    (out / f"{name}.md").write_text(as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n",
                                     encoding="utf-8")
     styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
-    tex = styler.to_latex(hrules=True, caption=caption, label=f"tab:{name}", position="htbp")
+    styler = styler.format_index(escape="latex", axis="columns")
+    tex = styler.to_latex(hrules=True, caption=_latex_escape(caption) if caption else None, label=f"tab:{name}",
+                          position="htbp")
     (out / f"{name}.tex").write_text(tex, encoding="utf-8")
     if caption:
         (out / f"{name}.caption.txt").write_text(caption, encoding="utf-8")
     return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text)
 
 
 def _is_float(series: pd.Series) -> bool:
@@ -196,11 +208,14 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
     result = NotebookResult(name, 0.0)
     executed = out / f"{name}.ipynb"
     try:
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, cwd=str(notebook.parent),
+        # no cwd=: papermill changes the whole process's directory for it, which races between
+        # notebooks run at once; every path a notebook needs arrives absolute in its parameters
+        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
                                    kernel_name="python3", progress_bar=False, log_output=False)
     except papermill.PapermillExecutionError as exc:
-        result.error = (f"{notebook} failed in cell {exc.cell_index} (execution count {exc.exec_count}):"
-                        f" {exc.ename}: {exc.evalue}")
+        first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
+        result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
+                        f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
     except Exception as exc:  # kernel died, bad parameters, ...
         result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
     result.seconds = time.perf_counter() - started
@@ -214,8 +229,12 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
         body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
         (out / f"{name}.html").write_text(body, encoding="utf-8")
     artifacts = Path(parameters["out_dir"])
-    result.tables = sorted(p.stem for p in artifacts.glob("*.csv"))
-    result.figures = sorted(p.stem for p in artifacts.glob("*.png"))
+
+    def in_order(pattern: str) -> list[str]:  # the order the notebook saved them in
+        return [p.stem for p in sorted(artifacts.glob(pattern), key=lambda p: p.stat().st_mtime_ns)]
+
+    result.tables = in_order("*.csv")
+    result.figures = in_order("*.png")
     return result
 
 
@@ -252,7 +271,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     nb_dir = Path(notebooks_dir) if notebooks_dir else NOTEBOOKS
-    paths = sorted(nb_dir.glob("*.ipynb"))
+    paths = sorted(nb_dir.glob("*.ipynb"), key=lambda p: (p.stem != "quickstart", p.stem))  # quickstart first
     if notebooks:
         wanted = set(notebooks)
         unknown = wanted - {p.stem for p in paths}
@@ -263,11 +282,11 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         raise ReportError(f"{nb_dir}: no notebooks to run")
     common, per_notebook = _read_params(params_file)
     common.update(parameters or {})
+    if runs is None and (nb_dir.parent / "data" / "example").is_dir():
+        runs = nb_dir.parent / "data" / "example"  # the notebooks' own default, made absolute
     if runs is not None:
-        common["runs"] = str(Path(runs).resolve())
+        common.setdefault("runs", str(Path(runs).resolve()))
         write_summary(runs, out, quiet=True)
-    elif (nb_dir.parent / "data" / "example").is_dir():
-        write_summary(nb_dir.parent / "data" / "example", out, quiet=True)
 
     def job(path: Path) -> NotebookResult:
         params = {**common, **per_notebook.get(path.stem, {}), "out_dir": str(out / "artifacts" / path.stem)}
@@ -310,13 +329,14 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
                 "notebooks": []}
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ambiglib report</title>",
-        "<style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}"
-        "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
+        "<style>body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}"
+        ".scroll{overflow-x:auto;margin:0.5em 0 1.5em}"
+        "table{border-collapse:collapse;font-size:0.8em}th,td{border-bottom:1px solid #ddd;white-space:nowrap;"
         "padding:0.2em 0.6em;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
-        "img{max-width:100%;border:1px solid #eee}.fail{color:#a00}nav a{margin-right:1em}"
-        "section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
+        "img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}nav a{margin-right:1em;"
+        "white-space:nowrap}section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
         "<h1>ambiglib report</h1>",
-        f"<p>Run log: <code>{html.escape(str(runs) if runs is not None else 'each notebook’s default (data/example)')}</code>."
+        f"<p>Run log: <code>{html.escape(str(runs) if runs is not None else 'each notebook’s default')}</code>."
         f" {len(results)} notebooks in {wall:.1f} s. <a href='summary.md'>What was read</a> ·"
         " <a href='rejected.csv'>rejected records</a></p>",
         "<nav>" + "".join(f"<a href='#{r.name}'>{html.escape(r.name)}</a>" for r in results) + "</nav>",
@@ -338,13 +358,15 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
                                     "rows": len(frame), "caption": caption})
             parts.append(f"<h3 class='table-title' data-table='{r.name}/{t}'>{html.escape(caption)}</h3>")
             parts.append(f"<p><a href='{base}.csv'>csv</a> · <a href='{base}.md'>md</a> · <a href='{base}.tex'>tex</a></p>")
-            parts.append(frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
-                                       classes="report-table", border=0)
-                         .replace("<table ", f"<table data-table='{r.name}/{t}' ", 1))
+            parts.append("<div class='scroll'>" + frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
+                                                              classes="report-table", border=0)
+                         .replace("<table ", f"<table data-table='{r.name}/{t}' ", 1) + "</div>")
         for fname in r.figures:
             src = f"figures/{r.name}/{fname}.png"
             entry["figures"].append({"name": fname, "png": src})
-            parts.append(f"<figure><img src='{src}' alt='{html.escape(fname)}' data-figure='{r.name}/{fname}'>"
+            # onload marks the image as drawn, so a browser test can tell a broken image from a loaded one
+            parts.append(f"<figure><img src='{src}' alt='{html.escape(fname)}' data-figure='{r.name}/{fname}'"
+                         " onload=\"this.setAttribute('data-loaded','yes')\">"
                          f"<figcaption>{html.escape(fname)}</figcaption></figure>")
         parts.append("</section>")
         manifest["notebooks"].append(entry)

@@ -58,6 +58,18 @@ def md(text: str) -> list:
 
 
 SPECS: dict[str, list] = {
+    "quickstart": md(
+        "# Quickstart: load a run log\n\nLoads a run log — canonical JSON Lines or Parquet, or a harness's own "
+        "output (HIL-Bench, Ambig-DS, LHAW) — into its five tidy frames, `runs`, `questions`, `labels`, `tasks`, "
+        "`blockers`, and summarises it. Every rejected record is listed with its file, line and field; nothing "
+        "is dropped silently. The data contract is in `docs/runlog.md`.")
+        + [nbf.v4.new_code_cell("# NBVAL_CHECK_OUTPUT\nfor error in rejected:\n    print(error.message)\n"
+                                "for reason, n in sorted(rs.skipped.items()):\n    print(f'not a run: {n} x {reason}')")]
+        + md("## The frames\n\nOne row per run; questions and judge labels join on `run_id`.")
+        + [nbf.v4.new_code_cell("rs.runs.head()"), nbf.v4.new_code_cell("rs.questions.head()"),
+           nbf.v4.new_code_cell("rs.tasks.head()")]
+        + md("## Runs per benchmark, suite, model and condition")
+        + table("rs.summary()", "summary", "Runs, asks and mean score per cell"),
     "ambigds_performance": md(
         "# Ambig-DS: performance under ambiguity\n\nS_full, S_ambig, S_ask (macro means over the tasks with a score "
         "in all three conditions), Δ with paired bootstrap 95% CIs and one-sided Wilcoxon tests — Ambig-DS "

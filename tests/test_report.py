@@ -1,0 +1,120 @@
+"""The report: papermill over every notebook, the files it writes, and the page in a real browser."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from ambiglib.report import ReportError, render_table, run_report, save_table
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    index = run_report(None, out)
+    return out, index, json.loads((out / "manifest.json").read_text())
+
+
+def test_every_notebook_runs_and_writes_html_and_ipynb(report):
+    out, index, manifest = report
+    names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert sorted(n["notebook"] for n in manifest["notebooks"]) == names
+    for name in names:
+        assert (out / f"{name}.ipynb").is_file() and (out / f"{name}.html").stat().st_size > 10_000
+        assert next(n for n in manifest["notebooks"] if n["notebook"] == name)["error"] is None
+    assert (out / "summary.md").is_file() and (out / "rejected.csv").is_file()
+    # every notebook got the example data as an absolute path: no notebook depends on the working folder
+    assert manifest["runs"] == str(ROOT / "data" / "example")
+
+
+def test_every_table_is_written_three_ways_and_every_figure_as_png(report):
+    out, _, manifest = report
+    tables = [t for n in manifest["notebooks"] for t in n["tables"]]
+    figures = [f for n in manifest["notebooks"] for f in n["figures"]]
+    assert len(tables) >= 15 and len(figures) >= 3
+    for t in tables:
+        frame = pd.read_csv(out / t["csv"])
+        assert len(frame) == t["rows"] > 0, t
+        assert (out / t["md"]).read_text().startswith("|")
+        tex = (out / t["tex"]).read_text()
+        assert "\\toprule" in tex and "\\midrule" in tex and "\\bottomrule" in tex  # booktabs
+    for f in figures:
+        assert (out / f["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text("n_boot: 200\nnotebooks:\n  ambigds_performance:\n    seed: 7\n")
+    runs = ROOT / "tests" / "fixtures" / "ambigds" / "bench_target"
+    cwd = os.getcwd()
+    run_report(runs, tmp_path / "out", params_file=params, notebooks=["quickstart", "ambigds_performance"])
+    assert os.getcwd() == cwd
+    import nbformat
+
+    nb = nbformat.read(tmp_path / "out" / "ambigds_performance.ipynb", as_version=4)
+    assert nb.metadata["papermill"]["parameters"] == {"n_boot": 200, "seed": 7, "runs": str(runs.resolve()),
+                                                      "out_dir": str(tmp_path / "out" / "artifacts" / "ambigds_performance")}
+    summary = pd.read_csv(tmp_path / "out" / "tables" / "quickstart" / "summary.csv")
+    assert set(summary["benchmark"]) == {"ambig-ds"} and summary["n_runs"].sum() == 9
+
+
+def test_a_failing_notebook_is_named_with_its_cell(tmp_path):
+    import nbformat as nbf
+
+    nb = nbf.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbf.v4.new_code_cell("out_dir = ''", metadata={"tags": ["parameters"]}),
+                nbf.v4.new_code_cell("x = 1"), nbf.v4.new_code_cell("raise KeyError('no such column')")]
+    (tmp_path / "nbs").mkdir()
+    nbf.write(nb, tmp_path / "nbs" / "broken.ipynb")
+    # cell 4 of the executed notebook: papermill adds a cell with the injected parameters
+    with pytest.raises(ReportError, match=re.escape(
+            f"{tmp_path / 'nbs' / 'broken.ipynb'} failed in cell 4 of {tmp_path / 'out' / 'broken.ipynb'} (execution"
+            " count 4, `raise KeyError('no such column')`): KeyError: 'no such column'")):
+        run_report(None, tmp_path / "out", notebooks_dir=tmp_path / "nbs")
+    assert "FAILED" in (tmp_path / "out" / "index.html").read_text()
+
+
+def test_save_table_and_render_table(tmp_path):
+    frame = pd.DataFrame({"model": ["a_b", "c"], "share": [0.12345, float("nan")], "n": [3, 4]})
+    written = save_table(frame, "t", tmp_path, caption="A & B")
+    assert [p.name for p in written] == ["t.csv", "t.md", "t.tex"]
+    assert "a\\_b" in (tmp_path / "t.tex").read_text() and "A \\& B" in (tmp_path / "t.tex").read_text()
+    assert "0.123" in (tmp_path / "t.md").read_text() and "–" in (tmp_path / "t.md").read_text()
+    assert save_table(frame, "t", "") == []
+    assert render_table(frame).splitlines()[1].split() == ["a_b", "0.123", "3"]
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless Chromium is not installed (Debian package 'chromium';"
+                    " .ci/run installs it where apt-get can)")
+def test_the_index_page_in_headless_chromium_shows_every_table_and_figure(report, tmp_path):
+    out, index, manifest = report
+    dom = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
+                          "--virtual-time-budget=5000", "--dump-dom", index.as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    assert "<h1>ambiglib report</h1>" in dom
+    for n in manifest["notebooks"]:
+        for t in n["tables"]:
+            key = f"{n['notebook']}/{t['name']}"
+            match = re.search(rf"<table data-table=\"{re.escape(key)}\".*?</table>", dom, re.S)
+            assert match, f"table {key} missing from the rendered page"
+            assert match.group(0).count("<tr") == t["rows"] + 1  # header + every row
+        for f in n["figures"]:
+            key = f"{n['notebook']}/{f['name']}"
+            img = re.search(rf"<img [^>]*data-figure=\"{re.escape(key)}\"[^>]*>", dom)
+            assert img and 'data-loaded="yes"' in img.group(0), f"figure {key} did not load in the browser"
