@@ -12,7 +12,7 @@ from .runset import RunSet
 
 __all__ = ["blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
            "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
-           "personas", "convention_audit", "coverage", "model_comparison"]
+           "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics"]
 
 
 def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
@@ -226,19 +226,22 @@ def value_of_information(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: in
                          seed: int = 0) -> pd.DataFrame:
     """Tabulate baseline, Ask %, Avg/Traj, and pass@k and checkpoint score with their gains per question (LHAW Table 3).
 
+    One row per suite, model and persona or strategy (``policy``) of the with-tool runs.
+
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, base_pass_at_k, base_mean_score, ask_pct`` (the variant-level rate the
+        ``suite, model, policy, base_pass_at_k, base_mean_score, ask_pct`` (the variant-level rate the
         paper prints), ``avg_per_traj, pass_at_k, pass_gain_pp, pass_gain_pp_per_question,
         mean_score, score_gain_pp, score_gain_pp_per_question`` (scores without the tool, as
         printed, with the gain), ``n_variants``.
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), k=k, ci=ci, n_boot=n_boot, seed=seed)
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k, ci=ci,
+                                       n_boot=n_boot, seed=seed)
     voi["ask_pct"] = 100 * voi["variant_ask_rate"]
-    cols = ["suite", "model", "base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
+    cols = ["suite", "model", "policy", "base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
             "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp", "score_gain_pp_per_question",
             "n_variants"]
     extra = [c for c in voi.columns if c.endswith(("_ci_low", "_ci_high"))] if ci else []
@@ -253,7 +256,7 @@ def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, ambiguity_class, n_variants, pass_at_k, pass_gain_pp, mean_score,
+        ``suite, model, policy, ambiguity_class, n_variants, pass_at_k, pass_gain_pp, mean_score,
         score_gain_pp, ask_pct, avg_per_traj``.
     """
     from . import metrics
@@ -265,16 +268,16 @@ def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
         sub = lhaw.filter(variant_id=list(group["variant_id"]))
         if len(sub.runs) == 0:
             continue
-        voi = metrics.value_of_information(sub, k=k)
+        voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k)
         rows.append(voi.assign(ambiguity_class=klass))
     if not rows:
         return pd.DataFrame(columns=["suite", "model", "ambiguity_class"])
     out = pd.concat(rows, ignore_index=True)
     out["ask_pct"] = 100 * out["variant_ask_rate"]
-    cols = ["suite", "model", "ambiguity_class", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
+    cols = ["suite", "model", "policy", "ambiguity_class", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
             "score_gain_pp", "ask_pct", "avg_per_traj"]
     order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task"))}
-    return out[cols].sort_values(["suite", "model", "ambiguity_class"],
+    return out[cols].sort_values(["suite", "model", "policy", "ambiguity_class"],
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
 
 
@@ -327,9 +330,10 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
                          first.loc[(suite, model), "pass_at_k"]))
     lhaw = rs.filter(benchmark="lhaw")
     if len(lhaw.runs):
-        voi = metrics.value_of_information(lhaw)
+        voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"))
         for _, r in voi.iterrows():
-            rows.append(("lhaw", r["suite"], r["model"], "Ask % (table: variants / text: trials)",
+            persona = "" if r["policy"] == "default" else f", {r['policy']}"
+            rows.append(("lhaw", r["suite"], r["model"], f"Ask % (table: variants / text: trials){persona}",
                          r["variant_ask_rate"], r["ask_rate"]))
     out = pd.DataFrame(rows, columns=["benchmark", "suite", "model", "quantity", "paper", "harness"])
     out["difference"] = out["paper"] - out["harness"]
@@ -405,3 +409,39 @@ def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", 
                                       "difference", "difference_ci_low", "difference_ci_high", "p_value"])
     out["p_holm"] = holm(out["p_value"].to_numpy()) if len(out) else []
     return out
+
+
+def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask") -> pd.DataFrame:
+    """Tabulate why agents over-ask on clear tasks or under-ask on ambiguous ones (Ambig-DS Tables 14 and 15).
+
+    ``kind="over_ask"``: ask-only runs on fully specified tasks under the permissive
+    policy; a run that did not ask is ``correct_silent``, an asking run takes the
+    majority of its ``over_ask`` judge labels. ``kind="under_ask"``: ask-only runs on
+    ambiguous tasks under the conservative policy; a run that did not ask is
+    ``silently_defaulted``, an asking run takes its ``under_ask`` label. Shares are over
+    all runs of the cell (the paper's rows sum to 100% over all tasks).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, n_runs``, then one column per label (share of runs).
+    """
+    from .stats import majority_vote
+
+    if kind not in ("over_ask", "under_ask"):
+        raise ValueError(f"kind must be 'over_ask' or 'under_ask' (got {kind!r})")
+    spec, policy, silent = (("full", "permissive", "correct_silent") if kind == "over_ask"
+                            else ("ambiguous", "conservative", "silently_defaulted"))
+    cell = rs.filter(benchmark="ambig-ds", protocol="ask_only", spec=spec, policy=policy, ask_tool=True)
+    runs = cell.runs[cell.runs["status"] != "error"]
+    votes = majority_vote(cell.labels[cell.labels["facet"] == kind][["run_id", "facet", "label"]].astype(object),
+                          by=("run_id",))
+    label = runs["run_id"].astype(object).map(votes.set_index("run_id")["label"])
+    asked = runs["n_questions"].to_numpy(dtype=int) > 0
+    work = pd.DataFrame({"suite": runs["suite"].astype(str), "model": runs["model"].astype(str),
+                         "label": label.where(asked, silent).fillna("tie").to_numpy()})  # a tied judge vote
+    shares = work.groupby(["suite", "model"])["label"].value_counts(normalize=True).rename("share").reset_index()
+    wide = shares.pivot(index=["suite", "model"], columns="label", values="share").fillna(0.0)
+    wide.insert(0, "n_runs", work.groupby(["suite", "model"]).size())
+    first = [silent] + sorted(c for c in wide.columns if c not in (silent, "n_runs"))
+    return wide[["n_runs", *first]].reset_index()

@@ -90,7 +90,13 @@ SPECS: dict[str, list] = {
         "and CalibScore (their harmonic mean with 1 − ask-on-full), from the ask-only runs — Table 13 and Figure 2.")
         + table("tables.ask_calibration(rs, ci=True, n_boot=n_boot, seed=seed)", "ask_calibration",
                 "Ambig-DS Table 13: ask rates and CalibScore")
-        + figure("plots.ask_calibration(ask_calibration)", "ask_calibration"),
+        + figure("plots.ask_calibration(ask_calibration)", "ask_calibration")
+        + md("## Why agents over-ask and under-ask (Tables 14 and 15)\n\nOn fully specified tasks under the permissive "
+             "policy, a run that did not ask is correct; an asking run takes its judges' majority label. On ambiguous "
+             "tasks under the conservative policy, a run that did not ask silently defaulted.")
+        + table("tables.ask_diagnostics(rs, kind='over_ask')", "over_asking", "Ambig-DS Table 14: over-asking on full tasks")
+        + table("tables.ask_diagnostics(rs, kind='under_ask')", "under_asking",
+                "Ambig-DS Table 15: under-asking on ambiguous tasks"),
     "hilbench_judgment_gap": md(
         "# HIL-Bench: the judgment gap\n\npass@3 with full information and with `ask_human()`, the gap, and "
         "selective escalation: blocker recall, question precision and Ask-F1 (the paper's definitions) — "
@@ -111,7 +117,8 @@ SPECS: dict[str, list] = {
         "prints), Avg/Traj, and pass@3 and checkpoint score without the tool with their gains and gains per "
         "question — LHAW Table 3 and Figure 4.")
         + table("tables.value_of_information(rs)", "value_of_information", "LHAW Table 3: value of information")
-        + figure("plots.performance_vs_gain(metrics.value_of_information(rs.filter(benchmark='lhaw')))",
+        + figure("plots.performance_vs_gain(value_of_information.assign(mean_score_with_tool=value_of_information"
+                 "['mean_score'] + value_of_information['score_gain_pp'] / 100))",
                  "performance_vs_gain"),
     "lhaw_ambiguity_classes": md(
         "# LHAW: ambiguity classes\n\nEach variant's class from its no-tool trials' terminal states (Definition 3.1), "

@@ -1,0 +1,457 @@
+"""Reconstruct run logs from the papers' published aggregates: ``data/paper/``.
+
+Each benchmark's runs are built so that ambiglib's tables, applied to them, give back
+the printed numbers wherever the papers publish enough to fix them. The printed cells
+are written beside the logs (``printed.json``, each with its table); ``tests/test_paper.py``
+compares every reproduced cell at the printed precision, and ``docs/reproduction.md``
+says what is reproduced and what cannot be.
+
+    python scripts/make_paper_fixtures.py     # writes data/paper/ (deterministic)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "data" / "paper"
+
+# ============================================================================= Ambig-DS (seed 000)
+
+AMBIG_MODELS = ["Gemini 3 Flash", "GPT-5.4 Nano", "Claude Haiku 4.5", "Gemini 3.1 Pro", "GPT-5.4"]
+N_TASKS = {"target": 51, "objective": 61}  # Ambig-DS abstract: 51 DSBench and 61 MLE-bench tasks
+
+# Table 1: S_full, S_ambig, S_ask
+TABLE1 = {
+    ("objective", "Gemini 3 Flash"): (0.31, 0.22, 0.31), ("objective", "GPT-5.4 Nano"): (0.11, 0.05, 0.10),
+    ("objective", "Claude Haiku 4.5"): (0.27, 0.23, 0.26), ("objective", "Gemini 3.1 Pro"): (0.27, 0.23, 0.27),
+    ("objective", "GPT-5.4"): (0.26, 0.22, 0.26),
+    ("target", "Gemini 3 Flash"): (0.63, 0.44, 0.61), ("target", "GPT-5.4 Nano"): (0.49, 0.39, 0.45),
+    ("target", "Claude Haiku 4.5"): (0.56, 0.32, 0.52), ("target", "Gemini 3.1 Pro"): (0.64, 0.49, 0.60),
+    ("target", "GPT-5.4"): (0.61, 0.32, 0.52),
+}
+# Tables 2 (target) and 3 (objective): category shares (%) under Ambig. and Ask
+CATEGORIES = {
+    "target": ("intended", "alternative", "invalid", "timeout"),
+    "objective": ("intended", "alternative", "degenerate", "invalid", "timeout"),
+}
+TABLE2_3 = {  # model -> {condition: shares in CATEGORIES order}
+    "target": {
+        "Gemini 3 Flash": {"ambig": (43, 43, 6, 8), "ask": (96, 2, 0, 2)},
+        "GPT-5.4 Nano": {"ambig": (47, 47, 4, 2), "ask": (78, 18, 2, 2)},
+        "Claude Haiku 4.5": {"ambig": (26, 59, 8, 8), "ask": (88, 4, 4, 4)},
+        "Gemini 3.1 Pro": {"ambig": (55, 39, 4, 2), "ask": (96, 4, 0, 0)},
+        "GPT-5.4": {"ambig": (27, 63, 6, 4), "ask": (71, 24, 2, 4)},
+    },
+    "objective": {
+        "Gemini 3 Flash": {"ambig": (75, 5, 11, 7, 2), "ask": (84, 0, 11, 2, 3)},
+        "GPT-5.4 Nano": {"ambig": (38, 13, 49, 0, 0), "ask": (54, 0, 46, 0, 0)},
+        "Claude Haiku 4.5": {"ambig": (54, 18, 21, 5, 2), "ask": (95, 0, 5, 0, 0)},
+        "Gemini 3.1 Pro": {"ambig": (51, 13, 33, 2, 2), "ask": (59, 3, 33, 3, 2)},
+        "GPT-5.4": {"ambig": (72, 11, 8, 5, 4), "ask": (79, 0, 11, 7, 4)},
+    },
+}
+# Table 11: mean score given the category, (Ambig., Ask); None = no run ("–")
+TABLE11 = {
+    "target": {
+        "Gemini 3 Flash": {"intended": (0.85, 0.63), "alternative": (0.17, 0.25)},
+        "GPT-5.4 Nano": {"intended": (0.70, 0.55), "alternative": (0.13, 0.12)},
+        "Claude Haiku 4.5": {"intended": (0.85, 0.58), "alternative": (0.17, 0.10)},
+        "Gemini 3.1 Pro": {"intended": (0.80, 0.62), "alternative": (0.13, 0.13)},
+        "GPT-5.4": {"intended": (0.85, 0.70), "alternative": (0.14, 0.15)},
+    },
+    "objective": {
+        "Gemini 3 Flash": {"intended": (0.30, 0.37), "alternative": (0.10, None), "degenerate": (0.00, 0.00)},
+        "GPT-5.4 Nano": {"intended": (0.13, 0.19), "alternative": (0.00, None), "degenerate": (0.00, 0.00)},
+        "Claude Haiku 4.5": {"intended": (0.40, 0.27), "alternative": (0.10, None), "degenerate": (0.00, 0.00)},
+        "Gemini 3.1 Pro": {"intended": (0.40, 0.45), "alternative": (0.20, 0.15), "degenerate": (0.00, 0.00)},
+        "GPT-5.4": {"intended": (0.30, 0.33), "alternative": (0.05, None), "degenerate": (0.00, 0.00)},
+    },
+}
+# Table 10: Trace (explicit, hedged, silent) and Answer (overridable, named, self-evident), %
+TABLE10 = {
+    ("target", "Gemini 3 Flash"): ((64, 25, 11), (0, 75, 25)), ("target", "GPT-5.4 Nano"): ((0, 52, 48), (0, 50, 50)),
+    ("target", "Claude Haiku 4.5"): ((2, 44, 54), (0, 12, 88)), ("target", "Gemini 3.1 Pro"): ((42, 46, 12), (0, 56, 44)),
+    ("target", "GPT-5.4"): ((30, 28, 41), (4, 65, 30)),
+    ("objective", "Gemini 3 Flash"): ((0, 9, 91), (0, 0, 100)), ("objective", "GPT-5.4 Nano"): ((0, 0, 100), (0, 0, 100)),
+    ("objective", "Claude Haiku 4.5"): ((0, 0, 100), (0, 0, 100)), ("objective", "Gemini 3.1 Pro"): ((0, 0, 100), (0, 0, 100)),
+    ("objective", "GPT-5.4"): ((0, 0, 100), (0, 18, 82)),
+}
+TRACE = ("explicit", "hedged", "silent")
+ANSWER = ("overridable", "named", "self-evident")
+# Table 13: (ask on ambiguous %, ask on full %, CalibScore) per policy
+TABLE13 = {
+    ("objective", "Gemini 3 Flash"): ((95, 95, 0.10), (16, 5, 0.27)), ("objective", "GPT-5.4 Nano"): ((79, 87, 0.22), (0, 5, 0.00)),
+    ("objective", "Claude Haiku 4.5"): ((100, 100, 0.00), (5, 5, 0.10)), ("objective", "Gemini 3.1 Pro"): ((100, 33, 0.80), (70, 0, 0.82)),
+    ("objective", "GPT-5.4"): ((100, 87, 0.23), (0, 0, 0.00)),
+    ("target", "Gemini 3 Flash"): ((98, 88, 0.21), (96, 2, 0.97)), ("target", "GPT-5.4 Nano"): ((100, 98, 0.04), (51, 8, 0.66)),
+    ("target", "Claude Haiku 4.5"): ((100, 100, 0.00), (67, 2, 0.80)), ("target", "Gemini 3.1 Pro"): ((98, 51, 0.65), (94, 0, 0.97)),
+    ("target", "GPT-5.4"): ((94, 65, 0.51), (33, 4, 0.49)),
+}
+# Table 14: full tasks, permissive: Correct (silent), Correct (real gap), Style fishing, Restating obvious, Out-of-scope
+TABLE14 = {
+    ("target", "Gemini 3 Flash"): (12, 2, 14, 6, 67), ("objective", "Gemini 3 Flash"): (5, 3, 3, 3, 85),
+    ("target", "GPT-5.4 Nano"): (2, 0, 61, 10, 27), ("objective", "GPT-5.4 Nano"): (21, 0, 41, 17, 21),
+    ("target", "Claude Haiku 4.5"): (0, 0, 88, 4, 8), ("objective", "Claude Haiku 4.5"): (0, 0, 62, 5, 33),
+    ("target", "Gemini 3.1 Pro"): (49, 6, 10, 2, 33), ("objective", "Gemini 3.1 Pro"): (67, 0, 5, 3, 25),
+    ("target", "GPT-5.4"): (35, 0, 51, 8, 6), ("objective", "GPT-5.4"): (13, 0, 62, 0, 25),
+}
+OVER_ASK = ("correct_silent", "real_gap", "style_fishing", "restating_obvious", "out_of_scope")
+# Table 15: ambiguous tasks, conservative: Correct (asked), Silently defaulted, Asked wrong topic
+TABLE15 = {
+    ("target", "Gemini 3 Flash"): (96, 4, 0), ("objective", "Gemini 3 Flash"): (8, 84, 8),
+    ("target", "GPT-5.4 Nano"): (49, 49, 2), ("objective", "GPT-5.4 Nano"): (0, 100, 0),
+    ("target", "Claude Haiku 4.5"): (67, 33, 0), ("objective", "Claude Haiku 4.5"): (3, 97, 0),
+    ("target", "Gemini 3.1 Pro"): (94, 6, 0), ("objective", "Gemini 3.1 Pro"): (70, 30, 0),
+    ("target", "GPT-5.4"): (33, 67, 0), ("objective", "GPT-5.4"): (0, 100, 0),
+}
+UNDER_ASK = ("correct_asked", "silently_defaulted", "wrong_topic")
+
+
+def allocate(percent, n: int) -> list[int]:
+    """Counts out of n for printed percentages (largest remainder, summing to n)."""
+    raw = np.asarray(percent, dtype=float) / 100 * n
+    counts = np.floor(raw).astype(int)
+    for i in np.argsort(-(raw - counts), kind="stable")[: n - counts.sum()]:
+        counts[i] += 1
+    return counts.tolist()
+
+
+def centred(rng: np.random.Generator, n: int, mean: float, spread: float = 0.05) -> list[float]:
+    """n scores in [0, 1] whose mean is exactly ``mean``: symmetric pairs around it."""
+    if n == 0:
+        return []
+    half = min(spread, mean, 1 - mean)
+    offsets = rng.uniform(0, half, n // 2)
+    values = [mean + o for o in offsets] + [mean - o for o in offsets] + ([mean] if n % 2 else [])
+    return [float(v) for v in rng.permutation(values)]
+
+
+def _solve_means(counts: dict[str, int], printed: dict[str, float | None], target_s: float, n: int) -> dict[str, float]:
+    """Conditional means inside their rounding boxes (±0.0049) that bring the cell mean as close to
+    Table 1's printed S as they can (so the deltas between conditions come out as printed too)."""
+    means = {c: (printed[c] if printed.get(c) is not None else 0.0) for c in counts}
+    movable = [c for c in counts if counts[c] and printed.get(c) is not None and c not in ("invalid", "timeout")
+               and printed[c] > 0]
+    weight = sum(counts[c] for c in movable)
+    if weight:
+        s = sum(counts[c] * means[c] for c in counts) / n
+        step = max(-0.0049, min(0.0049, (target_s - s) * n / weight))
+        for c in movable:
+            means[c] = min(1.0, max(0.0, means[c] + step))
+    return means
+
+
+def _judged(n_ok: int, *shares) -> int:
+    """How many runs were judged: the largest count up to n_ok at which every printed share is k/n.
+
+    The recognition audit scores only substantive runs, "after dropping API errors, timeouts,
+    and empty traces" (Ambig-DS C.5), so its denominator can be below the cell's ok runs.
+    """
+    for n in range(n_ok, max(n_ok // 2, 1), -1):
+        if all(round(100 * k / n) == p for group in shares for k, p in zip(allocate(group, n), group)):
+            return n
+    return n_ok
+
+
+def ambig_ds(rng: np.random.Generator) -> list[dict]:
+    records = []
+    for suite, n in N_TASKS.items():
+        tasks = [f"{suite}-task-{i:02d}" for i in range(n)]
+        for t in tasks:
+            blocker = "target" if suite == "target" else "metric"
+            records.append({"record": "task", "benchmark": "ambig-ds", "suite": suite, "task_id": t,
+                            "blockers": [{"id": blocker, "type": blocker}]})
+        for model in AMBIG_MODELS:
+            s_full, s_ambig, s_ask = TABLE1[(suite, model)]
+            base = {"benchmark": "ambig-ds", "suite": suite, "model": model}
+            # Full: every task, scored around S_full (no category is published for Full)
+            for t, score in zip(tasks, centred(rng, n, s_full)):
+                records.append({**base, "task_id": t, "spec": "full", "ask_tool": False, "score": round(score, 6)})
+            for cond, s_target, idx in (("ambig", s_ambig, 0), ("ask", s_ask, 1)):
+                cats = CATEGORIES[suite]
+                counts = dict(zip(cats, allocate(TABLE2_3[suite][model][cond], n)))
+                printed = {c: (TABLE11[suite][model].get(c, (None, None))[idx]) for c in cats}
+                means = _solve_means(counts, printed, s_target, n)
+                order = rng.permutation(n)
+                pos = 0
+                judged = None
+                if cond == "ambig":  # Table 10 judges the substantive Ambig. runs
+                    n_ok = n - counts["invalid"] - counts["timeout"]
+                    t_lab, a_lab = TABLE10[(suite, model)]
+                    n_judged = _judged(n_ok, t_lab, a_lab)
+                    trace = [lab for lab, k in zip(TRACE, allocate(t_lab, n_judged)) for _ in range(k)]
+                    answer = [lab for lab, k in zip(ANSWER, allocate(a_lab, n_judged)) for _ in range(k)]
+                    rng.shuffle(trace)
+                    rng.shuffle(answer)
+                    judged = list(zip(trace, answer)) + [(None, None)] * (n_ok - n_judged)  # empty traces: not judged
+                    judged = [judged[i] for i in rng.permutation(len(judged))]
+                ok_i = 0
+                for cat in cats:
+                    scores = centred(rng, counts[cat], means[cat]) if cat not in ("invalid", "timeout") else [0.0] * counts[cat]
+                    for score in scores:
+                        t = tasks[order[pos]]
+                        pos += 1
+                        status = cat if cat in ("invalid", "timeout") else "ok"
+                        rec = {**base, "task_id": t, "spec": "ambiguous", "ask_tool": cond == "ask",
+                               "policy": "permissive" if cond == "ask" else "default", "status": status,
+                               "score": round(score, 6), "category": cat}
+                        if cond == "ask" and rng.random() < TABLE13[(suite, model)][0][0] / 100:
+                            rec["questions"] = [{"text": "Which framing should the submission use?",
+                                                 "blocker_id": "target" if suite == "target" else "metric",
+                                                 "response": "The intended one.", "in_scope": True}]
+                        if judged is not None and status == "ok":
+                            t_label, a_label = judged[ok_i]
+                            ok_i += 1
+                            if t_label is not None:
+                                # five judge calls per facet; three agree, so the majority is the label
+                                rec["labels"] = [
+                                    {"facet": facet, "label": lab if c < 3 else str(rng.choice([x for x in pool if x != lab])),
+                                     "judge": "claude", "call": c + 1}
+                                    for facet, lab, pool in (("trace", t_label, TRACE), ("answer", a_label, ANSWER))
+                                    for c in range(5)]
+                        records.append(rec)
+            # ask-only runs: Table 13's four cells; Tables 14/15 judge them
+            for p_i, policy in enumerate(("permissive", "conservative")):
+                amb_pct, full_pct, _ = TABLE13[(suite, model)][p_i]
+                for spec, pct in (("ambiguous", amb_pct), ("full", full_pct)):
+                    asked = set(rng.permutation(n)[: allocate([pct, 100 - pct], n)[0]].tolist())
+                    labels = None
+                    if spec == "full" and policy == "permissive":
+                        shares = TABLE14[(suite, model)]
+                        k = allocate(shares, n)  # over all the full tasks: "correct (silent)" did not ask
+                        labels = [lab for lab, c in zip(OVER_ASK[1:], k[1:]) for _ in range(c)]
+                        asked = set(rng.permutation(n)[: sum(k[1:])].tolist())
+                        facet = "over_ask"
+                    elif spec == "ambiguous" and policy == "conservative":
+                        k = allocate(TABLE15[(suite, model)], n)
+                        labels = ["correct_asked"] * k[0] + ["wrong_topic"] * k[2]
+                        asked = set(rng.permutation(n)[: k[0] + k[2]].tolist())
+                        facet = "under_ask"
+                    if labels is not None:
+                        rng.shuffle(labels)
+                    li = 0
+                    for i, t in enumerate(tasks):
+                        rec = {**base, "task_id": t, "spec": spec, "ask_tool": True, "policy": policy,
+                               "protocol": "ask_only"}
+                        if i in asked:
+                            rec["questions"] = [{"text": "Could you clarify the task framing?", "in_scope": True}]
+                            if labels is not None:
+                                rec["labels"] = [{"facet": facet, "label": labels[li], "judge": "claude", "call": c}
+                                                 for c in range(1, 6)]
+                                li += 1
+                        records.append(rec)
+    return records
+
+
+def ambig_ds_printed() -> list[dict]:
+    cells = []
+    for (suite, model), (f, a, k) in TABLE1.items():
+        for col, v in (("s_full", f), ("s_ambig", a), ("s_ask", k)):
+            cells.append({"table": "Ambig-DS Table 1", "suite": suite, "model": model, "column": col, "value": v, "digits": 2})
+        cells.append({"table": "Ambig-DS Table 1", "suite": suite, "model": model, "column": "delta_ambig",
+                      "value": round(a - f, 2), "digits": 2, "printed_as": f"{abs(round(a - f, 2)):.2f} (sign lost in the text)"})
+        cells.append({"table": "Ambig-DS Table 1", "suite": suite, "model": model, "column": "delta_ask",
+                      "value": round(k - a, 2), "digits": 2})
+    for suite, models in TABLE2_3.items():
+        table = "Ambig-DS Table 2" if suite == "target" else "Ambig-DS Table 3"
+        for model, conds in models.items():
+            for cond, shares in conds.items():
+                for cat, pct in zip(CATEGORIES[suite], shares):
+                    cells.append({"table": table, "suite": suite, "model": model, "condition": "Ambig." if cond == "ambig" else "Ask",
+                                  "column": cat, "value": pct, "digits": 0, "percent": True})
+    for suite, models in TABLE11.items():
+        for model, cats in models.items():
+            for cat, (a, k) in cats.items():
+                for cond, v in (("Ambig.", a), ("Ask", k)):
+                    cells.append({"table": "Ambig-DS Table 11", "suite": suite, "model": model, "condition": cond,
+                                  "column": cat, "value": v, "digits": 2})
+    for (suite, model), (trace, answer) in TABLE10.items():
+        for facet, labels, values in (("trace", TRACE, trace), ("answer", ANSWER, answer)):
+            for lab, pct in zip(labels, values):
+                cells.append({"table": "Ambig-DS Table 10", "suite": suite, "model": model, "facet": facet,
+                              "column": lab, "value": pct, "digits": 0, "percent": True})
+    for (suite, model), policies in TABLE13.items():
+        for policy, (amb, full, calib) in zip(("permissive", "conservative"), policies):
+            for col, v, d, pct in (("ask_on_ambiguous", amb, 0, True), ("ask_on_full", full, 0, True),
+                                   ("calib_score", calib, 2, False)):
+                cells.append({"table": "Ambig-DS Table 13", "suite": suite, "model": model, "policy": policy,
+                              "column": col, "value": v, "digits": d, "percent": pct})
+    for (suite, model), values in TABLE14.items():
+        for lab, pct in zip(OVER_ASK, values):
+            cells.append({"table": "Ambig-DS Table 14", "suite": suite, "model": model, "column": lab, "value": pct,
+                          "digits": 0, "percent": True})
+    for (suite, model), values in TABLE15.items():
+        for lab, pct in zip(UNDER_ASK, values):
+            cells.append({"table": "Ambig-DS Table 15", "suite": suite, "model": model, "column": lab, "value": pct,
+                          "digits": 0, "percent": True})
+    return cells
+
+
+# ============================================================================= HIL-Bench (seed 001)
+
+HIL_MODELS = ["GPT-5.3-Codex", "GPT-5.4", "Gemini 3.1 Pro", "Claude Opus 4.6"]
+# Table 1: pass@3 full info %, pass@3 with ask_human %, recall %, precision %, Ask-F1 %
+HIL_TABLE1 = {
+    ("sql", "GPT-5.3-Codex"): (86.0, 5.3, 14.0, 55.3, 22.3), ("sql", "GPT-5.4"): (86.0, 17.3, 22.7, 54.3, 32.1),
+    ("sql", "Gemini 3.1 Pro"): (88.7, 35.3, 59.2, 35.6, 44.5), ("sql", "Claude Opus 4.6"): (90.7, 39.3, 61.2, 54.3, 57.5),
+    ("swe", "GPT-5.3-Codex"): (67.3, 2.0, 23.5, 56.5, 33.2), ("swe", "GPT-5.4"): (67.3, 1.3, 27.0, 52.3, 35.6),
+    ("swe", "Gemini 3.1 Pro"): (84.7, 5.3, 36.2, 47.5, 41.1), ("swe", "Claude Opus 4.6"): (69.1, 9.4, 34.6, 26.3, 29.9),
+}
+# Table 3: 150 tasks per domain, 598 SQL and 533 SWE blockers
+HIL_TASKS = {"sql": (150, 598), "swe": (150, 533)}
+#: Claude Opus 4.6 on SWE: 69.1% and 9.4% fit no k/150 but 103/149 and 14/149 — one task is missing
+HIL_N_TASKS = {("swe", "Claude Opus 4.6"): 149}
+
+
+def _counts_for(p_pct: float, r_pct: float, f1_pct: float, blockers: int, cap: int) -> tuple[int, int]:
+    """(discovered, questions) pooled counts whose P, R and F1 round to the printed values."""
+    best = None
+    for disc in range(int(blockers * (r_pct - 0.05) / 100), int(blockers * (r_pct + 0.05) / 100) + 2):
+        r = disc / blockers
+        if round(100 * r, 1) != r_pct or disc > cap:
+            continue
+        for q in range(int(disc / ((p_pct + 0.05) / 100)), int(disc / ((p_pct - 0.05) / 100)) + 2):
+            p = disc / q
+            if round(100 * p, 1) == p_pct and round(100 * 2 * p * r / (p + r), 1) == f1_pct:
+                return disc, q
+            if round(100 * p, 1) == p_pct and best is None:
+                best = (disc, q)
+    return best  # the printed F1 is not reachable: the test reports it
+
+
+def hil_bench(rng: np.random.Generator) -> list[dict]:
+    records = []
+    for suite, (n_tasks, n_blockers) in HIL_TASKS.items():
+        # 3 to 5 blockers per task (here 3 or 4), summing to the published total
+        base = n_blockers // n_tasks
+        extra = n_blockers - base * n_tasks
+        per_task = [base + (1 if i < extra else 0) for i in range(n_tasks)]
+        tasks = [f"hil_{suite}_{i:03d}" for i in range(n_tasks)]
+        for t, k in zip(tasks, per_task):
+            records.append({"record": "task", "benchmark": "hil-bench", "suite": suite, "task_id": t,
+                            "blockers": [{"id": f"b{j}"} for j in range(k)]})
+        for model in HIL_MODELS:
+            full_pct, tool_pct, r_pct, p_pct, f1_pct = HIL_TABLE1[(suite, model)]
+            n = HIL_N_TASKS.get((suite, model), n_tasks)
+            used = tasks[:n]
+            blockers_total = 3 * sum(per_task[:n])  # three passes
+            disc_total, q_total = _counts_for(p_pct, r_pct, f1_pct, blockers_total, cap=3 * 3 * n)
+            base_rec = {"benchmark": "hil-bench", "suite": suite, "model": model}
+            for mode_spec, pct in (("full", full_pct), ("tool", tool_pct)):
+                n_pass = round(pct / 100 * n)
+                passing = set(rng.permutation(n)[:n_pass].tolist())
+                for i, t in enumerate(used):
+                    for p in (1, 2, 3):
+                        ok = i in passing and p == 1  # HIL-Bench's pass@3: any of the first three passes
+                        rec = {**base_rec, "task_id": t, "spec": "full" if mode_spec == "full" else "ambiguous",
+                               "ask_tool": mode_spec == "tool", "trial": p, "passed": ok, "score": 1.0 if ok else 0.0}
+                        records.append(rec)
+            # questions on the ask_human runs: distinct blockers discovered (at most 3 answered per run), the rest irrelevant
+            tool_runs = [r for r in records if r is not None and r.get("model") == model and r.get("suite") == suite
+                         and r.get("ask_tool") and r.get("benchmark") == "hil-bench"]
+            caps = [min(3, per_task[tasks.index(r["task_id"])]) for r in tool_runs]
+            disc = [0] * len(tool_runs)
+            left = disc_total
+            for i in rng.permutation(len(tool_runs)):
+                if left == 0:
+                    break
+                take = min(caps[i], left, int(rng.integers(1, caps[i] + 1)))
+                disc[i] += take
+                left -= take
+            i = 0
+            while left:  # fill any remainder up to each run's cap
+                room = caps[i] - disc[i]
+                if room:
+                    take = min(room, left)
+                    disc[i] += take
+                    left -= take
+                i = (i + 1) % len(tool_runs)
+            irrelevant = q_total - disc_total
+            extra_q = np.bincount(rng.integers(0, len(tool_runs), irrelevant), minlength=len(tool_runs))
+            for r, d, e in zip(tool_runs, disc, extra_q):
+                qs = [{"text": f"What does requirement {j} mean?", "blocker_id": f"b{j}", "response": "resolution"}
+                      for j in range(d)]
+                qs += [{"text": "Can you say more?", "blocker_id": None, "response": "irrelevant question"}
+                       for _ in range(int(e))]
+                if qs:
+                    r["questions"] = qs
+    return records
+
+
+def hil_printed() -> list[dict]:
+    cells = []
+    for (suite, model), (full, tool, r, p, f1) in HIL_TABLE1.items():
+        for col, v in (("pass_at_k_full_info", full), ("pass_at_k_with_tool", tool), ("recall", r),
+                       ("precision", p), ("ask_f1", f1)):
+            cells.append({"table": "HIL-Bench Table 1", "suite": suite, "model": model, "column": col, "value": v,
+                          "digits": 1, "percent": True})
+        cells.append({"table": "HIL-Bench Table 1", "suite": suite, "model": model, "column": "gap_pp",
+                      "value": round(tool - full), "digits": 0})
+    return cells
+
+
+# ============================================================================= LHAW (seed 003)
+
+# Table 14: MCP-Atlas, n = 300 trials (100 variants x 3), Sonnet-4.5: no-tool Ckpt%, gain, questions, Gain%/Q
+LHAW_TABLE14 = {"original": (39.3, 23.3, 186, 0.13), "supervisor": (39.3, 25.6, 266, 0.09),
+                "standard": (39.3, 23.8, 241, 0.10), "executive": (39.3, 16.7, 124, 0.13)}
+
+
+def lhaw(rng: np.random.Generator) -> list[dict]:
+    records = []
+    model = "Claude Sonnet 4.5"
+    variants = [(f"mcp-task-{i:03d}", f"mcp-task-{i:03d}_V1") for i in range(100)]
+    for task, variant in variants:
+        records.append({"record": "task", "benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task,
+                        "variant_id": variant, "blockers": [{"id": "S1", "type": "input"}], "dimensions": ["input"]})
+    no_tool = centred(rng, 300, 0.393)
+    for j, (task, variant) in enumerate(variants):
+        for trial in (1, 2, 3):
+            records.append({"benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task, "variant_id": variant,
+                            "model": model, "spec": "ambiguous", "ask_tool": False, "trial": trial,
+                            "score": round(no_tool[3 * j + trial - 1], 6), "passed": no_tool[3 * j + trial - 1] >= 0.75})
+    for persona, (ckpt, gain, n_q, _) in LHAW_TABLE14.items():
+        scores = centred(rng, 300, (ckpt + gain) / 100)
+        per_trial = np.bincount(rng.integers(0, 300, n_q), minlength=300)
+        for j, (task, variant) in enumerate(variants):
+            for trial in (1, 2, 3):
+                k = 3 * j + trial - 1
+                rec = {"benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task, "variant_id": variant, "model": model,
+                       "spec": "ambiguous", "ask_tool": True, "policy": persona, "trial": trial,
+                       "score": round(scores[k], 6), "passed": scores[k] >= 0.75}
+                if per_trial[k]:
+                    rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(per_trial[k])]
+                records.append(rec)
+    return records
+
+
+def lhaw_printed() -> list[dict]:
+    cells = []
+    for persona, (ckpt, gain, n_q, gpq) in LHAW_TABLE14.items():
+        for col, v, d in (("mean_score", ckpt, 1), ("score_gain_pp", gain, 1), ("n_questions", n_q, 0),
+                          ("score_gain_pp_per_question", gpq, 2)):
+            cells.append({"table": "LHAW Table 14", "suite": "mcp-atlas", "model": "Claude Sonnet 4.5", "policy": persona,
+                          "column": col, "value": v, "digits": d, "percent": col == "mean_score"})
+    return cells
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for i, (name, build) in enumerate((("ambig-ds", ambig_ds), ("hil-bench", hil_bench), ("lhaw", lhaw))):
+        records = build(np.random.default_rng([2026, i]))
+        records.sort(key=lambda r: r.get("record") != "task")
+        with open(OUT / f"{name}.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+            for rec in records:
+                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        print(f"wrote {OUT / name}.jsonl ({len(records)} records)")
+    cells = ambig_ds_printed() + hil_printed() + lhaw_printed()
+    (OUT / "printed.json").write_text(json.dumps(cells, indent=0) + "\n", encoding="utf-8")
+    print(f"wrote {OUT / 'printed.json'} ({len(cells)} printed cells)")
+
+
+if __name__ == "__main__":
+    main()
