@@ -6,13 +6,16 @@ the table is named in the docstring.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .runset import RunSet
 
 __all__ = ["blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
            "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
-           "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics"]
+           "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics", "by_dimension",
+           "segments_removed", "generality", "prompting_strategies", "removal_strategies", "ask_failure_modes",
+           "failure_modes", "leaderboard"]
 
 
 def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
@@ -248,37 +251,256 @@ def value_of_information(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: in
     return voi[cols + extra]
 
 
-def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
-    """Tabulate the value of information per LHAW ambiguity class (LHAW Tables 7–9, 12).
+def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3) -> pd.DataFrame:
+    """value_of_information per value of ``column`` (a property of LHAW variants), with each
+    group's fully specified runs on its variants' original tasks as the baseline."""
+    from . import metrics
 
-    Each variant's class is its task record's ``ambiguity_class``.
+    rows = []
+    for value, group in groups.groupby(column, sort=True):
+        keep = sorted(set(group["variant_id"]) | set(group["task_id"]))  # full runs: variant_id == task_id
+        sub = rs.filter(variant_id=keep)
+        if len(sub.runs) == 0:
+            continue
+        rows.append(metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k).assign(**{column: value}))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate pass@k on the original tasks, without the tool and with it, per ambiguity class (LHAW Tables 7–9, 12).
+
+    Each variant's class is its task record's ``ambiguity_class``; "Base" is pass@k of
+    the fully specified runs on the class's original tasks.
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, ambiguity_class, n_variants, pass_at_k, pass_gain_pp, mean_score,
+        ``suite, model, policy, ambiguity_class, n_variants, base_pass_at_k, pass_at_k``
+        (LHAW "Under."), ``pass_at_k_with_tool`` ("+User"), ``pass_gain_pp, mean_score,
         score_gain_pp, ask_pct, avg_per_traj``.
+    """
+    lhaw = rs.filter(benchmark="lhaw")
+    groups = lhaw.tasks[["suite", "task_id", "variant_id", "ambiguity_class"]].astype(object).dropna()
+    out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k)
+    if len(out) == 0:
+        return pd.DataFrame(columns=["suite", "model", "policy", "ambiguity_class"])
+    out["ask_pct"] = 100 * out["variant_ask_rate"]
+    cols = ["suite", "model", "policy", "ambiguity_class", "n_variants", "base_pass_at_k", "pass_at_k",
+            "pass_at_k_with_tool", "pass_gain_pp", "mean_score", "score_gain_pp", "ask_pct", "avg_per_traj"]
+    order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task"))}
+    return out[cols].sort_values(["suite", "model", "policy", "ambiguity_class"],
+                                 key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
+
+
+def by_dimension(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate pass@k and checkpoint score, without and with the tool, per information dimension (LHAW Tables 5 and 6).
+
+    A variant counts under each dimension of its removed segments (as LHAW counts
+    multi-segment removals); ``dimension="all"`` is every variant.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, policy, dimension, n_variants, base_pass_at_k, base_mean_score,
+        pass_at_k, pass_gain_pp, mean_score, score_gain_pp``.
+    """
+    lhaw = rs.filter(benchmark="lhaw")
+    tasks = lhaw.tasks[["suite", "task_id", "variant_id", "dimensions"]]
+    rows = [{"suite": str(t.suite), "task_id": str(t.task_id), "variant_id": str(t.variant_id), "dimension": "all"}
+            for t in tasks.itertuples()]
+    rows += [{"suite": str(t.suite), "task_id": str(t.task_id), "variant_id": str(t.variant_id), "dimension": str(d)}
+             for t in tasks.itertuples() if isinstance(t.dimensions, (list, tuple, np.ndarray)) for d in t.dimensions]
+    out = _voi_by_group(lhaw, pd.DataFrame(rows, columns=["suite", "task_id", "variant_id", "dimension"]), "dimension", k=k)
+    cols = ["suite", "model", "policy", "dimension", "n_variants", "base_pass_at_k", "base_mean_score", "pass_at_k",
+            "pass_gain_pp", "mean_score", "score_gain_pp"]
+    if len(out) == 0:
+        return pd.DataFrame(columns=cols)
+    order = {d: i for i, d in enumerate(("all", "goal", "constraint", "input", "context"))}
+    return out[cols].sort_values(["suite", "model", "policy", "dimension"],
+                                 key=lambda s: s.map(lambda d: order.get(d, 9)) if s.name == "dimension" else s) \
+        .reset_index(drop=True)
+
+
+def segments_removed(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate pass@k without and with the tool by the number of removed segments (LHAW Table 2).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, policy, segments, n_variants, base_pass_at_k, pass_at_k, pass_gain_pp``.
+    """
+    lhaw = rs.filter(benchmark="lhaw")
+    groups = lhaw.tasks[["suite", "task_id", "variant_id", "n_blockers"]].astype({"suite": object, "task_id": object,
+                                                                                   "variant_id": object})
+    groups = groups.assign(segments=groups["n_blockers"].astype(int))
+    out = _voi_by_group(lhaw, groups, "segments", k=k)
+    cols = ["suite", "model", "policy", "segments", "n_variants", "base_pass_at_k", "pass_at_k", "pass_gain_pp"]
+    return out[cols].sort_values(["suite", "model", "policy", "segments"]).reset_index(drop=True) if len(out) else \
+        pd.DataFrame(columns=cols)
+
+
+def generality(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Average pass@k over models per benchmark: original tasks, underspecified, with the tool (LHAW Table 13).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, n_models, base_pass_at_k, pass_at_k, pass_at_k_with_tool`` (model averages).
+    """
+    from . import metrics
+
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw", policy=None), by=("suite", "model", "policy"), k=k)
+    voi = voi[voi["policy"].isin(["default", "original"])] if voi["policy"].isin(["default", "original"]).any() else voi
+    g = voi.groupby("suite")
+    return pd.DataFrame({"n_models": g["model"].nunique(), "base_pass_at_k": g["base_pass_at_k"].mean(),
+                         "pass_at_k": g["pass_at_k"].mean(), "pass_at_k_with_tool": g["pass_at_k_with_tool"].mean()}) \
+        .reset_index()
+
+
+def prompting_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate pass@k, checkpoint score, %Ask (of trials) and Avg/Traj per agent strategy and class (LHAW Table 10).
+
+    The strategy is the run's ``policy``; ``ambiguity_class="overall"`` is every variant.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, ambiguity_class, policy, n_variants, pass_at_k, pass_gain_pp, mean_score,
+        score_gain_pp, ask_pct`` (share of with-tool trials that asked, as Table 10 says), ``avg_per_traj``.
+    """
+    lhaw = rs.filter(benchmark="lhaw")
+    tasks = lhaw.tasks[["suite", "task_id", "variant_id", "ambiguity_class"]].astype(object)
+    groups = pd.concat([tasks.assign(ambiguity_class="overall"), tasks.dropna(subset=["ambiguity_class"])])
+    out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k)
+    cols = ["suite", "model", "ambiguity_class", "policy", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
+            "score_gain_pp", "ask_pct", "avg_per_traj"]
+    if len(out) == 0:
+        return pd.DataFrame(columns=cols)
+    out["ask_pct"] = 100 * out["ask_rate"]
+    order = {c: i for i, c in enumerate(("overall", "outcome-critical", "divergent", "benign", "new-task"))}
+    return out[cols].sort_values(["suite", "model", "ambiguity_class", "policy"],
+                                 key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
+
+
+def removal_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate, per removal strategy, pass@k without the tool and how many variants fall in each
+    ambiguity class by their trials' terminal states (LHAW Table 11).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``suite, model, strategy, n_variants, pass_at_k``, then a count per class
+        (outcome-critical, divergent, benign, new-task).
     """
     from . import metrics
 
     lhaw = rs.filter(benchmark="lhaw")
-    classes = lhaw.tasks[["suite", "variant_id", "ambiguity_class"]].astype(object)
+    strategy = lhaw.tasks[["variant_id", "strategy"]].astype(object).dropna().set_index("variant_id")["strategy"]
+    classes = metrics.ambiguity_classes(lhaw)
+    classes["strategy"] = classes["variant_id"].astype(object).map(strategy)
+    classes = classes.dropna(subset=["strategy"])
+    if len(classes) == 0:
+        return pd.DataFrame(columns=["suite", "model", "strategy", "n_variants", "pass_at_k"])
+    n, c = classes["n_trials"].to_numpy(int), classes["n_successes"].to_numpy(int)
+    classes["pass_at_k"] = [metrics._pass_at_k_unbiased(np.array([a]), np.array([b]), k)[0] if a >= k else np.nan
+                            for a, b in zip(n, c)]
+    counts = classes.pivot_table(index=["suite", "model", "strategy"], columns="ambiguity_class", values="n_trials",
+                                 aggfunc="count", fill_value=0)
+    counts = counts.reindex(columns=["outcome-critical", "divergent", "benign", "new-task"], fill_value=0)
+    g = classes.groupby(["suite", "model", "strategy"])
+    out = pd.DataFrame({"n_variants": g.size(), "pass_at_k": g["pass_at_k"].mean()}).join(counts)
+    out.columns = [str(c) for c in out.columns]
+    return out.reset_index()
+
+
+#: LHAW Table 4's categories; a trial's flag facets are named ``lhaw.<category>.<flag>`` (docs/metrics.md)
+LHAW_FAILURE_CATEGORIES = ("question_quality", "question_targeting", "information_integration", "over_clarification",
+                           "under_clarification", "timing_strategy", "response_misinterpretation")
+
+
+def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
+    """Tabulate the share of asking trials flagged in each failure category (LHAW Table 4; Table 17 with ``failed_only``).
+
+    A trial counts in a category when any of its flags ``lhaw.<category>.<flag>`` is ``YES``
+    (majority of its calls); the denominator is the trials with at least one question
+    (and, with ``failed_only``, that did not pass).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, n_trials``, then one column per category (share of trials).
+    """
+    from . import metrics
+
+    lhaw = rs.filter(benchmark="lhaw")
+    if failed_only:
+        lhaw = lhaw.filter(passed=False)
+    facets = sorted(set(lhaw.labels["facet"].astype(str)))
+    categories = {c: [f for f in facets if f.startswith(f"lhaw.{c}.")] for c in LHAW_FAILURE_CATEGORIES}
+    categories = {c: fs for c, fs in categories.items() if fs}
+    if not categories:
+        return pd.DataFrame(columns=["model", "n_trials"])
+    shares = metrics.flag_shares(lhaw, categories=categories, by=("model",))
+    wide = shares.pivot(index=["model", "n_trials"], columns="category", values="share")
+    wide = wide.reindex(columns=[c for c in LHAW_FAILURE_CATEGORIES if c in wide.columns])
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.reset_index()
+
+
+# ============================================================================= HIL-Bench failure modes and leaderboard
+
+
+def failure_modes(rs: RunSet, *, dimension: str = "tool_use", suite: str = "sql") -> pd.DataFrame:
+    """Tabulate the failure-mode distribution within one capability dimension (HIL-Bench Tables 4–6).
+
+    A run's mode is the majority of its ``failure.<dimension>`` labels; shares are over
+    the runs with such a label (N), per model and mode (baseline / ask_human / full_info).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, mode, n``, then one column per failure mode (share of the N traces).
+    """
+    from . import metrics
+
+    hil = rs.filter(benchmark="hil-bench", suite=suite)
+    shares = metrics.label_shares(hil, facet=f"failure.{dimension}", by=("model", "spec", "ask_tool"))
+    if len(shares) == 0:
+        return pd.DataFrame(columns=["model", "mode", "n"])
+    shares["mode"] = [{("ambiguous", False): "baseline", ("ambiguous", True): "ask_human", ("full", False): "full_info"}
+                      .get((s, bool(a)), f"{s}/{a}") for s, a in zip(shares["spec"], shares["ask_tool"])]
+    shares["label"] = shares["label"].fillna("tie")
+    wide = shares.pivot(index=["model", "mode", "n_runs"], columns="label", values="share").reset_index()
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.rename(columns={"n_runs": "n"})
+
+
+def leaderboard(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+    """Tabulate pass@k with ask_human, precision, recall and Ask-F1, pooled over SWE and SQL and per domain (HIL-Bench Table 8).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model, scope`` (``combined``, ``swe``, ``sql``), ``pass_at_k, precision, recall, ask_f1``,
+        sorted by combined pass@k.
+    """
+    from . import metrics
+
+    hil = rs.filter(benchmark="hil-bench")
+    tool = hil.filter(spec="ambiguous", ask_tool=True)
     rows = []
-    for klass, group in classes.groupby("ambiguity_class"):
-        sub = lhaw.filter(variant_id=list(group["variant_id"]))
-        if len(sub.runs) == 0:
-            continue
-        voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k)
-        rows.append(voi.assign(ambiguity_class=klass))
-    if not rows:
-        return pd.DataFrame(columns=["suite", "model", "ambiguity_class"])
+    for scope, by in (("combined", ("model",)), ("per suite", ("suite", "model"))):
+        p = metrics.pass_at_k(tool, k=k, by=by, estimator="first_k")
+        f = metrics.ask_f1(hil, by=by)
+        merged = p.merge(f, on=list(by))
+        merged["scope"] = "combined" if scope == "combined" else merged["suite"]
+        rows.append(merged[["model", "scope", "pass_at_k", "precision", "recall", "ask_f1"]])
     out = pd.concat(rows, ignore_index=True)
-    out["ask_pct"] = 100 * out["variant_ask_rate"]
-    cols = ["suite", "model", "policy", "ambiguity_class", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
-            "score_gain_pp", "ask_pct", "avg_per_traj"]
-    order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task"))}
-    return out[cols].sort_values(["suite", "model", "policy", "ambiguity_class"],
-                                 key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
+    rank = out[out["scope"] == "combined"].set_index("model")["pass_at_k"]
+    out["_rank"] = -out["model"].map(rank)
+    order = {"combined": 0, "swe": 1, "sql": 2}
+    return out.sort_values(["_rank", "model", "scope"], key=lambda s: s.map(order) if s.name == "scope" else s) \
+        .drop(columns="_rank").reset_index(drop=True)
 
 
 def personas(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
