@@ -12,8 +12,8 @@ import seaborn as sns
 __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap"]
 
 
-def _style() -> None:
-    sns.set_theme(style="whitegrid", context="notebook")
+def _style(style: str = "whitegrid") -> None:
+    sns.set_theme(style=style, context="notebook")
 
 
 def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str = "suite",
@@ -127,7 +127,7 @@ def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str
     ----------
     LHAW Figure 6.
     """
-    _style()
+    _style("white")  # an empty cell (no trials) stays blank
     wide = calls.pivot(index=row, columns=col, values=value)
     order = [c for c in ("outcome-critical", "divergent", "benign", "new-task") if c in wide.index]
     wide = wide.reindex(order + [i for i in wide.index if i not in order])
@@ -150,7 +150,7 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     ----------
     HIL-Bench Figure 3.
     """
-    _style()
+    _style("white")
     wide = shares.pivot_table(index=row, columns=col, values=value, aggfunc="first") * 100
     fig, ax = plt.subplots(figsize=(1.8 + 1.2 * wide.shape[1], 1.2 + 0.6 * wide.shape[0]))
     sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar_kws={"label": "% of runs"}, ax=ax)

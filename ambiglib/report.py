@@ -18,7 +18,8 @@ import html
 import json
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -208,9 +209,9 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
     result = NotebookResult(name, 0.0)
     executed = out / f"{name}.ipynb"
     try:
-        # no cwd=: papermill changes the whole process's directory for it, which races between
-        # notebooks run at once; every path a notebook needs arrives absolute in its parameters
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
+        # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
+        # process of its own (run_report), and relative paths resolve as they do in JupyterLab
+        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, cwd=str(notebook.parent),
                                    kernel_name="python3", progress_bar=False, log_output=False)
     except papermill.PapermillExecutionError as exc:
         first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
@@ -288,13 +289,12 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         common.setdefault("runs", str(Path(runs).resolve()))
         write_summary(runs, out, quiet=True)
 
-    def job(path: Path) -> NotebookResult:
-        params = {**common, **per_notebook.get(path.stem, {}), "out_dir": str(out / "artifacts" / path.stem)}
-        return _run_one(path, out, params)
-
     started = time.perf_counter()
-    with ThreadPoolExecutor(max(1, jobs)) as pool:
-        results = list(pool.map(job, paths))
+    jobs_args = [(path, out, {**common, **per_notebook.get(path.stem, {}),
+                              "out_dir": str(out / "artifacts" / path.stem)}) for path in paths]
+    # one process per running notebook: papermill's working-directory switch cannot race
+    with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
+        results = list(pool.map(_run_one, *zip(*jobs_args)))
     wall = time.perf_counter() - started
     _collect(out, results)
     index = _write_index(out, results, runs, wall)

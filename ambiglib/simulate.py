@@ -59,6 +59,14 @@ _HIL_SQL_TYPES = (("question", "timeframe_ambiguity"), ("business info", "missin
                   ("business info", "underspecified_concepts"))
 _HIL_SWE_TYPES = ("missing parameters", "contradictory requirements", "ambiguous requirements")
 _DIMENSIONS = ("goal", "constraint", "input", "context")
+_HIL_FAILURES = {"tool_use": ("completion", "accuracy", "strategy"),
+                 "alignment": ("accuracy", "strategy", "self_assessment", "completion"),
+                 "logic": ("accuracy", "strategy", "self_assessment", "completion")}
+#: LHAW Table 4's categories and a flag of each, named lhaw.<category>.<flag>
+_LHAW_FLAGS = (("question_quality", "compound_questions"), ("question_targeting", "off_target"),
+               ("information_integration", "ignored_answer"), ("over_clarification", "unneeded_question"),
+               ("under_clarification", "missed_gap"), ("timing_strategy", "premature_ask"),
+               ("response_misinterpretation", "misread_answer"))
 
 
 def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
@@ -173,6 +181,14 @@ def _hil_bench(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                     rec["passed"] = bool(rng.random() < p)
                     rec["score"] = 1.0 if rec["passed"] else 0.0
                     rec["cost_usd"] = round(float(rng.gamma(2.0, 0.15)), 4)
+                    if not rec["passed"]:
+                        # an LLM judge's failure taxonomy (HIL-Bench Appendix F): one capability dimension,
+                        # one mode within it, three calls
+                        dimension = str(rng.choice(list(_HIL_FAILURES), p=[0.3, 0.2, 0.5]))
+                        mode_ = str(rng.choice(_HIL_FAILURES[dimension]))
+                        rec["labels"] = [{"facet": f"failure.{dimension}", "label": mode_ if c < 3 else
+                                          str(rng.choice(_HIL_FAILURES[dimension])), "judge": "sonnet-4", "call": c}
+                                         for c in (1, 2, 3)]
                     yield rec
 
 
@@ -197,15 +213,20 @@ def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
     penalty = {"outcome-critical": 0.6, "divergent": 0.3, "benign": 0.05}
     for agent in LHAW_AGENTS:
         for suite, task_id, variant_id, klass, n_segments in variants:
-            for spec, ask_tool in (("full", False), ("ambiguous", False), ("ambiguous", True)):
+            conditions = [("full", False, "default"), ("ambiguous", False, "default"), ("ambiguous", True, "default")]
+            if agent.name == "opus-4.5" and suite == "mcp-atlas":  # the persona study (LHAW Table 14)
+                conditions.append(("ambiguous", True, "supervisor"))
+            for spec, ask_tool, persona in conditions:
                 for trial in (1, 2, 3):
                     rec: dict[str, Any] = {
                         "benchmark": "lhaw", "suite": suite, "task_id": task_id, "variant_id": variant_id,
-                        "model": agent.name, "spec": spec, "ask_tool": ask_tool, "trial": trial,
+                        "model": agent.name, "spec": spec, "ask_tool": ask_tool, "trial": trial, "policy": persona,
                     }
                     p = agent.skill - (penalty[klass] if spec == "ambiguous" else 0.0)
-                    if ask_tool and rng.random() < agent.ask_ambiguous:
-                        n_q = 1 + int(rng.poisson(agent.questions))
+                    # a supervisor is cheap to ask: more and longer clarification
+                    eagerness = 1.15 if persona == "supervisor" else 1.0
+                    if ask_tool and rng.random() < min(1.0, agent.ask_ambiguous * eagerness):
+                        n_q = 1 + int(rng.poisson(agent.questions * eagerness))
                         rec["questions"] = [{
                             "text": f"Could you clarify the {['goal', 'input', 'constraint'][k % 3]}?",
                             "blocker_id": f"seg-{1 + k % n_segments}" if rng.random() < agent.precision else None,
@@ -213,10 +234,10 @@ def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                             "step": 5 + 7 * k,
                         } for k in range(n_q)]
                         p += 0.8 * penalty[klass]
-                        rec["labels"] = [
-                            {"facet": "lhaw.flag_compound_questions", "label": "YES" if n_q > 1 and rng.random() < 0.3 else "NO"},
-                            {"facet": "lhaw.flag_premature_ask", "label": "YES" if rng.random() < 0.15 else "NO"},
-                        ]
+                        rates = {"question_quality": 0.5 if n_q > 1 else 0.2, "over_clarification": 0.1 * n_q}
+                        rec["labels"] = [{"facet": f"lhaw.{cat}.{flag}",
+                                          "label": "YES" if rng.random() < rates.get(cat, 0.12) else "NO"}
+                                         for cat, flag in _LHAW_FLAGS]
                     p = float(np.clip(p, 0.02, 0.98))
                     if suite == "tac":
                         totals = (1, 2, 2)

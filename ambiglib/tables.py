@@ -15,7 +15,8 @@ __all__ = ["blocker_stats", "performance", "framing_categories", "conditional_sc
            "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
            "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics", "by_dimension",
            "segments_removed", "generality", "prompting_strategies", "removal_strategies", "ask_failure_modes",
-           "failure_modes", "leaderboard"]
+           "failure_modes", "leaderboard", "selector_accuracy", "judge_reliability", "composition", "power_analysis",
+           "calls_per_trial"]
 
 
 def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
@@ -428,7 +429,7 @@ def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``model, n_trials``, then one column per category (share of trials).
+        ``model, policy, n_trials``, then one column per category (share of trials).
     """
     from . import metrics
 
@@ -439,9 +440,9 @@ def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
     categories = {c: [f for f in facets if f.startswith(f"lhaw.{c}.")] for c in LHAW_FAILURE_CATEGORIES}
     categories = {c: fs for c, fs in categories.items() if fs}
     if not categories:
-        return pd.DataFrame(columns=["model", "n_trials"])
-    shares = metrics.flag_shares(lhaw, categories=categories, by=("model",))
-    wide = shares.pivot(index=["model", "n_trials"], columns="category", values="share")
+        return pd.DataFrame(columns=["model", "policy", "n_trials"])
+    shares = metrics.flag_shares(lhaw, categories=categories, by=("model", "policy"))
+    wide = shares.pivot(index=["model", "policy", "n_trials"], columns="category", values="share")
     wide = wide.reindex(columns=[c for c in LHAW_FAILURE_CATEGORIES if c in wide.columns])
     wide.columns = [str(c) for c in wide.columns]
     return wide.reset_index()
@@ -667,3 +668,134 @@ def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask") -> pd.DataFrame:
     wide.insert(0, "n_runs", work.groupby(["suite", "model"]).size())
     first = [silent] + sorted(c for c in wide.columns if c not in (silent, "n_runs"))
     return wide[["n_runs", *first]].reset_index()
+
+
+# ============================================================================= Ambig-DS construction audits and planning
+
+
+def selector_accuracy(picks: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Tabulate each inferability selector's accuracy with a Wilson interval (Ambig-DS Table 7).
+
+    Parameters
+    ----------
+    picks : pandas.DataFrame
+        The harness's ``inferability_audit.csv``: one row per (task, selector) with
+        ``correct`` (0/1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``selector, n, accuracy, accuracy_ci_low, accuracy_ci_high``; chance is 0.5.
+    """
+    from .stats import wilson_ci
+
+    missing = [c for c in ("task", "selector", "correct") if c not in picks.columns]
+    if missing:
+        raise ValueError(f"selector_accuracy needs columns task, selector, correct (missing {missing})")
+    g = picks.groupby("selector")["correct"]
+    out = pd.DataFrame({"n": g.size(), "k": g.sum()}).reset_index()
+    out["accuracy"] = out["k"] / out["n"]
+    low, high = wilson_ci(out["k"].to_numpy(), out["n"].to_numpy(), confidence)
+    out["accuracy_ci_low"], out["accuracy_ci_high"] = low, high
+    return out.drop(columns="k")
+
+
+def judge_reliability(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
+    """Tabulate judge agreement for one facet: Fleiss' kappa per judge over its repeated calls,
+    Cohen's kappa between two judges' majority labels, and the human override rate (Ambig-DS Table 9).
+
+    The override rate is the share of runs whose final ``category`` differs from the judges'
+    majority label (when the facet's labels are categories).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``diagnostic, judge, value, n`` (n: runs the value is over).
+    """
+    from .stats import cohen_kappa, fleiss_kappa, majority_vote
+
+    labels = rs.labels[rs.labels["facet"] == facet][["run_id", "judge", "call", "label"]].astype(object)
+    rows = []
+    for judge, group in labels.groupby("judge"):
+        per_run = group.groupby("run_id").size()
+        common = per_run.mode().iloc[0] if len(per_run) else 0
+        full = group[group["run_id"].isin(per_run[per_run == common].index)]
+        if common >= 2 and full["label"].nunique() > 1:
+            rows.append({"diagnostic": f"Fleiss kappa ({common} calls)", "judge": judge,
+                         "value": fleiss_kappa(full), "n": full["run_id"].nunique()})
+    votes = majority_vote(labels, by=("run_id", "judge"))
+    judges = sorted(votes["judge"].unique())
+    if len(judges) == 2:
+        pair = votes.dropna(subset=["label"])
+        rows.append({"diagnostic": "Cohen kappa between judges", "judge": " vs ".join(judges),
+                     "value": cohen_kappa(pair), "n": pair["run_id"].value_counts().eq(2).sum()})
+    overall = majority_vote(labels, by=("run_id",)).dropna(subset=["label"])
+    runs = rs.runs[["run_id", "category"]].astype(object).dropna()
+    merged = overall.merge(runs, on="run_id")
+    merged = merged[merged["label"].str.lower().isin(set(merged["category"]))]
+    if len(merged):
+        rows.append({"diagnostic": "override rate (category differs from judge majority)", "judge": "all",
+                     "value": float((merged["label"].str.lower() != merged["category"]).mean()), "n": len(merged)})
+    return pd.DataFrame(rows, columns=["diagnostic", "judge", "value", "n"])
+
+
+def composition(rs: RunSet) -> pd.DataFrame:
+    """Tabulate what the run log holds per benchmark and suite: tasks, instances, models, runs (Ambig-DS Table 5 style).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, n_tasks, n_instances`` (task × specification variants run),
+        ``n_models, n_runs``.
+    """
+    runs = rs.runs.astype({c: object for c in ("benchmark", "suite", "task_id", "variant_id", "spec", "model")})
+    g = runs.groupby(["benchmark", "suite"])
+    return pd.DataFrame({
+        "n_tasks": g["task_id"].nunique(),
+        "n_instances": g.apply(lambda f: f[["variant_id", "spec"]].drop_duplicates().shape[0], include_groups=False),
+        "n_models": g["model"].nunique(), "n_runs": g.size()}).reset_index()
+
+
+def power_analysis(rs: RunSet, *, deltas=(0.02, 0.05, 0.10), n_tasks=(20, 30, 51, 61, 100), alpha: float = 0.05,
+                   n_sim: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Estimate how many tasks a one-sided Wilcoxon test needs to detect a drop of Δ under ambiguity.
+
+    The spread of per-task differences (S_full − S_ambig) is taken from the run log's
+    Ambig-DS paired tasks (pooled over models and suites).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``delta, sd, n_tasks, power``.
+    """
+    from .metrics import _work
+    from .stats import wilcoxon_power
+
+    work = _work(rs.filter(benchmark="ambig-ds", protocol="solve"))
+    work = work[~work["error"] & ~work["ask_tool"]].dropna(subset=["score"])
+    per = work.groupby(["suite", "model", "task_id", "spec"])["score"].mean().unstack("spec")
+    diffs = (per["full"] - per["ambiguous"]).dropna() if {"full", "ambiguous"} <= set(per.columns) else pd.Series([])
+    sd = float(diffs.std(ddof=1)) if len(diffs) > 1 else 0.25
+    rows = []
+    for delta in deltas:
+        power = wilcoxon_power(delta, sd, list(n_tasks), alpha=alpha, n_sim=n_sim, seed=seed)
+        rows += [{"delta": delta, "sd": sd, "n_tasks": n, "power": p} for n, p in zip(n_tasks, power)]
+    return pd.DataFrame(rows)
+
+
+def calls_per_trial(rs: RunSet) -> pd.DataFrame:
+    """Tabulate ask_user calls per with-tool trial by ambiguity class and persona (LHAW Figure 6).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``ambiguity_class, policy, n_trials, calls_per_trial``.
+    """
+    lhaw = rs.filter(benchmark="lhaw", ask_tool=True, spec="ambiguous")
+    runs = lhaw.runs[lhaw.runs["status"] != "error"]
+    klass = lhaw.tasks.astype({"variant_id": object}).set_index("variant_id")["ambiguity_class"].astype(object)
+    work = pd.DataFrame({"ambiguity_class": runs["variant_id"].astype(object).map(klass).to_numpy(),
+                         "policy": runs["policy"].astype(str).to_numpy(), "q": runs["n_questions"].astype(int).to_numpy()})
+    work = work.dropna(subset=["ambiguity_class"])
+    g = work.groupby(["ambiguity_class", "policy"])
+    return pd.DataFrame({"n_trials": g.size(), "calls_per_trial": g["q"].mean()}).reset_index()

@@ -103,7 +103,18 @@ SPECS: dict[str, list] = {
         "HIL-Bench Table 1 and Figure 1B.")
         + table("tables.judgment_gap(rs, ci=True, n_boot=n_boot, seed=seed)", "judgment_gap",
                 "HIL-Bench Table 1: the judgment gap")
-        + figure("plots.precision_recall(judgment_gap.dropna(subset=['precision']))", "precision_recall"),
+        + figure("plots.precision_recall(judgment_gap.dropna(subset=['precision']))", "precision_recall")
+        + md("## The leaderboard (Table 8)\n\nPass@3 with `ask_human()`, precision, recall and Ask-F1, pooled over both "
+             "domains and per domain, ranked by the pooled pass@3.")
+        + table("tables.leaderboard(rs)", "leaderboard", "HIL-Bench Table 8: leaderboard"),
+    "hilbench_failure_modes": md(
+        "# HIL-Bench: failure modes\n\nThe distribution of failure modes within each capability dimension — tool use, "
+        "alignment, logic — per model and mode, from the judges' majority label (HIL-Bench Tables 4–6, Figure 3).")
+        + table("tables.failure_modes(rs, dimension='tool_use')", "tool_use", "HIL-Bench Table 4: tool-use failure modes")
+        + table("tables.failure_modes(rs, dimension='alignment')", "alignment", "HIL-Bench Table 5: alignment failure modes")
+        + table("tables.failure_modes(rs, dimension='logic')", "logic", "HIL-Bench Table 6: logic failure modes")
+        + figure("plots.failure_heatmap(logic.melt(id_vars=['model', 'mode', 'n'], var_name='label', value_name='share')"
+                 ".assign(model=lambda f: f['model'] + ' / ' + f['mode']))", "logic_failure_modes"),
     "hilbench_questions": md(
         "# HIL-Bench: questions per task\n\nHow often each model asks, how many questions per run, and how many "
         "are relevant — HIL-Bench Table 7.")
@@ -125,11 +136,43 @@ SPECS: dict[str, list] = {
         "and the value of information per class (Tables 7–9, 12).")
         + table("metrics.ambiguity_classes(rs.filter(benchmark='lhaw'))", "ambiguity_classes",
                 "LHAW Definition 3.1: classes from terminal states")
-        + table("tables.by_ambiguity_class(rs)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class"),
-    "lhaw_personas": md(
-        "# LHAW: user personas\n\nCheckpoint score without the tool (shared by every persona), gain with it, "
-        "questions asked and gain per question for each persona — LHAW Table 14.")
-        + table("tables.personas(rs)", "personas", "LHAW Table 14: cost of a user call by persona"),
+        + table("tables.by_ambiguity_class(rs)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class")
+        + table("tables.generality(rs)", "generality", "LHAW Table 13: generality across benchmarks"),
+    "lhaw_strategies_and_personas": md(
+        "# LHAW: personas and strategies\n\nPer user persona: checkpoint score without the tool (shared by every "
+        "persona), gain with it, questions and gain per question (Table 14); per agent prompting strategy (Table 10); "
+        "per removal strategy, how variants fall into ambiguity classes (Table 11); and calls per trial by class and "
+        "persona (Figure 6).")
+        + table("tables.personas(rs)", "personas", "LHAW Table 14: cost of a user call by persona")
+        + table("tables.prompting_strategies(rs)", "prompting_strategies", "LHAW Table 10: agentic prompting strategies")
+        + table("tables.removal_strategies(rs)", "removal_strategies", "LHAW Table 11: removal strategies")
+        + table("tables.calls_per_trial(rs)", "calls_per_trial", "LHAW Figure 6: ask_user calls per trial")
+        + figure("plots.calls_heatmap(calls_per_trial)", "calls_heatmap"),
+    "lhaw_dimensions": md(
+        "# LHAW: information dimensions and segments removed\n\nPass@3 without the tool and its gain with it by "
+        "number of removed segments (Table 2), and pass@3 and checkpoint progress by information dimension (Tables 5 "
+        "and 6); a variant counts under each of its dimensions.")
+        + table("tables.segments_removed(rs)", "segments_removed", "LHAW Table 2: by number of segments removed")
+        + table("tables.by_dimension(rs)", "by_dimension", "LHAW Tables 5/6: by information dimension"),
+    "lhaw_ask_failures": md(
+        "# LHAW: ask_user failure modes\n\nShare of trials with questions flagged in each failure category "
+        "(any flag `lhaw.<category>.<flag>` judged YES): all such trials (Table 4) and those whose task failed (Table 17).")
+        + table("tables.ask_failure_modes(rs)", "ask_failure_modes", "LHAW Table 4: ask_user failure modes")
+        + table("tables.ask_failure_modes(rs, failed_only=True)", "ask_failure_modes_failed",
+                "LHAW Table 17: failure modes of failed trials"),
+    "ambigds_construction_audits": md(
+        "# Ambig-DS: construction audits\n\nCan the intended target be inferred without asking? Accuracy of each "
+        "inferability selector with a Wilson 95% interval (Table 7, from the harness's `inferability_audit.csv`); "
+        "how reliable the judges are (Table 9); and what the run log holds (Table 5 style).")
+        + [nbf.v4.new_code_cell('selector_audit = "../data/paper/inferability_audit.csv"  # the harness\'s selector picks')]
+        + table("tables.selector_accuracy(pd.read_csv(selector_audit))", "selector_accuracy",
+                "Ambig-DS Table 7: inferability selectors")
+        + table("tables.judge_reliability(rs)", "judge_reliability", "Ambig-DS Table 9: judge reliability")
+        + table("tables.composition(rs)", "composition", "What the run log holds"),
+    "power_analysis": md(
+        "# Power analysis\n\nHow many tasks a one-sided paired Wilcoxon test needs to detect a drop of Δ under "
+        "ambiguity, with the spread of per-task differences taken from the run log (Ambig-DS Full vs Ambig.).")
+        + table("tables.power_analysis(rs, n_sim=1000, seed=seed)", "power", "Power to detect Δ by number of tasks"),
     "conventions": md(
         "# Conventions and coverage\n\nEach headline number under the paper's definition and the released "
         "harness's, side by side; then every cell's runs, missing tasks and excluded error runs.")

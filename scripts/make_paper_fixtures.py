@@ -470,6 +470,23 @@ def lhaw_printed() -> list[dict]:
     return cells
 
 
+# Table 7: inferability selectors' accuracy over the 51 target tasks (correct picks)
+TABLE7 = {"A_marginal_entropy": 30, "B_basic_cv_hgb": 25, "C_strong_cv_lgb": 26, "D_llm_schema": 32,
+          "E_llm_noprompt": 28, "F_frontier_llm": 29}
+
+
+def inferability_audit(rng: np.random.Generator) -> str:
+    """The harness's inferability_audit.csv: task, selector, pick, truth, correct."""
+    lines = ["task,selector,pick,truth,correct"]
+    for selector, k in TABLE7.items():
+        right = set(rng.permutation(51)[:k].tolist())
+        for i in range(51):
+            truth = "val_2" if i % 2 else "val_1"
+            pick = truth if i in right else ("val_1" if truth == "val_2" else "val_2")
+            lines.append(f"target-task-{i:02d},{selector},{pick},{truth},{int(i in right)}")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for i, (name, build) in enumerate((("ambig-ds", ambig_ds), ("hil-bench", hil_bench), ("lhaw", lhaw))):
@@ -479,6 +496,7 @@ def main() -> None:
             for rec in records:
                 fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
         print(f"wrote {OUT / name}.jsonl ({len(records)} records)")
+    (OUT / "inferability_audit.csv").write_text(inferability_audit(np.random.default_rng([2026, 7])), encoding="utf-8")
     cells = ambig_ds_printed() + hil_printed() + lhaw_printed()
     (OUT / "printed.json").write_text(json.dumps(cells, indent=0) + "\n", encoding="utf-8")
     print(f"wrote {OUT / 'printed.json'} ({len(cells)} printed cells)")

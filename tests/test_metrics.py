@@ -643,3 +643,28 @@ def test_value_of_information_ci_equals_the_generic_cluster_bootstrap():
     assert out["mean_score"] == pytest.approx(generic["estimate"])
     assert (out["mean_score_ci_low"], out["mean_score_ci_high"]) == pytest.approx(
         (generic["ci_low"], generic["ci_high"]), abs=1e-12)
+
+
+def test_judge_reliability_by_hand():
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    from ambiglib import tables
+
+    gpt = ["y", "x", "y", "x", "x", "y"]
+    records = []
+    for i in range(6):
+        a = ["x", "x", "x"] if i % 2 else ["y", "y", "x"]
+        labels = [{"facet": "trace", "label": lab, "judge": "claude", "call": c + 1} for c, lab in enumerate(a)]
+        labels.append({"facet": "trace", "label": gpt[i], "judge": "gpt", "call": 1})
+        records.append(run(f"t{i}", labels=labels, category="x" if i else "y"))
+    out = tables.judge_reliability(RunSet.from_records(records)).set_index("diagnostic")
+    claude = pd.DataFrame([{"run_id": f"r{i}", "call": c, "label": lab} for i in range(6)
+                           for c, lab in enumerate(["x", "x", "x"] if i % 2 else ["y", "y", "x"])])
+    assert out.loc["Fleiss kappa (3 calls)", "value"] == pytest.approx(stats.fleiss_kappa(claude))
+    # majority labels: claude y,x,y,x,y,x; gpt y,x,y,x,x,y → rows claude x/y, columns gpt x/y: [[2, 1], [1, 2]]
+    assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(cohens_kappa([[2, 1], [1, 2]]).kappa)
+    assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(1 / 3)
+    # majority of all four calls vs the final category: r0 y=y, r1 x=x, r2 y≠x (overridden), r3 x=x,
+    # r4 a 2-2 tie (left out), r5 x=x → 1 of 5
+    row = out.loc["override rate (category differs from judge majority)"]
+    assert (row["value"], row["n"]) == (pytest.approx(1 / 5), 5)

@@ -28,8 +28,9 @@ def test_example_loads_cleanly_with_each_benchmarks_design():
     runs = runset.runs
     counts = runs.groupby("benchmark").size().to_dict()
     # Ambig-DS: 2 models x 8 tasks x (3 solve conditions + 2 policies x 2 specs ask-only)
-    # HIL-Bench: 2 models x 12 tasks x 3 modes x 3 passes; LHAW: 2 models x 9 variants x 3 conditions x 3 trials
-    assert counts == {"ambig-ds": 2 * 8 * 7, "hil-bench": 2 * 12 * 3 * 3, "lhaw": 2 * 9 * 3 * 3}
+    # HIL-Bench: 2 models x 12 tasks x 3 modes x 3 passes; LHAW: 2 models x 9 variants x 3 conditions x 3 trials,
+    # plus opus-4.5's supervisor-persona arm on the 3 MCP-Atlas variants
+    assert counts == {"ambig-ds": 2 * 8 * 7, "hil-bench": 2 * 12 * 3 * 3, "lhaw": 2 * 9 * 3 * 3 + 3 * 3}
     assert set(runs["suite"]) == {"target", "sql", "swe", "tac", "mcp-atlas", "swe-bench-pro"}
     # no run without the ask tool asks
     assert (runs.loc[~runs["ask_tool"].astype(bool), "n_questions"] == 0).all()

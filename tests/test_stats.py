@@ -210,3 +210,12 @@ def test_holm_equals_statsmodels_and_keeps_nans():
     out = stats.holm(p)
     assert np.isnan(out[4])
     assert out[ok] == pytest.approx(expected, abs=1e-15)
+
+
+def test_wilcoxon_power_grows_with_tasks_and_matches_a_brute_force_loop():
+    power = stats.wilcoxon_power(0.1, 0.25, [10, 40, 120], n_sim=400, seed=3)
+    assert power[0] < power[1] < power[2] and power[2] > 0.9
+    rng = np.random.default_rng(3)
+    hits = [sps.wilcoxon(rng.normal(0.1, 0.25, 10), alternative="greater").pvalue < 0.05 for _ in range(400)]
+    assert power[0] == pytest.approx(np.mean(hits), abs=1e-12)  # same draws, one experiment at a time
+    assert stats.wilcoxon_power(0.0, 0.25, 51, n_sim=2000, seed=1)[0] == pytest.approx(0.05, abs=0.015)
