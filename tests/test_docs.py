@@ -40,3 +40,13 @@ def test_worked_examples_load_one_per_benchmark(tmp_path):
     lhaw = runset.runs[runset.runs["benchmark"] == "lhaw"].iloc[0]
     cps = lhaw["checkpoints"]
     assert sum(c["result"] for c in cps) / sum(c["total"] for c in cps) == lhaw["score"] == 0.8
+
+
+def test_every_table_is_documented_and_shown_by_a_notebook():
+    from ambiglib import tables
+
+    doc = (DOC.parent / "tables.md").read_text()
+    notebooks = [p.read_text() for p in (DOC.parent.parent / "notebooks").glob("*.ipynb")]
+    for name in tables.__all__:
+        assert f"`tables.{name}`" in doc, f"docs/tables.md does not list tables.{name}"
+        assert any(f"tables.{name}(" in text for text in notebooks), f"no notebook shows tables.{name}"
