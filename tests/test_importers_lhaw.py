@@ -182,3 +182,11 @@ def test_real_swe_bench_pro_results_load_for_all_nine_models(tmp_path, capsys):
     # harness-formats §7: gpt-4o-paper 619 ids, 36 resolved; claude-45sonnet-10132025 730 ids, 319 resolved
     assert tuple(resolved.loc["gpt-4o-paper"]) == (36, 619)
     assert tuple(resolved.loc["claude-45sonnet-10132025"]) == (319, 730)
+
+
+def test_a_row_whose_trajectory_cannot_be_read_is_rejected_whole(copy):
+    (copy / "tac" / "trajectory_v1_ask_t1.json").write_text("[{")
+    rs, errors = ambiglib.read_lhaw(copy, strict=False)
+    assert [(e.line, e.record) for e in errors] == [(3, "run")]
+    assert "cannot read this row's result file" in errors[0].message
+    assert len(rs.runs) == 6 and not (rs.runs["policy"] == "supervisor").any()

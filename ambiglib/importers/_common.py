@@ -7,6 +7,7 @@ import csv
 import dataclasses
 import json
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -99,6 +100,20 @@ class Collected:
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] += n
+
+    @contextmanager
+    def row(self, file: Path | str, line: int | None, reading: str) -> Iterator[None]:
+        """Turn one native row's problem into a rejection naming it, and go on with the next row.
+
+        ``reading`` says what the row needed when one of its files cannot be read
+        ("this run's files", ...).
+        """
+        try:
+            yield
+        except RowError as exc:
+            self.reject(file, line, exc.field, exc.message)
+        except FormatError as exc:
+            self.reject(file, line, None, f"cannot read {reading}: {exc}")
 
 
 def finish(collected: Collected, root: Path, *, strict: bool, require_runs: bool = True

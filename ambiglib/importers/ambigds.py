@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import FormatError, LoadError, RunLogNotFoundError
+from ..errors import FormatError, LoadError
+from ..runlog import require_exists
 from ..runset import RunSet
 from ..stats import majority_vote
 from ._common import Collected, RowError, finish, read_json, read_jsonl
@@ -272,18 +273,12 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
             last_status[entry["slug"]] = (line, str(entry["status"]))
     slug_dirs = {p.name: p for p in sorted(run_dir.iterdir()) if p.is_dir() and not p.name.startswith("_")}
     for slug, slug_dir in slug_dirs.items():
-        try:
+        with out.row(slug_dir, None, "this task's files"):
             source, rec = _read_task(run_dir, slug_dir, cond, suite)
-        except RowError as exc:
-            out.reject(slug_dir, None, exc.field, exc.message)
-            continue
-        except FormatError as exc:
-            out.reject(slug_dir, None, None, f"cannot read this task's files: {exc}")
-            continue
-        if slug in last_status:
-            rec["meta"]["runlog_status"] = last_status[slug][1]
-        out.add(source, 1, rec)
-        slugs_by_suite.setdefault(suite, set()).add(slug)
+            if slug in last_status:
+                rec["meta"]["runlog_status"] = last_status[slug][1]
+            out.add(source, 1, rec)
+            slugs_by_suite.setdefault(suite, set()).add(slug)
     for slug, (line, status) in sorted(last_status.items()):
         if slug in slug_dirs:
             continue
@@ -321,8 +316,7 @@ def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "obje
         (``target`` or ``metric``). ``docs/importers.md`` gives the mapping.
     """
     path = Path(path)
-    if not path.exists():
-        raise RunLogNotFoundError(f"{path}: no such file or folder")
+    require_exists(path)
     run_dirs = _run_dirs(path)
     if not run_dirs:
         raise FormatError(f"{path}: not an Ambig-DS results folder (no opencode_<model>_<variant> run folder"

@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import FormatError, LoadError, RunLogNotFoundError
+from ..errors import FormatError, LoadError
+from ..runlog import require_exists
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, read_csv, read_json
 
@@ -140,12 +141,8 @@ def _read_run_dir(run_dir: Path, out: Collected, blockers_seen: dict) -> None:
     csv_path = run_dir / "public_metrics" / "pass_level_metrics.csv"
     logs = _Logs(run_dir)
     for line, row in read_csv(csv_path, CSV_COLUMNS):
-        try:
+        with out.row(csv_path, line, "this run's files"):  # e.g. its server log is unreadable
             _read_row(run_dir, csv_path, line, row, logs, out, blockers_seen)
-        except RowError as exc:
-            out.reject(csv_path, line, exc.field, exc.message)
-        except FormatError as exc:  # a file this row needs (its server log) is unreadable
-            out.reject(csv_path, line, None, f"cannot read this run's files: {exc}")
 
 
 def _read_row(run_dir: Path, csv_path: Path, line: int, row: dict[str, str], logs: _Logs, out: Collected,
@@ -216,8 +213,7 @@ def registry_task_records(path: Path) -> list[tuple[Path, dict[str, Any]]]:
     (``public_sql_3``), else ``public_<name>``.
     """
     path = Path(path)
-    if not path.exists():
-        raise RunLogNotFoundError(f"{path}: no such file or folder")
+    require_exists(path)
     files = [path] if path.is_file() else sorted(path.glob("**/blocker_registry.json"))
     flat = False
     if not files and path.is_dir():
@@ -295,8 +291,7 @@ def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike
         server logs. ``docs/importers.md`` gives the mapping field by field.
     """
     path = Path(path)
-    if not path.exists():
-        raise RunLogNotFoundError(f"{path}: no such file or folder")
+    require_exists(path)
     run_dirs = _run_dirs(path)
     if not run_dirs:
         raise FormatError(f"{path}: not a HIL-Bench run folder (no public_metrics/pass_level_metrics.csv here"

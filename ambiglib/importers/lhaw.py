@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..errors import FormatError, LoadError, RunLogNotFoundError
+from ..errors import FormatError, LoadError
+from ..runlog import require_exists
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, read_csv, read_json, read_jsonl
 
@@ -185,7 +186,8 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
     root = manifest.parent
     suite_of = {"tac": "tac", "swe-bench-pro": "swe-bench-pro", "mcp-atlas": "mcp-atlas"}
     for line, row in read_csv(manifest, MANIFEST_COLUMNS):
-        try:
+        accepted = None
+        with out.row(manifest, line, "this row's result file"):
             harness = row["harness"].strip().lower()
             if harness not in HARNESSES:
                 raise RowError("harness", f"field 'harness' must be one of {', '.join(map(repr, HARNESSES))}"
@@ -236,13 +238,10 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                 questions = _questions(read_json(traj_file), str(traj_file))
                 for _, rec in records:
                     rec["questions"] = questions
-        except RowError as exc:
-            out.reject(manifest, line, exc.field, exc.message)
+            accepted = records  # only a row read to the end is taken
+        if accepted is None:  # rejected above, with its reason
             continue
-        except FormatError as exc:
-            out.reject(manifest, line, None, f"cannot read this row's result file: {exc}")
-            continue
-        for native_line, rec in records:
+        for native_line, rec in accepted:
             fallbacks = sum(q.get("response") == SIMULATOR_FALLBACK for q in rec.get("questions", []))
             if fallbacks:
                 rec["meta"] = {**rec.get("meta", {}), "simulator_fallback_answers": fallbacks}
@@ -280,8 +279,7 @@ def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] 
         as blockers (type = dimension, subtype = subdimension).
     """
     path = Path(path)
-    if not path.exists():
-        raise RunLogNotFoundError(f"{path}: no such file or folder")
+    require_exists(path)
     manifest = path / MANIFEST if path.is_dir() else path
     if not manifest.is_file():
         raise FormatError(f"{path}: no {MANIFEST} (one row per result file: {', '.join(MANIFEST_COLUMNS)}"
