@@ -408,6 +408,11 @@ HIL_TABLE8 = {
 }
 
 
+# Table 7: questions asked per task (per ask_human run), SWE and SQL ("GPT 5.4 Pro" there is Table 1's GPT-5.4)
+HIL_TABLE7 = {"GPT-5.3-Codex": (1.5, 1.0), "GPT-5.4": (1.8, 1.7), "Gemini 3.1 Pro": (2.7, 6.6),
+              "Claude Opus 4.6": (4.7, 4.5)}
+
+
 def hil_printed() -> list[dict]:
     cells = []
     for (suite, model), (full, tool, r, p, f1) in HIL_TABLE1.items():
@@ -417,6 +422,10 @@ def hil_printed() -> list[dict]:
                           "digits": 1, "percent": True})
         cells.append({"table": "HIL-Bench Table 1", "suite": suite, "model": model, "column": "gap_pp",
                       "value": round(tool - full), "digits": 0})
+    for model, (swe, sql) in HIL_TABLE7.items():
+        for suite, v in (("swe", swe), ("sql", sql)):
+            cells.append({"table": "HIL-Bench Table 7", "suite": suite, "model": model, "column": "questions_per_run",
+                          "value": v, "digits": 1})
     for model, scopes in HIL_TABLE8.items():
         for scope, values in scopes.items():
             for col, v in zip(("pass_at_k", "precision", "recall", "ask_f1"), values):
