@@ -436,33 +436,126 @@ def hil_printed() -> list[dict]:
 
 # ============================================================================= LHAW (seed 003)
 
-# Table 14: MCP-Atlas, n = 300 trials (100 variants x 3), Sonnet-4.5: no-tool Ckpt%, gain, questions, Gain%/Q
+# Table 3, MCP-Atlas rows (100 tasks, 100 variants, 3 trials): baseline pass@3 %, baseline Ckpt %, Ask % (variants),
+# Avg/Traj, pass@3 % without the tool, its gain, Gain/Q, Ckpt % without the tool, its gain, Gain/Q; and Table 4's N
+# (trials with questions). The Table 3 text layer puts the TAC label on MCP-Atlas's fifth row (Gemini 3 Flash):
+# its baseline 93 is k/100, and Table 7's classes sum to its pass@3 (4 + 20 + 20 = 44).
+LHAW_TABLE3_MCP = {
+    "Claude Opus 4.5": (100, 91.1, 73, 1.10, 47.0, 31.0, 0.15, 47.9, 23.1, 0.11, 188),
+    "Gemini 3 Pro": (100, 90.2, 63, 1.06, 46.0, 26.0, 0.16, 46.1, 21.0, 0.13, 153),
+    "GPT-5.2": (100, 84.7, 97, 1.73, 42.0, 32.0, 0.07, 39.7, 22.8, 0.05, 280),
+    "Claude Sonnet 4.5": (87, 82.8, 73, 1.11, 39.0, 32.0, 0.17, 39.3, 23.3, 0.13, 167),
+    "Gemini 3 Flash": (93, 85.6, 50, 1.05, 44.0, 21.0, 0.15, 44.9, 17.1, 0.12, 132),
+}
+LHAW_CLASSES = {"outcome-critical": 50, "divergent": 30, "benign": 20}
+# Table 7: pass@3 by ambiguity class on MCP-Atlas: Base, Under. (no tool), +User
+LHAW_TABLE7 = {
+    "outcome-critical": {"Claude Opus 4.5": (1.00, 0.14, 0.70), "Claude Sonnet 4.5": (0.88, 0.08, 0.64),
+                         "Gemini 3 Pro": (1.00, 0.08, 0.52), "Gemini 3 Flash": (0.88, 0.08, 0.52),
+                         "GPT-5.2": (1.00, 0.14, 0.76)},
+    "divergent": {"Claude Opus 4.5": (1.00, 0.73, 0.77), "Claude Sonnet 4.5": (0.83, 0.57, 0.70),
+                  "Gemini 3 Pro": (1.00, 0.77, 0.87), "Gemini 3 Flash": (1.00, 0.67, 0.67), "GPT-5.2": (1.00, 0.53, 0.63)},
+    "benign": {"Claude Opus 4.5": (1.00, 0.90, 1.00), "Claude Sonnet 4.5": (0.90, 0.90, 0.90),
+               "Gemini 3 Pro": (1.00, 0.95, 1.00), "Gemini 3 Flash": (0.95, 1.00, 0.95), "GPT-5.2": (1.00, 0.95, 0.85)},
+}
+# Table 12: the outcome-critical MCP-Atlas rows again
+LHAW_TABLE12_MCP = {"Claude Opus 4.5": (1.00, 0.14, 0.70), "Claude Sonnet 4.5": (0.87, 0.06, 0.58),
+                    "Gemini 3 Pro": (1.00, 0.08, 0.62), "Gemini 3 Flash": (0.93, 0.10, 0.42), "GPT-5.2": (1.00, 0.14, 0.74)}
+# Table 13: model averages on MCP-Atlas
+LHAW_TABLE13_MCP = (0.96, 0.44, 0.73)
+# Table 14: MCP-Atlas, Sonnet-4.5 (the "original" persona is Table 3's row): Ckpt% without the tool, gain, Qs, Gain%/Q
 LHAW_TABLE14 = {"original": (39.3, 23.3, 186, 0.13), "supervisor": (39.3, 25.6, 266, 0.09),
                 "standard": (39.3, 23.8, 241, 0.10), "executive": (39.3, 16.7, 124, 0.13)}
 
 
+def _questions_total(n_ask: int, avg: float, gains: tuple[float, float], gpq: tuple[float, float],
+                     prefer: int | None = None) -> int:
+    """Total questions Q with Q / N_ask → Avg/Traj and each gain / Q → its printed Gain/Q."""
+    fits = [q for q in range(n_ask, 4 * n_ask)
+            if round(q / n_ask, 2) == avg and all(round(g / q, 2) == p for g, p in zip(gains, gpq))]
+    if prefer in fits:
+        return prefer
+    return min(fits, key=lambda q: abs(q - n_ask * avg)) if fits else round(n_ask * avg)
+
+
+def _asking_trials(rng, n_variants: int, n_asking_variants: int, n_trials: int) -> list[int]:
+    """Asking trials per variant (0–3): n_asking_variants variants hold n_trials asking trials."""
+    per = [1] * n_asking_variants + [0] * (n_variants - n_asking_variants)
+    extra = n_trials - n_asking_variants
+    order = list(rng.permutation(n_asking_variants))
+    while extra > 0:
+        for i in order:
+            if extra and per[i] < 3:
+                per[i] += 1
+                extra -= 1
+    return [per[i] for i in rng.permutation(n_variants)]
+
+
 def lhaw(rng: np.random.Generator) -> list[dict]:
     records = []
-    model = "Claude Sonnet 4.5"
-    variants = [(f"mcp-task-{i:03d}", f"mcp-task-{i:03d}_V1") for i in range(100)]
-    for task, variant in variants:
+    variants, klass = [], []
+    for name, n in LHAW_CLASSES.items():
+        for _ in range(n):
+            i = len(variants)
+            variants.append((f"mcp-task-{i:03d}", f"mcp-task-{i:03d}_V1"))
+            klass.append(name)
+    for (task, variant), k in zip(variants, klass):
         records.append({"record": "task", "benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task,
-                        "variant_id": variant, "blockers": [{"id": "S1", "type": "input"}], "dimensions": ["input"]})
-    no_tool = centred(rng, 300, 0.393)
-    for j, (task, variant) in enumerate(variants):
-        for trial in (1, 2, 3):
-            records.append({"benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task, "variant_id": variant,
-                            "model": model, "spec": "ambiguous", "ask_tool": False, "trial": trial,
-                            "score": round(no_tool[3 * j + trial - 1], 6), "passed": no_tool[3 * j + trial - 1] >= 0.75})
+                        "variant_id": variant, "blockers": [{"id": "S1", "type": "input"}], "dimensions": ["input"],
+                        "ambiguity_class": k})
+    base = {"benchmark": "lhaw", "suite": "mcp-atlas"}
+
+    def passing(values_by_class: dict[str, float]) -> set[int]:
+        out = set()
+        start = 0
+        for name, n in LHAW_CLASSES.items():
+            idx = [start + int(j) for j in rng.permutation(n)[: round(values_by_class[name] * n)]]
+            out.update(idx)
+            start += n
+        return out
+
+    for model, row in LHAW_TABLE3_MCP.items():
+        b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c, n_ask = row
+        t7 = {name: LHAW_TABLE7[name][model] for name in LHAW_CLASSES}
+        base_pass = passing({c: v[0] for c, v in t7.items()})
+        under_pass = passing({c: v[1] for c, v in t7.items()})
+        user_pass = passing({c: v[2] for c, v in t7.items()})
+        persona = "original" if model == "Claude Sonnet 4.5" else "default"
+        q_total = _questions_total(n_ask, avg, (gain, ckpt_gain), (gpq_p, gpq_c),
+                                   prefer=LHAW_TABLE14["original"][2] if persona == "original" else None)
+        asking = _asking_trials(rng, 100, ask_pct, n_ask)
+        q_per = [1] * n_ask
+        for j in rng.integers(0, n_ask, q_total - n_ask):
+            q_per[j] += 1
+        q_iter = iter(q_per)
+        scores = {kind: centred(rng, 300, mean / 100) for kind, mean in
+                  (("full", b_ckpt), ("none", ckpt), ("tool", ckpt + ckpt_gain))}
+        for i, (task, variant) in enumerate(variants):
+            for trial in (1, 2, 3):
+                k = 3 * i + trial - 1
+                records.append({**base, "task_id": task, "model": model, "spec": "full", "ask_tool": False,
+                                "trial": trial, "score": round(scores["full"][k], 6), "passed": i in base_pass and trial == 1})
+                records.append({**base, "task_id": task, "variant_id": variant, "model": model, "spec": "ambiguous",
+                                "ask_tool": False, "trial": trial, "score": round(scores["none"][k], 6),
+                                "passed": i in under_pass and trial == 1})
+                rec = {**base, "task_id": task, "variant_id": variant, "model": model, "spec": "ambiguous",
+                       "ask_tool": True, "policy": persona, "trial": trial, "score": round(scores["tool"][k], 6),
+                       "passed": i in user_pass and trial == 1}
+                if trial <= asking[i]:
+                    rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(next(q_iter))]
+                records.append(rec)
+    # Table 14: the other personas of Sonnet-4.5, against the same no-tool runs
     for persona, (ckpt, gain, n_q, _) in LHAW_TABLE14.items():
+        if persona == "original":
+            continue
         scores = centred(rng, 300, (ckpt + gain) / 100)
         per_trial = np.bincount(rng.integers(0, 300, n_q), minlength=300)
-        for j, (task, variant) in enumerate(variants):
+        for i, (task, variant) in enumerate(variants):
             for trial in (1, 2, 3):
-                k = 3 * j + trial - 1
-                rec = {"benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task, "variant_id": variant, "model": model,
+                k = 3 * i + trial - 1
+                rec = {**base, "task_id": task, "variant_id": variant, "model": "Claude Sonnet 4.5",
                        "spec": "ambiguous", "ask_tool": True, "policy": persona, "trial": trial,
-                       "score": round(scores[k], 6), "passed": scores[k] >= 0.75}
+                       "score": round(scores[k], 6), "passed": False}
                 if per_trial[k]:
                     rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(per_trial[k])]
                 records.append(rec)
@@ -471,6 +564,29 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
 
 def lhaw_printed() -> list[dict]:
     cells = []
+    for model, row in LHAW_TABLE3_MCP.items():
+        b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c, _ = row
+        policy = "original" if model == "Claude Sonnet 4.5" else "default"
+        for col, v, d, pct in (("base_pass_at_k", b_pass, 0, True), ("base_mean_score", b_ckpt, 1, True),
+                               ("ask_pct", ask_pct, 0, False), ("avg_per_traj", avg, 2, False),
+                               ("pass_at_k", under, 1, True), ("pass_gain_pp", gain, 1, False),
+                               ("pass_gain_pp_per_question", gpq_p, 2, False), ("mean_score", ckpt, 1, True),
+                               ("score_gain_pp", ckpt_gain, 1, False), ("score_gain_pp_per_question", gpq_c, 2, False)):
+            cells.append({"table": "LHAW Table 3", "suite": "mcp-atlas", "model": model, "policy": policy,
+                          "column": col, "value": v, "digits": d, "percent": pct})
+    for name, models in LHAW_TABLE7.items():
+        for model, values in models.items():
+            policy = "original" if model == "Claude Sonnet 4.5" else "default"
+            for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), values):
+                cells.append({"table": "LHAW Table 7", "suite": "mcp-atlas", "model": model, "policy": policy,
+                              "class": name, "column": col, "value": v, "digits": 2})
+    for model, values in LHAW_TABLE12_MCP.items():
+        policy = "original" if model == "Claude Sonnet 4.5" else "default"
+        for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), values):
+            cells.append({"table": "LHAW Table 12", "suite": "mcp-atlas", "model": model, "policy": policy,
+                          "class": "outcome-critical", "column": col, "value": v, "digits": 2})
+    for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), LHAW_TABLE13_MCP):
+        cells.append({"table": "LHAW Table 13", "suite": "mcp-atlas", "column": col, "value": v, "digits": 2})
     for persona, (ckpt, gain, n_q, gpq) in LHAW_TABLE14.items():
         for col, v, d in (("mean_score", ckpt, 1), ("score_gain_pp", gain, 1), ("n_questions", n_q, 0),
                           ("score_gain_pp_per_question", gpq, 2)):
@@ -479,7 +595,7 @@ def lhaw_printed() -> list[dict]:
     return cells
 
 
-# Table 7: inferability selectors' accuracy over the 51 target tasks (correct picks)
+# Ambig-DS Table 7: inferability selectors' accuracy over the 51 target tasks (correct picks)
 TABLE7 = {"A_marginal_entropy": 30, "B_basic_cv_hgb": 25, "C_strong_cv_lgb": 26, "D_llm_schema": 32,
           "E_llm_noprompt": 28, "F_frontier_llm": 29}
 
