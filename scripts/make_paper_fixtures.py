@@ -493,6 +493,7 @@ def _asking_trials(rng, n_variants: int, n_asking_variants: int, n_trials: int) 
 
 def lhaw(rng: np.random.Generator) -> list[dict]:
     records = []
+    sonnet_user_pass: set[int] = set()
     variants, klass = [], []
     for name, n in LHAW_CLASSES.items():
         for _ in range(n):
@@ -521,6 +522,8 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
         under_pass = passing({c: v[1] for c, v in t7.items()})
         user_pass = passing({c: v[2] for c, v in t7.items()})
         persona = "original" if model == "Claude Sonnet 4.5" else "default"
+        if persona == "original":
+            sonnet_user_pass = user_pass
         q_total = _questions_total(n_ask, avg, (gain, ckpt_gain), (gpq_p, gpq_c),
                                    prefer=LHAW_TABLE14["original"][2] if persona == "original" else None)
         asking = _asking_trials(rng, 100, ask_pct, n_ask)
@@ -544,7 +547,8 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
                 if trial <= asking[i]:
                     rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(next(q_iter))]
                 records.append(rec)
-    # Table 14: the other personas of Sonnet-4.5, against the same no-tool runs
+    # Table 14: the other personas of Sonnet-4.5, against the same no-tool runs. Table 14 gives only their
+    # Ckpt and questions; their pass outcomes, unpublished, are taken to be the original persona's.
     for persona, (ckpt, gain, n_q, _) in LHAW_TABLE14.items():
         if persona == "original":
             continue
@@ -555,7 +559,7 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
                 k = 3 * i + trial - 1
                 rec = {**base, "task_id": task, "variant_id": variant, "model": "Claude Sonnet 4.5",
                        "spec": "ambiguous", "ask_tool": True, "policy": persona, "trial": trial,
-                       "score": round(scores[k], 6), "passed": False}
+                       "score": round(scores[k], 6), "passed": i in sonnet_user_pass and trial == 1}
                 if per_trial[k]:
                     rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(per_trial[k])]
                 records.append(rec)
