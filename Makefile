@@ -25,9 +25,11 @@ report: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
 
-# Regenerate data/example/ from the seeded simulator (the same bytes every time).
+# Regenerate data/example/ (canonical) and data/example-native/ (each harness's own layout) from the
+# seeded simulator (the same bytes every time), and data/paper/ from the papers' published aggregates.
 example: $(STAMP)
-	$(BIN)/python -m ambiglib.simulate data/example
+	$(BIN)/python -m ambiglib.simulate data/example --native data/example-native
+	$(BIN)/python scripts/make_paper_fixtures.py
 
 # Re-execute the notebooks in place: refreshes the outputs nbval compares against.
 notebooks: $(STAMP)

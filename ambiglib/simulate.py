@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-__all__ = ["example_records", "write_example"]
+__all__ = ["example_records", "write_example", "write_native"]
 
 DEFAULT_SEED = 20261122
 
@@ -72,7 +72,7 @@ _LHAW_FLAGS = (("question_quality", "compound_questions"), ("question_targeting"
 def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
     tasks = [f"dsbench-{name}" for name in ("bike-sharing", "house-prices", "titanic", "credit-default",
                                              "store-sales", "airline-delay", "wine-quality", "churn")]
-    categories = ("intended", "alternative", "degenerate")
+    categories = ("intended", "alternative")  # the target track's framings (harness-formats §2.3)
     for task in tasks:
         # the one thing an ambiguous target-track task leaves open is its target column
         yield {"record": "task", "benchmark": "ambig-ds", "suite": "target", "task_id": task,
@@ -92,7 +92,7 @@ def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                     status, category, score = "invalid", "invalid", 0.0
                 else:
                     status = "ok"
-                    category = "intended" if rng.random() < solve else str(rng.choice(categories[1:]))
+                    category = "intended" if rng.random() < solve else "alternative"
                     base = rng.beta(8, 2) if category == "intended" else rng.beta(2, 5)
                     score = round(float(base), 4)
                 rec: dict[str, Any] = {
@@ -123,7 +123,9 @@ def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                         "spec": spec, "ask_tool": True, "policy": policy, "protocol": "ask_only",
                     }
                     if rng.random() < p:
-                        rec["questions"] = [{"text": "Should I optimise RMSE or MAE?", "in_scope": True}]
+                        rec["questions"] = [{"text": "Which column should the model predict?", "in_scope": True,
+                                             "response": "The count column." if spec == "ambiguous" else "As stated.",
+                                             "blocker_id": "target" if spec == "ambiguous" else None}]
                     yield rec
 
 
@@ -212,14 +214,19 @@ def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                        "meta": {"criticality": 1.0 if klass == "outcome-critical" else 0.5}}
     penalty = {"outcome-critical": 0.6, "divergent": 0.3, "benign": 0.05}
     for agent in LHAW_AGENTS:
+        done_tasks: set[str] = set()
         for suite, task_id, variant_id, klass, n_segments in variants:
-            conditions = [("full", False, "default"), ("ambiguous", False, "default"), ("ambiguous", True, "default")]
+            conditions = [("ambiguous", False, "default"), ("ambiguous", True, "default")]
+            if task_id not in done_tasks:  # the fully specified baseline runs on the original task, once
+                conditions.insert(0, ("full", False, "default"))
+                done_tasks.add(task_id)
             if agent.name == "opus-4.5" and suite == "mcp-atlas":  # the persona study (LHAW Table 14)
                 conditions.append(("ambiguous", True, "supervisor"))
             for spec, ask_tool, persona in conditions:
                 for trial in (1, 2, 3):
                     rec: dict[str, Any] = {
-                        "benchmark": "lhaw", "suite": suite, "task_id": task_id, "variant_id": variant_id,
+                        "benchmark": "lhaw", "suite": suite, "task_id": task_id,
+                        "variant_id": variant_id if spec == "ambiguous" else task_id,
                         "model": agent.name, "spec": spec, "ask_tool": ask_tool, "trial": trial, "policy": persona,
                     }
                     p = agent.skill - (penalty[klass] if spec == "ambiguous" else 0.0)
@@ -295,9 +302,185 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m ambiglib.simulate", description=__doc__.split("\n")[0])
     parser.add_argument("out", nargs="?", default="data/example", help="folder to write (default: data/example)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--native", default=None, help="also write each harness's own layout into this folder")
     args = parser.parse_args(argv)
     for file in write_example(args.out, seed=args.seed):
         print(f"wrote {file}")
+    if args.native:
+        for name, folder in write_native(args.native, seed=args.seed).items():
+            print(f"wrote {folder} ({name}'s own layout)")
+
+
+
+# ----------------------------------------------------------------------------- native harness layouts
+
+_MODES = {("ambiguous", False): "baseline", ("ambiguous", True): "ask_human", ("full", False): "full_info"}
+_HIL_COLUMNS = ("task_name", "model", "mode", "pass_num", "status", "resolved", "cost", "num_steps", "num_questions",
+                "num_blockers_resolved", "total_num_blockers", "precision", "recall", "f1", "tokens_sent",
+                "tokens_received", "log_dir", "trajectory_dir")
+
+
+def _dump(path: Path, obj: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _write_hilbench(records: list[dict[str, Any]], out: Path) -> None:
+    """run_hil_bench.py's run folder (pass_level_metrics.csv, per-pass server logs) and flat registries."""
+    import csv
+
+    tasks = {r["task_id"]: r for r in records if r.get("record") == "task"}
+    for task_id, t in tasks.items():
+        name = task_id.removeprefix("public_")
+        _dump(out / "registries" / f"{name}.json", {"blockers": [
+            {"id": b["id"], "type": b.get("type"), **({"subtype": b["subtype"]} if b.get("subtype") else {}),
+             "description": "", "resolution": "resolution text", "example_questions": []} for b in t["blockers"]]})
+        _dump(out / "metadata" / f"{name}.json", {"dataset_name": name, "hf_task_id": task_id,
+                                                   "num_blockers": len(t["blockers"])})
+    run_dir = out / "run_example"
+    rows, logs = [], {}
+    for r in (r for r in records if r.get("record") != "task"):
+        mode = _MODES[(r["spec"], r["ask_tool"])]
+        iid = f"{r['task_id']}__{r['model']}__{mode}__pass_{r['trial']}"
+        questions = r.get("questions", [])
+        found = {q["blocker_id"] for q in questions if q.get("blocker_id")}
+        n_b = len(tasks[r["task_id"]]["blockers"])
+        row = {c: "" for c in _HIL_COLUMNS}
+        row.update(task_name=r["task_id"], model=r["model"], mode=mode, pass_num=r["trial"],
+                   status="infra_error" if r.get("status") == "error" else ("resolved" if r.get("passed") else "unresolved"),
+                   resolved="" if r.get("status") == "error" else str(bool(r.get("passed"))),
+                   cost=r.get("cost_usd", ""), num_questions=len(questions), num_blockers_resolved=len(found),
+                   trajectory_dir=f"/abs/{run_dir.name}/{r['model']}/{mode}/pass_{r['trial']}/{iid}")
+        if questions:  # the harness's own per-instance values: distinct blockers over questions
+            p_, rec_ = len(found) / len(questions), len(found) / n_b
+            row.update(total_num_blockers=n_b, precision=p_, recall=rec_,
+                       f1=2 * p_ * rec_ / (p_ + rec_) if p_ + rec_ else 0.0)
+            logs.setdefault((r["model"], mode, r["trial"]), {})[iid] = {
+                "questions": [{"question": q["text"], "response": q.get("response"), "blocker_name": q.get("blocker_id")}
+                              for q in questions],
+                "n_blockers": n_b, "blockers": {b["id"]: b["id"] in found for b in tasks[r["task_id"]]["blockers"]}}
+        rows.append(row)
+    (run_dir / "public_metrics").mkdir(parents=True, exist_ok=True)
+    with open(run_dir / "public_metrics" / "pass_level_metrics.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(_HIL_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
+    for (model, mode, trial), entries in sorted(logs.items()):
+        _dump(run_dir / model / mode / f"pass_{trial}" / "ask_human_logs.json", entries)
+
+
+def _write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
+    """results/opencode_<model>_<variant>[_clarify|_ask_only][_strict]/<slug>/ files (target track)."""
+    for r in (r for r in records if r.get("record") != "task"):
+        variant = "full" if r["spec"] == "full" else "ambig_target"
+        arm = "" if not r["ask_tool"] else ("_ask_only" if r.get("protocol") == "ask_only" else "_clarify")
+        strict = "_strict" if r.get("policy") == "conservative" else ""
+        slug = out / "results" / f"opencode_{r['model']}_{variant}{arm}{strict}" / r["task_id"]
+        questions = r.get("questions", [])
+        if r["ask_tool"]:
+            q = questions[0] if questions else {}
+            _dump(slug / "_clarify.json", {
+                "slug": r["task_id"], "variant": variant, "model": r["model"], "answerer_model": "claude-haiku-4.6",
+                "asked": bool(questions), "refused": q.get("in_scope") is False, "question_truncated": False,
+                "answerer_error": None, "question": q.get("text", ""), "answer": q.get("response") or "",
+                "ask_iters": 3, "ask_time_sec": 30.0, "ask_cost": "", "ask_timed_out": False,
+                "strict_protocol": bool(strict), "clarify_only": arm == "_ask_only"})
+        if r.get("protocol") == "ask_only":
+            continue
+        status = r.get("status", "ok")
+        _dump(slug / "_traj.json", {"slug": r["task_id"], "variant": variant, "model": r["model"],
+                                    "elapsed_sec": r.get("duration_s", 0.0), "iterations": 20,
+                                    "cost": f"{r.get('cost_usd', 0.0):.6f}", "tool_uses": [],
+                                    "summary": "ERROR: timeout" if status == "timeout" else "Wrote _submission.csv",
+                                    "timed_out": status == "timeout"})
+        if status == "ok":
+            _dump(slug / "_grade.json", {"score": r["score"], "score_rpg": r["score"], "rpg_baseline": 0.5, "rpg_gt": 0.9})
+            _dump(slug / "_target_audit.json", {"used": ["val_2"], "dropped": [], "label": r["category"],
+                                                "reason": "y=true_col" if r["category"] == "intended" else "y=decoy_col"})
+        else:  # the harness's setdefault: no scorable submission scores 0
+            _dump(slug / "_grade.json", {"error": "no submission found", "submission_exists": False, "score": 0,
+                                         "score_rpg": 0.0})
+
+
+def _write_lhaw(records: list[dict[str, Any]], out: Path) -> None:
+    """variants.json, lhaw_manifest.csv and the three source harnesses' result files."""
+    import csv
+
+    variants = []
+    for t in (r for r in records if r.get("record") == "task"):
+        variants.append({"variant_id": t["variant_id"], "original_task": t["task_id"],
+                         "dataset": {"tac": "TheAgentCompany", "swe-bench-pro": "SWE-Bench Pro",
+                                     "mcp-atlas": "MCP-Atlas"}[t["suite"]],
+                         "ambiguity_class": t.get("ambiguity_class"), "information_dimension": t.get("dimensions", []),
+                         "removed_segments": [{"id": b["id"], "dimension": b.get("type"), "subdimension": b.get("subtype"),
+                                               "value": "..."} for b in t["blockers"]],
+                         "criteria": {"severity": str(t.get("strategy", "delete")).upper()}})
+    _dump(out / "variants.json", variants)
+    manifest, mcp = [], {}
+    for r in (r for r in records if r.get("record") != "task"):
+        cond = f"{r['spec']}_{'tool' if r['ask_tool'] else 'notool'}_{r.get('policy', 'default')}_t{r['trial']}"
+        questions = r.get("questions", [])
+        trajectory = [{"tool_name": "ask_user", "parameters": {"question": q["text"]}, "response": q.get("response"),
+                       "error": None} for q in questions]
+        traj_path = ""
+        if questions and r["suite"] != "mcp-atlas":
+            traj_path = f"trajectories/{r['model']}/{r['variant_id']}/{cond}.json"
+            _dump(out / traj_path, trajectory)
+        variant = r["variant_id"] if r["spec"] == "ambiguous" else r["task_id"]
+        common = [r["model"], r["spec"], str(r["ask_tool"]).lower(), r["trial"], r.get("policy", "default")]
+        if r["suite"] == "tac":
+            path = f"tac/{r['model']}/{variant}/eval_{cond}.json"
+            total = sum(c["total"] for c in r["checkpoints"])
+            _dump(out / path, {"checkpoints": [{"total": c["total"], "result": c["result"]} for c in r["checkpoints"]],
+                               "final_score": {"total": total, "result": sum(c["result"] for c in r["checkpoints"])}})
+            manifest.append([path, "tac", *common, variant, traj_path])
+        elif r["suite"] == "swe-bench-pro":
+            path = f"swe-bench-pro/{r['model']}/{variant}/{cond}/eval_results.json"
+            _dump(out / path, {r["task_id"]: bool(r["passed"])})
+            manifest.append([path, "swe-bench-pro", *common, variant if r["spec"] == "ambiguous" else "", traj_path])
+        else:  # one scored CSV per (model, condition, trial), a row per task
+            key = (r["model"], r["spec"], r["ask_tool"], r["trial"], r.get("policy", "default"))
+            mcp.setdefault(key, []).append({"TASK": r["task_id"], "PROMPT": "...", "trajectory": json.dumps(trajectory),
+                                            "errors": "", "coverage_score": r["score"]})
+    for (model, spec, tool, trial, policy), rows in sorted(mcp.items()):
+        path = f"mcp-atlas/{model}/scored_{spec}_{'tool' if tool else 'notool'}_{policy}_t{trial}.csv"
+        (out / path).parent.mkdir(parents=True, exist_ok=True)
+        with open(out / path, "w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=["TASK", "PROMPT", "trajectory", "errors", "coverage_score"])
+            writer.writeheader()
+            writer.writerows(rows)
+        manifest.append([path, "mcp-atlas", model, spec, str(tool).lower(), trial, policy, "", ""])
+    with open(out / "lhaw_manifest.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["path", "harness", "model", "spec", "ask_tool", "trial", "policy", "variant_id", "trajectory"])
+        writer.writerows(manifest)
+
+
+def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Path]:
+    """Write the example run log in each harness's own layout, one folder per benchmark.
+
+    ``ambiglib.load`` (or the importers) reads each folder back into the runs of
+    :func:`write_example`, less what the harness cannot hold (e.g. judge labels the
+    harness does not write).
+
+    Returns
+    -------
+    dict
+        Benchmark name → its folder.
+    """
+    path = Path(path)
+    records = example_records(seed)
+    writers = {"hil-bench": _write_hilbench, "ambig-ds": _write_ambigds, "lhaw": _write_lhaw}
+    out = {}
+    for name, writer in writers.items():
+        folder = path / name
+        if folder.exists():
+            import shutil
+
+            shutil.rmtree(folder)
+        writer(records[name], folder)
+        out[name] = folder
+    return out
 
 
 if __name__ == "__main__":

@@ -252,16 +252,26 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
 # ----------------------------------------------------------------------------- a run folder
 
 
+def _sibling_track(run_dir: Path) -> str | None:
+    """The one track of the ambiguous runs beside this one, if they all share it."""
+    tracks = {SUITES[m.group("variant")] for p in run_dir.parent.glob("opencode_*")
+              if (m := RUN_NAME.match(p.name)) and m.group("variant") in SUITES}
+    return tracks.pop() if len(tracks) == 1 else None
+
+
 def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: dict[str, set[str]]) -> None:
     try:
         cond = parse_run_name(run_dir.name)
     except FormatError as exc:
         out.reject(run_dir, None, "run name", str(exc).split(": ", 1)[1])
         return
-    suite = _track_of(run_dir, cond["variant"], track)
+    # a full run says its track only through its files; an ask-only one (just _clarify.json) not even
+    # there, so it takes the track of the ambiguous runs beside it when they all share one
+    suite = _track_of(run_dir, cond["variant"], track) or _sibling_track(run_dir)
     if suite is None:
         out.reject(run_dir, None, "track", "cannot tell whether this run is on the target or the objective"
-                   " track (a full run with no graded task); pass track='target' or track='objective'")
+                   " track (a full run with no graded task, beside runs of both tracks or none); pass"
+                   " track='target' or track='objective'")
         return
     runlog = run_dir / "_runlog.jsonl"
     last_status: dict[str, tuple[int, str]] = {}
