@@ -6,11 +6,15 @@ conditions and ask-only calibration runs with five judge calls per run; HIL-Benc
 ``baseline`` / ``ask_human`` / ``full_info`` modes, three passes, registered blockers
 and the oracle's three-answer cap; LHAW's variants with removed segments, three
 trials with and without ``ask_user``, and checkpoint progress. Each model has its
-own propensities (how often it asks, how precise its questions are, how well it
-solves), so tables show differences to look at; the numbers are not calibrated to
-the papers.
+own propensities — how often it asks under each policy, how precise its questions
+are, how well it solves — taken from the papers' published aggregates (Ambig-DS
+Tables 2, 11, 13; HIL-Bench Tables 1, 7; LHAW Table 3), so that a large simulation
+lands on the printed numbers within sampling noise (``tests/test_simulate.py``).
+Quantities the papers do not publish (e.g. how many HIL-Bench runs ask at all) are
+chosen and marked as such.
 
-Run ``python -m ambiglib.simulate data/example`` to regenerate ``data/example/``;
+Run ``python -m ambiglib.simulate data/example --native data/example-native`` (or
+``make example``) to regenerate the canonical log and each harness's own layout;
 the same seed always writes the same bytes.
 """
 
@@ -30,28 +34,55 @@ DEFAULT_SEED = 20261122
 
 
 @dataclass(frozen=True)
-class Agent:
-    """How one simulated model behaves."""
+class AmbigDSAgent:
+    """An Ambig-DS model, from the paper's target-track rows."""
 
     name: str
-    skill: float  # probability of solving a fully specified task
-    ask_ambiguous: float  # probability of asking when the task is ambiguous
-    ask_full: float  # probability of asking when it is fully specified
-    precision: float  # probability that a question targets a real blocker
-    questions: float  # mean questions per asking run (beyond the first)
+    intended: tuple[float, float, float]  # P(intended framing) under Full, Ambig., Ask (Table 2; Full assumed)
+    failed: tuple[float, float]  # P(invalid), P(timeout) under Ambig. (Table 2)
+    ask_permissive: tuple[float, float]  # ask on ambiguous, ask on full (Table 13)
+    ask_conservative: tuple[float, float]
+    intended_score: float  # mean score of an intended-framing run (Table 11)
+    alternative_score: float
+
+
+@dataclass(frozen=True)
+class HILAgent:
+    """A HIL-Bench model, from the paper's SQL rows."""
+
+    name: str
+    pass_per_attempt: float  # per-pass success with full information: pass@3 = 1 − (1 − p)³ (Table 1)
+    ask_rate: float  # share of ask_human runs that ask at all (not published; chosen)
+    questions: float  # mean questions per ask_human run (Table 7)
+    precision: float  # per-question chance of matching a blocker, before the oracle's three-answer cap
+
+
+@dataclass(frozen=True)
+class LHAWAgent:
+    """An LHAW model, from the paper's MCP-Atlas rows."""
+
+    name: str
+    skill: float  # per-trial success on the original task
+    ask_per_trial: float  # per-trial ask probability: variant Ask % = 1 − (1 − a)³ (Table 3)
+    extra_questions: float  # mean questions per asking trial beyond the first: Avg/Traj − 1 (Table 3)
+    precision: float  # share of questions that address a removed segment (not published; chosen)
 
 
 AMBIG_DS_AGENTS = (
-    Agent("claude-opus-4.6", 0.78, 0.85, 0.30, 0.9, 0.0),
-    Agent("gpt-5.4", 0.74, 0.55, 0.10, 0.9, 0.0),
+    # Ambig-DS Tables 2, 11, 13, target track
+    AmbigDSAgent("gemini-3.1-pro", (0.90, 0.55, 0.96), (0.04, 0.02), (0.98, 0.51), (0.94, 0.00), 0.80, 0.13),
+    AmbigDSAgent("gpt-5.4", (0.90, 0.27, 0.71), (0.06, 0.04), (0.94, 0.65), (0.33, 0.04), 0.85, 0.14),
 )
 HIL_AGENTS = (
-    Agent("claude-opus-4.6", 0.88, 0.70, 0.0, 0.60, 1.8),
-    Agent("gpt-5.4", 0.85, 0.45, 0.0, 0.45, 1.2),
+    # HIL-Bench Tables 1 and 7, SQL: pass@3 full info 90.7 / 86.0, 4.5 / 1.7 questions per task, pooled
+    # precision 54.3% for both, which the cap pulls below the per-question rate for a model asking ~5 per run
+    HILAgent("claude-opus-4.6", 1 - (1 - 0.907) ** (1 / 3), 0.90, 4.5, 0.68),
+    HILAgent("gpt-5.4", 1 - (1 - 0.860) ** (1 / 3), 0.60, 1.7, 0.56),
 )
 LHAW_AGENTS = (
-    Agent("opus-4.5", 0.80, 0.70, 0.0, 0.80, 0.3),
-    Agent("gpt-5.2", 0.76, 0.90, 0.0, 0.65, 0.8),
+    # LHAW Table 3, MCP-Atlas: Ask % 73 / 97, Avg/Traj 1.10 / 1.73
+    LHAWAgent("opus-4.5", 0.80, 1 - (1 - 0.73) ** (1 / 3), 0.10, 0.80),
+    LHAWAgent("gpt-5.2", 0.76, 1 - (1 - 0.97) ** (1 / 3), 0.73, 0.65),
 )
 
 _HIL_SQL_TYPES = (("question", "timeframe_ambiguity"), ("business info", "missing_information"),
@@ -69,32 +100,31 @@ _LHAW_FLAGS = (("question_quality", "compound_questions"), ("question_targeting"
                ("response_misinterpretation", "misread_answer"))
 
 
-def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
-    tasks = [f"dsbench-{name}" for name in ("bike-sharing", "house-prices", "titanic", "credit-default",
-                                             "store-sales", "airline-delay", "wine-quality", "churn")]
-    categories = ("intended", "alternative")  # the target track's framings (harness-formats §2.3)
+def _ambig_ds(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
+    names = ("bike-sharing", "house-prices", "titanic", "credit-default", "store-sales", "airline-delay",
+             "wine-quality", "churn")
+    tasks = [f"dsbench-{name}" + (f"-{k}" if k else "") for k in range(scale) for name in names]
     for task in tasks:
         # the one thing an ambiguous target-track task leaves open is its target column
         yield {"record": "task", "benchmark": "ambig-ds", "suite": "target", "task_id": task,
                "blockers": [{"id": "target", "type": "target"}]}
     for agent in AMBIG_DS_AGENTS:
         for task in tasks:
-            difficulty = rng.uniform(-0.15, 0.15)
-            for spec, ask_tool in (("full", False), ("ambiguous", False), ("ambiguous", True)):
-                solve = np.clip(agent.skill + difficulty - (0.25 if spec == "ambiguous" else 0), 0.05, 0.98)
-                asked = ask_tool and rng.random() < agent.ask_ambiguous
-                if asked:
-                    solve = np.clip(solve + 0.2, 0.05, 0.98)
+            for c, (spec, ask_tool) in enumerate((("full", False), ("ambiguous", False), ("ambiguous", True))):
+                asked = ask_tool and rng.random() < agent.ask_permissive[0]
+                p_invalid, p_timeout = agent.failed if spec == "ambiguous" else (0.02, 0.01)
                 roll = rng.random()
-                if roll < 0.04:
+                if roll < p_timeout:
                     status, category, score = "timeout", "timeout", 0.0  # the paper's rule: 0, kept
-                elif roll < 0.09:
+                elif roll < p_timeout + p_invalid:
                     status, category, score = "invalid", "invalid", 0.0
                 else:
                     status = "ok"
-                    category = "intended" if rng.random() < solve else "alternative"
-                    base = rng.beta(8, 2) if category == "intended" else rng.beta(2, 5)
-                    score = round(float(base), 4)
+                    # the target track's framings (harness-formats §2.3); asking mostly fixes the framing
+                    p_intended = agent.intended[c] if not (ask_tool and not asked) else agent.intended[1]
+                    category = "intended" if rng.random() < p_intended else "alternative"
+                    mean = agent.intended_score if category == "intended" else agent.alternative_score
+                    score = round(float(rng.beta(8 * mean + 0.5, 8 * (1 - mean) + 0.5)), 4)
                 rec: dict[str, Any] = {
                     "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
                     "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
@@ -108,31 +138,30 @@ def _ambig_ds(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                         "response": "Predict the raw count column.", "blocker_id": "target", "in_scope": True,
                     }]
                 if status == "ok":
-                    # five judge calls; the majority usually agrees with the category
+                    # five judge calls on the trace; the majority usually agrees with the framing
                     rec["labels"] = [
-                        {"facet": "trace", "judge": "claude-haiku-4.6", "call": c,
-                         "label": category if rng.random() < 0.8 else str(rng.choice(categories))}
-                        for c in range(1, 6)
+                        {"facet": "trace", "judge": "claude-haiku-4.6", "call": k,
+                         "label": category if rng.random() < 0.8 else str(rng.choice(("intended", "alternative")))}
+                        for k in range(1, 6)
                     ]
                 yield rec
-            for policy, scale in (("permissive", 1.0), ("conservative", 0.55)):
+            for policy, rates in (("permissive", agent.ask_permissive), ("conservative", agent.ask_conservative)):
                 for spec in ("full", "ambiguous"):
-                    p = (agent.ask_ambiguous if spec == "ambiguous" else agent.ask_full) * scale
                     rec = {
                         "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
                         "spec": spec, "ask_tool": True, "policy": policy, "protocol": "ask_only",
                     }
-                    if rng.random() < p:
+                    if rng.random() < rates[0 if spec == "ambiguous" else 1]:
                         rec["questions"] = [{"text": "Which column should the model predict?", "in_scope": True,
                                              "response": "The count column." if spec == "ambiguous" else "As stated.",
                                              "blocker_id": "target" if spec == "ambiguous" else None}]
                     yield rec
 
 
-def _hil_bench(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+def _hil_bench(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
     tasks = []
     for suite in ("sql", "swe"):
-        for i in range(6):
+        for i in range(6 * scale):
             task_id = f"public_{suite}_{i}"
             n_blockers = int(rng.choice([3, 4, 5], p=[0.4, 0.35, 0.25]))
             blockers = []
@@ -161,10 +190,13 @@ def _hil_bench(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                         yield rec
                         continue
                     discovered: set[str] = set()
-                    if mode == "ask_human" and rng.random() < agent.ask_ambiguous:
+                    if mode == "ask_human" and rng.random() < agent.ask_rate:
                         questions, answered = [], 0
-                        for k in range(1 + int(rng.poisson(agent.questions))):
-                            target = blockers[int(rng.integers(len(blockers)))]["id"]
+                        # Table 7's mean is over all ask_human runs: the asking ones ask questions / ask_rate
+                        for k in range(1 + int(rng.poisson(max(agent.questions / agent.ask_rate - 1, 0)))):
+                            open_ = [b["id"] for b in blockers if b["id"] not in discovered]
+                            pool = open_ or [b["id"] for b in blockers]  # agents go after what is still open
+                            target = pool[int(rng.integers(len(pool)))]
                             relevant = rng.random() < agent.precision and answered < 3  # the oracle's cap
                             if relevant:
                                 answered += 1
@@ -177,9 +209,9 @@ def _hil_bench(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                             })
                         rec["questions"] = questions
                     if spec == "full":
-                        p = agent.skill
+                        p = agent.pass_per_attempt
                     else:  # a task passes only when every blocker is resolved
-                        p = agent.skill * (len(discovered) / len(blockers)) ** 2
+                        p = agent.pass_per_attempt * (len(discovered) / len(blockers)) ** 2
                     rec["passed"] = bool(rng.random() < p)
                     rec["score"] = 1.0 if rec["passed"] else 0.0
                     rec["cost_usd"] = round(float(rng.gamma(2.0, 0.15)), 4)
@@ -194,14 +226,15 @@ def _hil_bench(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                     yield rec
 
 
-def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
+def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
     variants = []
     layout = {"tac": (("finance-invoice-matching", 2), ("hr-salary-analysis", 2)),
               "mcp-atlas": (("mcp-task-0412", 1), ("mcp-task-0977", 1), ("mcp-task-1203", 1)),
               "swe-bench-pro": (("instance_ansible__ansible-1c06c4", 1), ("instance_qutebrowser__qb-8a9f2e", 1))}
     classes = ("outcome-critical", "divergent", "benign")
     for suite, tasks in layout.items():
-        for task_id, n_variants in tasks:
+        for (base_id, n_variants), k in ((t, k) for k in range(scale) for t in tasks):
+            task_id = base_id + (f"-{k}" if k else "")
             for v in range(1, n_variants + 1):
                 variant_id = f"{task_id}__v{v}"
                 dims = sorted({str(d) for d in rng.choice(_DIMENSIONS, size=int(rng.integers(1, 3)))})
@@ -232,8 +265,8 @@ def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                     p = agent.skill - (penalty[klass] if spec == "ambiguous" else 0.0)
                     # a supervisor is cheap to ask: more and longer clarification
                     eagerness = 1.15 if persona == "supervisor" else 1.0
-                    if ask_tool and rng.random() < min(1.0, agent.ask_ambiguous * eagerness):
-                        n_q = 1 + int(rng.poisson(agent.questions * eagerness))
+                    if ask_tool and rng.random() < min(1.0, agent.ask_per_trial * eagerness):
+                        n_q = 1 + int(rng.poisson(agent.extra_questions * eagerness))
                         rec["questions"] = [{
                             "text": f"Could you clarify the {['goal', 'input', 'constraint'][k % 3]}?",
                             "blocker_id": f"seg-{1 + k % n_segments}" if rng.random() < agent.precision else None,
@@ -263,13 +296,15 @@ def _lhaw(rng: np.random.Generator) -> Iterator[dict[str, Any]]:
                     yield rec
 
 
-def example_records(seed: int = DEFAULT_SEED) -> dict[str, list[dict[str, Any]]]:
+def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1) -> dict[str, list[dict[str, Any]]]:
     """Simulate the example run log.
 
     Parameters
     ----------
     seed : int
         Seed of the random generator; the same seed gives the same records.
+    scale : int, default 1
+        Multiplies the number of tasks (the example uses 1; calibration checks use more).
 
     Returns
     -------
@@ -279,7 +314,7 @@ def example_records(seed: int = DEFAULT_SEED) -> dict[str, list[dict[str, Any]]]
     out = {}
     for i, (name, simulate) in enumerate((("ambig-ds", _ambig_ds), ("hil-bench", _hil_bench), ("lhaw", _lhaw))):
         rng = np.random.default_rng([seed, i])
-        records = list(simulate(rng))
+        records = list(simulate(rng, scale))
         out[name] = sorted(records, key=lambda r: r.get("record") != "task")
     return out
 

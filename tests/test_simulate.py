@@ -93,3 +93,42 @@ def test_each_native_layout_imports_back_to_the_canonical_runs():
         ta = canonical.filter(benchmark=name).blockers[["variant_id", "blocker_id"]].astype(object)
         tb = native.blockers[["variant_id", "blocker_id"]].astype(object)
         assert sorted(map(tuple, ta.values)) == sorted(map(tuple, tb.values)), name
+
+
+def test_the_simulated_models_are_calibrated_to_the_papers(tmp_path):
+    # The models' parameters are the papers' published aggregates; simulated at 12x the example's size,
+    # each headline aggregate must land on the printed value within a few standard errors (seed fixed).
+    import json
+
+    from ambiglib import metrics, tables
+    from ambiglib.simulate import example_records
+
+    for name, records in example_records(7, scale=12).items():
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    rs = ambiglib.load(tmp_path, quiet=True)
+
+    def close(value, target, n, z=4.0):  # binomial standard error of a proportion over n
+        return abs(value - target) <= z * np.sqrt(target * (1 - target) / n) + 1e-9
+
+    # Ambig-DS Table 13, target track: ask rates on the ask-only runs, both policies
+    calib = metrics.ask_calibration(rs.filter(benchmark="ambig-ds", protocol="ask_only")).set_index(["model", "policy"])
+    printed13 = {("gemini-3.1-pro", "permissive"): (0.98, 0.51), ("gemini-3.1-pro", "conservative"): (0.94, 0.00),
+                 ("gpt-5.4", "permissive"): (0.94, 0.65), ("gpt-5.4", "conservative"): (0.33, 0.04)}
+    for cell, (amb, full) in printed13.items():
+        row = calib.loc[cell]
+        assert close(row["ask_on_ambiguous"], amb, row["n_ambiguous"]), cell
+        assert close(row["ask_on_full"], full, row["n_full"]) or (full == 0 and row["ask_on_full"] == 0), cell
+    # HIL-Bench Tables 1 and 7, SQL: pooled recall and precision, questions per task, pass@3 with full information
+    gap = tables.judgment_gap(rs.filter(benchmark="hil-bench", suite="sql")).set_index("model")
+    questions = tables.questions_per_task(rs.filter(benchmark="hil-bench", suite="sql")).set_index("model")
+    for model, (recall, precision, per_task, full3) in {"claude-opus-4.6": (0.612, 0.543, 4.5, 0.907),
+                                                        "gpt-5.4": (0.227, 0.543, 1.7, 0.860)}.items():
+        assert abs(gap.loc[model, "recall"] - recall) < 0.06, model
+        assert abs(gap.loc[model, "precision"] - precision) < 0.06, model
+        assert abs(questions.loc[model, "questions_per_run"] - per_task) < 0.5, model
+        assert abs(gap.loc[model, "pass_at_k_full_info"] - full3) < 0.08, model
+    # LHAW Table 3, MCP-Atlas: Ask % (variants with an asking trial) and Avg/Traj
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw", policy="default", suite="mcp-atlas")).set_index("model")
+    for model, (ask, avg) in {"opus-4.5": (0.73, 1.10), "gpt-5.2": (0.97, 1.73)}.items():
+        assert close(voi.loc[model, "variant_ask_rate"], ask, voi.loc[model, "n_variants"]), model
+        assert abs(voi.loc[model, "avg_per_traj"] - avg) < 0.25, model
