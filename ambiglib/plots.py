@@ -78,7 +78,8 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
     for ax, panel in zip(axes[0], panels):
         data = calibration if panel is None else calibration[calibration[col] == panel]
         ax.plot([0, 1], [0, 1], color="0.7", ls=":", lw=1, zorder=0)  # asks regardless of ambiguity
-        ax.scatter([0], [1], marker="*", s=200, color="gold", edgecolor="0.3", zorder=4, label="perfect")
+        # the ideal corner, drawn beneath the data so that a model sitting on it stays visible
+        ax.scatter([0], [1], marker="*", s=420, color="gold", alpha=0.5, edgecolor="0.5", zorder=1, label="perfect")
         sns.scatterplot(data=data, x="ask_on_full", y="ask_on_ambiguous", hue=hue, style=style if style in data else None,
                         s=90, ax=ax, legend=ax is axes[0][-1], zorder=3)
         ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel="asks on fully specified tasks",
