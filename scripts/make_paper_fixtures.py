@@ -335,8 +335,47 @@ def _fits_table1(found, p_pct, r_pct, f1_pct, blockers) -> bool:
     return (round(100 * p, 1), round(100 * r, 1), round(100 * 2 * p * r / (p + r), 1)) == (p_pct, r_pct, f1_pct)
 
 
+def _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total) -> None:
+    """Give the model's ask_human runs in one domain their questions: disc_total distinct blockers
+    discovered (at most 3 answered per run, the oracle's cap), the rest of q_total irrelevant."""
+    tool_runs = [r for r in records if r.get("model") == model and r.get("suite") == suite
+                 and r.get("ask_tool") and r.get("benchmark") == "hil-bench"]
+    caps = [min(3, per_task[tasks.index(r["task_id"])]) for r in tool_runs]
+    disc = [0] * len(tool_runs)
+    left = disc_total
+    for i in rng.permutation(len(tool_runs)):
+        if left == 0:
+            break
+        take = min(caps[i], left, int(rng.integers(1, caps[i] + 1)))
+        disc[i] += take
+        left -= take
+    i = 0
+    while left:  # fill any remainder up to each run's cap
+        room = caps[i] - disc[i]
+        if room:
+            take = min(room, left)
+            disc[i] += take
+            left -= take
+        i = (i + 1) % len(tool_runs)
+    extra_q = np.bincount(rng.integers(0, len(tool_runs), q_total - disc_total), minlength=len(tool_runs))
+    for r, d, e in zip(tool_runs, disc, extra_q):
+        qs = [{"text": f"What does requirement {j} mean?", "blocker_id": f"b{j}", "response": "resolution"}
+              for j in range(d)]
+        qs += [{"text": "Can you say more?", "blocker_id": None, "response": "irrelevant question"} for _ in range(int(e))]
+        if qs:
+            r["questions"] = qs
+
+
 def hil_bench(rng: np.random.Generator) -> list[dict]:
     records = []
+    blockers = {suite: 3 * total for suite, (_, total) in HIL_TASKS.items()}  # three passes
+    table8_only = {}
+    for model, printed in HIL_TABLE8_ONLY.items():
+        counts = _joint_counts(printed, blockers)
+        options = [(a, b) for a in range(151) for b in range(151)
+                   if round(100 * a / 150) == printed["swe"][0] and round(100 * b / 150) == printed["sql"][0]
+                   and round(100 * (a + b) / 300) == printed["combined"][0]]
+        table8_only[model] = (counts, {"swe": options[0][0], "sql": options[0][1]})
     for suite, (n_tasks, n_blockers) in HIL_TASKS.items():
         # 3 to 5 blockers per task (here 3 or 4), summing to the published total
         base = n_blockers // n_tasks
@@ -367,35 +406,16 @@ def hil_bench(rng: np.random.Generator) -> list[dict]:
                         rec = {**base_rec, "task_id": t, "spec": "full" if mode_spec == "full" else "ambiguous",
                                "ask_tool": mode_spec == "tool", "trial": p, "passed": ok, "score": 1.0 if ok else 0.0}
                         records.append(rec)
-            # questions on the ask_human runs: distinct blockers discovered (at most 3 answered per run), the rest irrelevant
-            tool_runs = [r for r in records if r is not None and r.get("model") == model and r.get("suite") == suite
-                         and r.get("ask_tool") and r.get("benchmark") == "hil-bench"]
-            caps = [min(3, per_task[tasks.index(r["task_id"])]) for r in tool_runs]
-            disc = [0] * len(tool_runs)
-            left = disc_total
-            for i in rng.permutation(len(tool_runs)):
-                if left == 0:
-                    break
-                take = min(caps[i], left, int(rng.integers(1, caps[i] + 1)))
-                disc[i] += take
-                left -= take
-            i = 0
-            while left:  # fill any remainder up to each run's cap
-                room = caps[i] - disc[i]
-                if room:
-                    take = min(room, left)
-                    disc[i] += take
-                    left -= take
-                i = (i + 1) % len(tool_runs)
-            irrelevant = q_total - disc_total
-            extra_q = np.bincount(rng.integers(0, len(tool_runs), irrelevant), minlength=len(tool_runs))
-            for r, d, e in zip(tool_runs, disc, extra_q):
-                qs = [{"text": f"What does requirement {j} mean?", "blocker_id": f"b{j}", "response": "resolution"}
-                      for j in range(d)]
-                qs += [{"text": "Can you say more?", "blocker_id": None, "response": "irrelevant question"}
-                       for _ in range(int(e))]
-                if qs:
-                    r["questions"] = qs
+            _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total)
+        for model, (counts, passes) in table8_only.items():  # Table 8's other models: ask_human runs only
+            base_rec = {"benchmark": "hil-bench", "suite": suite, "model": model}
+            passing = set(rng.permutation(n_tasks)[: passes[suite]].tolist())
+            for i, t in enumerate(tasks):
+                for p in (1, 2, 3):
+                    ok = i in passing and p == 1
+                    records.append({**base_rec, "task_id": t, "spec": "ambiguous", "ask_tool": True, "trial": p,
+                                    "passed": ok, "score": 1.0 if ok else 0.0})
+            _ask_questions(rng, records, model, suite, per_task, tasks, *counts[suite])
     return records
 
 
@@ -406,6 +426,40 @@ HIL_TABLE8 = {
     "GPT-5.4": {"combined": (9, 53, 25, 34), "swe": (1, 52, 27, 36), "sql": (17, 54, 23, 32)},
     "GPT-5.3-Codex": {"combined": (4, 56, 18, 28), "swe": (2, 57, 24, 33), "sql": (5, 55, 14, 22)},
 }
+
+
+# Table 8's models without a Table 1 row: pass@3 with ask_human, precision, recall, F1 (%), combined and per domain
+HIL_TABLE8_ONLY = {
+    "GLM-5.1": {"combined": (21, 23, 42, 30), "swe": (9, 30, 27, 29), "sql": (33, 21, 55, 31)},
+    "Grok-4.20": {"combined": (8, 19, 28, 23), "swe": (7, 17, 35, 23), "sql": (9, 22, 22, 22)},
+    "Minimax-M2.5": {"combined": (7, 41, 12, 19), "swe": (1, 36, 2, 3), "sql": (14, 41, 22, 28)},
+}
+
+
+def _joint_counts(printed: dict[str, tuple[int, int, int, int]], blockers: dict[str, int]):
+    """Per-domain (discovered, questions) whose per-domain and pooled P, R, F1 round to Table 8's whole percents."""
+    def pct(x):
+        return round(100 * x)
+
+    def f1(p, r):
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    cands = {}
+    for suite in ("swe", "sql"):
+        _, P, R, F = printed[suite]
+        B = blockers[suite]
+        cands[suite] = [(d, q) for d in range(max(1, int(B * (R - 0.5) / 100)), int(B * (R + 0.5) / 100) + 2)
+                        if pct(d / B) == R and d <= 3 * 450
+                        for q in range(max(d, int(d / ((P + 0.5) / 100))), int(d / max((P - 0.5) / 100, 1e-3)) + 2)
+                        if pct(d / q) == P and pct(f1(d / q, d / B)) == F]
+    _, Pc, Rc, Fc = printed["combined"]
+    Bc = blockers["swe"] + blockers["sql"]
+    for d1, q1 in cands["swe"]:
+        for d2, q2 in cands["sql"]:
+            p, r = (d1 + d2) / (q1 + q2), (d1 + d2) / Bc
+            if (pct(p), pct(r), pct(f1(p, r))) == (Pc, Rc, Fc):
+                return {"swe": (d1, q1), "sql": (d2, q2)}
+    return None
 
 
 # Table 7: questions asked per task (per ask_human run), SWE and SQL ("GPT 5.4 Pro" there is Table 1's GPT-5.4)
@@ -426,7 +480,7 @@ def hil_printed() -> list[dict]:
         for suite, v in (("swe", swe), ("sql", sql)):
             cells.append({"table": "HIL-Bench Table 7", "suite": suite, "model": model, "column": "questions_per_run",
                           "value": v, "digits": 1})
-    for model, scopes in HIL_TABLE8.items():
+    for model, scopes in {**HIL_TABLE8, **HIL_TABLE8_ONLY}.items():
         for scope, values in scopes.items():
             for col, v in zip(("pass_at_k", "precision", "recall", "ask_f1"), values):
                 cells.append({"table": "HIL-Bench Table 8", "model": model, "scope": scope, "column": col,
