@@ -747,7 +747,7 @@ def performance(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), n_boot: i
     by_n: dict[int, list[int]] = {}
     for i, row in enumerate(rows):
         by_n.setdefault(row["n_tasks"], []).append(i)
-    for n, members in by_n.items():
+    for members in by_n.values():
         d_ambig = np.vstack([rows[i]["_d_ambig"] for i in members])
         d_ask = np.vstack([rows[i]["_d_ask"] for i in members])
         zeros = np.zeros_like(d_ambig)

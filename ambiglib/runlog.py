@@ -61,6 +61,19 @@ class FileRead:
     n_task_records: int = 0
     engine: str = "arrow"
 
+    def count(self, record: str) -> None:
+        """Count one record read, of kind ``run`` or ``task``."""
+        if record == "task":
+            self.n_task_records += 1
+        else:
+            self.n_run_records += 1
+
+    def reject(self, line: int, fld: str | None, message: str, kind: str, record: str) -> None:
+        """Record why the record at ``line`` of this file is rejected."""
+        self.errors.append(
+            LoadError(self.file, line, fld, f"{self.file}:{line}: {message}", kind, record)  # type: ignore[arg-type]
+        )
+
 
 # ----------------------------------------------------------------------------- finding files
 
@@ -108,18 +121,7 @@ def read_file_python(path: Path, display: str) -> FileRead:
     """Read one JSON Lines file line by line, checking each record (the reference path)."""
     rows: list[dict[str, Any]] = []
     out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
-
-    def count(record: str) -> None:
-        if record == "task":
-            out.n_task_records += 1
-        else:
-            out.n_run_records += 1
-
-    def reject(lineno: int, fld: str | None, message: str, kind: str, record: str) -> None:
-        out.errors.append(
-            LoadError(display, lineno, fld, f"{display}:{lineno}: {message}", kind, record)  # type: ignore[arg-type]
-        )
-
+    count, reject = out.count, out.reject
     try:
         with _open(path) as fh:
             for lineno, raw in enumerate(fh, 1):
@@ -156,27 +158,27 @@ def read_file_python(path: Path, display: str) -> FileRead:
 def _accept(out: FileRead, rows: list[dict[str, Any]], lineno: int, obj: Any) -> None:
     """Count one parsed record and keep it, or record why it is rejected."""
     record = "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
-    if record == "task":
-        out.n_task_records += 1
-    else:
-        out.n_run_records += 1
+    out.count(record)
     try:
         row = validate_record(obj)
     except RecordError as exc:
-        kind = "format" if exc.field is None else "schema"
-        out.errors.append(LoadError(out.file, lineno, exc.field, f"{out.file}:{lineno}: {exc.message}",
-                                    kind, record))  # type: ignore[arg-type]
+        out.reject(lineno, exc.field, exc.message, "format" if exc.field is None else "schema", record)
         return
     row["_line"] = lineno
     rows.append(row)
 
 
-def read_records(records: Iterable[Any], display: str) -> FileRead:
-    """Check records given as Python objects (e.g. by an importer); ``line`` is their 1-based position."""
+def read_records(records: Iterable[Any], display: str, lines: Iterable[int] | None = None) -> FileRead:
+    """Check records given as Python objects (e.g. by an importer).
+
+    ``lines`` are the records' line numbers in ``display`` (an importer's native file);
+    by default their 1-based positions.
+    """
     rows: list[dict[str, Any]] = []
     out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
-    for position, obj in enumerate(records, 1):
-        _accept(out, rows, position, obj)
+    records = list(records)
+    for lineno, obj in zip(lines if lines is not None else range(1, len(records) + 1), records):
+        _accept(out, rows, lineno, obj)
     if rows:
         out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
     return out

@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.json as pj
 
 import ambiglib
 from ambiglib.runlog import read_file

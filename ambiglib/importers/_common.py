@@ -128,22 +128,7 @@ def finish(collected: Collected, root: Path, *, strict: bool, require_runs: bool
     reads = []
     for file, items in collected.records.items():
         items = sorted(items, key=lambda x: x[0])
-        read = read_records([r for _, r in items], file)
-        # read_records numbers records 1..n; put the native line numbers back
-        lines = [line for line, _ in items]
-        if read.table.num_rows:
-            import pyarrow as pa
-
-            positions = read.table.column("_line").to_pylist()
-            read.table = read.table.set_column(
-                read.table.schema.get_field_index("_line"), "_line",
-                pa.array([lines[p - 1] for p in positions], pa.int64()))
-        read.errors = [
-            LoadError(e.file, lines[e.line - 1], e.field,
-                      e.message.replace(f"{file}:{e.line}:", f"{file}:{lines[e.line - 1]}:", 1), e.kind, e.record)
-            for e in read.errors
-        ]
-        reads.append(read)
+        reads.append(read_records([r for _, r in items], file, lines=[line for line, _ in items]))
     n_runs = sum(r.n_run_records for r in reads)
     if require_runs and n_runs == 0 and not collected.errors:
         raise FormatError(f"{root}: no runs found in this {collected.layout} layout"
