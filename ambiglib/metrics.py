@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .runset import RunSet
+from .schema import DEFAULT_POLICY
 from .stats import bootstrap_counts, majority_vote, paired_bootstrap_ci, paired_wilcoxon, percentile_ci, wilson_ci
 
 __all__ = [
@@ -498,21 +499,51 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
 
 
 def _tool_split(work: pd.DataFrame, by: list[str], fn: str) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
-    """Split solve runs into no-tool and with-tool; ``policy`` in by splits only the latter."""
+    """Split solve runs into no-tool and with-tool; ``policy`` in by splits only the latter, unless
+    the no-tool runs carry policies of their own (then see ``_for_policies``)."""
     base_by = [c for c in by if c != "policy"]
     solve = work[work["protocol"] == "solve"]
     tool, no_tool = solve[solve["ask_tool"]], solve[~solve["ask_tool"]]
     _single_condition(tool, by, ("policy",), fn)
-    _single_condition(no_tool, base_by, ("policy",), fn)
+    if "policy" not in by:
+        _single_condition(no_tool, base_by, ("policy",), fn)
     return base_by, no_tool, tool
 
 
-def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), k: int = 3, ci: bool = False,
-                         n_boot: int = 10_000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+def _for_policies(runs: pd.DataFrame, tool: pd.DataFrame, base_by: list[str]) -> pd.DataFrame:
+    """The no-tool runs each with-tool policy is compared against: the runs of that policy
+    where it has any (LHAW Table 10: each prompting strategy also runs without the tool),
+    else the runs of the default policy, shared by every policy (LHAW Table 14: the personas)."""
+    keys = [*base_by, "policy"]
+    policies = tool[keys].drop_duplicates()
+    own = runs.merge(policies, on=keys)
+    rest = policies.merge(own[keys].drop_duplicates(), on=keys, how="left", indicator=True)
+    rest = rest[rest["_merge"] == "left_only"].drop(columns="_merge")
+    shared = runs[runs["policy"] == DEFAULT_POLICY].drop(columns="policy")
+    shared = shared.merge(rest, on=base_by) if base_by else shared.merge(rest, how="cross")
+    return pd.concat([own, shared[runs.columns]], ignore_index=True)
+
+
+def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), k: int = 3, paired: bool = True,
+                         ci: bool = False, n_boot: int = 10_000, seed: int = 0,
+                         confidence: float = 0.95) -> pd.DataFrame:
     """Compute what the ask tool buys: pass@k and mean score with and without it, and gain per question.
 
-    Scores with and without the tool are compared on the same variants: those with
-    at least one non-error trial in both conditions (at least k for pass@k).
+    Parameters
+    ----------
+    paired : bool, default True
+        True: scores with and without the tool are compared on the same variants,
+        those with at least one non-error trial in both conditions (at least k for
+        pass@k). False: each condition is scored over the variants that have results
+        in it, as LHAW's tables do (its TheAgentCompany denominators differ between
+        the two conditions when runs fail: Table 10, ReAct outcome-critical 2/38
+        without the tool, 7/40 with it). The two agree when no run failed.
+
+    With ``policy`` in ``by``, a policy's no-tool runs are those carrying that
+    policy (LHAW Table 10's prompting strategies each run without the tool too);
+    a policy without such runs is compared against the no-tool runs that have no
+    policy (Table 14's personas share them). The same holds for the fully
+    specified baseline runs.
 
     Returns
     -------
@@ -525,8 +556,8 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
         one asking trial), ``avg_per_traj`` (questions per asking trial),
         ``n_questions`` (in with-tool trials), ``pass_gain_pp_per_question,
         score_gain_pp_per_question`` (gain in percentage points / n_questions; null
-        with no questions), then ``n_variants, n_trials, n_trials_with_tool,
-        n_excluded``.
+        with no questions), then ``n_variants`` (variants compared), ``n_trials,
+        n_trials_with_tool, n_excluded``.
 
     References
     ----------
@@ -553,33 +584,44 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
         units = units.merge(extra, on=[*keys, *vkey])
         return units.rename(columns={c: f"{prefix}{c}" for c in units.columns if c not in (*keys, *vkey)})
 
-    a = per_variant(amb, base_by, "a_")
+    if "policy" in by:
+        amb, full = _for_policies(amb, tool, base_by), _for_policies(full, tool, base_by)
+    a = per_variant(amb, by, "a_")
     t = per_variant(tool, by, "t_")
-    pairs = t.merge(a, on=[*base_by, *vkey], how="inner")
-    pairs = pairs[(pairs["a_n_scored"] > 0) & (pairs["t_n_scored"] > 0)].copy()
-    both_k = pairs["a_pass_at_k"].notna() & pairs["t_pass_at_k"].notna()
-    pairs["pk_n"] = both_k.astype(int)
-    pairs["pk_a"] = np.where(both_k, pairs["a_pass_at_k"], 0.0)
-    pairs["pk_t"] = np.where(both_k, pairs["t_pass_at_k"], 0.0)
+    pairs = t.merge(a, on=[*by, *vkey], how="inner" if paired else "outer")
+    for side in ("a_", "t_"):
+        pairs[f"{side}n_scored"] = pairs[f"{side}n_scored"].fillna(0)
+    if paired:
+        pairs = pairs[(pairs["a_n_scored"] > 0) & (pairs["t_n_scored"] > 0)].copy()
+        both_k = pairs["a_pass_at_k"].notna() & pairs["t_pass_at_k"].notna()
+        has_a = has_t = both_k
+    else:
+        has_a, has_t = pairs["a_pass_at_k"].notna(), pairs["t_pass_at_k"].notna()
+    pairs["pk_na"], pairs["pk_nt"] = has_a.astype(int), has_t.astype(int)
+    pairs["pk_a"] = np.where(has_a, pairs["a_pass_at_k"], 0.0)
+    pairs["pk_t"] = np.where(has_t, pairs["t_pass_at_k"], 0.0)
+    pairs[["a_score_sum", "t_score_sum", "t_asking", "t_questions"]] = \
+        pairs[["a_score_sum", "t_score_sum", "t_asking", "t_questions"]].fillna(0)
     pairs["v"] = 1
+    pairs["v_t"] = (pairs["t_n_scored"] > 0).astype(int)
     pairs["v_asked"] = (pairs["t_asking"] > 0).astype(int)
-    b = per_variant(full, base_by, "b_")
+    b = per_variant(full, by, "b_")
     b["b_pk_n"] = b["b_pass_at_k"].notna().astype(int)
     b["b_pk"] = b["b_pass_at_k"].fillna(0.0)
 
-    variant_cols = ["pk_n", "pk_a", "pk_t", "a_score_sum", "a_n_scored", "t_score_sum", "t_n_scored",
-                    "t_asking", "t_questions", "v", "v_asked"]
+    variant_cols = ["pk_na", "pk_a", "pk_nt", "pk_t", "a_score_sum", "a_n_scored", "t_score_sum", "t_n_scored",
+                    "t_asking", "t_questions", "v", "v_t", "v_asked"]
     base_cols = ["b_pk_n", "b_pk", "b_score_sum", "b_n_scored"]
 
     def stat(s):
-        pa_, pt = _ratio(s["pk_a"], s["pk_n"]), _ratio(s["pk_t"], s["pk_n"])
+        pa_, pt = _ratio(s["pk_a"], s["pk_na"]), _ratio(s["pk_t"], s["pk_nt"])
         ma, mt = _ratio(s["a_score_sum"], s["a_n_scored"]), _ratio(s["t_score_sum"], s["t_n_scored"])
         pass_gain, score_gain = 100 * (pt - pa_), 100 * (mt - ma)
         out = {
             "base_pass_at_k": _ratio(s["b_pk"], s["b_pk_n"]), "base_mean_score": _ratio(s["b_score_sum"], s["b_n_scored"]),
             "pass_at_k": pa_, "pass_at_k_with_tool": pt, "pass_gain_pp": pass_gain,
             "mean_score": ma, "mean_score_with_tool": mt, "score_gain_pp": score_gain,
-            "ask_rate": _ratio(s["t_asking"], s["t_n_scored"]), "variant_ask_rate": _ratio(s["v_asked"], s["v"]),
+            "ask_rate": _ratio(s["t_asking"], s["t_n_scored"]), "variant_ask_rate": _ratio(s["v_asked"], s["v_t"]),
             "avg_per_traj": _ratio(s["t_questions"], s["t_asking"]),
             "pass_gain_pp_per_question": _ratio(pass_gain, s["t_questions"]),
             "score_gain_pp_per_question": _ratio(score_gain, s["t_questions"]),
@@ -592,9 +634,8 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     if by:
         vt = vt.reindex(pd.MultiIndex.from_frame(groups_index) if len(by) > 1 else
                         pd.Index(groups_index[by[0]]), fill_value=0).reset_index()
-        bt = b.groupby(base_by, sort=True, dropna=False)[base_cols].sum().reset_index() if base_by else \
-            pd.DataFrame([b[base_cols].sum()])
-        totals = vt.merge(bt, on=base_by, how="left") if base_by else vt.assign(**bt.iloc[0].to_dict())
+        bt = b.groupby(by, sort=True, dropna=False)[base_cols].sum().reset_index()
+        totals = vt.merge(bt, on=by, how="left")
     else:
         totals = pd.concat([vt, pd.DataFrame([b[base_cols].sum()])], axis=1)
     totals[base_cols] = totals[base_cols].fillna(0)
@@ -618,8 +659,8 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     if ci:
         # per task: its variants' sums under each group, and its base (full-spec) sums
         vs = pairs.groupby([*by, "task_id"], sort=True, dropna=False)[variant_cols].sum().reset_index()
-        bs = b.groupby([*base_by, "task_id"], sort=True, dropna=False)[base_cols].sum().reset_index()
-        sums = vs.merge(bs, on=[*base_by, "task_id"], how="outer") if by else vs.merge(bs, on="task_id", how="outer")
+        bs = b.groupby([*by, "task_id"], sort=True, dropna=False)[base_cols].sum().reset_index()
+        sums = vs.merge(bs, on=[*by, "task_id"], how="outer")
         if "policy" in by:  # base tasks without any variant pair still belong to each policy group
             sums = sums.dropna(subset=["policy"])
         sums[[*variant_cols, *base_cols]] = sums[[*variant_cols, *base_cols]].fillna(0)

@@ -226,11 +226,13 @@ def questions_per_task(rs: RunSet) -> pd.DataFrame:
 # ============================================================================= LHAW
 
 
-def value_of_information(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000,
+def value_of_information(rs: RunSet, *, k: int = 3, paired: bool = False, ci: bool = False, n_boot: int = 10_000,
                          seed: int = 0) -> pd.DataFrame:
     """Tabulate baseline, Ask %, Avg/Traj, and pass@k and checkpoint score with their gains per question (LHAW Table 3).
 
     One row per suite, model and persona or strategy (``policy``) of the with-tool runs.
+    Like every LHAW table here, each condition is scored over the variants with results
+    in it (``paired=False``, as LHAW prints: ``metrics.value_of_information``).
 
     Returns
     -------
@@ -242,8 +244,8 @@ def value_of_information(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: in
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k, ci=ci,
-                                       n_boot=n_boot, seed=seed)
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k,
+                                       paired=paired, ci=ci, n_boot=n_boot, seed=seed)
     voi["ask_pct"] = 100 * voi["variant_ask_rate"]
     cols = ["suite", "model", "policy", "base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
             "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp", "score_gain_pp_per_question",
@@ -252,7 +254,8 @@ def value_of_information(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: in
     return voi[cols + extra]
 
 
-def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3) -> pd.DataFrame:
+def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3,
+                  paired: bool = False) -> pd.DataFrame:
     """value_of_information per value of ``column`` (a property of LHAW variants), with each
     group's fully specified runs on its variants' original tasks as the baseline."""
     from . import metrics
@@ -263,11 +266,12 @@ def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3
         sub = rs.filter(variant_id=keep)
         if len(sub.runs) == 0:
             continue
-        rows.append(metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k).assign(**{column: value}))
+        voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=paired)
+        rows.append(voi.assign(**{column: value}))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def by_ambiguity_class(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Tabulate pass@k on the original tasks, without the tool and with it, per ambiguity class (LHAW Tables 7–9, 12).
 
     Each variant's class is its task record's ``ambiguity_class``; "Base" is pass@k of
@@ -282,7 +286,7 @@ def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     """
     lhaw = rs.filter(benchmark="lhaw")
     groups = lhaw.tasks[["suite", "task_id", "variant_id", "ambiguity_class"]].astype(object).dropna()
-    out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k)
+    out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k, paired=paired)
     if len(out) == 0:
         return pd.DataFrame(columns=["suite", "model", "policy", "ambiguity_class"])
     out["ask_pct"] = 100 * out["variant_ask_rate"]
@@ -293,7 +297,7 @@ def by_ambiguity_class(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
 
 
-def by_dimension(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def by_dimension(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Tabulate pass@k and checkpoint score, without and with the tool, per information dimension (LHAW Tables 5 and 6).
 
     A variant counts under each dimension of its removed segments (as LHAW counts
@@ -311,7 +315,8 @@ def by_dimension(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
             for t in tasks.itertuples()]
     rows += [{"suite": str(t.suite), "task_id": str(t.task_id), "variant_id": str(t.variant_id), "dimension": str(d)}
              for t in tasks.itertuples() if isinstance(t.dimensions, (list, tuple, np.ndarray)) for d in t.dimensions]
-    out = _voi_by_group(lhaw, pd.DataFrame(rows, columns=["suite", "task_id", "variant_id", "dimension"]), "dimension", k=k)
+    out = _voi_by_group(lhaw, pd.DataFrame(rows, columns=["suite", "task_id", "variant_id", "dimension"]), "dimension", k=k,
+                        paired=paired)
     cols = ["suite", "model", "policy", "dimension", "n_variants", "base_pass_at_k", "base_mean_score", "pass_at_k",
             "pass_gain_pp", "mean_score", "score_gain_pp"]
     if len(out) == 0:
@@ -322,7 +327,7 @@ def by_dimension(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
         .reset_index(drop=True)
 
 
-def segments_removed(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def segments_removed(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Tabulate pass@k without and with the tool by the number of removed segments (LHAW Table 2).
 
     Returns
@@ -334,13 +339,13 @@ def segments_removed(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     groups = lhaw.tasks[["suite", "task_id", "variant_id", "n_blockers"]].astype({"suite": object, "task_id": object,
                                                                                    "variant_id": object})
     groups = groups.assign(segments=groups["n_blockers"].astype(int))
-    out = _voi_by_group(lhaw, groups, "segments", k=k)
+    out = _voi_by_group(lhaw, groups, "segments", k=k, paired=paired)
     cols = ["suite", "model", "policy", "segments", "n_variants", "base_pass_at_k", "pass_at_k", "pass_gain_pp"]
     return out[cols].sort_values(["suite", "model", "policy", "segments"]).reset_index(drop=True) if len(out) else \
         pd.DataFrame(columns=cols)
 
 
-def generality(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def generality(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Average pass@k over models per benchmark: original tasks, underspecified, with the tool (LHAW Table 13).
 
     Returns
@@ -350,7 +355,8 @@ def generality(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw", policy=None), by=("suite", "model", "policy"), k=k)
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw", policy=None), by=("suite", "model", "policy"), k=k,
+                                       paired=paired)
     voi = voi[voi["policy"].isin(["default", "original"])] if voi["policy"].isin(["default", "original"]).any() else voi
     g = voi.groupby("suite")
     return pd.DataFrame({"n_models": g["model"].nunique(), "base_pass_at_k": g["base_pass_at_k"].mean(),
@@ -358,7 +364,7 @@ def generality(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
         .reset_index()
 
 
-def prompting_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Tabulate pass@k, checkpoint score, %Ask (of trials) and Avg/Traj per agent strategy and class (LHAW Table 10).
 
     The strategy is the run's ``policy``; ``ambiguity_class="overall"`` is every variant.
@@ -372,7 +378,7 @@ def prompting_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     lhaw = rs.filter(benchmark="lhaw")
     tasks = lhaw.tasks[["suite", "task_id", "variant_id", "ambiguity_class"]].astype(object)
     groups = pd.concat([tasks.assign(ambiguity_class="overall"), tasks.dropna(subset=["ambiguity_class"])])
-    out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k)
+    out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k, paired=paired)
     cols = ["suite", "model", "ambiguity_class", "policy", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
             "score_gain_pp", "ask_pct", "avg_per_traj"]
     if len(out) == 0:
@@ -504,7 +510,7 @@ def leaderboard(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
         .drop(columns="_rank").reset_index(drop=True)
 
 
-def personas(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def personas(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Tabulate checkpoint score, questions and gain per question for each user persona (LHAW Table 14).
 
     Returns
@@ -515,7 +521,8 @@ def personas(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k)
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k,
+                                       paired=paired)
     return voi[["suite", "model", "policy", "mean_score", "score_gain_pp", "n_questions", "score_gain_pp_per_question"]]
 
 
@@ -528,7 +535,8 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
     Rows: HIL-Bench precision, recall and Ask-F1 (paper: relevant questions over all runs;
     harness: distinct blockers over asking runs) and pass@3 (unbiased vs first 3 valid
     passes); LHAW Ask % (variants with an asking trial, as Table 3 prints, vs trials, as the
-    text says).
+    text says) and the pass@3 gain with each condition scored over its own variants (as
+    LHAW prints) vs over the variants with results in both (``paired=True``).
 
     Returns
     -------
@@ -553,11 +561,16 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
                          first.loc[(suite, model), "pass_at_k"]))
     lhaw = rs.filter(benchmark="lhaw")
     if len(lhaw.runs):
-        voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"))
+        voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=False)
+        same = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=True) \
+            .set_index(["suite", "model", "policy"])
         for _, r in voi.iterrows():
             persona = "" if r["policy"] == "default" else f", {r['policy']}"
             rows.append(("lhaw", r["suite"], r["model"], f"Ask % (table: variants / text: trials){persona}",
                          r["variant_ask_rate"], r["ask_rate"]))
+            rows.append(("lhaw", r["suite"], r["model"],
+                         f"pass@3 gain, pp (printed: each condition's own variants / same variants){persona}",
+                         r["pass_gain_pp"], same.loc[(r["suite"], r["model"], r["policy"]), "pass_gain_pp"]))
     out = pd.DataFrame(rows, columns=["benchmark", "suite", "model", "quantity", "paper", "harness"])
     out["difference"] = out["paper"] - out["harness"]
     return out

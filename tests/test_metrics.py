@@ -668,3 +668,54 @@ def test_judge_reliability_by_hand():
     # r4 a 2-2 tie (left out), r5 x=x → 1 of 5
     row = out.loc["override rate (category differs from judge majority)"]
     assert (row["value"], row["n"]) == (pytest.approx(1 / 5), 5)
+
+
+def _strategy_runs(policy, n_variants, passing_without, passing_with, failed_without=(), failed_with=(),
+                   own_no_tool=True):
+    """TAC-like cells: three trials per variant; variants in failed_* have only error runs in that condition."""
+    records = []
+    for v in range(n_variants):
+        for trial in (1, 2, 3):
+            base = {"benchmark": "lhaw", "suite": "tac", "task_id": f"t{v % 13}", "variant_id": f"t{v % 13}_v{v}",
+                    "model": "GPT-5.2", "spec": "ambiguous", "trial": trial}
+            if own_no_tool:
+                records.append({**base, "ask_tool": False, "policy": policy, "score": 0.5,
+                                "passed": v in passing_without and trial == 1,
+                                **({"status": "error", "score": None, "passed": None} if v in failed_without else {})})
+            records.append({**base, "ask_tool": True, "policy": policy, "score": 0.6,
+                            "passed": v in passing_with and trial == 1,
+                            **({"status": "error", "score": None, "passed": None} if v in failed_with else {})})
+    return records
+
+
+def test_value_of_information_unpaired_scores_each_condition_over_its_own_variants():
+    # LHAW Table 10, ReAct, outcome-critical (n=40): 5.3 (+12.2) is 2/38 without the tool and 7/40
+    # with it; two variants have no valid run without the tool
+    records = _strategy_runs("react", 40, passing_without={0, 1}, passing_with=set(range(7)), failed_without={38, 39})
+    rs = RunSet.from_records(records)
+    unpaired = metrics.value_of_information(rs, by=("suite", "model", "policy"), paired=False).iloc[0]
+    assert (round(100 * unpaired["pass_at_k"], 1), round(100 * unpaired["pass_at_k_with_tool"], 1)) == (5.3, 17.5)
+    assert round(unpaired["pass_gain_pp"], 1) == 12.2
+    assert unpaired["n_variants"] == 40 and unpaired["n_excluded"] == 6
+    # paired: the two variants without a no-tool result leave both sides (7/38 with the tool)
+    paired = metrics.value_of_information(rs, by=("suite", "model", "policy")).iloc[0]
+    assert paired["pass_at_k"] == pytest.approx(2 / 38) and paired["pass_at_k_with_tool"] == pytest.approx(7 / 38)
+    assert paired["n_variants"] == 38
+
+
+def test_value_of_information_compares_each_strategy_with_its_own_no_tool_runs():
+    # LHAW Table 10: every prompting strategy also runs without the tool; a persona without
+    # no-tool runs of its own (Table 14) is compared with the default policy's
+    records = (_strategy_runs("default", 20, passing_without={0, 1, 2, 3}, passing_with={0, 1, 2, 3, 4, 5})
+               + _strategy_runs("react", 20, passing_without={0}, passing_with={0, 1, 2})
+               + _strategy_runs("executive", 20, set(), passing_with={0, 1, 2, 3, 4}, own_no_tool=False))
+    out = metrics.value_of_information(RunSet.from_records(records), by=("suite", "model", "policy")) \
+        .set_index("policy")
+    assert out.loc["default", "pass_at_k"] == pytest.approx(4 / 20)
+    assert out.loc["react", "pass_at_k"] == pytest.approx(1 / 20)
+    assert out.loc["react", "pass_gain_pp"] == pytest.approx(100 * 2 / 20)
+    assert out.loc["executive", "pass_at_k"] == pytest.approx(4 / 20)  # the default policy's no-tool runs
+    assert out.loc["executive", "pass_gain_pp"] == pytest.approx(100 * 1 / 20)
+    # without policy in by, no-tool runs of several strategies are a mixed group
+    with pytest.raises(MetricError, match="mixes policy"):
+        metrics.value_of_information(RunSet.from_records(records), by=("suite", "model"))
