@@ -11,7 +11,9 @@ says what is reproduced and what cannot be.
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -653,6 +655,404 @@ def lhaw_printed() -> list[dict]:
     return cells
 
 
+# ----------------------------------------------------------------------------- LHAW: TheAgentCompany, SWE-Bench Pro
+#
+# Table 3's TAC and SWE-Bench Pro rows as the text layer prints them, with the model names set right:
+# the labels there are shifted by a row (Table 6 has the same baselines Ckpt under the right names, e.g.
+# TAC Gemini-3-Pro 68.1, SWE-Bench Pro GPT-5.2 79.5). Baseline pass@3 %, Ckpt %, Ask % (variants),
+# Avg/Traj, pass@3 % without the tool, its gain, Gain/Q, Ckpt % without the tool, its gain, Gain/Q.
+LHAW_TABLE3_MORE = {
+    "tac": {  # 13 tasks, 85 variants
+        "Claude Opus 4.5": (61.5, 88.3, 48, 1.30, 31.8, 7.1, 0.08, 59.7, 8.1, 0.09),
+        "Gemini 3 Pro": (53.8, 68.1, 18, 1.06, 31.7, 4.8, 0.24, 51.9, 2.2, 0.11),
+        "GPT-5.2": (61.5, 82.4, 87, 1.81, 33.8, 6.5, 0.04, 66.0, 2.7, 0.02),
+        "Claude Sonnet 4.5": (53.8, 77.3, 79, 1.18, 29.4, 5.9, 0.04, 53.4, 6.7, 0.04),
+        "Gemini 3 Flash": (69.2, 87.5, 32, 1.09, 31.8, 4.2, 0.10, 31.8, -2.8, -0.07),
+    },
+    "swe-bench-pro": {  # 75 tasks, 100 variants
+        "Gemini 3 Pro": (93.3, 70.4, 12, 1.89, 69.0, 4.0, 0.06, 47.8, 7.5, 0.11),
+        "GPT-5.2": (88.0, 79.5, 81, 1.18, 69.0, 22.0, 0.08, 62.3, 8.1, 0.03),
+        "Claude Sonnet 4.5": (96.0, 87.6, 11, 1.00, 79.0, 0.0, 0.00, 63.2, 4.9, 0.15),
+        "Gemini 3 Flash": (86.7, 62.6, 0, 0.00, 73.0, -1.0, 0.00, 43.5, 7.0, 0.00),
+    },
+}
+# Table 3 prints TAC Gemini 3 Flash's pass@3 (31.8) again in the Ckpt column; Table 6 gives its Ckpt as
+# 40.9 (-2.8), which the fixture follows
+TAC_FLASH_CKPT = 40.9
+# Tables 8 (TAC: 40 / 30 / 15 variants) and 9 (SWE-Bench Pro: 31 / 34 / 35): pass@3 by class, Base, Under.,
+# +User. Table 8's values are truncated, not rounded: Table 10 prints GPT-5.2's divergent and benign
+# pass@3 as 53.8 (14/26) and 90.9 (10/11) where Table 8 has 0.53 and 0.90. Table 12 repeats both tables'
+# outcome-critical rows.
+LHAW_MORE_CLASSES = {"tac": {"outcome-critical": 40, "divergent": 30, "benign": 15},
+                     "swe-bench-pro": {"outcome-critical": 31, "divergent": 34, "benign": 35}}
+LHAW_TABLE8 = {
+    "outcome-critical": {"Claude Opus 4.5": (0.54, 0.07, 0.20), "Claude Sonnet 4.5": (0.45, 0.02, 0.15),
+                         "Gemini 3 Pro": (0.45, 0.15, 0.18), "Gemini 3 Flash": (0.63, 0.07, 0.19),
+                         "GPT-5.2": (0.54, 0.05, 0.17)},
+    "divergent": {"Claude Opus 4.5": (0.70, 0.43, 0.46), "Claude Sonnet 4.5": (0.60, 0.43, 0.43),
+                  "Gemini 3 Pro": (0.60, 0.36, 0.43), "Gemini 3 Flash": (0.77, 0.36, 0.27),
+                  "GPT-5.2": (0.66, 0.53, 0.50)},
+    "benign": {"Claude Opus 4.5": (1.00, 0.73, 0.73), "Claude Sonnet 4.5": (1.00, 0.73, 0.73),
+               "Gemini 3 Pro": (0.80, 0.77, 0.73), "Gemini 3 Flash": (1.00, 0.86, 0.80), "GPT-5.2": (1.00, 0.90, 1.00)},
+}
+LHAW_TABLE9 = {
+    "outcome-critical": {"GPT-5.2": (0.72, 0.00, 0.71), "Claude Sonnet 4.5": (0.96, 0.45, 0.48),
+                         "Gemini 3 Flash": (0.80, 0.39, 0.35), "Gemini 3 Pro": (0.84, 0.26, 0.52)},
+    "divergent": {"GPT-5.2": (0.84, 1.00, 1.00), "Claude Sonnet 4.5": (0.94, 0.88, 0.85),
+                  "Gemini 3 Flash": (0.88, 0.82, 0.91), "Gemini 3 Pro": (0.94, 0.88, 0.74)},
+    "benign": {"GPT-5.2": (1.00, 1.00, 1.00), "Claude Sonnet 4.5": (0.97, 1.00, 1.00),
+               "Gemini 3 Flash": (0.91, 0.94, 0.86), "Gemini 3 Pro": (0.97, 0.89, 0.91)},
+}
+# Table 13: model averages, TAC and SWE-Bench Pro
+LHAW_TABLE13_MORE = {"tac": (0.66, 0.30, 0.37), "swe-bench-pro": (0.91, 0.73, 0.79)}
+# Table 10 (GPT-5.2 on TAC): per class, pass@3 % without the tool, its gain, Ckpt %, its gain, %Ask (trials),
+# Avg/Traj. CodeAct is the default agent: Table 3's GPT-5.2 row.
+STRATEGIES = {"CodeAct (Original)": "default", "ReAct": "react", "Reflexion": "reflexion",
+              "Plan & Execute": "plan-and-execute"}
+LHAW_TABLE10 = {
+    "default": {"overall": (33.8, 6.5, 66.0, 2.7, 73, 1.8), "outcome-critical": (5.0, 12.5, 52.8, 6.7, 74, 1.9),
+                "divergent": (53.8, -3.8, 75.5, 1.1, 73, 2.1), "benign": (90.9, 9.1, 91.2, -7.8, 58, 1.7)},
+    "react": {"overall": (28.4, 10.1, 62.5, 6.8, 69, 1.9), "outcome-critical": (5.3, 12.2, 53.1, 7.4, 68, 2.2),
+              "divergent": (44.0, 7.9, 71.2, 4.8, 74, 2.1), "benign": (72.7, 9.1, 74.7, 9.3, 61, 1.8)},
+    "reflexion": {"overall": (31.3, 8.7, 63.8, 7.4, 68, 2.1), "outcome-critical": (0.0, 17.9, 51.1, 13.4, 68, 2.3),
+                  "divergent": (50.0, 2.0, 72.3, 2.0, 72, 2.2), "benign": (100.0, -9.1, 88.9, -1.0, 55, 1.6)},
+    "plan-and-execute": {"overall": (31.3, 6.0, 62.7, 6.6, 80, 2.5),
+                         "outcome-critical": (0.0, 18.4, 51.1, 12.0, 77, 2.5),
+                         "divergent": (48.0, -5.7, 69.0, 4.6, 79, 2.6), "benign": (100.0, -9.1, 87.7, -7.4, 88, 2.3)},
+}
+
+
+def floor2(x: float) -> float:
+    """Truncate to two decimals, as LHAW Table 8 prints."""
+    return math.floor(x * 100 + 1e-9) / 100
+
+
+def _tac_counts(printed: tuple, overall: tuple[float, float], sizes: tuple[int, ...], slack: int = 15):
+    """Per class (n without the tool, passing, n with it, passing) matching the most printed cells (Table 8's
+    truncated Under. and +User per class, Table 3's pass@3 and gain), then with the most variants valid.
+
+    LHAW's TAC denominators are the variants with results under each condition (Table 10, ReAct
+    outcome-critical: 2/38 without the tool, 7/40 with it), so the two sides are searched apart."""
+    def side(j):
+        states = {(0, 0): (0, ())}
+        for c, n_max in enumerate(sizes):
+            new = {}
+            for (n_sum, k_sum), (score, path) in states.items():
+                for n in range(max(1, n_max - slack), n_max + 1):
+                    for k in range(n + 1):
+                        s = score + (floor2(k / n) == printed[c][j])
+                        key = (n_sum + n, k_sum + k)
+                        if key not in new or s > new[key][0]:
+                            new[key] = (s, path + ((n, k),))
+            states = new
+        top = max(v[0] for v in states.values())
+        return {key: v for key, v in states.items() if v[0] >= top - 1}
+
+    under, tool = side(0), side(1)
+    t_keys = list(tool)
+    nt, kt = (np.array([key[i] for key in t_keys]) for i in (0, 1))
+    st = np.array([tool[key][0] for key in t_keys])
+    best = None
+    for (nu, ku), (su, pu) in under.items():
+        score = su + st + (round(100 * ku / nu, 1) == overall[0]) + (np.round(100 * (kt / nt - ku / nu), 1) == overall[1])
+        rank = (((score * 1000 + nu + nt) * 1000 + nu) * 1000 + ku) * 1000 + kt  # most cells, then most variants
+        i = int(np.argmax(rank))
+        if best is None or rank[i] > best[0]:
+            best = (rank[i], pu, tool[t_keys[i]][1])
+    return [(a[0], a[1], b[0], b[1]) for a, b in zip(best[1], best[2])]
+
+
+def _strategy_counts(rows: dict, sizes: tuple[int, ...]):
+    """Per class (n, passing) without and with the tool giving Table 10's one-decimal pass@3 and gain per
+    class and overall; of the exact fits, the one with the most valid variants."""
+    names = list(sizes)
+    options = []
+    for name in names:
+        u, g = rows[name][:2]
+        n_max = sizes[name]
+        under = [(n, k) for n in range(1, n_max + 1) for k in range(n + 1) if round(100 * k / n, 1) == u]
+        options.append([(nu, ku, nt, kt) for nu, ku in under for nt in range(1, n_max + 1) for kt in range(nt + 1)
+                        if round(100 * (kt / nt - ku / nu), 1) == g])
+    fits = []
+    for combo in itertools.product(*options):
+        nu, ku, nt, kt = (sum(c[i] for c in combo) for i in range(4))
+        if round(100 * ku / nu, 1) == rows["overall"][0] and round(100 * (kt / nt - ku / nu), 1) == rows["overall"][1]:
+            fits.append((nu + nt, combo))
+    fits.sort(key=lambda f: -f[0])
+    for _, combo in fits:  # the first whose Ckpt per class can also average to the printed overall
+        try:
+            _fit_means([rows[name][2] for name in names], [3 * c[0] for c in combo], rows["overall"][2])
+        except ValueError:
+            continue
+        return list(combo)
+    raise ValueError(f"no class counts fit {rows}")
+
+
+def _fit_means(values: list[float], weights: list[int], overall: float | None) -> list[float]:
+    """Class means (%) inside their one-decimal rounding boxes whose weighted mean rounds to ``overall``."""
+    grid = [d / 1000 for d in range(-45, 46, 3)]
+    for offsets in sorted(itertools.product(grid, repeat=len(values)), key=lambda o: sum(abs(x) for x in o)):
+        means = [v + d for v, d in zip(values, offsets)]
+        if overall is None or round(float(np.dot(means, weights)) / sum(weights), 1) == overall:
+            return means
+    raise ValueError(f"no class means in the boxes of {values} average to {overall}")
+
+
+def _questions(n_variants: int, ask_pct: float, avg: float, gains: tuple[float, float], gpq: tuple[float, float]):
+    """(asking variants, asking trials, questions) matching Table 3's Ask % (variants), Avg/Traj and both
+    Gain/Q the most, then with the fewest questions."""
+    if ask_pct == 0:
+        return 0, 0, 0
+    best = None
+    for v in range(1, n_variants + 1):
+        for n in range(v, 3 * v + 1):
+            for q in range(max(n, math.floor((avg - 0.006) * n)), math.ceil((avg + 0.006) * n) + 1):
+                hits = ((round(100 * v / n_variants) == ask_pct) + (round(q / n, 2) == avg)
+                        + sum(round(g / q, 2) == p for g, p in zip(gains, gpq)))
+                key = (hits, -abs(100 * v / n_variants - ask_pct), -q)
+                if best is None or key > best[0]:
+                    best = (key, (v, n, q))
+    return best[1]
+
+
+def _split_questions(nt: list[int], rows: list[tuple[float, float]] | None, overall: tuple[float, float] | None,
+                     totals: tuple[int, int, int] | None) -> list[tuple[int, int]]:
+    """Asking trials and questions per class: Table 10's %Ask (of the 3·nt trials) and Avg/Traj per class and
+    overall where printed (most cells matched), within the asking variants, trials and questions that
+    Table 3 fixes, if given."""
+    trials = [3 * n for n in nt]
+
+    def hits(split):
+        a_tot, q_tot = sum(a for a, _ in split), sum(q for _, q in split)
+        h = 0
+        if rows:
+            h += sum((round(100 * a / t) == pct) + (a > 0 and round(q / a, 1) == avg)
+                     for (a, q), t, (pct, avg) in zip(split, trials, rows))
+        if overall and a_tot:
+            h += (round(100 * a_tot / sum(trials)) == overall[0]) + (round(q_tot / a_tot, 1) == overall[1])
+        return h
+
+    if totals is None:
+        per_class = []
+        for t, (pct, avg) in zip(trials, rows):
+            cands = [(a, q) for a in range(1, t + 1) if round(100 * a / t) == pct
+                     for q in range(a, 5 * a) if round(q / a, 1) == avg]
+            per_class.append(cands)
+        return list(max(itertools.product(*per_class), key=hits))
+    v_ask, n_ask, n_q = totals
+    best = None
+    for a0 in range(0, min(trials[0], n_ask) + 1):
+        for a1 in range(0, min(trials[1], n_ask - a0) + 1):
+            a2 = n_ask - a0 - a1
+            if a2 > trials[2]:
+                continue
+            q0, q1 = round(rows[0][1] * a0), round(rows[1][1] * a1)
+            q2 = n_q - q0 - q1
+            if q2 < a2 or (a2 == 0 and q2):
+                continue
+            split = [(a0, q0), (a1, q1), (a2, q2)]
+            if not sum(-(-a // 3) for a, _ in split) <= v_ask <= sum(min(a, n) for (a, _), n in zip(split, nt)):
+                continue
+            key = (hits(split), -abs(a0 - rows[0][0] * trials[0] / 100))
+            if best is None or key > best[0]:
+                best = (key, split)
+    return best[1]
+
+
+def _asking_variants(trials: list[int], n_variants: list[int], total: int) -> list[int]:
+    """Asking variants per class summing to ``total``: each class between a third of its asking trials
+    (three trials per variant) and as many as it has trials or variants."""
+    per = [-(-a // 3) for a in trials]
+    caps = [min(a, n) for a, n in zip(trials, n_variants)]
+    while sum(per) < total and any(p < c for p, c in zip(per, caps)):
+        for i in range(len(per)):
+            if sum(per) < total and per[i] < caps[i]:
+                per[i] += 1
+    return per
+
+
+# TAC: Table 8's Base is pass@3 over each class's distinct original tasks (truncated): 0.54 / 0.45 / 0.63 are
+# 6, 5, 7 of 11 tasks; benign 0.80 is 4 of 5. Outcome-critical variants sit on tasks 0–10, divergent on
+# 3–12, benign on 8–12. The failing original tasks per model give Table 3's Baseline (k/13) and Table 8's
+# Base (divergent: only 10 tasks fit 0.70 / 0.60 / 0.60; Flash's 0.77 and GPT-5.2's 0.66 fit no task count).
+TAC_LAYOUT = {"outcome-critical": [(t, 4 if t < 7 else 3) for t in range(11)],
+              "divergent": [(t, 3) for t in range(3, 13)], "benign": [(t, 3) for t in range(8, 13)]}
+TAC_BASE_FAILING = {"Claude Opus 4.5": {0, 1, 3, 4, 5}, "Claude Sonnet 4.5": {0, 1, 3, 4, 5, 6},
+                    "Gemini 3 Pro": {0, 1, 3, 4, 5, 8}, "Gemini 3 Flash": {0, 1, 2, 3}, "GPT-5.2": {0, 1, 2, 3, 4}}
+# SWE-Bench Pro: Table 9's Base fits only 25 outcome-critical and 32 divergent original tasks (0.72 / 0.96 /
+# 0.80 / 0.84 are 18, 24, 20, 21 of 25; 0.84 / 0.94 / 0.88 are 27, 30, 28 of 32); benign 35. Tasks 0–24,
+# 20–51 and 40–74 (75 in all), the 31st to 34th variants a second one on a task. Each model's failing
+# original tasks give Table 3's Baseline (k/75) and Table 9's Base per class.
+SWE_LAYOUT = {"outcome-critical": [(t, 2 if t < 6 else 1) for t in range(25)],
+              "divergent": [(t, 2 if t in (25, 26) else 1) for t in range(20, 52)],
+              "benign": [(t, 1) for t in range(40, 75)]}
+SWE_BASE_FAILING = {"GPT-5.2": {0, 1, 2, 3, 20, 21, 22, 25, 30}, "Claude Sonnet 4.5": {7, 33, 45},
+                    "Gemini 3 Flash": {4, 5, 8, 9, 23, 27, 28, 41, 60, 61}, "Gemini 3 Pro": {10, 11, 23, 24, 70}}
+
+
+def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: list, means: list,
+                asks: list[tuple[int, int, int]], base: tuple[set, float] | None) -> list[dict]:
+    """Runs of one model and agent over a suite's variants, built to per-class counts: ``counts`` (n and passing
+    without and with the tool), ``means`` (Ckpt % without and with it), ``asks`` (asking variants, asking
+    trials, questions); variants without a result under a condition get error runs there."""
+    prefix = "tac-task" if suite == "tac" else "swe-task"
+    common = {"benchmark": "lhaw", "suite": suite, "model": model}
+    records = []
+    seen: dict[int, int] = {}
+    for (klass, tasks), (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(layout.items(), counts, means, asks):
+        variants = []
+        for t, n in tasks:
+            for _ in range(n):
+                seen[t] = seen.get(t, 0) + 1
+                variants.append((f"{prefix}-{t:03d}", f"{prefix}-{t:03d}_V{seen[t]}"))
+        order_u, order_t = rng.permutation(len(variants)), rng.permutation(len(variants))
+        valid_u, valid_t = set(order_u[:nu].tolist()), set(order_t[:nt].tolist())
+        pass_u = set(rng.permutation(sorted(valid_u))[:ku].tolist())
+        pass_t = set(rng.permutation(sorted(valid_t))[:kt].tolist())
+        asking_pool = sorted(valid_t)
+        per_variant = _asking_trials(rng, len(asking_pool), v_ask, n_ask)
+        asking = dict(zip(asking_pool, per_variant))
+        q_per = [1] * n_ask
+        for j in rng.integers(0, max(n_ask, 1), n_q - n_ask):
+            q_per[j] += 1
+        q_iter = iter(q_per)
+        scores_u, scores_t = centred(rng, 3 * nu, mu / 100), centred(rng, 3 * nt, mt / 100)
+        iu, it = iter(scores_u), iter(scores_t)
+        for i, (task, variant) in enumerate(variants):
+            for trial in (1, 2, 3):
+                run = {**common, "task_id": task, "variant_id": variant, "spec": "ambiguous", "trial": trial}
+                if i in valid_u:
+                    records.append({**run, "ask_tool": False, "policy": policy, "score": round(next(iu), 6),
+                                    "passed": i in pass_u and trial == 1})
+                else:
+                    records.append({**run, "ask_tool": False, "policy": policy, "status": "error"})
+                if i in valid_t:
+                    rec = {**run, "ask_tool": True, "policy": policy, "score": round(next(it), 6),
+                           "passed": i in pass_t and trial == 1}
+                    if trial <= asking.get(i, 0):
+                        rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."}
+                                            for q in range(next(q_iter))]
+                    records.append(rec)
+                else:
+                    records.append({**run, "ask_tool": True, "policy": policy, "status": "error"})
+    if base is not None:
+        failing, ckpt = base
+        tasks = sorted({t for spec in layout.values() for t, _ in spec})
+        scores = iter(centred(rng, 3 * len(tasks), ckpt / 100))
+        for t in tasks:
+            for trial in (1, 2, 3):
+                records.append({**common, "task_id": f"{prefix}-{t:03d}", "spec": "full", "ask_tool": False,
+                                "trial": trial, "score": round(next(scores), 6),
+                                "passed": t not in failing and trial == 1})
+    return records
+
+
+def lhaw_more(rng: np.random.Generator) -> list[dict]:
+    """TheAgentCompany and SWE-Bench Pro: Tables 3, 8, 9, 10, 12, 13."""
+    records = []
+    for suite, layout in (("tac", TAC_LAYOUT), ("swe-bench-pro", SWE_LAYOUT)):
+        classes = LHAW_MORE_CLASSES[suite]
+        prefix = "tac-task" if suite == "tac" else "swe-task"
+        seen: dict[int, int] = {}
+        for klass, tasks in layout.items():
+            for t, n in tasks:
+                for _ in range(n):
+                    seen[t] = seen.get(t, 0) + 1
+                    records.append({"record": "task", "benchmark": "lhaw", "suite": suite,
+                                    "task_id": f"{prefix}-{t:03d}", "variant_id": f"{prefix}-{t:03d}_V{seen[t]}",
+                                    "blockers": [{"id": "S1", "type": "input"}], "dimensions": ["input"],
+                                    "ambiguity_class": klass})
+        for model, row in LHAW_TABLE3_MORE[suite].items():
+            b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c = row
+            if suite == "tac" and model == "Gemini 3 Flash":
+                ckpt = TAC_FLASH_CKPT
+            sizes = tuple(classes.values())
+            if suite == "swe-bench-pro":
+                counts = [(n, round(LHAW_TABLE9[c][model][1] * n), n, round(LHAW_TABLE9[c][model][2] * n))
+                          for c, n in classes.items()]
+                failing = SWE_BASE_FAILING[model]
+            elif model == "GPT-5.2":  # Table 10's CodeAct row is this row, per class at one decimal
+                counts = _strategy_counts(LHAW_TABLE10["default"], classes)
+                failing = TAC_BASE_FAILING[model]
+            else:
+                counts = _tac_counts([LHAW_TABLE8[c][model][1:] for c in classes], (under, gain), sizes)
+                failing = TAC_BASE_FAILING[model]
+            ku, nu = sum(c[1] for c in counts), sum(c[0] for c in counts)
+            kt, nt = sum(c[3] for c in counts), sum(c[2] for c in counts)
+            pass_gain = 100 * (kt / nt - ku / nu)
+            if suite == "tac" and model == "GPT-5.2":
+                t10 = LHAW_TABLE10["default"]
+                means_u = _fit_means([t10[c][2] for c in classes], [3 * c[0] for c in counts], t10["overall"][2])
+                gains = _fit_means([t10[c][3] for c in classes], [3 * c[2] for c in counts], None)
+                means = list(zip(means_u, [m + g for m, g in zip(means_u, gains)]))
+                score_gain = (np.dot([m for _, m in means], [3 * c[2] for c in counts]) / (3 * nt)
+                              - np.dot(means_u, [3 * c[0] for c in counts]) / (3 * nu))
+            else:
+                means = [(ckpt, ckpt + ckpt_gain)] * len(classes)
+                score_gain = ckpt_gain
+            v_ask, n_ask, n_q = _questions(nt, ask_pct, avg, (pass_gain, score_gain), (gpq_p, gpq_c))
+            nt_c = [c[2] for c in counts]
+            if suite == "tac" and model == "GPT-5.2":
+                t10 = LHAW_TABLE10["default"]
+                split = _split_questions(nt_c, [t10[c][4:] for c in classes], t10["overall"][4:], (v_ask, n_ask, n_q))
+            else:  # asking variants in proportion to the classes' variants, trials and questions to those
+                v_c = allocate([100 * n / nt for n in nt_c], v_ask)
+                a_c = allocate([100 * v / max(v_ask, 1) for v in v_c], n_ask)
+                split = list(zip(a_c, allocate([100 * a / max(n_ask, 1) for a in a_c], n_q)))
+            asks = [(v, a, q) for v, (a, q) in zip(_asking_variants([a for a, _ in split], nt_c, v_ask), split)]
+            records += _lhaw_cells(rng, suite, layout, model, "default", counts, means, asks, (failing, b_ckpt))
+    # Table 10's other strategies: GPT-5.2 on TAC, each also run without the tool
+    classes = LHAW_MORE_CLASSES["tac"]
+    for policy, rows in LHAW_TABLE10.items():
+        if policy == "default":
+            continue
+        counts = _strategy_counts(rows, classes)
+        means_u = _fit_means([rows[c][2] for c in classes], [3 * c[0] for c in counts], rows["overall"][2])
+        nu, nt = sum(c[0] for c in counts), sum(c[2] for c in counts)
+        under_all = float(np.dot(means_u, [3 * c[0] for c in counts])) / (3 * nu)
+        grid = [d / 1000 for d in range(-45, 46, 3)]
+        for offsets in sorted(itertools.product(grid, repeat=3), key=lambda o: sum(abs(x) for x in o)):
+            tool = [m + rows[c][3] + d for m, c, d in zip(means_u, classes, offsets)]
+            if round(float(np.dot(tool, [3 * c[2] for c in counts])) / (3 * nt) - under_all, 1) == rows["overall"][3]:
+                break
+        split = _split_questions([c[2] for c in counts], [rows[c][4:] for c in classes], rows["overall"][4:], None)
+        asks = [(min(a, n), a, q) for (a, q), n in zip(split, [c[2] for c in counts])]
+        records += _lhaw_cells(rng, "tac", TAC_LAYOUT, "GPT-5.2", policy, counts, list(zip(means_u, tool)), asks, None)
+    return records
+
+
+def lhaw_more_printed() -> list[dict]:
+    cells = []
+    for suite, models in LHAW_TABLE3_MORE.items():
+        for model, row in models.items():
+            for col, v, d, pct in zip(("base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
+                                       "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp",
+                                       "score_gain_pp_per_question"), row, (1, 1, 0, 2, 1, 1, 2, 1, 1, 2),
+                                      (True, True, False, False, True, False, False, True, False, False)):
+                cells.append({"table": "LHAW Table 3", "suite": suite, "model": model, "policy": "default",
+                              "column": col, "value": v, "digits": d, "percent": pct})
+    for table, suite, printed in (("LHAW Table 8", "tac", LHAW_TABLE8), ("LHAW Table 9", "swe-bench-pro", LHAW_TABLE9)):
+        for name, models in printed.items():
+            for model, values in models.items():
+                for t in ((table, "LHAW Table 12") if name == "outcome-critical" else (table,)):
+                    for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), values):
+                        cell = {"table": t, "suite": suite, "model": model, "policy": "default", "class": name,
+                                "column": col, "value": v, "digits": 2}
+                        if suite == "tac":
+                            cell["rounding"] = "floor"
+                        cells.append(cell)
+    for suite, values in LHAW_TABLE13_MORE.items():
+        for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), values):
+            cells.append({"table": "LHAW Table 13", "suite": suite, "column": col, "value": v, "digits": 2})
+    for policy, rows in LHAW_TABLE10.items():
+        for name, row in rows.items():
+            for col, v, d, pct in zip(("pass_at_k", "pass_gain_pp", "mean_score", "score_gain_pp", "ask_pct",
+                                       "avg_per_traj"), row, (1, 1, 1, 1, 0, 1), (True, False, True, False, False, False)):
+                cells.append({"table": "LHAW Table 10", "suite": "tac", "model": "GPT-5.2", "policy": policy,
+                              "class": name, "column": col, "value": v, "digits": d, "percent": pct})
+    return cells
+
+
 # Ambig-DS Table 7: inferability selectors' accuracy over the 51 target tasks (correct picks)
 TABLE7 = {"A_marginal_entropy": 30, "B_basic_cv_hgb": 25, "C_strong_cv_lgb": 26, "D_llm_schema": 32,
           "E_llm_noprompt": 28, "F_frontier_llm": 29}
@@ -674,13 +1074,15 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     for i, (name, build) in enumerate((("ambig-ds", ambig_ds), ("hil-bench", hil_bench), ("lhaw", lhaw))):
         records = build(np.random.default_rng([2026, i]))
+        if name == "lhaw":
+            records += lhaw_more(np.random.default_rng([2026, 8]))
         records.sort(key=lambda r: r.get("record") != "task")
         with open(OUT / f"{name}.jsonl", "w", encoding="utf-8", newline="\n") as fh:
             for rec in records:
                 fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
         print(f"wrote {OUT / name}.jsonl ({len(records)} records)")
     (OUT / "inferability_audit.csv").write_text(inferability_audit(np.random.default_rng([2026, 7])), encoding="utf-8")
-    cells = ambig_ds_printed() + hil_printed() + lhaw_printed()
+    cells = ambig_ds_printed() + hil_printed() + lhaw_printed() + lhaw_more_printed()
     (OUT / "printed.json").write_text(json.dumps(cells, indent=0) + "\n", encoding="utf-8")
     print(f"wrote {OUT / 'printed.json'} ({len(cells)} printed cells)")
 

@@ -11,6 +11,7 @@ not rot). docs/reproduction.md is the same list for readers.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,14 @@ ROUNDED_RATES = ("CalibScore was computed from the rounded percentages: from the
                  "(tests/test_metrics.py); no count out of the task total gives both printed rates and this score")
 T12 = ("Table 12 repeats Table 7's outcome-critical MCP-Atlas rows with other values for this model"
        " (Table 7: the fixture follows it, and it sums with the other classes to Table 3's pass@3)")
+TAC_PRO_Q = ("Table 3's own row: Gain/Q 0.24 (4.8 pp) and 0.11 (2.2 pp) both need 20 questions, which at"
+             " Avg/Traj 1.06 is no whole number of asking trials (20 / 1.06 = 18.9)")
+TAC_BASE = ("Base per class is pass@3 over the class's distinct original tasks (outcome-critical 0.54 / 0.45 /"
+            " 0.63 are 6, 5, 7 of 11 for all five models); divergent 0.70 and 0.60 need 10 tasks, 0.77 and 0.66"
+            " need 9: no one count fits all five")
+CODEACT_ASK = ("Table 10's CodeAct row is Table 3's GPT-5.2 row, whose Ask 87% of variants, Avg/Traj 1.81 and"
+               " Gain/Q 0.04 (6.5 pp) and 0.02 (2.7 pp) put the asking trials at 80 to 99 of 231 (35% to 43%),"
+               " not 73%; the classes cannot then have 74% and 73%")
 KNOWN = {
     ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "s_ambig"):
         "Table 1 prints 0.22, but Tables 3 and 11 (75% intended at 0.30, 5% alternative at 0.10, the rest 0) give"
@@ -60,6 +69,39 @@ KNOWN = {
         "the five models' pass@3 with ask_user (Tables 3 and 7: 78, 72, 74, 71, 65) average to 0.72, not 0.73",
     ("LHAW Table 14", "mcp-atlas", "Claude Sonnet 4.5", "supervisor", "score_gain_pp_per_question"):
         "25.6 / 266 = 0.096, which rounds to 0.10; the other three rows are Ckpt gain / Qs exactly",
+    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "pass_gain_pp"):
+        "no counts of valid and passing variants per class give Table 8's row (truncated; benign 0.77 without the"
+        " tool is only 7 of 9) together with Table 3's 31.7 (+4.8); the fixture keeps Table 8 and 31.7: +5.6",
+    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "pass_gain_pp_per_question"): TAC_PRO_Q,
+    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "score_gain_pp_per_question"): TAC_PRO_Q,
+    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "mean_score"):
+        "Table 3 prints the row's pass@3 (31.8) again as its Ckpt; Table 6 gives 40.9 (-2.8), which the fixture follows",
+    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "ask_pct"):
+        "the only counts giving Table 8's row with 31.8 (+4.2) leave 64 variants with results under the tool,"
+        " and 32% is no share of 64 (20 = 31.3%, 21 = 32.8%)",
+    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "pass_gain_pp_per_question"):
+        "Table 3's own row: Gain/Q 0.10 (4.2 pp) and -0.07 (-2.8 pp) need 41 to 43 questions, which at"
+        " Avg/Traj 1.09 is no whole number of asking trials",
+    **{("LHAW Table 3", "swe-bench-pro", "Gemini 3 Flash", "default", col):
+       "no trial asked: the paper prints 0.00 for a ratio with nothing to divide by; ambiglib leaves it empty"
+       for col in ("avg_per_traj", "pass_gain_pp_per_question", "score_gain_pp_per_question")},
+    ("LHAW Table 8", "tac", "Gemini 3 Flash", "divergent", "base_pass_at_k"): TAC_BASE,
+    ("LHAW Table 8", "tac", "GPT-5.2", "divergent", "base_pass_at_k"): TAC_BASE,
+    ("LHAW Table 13", "tac", None, None, "base_pass_at_k"):
+        "Table 3's TAC baselines (61.5, 53.8, 61.5, 53.8, 69.2) average to 0.60, not 0.66",
+    ("LHAW Table 13", "tac", None, None, "pass_at_k"):
+        "Table 3's TAC pass@3 without the tool (31.8, 31.7, 33.8, 29.4, 31.8) average to 0.32, not 0.30",
+    ("LHAW Table 13", "tac", None, None, "pass_at_k_with_tool"):
+        "follows from Gemini 3 Pro's TAC gain above (+5.6 for +4.8): with the printed gains the average is 0.374",
+    ("LHAW Table 13", "swe-bench-pro", None, None, "pass_at_k"):
+        "the four models' 69, 69, 79, 73 average to exactly 0.725: the paper rounds half up, ambiglib's binary"
+        " 0.725 rounds to 0.72",
+    **{("LHAW Table 10", "tac", "GPT-5.2", f"default, {name}", col): CODEACT_ASK
+       for name, col in (("overall", "ask_pct"), ("outcome-critical", "ask_pct"), ("divergent", "ask_pct"),
+                         ("benign", "avg_per_traj"))},
+    ("LHAW Table 10", "tac", "GPT-5.2", "react, overall", "avg_per_traj"):
+        "the classes' Avg/Traj (2.2, 2.1, 1.8) over their asking trials (68%, 74%, 61% of the trials) average to"
+        " at least 2.06, not 1.9",
 }
 
 
@@ -82,6 +124,7 @@ def reproduced():
         "voi": tables.value_of_information(rs).set_index(["suite", "model", "policy"]),
         "classes": tables.by_ambiguity_class(rs).set_index(["suite", "model", "policy", "ambiguity_class"]),
         "generality": tables.generality(rs).set_index("suite"),
+        "strategies": tables.prompting_strategies(rs).set_index(["suite", "model", "ambiguity_class", "policy"]),
     }
 
 
@@ -103,7 +146,10 @@ def _value(t: dict, c: dict):
         "HIL-Bench Table 7": ("questions", (c["suite"], c["model"])),
         "LHAW Table 3": ("voi", (c["suite"], c["model"], c.get("policy"))),
         "LHAW Table 7": ("classes", (c["suite"], c["model"], c.get("policy"), c.get("class"))),
+        "LHAW Table 8": ("classes", (c["suite"], c["model"], c.get("policy"), c.get("class"))),
+        "LHAW Table 9": ("classes", (c["suite"], c["model"], c.get("policy"), c.get("class"))),
         "LHAW Table 12": ("classes", (c["suite"], c["model"], c.get("policy"), c.get("class"))),
+        "LHAW Table 10": ("strategies", (c["suite"], c["model"], c.get("class"), c.get("policy"))),
         "LHAW Table 13": ("generality", c["suite"]),
     }[table]
     f = t[frame]
@@ -114,17 +160,30 @@ def _value(t: dict, c: dict):
 
 
 def _key(c: dict) -> tuple:
+    if c["table"] == "LHAW Table 10":  # a strategy and a class
+        return c["table"], c.get("suite"), c.get("model"), f"{c['policy']}, {c['class']}", c["column"]
     return (c["table"], c.get("suite"), c.get("model"),
             c.get("condition") or c.get("class") or c.get("policy") or c.get("scope"), c["column"])
 
 
+def _shown(v: float | None, c: dict) -> float | None:
+    """The value as the paper would print it: rounded, or truncated where the table truncates (LHAW Table 8:
+    Table 10 prints the same GPT-5.2 cells 14/26 and 10/11 as 53.8 and 90.9, Table 8 as 0.53 and 0.90)."""
+    if v is None:
+        return None
+    v *= 100 if c.get("percent") else 1
+    if c.get("rounding") == "floor":
+        return math.floor(v * 10 ** c["digits"] + 1e-9) / 10 ** c["digits"]
+    return round(v, c["digits"])
+
+
 def test_every_printed_cell_is_reproduced_or_explained(reproduced):
     cells = json.loads((PAPER / "printed.json").read_text())
-    assert len(cells) == 659
+    assert len(cells) == 959
     mismatched = {}
     for c in cells:
         v = _value(reproduced, c)
-        shown = None if v is None else round(v * (100 if c.get("percent") else 1), c["digits"])
+        shown = _shown(v, c)
         expected = c["value"]
         same = (shown is None) if expected is None else (shown is not None and abs(shown - expected) < 1e-9)
         if not same:
@@ -134,7 +193,7 @@ def test_every_printed_cell_is_reproduced_or_explained(reproduced):
     stale = set(KNOWN) - set(mismatched)
     assert not stale, f"KNOWN cells that now match (remove them): {stale}"
     reproduced_share = 1 - len(mismatched) / len(cells)
-    assert reproduced_share > 0.95  # 633 of 659
+    assert reproduced_share > 0.95  # 913 of 959
 
 
 def test_per_table_counts_match_the_reproduction_document(reproduced):
