@@ -367,7 +367,9 @@ def generality(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
 def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Tabulate pass@k, checkpoint score, %Ask (of trials) and Avg/Traj per agent strategy and class (LHAW Table 10).
 
-    The strategy is the run's ``policy``; ``ambiguity_class="overall"`` is every variant.
+    The strategy is the run's ``policy`` (the default agent is ``default``), on the runs without
+    the tool too, so that each strategy's gain is over its own no-tool runs;
+    ``ambiguity_class="overall"`` is every variant.
 
     Returns
     -------
