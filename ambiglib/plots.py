@@ -92,19 +92,25 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
 
 
 def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool",
-                        gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite"):
+                        gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite",
+                        policies: Sequence[str] | None = ("default", "original")):
     """Plot performance with the ask tool against gain per question.
 
     Parameters
     ----------
     voi : pandas.DataFrame
         :func:`ambiglib.metrics.value_of_information` output.
+    policies : sequence of str or None, default ("default", "original")
+        The agents shown, as in LHAW Figure 4 (each model's own agent and persona); when
+        ``voi`` has none of them, or with None, every row is shown.
 
     References
     ----------
     LHAW Figure 4.
     """
     _style()
+    if policies is not None and "policy" in voi and voi["policy"].isin(policies).any():
+        voi = voi[voi["policy"].isin(policies)]
     fig, ax = plt.subplots(figsize=(6.5, 4.6))
     sns.scatterplot(data=voi, x=gain, y=score, hue=hue, style=style if style in voi else None, s=100, ax=ax)
     ax.set(xlabel="gain per question (pp)", ylabel="score with ask_user", ylim=(0, 1.02))
@@ -116,25 +122,45 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
 
 
 def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str = "policy",
-                  value: str = "calls_per_trial"):
-    """Plot a heatmap of ask_user calls per trial, e.g. by ambiguity class × persona.
+                  value: str = "calls_per_trial", panel: Sequence[str] = ("suite", "model")):
+    """Plot heatmaps of ask_user calls per trial, e.g. by ambiguity class × persona.
+
+    One panel per ``panel`` group (a model on a benchmark) that has more than one
+    ``col`` value, as LHAW Figure 6 compares Sonnet-4.5's personas on MCP-Atlas; when
+    no group has, one panel per group.
 
     Parameters
     ----------
     calls : pandas.DataFrame
-        One row per (row, col) with ``value``.
+        One row per (panel…, row, col) with ``value``: :func:`ambiglib.tables.calls_per_trial`.
 
     References
     ----------
     LHAW Figure 6.
     """
     _style("white")  # an empty cell (no trials) stays blank
-    wide = calls.pivot(index=row, columns=col, values=value)
-    order = [c for c in ("outcome-critical", "divergent", "benign", "new-task") if c in wide.index]
-    wide = wide.reindex(order + [i for i in wide.index if i not in order])
-    fig, ax = plt.subplots(figsize=(1.6 + 1.3 * wide.shape[1], 1.2 + 0.7 * wide.shape[0]))
-    sns.heatmap(wide.astype(float), annot=True, fmt=".2f", cmap="rocket_r", cbar_kws={"label": value}, ax=ax)
-    ax.set(xlabel=col, ylabel=row, title="ask_user calls per trial")
+    panel = [p for p in panel if p in calls]
+    groups = list(calls.groupby(panel, sort=True)) if panel else [((), calls)]
+    several = [(k, g) for k, g in groups if g[col].nunique() > 1]
+    groups = several or groups
+    order = ("outcome-critical", "divergent", "benign", "new-task")
+    wides = []
+    for key, g in groups:
+        wide = g.pivot(index=row, columns=col, values=value)
+        wides.append((key, wide.reindex([c for c in order if c in wide.index]
+                                        + [i for i in wide.index if i not in order])))
+    width = max(w.shape[1] for _, w in wides)
+    heights = [0.7 * w.shape[0] + 0.9 for _, w in wides]
+    fig, axes = plt.subplots(len(wides), 1, figsize=(3.6 + 1.3 * width, 0.6 + sum(heights)), squeeze=False,
+                             gridspec_kw={"height_ratios": heights})
+    vmax = max((float(np.nanmax(w.to_numpy(dtype=float))) for _, w in wides if w.size), default=1.0)
+    for ax, (key, wide) in zip(axes[:, 0], wides):
+        sns.heatmap(wide.astype(float), annot=True, fmt=".2f", cmap="rocket_r", vmin=0, vmax=vmax,
+                    cbar_kws={"label": value}, ax=ax)
+        key = key if isinstance(key, tuple) else (key,)
+        ax.set(xlabel=col, ylabel=row, title=" · ".join(map(str, key)) or "ask_user calls per trial")
+        ax.tick_params(axis="y", rotation=0)
+    fig.suptitle("ask_user calls per trial")
     fig.tight_layout()
     return fig
 

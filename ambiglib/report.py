@@ -333,8 +333,8 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
         ".scroll{overflow-x:auto;margin:0.5em 0 1.5em}"
         "table{border-collapse:collapse;font-size:0.8em}th,td{border-bottom:1px solid #ddd;white-space:nowrap;"
         "padding:0.2em 0.6em;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
-        "img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}nav a{margin-right:1em;"
-        "white-space:nowrap}section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
+        "img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}"
+        "nav{display:flex;flex-wrap:wrap;gap:0.3em 1em}nav a{white-space:nowrap}section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
         "<h1>ambiglib report</h1>",
         f"<p>Run log: <code>{html.escape(str(runs) if runs is not None else 'each notebook’s default')}</code>."
         f" {len(results)} notebooks in {wall:.1f} s. <a href='summary.md'>What was read</a> ·"

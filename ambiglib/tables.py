@@ -799,18 +799,19 @@ def power_analysis(rs: RunSet, *, deltas=(0.02, 0.05, 0.10), n_tasks=(20, 30, 51
 
 
 def calls_per_trial(rs: RunSet) -> pd.DataFrame:
-    """Tabulate ask_user calls per with-tool trial by ambiguity class and persona (LHAW Figure 6).
+    """Tabulate ask_user calls per with-tool trial by ambiguity class and persona or strategy (LHAW Figure 6).
 
     Returns
     -------
     pandas.DataFrame
-        ``ambiguity_class, policy, n_trials, calls_per_trial``.
+        ``suite, model, ambiguity_class, policy, n_trials, calls_per_trial``.
     """
     lhaw = rs.filter(benchmark="lhaw", ask_tool=True, spec="ambiguous")
     runs = lhaw.runs[lhaw.runs["status"] != "error"]
     klass = lhaw.tasks.astype({"variant_id": object}).set_index("variant_id")["ambiguity_class"].astype(object)
-    work = pd.DataFrame({"ambiguity_class": runs["variant_id"].astype(object).map(klass).to_numpy(),
+    work = pd.DataFrame({"suite": runs["suite"].astype(str).to_numpy(), "model": runs["model"].astype(str).to_numpy(),
+                         "ambiguity_class": runs["variant_id"].astype(object).map(klass).to_numpy(),
                          "policy": runs["policy"].astype(str).to_numpy(), "q": runs["n_questions"].astype(int).to_numpy()})
     work = work.dropna(subset=["ambiguity_class"])
-    g = work.groupby(["ambiguity_class", "policy"])
+    g = work.groupby(["suite", "model", "ambiguity_class", "policy"])
     return pd.DataFrame({"n_trials": g.size(), "calls_per_trial": g["q"].mean()}).reset_index()
