@@ -69,6 +69,22 @@ def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
     assert set(summary["benchmark"]) == {"ambig-ds"} and summary["n_runs"].sum() == 9
 
 
+def test_the_report_on_the_paper_fixtures_writes_the_printed_numbers(tmp_path):
+    # `ambiglib report --runs data/paper`: the tables it writes carry the papers' numbers
+    run_report(ROOT / "data" / "paper", tmp_path, notebooks=["lhaw_strategies_and_personas", "hilbench_judgment_gap"])
+    strategies = pd.read_csv(tmp_path / "tables" / "lhaw_strategies_and_personas" / "prompting_strategies.csv")
+    react = strategies.set_index(["suite", "model", "ambiguity_class", "policy"]).loc[
+        ("tac", "GPT-5.2", "outcome-critical", "react")]
+    # LHAW Table 10, ReAct, outcome-critical: 5.3 (+12.2), Ckpt 53.1 (+7.4), 68% asking, 2.2 per asking trial
+    assert (round(100 * react["pass_at_k"], 1), round(react["pass_gain_pp"], 1)) == (5.3, 12.2)
+    assert (round(100 * react["mean_score"], 1), round(react["score_gain_pp"], 1)) == (53.1, 7.4)
+    assert (round(react["ask_pct"]), round(react["avg_per_traj"], 1)) == (68, 2.2)
+    gap = pd.read_csv(tmp_path / "tables" / "hilbench_judgment_gap" / "judgment_gap.csv") \
+        .set_index(["suite", "model"]).loc[("sql", "Claude Opus 4.6")]
+    # HIL-Bench Table 1, Claude Opus 4.6 on SQL: Ask-F1 57.5%
+    assert round(100 * gap["ask_f1"], 1) == 57.5
+
+
 def test_a_failing_notebook_is_named_with_its_cell(tmp_path):
     import nbformat as nbf
 
