@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from .tables import OWN_AGENT, _own_agents
+
 __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap"]
 
 
@@ -93,7 +95,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
 
 def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool",
                         gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite",
-                        policies: Sequence[str] | None = ("default", "original")):
+                        policies: Sequence[str] | None = OWN_AGENT):
     """Plot performance with the ask tool against gain per question.
 
     Parameters
@@ -109,8 +111,7 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
     LHAW Figure 4.
     """
     _style()
-    if policies is not None and "policy" in voi and voi["policy"].isin(policies).any():
-        voi = voi[voi["policy"].isin(policies)]
+    voi = _own_agents(voi, policies)
     fig, ax = plt.subplots(figsize=(6.5, 4.6))
     sns.scatterplot(data=voi, x=gain, y=score, hue=hue, style=style if style in voi else None, s=100, ax=ax)
     ax.set(xlabel="gain per question (pp)", ylabel="score with ask_user", ylim=(0, 1.02))

@@ -345,6 +345,17 @@ def segments_removed(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.Data
         pd.DataFrame(columns=cols)
 
 
+OWN_AGENT = ("default", "original")  # each model's own agent: no persona or strategy (LHAW's "Original")
+
+
+def _own_agents(frame: pd.DataFrame, policies: "tuple[str, ...] | None" = OWN_AGENT) -> pd.DataFrame:
+    """The rows of each model's own agent, as LHAW's cross-model tables and figures show (Table 13,
+    Figure 4); all rows when there are none of them, or with ``policies=None``."""
+    if policies is None or "policy" not in frame or not frame["policy"].isin(policies).any():
+        return frame
+    return frame[frame["policy"].isin(policies)]
+
+
 def generality(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """Average pass@k over models per benchmark: original tasks, underspecified, with the tool (LHAW Table 13).
 
@@ -355,9 +366,9 @@ def generality(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw", policy=None), by=("suite", "model", "policy"), k=k,
+    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k,
                                        paired=paired)
-    voi = voi[voi["policy"].isin(["default", "original"])] if voi["policy"].isin(["default", "original"]).any() else voi
+    voi = _own_agents(voi)
     g = voi.groupby("suite")
     return pd.DataFrame({"n_models": g["model"].nunique(), "base_pass_at_k": g["base_pass_at_k"].mean(),
                          "pass_at_k": g["pass_at_k"].mean(), "pass_at_k_with_tool": g["pass_at_k_with_tool"].mean()}) \

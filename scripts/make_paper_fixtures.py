@@ -788,14 +788,43 @@ def _strategy_counts(rows: dict, sizes: tuple[int, ...]):
     raise ValueError(f"no class counts fit {rows}")
 
 
-def _fit_means(values: list[float], weights: list[int], overall: float | None) -> list[float]:
-    """Class means (%) inside their one-decimal rounding boxes whose weighted mean rounds to ``overall``."""
+def _fit_means(values: list[float], weights: list[int], overall: float, minus: float = 0.0) -> list[float]:
+    """Class means (%) inside their one-decimal rounding boxes whose weighted mean, less ``minus``, rounds
+    to ``overall`` (the closest to the printed values that do)."""
     grid = [d / 1000 for d in range(-45, 46, 3)]
     for offsets in sorted(itertools.product(grid, repeat=len(values)), key=lambda o: sum(abs(x) for x in o)):
         means = [v + d for v, d in zip(values, offsets)]
-        if overall is None or round(float(np.dot(means, weights)) / sum(weights), 1) == overall:
+        if round(float(np.dot(means, weights)) / sum(weights) - minus, 1) == overall:
             return means
-    raise ValueError(f"no class means in the boxes of {values} average to {overall}")
+    raise ValueError(f"no class means in the boxes of {values} average to {overall} (less {minus})")
+
+
+def _strategy_means(rows: dict, counts: list) -> list[tuple[float, float]]:
+    """Ckpt % per class without and with the tool: Table 10's class values and gains, fitted so that the
+    trial-weighted means give its overall Ckpt and gain."""
+    names = [name for name in rows if name != "overall"]
+    w_u, w_t = [3 * c[0] for c in counts], [3 * c[2] for c in counts]
+    under = _fit_means([rows[name][2] for name in names], w_u, rows["overall"][2])
+    under_all = float(np.dot(under, w_u)) / sum(w_u)
+    tool = _fit_means([m + rows[name][3] for m, name in zip(under, names)], w_t, rows["overall"][3], minus=under_all)
+    return list(zip(under, tool))
+
+
+def _variants(suite: str, layout: dict) -> dict[str, list[tuple[str, str]]]:
+    """(task, variant) ids per class; a task's variants are numbered across its classes."""
+    seen: dict[int, int] = {}
+    out = {}
+    for klass, tasks in layout.items():
+        out[klass] = []
+        for t, n in tasks:
+            for _ in range(n):
+                seen[t] = seen.get(t, 0) + 1
+                out[klass].append((_task_id(suite, t), f"{_task_id(suite, t)}_V{seen[t]}"))
+    return out
+
+
+def _task_id(suite: str, t: int) -> str:
+    return f"{'tac' if suite == 'tac' else 'swe'}-task-{t:03d}"
 
 
 def _questions(n_variants: int, ask_pct: float, avg: float, gains: tuple[float, float], gpq: tuple[float, float]):
@@ -895,16 +924,10 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
     """Runs of one model and agent over a suite's variants, built to per-class counts: ``counts`` (n and passing
     without and with the tool), ``means`` (Ckpt % without and with it), ``asks`` (asking variants, asking
     trials, questions); variants without a result under a condition get error runs there."""
-    prefix = "tac-task" if suite == "tac" else "swe-task"
     common = {"benchmark": "lhaw", "suite": suite, "model": model}
     records = []
-    seen: dict[int, int] = {}
-    for (klass, tasks), (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(layout.items(), counts, means, asks):
-        variants = []
-        for t, n in tasks:
-            for _ in range(n):
-                seen[t] = seen.get(t, 0) + 1
-                variants.append((f"{prefix}-{t:03d}", f"{prefix}-{t:03d}_V{seen[t]}"))
+    for variants, (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(_variants(suite, layout).values(), counts,
+                                                                         means, asks):
         order_u, order_t = rng.permutation(len(variants)), rng.permutation(len(variants))
         valid_u, valid_t = set(order_u[:nu].tolist()), set(order_t[:nt].tolist())
         pass_u = set(rng.permutation(sorted(valid_u))[:ku].tolist())
@@ -941,7 +964,7 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
         scores = iter(centred(rng, 3 * len(tasks), ckpt / 100))
         for t in tasks:
             for trial in (1, 2, 3):
-                records.append({**common, "task_id": f"{prefix}-{t:03d}", "spec": "full", "ask_tool": False,
+                records.append({**common, "task_id": _task_id(suite, t), "spec": "full", "ask_tool": False,
                                 "trial": trial, "score": round(next(scores), 6),
                                 "passed": t not in failing and trial == 1})
     return records
@@ -952,16 +975,11 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
     records = []
     for suite, layout in (("tac", TAC_LAYOUT), ("swe-bench-pro", SWE_LAYOUT)):
         classes = LHAW_MORE_CLASSES[suite]
-        prefix = "tac-task" if suite == "tac" else "swe-task"
-        seen: dict[int, int] = {}
-        for klass, tasks in layout.items():
-            for t, n in tasks:
-                for _ in range(n):
-                    seen[t] = seen.get(t, 0) + 1
-                    records.append({"record": "task", "benchmark": "lhaw", "suite": suite,
-                                    "task_id": f"{prefix}-{t:03d}", "variant_id": f"{prefix}-{t:03d}_V{seen[t]}",
-                                    "blockers": [{"id": "S1", "type": "input"}], "dimensions": ["input"],
-                                    "ambiguity_class": klass})
+        for klass, variants in _variants(suite, layout).items():
+            for task, variant in variants:
+                records.append({"record": "task", "benchmark": "lhaw", "suite": suite, "task_id": task,
+                                "variant_id": variant, "blockers": [{"id": "S1", "type": "input"}],
+                                "dimensions": ["input"], "ambiguity_class": klass})
         for model, row in LHAW_TABLE3_MORE[suite].items():
             b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c = row
             if suite == "tac" and model == "Gemini 3 Flash":
@@ -980,20 +998,17 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
             ku, nu = sum(c[1] for c in counts), sum(c[0] for c in counts)
             kt, nt = sum(c[3] for c in counts), sum(c[2] for c in counts)
             pass_gain = 100 * (kt / nt - ku / nu)
-            if suite == "tac" and model == "GPT-5.2":
-                t10 = LHAW_TABLE10["default"]
-                means_u = _fit_means([t10[c][2] for c in classes], [3 * c[0] for c in counts], t10["overall"][2])
-                gains = _fit_means([t10[c][3] for c in classes], [3 * c[2] for c in counts], None)
-                means = list(zip(means_u, [m + g for m, g in zip(means_u, gains)]))
+            t10 = LHAW_TABLE10["default"] if suite == "tac" and model == "GPT-5.2" else None
+            if t10:
+                means = _strategy_means(t10, counts)
                 score_gain = (np.dot([m for _, m in means], [3 * c[2] for c in counts]) / (3 * nt)
-                              - np.dot(means_u, [3 * c[0] for c in counts]) / (3 * nu))
+                              - np.dot([m for m, _ in means], [3 * c[0] for c in counts]) / (3 * nu))
             else:
                 means = [(ckpt, ckpt + ckpt_gain)] * len(classes)
                 score_gain = ckpt_gain
             v_ask, n_ask, n_q = _questions(nt, ask_pct, avg, (pass_gain, score_gain), (gpq_p, gpq_c))
             nt_c = [c[2] for c in counts]
-            if suite == "tac" and model == "GPT-5.2":
-                t10 = LHAW_TABLE10["default"]
+            if t10:
                 split = _split_questions(nt_c, [t10[c][4:] for c in classes], t10["overall"][4:], (v_ask, n_ask, n_q))
             else:  # asking variants in proportion to the classes' variants, trials and questions to those
                 v_c = allocate([100 * n / nt for n in nt_c], v_ask)
@@ -1007,17 +1022,10 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
         if policy == "default":
             continue
         counts = _strategy_counts(rows, classes)
-        means_u = _fit_means([rows[c][2] for c in classes], [3 * c[0] for c in counts], rows["overall"][2])
-        nu, nt = sum(c[0] for c in counts), sum(c[2] for c in counts)
-        under_all = float(np.dot(means_u, [3 * c[0] for c in counts])) / (3 * nu)
-        grid = [d / 1000 for d in range(-45, 46, 3)]
-        for offsets in sorted(itertools.product(grid, repeat=3), key=lambda o: sum(abs(x) for x in o)):
-            tool = [m + rows[c][3] + d for m, c, d in zip(means_u, classes, offsets)]
-            if round(float(np.dot(tool, [3 * c[2] for c in counts])) / (3 * nt) - under_all, 1) == rows["overall"][3]:
-                break
         split = _split_questions([c[2] for c in counts], [rows[c][4:] for c in classes], rows["overall"][4:], None)
         asks = [(min(a, n), a, q) for (a, q), n in zip(split, [c[2] for c in counts])]
-        records += _lhaw_cells(rng, "tac", TAC_LAYOUT, "GPT-5.2", policy, counts, list(zip(means_u, tool)), asks, None)
+        records += _lhaw_cells(rng, "tac", TAC_LAYOUT, "GPT-5.2", policy, counts, _strategy_means(rows, counts), asks,
+                               None)
     return records
 
 
