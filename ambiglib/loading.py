@@ -74,7 +74,8 @@ def _detect_jsonl(path: Path) -> bool:
 def _detect_hilbench(path: Path) -> bool:
     from .importers.hilbench import is_hilbench_run
 
-    return path.is_dir() and (is_hilbench_run(path) or any(path.glob("*/public_metrics/pass_level_metrics.csv")))
+    return path.is_dir() and (is_hilbench_run(path) or any(is_hilbench_run(p) for p in path.glob("*/"))
+                              or any(is_hilbench_run(p) for p in path.glob("*/*/")))
 
 
 def _read_hilbench(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
@@ -112,8 +113,10 @@ LAYOUTS: list[Layout] = [
     Layout("runlog-parquet", "a folder of runs.parquet, questions.parquet, labels.parquet, "
            "tasks.parquet and blockers.parquet (RunSet.to_parquet)",
            is_parquet_runlog, _read_canonical_parquet),
-    Layout("hil-bench", "a run_hil_bench.py run folder (public_metrics/pass_level_metrics.csv), or a folder of"
-           " them; blocker registries in a 'registries' subfolder are read too", _detect_hilbench, _read_hilbench),
+    Layout("hil-bench", "a run_hil_bench.py or `hil sql|swe` run folder (batch_config.json, the per-pass"
+           " <model>/<mode>/pass_<k>/ tree, public_metrics/pass_level_metrics.csv), or a folder of them (an output"
+           " root, a --task-type both root); blocker registries in a 'registries' subfolder are read too",
+           _detect_hilbench, _read_hilbench),
     Layout("ambig-ds", "Ambig-DS results: opencode_<model>_<variant>[_clarify|_ask_only][_strict] run folders of"
            " task folders (_grade.json, _traj.json, _clarify.json, audits) and _runlog.jsonl",
            _detect_ambigds, _read_ambigds),

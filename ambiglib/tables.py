@@ -9,9 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .harness import harness_anomalies, harness_summary
 from .runset import RunSet
 
-__all__ = ["blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
+__all__ = ["harness_summary", "harness_anomalies", "blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
            "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
            "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics", "by_dimension",
            "segments_removed", "generality", "prompting_strategies", "removal_strategies", "ask_failure_modes",
@@ -545,16 +546,20 @@ def personas(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
 def convention_audit(rs: RunSet) -> pd.DataFrame:
     """Set each headline number under the paper's definition beside the harness's, with the difference.
 
-    Rows: HIL-Bench precision, recall and Ask-F1 (paper: relevant questions over all runs;
-    harness: distinct blockers over asking runs) and pass@3 (unbiased vs first 3 valid
-    passes); LHAW Ask % (variants with an asking trial, as Table 3 prints, vs trials, as the
-    text says) and the pass@3 gain with each condition scored over its own variants (as
-    LHAW prints) vs over the variants with results in both (``paired=True``).
+    Rows: HIL-Bench precision, recall and Ask-F1 (paper: relevant questions over all valid runs;
+    harness: ``summary_metrics.json`` as :func:`harness_summary` recomputes it — distinct blockers
+    over trajectory questions, asking passes only, its pass filter and invalid-pass rules) and
+    pass@3 (unbiased vs the harness's first 3 valid passes); LHAW Ask % (variants with an asking
+    trial, as Table 3 prints, vs trials, as the text says) and the pass@3 gain with each condition
+    scored over its own variants (as LHAW prints) vs over the variants with results in both
+    (``paired=True``). ``anomalies`` lists what the importers flagged in that cell's harness output
+    (:func:`harness_anomalies`: e.g. questions missing from the server log, one log entry pooling
+    several passes).
 
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suite, model, quantity, paper, harness, difference``.
+        ``benchmark, suite, model, quantity, paper, harness, difference, anomalies``.
     """
     from . import metrics
 
@@ -562,16 +567,19 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
     hil = rs.filter(benchmark="hil-bench")
     if len(hil.runs):
         paper = metrics.ask_f1(hil).set_index(["suite", "model"])
-        harness = metrics.ask_f1(hil, precision="distinct", recall="asking_runs").set_index(["suite", "model"])
+        summary = harness_summary(hil)
+        summary = summary[summary["condition"] == "ask_human"].set_index(["suite", "model", "statistic"])["value"]
+        distinct = metrics.ask_f1(hil, precision="distinct", recall="asking_runs").set_index(["suite", "model"])
         for (suite, model), p in paper.iterrows():
-            for q in ("precision", "recall", "ask_f1"):
-                rows.append(("hil-bench", suite, model, q, p[q], harness.loc[(suite, model), q]))
+            for q, stat in (("precision", "ask_precision"), ("recall", "ask_recall"), ("ask_f1", "ask_f1")):
+                harness = summary.get((suite, model, stat), distinct.loc[(suite, model), q])
+                rows.append(("hil-bench", suite, model, q, p[q], harness))
         tool = hil.filter(spec="ambiguous", ask_tool=True)
         unb = metrics.pass_at_k(tool, k=3).set_index(["suite", "model"])
         first = metrics.pass_at_k(tool, k=3, estimator="first_k").set_index(["suite", "model"])
         for (suite, model), r in unb.iterrows():
-            rows.append(("hil-bench", suite, model, "pass@3 with ask_human", r["pass_at_k"],
-                         first.loc[(suite, model), "pass_at_k"]))
+            harness = summary.get((suite, model, "pass_at_3"), first.loc[(suite, model), "pass_at_k"])
+            rows.append(("hil-bench", suite, model, "pass@3 with ask_human", r["pass_at_k"], harness))
     lhaw = rs.filter(benchmark="lhaw")
     if len(lhaw.runs):
         voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=False)
@@ -586,6 +594,10 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
                          r["pass_gain_pp"], same.loc[(r["suite"], r["model"], r["policy"]), "pass_gain_pp"]))
     out = pd.DataFrame(rows, columns=["benchmark", "suite", "model", "quantity", "paper", "harness"])
     out["difference"] = out["paper"] - out["harness"]
+    found = harness_anomalies(rs)
+    notes = {key: "; ".join(f"{a} ×{n}" for a, n in zip(g["anomaly"], g["n_runs"]))
+             for key, g in found.groupby(["benchmark", "suite", "model"])}
+    out["anomalies"] = [notes.get((b, s, m), "") for b, s, m in zip(out["benchmark"], out["suite"], out["model"])]
     return out
 
 

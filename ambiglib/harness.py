@@ -1,0 +1,387 @@
+"""The harnesses' own summary numbers and anomalies, recomputed from loaded runs.
+
+Each harness summarises its runs by rules of its own that differ from the papers' definitions
+(``docs/metrics.md``, "Harness conventions"). :func:`harness_summary` applies those rules to a
+RunSet so that a user can set ambiglib's numbers beside the ones the harness printed;
+:func:`harness_anomalies` lists what the importers found wrong in the harness output itself.
+
+A run is summarised by the harness whose importer read it (``meta.harness``); runs written by
+other means (the simulator, a user's converter) follow their ``benchmark``'s harness when it is
+one of the three, and a ``harness`` argument names one for a benchmark of a user's own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .runset import RunSet
+
+__all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
+
+HARNESSES = ("hil-bench", "ambig-ds", "lhaw")
+SUMMARY_COLUMNS = ["benchmark", "suite", "model", "condition", "statistic", "value", "n"]
+_HIL_MODES = {("ambiguous", True): "ask_human", ("ambiguous", False): "baseline", ("full", False): "full_info"}
+
+
+def _metas(runs: pd.DataFrame) -> list[dict[str, Any]]:
+    return [json.loads(m) if isinstance(m, str) and m else {} for m in runs["meta"].astype(object)]
+
+
+def _plain(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs frame with plain Python values (no Arrow scalars), and each run's meta parsed."""
+    out = runs.astype(object).where(runs.notna(), None)
+    out["_meta"] = _metas(runs)
+    return out
+
+
+def _harness_of(runs: pd.DataFrame, harness: str | dict[str, str] | None) -> list[str | None]:
+    named = harness if isinstance(harness, dict) else {}
+    out = []
+    for bench, meta in zip(runs["benchmark"], runs["_meta"]):
+        h = meta.get("harness")
+        if bench in named:
+            h = named[bench]
+        elif isinstance(harness, str):
+            h = harness
+        elif h not in HARNESSES:
+            h = bench if bench in HARNESSES else None
+        out.append(h)
+    return out
+
+
+def harness_summary(rs: RunSet, *, include_partial: bool = False,
+                    harness: str | dict[str, str] | None = None) -> pd.DataFrame:
+    """Recompute each harness's own summary statistics from the loaded runs.
+
+    Parameters
+    ----------
+    rs : RunSet
+    include_partial : bool, default False
+        HIL-Bench only: ``run_hil_bench.summarize_rows``'s pass filter. False (the harness's
+        default) drops a (task, model, mode) unless every one of its passes is valid; True keeps
+        it with its valid passes.
+    harness : str or dict, optional
+        Which harness's rules to apply: one name for every run, or ``{benchmark: harness}``.
+        By default each run follows ``meta.harness`` (set by the importers), else its benchmark.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long: ``benchmark, suite, model, condition, statistic, value, n``, statistics named as the
+        harness names them.
+
+        - HIL-Bench (``summary_metrics.json``): ``suite`` ``sql`` / ``swe`` / ``both`` (pooled over the
+          loaded domains), ``condition`` the mode; ``num_included_attempts``, ``num_passes``,
+          ``total_attempts_and_passes``, ``avg_cost_per_pass``, ``avg_steps_per_pass``,
+          ``avg_tokens_{sent,received,total}_per_pass``, ``pass_at_<k>`` (``n`` = ``pass_at_<k>_n``), and
+          for ``ask_human`` ``ask_precision``, ``ask_recall``, ``ask_f1``, ``avg_num_questions_per_pass``.
+        - Ambig-DS target track, step 6 (``condition`` = the ask arm's policy: ``permissive`` is
+          ``_clarify``, ``conservative`` is ``_clarify_strict``): ``S_full``, ``S_ambig``, ``S_ask``,
+          ``delta_ambig``, ``delta_ask``, ``wilcoxon_full_gt_ambig_p``, ``wilcoxon_ask_gt_ambig_p``,
+          ``delta_{ambig,ask}_ci95_{low,high}``, ``n_paired``, ``n_full``, ``n_ambig``, ``n_ask``;
+          step 7 (``condition`` = the run name): ``intended_frac``, ``alternative_frac``,
+          ``invalid_frac``, ``n_attempted`` (``n`` = task folders attempted).
+        - Ambig-DS metric track, ``normalize_scores.py``'s printed means (``condition`` ``""``):
+          ``S_full``, ``S_ambig_metric``, ``S_ambig_metric_clarify``, ``delta_ambig``, ``delta_ask``
+          (NaN skipped, ``n`` = values averaged).
+        - LHAW on MCP-Atlas (``coverage_stats_<label>.csv``, ``condition`` = the file's label):
+          ``mean coverage score``, ``pass rate`` (coverage ≥ 0.75), ``n``.
+
+    References
+    ----------
+    ``docs/metrics.md``, "Harness conventions", names each rule and the harness function it
+    comes from.
+    """
+    rows: list[tuple] = []
+    if len(rs.runs):
+        runs = _plain(rs.runs)
+        runs["_harness"] = _harness_of(runs, harness)
+        hil = runs[runs["_harness"] == "hil-bench"]
+        if len(hil):
+            rows += _hil_summary(hil, rs, include_partial)
+        ads = runs[runs["_harness"] == "ambig-ds"]
+        if len(ads):
+            rows += _ambigds_summary(ads, rs)
+        lhaw = runs[runs["_harness"] == "lhaw"]
+        if len(lhaw):
+            rows += _mcp_atlas_summary(lhaw)
+    out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    out["value"] = out["value"].astype(float)
+    out["n"] = out["n"].astype("Int64")
+    return out
+
+
+# ----------------------------------------------------------------------------- HIL-Bench
+
+
+def _hil_rows(hil: pd.DataFrame, rs: RunSet) -> list[dict[str, Any]]:
+    """The harness's pass-level rows: what ``parse_metrics_rows`` would have written for each run."""
+    n_blockers = rs.blockers.groupby(["benchmark", "suite", "variant_id"]).size().to_dict() if len(rs.blockers) else {}
+    questions = rs.questions[["run_id", "blocker_id"]].astype(object) if len(rs.questions) else None
+    q_by_run: dict[str, list] = defaultdict(list)
+    if questions is not None:
+        for run_id, b in zip(questions["run_id"], questions["blocker_id"]):
+            q_by_run[run_id].append(b)
+    rows = []
+    for r in hil.to_dict("records"):
+        meta = r["_meta"]
+        mode = meta.get("mode") or _HIL_MODES.get((r["spec"], bool(r["ask_tool"])), f"{r['spec']}+{r['ask_tool']}")
+        hr = meta.get("harness_row")
+        if not isinstance(hr, dict):
+            # a run not read from the harness's files: its row as the harness would write it
+            qs = q_by_run.get(r["run_id"], [])
+            asked = len(qs) > 0
+            hr = {"num_questions": len(qs), "num_blockers_resolved": len({b for b in qs if b is not None}),
+                  "total_num_blockers": n_blockers.get((r["benchmark"], r["suite"], r["variant_id"])) if asked
+                  else None}
+        rows.append({"benchmark": r["benchmark"], "suite": r["suite"], "task": r["task_id"], "model": r["model"],
+                     "mode": mode, "pass_num": int(r["trial"]), "valid": r["status"] != "error",
+                     "resolved": bool(r["passed"]) if r["passed"] is not None else False,
+                     "cost": r["cost_usd"], "num_steps": r["steps"], "tokens_sent": r["tokens_in"],
+                     "tokens_received": r["tokens_out"], "num_questions": hr.get("num_questions"),
+                     "num_blockers_resolved": hr.get("num_blockers_resolved"),
+                     "total_num_blockers": hr.get("total_num_blockers"),
+                     "passes": meta.get("passes")})
+    return rows
+
+
+def _hil_summary(hil: pd.DataFrame, rs: RunSet, include_partial: bool) -> list[tuple]:
+    rows = _hil_rows(hil, rs)
+    out: list[tuple] = []
+    for bench in sorted({r["benchmark"] for r in rows}):
+        brows = [r for r in rows if r["benchmark"] == bench]
+        suites = sorted({r["suite"] for r in brows})
+        for suite in [*suites, "both"]:
+            srows = brows if suite == "both" else [r for r in brows if r["suite"] == suite]
+            expected = max((r["passes"] or r["pass_num"]) for r in srows)
+            for (mode, model), stats in _summarize(srows, include_partial, expected).items():
+                for name, (value, n) in stats.items():
+                    out.append((bench, suite, model, mode, name, value, n))
+    return out
+
+
+def _f(x: Any) -> float:
+    return float(x) if x is not None and x == x else 0.0
+
+
+def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
+               ) -> dict[tuple[str, str], dict[str, tuple[float, int]]]:
+    """``summarize_rows``: the pass filter, first-k pass@k, and per-pass means over valid passes."""
+    attempts: dict[tuple, list] = defaultdict(list)
+    for r in rows:
+        attempts[(r["task"], r["model"], r["mode"])].append(r)
+    by_cell: dict[tuple[str, str], list[list]] = defaultdict(list)
+    for (task, model, mode), rs_ in sorted(attempts.items()):
+        valid = [r for r in sorted(rs_, key=lambda r: r["pass_num"]) if r["valid"]]
+        if (len(valid) >= 1) if include_partial else (len(valid) >= expected):
+            by_cell[(mode, model)].append(valid)
+    out = {}
+    for (mode, model), cell in sorted(by_cell.items()):
+        passes = [r for valid in cell for r in valid]
+        n = len(passes)
+        tot = {k: sum(_f(r[k]) for r in passes) for k in ("cost", "num_steps", "tokens_sent", "tokens_received",
+                                                           "num_questions", "num_blockers_resolved",
+                                                           "total_num_blockers")}
+        stats: dict[str, tuple[float, int]] = {
+            "num_included_attempts": (len(cell), len(cell)), "num_passes": (expected, len(cell)),
+            "total_attempts_and_passes": (n, n),
+            "avg_cost_per_pass": (tot["cost"] / n if n else 0.0, n),
+            "avg_steps_per_pass": (tot["num_steps"] / n if n else 0.0, n),
+            "avg_tokens_sent_per_pass": (tot["tokens_sent"] / n if n else 0.0, n),
+            "avg_tokens_received_per_pass": (tot["tokens_received"] / n if n else 0.0, n),
+            "avg_tokens_total_per_pass": ((tot["tokens_sent"] + tot["tokens_received"]) / n if n else 0.0, n),
+        }
+        for k in range(1, expected + 1):
+            eligible = [valid for valid in cell if len(valid) >= k]
+            solved = sum(any(r["resolved"] for r in valid[:k]) for valid in eligible)
+            stats[f"pass_at_{k}"] = (solved / len(eligible) if eligible else 0.0, len(eligible))
+        if mode == "ask_human":
+            q, found, present = tot["num_questions"], tot["num_blockers_resolved"], tot["total_num_blockers"]
+            p = found / q if q > 0 else 0.0
+            rec = found / present if present > 0 else 0.0
+            stats["ask_precision"] = (p, n)
+            stats["ask_recall"] = (rec, n)
+            stats["ask_f1"] = (2 * p * rec / (p + rec) if p + rec > 0 else 0.0, n)
+            stats["avg_num_questions_per_pass"] = (q / n if n else 0.0, n)
+        out[(mode, model)] = stats
+    return out
+
+
+# ----------------------------------------------------------------------------- Ambig-DS
+
+
+def _ads_score(r: dict[str, Any]) -> float | None:
+    """The score the harness's scripts read: ``_grade.json``'s own value where the importer kept it."""
+    meta = r["_meta"]
+    if "harness_score" in meta:
+        v = meta["harness_score"]
+        return float(v) if v is not None else None
+    if r["status"] == "error":
+        return None
+    return float(r["score"]) if r["score"] is not None else None
+
+
+def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
+    from .stats import paired_bootstrap_ci, paired_wilcoxon
+
+    out: list[tuple] = []
+    recs = ads.to_dict("records")
+    for r in recs:
+        r["_score"] = _ads_score(r)
+    solve = [r for r in recs if r["protocol"] == "solve"]
+    # step 6 (target track): per model, full / ambig / each ask policy, tasks paired by slug
+    for (bench, model), group in _groups(solve, ("benchmark", "model"), suite="target"):
+        def scores(spec: str, tool: bool, policy: str | None = None) -> dict[str, float]:
+            return {r["task_id"]: r["_score"] for r in group
+                    if r["spec"] == spec and bool(r["ask_tool"]) == tool and r["_score"] is not None
+                    and (policy is None or r["policy"] == policy)}
+        full, ambig = scores("full", False), scores("ambiguous", False)
+        for policy in sorted({r["policy"] for r in group if r["ask_tool"]}):
+            ask = scores("ambiguous", True, policy)
+            tasks = sorted(set(full) & set(ambig) & set(ask))
+            f = np.array([full[t] for t in tasks]); a = np.array([ambig[t] for t in tasks])
+            k = np.array([ask[t] for t in tasks])
+            n = len(tasks)
+            s = {"n_paired": float(n), "n_full": float(len(full)), "n_ambig": float(len(ambig)),
+                 "n_ask": float(len(ask))}
+            if n:
+                s.update(S_full=f.mean(), S_ambig=a.mean(), S_ask=k.mean(), delta_ambig=a.mean() - f.mean(),
+                         delta_ask=k.mean() - a.mean(),
+                         wilcoxon_full_gt_ambig_p=_harness_wilcoxon(f, a, paired_wilcoxon),
+                         wilcoxon_ask_gt_ambig_p=_harness_wilcoxon(k, a, paired_wilcoxon))
+                lo, hi = paired_bootstrap_ci(a[None, :], f[None, :], n_boot=10_000, seed=0)
+                s.update(delta_ambig_ci95_low=lo[0], delta_ambig_ci95_high=hi[0])
+                lo, hi = paired_bootstrap_ci(k[None, :], a[None, :], n_boot=10_000, seed=1)
+                s.update(delta_ask_ci95_low=lo[0], delta_ask_ci95_high=hi[0])
+            for name, value in s.items():
+                out.append((bench, "target", model, policy, name, value, n))
+    # step 7: per run name, over every task folder the run holds
+    for (bench, model, run_name), group in _groups(recs, ("benchmark", "model", "_run_name"), suite="target"):
+        folders = [r for r in group if r["_meta"].get("task_folder", True)]
+        if not folders:
+            continue
+        labels = _target_labels(rs, [r["run_id"] for r in folders])
+        n = len(folders)
+        for lab in ("intended", "alternative", "invalid"):
+            count = sum(1 for r in folders if labels.get(r["run_id"], "invalid") == lab)
+            out.append((bench, "target", model, run_name, f"{lab}_frac", count / n, n))
+        out.append((bench, "target", model, run_name, "n_attempted", float(n), n))
+    # normalize_scores.py (objective track): per model, unpaired means per variant, per-row deltas
+    for (bench, model), group in _groups(solve, ("benchmark", "model"), suite="objective"):
+        cols: dict[str, dict[str, float]] = {}
+        for name, spec, tool in (("S_full", "full", False), ("S_ambig_metric", "ambiguous", False),
+                                 ("S_ambig_metric_clarify", "ambiguous", True)):
+            cols[name] = {r["task_id"]: r["_score"] for r in group if r["spec"] == spec
+                          and bool(r["ask_tool"]) == tool and r["policy"] in ("default", "permissive")
+                          and r["_score"] is not None}
+        for name, values in cols.items():
+            v = list(values.values())
+            out.append((bench, "objective", model, "", name, float(np.mean(v)) if v else float("nan"), len(v)))
+        for name, (hi_, lo_) in (("delta_ambig", ("S_ambig_metric", "S_full")),
+                                 ("delta_ask", ("S_ambig_metric_clarify", "S_ambig_metric"))):
+            d = [cols[hi_][t] - cols[lo_][t] for t in cols[hi_] if t in cols[lo_]]
+            out.append((bench, "objective", model, "", name, float(np.mean(d)) if d else float("nan"), len(d)))
+    return out
+
+
+def _harness_wilcoxon(x: np.ndarray, y: np.ndarray, fn) -> float:
+    """step 6's ``_wilcoxon_one_sided_greater``: None (NaN here) when no difference is non-zero."""
+    if len(x) == 0 or np.all(x - y == 0):
+        return float("nan")
+    p = fn(x, y).p_value
+    return float(p) if p is not None else float("nan")
+
+
+def _groups(recs: list[dict[str, Any]], keys: Sequence[str], *, suite: str) -> Iterable[tuple[tuple, list]]:
+    groups: dict[tuple, list] = defaultdict(list)
+    for r in recs:
+        if r["suite"] != suite:
+            continue
+        r.setdefault("_run_name", r["_meta"].get("run_name", ""))
+        groups[tuple(r[k] for k in keys)].append(r)
+    return sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))
+
+
+def _target_labels(rs: RunSet, run_ids: list[str]) -> dict[str, str]:
+    labels = rs.labels
+    if not len(labels):
+        return {}
+    lab = labels[(labels["facet"] == "target") & labels["run_id"].isin(run_ids)].astype(object)
+    return dict(zip(lab["run_id"], lab["label"]))
+
+
+# ----------------------------------------------------------------------------- LHAW on MCP-Atlas
+
+
+#: MCP-Atlas's pass threshold on the claim coverage score (``generate_statistics_and_plots``)
+MCP_PASS_THRESHOLD = 0.75
+
+
+def _mcp_atlas_summary(lhaw: pd.DataFrame) -> list[tuple]:
+    out = []
+    recs = [r for r in lhaw.to_dict("records") if r["suite"] == "mcp-atlas" and "coverage_score" in r["_meta"]]
+    groups: dict[tuple, list] = defaultdict(list)
+    for r in recs:
+        groups[(r["benchmark"], r["model"], r["_meta"].get("label") or "")].append(r)
+    for (bench, model, label), group in sorted(groups.items()):
+        cov = [float(r["_meta"]["coverage_score"]) for r in group if r["_meta"]["coverage_score"] is not None]
+        n = len(cov)
+        out.append((bench, "mcp-atlas", model, label, "mean coverage score", float(np.mean(cov)) if n else np.nan, n))
+        out.append((bench, "mcp-atlas", model, label, "pass rate",
+                    float(np.mean([c >= MCP_PASS_THRESHOLD for c in cov])) if n else np.nan, n))
+    return out
+
+
+# ----------------------------------------------------------------------------- anomalies
+
+
+#: What the importers flag in a harness's own output (run ``meta`` key → what it means)
+ANOMALIES = {
+    "questions_not_in_log": "questions in the trajectory (counted in the CSV) that the ask_human server never"
+                            " logged (an /ask call that failed, e.g. HTTP 500)",
+    "questions_logged_under": "this pass's questions are logged under another instance id (the expanded"
+                              " instances of a task share one extra_fields dict)",
+    "log_holds_other_passes": "this instance id's log entry holds other passes' questions too",
+    "capped_by_other_passes": "questions answered 'irrelevant question' because other passes' questions had"
+                              " used the task's 3-answer cap",
+    "harness_precision_above_1": "the harness's CSV row has more blockers resolved than questions asked"
+                                 " (precision above 1)",
+    "questions_unattributed": "questions whose answer matches no server-log entry or registry resolution",
+    "malformed_questions": "ask_user calls whose arguments did not hold a question (kept, flagged)",
+}
+
+
+_QUESTION_COUNTS = ("questions_not_in_log", "capped_by_other_passes", "questions_unattributed", "malformed_questions")
+
+
+def harness_anomalies(rs: RunSet) -> pd.DataFrame:
+    """Count the harness anomalies the importers flagged, per benchmark, suite, model and kind.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, model, anomaly, n_runs, n_questions, what``; ``n_questions`` is the
+        number of questions concerned where the anomaly is about questions. Empty when nothing
+        was flagged.
+    """
+    rows: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    if len(rs.runs):
+        runs = _plain(rs.runs)
+        for r in runs.to_dict("records"):
+            meta = r["_meta"]
+            for key in ANOMALIES:
+                if key not in meta or meta[key] in (None, False, 0, [], ""):
+                    continue
+                v = meta[key]
+                cell = rows[(r["benchmark"], r["suite"], r["model"], key)]
+                cell[0] += 1
+                if key in _QUESTION_COUNTS:
+                    cell[1] += len(v) if isinstance(v, list) else int(v)
+    out = pd.DataFrame([(*k, n, q, ANOMALIES[k[3]]) for k, (n, q) in sorted(rows.items())],
+                       columns=["benchmark", "suite", "model", "anomaly", "n_runs", "n_questions", "what"])
+    return out
