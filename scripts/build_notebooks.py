@@ -49,6 +49,15 @@ def table(expr: str, name: str, caption: str) -> list:
     ]
 
 
+def table_if_any(expr: str, name: str, caption: str, empty: str) -> list:
+    """A table that is often empty: saved when it has rows, else one line saying what is absent."""
+    return [
+        nbf.v4.new_code_cell(f"{name} = {expr}\nif len({name}):\n    save_table({name}, {name!r}, out_dir, "
+                             f"caption={caption!r})\n{name}.style.format(precision=3, na_rep='–').hide(axis='index')"),
+        nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}) if len({name}) else {empty!r})"),
+    ]
+
+
 def figure(expr: str, name: str) -> list:
     return [nbf.v4.new_code_cell(f"fig = {expr}\nsave_figure(fig, {name!r}, out_dir)")]
 
@@ -182,7 +191,8 @@ SPECS: dict[str, list] = {
              "and invalid-pass rules, Ambig-DS step 6 / step 7 / `normalize_scores.py`, MCP-Atlas coverage), and "
              "what the importers found wrong in the harness output itself.")
         + table("tables.harness_summary(rs)", "harness_summary", "The harnesses' own summary statistics")
-        + table("tables.harness_anomalies(rs)", "harness_anomalies", "Anomalies in the harness output")
+        + table_if_any("tables.harness_anomalies(rs)", "harness_anomalies", "Anomalies in the harness output",
+                       "no harness anomalies flagged in this log")
         + table("tables.coverage(rs)", "coverage", "Coverage of every cell"),
     "model_comparison": md(
         "# Model comparison\n\nPaired differences between models on the tasks both ran (Ask condition), with "
