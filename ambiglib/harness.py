@@ -90,7 +90,9 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
           ``S_full``, ``S_ambig_metric``, ``S_ambig_metric_clarify``, ``delta_ambig``, ``delta_ask``
           (NaN skipped, ``n`` = values averaged).
         - LHAW on MCP-Atlas (``coverage_stats_<label>.csv``, ``condition`` = the file's label):
-          ``mean coverage score``, ``pass rate`` (coverage ≥ 0.75), ``n``.
+          ``count``, ``mean coverage score``, ``pass rate`` (coverage ≥ 0.75), ``std``, ``min``, ``25%``,
+          ``50%``, ``75%``, ``max`` (pandas' ``describe()``, as the harness writes them), every row's
+          coverage included (a failed completion is scored too).
 
     References
     ----------
@@ -329,11 +331,16 @@ def _mcp_atlas_summary(lhaw: pd.DataFrame) -> list[tuple]:
     for r in recs:
         groups[(r["benchmark"], r["model"], r["_meta"].get("label") or "")].append(r)
     for (bench, model, label), group in sorted(groups.items()):
-        cov = [float(r["_meta"]["coverage_score"]) for r in group if r["_meta"]["coverage_score"] is not None]
-        n = len(cov)
-        out.append((bench, "mcp-atlas", model, label, "mean coverage score", float(np.mean(cov)) if n else np.nan, n))
-        out.append((bench, "mcp-atlas", model, label, "pass rate",
-                    float(np.mean([c >= MCP_PASS_THRESHOLD for c in cov])) if n else np.nan, n))
+        cov = pd.Series([r["_meta"]["coverage_score"] for r in group], dtype=float)
+        valid = cov.dropna()
+        n = len(valid)
+        # generate_statistics_and_plots: pandas' describe() of coverage_score, "mean" renamed, and the pass rate
+        for stat, value in cov.describe().items():
+            name = "mean coverage score" if stat == "mean" else str(stat)
+            out.append((bench, "mcp-atlas", model, label, name, float(value), n))
+            if stat == "mean":
+                out.append((bench, "mcp-atlas", model, label, "pass rate",
+                            float((valid >= MCP_PASS_THRESHOLD).sum() / n) if n else 0.0, n))
     return out
 
 

@@ -103,6 +103,18 @@ def _detect_lhaw(path: Path) -> bool:
     return (path / MANIFEST).is_file() if path.is_dir() else path.name == MANIFEST
 
 
+def _detect_mcp_atlas(path: Path) -> bool:
+    from .importers.lhaw import is_mcp_atlas_results
+
+    return is_mcp_atlas_results(path)
+
+
+def _read_mcp_atlas(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
+    from .importers.lhaw import read_mcp_atlas
+
+    return read_mcp_atlas(path, strict=False)
+
+
 def _read_lhaw(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
     from .importers.lhaw import read_lhaw
 
@@ -123,6 +135,9 @@ LAYOUTS: list[Layout] = [
     Layout("lhaw", "LHAW trial results named by an lhaw_manifest.csv (TheAgentCompany eval_<task>.json,"
            " SWE-Bench Pro eval_results.json, MCP-Atlas scored CSVs), with variants.json beside it",
            _detect_lhaw, _read_lhaw),
+    Layout("mcp-atlas", "MCP-Atlas (LHAW ask_user branch) scored_<label>.csv files, here or in evaluation_results/,"
+           " without a manifest (model and trial from <model>[_ask_user]_t<trial> labels)",
+           _detect_mcp_atlas, _read_mcp_atlas),
     Layout("runlog-jsonl", "canonical run-log JSON Lines: a .jsonl or .jsonl.gz file, or a folder "
            "of them", _detect_jsonl, _read_canonical_jsonl),
 ]

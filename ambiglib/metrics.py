@@ -36,6 +36,7 @@ from .stats import bootstrap_counts, majority_vote, paired_bootstrap_ci, paired_
 
 __all__ = [
     "ask_f1",
+    "majority_labels",
     "ask_calibration",
     "calib_score",
     "value_of_information",
@@ -913,19 +914,54 @@ def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.Da
 
 def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
     labels = rs.labels[rs.labels["facet"].isin(list(facets))]
-    frame = labels[["run_id", "facet", "label"]].astype(object)
-    return majority_vote(frame, by=("run_id", "facet"), ties=ties)
+    frame = labels[["run_id", "facet", "label", "judge", "call"]].astype(object)
+    if ties == "confidence":
+        frame = frame.assign(confidence=_vote_confidences(rs, frame))
+    return majority_vote(frame[["run_id", "facet", "label", "call", *(["confidence"] if ties == "confidence" else [])]],
+                         by=("run_id", "facet"), ties=ties)
+
+
+def _vote_confidences(rs: RunSet, frame: pd.DataFrame) -> list[float | None]:
+    """Each judge call's own confidence, where an importer kept it (``meta.judge_confidence[judge][call]``)."""
+    import json
+
+    metas = dict(zip(rs.runs["run_id"], rs.runs["meta"].astype(object)))
+    parsed: dict[str, dict] = {}
+    out = []
+    for run_id, judge, call in zip(frame["run_id"], frame["judge"], frame["call"]):
+        if run_id not in parsed:
+            m = metas.get(run_id)
+            parsed[run_id] = (json.loads(m) if isinstance(m, str) and m else {}).get("judge_confidence") or {}
+        out.append((parsed[run_id].get(str(judge)) or {}).get(str(call)))
+    return out
+
+
+def majority_labels(rs: RunSet, *, facet: str, ties: Literal["null", "alphabetical", "confidence"] = "null"
+                    ) -> pd.DataFrame:
+    """Each run's majority label of one facet over its judge calls.
+
+    ``ties="null"`` (the default) reports a tie as a null label with ``is_tie``;
+    ``ties="confidence"`` applies the Ambig-DS judge audit's own rule (``step_4_judge_audit.py``):
+    the tied label with the highest mean vote confidence wins, of equal means the first voted.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``run_id, facet, label, n_votes, n_top, is_tie``.
+    """
+    return _run_labels(rs, [facet], ties)
 
 
 def label_shares(rs: RunSet, *, facet: str, by: Sequence[str] = ("suite", "model"),
-                 ties: Literal["null", "alphabetical"] = "null", ci: bool = False,
+                 ties: Literal["null", "alphabetical", "confidence"] = "null", ci: bool = False,
                  confidence: float = 0.95) -> pd.DataFrame:
     """Compute the share of runs with each judged label of one facet.
 
     Each run's label is the majority over its calls for ``facet`` (all judges);
     shares are over runs with status ``ok`` that were judged on that facet. With
     ``ties="null"`` a run whose calls tie counts under a null label, reported
-    rather than broken.
+    rather than broken; ``ties="confidence"`` breaks it as the Ambig-DS judge audit does
+    (:func:`majority_labels`).
 
     Returns
     -------

@@ -49,6 +49,8 @@ def test_report_and_validate_show_what_an_importer_skipped(tmp_path, capsys):
     target = Path(__file__).parent / "fixtures" / "ambigds" / "bench_target"
     assert main(["summary", "--runs", str(target), "--out", str(tmp_path / "out")]) == 0
     summary = (tmp_path / "out" / "summary.md").read_text()
-    assert "- not a run, counted and left out: 1 × _runlog.jsonl entry with status 'dry_run' and no task folder" in summary
+    assert ("- not a run, counted and left out: 1 × _runlog.jsonl line with status 'skipped_existing' (the task's"
+            " result is read from its folder)") in summary
     assert main(["validate", str(target)]) == 0
-    assert "not a run, counted and left out: 1 x _runlog.jsonl entry with status 'dry_run'" in capsys.readouterr().out
+    assert "not a run, counted and left out: 1 x _runlog.jsonl line with status 'skipped_existing'" in \
+        capsys.readouterr().out

@@ -172,3 +172,144 @@ def test_hil_passes_1_and_the_cli_layout():
     metas = [json.loads(m) for m in cli.runs["meta"]]
     assert {m["writer"] for m in metas} == {"hil CLI"} and len(cli.runs) == 3
     assert cli.runs["source"].str.contains("metrics.json").all()  # no CSV: each run names its pass's file
+
+
+# ----------------------------------------------------------------------------- Ambig-DS
+
+
+ADS_TARGET = ["ambigds_target", "ambigds_custom_run_name"]
+
+
+@needs_ho
+@pytest.mark.parametrize("folder", ADS_TARGET)
+def test_ambigds_step6_and_step7_reproduced(folder):
+    exp = expected(folder)
+    rs = ambiglib.load(HO / folder / "results", quiet=True)
+    got = tables.harness_summary(rs)
+    # which model each step-6 prefix is: its runs' files say it (custom --run-name prefixes say nothing)
+    runs = rs.runs.assign(run_name=[json.loads(m)["run_name"] for m in rs.runs["meta"]])
+    model_of = {name: m for name, m in zip(runs["run_name"], runs["model"])}
+    checked = 0
+    for key, policy in (("step_6_aggregate", "permissive"), ("step_6_aggregate_strict_in_process", "conservative")):
+        for prefix, agg in exp.get(key, {}).items():
+            model = next(m for name, m in model_of.items() if name.startswith(prefix))
+            cell = got[(got["model"] == model) & (got["condition"] == policy)].set_index("statistic")
+            for stat in ("S_full", "S_ambig", "S_ask", "delta_ambig", "delta_ask", "wilcoxon_full_gt_ambig_p",
+                         "wilcoxon_ask_gt_ambig_p", "n_paired", "n_full", "n_ambig", "n_ask"):
+                want = agg[stat]
+                value = cell.loc[stat, "value"]
+                assert (math.isnan(value) if want is None else abs(value - want) <= TOL), (prefix, key, stat)
+                checked += 1
+            for delta in ("delta_ambig", "delta_ask"):
+                lo, hi = agg[f"{delta}_ci95"]
+                assert abs(cell.loc[f"{delta}_ci95_low", "value"] - lo) <= TOL
+                assert abs(cell.loc[f"{delta}_ci95_high", "value"] - hi) <= TOL
+                checked += 2
+            assert sorted(agg["tasks"]) == sorted(
+                set(runs[(runs["model"] == model) & (runs["status"] != "error")]["task_id"]) & set(agg["tasks"]))
+    for run_name, audit in exp["step_7_target_audit"].items():
+        cell = got[got["condition"] == run_name].set_index("statistic")
+        for stat in ("intended_frac", "alternative_frac", "invalid_frac", "n_attempted"):
+            assert abs(cell.loc[stat, "value"] - audit[stat]) <= TOL, (run_name, stat)
+            checked += 1
+    assert checked > 40
+
+
+@needs_ho
+@pytest.mark.parametrize("folder", ADS_TARGET)
+def test_ambigds_failure_folders_are_error_runs_with_the_runlog_status(folder):
+    exp = expected(folder)
+    rs = ambiglib.load(HO / folder / "results", quiet=True)
+    runs = rs.runs.assign(meta=[json.loads(m) for m in rs.runs["meta"]])
+    got = {(m["run_name"], t): m.get("runlog_status") for m, t in zip(runs["meta"], runs["task_id"])}
+    for run_name, entries in exp["runlog_statuses"].items():
+        last = {e["slug"]: e["status"] for e in entries}  # appended per invocation: the last one stands
+        for slug, status in last.items():
+            assert got[(run_name, slug)] == status, (run_name, slug)
+            r = runs[(runs["meta"].map(lambda m: m["run_name"]) == run_name) & (runs["task_id"] == slug)].iloc[0]
+            failed = status in ("build_failed", "build_failed_ask", "build_failed_solve", "manifest_missing",
+                                "dry_run")
+            assert (r["status"] == "error") == failed, (run_name, slug, status)
+            if failed:
+                assert r["meta"]["error_reason"] == status
+    # a solve phase that failed after the agent asked keeps its question
+    if folder == "ambigds_target":
+        r = runs[(runs["task_id"] == "playground-series-s3e24") & (runs["meta"].map(
+            lambda m: m["run_name"]) == "opencode_gpt_5_4_ambig_target_clarify")].iloc[0]
+        assert r["status"] == "error" and r["n_questions"] == 1
+
+
+@needs_ho
+def test_ambigds_custom_run_names_take_model_and_condition_from_the_files():
+    rs = ambiglib.load(HO / "ambigds_custom_run_name" / "results", quiet=True)
+    runs = rs.runs.assign(run_name=[json.loads(m)["run_name"] for m in rs.runs["meta"]])
+    cond = runs.groupby("run_name")[["model", "spec", "ask_tool"]].first().to_dict("index")
+    assert cond["gem3f_rerun2_full"] == {"model": "gemini_3_flash", "spec": "full", "ask_tool": False}
+    assert cond["gpt54-seed7_ask"] == {"model": "gpt_5_4", "spec": "ambiguous", "ask_tool": True}
+    assert cond["gpt54-seed7_ambig"] == {"model": "gpt_5_4", "spec": "ambiguous", "ask_tool": False}
+
+
+@needs_ho
+def test_ambigds_metric_track_before_and_after_normalize_scores():
+    before = HO / "ambigds_metric" / "before_normalize" / "results"
+    with pytest.raises(ambiglib.FormatError, match=r"normalize_scores.py --results-root .*score_norm_01"):
+        ambiglib.load(before, quiet=True)
+    rs = ambiglib.load(HO / "ambigds_metric" / "after_normalize" / "results", quiet=True)
+    got = tables.harness_summary(rs)
+    exp = expected("ambigds_metric")
+    for model, means in exp["normalize_scores_means"].items():
+        cell = got[got["model"] == model].set_index("statistic")
+        for stat, v in means.items():
+            assert abs(cell.loc[stat, "value"] - v["mean"]) <= TOL and cell.loc[stat, "n"] == v["n"], (model, stat)
+
+
+@needs_ho
+def test_ambigds_judge_majority_with_the_harness_tie_rule_and_ours():
+    from ambiglib import metrics
+
+    rs = ambiglib.load(HO / "ambigds_metric" / "after_normalize" / "results", quiet=True)
+    key = {r: f"{json.loads(m)['run_name']}/{t}" for r, m, t in zip(rs.runs["run_id"], rs.runs["meta"],
+                                                                  rs.runs["task_id"])}
+    exp = expected("ambigds_metric")["judge_majority"]
+    harness = metrics.majority_labels(rs, facet="objective", ties="confidence")
+    got = {key[r]: lab for r, lab in zip(harness["run_id"], harness["label"])}
+    assert {k: got.get(k) for k in exp} == {k: v["label"] for k, v in exp.items()}
+    ours = metrics.majority_labels(rs, facet="objective").assign(key=lambda f: f["run_id"].map(key)).set_index("key")
+    tie = "opencode_gemini_3_flash_ambig_metric/spaceship-titanic"  # 2-2: the harness picks WrongObjective
+    assert bool(ours.loc[tie, "is_tie"]) and pd.isna(ours.loc[tie, "label"])
+    assert exp[tie]["vote_counts"] == {"Intended": 2, "WrongObjective": 2}
+
+
+# ----------------------------------------------------------------------------- LHAW on MCP-Atlas
+
+
+@needs_ho
+def test_mcp_atlas_scored_csvs_load_with_answers_flags_and_the_harness_statistics():
+    exp = expected("lhaw_mcp_atlas")
+    rs = ambiglib.load(HO / "lhaw_mcp_atlas", quiet=True)
+    runs = rs.runs.assign(meta=[json.loads(m) for m in rs.runs["meta"]])
+    got = tables.harness_summary(rs)
+    for file, info in exp["files"].items():
+        label = Path(file).stem[len("scored_"):]
+        mine = runs[runs["meta"].map(lambda m: m["label"]) == label]
+        assert set(mine["model"]) == {info["model"]} and set(mine["trial"].astype(int)) == {info["trial"]}
+        for task, t in info["per_task"].items():
+            r = mine[mine["task_id"] == task].iloc[0]
+            assert r["meta"]["coverage_score"] == t["coverage_score"]
+            assert r["n_questions"] == t["ask_user_calls_in_trajectory"]
+            assert (r["status"] == "error") == t["script_model_response_is_error"]
+            if r["status"] == "ok":
+                assert bool(r["passed"]) == t["passed_at_0.75"]
+        cell = got[got["condition"] == label].set_index("statistic")
+        for stat, value in info["coverage_stats_csv"].items():
+            assert abs(cell.loc[stat, "value"] - value) <= TOL, (label, stat)
+    # answers come from raw_conversation_history; the malformed call is kept and flagged
+    q = rs.questions.astype(object).merge(runs[["run_id", "model", "trial"]].astype(object))
+    assert q["response"].notna().all()
+    malformed = runs[runs["meta"].map(lambda m: "malformed_questions" in m)]
+    assert len(malformed) == 1 and (malformed["model"].iloc[0], int(malformed["trial"].iloc[0])) == ("opus_4_5", 2)
+    mq = q[q["run_id"] == malformed["run_id"].iloc[0]]
+    assert mq["response"].iloc[malformed["meta"].iloc[0]["malformed_questions"][0]] == "Error: No question provided"
+    assert (q["response"] == "I'm not sure about that specific detail. Could you proceed with a reasonable default?"
+            ).sum() == 1
+    assert "malformed_questions" in set(tables.harness_anomalies(rs)["anomaly"])

@@ -95,9 +95,15 @@ def test_ask_only_strict_runs(target):
 
 
 def test_runlog_failures_are_error_runs_and_other_entries_are_counted(target):
+    # the harness leaves a task folder (empty when nothing ran) on a failed build and on --dry-run; step 7
+    # counts it. Empty folders do not survive a copy, so the runlog line alone makes the error run
     failed = one(target.runs, task_id="cat-in-the-dat")
     assert failed["status"] == "error" and json.loads(failed["meta"])["runlog_status"] == "build_failed"
-    assert target.skipped == {"_runlog.jsonl entry with status 'dry_run' and no task folder": 1}
+    dry = one(target.runs, task_id="house-prices")
+    assert dry["status"] == "error" and json.loads(dry["meta"])["error_reason"] == "dry_run"
+    # a re-invocation that found titanic's result in place is a line, not a run: counted
+    assert target.skipped == {"_runlog.jsonl line with status 'skipped_existing' (the task's result is read from"
+                              " its folder)": 1}
 
 
 def test_task_records_give_each_ambiguous_task_its_one_open_point(target, metric):
@@ -144,7 +150,8 @@ def test_load_recognises_both_tracks_together(tmp_path):
     shutil.copytree(TARGET / "results", tmp_path / "results", dirs_exist_ok=True)
     shutil.copytree(METRIC / "results", tmp_path / "results", dirs_exist_ok=True)
     rs, errors = ambiglib.load(tmp_path, strict=False)
-    assert errors == [] and sorted(set(rs.runs["suite"])) == ["objective", "target"] and len(rs.runs) == 15
+    # 15 task folders and the dry-run error run of house-prices
+    assert errors == [] and sorted(set(rs.runs["suite"])) == ["objective", "target"] and len(rs.runs) == 16
 
 
 # ----------------------------------------------------------------------------- bad input
@@ -158,7 +165,7 @@ def test_a_task_folder_missing_its_files(tmp_path):
                                                     " _grade.json, _target_audit.json)")):
         read_ambigds(root)
     rs, errors = read_ambigds(root, strict=False)
-    assert len(errors) == 1 and errors[0].field == "_traj.json" and len(rs.runs) == 8
+    assert len(errors) == 1 and errors[0].field == "_traj.json" and len(rs.runs) == 9  # 10 runs, one rejected
 
 
 def test_truncated_json_names_the_file(tmp_path):
@@ -169,11 +176,26 @@ def test_truncated_json_names_the_file(tmp_path):
         read_ambigds(root)
 
 
-def test_an_unknown_run_name_is_rejected_not_skipped(tmp_path):
+def test_a_custom_run_name_whose_files_do_not_say_the_model_is_rejected_not_skipped(tmp_path):
+    # --run-name is free: a name off the opencode_<model>_<variant> pattern is read from its files; when they
+    # do not name one model, the run is rejected by name
     root = Path(shutil.copytree(METRIC, tmp_path / "b"))
-    shutil.copytree(root / "results" / "opencode_gemini_3_flash_full", root / "results" / "opencode_gemini_full_plus")
+    run = root / "results" / "opencode_gemini_full_plus"
+    shutil.copytree(root / "results" / "opencode_gemini_3_flash_full", run)
+    for traj in run.glob("*/_traj.json"):
+        data = json.loads(traj.read_text())
+        data.pop("model", None)
+        traj.write_text(json.dumps(data))
     rs, errors = read_ambigds(root, strict=False)
-    assert len(errors) == 1 and "opencode_gemini_full_plus" in errors[0].message and "not an Ambig-DS run name" in errors[0].message
+    assert len(errors) == 1 and "opencode_gemini_full_plus" in errors[0].message
+    assert "must then name exactly one model" in errors[0].message and "found none" in errors[0].message
+
+
+def test_a_custom_run_name_repeating_another_runs_condition_is_a_duplicate_not_an_overwrite(tmp_path):
+    root = Path(shutil.copytree(METRIC, tmp_path / "b"))
+    shutil.copytree(root / "results" / "opencode_gemini_3_flash_full", root / "results" / "gemini_rerun_full")
+    rs, errors = read_ambigds(root, strict=False)
+    assert errors and all("same key" in e.message or "duplicate" in e.message.lower() for e in errors)
 
 
 def test_a_folder_without_runs(tmp_path):

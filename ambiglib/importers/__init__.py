@@ -7,6 +7,6 @@ recognises. The mapping of each harness's fields into the run log is in
 
 from .ambigds import read_ambigds
 from .hilbench import read_hilbench, read_hilbench_registries
-from .lhaw import read_lhaw
+from .lhaw import read_lhaw, read_mcp_atlas
 
-__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw"]
+__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw", "read_mcp_atlas"]

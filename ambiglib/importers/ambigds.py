@@ -5,6 +5,7 @@ The mapping into the canonical run log is documented in ``docs/importers.md``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -29,8 +30,13 @@ BLOCKER = {"target": "target", "objective": "metric"}
 JUDGE_CATEGORY = {"Intended": "intended", "WrongObjective": "alternative", "Abdicated": "degenerate",
                   "Invalid": "invalid", "FormBroken": "form_broken", "Other": "other"}
 REFUSAL = "REFUSE:"
-#: _runlog.jsonl statuses of attempts that failed in the harness, not in the agent
-HARNESS_FAILURES = ("build_failed", "build_failed_ask", "build_failed_solve", "manifest_missing")
+#: _runlog.jsonl statuses of attempts that failed in the harness, not in the agent (or never ran: a
+#: ``--dry-run`` invocation); each leaves a task folder that is empty or holds only what ran before the failure
+HARNESS_FAILURES = ("build_failed", "build_failed_ask", "build_failed_solve", "manifest_missing", "dry_run")
+#: _runlog.jsonl statuses of invocations that left a task's existing result alone
+RUNLOG_SKIPS = ("skipped_existing", "skipped")
+#: files a task folder can hold
+TASK_FILES = ("_grade.json", "_traj.json", "_clarify.json", "_target_audit.json")
 
 
 def parse_run_name(name: str) -> dict[str, Any]:
@@ -52,20 +58,38 @@ def parse_run_name(name: str) -> dict[str, Any]:
     }
 
 
+def _is_task_dir(path: Path) -> bool:
+    return any((path / f).is_file() for f in TASK_FILES) or any(path.glob("_audit.*.json"))
+
+
+def _is_runlog(file: Path) -> bool:
+    """An Ambig-DS ``_runlog.jsonl``: its first line is an object with ``slug`` and ``status``."""
+    try:
+        with open(file, encoding="utf-8") as fh:
+            first = fh.readline(1 << 20)
+        obj = json.loads(first)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(obj, dict) and "slug" in obj and "status" in obj
+
+
 def _is_run_dir(path: Path) -> bool:
-    return path.is_dir() and path.name.startswith("opencode_") and (
-        (path / "_runlog.jsonl").is_file()
-        or any((d / f).is_file() for d in path.iterdir() if d.is_dir()
-               for f in ("_grade.json", "_traj.json", "_clarify.json")))
+    """A run folder: ``--run-name`` is free, so it is known by its contents, not its name."""
+    if not path.is_dir() or path.name.startswith("_"):
+        return False
+    if (path / "_runlog.jsonl").is_file() and _is_runlog(path / "_runlog.jsonl"):
+        return True
+    return any(_is_task_dir(d) for d in path.iterdir() if d.is_dir() and not d.name.startswith("_"))
 
 
 def _run_dirs(path: Path) -> list[Path]:
-    if _is_run_dir(path):
+    if _is_run_dir(path) and not any(_is_run_dir(d) for d in path.iterdir() if d.is_dir()):
         return [path]
-    found = [p for p in sorted(path.glob("opencode_*")) if _is_run_dir(p)]
-    found += [p for p in sorted(path.glob("*/opencode_*")) if _is_run_dir(p)]
-    found += [p for p in sorted(path.glob("*/results/opencode_*")) if _is_run_dir(p)]
-    return sorted(set(found))
+    found = [p for p in sorted(path.glob("*")) if _is_run_dir(p)]
+    if not found:
+        found = [p for pattern in ("*/*", "*/results/*") for p in sorted(path.glob(pattern)) if _is_run_dir(p)]
+    # a run folder's task folders are never run folders of their own
+    return sorted(p for p in set(found) if not _is_task_dir(p))
 
 
 def is_ambigds_layout(path: Path) -> bool:
@@ -126,6 +150,9 @@ def _labels_from_audit(files: list[Path], meta: dict[str, Any]) -> list[dict[str
                 unparsed += 1  # the harness drops unparseable votes from the majority too
                 continue
             labels.append({"facet": "objective", "label": str(label), "judge": str(judge), "call": i})
+            conf = parsed.get("confidence")
+            if isinstance(conf, (int, float)) and not isinstance(conf, bool):
+                meta.setdefault("judge_confidence", {}).setdefault(str(judge), {})[str(i)] = float(conf)
         if unparsed:
             meta.setdefault("audit_unparsed_votes", {})[str(judge)] = unparsed
     return labels
@@ -147,14 +174,33 @@ def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str,
     return JUDGE_CATEGORY.get(winner, str(winner).lower()) if winner is not None else None
 
 
+def _question(clarify: dict[str, Any], cond: dict[str, Any], suite: str) -> dict[str, Any]:
+    question = str(clarify.get("question") or "").strip()
+    answer = clarify.get("answer")
+    refused = bool(clarify.get("refused")) or str(answer or "").startswith(REFUSAL)
+    return {"text": question or "(question not kept)",
+            # an answered question on an ambiguous task addresses its one open point
+            "blocker_id": BLOCKER[suite] if cond["spec"] == "ambiguous" and not refused else None,
+            "response": answer if answer is None or isinstance(answer, str) else str(answer),
+            "in_scope": not refused}
+
+
+def _target_label(slug_dir: Path, meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """step 7's regex audit of the task's code, as a ``target`` label."""
+    file = slug_dir / "_target_audit.json"
+    if not file.is_file():
+        return []
+    audit = read_json(file)
+    if not isinstance(audit, dict) or not isinstance(audit.get("label"), str):
+        raise RowError("label", f"{file}: missing field 'label'")
+    meta["target_audit_reason"] = audit.get("reason")
+    return [{"facet": "target", "label": audit["label"], "judge": "regex-audit", "call": 1}]
+
+
 def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) -> tuple[Path, dict[str, Any]]:
-    slug = slug_dir.name
-    files = {name: slug_dir / name for name in ("_grade.json", "_traj.json", "_clarify.json", "_target_audit.json")}
-    meta: dict[str, Any] = {"harness": "ambig-ds", "run_name": run_dir.name}
-    rec: dict[str, Any] = {
-        "benchmark": "ambig-ds", "suite": suite, "task_id": slug, "model": cond["model"], "spec": cond["spec"],
-        "ask_tool": cond["ask_tool"], "policy": cond["policy"], "protocol": cond["protocol"],
-    }
+    files = {name: slug_dir / name for name in TASK_FILES}
+    rec = _base_record(run_dir, slug_dir.name, cond, suite)
+    meta = rec.pop("meta")
     clarify = None
     if cond["ask_tool"]:
         if not files["_clarify.json"].is_file():
@@ -164,15 +210,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         if not isinstance(clarify, dict) or "asked" not in clarify:
             raise RowError("asked", f"{files['_clarify.json']}: missing field 'asked' (the ask decision)")
         if clarify["asked"]:
-            question = str(clarify.get("question") or "").strip()
-            answer = clarify.get("answer")
-            refused = bool(clarify.get("refused")) or str(answer or "").startswith(REFUSAL)
-            rec["questions"] = [{
-                "text": question or "(question not kept)",
-                # an answered question on an ambiguous task addresses its one open point
-                "blocker_id": BLOCKER[suite] if cond["spec"] == "ambiguous" and not refused else None,
-                "response": answer, "in_scope": not refused,
-            }]
+            rec["questions"] = [_question(clarify, cond, suite)]
             if clarify.get("question_truncated"):
                 meta["question_truncated"] = True
         for key in ("answerer_model", "answerer_error", "ask_timed_out", "ask_iters"):
@@ -207,6 +245,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
     grade = read_json(files["_grade.json"]) if files["_grade.json"].is_file() else None
     if grade is not None and not isinstance(grade, dict):
         raise RowError("_grade.json", f"{files['_grade.json']}: must be an object")
+    meta["harness_score"] = grade.get("score_rpg" if suite == "target" else "score_norm_01") if grade else None
     if suite == "target":
         score = grade.get("score_rpg") if grade else None
         scorable = bool(grade) and "error" not in grade and grade.get("submission_exists", True) is not False
@@ -216,8 +255,11 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         score = grade.get("score_norm_01") if grade else None
         scorable = bool(grade) and "error" not in grade and bool(grade.get("valid_submission", False))
         if scorable and score is None:
-            raise RowError("score_norm_01", f"{files['_grade.json']}: a valid submission without 'score_norm_01';"
-                           " run the harness's normalize_scores.py on these results first")
+            raise RowError("score_norm_01", f"{files['_grade.json']}: field 'score_norm_01' is missing from a valid"
+                           f" submission's grade (found score {grade.get('score')!r}): these metric-track results"
+                           " have not been normalised yet; run the harness's"
+                           " evaluate/ambig_ds_metric/normalize_scores.py --results-root"
+                           f" {run_dir.parent} on them first (it adds score_norm_01 to every _grade.json)")
         if grade and grade.get("score") is not None:
             meta["raw_score"] = grade["score"]
     if grade and grade.get("error"):
@@ -235,13 +277,9 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
             meta["timed_out_with_submission"] = True
 
     labels = _labels_from_audit(sorted(slug_dir.glob("_audit.*.json")), meta)
-    target_audit = None
-    if files["_target_audit.json"].is_file():
-        target_audit = read_json(files["_target_audit.json"])
-        if not isinstance(target_audit, dict) or "label" not in target_audit:
-            raise RowError("label", f"{files['_target_audit.json']}: missing field 'label'")
-        labels.append({"facet": "target", "label": str(target_audit["label"]), "judge": "regex-audit", "call": 1})
-        meta["target_audit_reason"] = target_audit.get("reason")
+    target = _target_label(slug_dir, meta)
+    labels += target
+    target_audit = {"label": target[0]["label"]} if target else None
     if labels:
         rec["labels"] = labels
     rec["category"] = _category(rec["status"], labels, target_audit)
@@ -252,6 +290,54 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
 # ----------------------------------------------------------------------------- a run folder
 
 
+def _condition_from_files(run_dir: Path, runlog: list[tuple[int, Any]]) -> dict[str, Any]:
+    """A ``--run-name`` run's condition, from what its files record (``model``, ``variant``, ask flags)."""
+    models: dict[str, str] = {}
+    variants: dict[str, str] = {}
+    ask = ask_only = strict = False
+    for slug_dir in sorted(d for d in run_dir.iterdir() if d.is_dir() and not d.name.startswith("_")):
+        for name in ("_traj.json", "_clarify.json"):
+            file = slug_dir / name
+            if not file.is_file():
+                continue
+            data = read_json(file)
+            if not isinstance(data, dict):
+                raise FormatError(f"{file}: must be an object (got {type(data).__name__})")
+            if isinstance(data.get("model"), str):
+                models.setdefault(data["model"], str(file))
+            if isinstance(data.get("variant"), str):
+                variants.setdefault(data["variant"], str(file))
+            if name == "_clarify.json":
+                ask = True
+                ask_only = ask_only or bool(data.get("clarify_only"))
+                strict = strict or bool(data.get("strict_protocol"))
+    for line, entry in runlog:
+        if not isinstance(entry, dict):
+            continue
+        where = f"{run_dir / '_runlog.jsonl'}:{line}"
+        if isinstance(entry.get("model"), str):
+            models.setdefault(entry["model"], where)
+        if isinstance(entry.get("variant"), str):
+            variants.setdefault(entry["variant"], where)
+        if "asked" in entry or entry.get("status") in ("ask_only_done", "build_failed_ask", "build_failed_solve"):
+            ask = True
+        ask_only = ask_only or entry.get("status") == "ask_only_done"
+    for what, found in (("model", models), ("variant", variants)):
+        if len(found) != 1:
+            seen = ", ".join(f"{v!r} ({w})" for v, w in found.items()) or "none"
+            raise FormatError(f"{run_dir}: the run name does not follow opencode_<model>_<variant>[...], and its"
+                              f" files must then name exactly one {what} (_traj.json, _clarify.json, _runlog.jsonl"
+                              f" '{what}'); found {seen}")
+    variant = next(iter(variants))
+    if variant not in ("full", *SUITES):
+        raise FormatError(f"{variants[variant]}: field 'variant' must be 'full', 'ambig_target' or 'ambig_metric'"
+                          f" (got {variant!r})")
+    return {"model": next(iter(models)), "variant": variant, "spec": "full" if variant == "full" else "ambiguous",
+            "ask_tool": ask, "protocol": "ask_only" if ask_only else "solve",
+            "policy": ("conservative" if strict else "permissive") if ask else "default", "strict": strict,
+            "from_files": True}
+
+
 def _sibling_track(run_dir: Path) -> str | None:
     """The one track of the ambiguous runs beside this one, if they all share it."""
     tracks = {SUITES[m.group("variant")] for p in run_dir.parent.glob("opencode_*")
@@ -260,11 +346,16 @@ def _sibling_track(run_dir: Path) -> str | None:
 
 
 def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: dict[str, set[str]]) -> None:
+    runlog = run_dir / "_runlog.jsonl"
+    entries: list[tuple[int, Any]] = list(read_jsonl(runlog)) if runlog.is_file() else []
     try:
         cond = parse_run_name(run_dir.name)
-    except FormatError as exc:
-        out.reject(run_dir, None, "run name", str(exc).split(": ", 1)[1])
-        return
+    except FormatError:
+        try:
+            cond = _condition_from_files(run_dir, entries)
+        except FormatError as exc:
+            out.reject(run_dir, None, "run name", str(exc).split(": ", 1)[1])
+            return
     # a full run says its track only through its files; an ask-only one (just _clarify.json) not even
     # there, so it takes the track of the ambiguous runs beside it when they all share one
     suite = _track_of(run_dir, cond["variant"], track) or _sibling_track(run_dir)
@@ -273,34 +364,74 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
                    " track (a full run with no graded task, beside runs of both tracks or none); pass"
                    " track='target' or track='objective'")
         return
-    runlog = run_dir / "_runlog.jsonl"
+    # one line per task and invocation, appended: a task's last invocation that did something stands;
+    # every other line (earlier invocations, re-invocations that skipped an existing result) is counted
     last_status: dict[str, tuple[int, str]] = {}
-    if runlog.is_file():
-        for line, entry in read_jsonl(runlog):
-            if not isinstance(entry, dict) or "slug" not in entry or "status" not in entry:
-                out.reject(runlog, line, "slug", "each _runlog.jsonl line must be an object with 'slug' and 'status'")
-                continue
-            last_status[entry["slug"]] = (line, str(entry["status"]))
+    for line, entry in entries:
+        if not isinstance(entry, dict) or "slug" not in entry or "status" not in entry:
+            out.reject(runlog, line, "slug", "each _runlog.jsonl line must be an object with 'slug' and 'status'")
+            continue
+        slug, status = str(entry["slug"]), str(entry["status"])
+        if status in RUNLOG_SKIPS:
+            out.skip(f"_runlog.jsonl line with status {status!r} (the task's result is read from its folder)")
+            continue
+        if slug in last_status:
+            out.skip("_runlog.jsonl line of an earlier invocation (the task's last invocation stands)")
+        last_status[slug] = (line, status)
     slug_dirs = {p.name: p for p in sorted(run_dir.iterdir()) if p.is_dir() and not p.name.startswith("_")}
     for slug, slug_dir in slug_dirs.items():
+        status = last_status.get(slug, (None, None))[1]
         with out.row(slug_dir, None, "this task's files"):
-            source, rec = _read_task(run_dir, slug_dir, cond, suite)
-            if slug in last_status:
-                rec["meta"]["runlog_status"] = last_status[slug][1]
-            out.add(source, 1, rec)
+            if status in HARNESS_FAILURES and not (slug_dir / "_traj.json").is_file():
+                source, rec = _failed_task(run_dir, slug_dir, cond, suite, status)
+                line = last_status[slug][0]
+                out.add(runlog, line, rec)
+            else:
+                source, rec = _read_task(run_dir, slug_dir, cond, suite)
+                if status is not None:
+                    rec["meta"]["runlog_status"] = status
+                out.add(source, 1, rec)
             slugs_by_suite.setdefault(suite, set()).add(slug)
     for slug, (line, status) in sorted(last_status.items()):
         if slug in slug_dirs:
             continue
-        if status in HARNESS_FAILURES:  # the harness could not start the task: an error run, kept and counted
-            out.add(runlog, line, {
-                "benchmark": "ambig-ds", "suite": suite, "task_id": slug, "model": cond["model"],
-                "spec": cond["spec"], "ask_tool": cond["ask_tool"], "policy": cond["policy"],
-                "protocol": cond["protocol"], "status": "error",
-                "meta": {"harness": "ambig-ds", "run_name": run_dir.name, "runlog_status": status}})
+        if status in HARNESS_FAILURES:
+            # the harness could not start the task: an error run, kept and counted. Its folder (empty when the
+            # harness left it) is not here: empty folders do not survive a copy through git or most archives
+            rec = _base_record(run_dir, slug, cond, suite)
+            rec["status"] = "error"
+            rec["meta"].update(runlog_status=status, error_reason=status, task_folder="absent")
+            out.add(runlog, line, rec)
             slugs_by_suite.setdefault(suite, set()).add(slug)
         else:
             out.skip(f"_runlog.jsonl entry with status {status!r} and no task folder")
+
+
+def _base_record(run_dir: Path, slug: str, cond: dict[str, Any], suite: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"harness": "ambig-ds", "run_name": run_dir.name}
+    if cond.get("from_files"):
+        meta["condition_from"] = "task files (custom --run-name)"
+    return {"benchmark": "ambig-ds", "suite": suite, "task_id": slug, "model": cond["model"], "spec": cond["spec"],
+            "ask_tool": cond["ask_tool"], "policy": cond["policy"], "protocol": cond["protocol"], "meta": meta}
+
+
+def _failed_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str, status: str
+                 ) -> tuple[Path, dict[str, Any]]:
+    """A task folder the harness left after failing to run it: an error run with what it holds."""
+    rec = _base_record(run_dir, slug_dir.name, cond, suite)
+    rec["status"] = "error"
+    rec["meta"].update(runlog_status=status, error_reason=status,
+                       task_folder="empty" if not any(slug_dir.iterdir()) else
+                       ", ".join(sorted(p.name for p in slug_dir.iterdir())))
+    clarify_file = slug_dir / "_clarify.json"
+    if cond["ask_tool"] and clarify_file.is_file():  # asked before the solve phase failed: the question stands
+        clarify = read_json(clarify_file)
+        if isinstance(clarify, dict) and clarify.get("asked"):
+            rec["questions"] = [_question(clarify, cond, suite)]
+    labels = _target_label(slug_dir, rec["meta"])
+    if labels:
+        rec["labels"] = labels
+    return slug_dir, rec
 
 
 def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,

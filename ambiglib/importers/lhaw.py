@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from ..runlog import require_exists
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, read_csv, read_json, read_jsonl
 
-__all__ = ["read_lhaw", "lhaw_task_records", "MANIFEST", "MANIFEST_COLUMNS"]
+__all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "MANIFEST", "MANIFEST_COLUMNS"]
 
 MANIFEST = "lhaw_manifest.csv"
 MANIFEST_COLUMNS = ("path", "harness", "model", "spec", "ask_tool", "trial")
@@ -83,20 +84,56 @@ def lhaw_task_records(path: Path, out: Collected) -> dict[tuple[str, str], str]:
 # ----------------------------------------------------------------------------- trial results
 
 
-def _questions(trajectory: Any, where: str) -> list[dict[str, Any]]:
-    """Each ``ask_user`` call of an MCP-style trajectory ([{tool_name, parameters, response, error}])."""
-    if isinstance(trajectory, str):
-        if not trajectory.strip():
-            return []
-        try:
-            trajectory = json.loads(trajectory)
-        except json.JSONDecodeError as exc:
-            raise RowError("trajectory", f"{where}: field 'trajectory' is not valid JSON ({exc.msg})") from None
-    if trajectory is None:
+def _json_cell(value: Any, fld: str, where: str) -> Any:
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        return None
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise RowError(fld, f"{where}: field '{fld}' is not valid JSON ({exc.msg})") from None
+
+
+def _history_answers(history: Any, where: str) -> list[str | None]:
+    """The answers to each ``ask_user`` call, in order, from ``raw_conversation_history``'s tool messages.
+
+    MCP-Atlas's ``trajectory`` column keeps ``response: null`` for every call; only the
+    conversation holds what the simulated user (or the tool's own error) answered.
+    """
+    history = _json_cell(history, "raw_conversation_history", where)
+    if not isinstance(history, list):
         return []
+    calls: list[str] = []
+    replies: dict[str, str | None] = {}
+    for msg in history:
+        if not isinstance(msg, dict):
+            continue
+        for call in msg.get("tool_calls") or []:
+            fn = call.get("function") if isinstance(call, dict) else None
+            if isinstance(fn, dict) and fn.get("name") == "ask_user":
+                calls.append(str(call.get("id")))
+        if msg.get("role") == "tool" and msg.get("tool_call_id") is not None:
+            content = msg.get("content")
+            if isinstance(content, list):  # [{type: text, text: ...}]
+                content = "".join(c.get("text", "") for c in content if isinstance(c, dict))
+            replies[str(msg["tool_call_id"])] = None if content is None else str(content)
+    return [replies.get(c) for c in calls]
+
+
+def _questions(trajectory: Any, where: str, history: Any = None) -> tuple[list[dict[str, Any]], list[int]]:
+    """Each ``ask_user`` call of an MCP-style trajectory ([{tool_name, parameters, response, error}]).
+
+    Returns the questions and the indices of malformed calls (arguments without a ``question``):
+    such a call is kept as a question, its text the arguments it did send, and flagged.
+    """
+    trajectory = _json_cell(trajectory, "trajectory", where)
+    if trajectory is None:
+        return [], []
     if not isinstance(trajectory, list):
         raise RowError("trajectory", f"{where}: field 'trajectory' must be a list of tool calls")
-    out = []
+    answers = _history_answers(history, where) if history is not None else []
+    out, malformed = [], []
     for i, step in enumerate(trajectory):
         if not isinstance(step, dict) or step.get("tool_name") != "ask_user":
             continue
@@ -107,11 +144,14 @@ def _questions(trajectory: Any, where: str) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 params = {"question": params}
         text = params.get("question") if isinstance(params, dict) else None
-        if not text:
-            raise RowError("trajectory", f"{where}: trajectory[{i}] calls ask_user without a 'question'")
+        if not isinstance(text, str) or not text.strip():
+            malformed.append(len(out))
+            text = json.dumps(params, ensure_ascii=False, sort_keys=True) if params else "(no arguments)"
         response = step.get("response")
+        if response is None and len(out) < len(answers):
+            response = answers[len(out)]
         out.append({"text": str(text), "response": None if response is None else str(response), "step": i})
-    return out
+    return out, malformed
 
 
 def _tac(file: Path, base: dict[str, Any]) -> list[dict[str, Any]]:
@@ -163,14 +203,37 @@ def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, thresh
             raise RowError("coverage_score", f"{where}: field 'coverage_score' must be a number"
                            f" (got {row['coverage_score']!r})") from None
         trajectory = row.get("trajectory", trajectories.get(row["TASK"]))
-        rec = {**base, "task_id": row["TASK"], "score": coverage,
-               "passed": None if coverage is None else coverage >= threshold,
-               "status": "ok" if coverage is not None else "error",
-               "questions": _questions(trajectory, where) if base["ask_tool"] else []}
-        if row.get("errors"):
-            rec.setdefault("meta", {})["errors"] = row["errors"][:500]
+        rec = {**base, "task_id": row["TASK"], "meta": dict(base.get("meta") or {})}
+        _mcp_outcome(rec, row, coverage, threshold, trajectory, where)
         out.append((line, rec))
     return out
+
+
+def _mcp_outcome(rec: dict[str, Any], row: dict[str, str], coverage: float | None, threshold: float,
+                 trajectory: Any, where: str) -> None:
+    """Score, status, questions and flags of one MCP-Atlas row (completion columns + claim coverage)."""
+    meta = rec["meta"]
+    meta["coverage_score"] = coverage
+    response = row.get("script_model_response") or ""
+    failed = response.startswith("ERROR:")
+    if failed:  # the agent call raised; the claim judge still scored the error text
+        rec.update(status="error", score=None, passed=None)
+        meta["error_reason"] = response[:300]
+    else:
+        rec.update(score=coverage, passed=None if coverage is None else coverage >= threshold,
+                   status="ok" if coverage is not None else "error")
+    questions, malformed = (_questions(trajectory, where, row.get("raw_conversation_history"))
+                            if rec["ask_tool"] else ([], []))
+    rec["questions"] = questions
+    if malformed:
+        meta["malformed_questions"] = malformed
+    fallback = sum(1 for q in questions if q["response"] == SIMULATOR_FALLBACK)
+    if fallback:
+        meta["simulator_fallback_answers"] = fallback
+    if row.get("errors") and row["errors"].strip() not in ("", "[]"):
+        meta["errors"] = row["errors"][:500]
+    if not meta:
+        del rec["meta"]
 
 
 def _bool(value: str) -> bool:
@@ -235,9 +298,11 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
             trajectory = (row.get("trajectory") or "").strip()
             if trajectory and ask_tool:
                 traj_file = Path(trajectory) if Path(trajectory).is_absolute() else root / trajectory
-                questions = _questions(read_json(traj_file), str(traj_file))
+                questions, malformed = _questions(read_json(traj_file), str(traj_file))
                 for _, rec in records:
                     rec["questions"] = questions
+                    if malformed:
+                        rec["meta"] = {**rec.get("meta", {}), "malformed_questions": malformed}
             accepted = records  # only a row read to the end is taken
         if accepted is None:  # rejected above, with its reason
             continue
@@ -245,6 +310,7 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
             fallbacks = sum(q.get("response") == SIMULATOR_FALLBACK for q in rec.get("questions", []))
             if fallbacks:
                 rec["meta"] = {**rec.get("meta", {}), "simulator_fallback_answers": fallbacks}
+            rec.setdefault("meta", {})["harness"] = "lhaw"
             if "variant_id" not in rec:
                 # a 1:1 benchmark (MCP-Atlas) or an original task: the variant is the task, unless LHAW has one
                 variants = variant_of.get(rec["task_id"], [])
@@ -291,4 +357,79 @@ def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] 
                 variants = manifest.parent / name
     by_task = lhaw_task_records(Path(variants), out) if variants is not None else {}
     _read_manifest(manifest, out, by_task, pass_threshold)
+    return finish(out, path, strict=strict)
+
+
+# ----------------------------------------------------------------------------- MCP-Atlas results alone
+
+#: ``<model>[_ask_user]_t<trial>``: how a run's label (``--model-label``, ``--output``) names what the
+#: harness does not record; only the label's own form is read, nothing is assumed past it
+LABEL = re.compile(r"^(?P<model>.+?)(?P<ask>_ask_user)?(?:_t(?P<trial>\d+))?$")
+
+
+def _scored_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path] if path.name.startswith("scored_") and path.suffix == ".csv" else []
+    return sorted(list(path.glob("scored_*.csv")) + list(path.glob("evaluation_results/scored_*.csv")))
+
+
+def is_mcp_atlas_results(path: Path) -> bool:
+    """MCP-Atlas ``mcp_evals_scores.py`` output: ``scored_<label>.csv`` here or in ``evaluation_results/``."""
+    return bool(_scored_files(path))
+
+
+def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_PASS_THRESHOLD,
+                   strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """Read MCP-Atlas (LHAW ``ask_user`` branch) scored CSVs without a manifest.
+
+    Each ``scored_<label>.csv`` (``mcp_evals_scores.py``; it carries every completion column) is one
+    model and trial: the model and trial come from the label's own form ``<model>[_ask_user]_t<trial>``
+    (else the label is the model, trial 1); whether the ask tool was on comes from the harness's own
+    ``ENABLED_TOOLS`` column, the specification from ``removed_value``. A ``coverage_stats_<label>.csv``
+    beside it is the harness's own summary and is not read (:func:`ambiglib.tables.harness_summary`
+    recomputes it). Use an ``lhaw_manifest.csv`` (:func:`read_lhaw`) to say anything else.
+    """
+    path = Path(path)
+    require_exists(path)
+    files = _scored_files(path)
+    if not files:
+        raise FormatError(f"{path}: no MCP-Atlas scored_<label>.csv here or in evaluation_results/")
+    out = Collected("MCP-Atlas results")
+    for file in files:
+        label = file.stem[len("scored_"):]
+        m = LABEL.match(label)
+        model, trial = (m.group("model"), int(m.group("trial"))) if m and m.group("trial") else (label, 1)
+        for line, row in read_csv(file, ("TASK", "ENABLED_TOOLS", "PROMPT", "coverage_score")):
+            where = f"{file}:{line}"
+            with out.row(file, line, "this row"):
+                try:
+                    coverage = None if row["coverage_score"] in ("", None) else float(row["coverage_score"])
+                except ValueError:
+                    raise RowError("coverage_score", f"field 'coverage_score' must be a number"
+                                   f" (got {row['coverage_score']!r})") from None
+                tools = _json_cell(row["ENABLED_TOOLS"], "ENABLED_TOOLS", where)
+                if not isinstance(tools, list):
+                    raise RowError("ENABLED_TOOLS", f"field 'ENABLED_TOOLS' must be a JSON list of tool names"
+                                   f" (got {row['ENABLED_TOOLS'][:80]!r})")
+                removed = _json_cell(row.get("removed_value"), "removed_value", where)
+                ambiguous = bool(removed) or (bool(row.get("original_prompt"))
+                                              and row.get("original_prompt") != row["PROMPT"])
+                rec: dict[str, Any] = {
+                    "benchmark": "lhaw", "suite": "mcp-atlas", "task_id": row["TASK"], "variant_id": row["TASK"],
+                    "model": model, "spec": "ambiguous" if ambiguous else "full", "ask_tool": "ask_user" in tools,
+                    "trial": trial,
+                    "meta": {"harness": "lhaw", "label": label,
+                             **({"removed_value": removed} if removed else {})}}
+                for key, fld in (("duration_s", "trajectory_time"),):
+                    if row.get(fld) not in (None, ""):
+                        try:
+                            rec[key] = float(row[fld])
+                        except ValueError:
+                            raise RowError(fld, f"field '{fld}' must be a number (got {row[fld]!r})") from None
+                if m and m.group("ask") and not rec["ask_tool"]:
+                    raise RowError("ENABLED_TOOLS", f"the label {label!r} says ask_user but ENABLED_TOOLS has no"
+                                   " ask_user")
+                _mcp_outcome(rec, row, coverage, pass_threshold, row.get("trajectory"), where)
+                rec.setdefault("meta", {"harness": "lhaw", "label": label})
+                out.add(file, line, rec)
     return finish(out, path, strict=strict)
