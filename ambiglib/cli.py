@@ -34,9 +34,28 @@ def _validate(args: argparse.Namespace) -> int:
         print(error.message)
     for reason, n in sorted(runset.skipped.items()):
         print(f"not a run, counted and left out: {n} x {reason}")
+    from .harness import harness_anomalies
+
+    for a in harness_anomalies(runset).itertuples(index=False):
+        questions = f", {a.n_questions} question{'s' if a.n_questions != 1 else ''}" if a.n_questions else ""
+        print(f"harness anomaly: {a.benchmark} {a.suite} {a.model}: {a.anomaly} in {a.n_runs}"
+              f" run{'s' if a.n_runs != 1 else ''}{questions}: {a.what}")
+    errors_by_reason = _error_reasons(runset)
+    if errors_by_reason:
+        print("error runs, kept and excluded from every metric: " + ", ".join(
+            f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
     print(f"{args.path}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
           f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
     return 1 if errors else 0
+
+
+def _error_reasons(runset) -> dict[str, int]:
+    import json
+    from collections import Counter
+
+    errors = runset.runs[runset.runs["status"] == "error"]
+    return dict(Counter((json.loads(m) if isinstance(m, str) else {}).get("error_reason", "no reason recorded")
+                        for m in errors["meta"].astype(object)))
 
 
 def _convert(args: argparse.Namespace) -> int:

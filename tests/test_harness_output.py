@@ -313,3 +313,14 @@ def test_mcp_atlas_scored_csvs_load_with_answers_flags_and_the_harness_statistic
     assert (q["response"] == "I'm not sure about that specific detail. Could you proceed with a reasonable default?"
             ).sum() == 1
     assert "malformed_questions" in set(tables.harness_anomalies(rs)["anomaly"])
+
+
+@needs_ho
+def test_validate_prints_the_anomalies_and_the_excluded_error_runs(capsys):
+    from ambiglib.cli import main
+
+    assert main(["validate", str(HO / "hil_sql_ask_invalid_passes" / "results")]) == 0
+    out = capsys.readouterr().out
+    assert "harness anomaly: hil-bench sql gpt-5.4: questions_not_in_log in 1 run, 1 question" in out
+    assert "harness_precision_above_1 in 1 run" in out
+    assert "error runs, kept and excluded from every metric: 2 x hiccup_obs, 1 x timeout_obs>=3" in out
