@@ -569,17 +569,15 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
         paper = metrics.ask_f1(hil).set_index(["suite", "model"])
         summary = harness_summary(hil)
         summary = summary[summary["condition"] == "ask_human"].set_index(["suite", "model", "statistic"])["value"]
-        distinct = metrics.ask_f1(hil, precision="distinct", recall="asking_runs").set_index(["suite", "model"])
+        # a cell absent from the harness's summary (its pass filter left no attempt) has no harness number
         for (suite, model), p in paper.iterrows():
             for q, stat in (("precision", "ask_precision"), ("recall", "ask_recall"), ("ask_f1", "ask_f1")):
-                harness = summary.get((suite, model, stat), distinct.loc[(suite, model), q])
-                rows.append(("hil-bench", suite, model, q, p[q], harness))
+                rows.append(("hil-bench", suite, model, q, p[q], summary.get((suite, model, stat), np.nan)))
         tool = hil.filter(spec="ambiguous", ask_tool=True)
         unb = metrics.pass_at_k(tool, k=3).set_index(["suite", "model"])
-        first = metrics.pass_at_k(tool, k=3, estimator="first_k").set_index(["suite", "model"])
         for (suite, model), r in unb.iterrows():
-            harness = summary.get((suite, model, "pass_at_3"), first.loc[(suite, model), "pass_at_k"])
-            rows.append(("hil-bench", suite, model, "pass@3 with ask_human", r["pass_at_k"], harness))
+            rows.append(("hil-bench", suite, model, "pass@3 with ask_human", r["pass_at_k"],
+                         summary.get((suite, model, "pass_at_3"), np.nan)))
     lhaw = rs.filter(benchmark="lhaw")
     if len(lhaw.runs):
         voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=False)

@@ -324,3 +324,18 @@ def test_validate_prints_the_anomalies_and_the_excluded_error_runs(capsys):
     assert "harness anomaly: hil-bench sql gpt-5.4: questions_not_in_log in 1 run, 1 question" in out
     assert "harness_precision_above_1 in 1 run" in out
     assert "error runs, kept and excluded from every metric: 2 x hiccup_obs, 1 x timeout_obs>=3" in out
+
+
+@needs_ho
+def test_convention_audit_sets_paper_numbers_beside_the_harness_summary_with_its_anomalies():
+    rs = ambiglib.load(HO / "hil_sql_ask_invalid_passes" / "results", quiet=True)
+    audit = tables.convention_audit(rs).set_index(["model", "quantity"])
+    summary = tables.harness_summary(rs)
+    claude = summary[(summary["model"] == "claude-opus-4-6") & (summary["suite"] == "sql")].set_index("statistic")
+    assert audit.loc[("claude-opus-4-6", "precision"), "harness"] == claude.loc["ask_precision", "value"] == 0.5
+    assert audit.loc[("claude-opus-4-6", "ask_f1"), "harness"] == claude.loc["ask_f1", "value"]
+    # the harness's pass filter leaves gpt-5.4 out of summary_metrics.json (a hiccup pass on both tasks)
+    assert math.isnan(audit.loc[("gpt-5.4", "precision"), "harness"])
+    assert not math.isnan(audit.loc[("gpt-5.4", "precision"), "paper"])
+    assert "harness_precision_above_1 ×1" in audit.loc[("claude-opus-4-6", "precision"), "anomalies"]
+    assert "questions_not_in_log ×1" in audit.loc[("gpt-5.4", "recall"), "anomalies"]
