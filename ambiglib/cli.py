@@ -50,12 +50,12 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _error_reasons(runset) -> dict[str, int]:
-    import json
     from collections import Counter
 
+    from .runset import run_metas
+
     errors = runset.runs[runset.runs["status"] == "error"]
-    return dict(Counter((json.loads(m) if isinstance(m, str) else {}).get("error_reason", "no reason recorded")
-                        for m in errors["meta"].astype(object)))
+    return dict(Counter(m.get("error_reason", "no reason recorded") for m in run_metas(errors)))
 
 
 def _convert(args: argparse.Namespace) -> int:

@@ -12,14 +12,14 @@ one of the three, and a ``harness`` argument names one for a benchmark of a user
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-from .runset import RunSet
+from .importers.lhaw import MCP_PASS_THRESHOLD
+from .runset import RunSet, run_metas
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
@@ -28,14 +28,10 @@ SUMMARY_COLUMNS = ["benchmark", "suite", "model", "condition", "statistic", "val
 _HIL_MODES = {("ambiguous", True): "ask_human", ("ambiguous", False): "baseline", ("full", False): "full_info"}
 
 
-def _metas(runs: pd.DataFrame) -> list[dict[str, Any]]:
-    return [json.loads(m) if isinstance(m, str) and m else {} for m in runs["meta"].astype(object)]
-
-
 def _plain(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs frame with plain Python values (no Arrow scalars), and each run's meta parsed."""
     out = runs.astype(object).where(runs.notna(), None)
-    out["_meta"] = _metas(runs)
+    out["_meta"] = run_metas(runs)
     return out
 
 
@@ -235,6 +231,7 @@ def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
     recs = ads.to_dict("records")
     for r in recs:
         r["_score"] = _ads_score(r)
+        r["_run_name"] = r["_meta"].get("run_name", "")
     solve = [r for r in recs if r["protocol"] == "solve"]
     # step 6 (target track): per model, full / ambig / each ask policy, tasks paired by slug
     for (bench, model), group in _groups(solve, ("benchmark", "model"), suite="target"):
@@ -304,7 +301,6 @@ def _groups(recs: list[dict[str, Any]], keys: Sequence[str], *, suite: str) -> I
     for r in recs:
         if r["suite"] != suite:
             continue
-        r.setdefault("_run_name", r["_meta"].get("run_name", ""))
         groups[tuple(r[k] for k in keys)].append(r)
     return sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))
 
@@ -318,10 +314,6 @@ def _target_labels(rs: RunSet, run_ids: list[str]) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- LHAW on MCP-Atlas
-
-
-#: MCP-Atlas's pass threshold on the claim coverage score (``generate_statistics_and_plots``)
-MCP_PASS_THRESHOLD = 0.75
 
 
 def _mcp_atlas_summary(lhaw: pd.DataFrame) -> list[tuple]:

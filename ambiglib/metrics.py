@@ -923,17 +923,11 @@ def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
 
 def _vote_confidences(rs: RunSet, frame: pd.DataFrame) -> list[float | None]:
     """Each judge call's own confidence, where an importer kept it (``meta.judge_confidence[judge][call]``)."""
-    import json
+    from .runset import run_metas
 
-    metas = dict(zip(rs.runs["run_id"], rs.runs["meta"].astype(object)))
-    parsed: dict[str, dict] = {}
-    out = []
-    for run_id, judge, call in zip(frame["run_id"], frame["judge"], frame["call"]):
-        if run_id not in parsed:
-            m = metas.get(run_id)
-            parsed[run_id] = (json.loads(m) if isinstance(m, str) and m else {}).get("judge_confidence") or {}
-        out.append((parsed[run_id].get(str(judge)) or {}).get(str(call)))
-    return out
+    confidence = {run_id: m.get("judge_confidence") or {} for run_id, m in zip(rs.runs["run_id"], run_metas(rs.runs))}
+    return [(confidence.get(run_id, {}).get(str(judge)) or {}).get(str(call))
+            for run_id, judge, call in zip(frame["run_id"], frame["judge"], frame["call"])]
 
 
 def majority_labels(rs: RunSet, *, facet: str, ties: Literal["null", "alphabetical", "confidence"] = "null"

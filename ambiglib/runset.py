@@ -32,7 +32,7 @@ from .schema import (
     TASK_KEY,
 )
 
-__all__ = ["RunSet", "COLUMNS"]
+__all__ = ["RunSet", "COLUMNS", "run_metas"]
 
 #: The columns of each frame, in order.
 COLUMNS: dict[str, tuple[str, ...]] = {
@@ -52,6 +52,13 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "blockers": ("benchmark", "suite", "task_id", "variant_id", "blocker_id", "type", "subtype"),
 }
+
+
+def run_metas(runs: pd.DataFrame) -> list[dict]:
+    """Each run's ``meta`` (JSON text in the frame) as a dict, ``{}`` where it is null."""
+    import json
+
+    return [json.loads(m) if isinstance(m, str) and m else {} for m in runs["meta"].astype(object)]
 
 
 def _frame(table: pa.Table) -> pd.DataFrame:
