@@ -158,7 +158,44 @@ def _ambig_ds(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, An
                     yield rec
 
 
-def _hil_bench(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
+#: what the ask_human server answers besides a blocker's resolution (hil_bench/ask_human_server.py)
+HIL_HICCUP = "can't answer (perhaps transient hiccup)"
+HIL_IRRELEVANT = "irrelevant question"
+HIL_MODES = ("baseline", "ask_human", "full_info")
+HIL_PASSES = 3
+HIL_MAX_ANSWERED = 3  # the server's MAX_ANSWERED_QUESTIONS_PER_INSTANCE
+
+
+def hil_resolution(blocker_id: str) -> str:
+    """The oracle's verbatim answer for a simulated blocker (its registry ``resolution``)."""
+    task, _, j = blocker_id.rpartition("_blocker_")
+    return f"For {task}, blocker {j}: use the definition in the analyst notes (section {int(j) + 1})."
+
+
+def _hil_question(rng: np.random.Generator, blocker: dict[str, Any], on_target: bool) -> str:
+    if not on_target:  # off-topic questions the judge maps to no blocker
+        return str(rng.choice(["Is there anything else I should know?", "What's the expected output format?",
+                               "Should the result be sorted?"]))
+    j = blocker["id"].rpartition("_blocker_")[2]
+    what = (blocker.get("subtype") or blocker["type"]).replace("_", " ")
+    return str(rng.choice([f"What's meant by the {what} in point {j}?",
+                           f"How should I resolve the \"{what}\" issue (item {j})?",
+                           f"Which value applies for {what} #{j}?"]))
+
+
+def _hil_bench(rng: np.random.Generator, scale: int = 1, shared_log: bool = True) -> Iterator[dict[str, Any]]:
+    """HIL-Bench runs as ``run_hil_bench.py`` at the pinned commit produces them.
+
+    One harness run per mode (a run mixing ``ask_human`` with ``full_info`` gives every instance the
+    last mode's agent config, so the tool disappears), each over both task types. With
+    ``shared_log`` (the pinned commit's behaviour) the ask_human server logs every question of a task,
+    from every model and pass, under one instance id, and its 3-answer cap counts across all of them,
+    in the order the instances run (model, then pass). Passes the harness's ``build_summary`` drops
+    are error runs with ``meta.error_reason``: a judge outage or an unlogged judge reply (the agent
+    sees the hiccup text: ``hiccup_obs``), three SQL tool timeouts (``timeout_obs>=3``), a SWE
+    container dying (``env_died_obs``), a crashed SQL instance the harness pads (``missing_pass``),
+    a failed SWE evaluation (``infra_error``).
+    """
     tasks = []
     for suite in ("sql", "swe"):
         for i in range(6 * scale):
@@ -175,47 +212,90 @@ def _hil_bench(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, A
             tasks.append((suite, task_id, blockers))
             yield {"record": "task", "benchmark": "hil-bench", "suite": suite, "task_id": task_id,
                    "blockers": blockers}
-    for agent in HIL_AGENTS:
+    runs = []
+    for mode in HIL_MODES:
         for suite, task_id, blockers in tasks:
-            for mode in ("baseline", "ask_human", "full_info"):
-                for trial in (1, 2, 3):
+            answered_by_task = 0  # the server's cap, when every instance of the task logs under one id
+            for a, agent in enumerate(HIL_AGENTS):
+                for trial in range(1, HIL_PASSES + 1):
                     spec = "full" if mode == "full_info" else "ambiguous"
                     rec: dict[str, Any] = {
                         "benchmark": "hil-bench", "suite": suite, "task_id": task_id, "model": agent.name,
-                        "spec": spec, "ask_tool": mode == "ask_human", "trial": trial,
-                        "meta": {"mode": mode},
+                        "spec": spec, "ask_tool": mode == "ask_human", "trial": trial, "meta": {"mode": mode},
                     }
-                    if rng.random() < 0.03:
+                    runs.append(((a, suite, task_id, HIL_MODES.index(mode), trial), rec))
+                    if suite == "sql" and trial > 1 and rng.random() < 0.03:
+                        # SWE-agent crashed on the instance: no prediction, the harness pads the pass
                         rec.update(status="error", passed=None)
-                        yield rec
+                        rec["meta"]["error_reason"] = "missing_pass"
                         continue
+                    answered = 0 if not shared_log else answered_by_task
                     discovered: set[str] = set()
+                    questions: list[dict[str, Any]] = []
+                    failure, failed_at = None, -1
                     if mode == "ask_human" and rng.random() < agent.ask_rate:
-                        questions, answered = [], 0
                         # Table 7's mean is over all ask_human runs: the asking ones ask questions / ask_rate
-                        for k in range(1 + int(rng.poisson(max(agent.questions / agent.ask_rate - 1, 0)))):
-                            open_ = [b["id"] for b in blockers if b["id"] not in discovered]
-                            pool = open_ or [b["id"] for b in blockers]  # agents go after what is still open
+                        n_q = 1 + int(rng.poisson(max(agent.questions / agent.ask_rate - 1, 0)))
+                        roll = rng.random()
+                        # the judge fails on one question: down (logged) or a reply without blocker_key (HTTP 500)
+                        failure = "outage" if roll < 0.03 else "no_blocker_key" if roll < 0.05 else None
+                        failed_at = int(rng.integers(n_q)) if failure else -1
+                        for k in range(n_q):
+                            open_ = [b for b in blockers if b["id"] not in discovered]
+                            pool = open_ or blockers  # agents go after what is still open
                             target = pool[int(rng.integers(len(pool)))]
-                            relevant = rng.random() < agent.precision and answered < 3  # the oracle's cap
-                            if relevant:
+                            on_target = bool(rng.random() < agent.precision)
+                            q = {"text": _hil_question(rng, target, on_target), "blocker_id": None}
+                            if k == failed_at:
+                                q["response"] = HIL_HICCUP
+                            elif answered >= HIL_MAX_ANSWERED:
+                                q["response"] = HIL_IRRELEVANT  # the cap: the judge is not called
+                            elif on_target:
                                 answered += 1
-                                discovered.add(target)
-                            questions.append({
-                                "text": f"Question {k + 1} about {target.rsplit('_', 2)[0]}?",
-                                "blocker_id": target if relevant else None,
-                                "response": "resolution text" if relevant else "irrelevant question",
-                                "step": 3 + 4 * k,
-                            })
-                        rec["questions"] = questions
+                                discovered.add(target["id"])
+                                q.update(blocker_id=target["id"], response=hil_resolution(target["id"]))
+                            else:
+                                q["response"] = HIL_IRRELEVANT
+                            questions.append(q)
+                        if shared_log:
+                            answered_by_task = answered
+                    # the trajectory: explore, then (ask, explore) per question, more exploring, submit
+                    n_steps = 1 + 2 * len(questions) + int(rng.integers(0, 3)) + 1
+                    for k, q in enumerate(questions):
+                        q["step"] = 1 + 2 * k
                     if spec == "full":
                         p = agent.pass_per_attempt
                     else:  # a task passes only when every blocker is resolved
                         p = agent.pass_per_attempt * (len(discovered) / len(blockers)) ** 2
-                    rec["passed"] = bool(rng.random() < p)
-                    rec["score"] = 1.0 if rec["passed"] else 0.0
+                    passed = bool(rng.random() < p)
+                    reason = None
+                    roll = rng.random()
+                    if suite == "sql" and roll < 0.03:
+                        reason = "timeout_obs>=3"  # three execute_sql calls ran past the tool timeout
+                        n_steps = max(n_steps, 2 * len(questions) + 4)
+                    elif failure:
+                        reason = "hiccup_obs"
+                    elif suite == "swe" and roll < 0.03:
+                        reason = "env_died_obs"
+                    elif suite == "swe" and roll < 0.05:
+                        reason = "infra_error"  # the test run in the container failed
+                    rec["steps"] = n_steps
+                    rec["tokens_in"] = 180 * n_steps + int(rng.integers(0, 120))
+                    rec["tokens_out"] = 14 * n_steps + int(rng.integers(0, 20))
                     rec["cost_usd"] = round(float(rng.gamma(2.0, 0.15)), 4)
-                    if not rec["passed"]:
+                    if questions:
+                        rec["questions"] = questions
+                    if failure == "no_blocker_key":  # the server logged nothing for that question
+                        rec["meta"]["questions_not_in_log"] = 1
+                    if reason:
+                        rec.update(status="error", passed=None)
+                        rec["meta"]["error_reason"] = reason
+                        if reason != "infra_error":
+                            rec["meta"]["harness_resolved"] = passed
+                        continue
+                    rec["passed"] = passed
+                    rec["score"] = 1.0 if passed else 0.0
+                    if not passed:
                         # an LLM judge's failure taxonomy (HIL-Bench Appendix F): one capability dimension,
                         # one mode within it, three calls
                         dimension = str(rng.choice(list(_HIL_FAILURES), p=[0.3, 0.2, 0.5]))
@@ -223,7 +303,8 @@ def _hil_bench(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, A
                         rec["labels"] = [{"facet": f"failure.{dimension}", "label": mode_ if c < 3 else
                                           str(rng.choice(_HIL_FAILURES[dimension])), "judge": "sonnet-4", "call": c}
                                          for c in (1, 2, 3)]
-                    yield rec
+    for _, rec in sorted(runs, key=lambda kv: kv[0]):
+        yield rec
 
 
 def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
@@ -296,7 +377,8 @@ def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
                     yield rec
 
 
-def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1) -> dict[str, list[dict[str, Any]]]:
+def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1,
+                    hil_shared_log: bool = True) -> dict[str, list[dict[str, Any]]]:
     """Simulate the example run log.
 
     Parameters
@@ -305,6 +387,10 @@ def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1) -> dict[str, li
         Seed of the random generator; the same seed gives the same records.
     scale : int, default 1
         Multiplies the number of tasks (the example uses 1; calibration checks use more).
+    hil_shared_log : bool, default True
+        Simulate HIL-Bench's ask_human server as the pinned commit runs it: one log and one
+        3-answer cap per task across every model and pass (see :func:`_hil_bench`). False gives
+        each instance its own log and cap, the conditions the paper's Tables 1 and 7 need.
 
     Returns
     -------
@@ -312,7 +398,9 @@ def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1) -> dict[str, li
         Benchmark name → its canonical records (task records first).
     """
     out = {}
-    for i, (name, simulate) in enumerate((("ambig-ds", _ambig_ds), ("hil-bench", _hil_bench), ("lhaw", _lhaw))):
+    simulators = (("ambig-ds", _ambig_ds), ("hil-bench", lambda rng, scale: _hil_bench(rng, scale, hil_shared_log)),
+                  ("lhaw", _lhaw))
+    for i, (name, simulate) in enumerate(simulators):
         rng = np.random.default_rng([seed, i])
         records = list(simulate(rng, scale))
         out[name] = sorted(records, key=lambda r: r.get("record") != "task")
@@ -349,59 +437,9 @@ def main(argv: list[str] | None = None) -> None:
 
 # ----------------------------------------------------------------------------- native harness layouts
 
-_MODES = {("ambiguous", False): "baseline", ("ambiguous", True): "ask_human", ("full", False): "full_info"}
-_HIL_COLUMNS = ("task_name", "model", "mode", "pass_num", "status", "resolved", "cost", "num_steps", "num_questions",
-                "num_blockers_resolved", "total_num_blockers", "precision", "recall", "f1", "tokens_sent",
-                "tokens_received", "log_dir", "trajectory_dir")
-
-
 def _dump(path: Path, obj: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _write_hilbench(records: list[dict[str, Any]], out: Path) -> None:
-    """run_hil_bench.py's run folder (pass_level_metrics.csv, per-pass server logs) and flat registries."""
-    import csv
-
-    tasks = {r["task_id"]: r for r in records if r.get("record") == "task"}
-    for task_id, t in tasks.items():
-        name = task_id.removeprefix("public_")
-        _dump(out / "registries" / f"{name}.json", {"blockers": [
-            {"id": b["id"], "type": b.get("type"), **({"subtype": b["subtype"]} if b.get("subtype") else {}),
-             "description": "", "resolution": "resolution text", "example_questions": []} for b in t["blockers"]]})
-        _dump(out / "metadata" / f"{name}.json", {"dataset_name": name, "hf_task_id": task_id,
-                                                   "num_blockers": len(t["blockers"])})
-    run_dir = out / "run_example"
-    rows, logs = [], {}
-    for r in (r for r in records if r.get("record") != "task"):
-        mode = _MODES[(r["spec"], r["ask_tool"])]
-        iid = f"{r['task_id']}__{r['model']}__{mode}__pass_{r['trial']}"
-        questions = r.get("questions", [])
-        found = {q["blocker_id"] for q in questions if q.get("blocker_id")}
-        n_b = len(tasks[r["task_id"]]["blockers"])
-        row = {c: "" for c in _HIL_COLUMNS}
-        row.update(task_name=r["task_id"], model=r["model"], mode=mode, pass_num=r["trial"],
-                   status="infra_error" if r.get("status") == "error" else ("resolved" if r.get("passed") else "unresolved"),
-                   resolved="" if r.get("status") == "error" else str(bool(r.get("passed"))),
-                   cost=r.get("cost_usd", ""), num_questions=len(questions), num_blockers_resolved=len(found),
-                   trajectory_dir=f"/abs/{run_dir.name}/{r['model']}/{mode}/pass_{r['trial']}/{iid}")
-        if questions:  # the harness's own per-instance values: distinct blockers over questions
-            p_, rec_ = len(found) / len(questions), len(found) / n_b
-            row.update(total_num_blockers=n_b, precision=p_, recall=rec_,
-                       f1=2 * p_ * rec_ / (p_ + rec_) if p_ + rec_ else 0.0)
-            logs.setdefault((r["model"], mode, r["trial"]), {})[iid] = {
-                "questions": [{"question": q["text"], "response": q.get("response"), "blocker_name": q.get("blocker_id")}
-                              for q in questions],
-                "n_blockers": n_b, "blockers": {b["id"]: b["id"] in found for b in tasks[r["task_id"]]["blockers"]}}
-        rows.append(row)
-    (run_dir / "public_metrics").mkdir(parents=True, exist_ok=True)
-    with open(run_dir / "public_metrics" / "pass_level_metrics.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(_HIL_COLUMNS))
-        writer.writeheader()
-        writer.writerows(rows)
-    for (model, mode, trial), entries in sorted(logs.items()):
-        _dump(run_dir / model / mode / f"pass_{trial}" / "ask_human_logs.json", entries)
 
 
 def _write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
@@ -505,7 +543,9 @@ def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Pat
     """
     path = Path(path)
     records = example_records(seed)
-    writers = {"hil-bench": _write_hilbench, "ambig-ds": _write_ambigds, "lhaw": _write_lhaw}
+    from .simulate_native import write_hilbench
+
+    writers = {"hil-bench": write_hilbench, "ambig-ds": _write_ambigds, "lhaw": _write_lhaw}
     out = {}
     for name, writer in writers.items():
         folder = path / name

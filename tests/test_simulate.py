@@ -103,7 +103,10 @@ def test_the_simulated_models_are_calibrated_to_the_papers(tmp_path):
     from ambiglib import metrics, tables
     from ambiglib.simulate import example_records
 
-    for name, records in example_records(7, scale=12).items():
+    # HIL-Bench's printed recall (Table 1: 61.2% for Opus) cannot come from the pinned harness's shared
+    # ask_human log, whose 3-answer cap spans all models and passes of a task (at most 3 of ~24 blocker
+    # slots per task here); the paper's runs gave each instance its own log, so the check simulates that
+    for name, records in example_records(7, scale=12, hil_shared_log=False).items():
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     rs = ambiglib.load(tmp_path, quiet=True)
 

@@ -1,0 +1,285 @@
+"""Each harness's own output, written from the simulated records (``python -m ambiglib.simulate --native``).
+
+The files are what the harnesses' own code writes, field by field, with the quirks and failures of
+the pinned commits (``docs/importers.md`` names each); :func:`ambiglib.simulate.write_native` calls
+the writers here. Files no metric code reads — the harness's or ours — are left out and listed in
+each writer's docstring.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .simulate import HIL_HICCUP, HIL_PASSES, hil_resolution
+
+#: where the simulated harness ran: its CSVs, batch configs and trajectories hold absolute paths
+HARNESS_HOME = "/home/researcher/hil-bench"
+_HIL_CSV = ("task_name", "model", "mode", "pass_num", "status", "resolved", "cost", "num_steps", "num_questions",
+            "num_blockers_resolved", "total_num_blockers", "precision", "recall", "f1", "tokens_sent",
+            "tokens_received", "log_dir", "trajectory_dir")
+_ZERO_HIL = {"precision": 0.0, "recall": 0.0, "ask_f1": 0.0, "n_questions": 0, "n_blockers_present": 0,
+             "n_blockers_discovered": 0}
+_TIMEOUT_OBS = ("An unexpected error occurred while running tool 'execute_sql': Command '['python',"
+                " 'SWE-agent/tools/execute_sql/bin/execute_sql']' timed out after 8 seconds")
+
+
+def dump(path: Path, obj: Any, indent: int = 1) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def ansi_c(text: str) -> str:
+    """``text`` in bash ANSI-C quoting, as SWE-agent writes an ``ask_human`` argument."""
+    return "$'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
+
+
+def _model_safe(model: str) -> str:
+    return model.replace("/", "_").replace(":", "_")
+
+
+# ----------------------------------------------------------------------------- HIL-Bench
+
+
+def _hil_steps(r: dict[str, Any], suite: str) -> list[dict[str, Any]]:
+    """The instance's SWE-agent trajectory: explore steps, its ask_human calls at their steps, submit."""
+    asks = {q["step"]: q for q in r.get("questions", [])}
+    reason = r.get("meta", {}).get("error_reason")
+    timeouts = 3 if reason == "timeout_obs>=3" else 0
+    steps = []
+    for i in range(r["steps"]):
+        last = i == r["steps"] - 1
+        if i in asks:
+            q = asks[i]
+            act, obs, thought = f"ask_human {ansi_c(q['text'])}", q["response"] + "\n", "Ask about the unclear point."
+        elif last and reason == "env_died_obs":
+            act, obs, thought = "python -m pytest -x tests", "Environment died unexpectedly. Exited (autosubmission)", \
+                "Run the tests."
+        elif last:
+            act = "submit" if suite == "swe" else "submit_sql <<ENDOFSQL\nSELECT segment, SUM(amount) FROM records" \
+                                                   " GROUP BY segment\nENDOFSQL"
+            obs, thought = ("Submission received." if suite == "sql" else "diff --git a/src/app.py b/src/app.py\n"), \
+                "Submit."
+        elif suite == "sql":
+            act, thought = "execute_sql <<ENDOFSQL\nSELECT COUNT(*) AS n FROM records\nENDOFSQL", "Look at the data."
+            obs = _TIMEOUT_OBS if timeouts else "Query executed successfully:\nn\n40\n"
+            timeouts -= 1 if timeouts else 0
+        else:
+            act, obs, thought = "str_replace_editor view /app/src/app.py", "Here's the result of running `cat -n`", \
+                "Read the code."
+        steps.append({"action": act, "observation": obs, "response": thought, "thought": thought,
+                      "execution_time": f"{0.05 + 0.01 * i:.2f}", "state": "{}", "extra_info": "{}"})
+    return steps
+
+
+def _hil_log_entry(task: dict[str, Any]) -> dict[str, Any]:
+    return {"questions": [], "n_blockers": len(task["blockers"]), "blockers": {b["id"]: False for b in task["blockers"]}}
+
+
+def _write_hil_run(recs: list[dict[str, Any]], run_dir: Path, run_name: str, suite: str, mode: str,
+                   tasks: dict[str, dict[str, Any]], models: list[str], shared_log: bool) -> list[dict[str, Any]]:
+    """One ``hil sql|swe`` run folder (one mode); returns ``parse_metrics_rows``'s rows for it."""
+    abs_dir = f"{HARNESS_HOME}/results/{run_dir.name}"
+    by_pass: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for r in recs:
+        by_pass[(r["model"], r["trial"])].append(r)
+    last = _model_safe(models[-1])
+
+    def iid(r: dict[str, Any]) -> str:
+        return f"{r['task_id']}__{_model_safe(r['model'])}__{mode}__pass_{r['trial']}"
+
+    # the ask_human server's log, in the order the instances ran (model, pass, task)
+    log: dict[str, dict[str, Any]] = {}
+    if mode == "ask_human":
+        for r in sorted(recs, key=lambda r: (models.index(r["model"]), r["trial"], r["task_id"])):
+            unlogged = r.get("meta", {}).get("questions_not_in_log", 0)
+            for q in r.get("questions", []):
+                if q["response"] == HIL_HICCUP and unlogged:
+                    continue  # the judge's reply had no blocker_key: HTTP 500, nothing logged
+                key = f"{r['task_id']}__{last}__{mode}__pass_{HIL_PASSES}" if shared_log else iid(r)
+                entry = log.setdefault(key, _hil_log_entry(tasks[r["task_id"]]))
+                entry["questions"].append({"question": q["text"], "response": q["response"],
+                                           "blocker_name": q["blocker_id"]})
+                if q["blocker_id"]:
+                    entry["blockers"][q["blocker_id"]] = True
+        dump(run_dir / "ask_human_logs.json", log, indent=2)
+    rows = []
+    for (model, trial), prs in sorted(by_pass.items()):
+        ms = _model_safe(model)
+        pdir = run_dir / ms / mode / f"pass_{trial}"
+        preds, instances, results, resolved_ids, errors = {}, {}, {}, [], []
+        for r in sorted(prs, key=lambda r: r["task_id"]):
+            reason = r.get("meta", {}).get("error_reason")
+            if reason == "missing_pass":
+                continue  # SWE-agent crashed on it: no prediction, the harness pads the pass
+            i = iid(r)
+            resolved = r["passed"] if reason is None else r["meta"].get("harness_resolved")
+            steps = _hil_steps(r, suite)
+            patch = "diff --git a/src/app.py b/src/app.py\n+FIX" if suite == "swe" else \
+                "SELECT segment, SUM(amount) FROM records GROUP BY segment"
+            dump(pdir / i / f"{i}.traj", {
+                "trajectory": steps, "history": [],
+                "info": {"swe_agent_version": "1.1.0", "submission": patch,
+                         "exit_status": "submitted (exit_environment_error)" if reason == "env_died_obs"
+                         else "submitted",
+                         "model_stats": {"instance_cost": r["cost_usd"], "tokens_sent": r["tokens_in"],
+                                         "tokens_received": r["tokens_out"], "api_calls": r["steps"]}},
+                "replay_config": "{}", "environment": "main"}, indent=2)
+            preds[i] = {"model_name_or_path": run_name, "instance_id": i, "model_patch": patch}
+            runtime = round(0.2 * r["steps"], 3)
+            if suite == "sql":
+                instances[i] = {"cost": r["cost_usd"], "runtime": runtime, "num_steps": r["steps"]}
+                results[i] = {"instance_id": i, "completed": True, "resolved": bool(resolved),
+                              "status": "correct" if resolved else "incorrect", "gt_rows": 4, "pred_rows": 4,
+                              "gt_cols": 2, "pred_cols": 2, "num_steps": r["steps"], "cost": r["cost_usd"],
+                              "runtime": runtime}
+            else:
+                instances[i] = {"cost": r["cost_usd"], "runtime": runtime}
+                results[i] = {"completed": reason != "infra_error", "resolved": bool(resolved)}
+                if reason == "infra_error":
+                    errors.append(i)
+            if resolved:
+                resolved_ids.append(i)
+        n = len(preds)
+        metrics: dict[str, Any] = {
+            "total_instances": n, "pass_at_1_count": len(resolved_ids),
+            "pass_at_1_rate": 100.0 * len(resolved_ids) / n if n else 0.0, "resolved_instances": resolved_ids,
+            "patches_generated": n, "patch_generation_rate": 100.0 if n else 0.0,
+            "total_cost": round(sum(v["cost"] for v in instances.values()), 6),
+            "total_runtime": round(sum(v["runtime"] for v in instances.values()), 3), "instances": instances}
+        if suite == "sql":
+            metrics["results"] = results
+        else:
+            metrics["instance_type"] = "custom"
+            metrics["raw_eval_results"] = {"resolved_ids": resolved_ids, "resolved_instances": len(resolved_ids),
+                                           "total_instances": n, "error_ids": errors, "results": results}
+        pass_log = {k: json.loads(json.dumps(v)) for k, v in log.items() if f"__{ms}__{mode}__pass_{trial}" in k}
+        if mode == "ask_human":  # batch_runner: compute_hil_metrics on this pass's entries, else zeros
+            metrics["hil_metrics"] = _hil_metrics(pass_log) if pass_log else dict(_ZERO_HIL)
+            if pass_log:
+                dump(pdir / "ask_human_logs.json", pass_log, indent=2)
+        dump(pdir / "metrics.json", metrics, indent=2)
+        dump(pdir / "preds.json", preds, indent=2)
+        for r in sorted(prs, key=lambda r: r["task_id"]):
+            rows.append(_hil_row(r, suite, mode, ms, pass_log, metrics.get("hil_metrics", {}), pdir, abs_dir))
+    dump(run_dir / "batch_config.json", {
+        "timestamp": "2026-11-22T09:00:00", "instance_names": None, "model_names": models,
+        "modes": [{"name": mode, "enable_ask": mode == "ask_human", "full_info": mode == "full_info"}],
+        "passes": HIL_PASSES, "run_name": run_name, "num_workers": 1,
+        "instances_file": f"{HARNESS_HOME}/work/{run_name}/{suite}/{suite}_tasks/instances.json",
+        "task_folder": f"{HARNESS_HOME}/work/{run_name}/{suite}/{suite}_tasks", "per_instance_cost_limit": 100.0,
+        "optimization": "single_batch_mixed", "task_type": suite, "dataset": suite,
+        "config_mapping": f"{HARNESS_HOME}/config_mappings.yaml", "judge_config": f"{HARNESS_HOME}/judge_config.yaml"},
+        indent=2)
+    return rows
+
+
+def _hil_metrics(logs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``compute_hil_metrics``: per-entry precision/recall/F1 (added to the entries), pooled totals."""
+    tq = tb = td = 0
+    for entry in logs.values():
+        qs = entry["questions"]
+        found = len({q["blocker_name"] for q in qs if q["blocker_name"] is not None})
+        p = found / len(qs) if qs else 0.0
+        rc = found / entry["n_blockers"] if entry["n_blockers"] else 0.0
+        entry.update(precision=p, recall=rc, ask_f1=2 * p * rc / (p + rc) if p + rc else 0.0)
+        tq, tb, td = tq + len(qs), tb + entry["n_blockers"], td + found
+    p, rc = td / tq if tq else 0.0, td / tb if tb else 0.0
+    return {"instances": logs, "precision": p, "recall": rc, "ask_f1": 2 * p * rc / (p + rc) if p + rc else 0.0,
+            "n_questions": tq, "n_blockers_present": tb, "n_blockers_discovered": td}
+
+
+def _hil_row(r: dict[str, Any], suite: str, mode: str, ms: str, pass_log: dict[str, Any], pass_hil: dict[str, Any],
+             pdir: Path, abs_dir: str) -> dict[str, Any]:
+    """``parse_metrics_rows``'s row for one instance and pass (padded when SWE-agent left no prediction)."""
+    reason = r.get("meta", {}).get("error_reason")
+    base = {"task_type": suite, "task_name": r["task_id"], "model": ms, "mode": mode, "pass_num": r["trial"]}
+    if reason == "missing_pass":
+        return {**base, "status": "infra_error", **{c: None for c in _HIL_CSV[5:16]}, "log_dir": None,
+                "trajectory_dir": f"{abs_dir}/{ms}/{mode}"}
+    i = f"{r['task_id']}__{ms}__{mode}__pass_{r['trial']}"
+    resolved = r["passed"] if reason is None else r["meta"].get("harness_resolved")
+    h = pass_log.get(i) or {}
+    qs = h.get("questions", [])
+    n_q = len(r.get("questions", []))
+    found = len({q["blocker_name"] for q in qs if q["blocker_name"]})
+    status = "infra_error" if reason == "infra_error" else "resolved" if resolved else "unresolved"
+    return {**base, "status": status, "resolved": None if status == "infra_error" else bool(resolved),
+            "cost": r["cost_usd"], "num_steps": r["steps"], "num_questions": n_q, "num_blockers_resolved": found,
+            "total_num_blockers": h.get("n_blockers"),
+            "precision": h.get("precision", pass_hil.get("precision")),
+            "recall": h.get("recall", pass_hil.get("recall")), "f1": h.get("ask_f1", pass_hil.get("ask_f1")),
+            "tokens_sent": r["tokens_in"], "tokens_received": r["tokens_out"], "log_dir": None,
+            "trajectory_dir": f"{abs_dir}/{ms}/{mode}/pass_{r['trial']}/{i}",
+            "_valid": reason is None}
+
+
+def _write_public_metrics(rows: list[dict[str, Any]], metrics_dir: Path) -> None:
+    """``write_public_outputs``: pass_level_metrics.csv (pandas, as the harness writes it) and
+    summary_metrics.json (``build_summary`` with ``include_partial=False``)."""
+    from .harness import _summarize
+
+    rows = sorted(rows, key=lambda r: (r["task_type"], r["task_name"], r["model"], r["mode"], r["pass_num"]))
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame([{c: r.get(c) for c in _HIL_CSV} for r in rows], columns=list(_HIL_CSV)).to_csv(
+        metrics_dir / "pass_level_metrics.csv", index=False)
+    summary: dict[str, Any] = {"metadata": {"include_partial": False, "num_passes": HIL_PASSES,
+                                            "generated_at": "2026-11-22T09:30:00+00:00"}}
+    for section, types in (("SQL", {"sql"}), ("SWE", {"swe"}), ("BOTH", {"sql", "swe"})):
+        srows = [{"task": r["task_name"], "model": r["model"], "mode": r["mode"], "pass_num": r["pass_num"],
+                  "valid": r.get("_valid", False), "resolved": bool(r["resolved"]), "cost": r["cost"],
+                  "num_steps": r["num_steps"], "tokens_sent": r["tokens_sent"],
+                  "tokens_received": r["tokens_received"], "num_questions": r["num_questions"],
+                  "num_blockers_resolved": r["num_blockers_resolved"], "total_num_blockers": r["total_num_blockers"]}
+                 for r in rows if r["task_type"] in types]
+        out: dict[str, dict[str, Any]] = defaultdict(dict)
+        for (mode, model), stats in _summarize(srows, False, HIL_PASSES).items():
+            cell: dict[str, Any] = {}
+            for name, (value, n) in stats.items():
+                ints = ("num_included_attempts", "num_passes", "total_attempts_and_passes")
+                cell[name] = int(value) if name in ints else value
+                if name.startswith("pass_at_"):
+                    cell[f"{name}_n"] = n
+            out[mode][model] = cell
+        summary[section] = dict(out)
+    dump(metrics_dir / "summary_metrics.json", summary, indent=2)
+
+
+def write_hilbench(records: list[dict[str, Any]], out: Path, *, shared_log: bool = True) -> None:
+    """``run_hil_bench.py --task-type both``, one run per mode, under ``results/``; flat registries.
+
+    Per mode ``results/example_<mode>_sql/`` and ``_swe/`` (the ``hil`` CLI's run folders:
+    ``batch_config.json``, the whole server log ``ask_human_logs.json``, per pass ``metrics.json``,
+    ``preds.json``, each instance's ``.traj`` and, where the server logged entries for the pass,
+    ``ask_human_logs.json``; then ``public_metrics/``) and ``results/example_<mode>/public_metrics/``
+    (both types combined). Not written: SWE-agent's ``.pred``/``.patch``/logs, ``sql_query_results.json``
+    and result CSVs, ``consolidated_*.json``, ``run_batch_exit_statuses.yaml`` and the exported
+    ``public_metrics/trajectories/`` (copies of the ``.traj`` steps) — no metric code reads them.
+    """
+    tasks = {r["task_id"]: r for r in records if r.get("record") == "task"}
+    for task_id, t in tasks.items():
+        name = task_id.removeprefix("public_")
+        dump(out / "registries" / f"{name}.json", {"blockers": [
+            {"id": b["id"], "type": b.get("type"), **({"subtype": b["subtype"]} if b.get("subtype") else {}),
+             "description": "", "resolution": hil_resolution(b["id"]), "example_questions": []}
+            for b in t["blockers"]]})
+        dump(out / "metadata" / f"{name}.json", {"dataset_name": name, "hf_task_id": task_id,
+                                                 "num_blockers": len(t["blockers"])})
+    runs = [r for r in records if r.get("record") != "task"]
+    models = list(dict.fromkeys(r["model"] for r in runs))
+    for mode in dict.fromkeys(r["meta"]["mode"] for r in runs):
+        run_name = f"example_{mode}"
+        combined = []
+        for suite in ("sql", "swe"):
+            recs = [r for r in runs if r["meta"]["mode"] == mode and r["suite"] == suite]
+            if recs:
+                run_dir = out / "results" / f"{run_name}_{suite}"
+                rows = _write_hil_run(recs, run_dir, run_dir.name, suite, mode, tasks, models, shared_log)
+                _write_public_metrics(rows, run_dir / "public_metrics")
+                combined += rows
+        _write_public_metrics(combined, out / "results" / run_name / "public_metrics")
