@@ -265,6 +265,8 @@ def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
         if not folders:
             continue
         labels = _target_labels(rs, [r["run_id"] for r in folders])
+        if not labels:  # step 7 was not run on this run (it writes a _target_audit.json into every folder)
+            continue
         n = len(folders)
         for lab in ("intended", "alternative", "invalid"):
             count = sum(1 for r in folders if labels.get(r["run_id"], "invalid") == lab)

@@ -125,6 +125,22 @@ def _ambig_ds(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, An
                     category = "intended" if rng.random() < p_intended else "alternative"
                     mean = agent.intended_score if category == "intended" else agent.alternative_score
                     score = round(float(rng.beta(8 * mean + 0.5, 8 * (1 - mean) + 0.5)), 4)
+                # the harness's own failures (docs/importers.md): one task's full prompt is missing, so
+                # step 4 cannot build its full workspace; one task's ambiguous data vanished between step 5's
+                # ask and solve phases. Error runs; a question asked before the failure stands
+                failure = "build_failed" if spec == "full" and task.startswith("dsbench-churn") else \
+                    "build_failed_solve" if ask_tool and agent is AMBIG_DS_AGENTS[-1] and \
+                    task.startswith("dsbench-credit-default") else None
+                if failure:
+                    rec = {"benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
+                           "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
+                           "status": "error", "meta": {"error_reason": failure}}
+                    if asked:
+                        rec["questions"] = [{
+                            "text": "Which column is the prediction target: the raw count or its log?",
+                            "response": "Predict the raw count column.", "blocker_id": "target", "in_scope": True}]
+                    yield rec
+                    continue
                 rec: dict[str, Any] = {
                     "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
                     "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
@@ -442,39 +458,6 @@ def _dump(path: Path, obj: Any) -> None:
     path.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
-    """results/opencode_<model>_<variant>[_clarify|_ask_only][_strict]/<slug>/ files (target track)."""
-    for r in (r for r in records if r.get("record") != "task"):
-        variant = "full" if r["spec"] == "full" else "ambig_target"
-        arm = "" if not r["ask_tool"] else ("_ask_only" if r.get("protocol") == "ask_only" else "_clarify")
-        strict = "_strict" if r.get("policy") == "conservative" else ""
-        slug = out / "results" / f"opencode_{r['model']}_{variant}{arm}{strict}" / r["task_id"]
-        questions = r.get("questions", [])
-        if r["ask_tool"]:
-            q = questions[0] if questions else {}
-            _dump(slug / "_clarify.json", {
-                "slug": r["task_id"], "variant": variant, "model": r["model"], "answerer_model": "claude-haiku-4.6",
-                "asked": bool(questions), "refused": q.get("in_scope") is False, "question_truncated": False,
-                "answerer_error": None, "question": q.get("text", ""), "answer": q.get("response") or "",
-                "ask_iters": 3, "ask_time_sec": 30.0, "ask_cost": "", "ask_timed_out": False,
-                "strict_protocol": bool(strict), "clarify_only": arm == "_ask_only"})
-        if r.get("protocol") == "ask_only":
-            continue
-        status = r.get("status", "ok")
-        _dump(slug / "_traj.json", {"slug": r["task_id"], "variant": variant, "model": r["model"],
-                                    "elapsed_sec": r.get("duration_s", 0.0), "iterations": 20,
-                                    "cost": f"{r.get('cost_usd', 0.0):.6f}", "tool_uses": [],
-                                    "summary": "ERROR: timeout" if status == "timeout" else "Wrote _submission.csv",
-                                    "timed_out": status == "timeout"})
-        if status == "ok":
-            _dump(slug / "_grade.json", {"score": r["score"], "score_rpg": r["score"], "rpg_baseline": 0.5, "rpg_gt": 0.9})
-            _dump(slug / "_target_audit.json", {"used": ["val_2"], "dropped": [], "label": r["category"],
-                                                "reason": "y=true_col" if r["category"] == "intended" else "y=decoy_col"})
-        else:  # the harness's setdefault: no scorable submission scores 0
-            _dump(slug / "_grade.json", {"error": "no submission found", "submission_exists": False, "score": 0,
-                                         "score_rpg": 0.0})
-
-
 def _write_lhaw(records: list[dict[str, Any]], out: Path) -> None:
     """variants.json, lhaw_manifest.csv and the three source harnesses' result files."""
     import csv
@@ -543,9 +526,9 @@ def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Pat
     """
     path = Path(path)
     records = example_records(seed)
-    from .simulate_native import write_hilbench
+    from .simulate_native import write_ambigds, write_hilbench
 
-    writers = {"hil-bench": write_hilbench, "ambig-ds": _write_ambigds, "lhaw": _write_lhaw}
+    writers = {"hil-bench": write_hilbench, "ambig-ds": write_ambigds, "lhaw": _write_lhaw}
     out = {}
     for name, writer in writers.items():
         folder = path / name

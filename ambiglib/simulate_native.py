@@ -283,3 +283,127 @@ def write_hilbench(records: list[dict[str, Any]], out: Path, *, shared_log: bool
                 _write_public_metrics(rows, run_dir / "public_metrics")
                 combined += rows
         _write_public_metrics(combined, out / "results" / run_name / "public_metrics")
+
+
+# ----------------------------------------------------------------------------- Ambig-DS
+
+
+def _ads_run_name(r: dict[str, Any]) -> str:
+    variant = "full" if r["spec"] == "full" else "ambig_target"
+    arm = "" if not r["ask_tool"] else ("_ask_only" if r.get("protocol") == "ask_only" else "_clarify")
+    return f"opencode_{r['model']}_{variant}{arm}{'_strict' if r.get('policy') == 'conservative' else ''}"
+
+
+def _ads_task_files(r: dict[str, Any], slug: Path, log: dict[str, Any]) -> None:
+    """One task folder of a step 4/5 run and its _runlog.jsonl line (``log`` has slug … started_at)."""
+    variant, reason = log["variant"], r.get("meta", {}).get("error_reason")
+    questions = r.get("questions", [])
+    q = questions[0] if questions else {}
+    if r["ask_tool"]:
+        dump(slug / "_clarify.json", {
+            "slug": r["task_id"], "variant": variant, "model": r["model"], "answerer_model": "claude-haiku-4.6",
+            "asked": bool(questions), "refused": q.get("in_scope") is False, "question_truncated": False,
+            "answerer_error": None, "question": q.get("text", ""), "answer": q.get("response") or "",
+            "ask_iters": 3, "ask_time_sec": 30.0, "ask_cost": "0.004000", "ask_timed_out": False,
+            "strict_protocol": r.get("policy") == "conservative", "clarify_only": r.get("protocol") == "ask_only"},
+            indent=2)
+    if r.get("protocol") == "ask_only":
+        log.update(status="ask_only_done", ask_time_sec=30.0, ask_iters=3, ask_cost="0.004000", asked=bool(questions),
+                   answerer_refused=False, strict_protocol=r.get("policy") == "conservative")
+        return
+    if reason == "build_failed":  # the full prompt is missing; step 7 then audits the empty folder
+        log.update(status="build_failed", error=f"prompt missing: /home/researcher/ambig-ds/release/tasks/"
+                                                f"{r['task_id']}/task.txt")
+        dump(slug / "_target_audit.json", {"label": "invalid", "reason": "no workspace dir", "used": [],
+                                           "dropped": []}, indent=2)
+        return
+    if reason == "build_failed_solve":  # asked, then the solve workspace could not be built (its data had gone)
+        log.update(status="build_failed_solve", error=f"ambig_target data missing for {r['task_id']}:"
+                                                      f" /home/researcher/ambig-ds/data/{r['task_id']}/ambig",
+                   asked=bool(questions), ask_iters=3)
+        return
+    status = r["status"]
+    timed_out = status == "timeout"
+    dump(slug / "_traj.json", {
+        "slug": r["task_id"], "variant": variant, "model": r["model"], "elapsed_sec": r.get("duration_s", 0.0),
+        "iterations": 0 if timed_out else 20, "cost": "" if timed_out else f"{r.get('cost_usd', 0.0):.6f}",
+        "summary": "ERROR: timeout after 3600s" if timed_out else "Wrote _submission.csv",
+        "tool_uses": [{"name": "bash", "id": "tu_1", "state": "completed", "input": "python train.py"}],
+        "timed_out": timed_out}, indent=2)
+    if status == "ok":
+        dump(slug / "_grade.json", {"score": r["score"], "score_rpg": r["score"], "rpg_baseline": 0.5, "rpg_gt": 0.9},
+             indent=2)
+        dump(slug / "_target_audit.json", {
+            "used": ["val_1" if r["category"] == "intended" else "val_2"], "dropped": [],
+            "true_target_column": "val_1", "decoy_column": "val_2", "label": r["category"],
+            "reason": "y=true_col" if r["category"] == "intended" else "y=decoy_col"}, indent=2)
+    else:  # no scorable submission: the harness's setdefault scores it 0; step 7 finds no target in the code
+        dump(slug / "_grade.json", {"error": "no submission found", "submission_exists": False, "score": 0,
+                                    "score_rpg": 0.0}, indent=2)
+        dump(slug / "_target_audit.json", {"used": [], "dropped": [], "true_target_column": "val_1",
+                                           "decoy_column": "val_2", "label": "invalid",
+                                           "reason": "no target signal in code"}, indent=2)
+    log.update(status="ok" if status == "ok" else "graded_with_error", elapsed_sec=r.get("duration_s", 0.0),
+               iterations=0 if timed_out else 20, score=r["score"])
+    if r["ask_tool"]:
+        log.update(asked=bool(questions), answerer_refused=False)
+
+
+def write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
+    """The target track's ``results/`` tree after steps 4–7.
+
+    ``opencode_<model>_<variant>[_clarify|_ask_only][_strict]/``: per task ``_clarify.json`` (ask runs),
+    ``_traj.json``, ``_grade.json``, ``_target_audit.json`` (step 7, solve runs); per run
+    ``_runlog.jsonl`` (one line per task and invocation, a re-invocation that skipped an existing result
+    included). A ``build_failed`` folder holds only step 7's audit, a ``build_failed_solve`` folder only
+    ``_clarify.json``. ``_aggregate/opencode_<model>.json`` (step 6) and
+    ``_aggregate/target_audit/<run>.json`` (step 7) are computed by :func:`ambiglib.harness.harness_summary`.
+    Not written: ``_submission.csv``, ``_shape.json``, the ``_grade/`` grader folder and the
+    ``workspaces/`` step 7 reads — no metric code reads them.
+    """
+    from .harness import harness_summary
+    from .importers.ambigds import read_ambigds
+
+    results = out / "results"
+    runlogs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    runs = [r for r in records if r.get("record") != "task"]
+    for n, r in enumerate(runs):
+        run = _ads_run_name(r)
+        log = {"slug": r["task_id"], "variant": "full" if r["spec"] == "full" else "ambig_target", "model": r["model"],
+               "started_at": f"2026-11-22T{10 + n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}.000000"}
+        slug = results / run / r["task_id"]
+        slug.mkdir(parents=True, exist_ok=True)
+        _ads_task_files(r, slug, log)
+        runlogs[run].append(log)
+    for run, lines in runlogs.items():
+        if run.endswith("_full"):  # step 4 invoked again: it skips the task it already ran
+            lines.append({**{k: lines[0][k] for k in ("slug", "variant", "model")},
+                          "started_at": "2026-11-22T13:00:00.000000", "status": "skipped_existing"})
+        (results / run / "_runlog.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines),
+                                                      encoding="utf-8")
+    summary = harness_summary(read_ambigds(out, quiet=True))
+    for model in sorted({r["model"] for r in runs}):
+        prefix = f"opencode_{model}"
+        s = summary[(summary["model"] == model) & (summary["condition"] == "permissive")]
+        stat = dict(zip(s["statistic"], s["value"]))
+        if not stat:
+            continue
+        graded = {name: {r["task_id"] for r in runs if _ads_run_name(r) == prefix + name and r["status"] != "error"}
+                  for name in ("_full", "_ambig_target", "_ambig_target_clarify")}
+        rep: dict[str, Any] = {"run_prefix": prefix, **{k: int(stat[k]) for k in ("n_paired", "n_full", "n_ambig",
+                                                                                   "n_ask")},
+                               "tasks": sorted(set.intersection(*graded.values()))}
+        for k in ("S_full", "S_ambig", "S_ask", "delta_ambig", "delta_ask", "wilcoxon_full_gt_ambig_p",
+                  "wilcoxon_ask_gt_ambig_p"):
+            rep[k] = None if pd.isna(stat[k]) else float(stat[k])
+        for k in ("delta_ambig", "delta_ask"):
+            rep[f"{k}_ci95"] = [float(stat[f"{k}_ci95_low"]), float(stat[f"{k}_ci95_high"])]
+        dump(results / "_aggregate" / f"{prefix}.json", rep, indent=2)
+        for suffix in graded:
+            s7 = summary[(summary["model"] == model) & (summary["condition"] == prefix + suffix)]
+            st = dict(zip(s7["statistic"], s7["value"]))
+            n = int(st["n_attempted"])
+            counts = {lab: round(st[f"{lab}_frac"] * n) for lab in ("intended", "alternative", "invalid")}
+            dump(results / "_aggregate" / "target_audit" / f"{prefix}{suffix}.json",
+                 {"run_name": prefix + suffix, "n_attempted": n, **counts,
+                  **{f"{lab}_frac": counts[lab] / max(n, 1) for lab in counts}}, indent=2)
