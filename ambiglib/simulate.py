@@ -85,6 +85,8 @@ LHAW_AGENTS = (
     LHAWAgent("gpt-5.2", 0.76, 1 - (1 - 0.97) ** (1 / 3), 0.73, 0.65),
 )
 
+#: what MCP-Atlas's completion script writes when the agent call raises
+MCP_FAILED_COMPLETION = "ERROR: LLM completion failed: rate limit exceeded"
 _HIL_SQL_TYPES = (("question", "timeframe_ambiguity"), ("business info", "missing_information"),
                   ("schema", "confusing_column_or_column_definition"), ("question", "unclear_value"),
                   ("business info", "underspecified_concepts"))
@@ -343,6 +345,7 @@ def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
                        "dimensions": dims, "strategy": str(rng.choice(["delete", "vaguify", "genericize"])),
                        "meta": {"criticality": 1.0 if klass == "outcome-critical" else 0.5}}
     penalty = {"outcome-critical": 0.6, "divergent": 0.3, "benign": 0.05}
+    malformed: list[dict[str, Any]] = []  # the one run with a malformed ask_user call
     for agent in LHAW_AGENTS:
         done_tasks: set[str] = set()
         for suite, task_id, variant_id, klass, n_segments in variants:
@@ -383,9 +386,21 @@ def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
                         rec["score"] = round(sum(results) / sum(totals), 4)
                         rec["passed"] = results == list(totals)
                     elif suite == "mcp-atlas":
-                        coverage = float(np.clip(rng.normal(p, 0.2), 0, 1))
-                        rec["score"] = round(coverage, 4)
+                        # the claim judge scores 5 claims 1 / 0.5 / 0: coverage is a multiple of 0.1
+                        coverage = round(float(np.clip(rng.normal(p, 0.2), 0, 1)) * 10) / 10
+                        rec["score"] = coverage
                         rec["passed"] = coverage >= 0.75  # MCP-Atlas pass threshold
+                        first = variant_id == variants[[v[0] for v in variants].index("mcp-atlas")][2]
+                        if first and agent is LHAW_AGENTS[-1] and trial == 1 and spec == "ambiguous" and not ask_tool:
+                            # the agent call raised; the claim judge still scored the error text
+                            rec.update(status="error", score=None, passed=None)
+                            rec["meta"] = {"error_reason": MCP_FAILED_COMPLETION, "coverage_score": coverage}
+                        if agent is LHAW_AGENTS[0] and not malformed and rec.get("questions") and persona == "default":
+                            malformed.append(rec)
+                            # an ask_user call with the wrong argument name; the tool answers with its error
+                            rec["questions"][0].update(text=json.dumps({"query": "Which one do you mean?"}),
+                                                       response="Error: No question provided", blocker_id=None)
+                            rec["meta"] = {"malformed_questions": [0]}
                     else:
                         rec["passed"] = bool(rng.random() < p)
                         rec["score"] = 1.0 if rec["passed"] else 0.0
@@ -453,65 +468,6 @@ def main(argv: list[str] | None = None) -> None:
 
 # ----------------------------------------------------------------------------- native harness layouts
 
-def _dump(path: Path, obj: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _write_lhaw(records: list[dict[str, Any]], out: Path) -> None:
-    """variants.json, lhaw_manifest.csv and the three source harnesses' result files."""
-    import csv
-
-    variants = []
-    for t in (r for r in records if r.get("record") == "task"):
-        variants.append({"variant_id": t["variant_id"], "original_task": t["task_id"],
-                         "dataset": {"tac": "TheAgentCompany", "swe-bench-pro": "SWE-Bench Pro",
-                                     "mcp-atlas": "MCP-Atlas"}[t["suite"]],
-                         "ambiguity_class": t.get("ambiguity_class"), "information_dimension": t.get("dimensions", []),
-                         "removed_segments": [{"id": b["id"], "dimension": b.get("type"), "subdimension": b.get("subtype"),
-                                               "value": "..."} for b in t["blockers"]],
-                         "criteria": {"severity": str(t.get("strategy", "delete")).upper()}})
-    _dump(out / "variants.json", variants)
-    manifest, mcp = [], {}
-    for r in (r for r in records if r.get("record") != "task"):
-        cond = f"{r['spec']}_{'tool' if r['ask_tool'] else 'notool'}_{r.get('policy', 'default')}_t{r['trial']}"
-        questions = r.get("questions", [])
-        trajectory = [{"tool_name": "ask_user", "parameters": {"question": q["text"]}, "response": q.get("response"),
-                       "error": None} for q in questions]
-        traj_path = ""
-        if questions and r["suite"] != "mcp-atlas":
-            traj_path = f"trajectories/{r['model']}/{r['variant_id']}/{cond}.json"
-            _dump(out / traj_path, trajectory)
-        variant = r["variant_id"] if r["spec"] == "ambiguous" else r["task_id"]
-        common = [r["model"], r["spec"], str(r["ask_tool"]).lower(), r["trial"], r.get("policy", "default")]
-        if r["suite"] == "tac":
-            path = f"tac/{r['model']}/{variant}/eval_{cond}.json"
-            total = sum(c["total"] for c in r["checkpoints"])
-            _dump(out / path, {"checkpoints": [{"total": c["total"], "result": c["result"]} for c in r["checkpoints"]],
-                               "final_score": {"total": total, "result": sum(c["result"] for c in r["checkpoints"])}})
-            manifest.append([path, "tac", *common, variant, traj_path])
-        elif r["suite"] == "swe-bench-pro":
-            path = f"swe-bench-pro/{r['model']}/{variant}/{cond}/eval_results.json"
-            _dump(out / path, {r["task_id"]: bool(r["passed"])})
-            manifest.append([path, "swe-bench-pro", *common, variant if r["spec"] == "ambiguous" else "", traj_path])
-        else:  # one scored CSV per (model, condition, trial), a row per task
-            key = (r["model"], r["spec"], r["ask_tool"], r["trial"], r.get("policy", "default"))
-            mcp.setdefault(key, []).append({"TASK": r["task_id"], "PROMPT": "...", "trajectory": json.dumps(trajectory),
-                                            "errors": "", "coverage_score": r["score"]})
-    for (model, spec, tool, trial, policy), rows in sorted(mcp.items()):
-        path = f"mcp-atlas/{model}/scored_{spec}_{'tool' if tool else 'notool'}_{policy}_t{trial}.csv"
-        (out / path).parent.mkdir(parents=True, exist_ok=True)
-        with open(out / path, "w", newline="", encoding="utf-8") as fh:
-            writer = csv.DictWriter(fh, fieldnames=["TASK", "PROMPT", "trajectory", "errors", "coverage_score"])
-            writer.writeheader()
-            writer.writerows(rows)
-        manifest.append([path, "mcp-atlas", model, spec, str(tool).lower(), trial, policy, "", ""])
-    with open(out / "lhaw_manifest.csv", "w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["path", "harness", "model", "spec", "ask_tool", "trial", "policy", "variant_id", "trajectory"])
-        writer.writerows(manifest)
-
-
 def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Path]:
     """Write the example run log in each harness's own layout, one folder per benchmark.
 
@@ -526,9 +482,9 @@ def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Pat
     """
     path = Path(path)
     records = example_records(seed)
-    from .simulate_native import write_ambigds, write_hilbench
+    from .simulate_native import write_ambigds, write_hilbench, write_lhaw
 
-    writers = {"hil-bench": write_hilbench, "ambig-ds": write_ambigds, "lhaw": _write_lhaw}
+    writers = {"hil-bench": write_hilbench, "ambig-ds": write_ambigds, "lhaw": write_lhaw}
     out = {}
     for name, writer in writers.items():
         folder = path / name

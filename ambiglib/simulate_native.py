@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from .simulate import HIL_HICCUP, HIL_PASSES, hil_resolution
+from .simulate import HIL_HICCUP, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
 
 #: where the simulated harness ran: its CSVs, batch configs and trajectories hold absolute paths
 HARNESS_HOME = "/home/researcher/hil-bench"
@@ -407,3 +407,141 @@ def write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
             dump(results / "_aggregate" / "target_audit" / f"{prefix}{suffix}.json",
                  {"run_name": prefix + suffix, "n_attempted": n, **counts,
                   **{f"{lab}_frac": counts[lab] / max(n, 1) for lab in counts}}, indent=2)
+
+
+# ----------------------------------------------------------------------------- LHAW
+
+_MCP_SCORED = ("TASK", "ENABLED_TOOLS", "PROMPT", "TRAJECTORY", "GTFA_CLAIMS", "original_prompt", "removed_value",
+               "script_model_response", "raw_conversation_history", "trajectory", "errors", "trajectory_time",
+               "num_retry", "coverage_score", "fully_covered_claims", "partially_covered_claims", "total_claims",
+               "coverage_details_json", "evaluation_confidence")
+_MCP_TOOLS = ("wikipedia_search_wikipedia", "wikipedia_get_article", "osm-mcp-server_geocode_address",
+              "e2b-server_run_code")
+_MCP_CLAIMS = 5
+
+
+def _mcp_row(r: dict[str, Any]) -> dict[str, Any]:
+    """One row of MCP-Atlas's scored CSV (the completion columns, then the claim judge's)."""
+    ambiguous = r["spec"] == "ambiguous"
+    original = f"Find the headquarters city of the company behind task {r['task_id']} and its population."
+    prompt = original.replace("headquarters city", "city") if ambiguous else original
+    questions = {q["step"]: q for q in r.get("questions", [])} if r["ask_tool"] else {}
+    failed = r.get("status") == "error"
+    calls, history = [], []
+    n_calls = 0 if failed else max([*questions, 1]) + 2
+    for i in range(n_calls):
+        q = questions.get(i)
+        if q is not None:
+            malformed = i == min(questions) and r.get("meta", {}).get("malformed_questions")
+            params = json.loads(q["text"]) if malformed else {"question": q["text"]}
+            name, reply = "ask_user", q["response"]
+        else:
+            name, params, reply = _MCP_TOOLS[i % len(_MCP_TOOLS)], {"query": prompt[:60]}, '{"results": 3}'
+        calls.append({"tool_name": name, "parameters": params, "response": None, "error": None})
+        history += [{"role": "assistant", "original_message": {"role": "assistant", "content": None}, "content": None,
+                     "tool_calls": [{"id": f"call_{i + 1}", "type": "function",
+                                     "function": {"name": name, "arguments": json.dumps(params)}}]},
+                    {"role": "tool", "tool_call_id": f"call_{i + 1}", "content": reply}]
+    answer = MCP_FAILED_COMPLETION if failed else f"Answer for {r['task_id']} ({r['model']}, trial {r['trial']})."
+    if not failed:
+        history.append({"role": "assistant", "original_message": {"role": "assistant", "content": answer},
+                        "content": answer})
+    coverage = r["meta"]["coverage_score"] if failed else r["score"]
+    full = int(coverage * _MCP_CLAIMS + 1e-9)
+    partial = round((coverage * _MCP_CLAIMS - full) * 2)
+    verdicts = [1.0] * full + [0.5] * partial + [0.0] * (_MCP_CLAIMS - full - partial)
+    claims = [f"Claim {k + 1} about {r['task_id']}." for k in range(_MCP_CLAIMS)]
+    return {
+        "TASK": r["task_id"], "ENABLED_TOOLS": json.dumps([*_MCP_TOOLS, *(["ask_user"] if r["ask_tool"] else [])]),
+        "PROMPT": prompt, "TRAJECTORY": "[]", "GTFA_CLAIMS": json.dumps(claims, indent=2),
+        "original_prompt": original if ambiguous else None,
+        "removed_value": json.dumps(["headquarters"]) if ambiguous else None, "script_model_response": answer,
+        "raw_conversation_history": json.dumps(history) if history else None,
+        "trajectory": json.dumps(calls) if calls else None, "errors": "[]",
+        "trajectory_time": round(0.5 * r.get("steps", 1), 1), "num_retry": 0 if failed else 1,
+        "coverage_score": coverage, "fully_covered_claims": full, "partially_covered_claims": partial,
+        "total_claims": _MCP_CLAIMS,
+        "coverage_details_json": json.dumps({"per_claim": [{"claim": c, "score": v, "covered": v > 0,
+                                                            "reason": "judge verdict"} for c, v in zip(claims, verdicts)]}),
+        "evaluation_confidence": 0.8}
+
+
+def _mcp_label(model: str, spec: str, ask_tool: bool, trial: int, policy: str) -> str:
+    """``--model-label``: ``<model>[_<arm>]_ask_user_t<trial>`` for ask runs, the form the branch's scripts use."""
+    arm = "original" if spec == "full" else "underspecified" if not ask_tool else \
+        ("ask_user" if policy == "default" else f"{policy}_ask_user")
+    return f"{model}_{arm}_t{trial}"
+
+
+def _write_mcp_atlas(rows: list[dict[str, Any]], folder: Path, label: str) -> Path:
+    """completion_results/<label>.csv, evaluation_results/scored_<label>.csv and coverage_stats_<label>.csv."""
+    df = pd.DataFrame(rows, columns=list(_MCP_SCORED))
+    (folder / "completion_results").mkdir(parents=True, exist_ok=True)
+    (folder / "evaluation_results").mkdir(parents=True, exist_ok=True)
+    df[list(_MCP_SCORED[:13])].to_csv(folder / "completion_results" / f"{label}.csv", index=False)
+    scored = folder / "evaluation_results" / f"scored_{label}.csv"
+    df.to_csv(scored, index=False)
+    # generate_statistics_and_plots: describe(), "mean" renamed, the pass rate (>= 0.75) after it
+    stats = df["coverage_score"].describe().to_frame(name="value").reset_index().rename(columns={"index": "stat"})
+    stats.loc[stats["stat"] == "mean", "stat"] = "mean coverage score"
+    valid = df["coverage_score"].dropna()
+    at = stats.index[stats["stat"] == "mean coverage score"][0]
+    stats = pd.concat([stats.iloc[:at + 1], pd.DataFrame({"stat": ["pass rate"],
+                                                          "value": [(valid >= 0.75).sum() / len(valid)]}),
+                       stats.iloc[at + 1:]]).reset_index(drop=True)
+    stats.to_csv(folder / "evaluation_results" / f"coverage_stats_{label}.csv", index=False)
+    return scored
+
+
+def write_lhaw(records: list[dict[str, Any]], out: Path) -> None:
+    """variants.json, lhaw_manifest.csv and the three source harnesses' result files.
+
+    TheAgentCompany ``eval_*.json`` and SWE-Bench Pro ``eval_results.json`` with ``ask_user`` logs in
+    ``trajectories/``; MCP-Atlas as its ``lhaw/ask-user-tool`` branch writes a run: per model and label
+    ``completion_results/<label>.csv``, ``evaluation_results/scored_<label>.csv`` (every column; answers
+    only in ``raw_conversation_history``) and ``coverage_stats_<label>.csv`` — a failed completion and a
+    malformed ``ask_user`` call included. Not written: the histogram PNGs.
+    """
+    variants = []
+    for t in (r for r in records if r.get("record") == "task"):
+        variants.append({"variant_id": t["variant_id"], "original_task": t["task_id"],
+                         "dataset": {"tac": "TheAgentCompany", "swe-bench-pro": "SWE-Bench Pro",
+                                     "mcp-atlas": "MCP-Atlas"}[t["suite"]],
+                         "ambiguity_class": t.get("ambiguity_class"), "information_dimension": t.get("dimensions", []),
+                         "removed_segments": [{"id": b["id"], "dimension": b.get("type"), "subdimension": b.get("subtype"),
+                                               "value": "..."} for b in t["blockers"]],
+                         "criteria": {"severity": str(t.get("strategy", "delete")).upper()}})
+    dump(out / "variants.json", variants)
+    manifest, mcp = [], {}
+    for r in (r for r in records if r.get("record") != "task"):
+        cond = f"{r['spec']}_{'tool' if r['ask_tool'] else 'notool'}_{r.get('policy', 'default')}_t{r['trial']}"
+        questions = r.get("questions", [])
+        trajectory = [{"tool_name": "ask_user", "parameters": {"question": q["text"]}, "response": q.get("response"),
+                       "error": None} for q in questions]
+        traj_path = ""
+        if questions and r["suite"] != "mcp-atlas":
+            traj_path = f"trajectories/{r['model']}/{r['variant_id']}/{cond}.json"
+            dump(out / traj_path, trajectory)
+        variant = r["variant_id"] if r["spec"] == "ambiguous" else r["task_id"]
+        common = [r["model"], r["spec"], str(r["ask_tool"]).lower(), r["trial"], r.get("policy", "default")]
+        if r["suite"] == "tac":
+            path = f"tac/{r['model']}/{variant}/eval_{cond}.json"
+            total = sum(c["total"] for c in r["checkpoints"])
+            dump(out / path, {"checkpoints": [{"total": c["total"], "result": c["result"]} for c in r["checkpoints"]],
+                              "final_score": {"total": total, "result": sum(c["result"] for c in r["checkpoints"])}})
+            manifest.append([path, "tac", *common, variant, traj_path])
+        elif r["suite"] == "swe-bench-pro":
+            path = f"swe-bench-pro/{r['model']}/{variant}/{cond}/eval_results.json"
+            dump(out / path, {r["task_id"]: bool(r["passed"])})
+            manifest.append([path, "swe-bench-pro", *common, variant if r["spec"] == "ambiguous" else "", traj_path])
+        else:  # one run of the branch's scripts per (model, condition, trial), a row per task
+            key = (r["model"], r["spec"], r["ask_tool"], r["trial"], r.get("policy", "default"))
+            mcp.setdefault(key, []).append(_mcp_row(r))
+    for (model, spec, tool, trial, policy), rows in sorted(mcp.items()):
+        scored = _write_mcp_atlas(rows, out / "mcp-atlas" / model, _mcp_label(model, spec, tool, trial, policy))
+        manifest.append([scored.relative_to(out).as_posix(), "mcp-atlas", model, spec, str(tool).lower(), trial,
+                         policy, "", ""])
+    with open(out / "lhaw_manifest.csv", "w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["path", "harness", "model", "spec", "ask_tool", "trial", "policy", "variant_id", "trajectory"])
+        writer.writerows(manifest)
