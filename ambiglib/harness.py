@@ -76,6 +76,14 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
           ``total_attempts_and_passes``, ``avg_cost_per_pass``, ``avg_steps_per_pass``,
           ``avg_tokens_{sent,received,total}_per_pass``, ``pass_at_<k>`` (``n`` = ``pass_at_<k>_n``), and
           for ``ask_human`` ``ask_precision``, ``ask_recall``, ``ask_f1``, ``avg_num_questions_per_pass``.
+        - HIL-Bench CLI (``consolidated_metrics.json``, per run folder, model and mode, over the passes,
+          invalid ones included; ``suite`` the folder's task type, ``condition`` the mode, ``n`` the
+          passes): ``consolidated.<key>.<mean|std|min|max>`` for ``pass_at_1_rate`` (percent),
+          ``pass_at_1_count``, ``patches_generated``, ``patch_generation_rate``, ``total_cost``,
+          ``total_runtime`` and, for ``ask_human``, each pass's ``hil_metrics``: ``precision``,
+          ``recall``, ``ask_f1``, ``n_questions``, ``n_blockers_present``, ``n_blockers_discovered``
+          (from the pass's own server log, zeros where it has none). Only for runs read from the
+          per-pass tree.
         - Ambig-DS target track, step 6 (``condition`` = the ask arm's policy: ``permissive`` is
           ``_clarify``, ``conservative`` is ``_clarify_strict``): ``S_full``, ``S_ambig``, ``S_ask``,
           ``delta_ambig``, ``delta_ask``, ``wilcoxon_full_gt_ambig_p``, ``wilcoxon_ask_gt_ambig_p``,
@@ -102,6 +110,7 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
         hil = runs[runs["_harness"] == "hil-bench"]
         if len(hil):
             rows += _hil_summary(hil, rs, include_partial)
+            rows += _hil_consolidated(hil)
         ads = runs[runs["_harness"] == "ambig-ds"]
         if len(ads):
             rows += _ambigds_summary(ads, rs)
@@ -160,6 +169,54 @@ def _hil_summary(hil: pd.DataFrame, rs: RunSet, include_partial: bool) -> list[t
             for (mode, model), stats in _summarize(srows, include_partial, expected).items():
                 for name, (value, n) in stats.items():
                     out.append((bench, suite, model, mode, name, value, n))
+    return out
+
+
+def _hil_consolidated(hil: pd.DataFrame) -> list[tuple]:
+    """``batch_runner.collect_consolidated_metrics``: each pass's ``metrics.json`` numbers, recomputed from
+    its instances, then mean / sample std / min / max over the passes of a (run folder, model, mode)."""
+    import statistics
+
+    passes: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for r in hil.to_dict("records"):
+        meta = r["_meta"]
+        hr = meta.get("harness_row")
+        if not isinstance(hr, dict) or "patch" not in hr:
+            continue  # not read from the per-pass tree (or a pass the harness padded)
+        passes[(r["benchmark"], meta.get("run_dir"), r["suite"], r["model"], meta.get("mode"), int(r["trial"]))].append(
+            {**hr, "resolved": r["passed"] if r["status"] != "error" else meta.get("harness_resolved")})
+    cells: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for (bench, run_dir, suite, model, mode, _), inst in sorted(passes.items(), key=lambda kv: str(kv[0])):
+        n = len(inst)
+        solved = sum(1 for i in inst if i["resolved"] is True)
+        patches = sum(1 for i in inst if i["patch"])
+        values = {"pass_at_1_rate": 100 * solved / n, "pass_at_1_count": solved, "patches_generated": patches,
+                  "patch_generation_rate": 100 * patches / n, "total_cost": sum(_f(i["cost"]) for i in inst),
+                  "total_runtime": sum(_f(i["runtime"]) for i in inst)}
+        if mode == "ask_human":
+            if inst[0]["pass_log"]:  # compute_hil_metrics over the pass's own log entries
+                logged = [i for i in inst if i["log_questions"] is not None]
+                q = sum(i["log_questions"] for i in logged)
+                present = sum(_f(i["total_num_blockers"]) for i in logged)
+                found = sum(_f(i["num_blockers_resolved"]) for i in logged)
+                prec, rec = (found / q if q else 0.0), (found / present if present else 0.0)
+                values.update(precision=prec, recall=rec, ask_f1=2 * prec * rec / (prec + rec) if prec + rec else 0.0,
+                              n_questions=q, n_blockers_present=present, n_blockers_discovered=found)
+            else:  # no log for the pass: the zeros batch_runner stored
+                values.update({k: v for k, v in (inst[0].get("pass_hil") or {}).items() if v is not None})
+        for k, v in values.items():
+            cells[(bench, run_dir, suite, model, mode)][k].append(float(v))
+    runs_per_cell: dict[tuple, set] = defaultdict(set)
+    for bench, run_dir, suite, model, mode in cells:
+        runs_per_cell[(bench, suite, model, mode)].add(run_dir)
+    out = []
+    for (bench, run_dir, suite, model, mode), metrics in cells.items():
+        condition = mode if len(runs_per_cell[(bench, suite, model, mode)]) == 1 else f"{mode} ({run_dir})"
+        for k, vs in metrics.items():
+            aggs = {"mean": statistics.mean(vs), "std": statistics.stdev(vs) if len(vs) > 1 else 0.0,
+                    "min": min(vs), "max": max(vs)}
+            for agg, v in aggs.items():
+                out.append((bench, suite, model, condition, f"consolidated.{k}.{agg}", v, len(vs)))
     return out
 
 

@@ -80,7 +80,8 @@ def test_hil_summary_reproduces_the_harness_build_summary(folder, run, partial):
                             (section, mode, model, key, value, row["value"].tolist())
                     checked += 1
         # and nothing the harness left out (a cell with no included attempt has no statistics)
-        ours = got[got["suite"] == suite]
+        # (consolidated.* rows are consolidated_metrics.json's, which has no pass filter: checked below)
+        ours = got[(got["suite"] == suite) & ~got["statistic"].str.startswith("consolidated.")]
         assert {(m, safe(x)) for m, x in zip(ours["condition"], ours["model"])} == \
             {(mode, model) for mode, models in summary[section].items() for model in models}
     assert checked > 0 or not any(summary[s] for s in ("SQL", "SWE", "BOTH"))  # SWE half: every pass a hiccup
@@ -172,6 +173,49 @@ def test_hil_passes_1_and_the_cli_layout():
     metas = [json.loads(m) for m in cli.runs["meta"]]
     assert {m["writer"] for m in metas} == {"hil CLI"} and len(cli.runs) == 3
     assert cli.runs["source"].str.contains("metrics.json").all()  # no CSV: each run names its pass's file
+
+
+def consolidated_cells(summary: pd.DataFrame, harness_json: dict) -> list[tuple[str, float, float]]:
+    """(where, ours, the harness's) for every mean/std/min/max of a consolidated_metrics by-model-mode dict."""
+    ours = summary[summary["statistic"].str.startswith("consolidated.")]
+    out = []
+    for model, modes in harness_json.items():
+        for mode, keys in modes.items():
+            for key, d in keys.items():
+                if key == "per_pass":
+                    continue
+                for agg in ("mean", "std", "min", "max"):
+                    v = ours.loc[(ours["model"] == model) & (ours["condition"] == mode)
+                                 & (ours["statistic"] == f"consolidated.{key}.{agg}"), "value"]
+                    assert len(v) == 1, (model, mode, key, agg)
+                    out.append((f"{model}/{mode}/{key}.{agg}", float(v.iloc[0]), float(d[agg])))
+    return out
+
+
+@needs_ho
+def test_hil_cli_consolidated_metrics_reproduced():
+    # hil_cli_sql/expected.json quotes the CLI's consolidated_metrics.json by model and mode: per-pass
+    # metrics.json numbers (invalid passes included) averaged over the passes, pass_at_1_rate in percent
+    rs = ambiglib.load(HO / "hil_cli_sql" / "results", quiet=True)
+    cells = consolidated_cells(tables.harness_summary(rs), expected("hil_cli_sql")["consolidated_metrics_by_model_mode"])
+    assert len(cells) == 48
+    for where, ours, theirs in cells:
+        assert math.isclose(ours, theirs, rel_tol=0, abs_tol=TOL), where
+
+
+@needs_ho
+def test_hil_consolidated_metrics_json_of_every_run_folder_reproduced():
+    # every consolidated_metrics.json batch_runner wrote (run_hil_bench.py runs the CLI too), number by number
+    files = sorted(HO.glob("hil_*/results/**/consolidated_metrics.json"))
+    assert len(files) == 7
+    n = 0
+    for file in files:
+        by_model = {m: d["by_mode"] for m, d in json.loads(file.read_text())["by_model"].items()}
+        for where, ours, theirs in consolidated_cells(tables.harness_summary(ambiglib.load(file.parent, quiet=True)),
+                                                      by_model):
+            assert math.isclose(ours, theirs, rel_tol=0, abs_tol=TOL), (file.parent.name, where)
+            n += 1
+    assert n == 672
 
 
 # ----------------------------------------------------------------------------- Ambig-DS

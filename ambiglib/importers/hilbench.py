@@ -40,6 +40,8 @@ STATUSES = {"resolved": "ok", "unresolved": "ok", "infra_error": "error"}
 _TASK = re.compile(r"^public_(sql|swe)_\d+$")
 #: the oracle stops matching blockers after this many answered questions (``ask_human_server.py``)
 MAX_ANSWERED = 3
+#: the hil_metrics keys batch_runner aggregates across passes (consolidated_metrics.json)
+CONSOLIDATED_HIL = ("precision", "recall", "ask_f1", "n_questions", "n_blockers_present", "n_blockers_discovered")
 HICCUP = "can't answer (perhaps transient hiccup)"
 IRRELEVANT = "irrelevant question"
 ASK_PREFIX = "ask_human "
@@ -518,6 +520,15 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     n_traj = len(traj.asks) if traj else None
                     h = own_log.get(iid) or {}
                     p.harness_row = _harness_hil_row(h, n_traj, pass_hil)
+                    # what batch_runner's per-pass metrics (consolidated_metrics.json) are summed from
+                    im = inst_metrics.get(iid) if isinstance(inst_metrics.get(iid), dict) else {}
+                    pred = preds[iid] if isinstance(preds[iid], dict) else {}
+                    p.harness_row.update(
+                        cost=_float(im.get("cost"), "cost"), runtime=_float(im.get("runtime"), "runtime"),
+                        patch=bool(str(pred.get("model_patch") or "").strip()), pass_log=own_log_file.is_file(),
+                        log_questions=len(h.get("questions") or h.get("entries") or []) if h else None)
+                    if mode == "ask_human" and not own_log_file.is_file():
+                        p.harness_row["pass_hil"] = {k: pass_hil.get(k) for k in CONSOLIDATED_HIL}
                     if status == "infra_error":
                         p.reason = "infra_error"
                     elif traj is not None:
