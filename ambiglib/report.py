@@ -176,6 +176,9 @@ class NotebookResult:
     seconds: float
     kernel_start_seconds: float | None = None
     error: str | None = None
+    #: kernel starts retried: a kernel that never answered (e.g. two kernels launched at once racing for
+    #: the same TCP port) is started again once; no cell has run then
+    kernel_restarts: int = 0
     tables: list[str] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
 
@@ -208,17 +211,23 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
     started = time.perf_counter()
     result = NotebookResult(name, 0.0)
     executed = out / f"{name}.ipynb"
-    try:
-        # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
-        # process of its own (run_report), and relative paths resolve as they do in JupyterLab
-        papermill.execute_notebook(str(notebook), str(executed), parameters=parameters, cwd=str(notebook.parent),
-                                   kernel_name="python3", progress_bar=False, log_output=False)
-    except papermill.PapermillExecutionError as exc:
-        first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
-        result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
-                        f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
-    except Exception as exc:  # kernel died, bad parameters, ...
-        result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
+    for attempt in (1, 2):
+        try:
+            # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
+            # process of its own (run_report), and relative paths resolve as they do in JupyterLab
+            papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
+                                       cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
+                                       log_output=False)
+        except papermill.PapermillExecutionError as exc:
+            first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
+            result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
+                            f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
+        except Exception as exc:  # kernel died, bad parameters, ...
+            if attempt == 1 and "Kernel didn't respond" in str(exc):
+                result.kernel_restarts += 1
+                continue
+            result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
+        break
     result.seconds = time.perf_counter() - started
     if executed.is_file():
         nb = nbformat.read(executed, as_version=4)
@@ -343,7 +352,7 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
     ]
     for r in results:
         entry = {"notebook": r.name, "html": f"{r.name}.html", "ipynb": f"{r.name}.ipynb", "seconds": round(r.seconds, 2),
-                 "kernel_start_seconds": r.kernel_start_seconds, "error": r.error, "tables": [], "figures": []}
+                 "kernel_start_seconds": r.kernel_start_seconds, "kernel_restarts": r.kernel_restarts, "error": r.error, "tables": [], "figures": []}
         parts.append(f"<section id='{r.name}'><h2>{html.escape(r.name)}</h2>")
         parts.append(f"<p><a href='{r.name}.html'>notebook (HTML)</a> · <a href='{r.name}.ipynb'>notebook (.ipynb)</a>"
                      f" · {r.seconds:.1f} s</p>")
