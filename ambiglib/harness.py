@@ -18,6 +18,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .importers.hilbench import ask_prf
 from .importers.lhaw import MCP_PASS_THRESHOLD
 from .runset import RunSet, run_metas
 
@@ -199,9 +200,9 @@ def _hil_consolidated(hil: pd.DataFrame) -> list[tuple]:
                 q = sum(i["log_questions"] for i in logged)
                 present = sum(_f(i["total_num_blockers"]) for i in logged)
                 found = sum(_f(i["num_blockers_resolved"]) for i in logged)
-                prec, rec = (found / q if q else 0.0), (found / present if present else 0.0)
-                values.update(precision=prec, recall=rec, ask_f1=2 * prec * rec / (prec + rec) if prec + rec else 0.0,
-                              n_questions=q, n_blockers_present=present, n_blockers_discovered=found)
+                prec, rec, f1 = ask_prf(found, q, present)
+                values.update(precision=prec, recall=rec, ask_f1=f1, n_questions=q, n_blockers_present=present,
+                              n_blockers_discovered=found)
             else:  # no log for the pass: the zeros batch_runner stored
                 values.update({k: v for k, v in (inst[0].get("pass_hil") or {}).items() if v is not None})
         for k, v in values.items():
@@ -257,11 +258,10 @@ def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
             stats[f"pass_at_{k}"] = (solved / len(eligible) if eligible else 0.0, len(eligible))
         if mode == "ask_human":
             q, found, present = tot["num_questions"], tot["num_blockers_resolved"], tot["total_num_blockers"]
-            p = found / q if q > 0 else 0.0
-            rec = found / present if present > 0 else 0.0
+            p, rec, f1 = ask_prf(found, q, present)
             stats["ask_precision"] = (p, n)
             stats["ask_recall"] = (rec, n)
-            stats["ask_f1"] = (2 * p * rec / (p + rec) if p + rec > 0 else 0.0, n)
+            stats["ask_f1"] = (f1, n)
             stats["avg_num_questions_per_pass"] = (q / n if n else 0.0, n)
         out[(mode, model)] = stats
     return out

@@ -28,6 +28,9 @@ from typing import Any, Iterator
 
 import numpy as np
 
+# what the ask_human server answers besides a blocker's resolution, and its answer cap
+from .importers.hilbench import HICCUP, IRRELEVANT, MAX_ANSWERED, MODES
+
 __all__ = ["example_records", "write_example", "write_native"]
 
 DEFAULT_SEED = 20261122
@@ -176,12 +179,8 @@ def _ambig_ds(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, An
                     yield rec
 
 
-#: what the ask_human server answers besides a blocker's resolution (hil_bench/ask_human_server.py)
-HIL_HICCUP = "can't answer (perhaps transient hiccup)"
-HIL_IRRELEVANT = "irrelevant question"
-HIL_MODES = ("baseline", "ask_human", "full_info")
+HIL_MODES = tuple(MODES)  # baseline, ask_human, full_info: one harness run each
 HIL_PASSES = 3
-HIL_MAX_ANSWERED = 3  # the server's MAX_ANSWERED_QUESTIONS_PER_INSTANCE
 
 
 def hil_resolution(blocker_id: str) -> str:
@@ -265,15 +264,15 @@ def _hil_bench(rng: np.random.Generator, scale: int = 1, shared_log: bool = True
                             on_target = bool(rng.random() < agent.precision)
                             q = {"text": _hil_question(rng, target, on_target), "blocker_id": None}
                             if k == failed_at:
-                                q["response"] = HIL_HICCUP
-                            elif answered >= HIL_MAX_ANSWERED:
-                                q["response"] = HIL_IRRELEVANT  # the cap: the judge is not called
+                                q["response"] = HICCUP
+                            elif answered >= MAX_ANSWERED:
+                                q["response"] = IRRELEVANT  # the cap: the judge is not called
                             elif on_target:
                                 answered += 1
                                 discovered.add(target["id"])
                                 q.update(blocker_id=target["id"], response=hil_resolution(target["id"]))
                             else:
-                                q["response"] = HIL_IRRELEVANT
+                                q["response"] = IRRELEVANT
                             questions.append(q)
                         if shared_log:
                             answered_by_task = answered
@@ -345,7 +344,8 @@ def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
                        "dimensions": dims, "strategy": str(rng.choice(["delete", "vaguify", "genericize"])),
                        "meta": {"criticality": 1.0 if klass == "outcome-critical" else 0.5}}
     penalty = {"outcome-critical": 0.6, "divergent": 0.3, "benign": 0.05}
-    malformed: list[dict[str, Any]] = []  # the one run with a malformed ask_user call
+    first_mcp = next(v[2] for v in variants if v[0] == "mcp-atlas")  # where the MCP-Atlas failures happen
+    malformed_done = False  # one run gets a malformed ask_user call
     for agent in LHAW_AGENTS:
         done_tasks: set[str] = set()
         for suite, task_id, variant_id, klass, n_segments in variants:
@@ -390,13 +390,13 @@ def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
                         coverage = round(float(np.clip(rng.normal(p, 0.2), 0, 1)) * 10) / 10
                         rec["score"] = coverage
                         rec["passed"] = coverage >= 0.75  # MCP-Atlas pass threshold
-                        first = variant_id == variants[[v[0] for v in variants].index("mcp-atlas")][2]
-                        if first and agent is LHAW_AGENTS[-1] and trial == 1 and spec == "ambiguous" and not ask_tool:
+                        if variant_id == first_mcp and agent is LHAW_AGENTS[-1] and trial == 1 and spec == "ambiguous" and not ask_tool:
                             # the agent call raised; the claim judge still scored the error text
                             rec.update(status="error", score=None, passed=None)
                             rec["meta"] = {"error_reason": MCP_FAILED_COMPLETION, "coverage_score": coverage}
-                        if agent is LHAW_AGENTS[0] and not malformed and rec.get("questions") and persona == "default":
-                            malformed.append(rec)
+                        if agent is LHAW_AGENTS[0] and not malformed_done and rec.get("questions") \
+                                and persona == "default":
+                            malformed_done = True
                             # an ask_user call with the wrong argument name; the tool answers with its error
                             rec["questions"][0].update(text=json.dumps({"query": "Which one do you mean?"}),
                                                        response="Error: No question provided", blocker_id=None)

@@ -16,13 +16,12 @@ from typing import Any
 
 import pandas as pd
 
-from .simulate import HIL_HICCUP, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
+from .importers.hilbench import CSV_COLUMNS, HICCUP, ask_prf, model_safe
+from .simulate import HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
 
 #: where the simulated harness ran: its CSVs, batch configs and trajectories hold absolute paths
 HARNESS_HOME = "/home/researcher/hil-bench"
-_HIL_CSV = ("task_name", "model", "mode", "pass_num", "status", "resolved", "cost", "num_steps", "num_questions",
-            "num_blockers_resolved", "total_num_blockers", "precision", "recall", "f1", "tokens_sent",
-            "tokens_received", "log_dir", "trajectory_dir")
+_HIL_CSV = (*CSV_COLUMNS, "log_dir", "trajectory_dir")  # run_hil_bench.CSV_COLUMNS
 _ZERO_HIL = {"precision": 0.0, "recall": 0.0, "ask_f1": 0.0, "n_questions": 0, "n_blockers_present": 0,
              "n_blockers_discovered": 0}
 _TIMEOUT_OBS = ("An unexpected error occurred while running tool 'execute_sql': Command '['python',"
@@ -39,11 +38,12 @@ def ansi_c(text: str) -> str:
     return "$'" + text.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") + "'"
 
 
-def _model_safe(model: str) -> str:
-    return model.replace("/", "_").replace(":", "_")
-
-
 # ----------------------------------------------------------------------------- HIL-Bench
+
+
+def _hil_iid(task: str, model_safe_: str, mode: str, trial: int) -> str:
+    """An expanded instance's id (``create_mixed_mode_instances``, passes > 1)."""
+    return f"{task}__{model_safe_}__{mode}__pass_{trial}"
 
 
 def _hil_steps(r: dict[str, Any], suite: str) -> list[dict[str, Any]]:
@@ -88,10 +88,7 @@ def _write_hil_run(recs: list[dict[str, Any]], run_dir: Path, run_name: str, sui
     by_pass: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
     for r in recs:
         by_pass[(r["model"], r["trial"])].append(r)
-    last = _model_safe(models[-1])
-
-    def iid(r: dict[str, Any]) -> str:
-        return f"{r['task_id']}__{_model_safe(r['model'])}__{mode}__pass_{r['trial']}"
+    last = model_safe(models[-1])
 
     # the ask_human server's log, in the order the instances ran (model, pass, task)
     log: dict[str, dict[str, Any]] = {}
@@ -99,9 +96,10 @@ def _write_hil_run(recs: list[dict[str, Any]], run_dir: Path, run_name: str, sui
         for r in sorted(recs, key=lambda r: (models.index(r["model"]), r["trial"], r["task_id"])):
             unlogged = r.get("meta", {}).get("questions_not_in_log", 0)
             for q in r.get("questions", []):
-                if q["response"] == HIL_HICCUP and unlogged:
+                if q["response"] == HICCUP and unlogged:
                     continue  # the judge's reply had no blocker_key: HTTP 500, nothing logged
-                key = f"{r['task_id']}__{last}__{mode}__pass_{HIL_PASSES}" if shared_log else iid(r)
+                key = _hil_iid(r["task_id"], last, mode, HIL_PASSES) if shared_log else \
+                    _hil_iid(r["task_id"], model_safe(r["model"]), mode, r["trial"])
                 entry = log.setdefault(key, _hil_log_entry(tasks[r["task_id"]]))
                 entry["questions"].append({"question": q["text"], "response": q["response"],
                                            "blocker_name": q["blocker_id"]})
@@ -110,14 +108,14 @@ def _write_hil_run(recs: list[dict[str, Any]], run_dir: Path, run_name: str, sui
         dump(run_dir / "ask_human_logs.json", log, indent=2)
     rows = []
     for (model, trial), prs in sorted(by_pass.items()):
-        ms = _model_safe(model)
+        ms = model_safe(model)
         pdir = run_dir / ms / mode / f"pass_{trial}"
         preds, instances, results, resolved_ids, errors = {}, {}, {}, [], []
         for r in sorted(prs, key=lambda r: r["task_id"]):
             reason = r.get("meta", {}).get("error_reason")
             if reason == "missing_pass":
                 continue  # SWE-agent crashed on it: no prediction, the harness pads the pass
-            i = iid(r)
+            i = _hil_iid(r["task_id"], ms, mode, r["trial"])
             resolved = r["passed"] if reason is None else r["meta"].get("harness_resolved")
             steps = _hil_steps(r, suite)
             patch = "diff --git a/src/app.py b/src/app.py\n+FIX" if suite == "swe" else \
@@ -185,12 +183,11 @@ def _hil_metrics(logs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     for entry in logs.values():
         qs = entry["questions"]
         found = len({q["blocker_name"] for q in qs if q["blocker_name"] is not None})
-        p = found / len(qs) if qs else 0.0
-        rc = found / entry["n_blockers"] if entry["n_blockers"] else 0.0
-        entry.update(precision=p, recall=rc, ask_f1=2 * p * rc / (p + rc) if p + rc else 0.0)
+        p, rc, f1 = ask_prf(found, len(qs), entry["n_blockers"])
+        entry.update(precision=p, recall=rc, ask_f1=f1)
         tq, tb, td = tq + len(qs), tb + entry["n_blockers"], td + found
-    p, rc = td / tq if tq else 0.0, td / tb if tb else 0.0
-    return {"instances": logs, "precision": p, "recall": rc, "ask_f1": 2 * p * rc / (p + rc) if p + rc else 0.0,
+    p, rc, f1 = ask_prf(td, tq, tb)
+    return {"instances": logs, "precision": p, "recall": rc, "ask_f1": f1,
             "n_questions": tq, "n_blockers_present": tb, "n_blockers_discovered": td}
 
 
@@ -202,7 +199,7 @@ def _hil_row(r: dict[str, Any], suite: str, mode: str, ms: str, pass_log: dict[s
     if reason == "missing_pass":
         return {**base, "status": "infra_error", **{c: None for c in _HIL_CSV[5:16]}, "log_dir": None,
                 "trajectory_dir": f"{abs_dir}/{ms}/{mode}"}
-    i = f"{r['task_id']}__{ms}__{mode}__pass_{r['trial']}"
+    i = _hil_iid(r["task_id"], ms, mode, r["trial"])
     resolved = r["passed"] if reason is None else r["meta"].get("harness_resolved")
     h = pass_log.get(i) or {}
     qs = h.get("questions", [])

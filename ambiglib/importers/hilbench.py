@@ -46,6 +46,19 @@ HICCUP = "can't answer (perhaps transient hiccup)"
 IRRELEVANT = "irrelevant question"
 ASK_PREFIX = "ask_human "
 
+
+def model_safe(model: str) -> str:
+    """The folder and instance-id form of a model name (``swe.create_mixed_mode_instances``)."""
+    return model.replace("/", "_").replace(":", "_")
+
+
+def ask_prf(found: float, asked: float, present: float) -> tuple[float, float, float]:
+    """Ask precision, recall and F1 as ``compute_hil_metrics`` and ``summarize_rows`` compute them:
+    found / asked, found / present, their harmonic mean; 0.0 for a zero denominator."""
+    precision = found / asked if asked > 0 else 0.0
+    recall = found / present if present > 0 else 0.0
+    return precision, recall, 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+
 #: Why the harness leaves a pass out of every statistic (``run_hil_bench.summarize_rows``): the CSV status,
 #: a pass missing from the tree (``parse_metrics_rows`` pads it), or ``trajectory_needs_rerun``'s rules.
 INVALID_REASONS = {
@@ -394,10 +407,7 @@ def _harness_hil_row(h: dict[str, Any], n_traj: int | None, pass_hil: dict[str, 
         n_questions = pass_hil.get("n_questions")
         n_blockers = pass_hil.get("n_blockers_present")
         discovered = int(pass_hil.get("n_blockers_discovered") or 0)
-    n_q = len(questions)
-    precision = discovered / n_q if n_q else 0.0
-    recall = discovered / int(n_blockers) if h and n_blockers else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    precision, recall, f1 = ask_prf(discovered, len(questions), int(n_blockers or 0) if h else 0)
     return {"num_questions": n_questions,
             "num_blockers_resolved": discovered if (n_questions is not None or n_blockers is not None) else None,
             "total_num_blockers": n_blockers,
@@ -426,7 +436,7 @@ class _RunFolder:
             if isinstance(s, dict) and isinstance(s.get("metadata"), dict):
                 self.summary_meta = s["metadata"]
         names = self.config.get("model_names") or []
-        self.model_names = {str(m).replace("/", "_").replace(":", "_"): str(m) for m in names if isinstance(m, str)}
+        self.model_names = {model_safe(str(m)): str(m) for m in names if isinstance(m, str)}
         self.task_type = self.config.get("task_type") if self.config.get("task_type") in ("sql", "swe") else None
         self.csv = run_dir / "public_metrics" / "pass_level_metrics.csv"
         self.writer = "run_hil_bench.py" if self.csv.is_file() else "hil CLI"
