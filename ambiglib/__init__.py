@@ -13,6 +13,24 @@ from .runset import RunSet
 
 __version__ = "0.1.0"
 
+#: Submodules reachable as attributes (``ambiglib.tables``), imported on first use so that
+#: ``import ambiglib`` does not load scipy, statsmodels, matplotlib or seaborn.
+_LAZY = ("metrics", "stats", "tables", "plots", "report", "shapes", "comparisons", "harness", "simulate", "cli")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f".{name}", __name__)
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'ambiglib' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
 __all__ = [
     "load",
     "RunSet",

@@ -1,4 +1,7 @@
-"""The ``ambiglib`` command line: ``report``, ``validate``, ``convert``."""
+"""The ``ambiglib`` command line (also ``python -m ambiglib``): ``report``, ``summary``, ``validate``, ``convert``.
+
+Every subcommand takes the run log as ``--runs PATH`` and ``-q`` after its name.
+"""
 
 from __future__ import annotations
 
@@ -6,35 +9,70 @@ import argparse
 import sys
 from pathlib import Path
 
+from . import __version__
 from .errors import AmbiglibError
 from .loading import load
-from .report import ReportError, run_report, write_summary
+from .report import ReportError, bundled_notebooks, example_runs, notebook_parameters, run_report, write_summary
+
+RUNS_HELP = ("run log: canonical JSON Lines (.jsonl, .jsonl.gz) or Parquet, a folder of them, or a harness's own"
+             " output folder (docs/importers.md)")
+
+
+def _progress(quiet: bool):
+    """One line per finished notebook ("[3/18] hilbench_judgment_gap  2.1 s"), above a tqdm bar on a terminal."""
+    if quiet:
+        return None, lambda: None
+    bar = None
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=0, unit="notebook", file=sys.stderr, leave=False)
+
+    def report(done: int, total: int, result) -> None:
+        status = "FAILED" if result.error else f"{result.seconds:.1f} s"
+        line = f"[{done}/{total}] {result.name}  {status}"
+        if bar is not None:
+            bar.total = total
+            bar.update(1)
+            bar.write(line, file=sys.stdout)
+        else:
+            print(line, flush=True)
+
+    return report, (bar.close if bar is not None else (lambda: None))
 
 
 def _report(args: argparse.Namespace) -> int:
+    progress, close = _progress(args.quiet)
     try:
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
-                           jobs=args.jobs)
+                           notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress)
     except ReportError as exc:
+        close()
         print(f"ambiglib report: {exc}", file=sys.stderr)
         return 1
+    close()
     print(f"wrote {index}")
     return 0
 
 
 def _summary(args: argparse.Namespace) -> int:
-    path = write_summary(args.runs, args.out, quiet=args.quiet)
+    runs = args.runs or example_runs()
+    if runs is None:
+        print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
+        return 2
+    path = write_summary(runs, args.out, quiet=args.quiet)
     print(f"wrote {path}")
     return 0
 
 
 def _validate(args: argparse.Namespace) -> int:
-    runset, errors = load(args.path, strict=False, quiet=args.quiet)
+    runset, errors = load(args.runs, strict=False, quiet=args.quiet)
     for error in errors:
         print(error.message)
     for reason, n in sorted(runset.skipped.items()):
         print(f"not a run, counted and left out: {n} x {reason}")
     from .harness import harness_anomalies
+    from .shapes import metric_warnings
 
     for a in harness_anomalies(runset).itertuples(index=False):
         questions = f", {a.n_questions} question{'s' if a.n_questions != 1 else ''}" if a.n_questions else ""
@@ -44,7 +82,9 @@ def _validate(args: argparse.Namespace) -> int:
     if errors_by_reason:
         print("error runs, kept and excluded from every metric: " + ", ".join(
             f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
-    print(f"{args.path}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
+    for warning in metric_warnings(runset):
+        print(f"warning: {warning}")
+    print(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
           f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
     return 1 if errors else 0
 
@@ -59,36 +99,83 @@ def _error_reasons(runset) -> dict[str, int]:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    runset = load(args.path, quiet=args.quiet)
+    runset = load(args.runs, quiet=args.quiet)
     out = Path(args.out)
     written = runset.to_jsonl(out) if args.to == "jsonl" else runset.to_parquet(out)
     print(f"wrote {written}")
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="ambiglib", description="Analyse ask-or-guess benchmark run logs.")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("report", help="run every notebook with papermill and write the report")
-    p.add_argument("--runs", default=None, help="run log to report on (default: each notebook's own, the example data)")
+def _parameters_help() -> str:
+    """The notebooks' parameters, for ``report --help``."""
+    try:
+        folder = bundled_notebooks()
+    except ReportError:
+        return ""
+    seen: dict[str, tuple[str, str, set[str]]] = {}
+    names = sorted(p.stem for p in folder.glob("*.ipynb"))
+    for path in sorted(folder.glob("*.ipynb")):
+        for name, p in notebook_parameters(path).items():
+            entry = seen.setdefault(name, (p["inferred_type_name"], p["help"], set()))
+            entry[2].add(path.stem)
+    lines = ["notebook parameters (in a --params YAML file: top level for every notebook that has it,",
+             "or under 'notebooks: {name: {...}}' for one):"]
+    for name, (kind, text, where) in seen.items():
+        if name in ("runs", "out_dir"):
+            continue
+        scope = "" if len(where) == len(names) else f" [{', '.join(sorted(where))}]"
+        lines.append(f"  {name} ({kind}): {text}{scope}")
+    lines.append(f"notebooks: {', '.join(names)}")
+    return "\n".join(lines)
+
+
+def _parser(with_parameters: bool) -> argparse.ArgumentParser:
+    quiet_help = "no progress output (the load progress bar; the report's per-notebook lines)"
+    # -q before or after the subcommand; SUPPRESS keeps the subcommand's default from undoing `ambiglib -q report`
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help=quiet_help)
+    parser = argparse.ArgumentParser(prog="ambiglib",
+                                     description="Analyse run logs of benchmarks that test whether AI agents ask"
+                                                 " when a task is ambiguous.")
+    parser.add_argument("-q", "--quiet", action="store_true", help=quiet_help)
+    parser.add_argument("--version", action="version", version=f"ambiglib {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("report", parents=[common], help="run every notebook with papermill and write the report",
+                       description="Run every notebook with papermill and write the report (index.html, tables,"
+                                   " figures, executed notebooks) to --out.",
+                       epilog=_parameters_help() if with_parameters else None,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--runs", default=None, help=RUNS_HELP + " (default: the params file's runs, else the bundled"
+                                                 " example data)")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
-    p.add_argument("--params", default=None, help="YAML file of notebook parameters")
-    p.add_argument("--notebooks", nargs="*", help="only these notebooks (names without .ipynb)")
+    p.add_argument("--params", default=None, help="YAML file of notebook parameters (listed below)")
+    p.add_argument("--notebooks", nargs="*", metavar="NAME", help="only these notebooks (names without .ipynb)")
+    p.add_argument("--notebooks-dir", default=None,
+                   help="run the notebooks in this folder (e.g. your edited copies) instead of the bundled ones")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run at once (default: 2)")
     p.set_defaults(func=_report)
-    p = sub.add_parser("summary", help="write what a run log holds, rejects and skips (summary.md, rejected.csv)")
-    p.add_argument("--runs", default="data/example")
-    p.add_argument("--out", default="reports")
+    p = sub.add_parser("summary", parents=[common],
+                       help="write what a run log holds, rejects and skips (summary.md, rejected.csv)")
+    p.add_argument("--runs", default=None, help=RUNS_HELP + " (default: the bundled example data)")
+    p.add_argument("--out", default="reports", help="output folder (default: reports)")
     p.set_defaults(func=_summary)
-    p = sub.add_parser("validate", help="check a run log; list every rejected record")
-    p.add_argument("path")
+    p = sub.add_parser("validate", parents=[common],
+                       help="check a run log: list every rejected record, harness anomaly and what the metrics will"
+                            " refuse")
+    p.add_argument("--runs", required=True, help=RUNS_HELP)
     p.set_defaults(func=_validate)
-    p = sub.add_parser("convert", help="rewrite a run log as canonical Parquet or JSON Lines")
-    p.add_argument("path")
-    p.add_argument("out")
-    p.add_argument("--to", choices=["parquet", "jsonl"], default="parquet")
+    p = sub.add_parser("convert", parents=[common], help="rewrite a run log as canonical Parquet or JSON Lines")
+    p.add_argument("--runs", required=True, help=RUNS_HELP)
+    p.add_argument("--out", required=True, help="output folder (Parquet) or file (JSON Lines)")
+    p.add_argument("--to", choices=["parquet", "jsonl"], default="parquet", help="output format (default: parquet)")
     p.set_defaults(func=_convert)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the notebook parameters are read only when report's help is asked for
+    parser = _parser(with_parameters="report" in argv and any(a in ("-h", "--help") for a in argv))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

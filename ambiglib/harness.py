@@ -121,6 +121,8 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["value"] = out["value"].astype(float)
     out["n"] = out["n"].astype("Int64")
+    if len(out) == 0:
+        out.attrs["note"] = "no runs written by the HIL-Bench, Ambig-DS or MCP-Atlas harness in this log"
     return out
 
 
@@ -442,4 +444,6 @@ def harness_anomalies(rs: RunSet) -> pd.DataFrame:
                     cell[1] += len(v) if isinstance(v, list) else int(v)
     out = pd.DataFrame([(*k, n, q, ANOMALIES[k[3]]) for k, (n, q) in sorted(rows.items())],
                        columns=["benchmark", "suite", "model", "anomaly", "n_runs", "n_questions", "what"])
+    if len(out) == 0:
+        out.attrs["note"] = "no harness anomalies flagged in this log"
     return out

@@ -250,13 +250,41 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
     HIL-Bench §3.5, eq. 1, Table 1; harness: ``compute_hil_metrics``,
     ``run_hil_bench.py:summarize_rows`` (harness-formats §4.5).
     """
-    fn = "ask_f1"
     if precision not in ("relevant", "distinct"):
         raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
     if recall not in ("all_runs", "asking_runs"):
         raise ValueError(f"recall must be 'all_runs' or 'asking_runs' (got {recall!r})")
     if pooling not in ("micro", "macro"):
         raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
+    runs, additive, stat, excluded, by = _ask_f1_parts(rs, by, precision, recall, pooling)
+    if by:
+        totals = runs.groupby(by, sort=True, dropna=False)[additive].sum()
+        totals["n_runs"] = runs.groupby(by, sort=True, dropna=False).size()
+        totals = totals.reindex(excluded.index, fill_value=0)
+    else:
+        totals = pd.DataFrame([runs[additive].sum()]).assign(n_runs=len(runs))
+    values = stat({c: totals[c].to_numpy(float) for c in additive})
+    out = pd.DataFrame({
+        "n_runs": totals["n_runs"].to_numpy(int), "n_questions": totals["n_questions"].to_numpy(int),
+        "n_relevant": totals["n_relevant"].to_numpy(int), "n_blockers": totals["b_recall"].to_numpy(int),
+        "n_discovered": totals["n_discovered"].to_numpy(int), **values,
+        "n_excluded": excluded.reindex(totals.index).to_numpy(int) if by else [int(excluded.iloc[0])],
+    })
+    if by:
+        out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
+    out = _order(out, by, ["n_runs", "n_questions", "n_relevant", "n_blockers", "n_discovered",
+                           "precision", "recall", "ask_f1"])
+    if ci:
+        sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
+        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
+        out = _with_ci(out, by, cis, ["precision", "recall", "ask_f1"])
+    return out
+
+
+def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
+    """ask_f1's runs with their additive columns, the columns, the statistic of summed columns,
+    the excluded error runs per group, and ``by`` checked."""
+    fn = "ask_f1"
     work = _work(rs)
     by = _check_by(work, by, fn)
     scope = work[(work["spec"] == "ambiguous") & work["ask_tool"]]
@@ -324,28 +352,7 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
     additive = ["n_questions", "n_relevant", "n_discovered", "b_recall", "d_recall", "asking", "in_recall",
                 "p_sum", "r_sum", "f_sum"]
     runs[["asking", "in_recall"]] = runs[["asking", "in_recall"]].astype(int)
-    if by:
-        totals = runs.groupby(by, sort=True, dropna=False)[additive].sum()
-        totals["n_runs"] = runs.groupby(by, sort=True, dropna=False).size()
-        totals = totals.reindex(excluded.index, fill_value=0)
-    else:
-        totals = pd.DataFrame([runs[additive].sum()]).assign(n_runs=len(runs))
-    values = stat({c: totals[c].to_numpy(float) for c in additive})
-    out = pd.DataFrame({
-        "n_runs": totals["n_runs"].to_numpy(int), "n_questions": totals["n_questions"].to_numpy(int),
-        "n_relevant": totals["n_relevant"].to_numpy(int), "n_blockers": totals["b_recall"].to_numpy(int),
-        "n_discovered": totals["n_discovered"].to_numpy(int), **values,
-        "n_excluded": excluded.reindex(totals.index).to_numpy(int) if by else [int(excluded.iloc[0])],
-    })
-    if by:
-        out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
-    out = _order(out, by, ["n_runs", "n_questions", "n_relevant", "n_blockers", "n_discovered",
-                           "precision", "recall", "ask_f1"])
-    if ci:
-        sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
-        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
-        out = _with_ci(out, by, cis, ["precision", "recall", "ask_f1"])
-    return out
+    return runs, additive, stat, excluded, by
 
 
 # ----------------------------------------------------------------------------- ask rates
@@ -380,24 +387,7 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
     computes these (harness-formats §4.3). Ambig-DS Table 13 uses the ask-only runs:
     filter ``protocol="ask_only"`` (a group mixing protocols is refused).
     """
-    fn = "ask_calibration"
-    work = _work(rs)
-    by = _check_by(work, by, fn)
-    scope = work[work["ask_tool"]]
-    _single_condition(scope, by, ("policy", "protocol"), fn)
-    excluded = _excluded(scope, by)
-    runs = scope[~scope["error"]].copy()
-    runs["asked"] = (runs["n_questions"] > 0).astype(int)
-    runs["is_amb"] = (runs["spec"] == "ambiguous").astype(int)
-    runs["is_full"] = 1 - runs["is_amb"]
-    runs["asked_amb"] = runs["asked"] * runs["is_amb"]
-    runs["asked_full"] = runs["asked"] * runs["is_full"]
-    additive = ["is_amb", "is_full", "asked_amb", "asked_full"]
-
-    def stat(t):
-        a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
-        return {"calib_score": calib_score(a, f)}
-
+    runs, additive, stat, excluded, by = _calibration_parts(rs, by)
     totals = runs.groupby(by, sort=True, dropna=False)[additive].sum().reindex(excluded.index, fill_value=0) \
         if by else pd.DataFrame([runs[additive].sum()])
     a = _ratio(totals["asked_amb"], totals["is_amb"])
@@ -415,8 +405,32 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
         out = _wilson_columns(out, "ask_on_ambiguous", "_k_amb", "n_ambiguous", confidence)
         out = _wilson_columns(out, "ask_on_full", "_k_full", "n_full", confidence)
         sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
-        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), ["calib_score"])
+        only = lambda t: {"calib_score": stat(t)["calib_score"]}  # the rates have Wilson intervals
+        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", only, n_boot, seed, confidence), ["calib_score"])
     return out.drop(columns=["_k_amb", "_k_full"])
+
+
+def _calibration_parts(rs: RunSet, by: Sequence[str]):
+    """ask_calibration's runs with additive columns, the columns, the statistic, the excluded runs, ``by``."""
+    fn = "ask_calibration"
+    work = _work(rs)
+    by = _check_by(work, by, fn)
+    scope = work[work["ask_tool"]]
+    _single_condition(scope, by, ("policy", "protocol"), fn)
+    excluded = _excluded(scope, by)
+    runs = scope[~scope["error"]].copy()
+    runs["asked"] = (runs["n_questions"] > 0).astype(int)
+    runs["is_amb"] = (runs["spec"] == "ambiguous").astype(int)
+    runs["is_full"] = 1 - runs["is_amb"]
+    runs["asked_amb"] = runs["asked"] * runs["is_amb"]
+    runs["asked_full"] = runs["asked"] * runs["is_full"]
+    additive = ["is_amb", "is_full", "asked_amb", "asked_full"]
+
+    def stat(t):
+        a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
+        return {"calib_score": calib_score(a, f), "ask_on_ambiguous": a, "ask_on_full": f}
+
+    return runs, additive, stat, excluded, by
 
 
 # ----------------------------------------------------------------------------- pass@k
@@ -565,6 +579,64 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     LHAW §4.2, Table 3 (its "Ask %" is ``variant_ask_rate``: runlog-v1 B.3) and
     Table 14 (Gain%/Q = Ckpt gain / Qs: 23.3/186 → 0.13).
     """
+    parts = _voi_parts(rs, by, k, paired)
+    by, base_by, tool, pairs, b, excluded, stat = (parts[n] for n in ("by", "base_by", "tool", "pairs", "b", "excluded",
+                                                                      "stat"))
+    variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
+    groups_index = pd.concat([pairs[by], tool[by]]).drop_duplicates().sort_values(by) if by else None
+    vt = pairs.groupby(by, sort=True, dropna=False)[variant_cols].sum() if by else \
+        pd.DataFrame([pairs[variant_cols].sum()])
+    if by:
+        vt = vt.reindex(pd.MultiIndex.from_frame(groups_index) if len(by) > 1 else
+                        pd.Index(groups_index[by[0]]), fill_value=0).reset_index()
+        bt = b.groupby(by, sort=True, dropna=False)[base_cols].sum().reset_index()
+        totals = vt.merge(bt, on=by, how="left")
+    else:
+        totals = pd.concat([vt, pd.DataFrame([b[base_cols].sum()])], axis=1)
+    totals[base_cols] = totals[base_cols].fillna(0)
+    values = stat({c: totals[c].to_numpy(float) for c in [*variant_cols, *base_cols]})
+    out = pd.DataFrame(values)
+    out["n_questions"] = totals["t_questions"].to_numpy(int)
+    out["n_variants"] = totals["v"].to_numpy(int)
+    out["n_trials"] = totals["a_n_scored"].to_numpy(int)
+    out["n_trials_with_tool"] = totals["t_n_scored"].to_numpy(int)
+    if by:
+        out = pd.concat([totals[by].reset_index(drop=True), out], axis=1)
+        ex = excluded.rename("n_excluded").reset_index() if base_by else None
+        out = out.merge(ex, on=base_by, how="left") if base_by else out.assign(n_excluded=int(excluded.iloc[0]))
+    else:
+        out["n_excluded"] = int(excluded.iloc[0])
+    out["n_excluded"] = out["n_excluded"].fillna(0).astype(int)
+    columns = ["base_pass_at_k", "base_mean_score", "pass_at_k", "pass_at_k_with_tool", "pass_gain_pp",
+               "mean_score", "mean_score_with_tool", "score_gain_pp", "ask_rate", "variant_ask_rate",
+               "avg_per_traj", "n_questions", "pass_gain_pp_per_question", "score_gain_pp_per_question"]
+    out = _order(out, by, columns)
+    if ci:
+        cis = _cluster_ci(_voi_task_sums(parts), by, "task_id", stat, n_boot, seed, confidence)
+        out = _with_ci(out, by, cis, [c for c in columns if c != "n_questions"])
+    return out
+
+
+VOI_VARIANT_COLUMNS = ["pk_na", "pk_a", "pk_nt", "pk_t", "a_score_sum", "a_n_scored", "t_score_sum", "t_n_scored",
+                       "t_asking", "t_questions", "v", "v_t", "v_asked"]
+VOI_BASE_COLUMNS = ["b_pk_n", "b_pk", "b_score_sum", "b_n_scored"]
+
+
+def _voi_task_sums(parts: dict) -> pd.DataFrame:
+    """Per (by…, task): its variants' sums under each group, and its base (full-spec) sums."""
+    by, pairs, b = parts["by"], parts["pairs"], parts["b"]
+    variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
+    vs = pairs.groupby([*by, "task_id"], sort=True, dropna=False)[variant_cols].sum().reset_index()
+    bs = b.groupby([*by, "task_id"], sort=True, dropna=False)[base_cols].sum().reset_index()
+    sums = vs.merge(bs, on=[*by, "task_id"], how="outer")
+    if "policy" in by:  # base tasks without any variant pair still belong to each policy group
+        sums = sums.dropna(subset=["policy"])
+    sums[[*variant_cols, *base_cols]] = sums[[*variant_cols, *base_cols]].fillna(0)
+    return sums
+
+
+def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
+    """value_of_information's per-variant sums (``pairs``, base ``b``), its statistic and groups."""
     fn = "value_of_information"
     work = _work(rs)
     by = _check_by(work, by, fn)
@@ -610,9 +682,7 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     b["b_pk_n"] = b["b_pass_at_k"].notna().astype(int)
     b["b_pk"] = b["b_pass_at_k"].fillna(0.0)
 
-    variant_cols = ["pk_na", "pk_a", "pk_nt", "pk_t", "a_score_sum", "a_n_scored", "t_score_sum", "t_n_scored",
-                    "t_asking", "t_questions", "v", "v_t", "v_asked"]
-    base_cols = ["b_pk_n", "b_pk", "b_score_sum", "b_n_scored"]
+    variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
 
     def stat(s):
         pa_, pt = _ratio(s["pk_a"], s["pk_na"]), _ratio(s["pk_t"], s["pk_nt"])
@@ -629,45 +699,7 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
         }
         return out
 
-    groups_index = pd.concat([pairs[by], tool[by]]).drop_duplicates().sort_values(by) if by else None
-    vt = pairs.groupby(by, sort=True, dropna=False)[variant_cols].sum() if by else \
-        pd.DataFrame([pairs[variant_cols].sum()])
-    if by:
-        vt = vt.reindex(pd.MultiIndex.from_frame(groups_index) if len(by) > 1 else
-                        pd.Index(groups_index[by[0]]), fill_value=0).reset_index()
-        bt = b.groupby(by, sort=True, dropna=False)[base_cols].sum().reset_index()
-        totals = vt.merge(bt, on=by, how="left")
-    else:
-        totals = pd.concat([vt, pd.DataFrame([b[base_cols].sum()])], axis=1)
-    totals[base_cols] = totals[base_cols].fillna(0)
-    values = stat({c: totals[c].to_numpy(float) for c in [*variant_cols, *base_cols]})
-    out = pd.DataFrame(values)
-    out["n_questions"] = totals["t_questions"].to_numpy(int)
-    out["n_variants"] = totals["v"].to_numpy(int)
-    out["n_trials"] = totals["a_n_scored"].to_numpy(int)
-    out["n_trials_with_tool"] = totals["t_n_scored"].to_numpy(int)
-    if by:
-        out = pd.concat([totals[by].reset_index(drop=True), out], axis=1)
-        ex = excluded.rename("n_excluded").reset_index() if base_by else None
-        out = out.merge(ex, on=base_by, how="left") if base_by else out.assign(n_excluded=int(excluded.iloc[0]))
-    else:
-        out["n_excluded"] = int(excluded.iloc[0])
-    out["n_excluded"] = out["n_excluded"].fillna(0).astype(int)
-    columns = ["base_pass_at_k", "base_mean_score", "pass_at_k", "pass_at_k_with_tool", "pass_gain_pp",
-               "mean_score", "mean_score_with_tool", "score_gain_pp", "ask_rate", "variant_ask_rate",
-               "avg_per_traj", "n_questions", "pass_gain_pp_per_question", "score_gain_pp_per_question"]
-    out = _order(out, by, columns)
-    if ci:
-        # per task: its variants' sums under each group, and its base (full-spec) sums
-        vs = pairs.groupby([*by, "task_id"], sort=True, dropna=False)[variant_cols].sum().reset_index()
-        bs = b.groupby([*by, "task_id"], sort=True, dropna=False)[base_cols].sum().reset_index()
-        sums = vs.merge(bs, on=[*by, "task_id"], how="outer")
-        if "policy" in by:  # base tasks without any variant pair still belong to each policy group
-            sums = sums.dropna(subset=["policy"])
-        sums[[*variant_cols, *base_cols]] = sums[[*variant_cols, *base_cols]].fillna(0)
-        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
-        out = _with_ci(out, by, cis, [c for c in columns if c != "n_questions"])
-    return out
+    return {"by": by, "base_by": base_by, "tool": tool, "pairs": pairs, "b": b, "excluded": excluded, "stat": stat}
 
 
 # ----------------------------------------------------------------------------- LHAW ambiguity classes

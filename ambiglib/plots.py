@@ -1,4 +1,11 @@
-"""The papers' figures, drawn from tidy metric frames. Each function returns the matplotlib Figure."""
+"""The papers' figures, drawn from tidy metric frames. Each function returns the matplotlib Figure.
+
+Like seaborn's axes-level functions, each takes ``ax=`` to draw into an existing Axes (one
+panel: filter the frame to one panel first). On an empty frame a function draws nothing but
+the frame's note (``attrs["note"]``: "no runs with registered blockers and the ask tool in
+this log"); the figure it returns then carries that note as ``figure.ambiglib_note``, which
+:func:`ambiglib.report.show_figure` shows in one line instead of an image.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +25,34 @@ def _style(style: str = "whitegrid") -> None:
     sns.set_theme(style=style, context="notebook")
 
 
-def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str = "suite",
-                     iso_f1: Sequence[float] = (0.2, 0.4, 0.6, 0.8)):
+def _nothing(data: pd.DataFrame, what: str, ax=None):
+    """The figure of an empty frame: its note, and nothing else."""
+    note = data.attrs.get("note") or f"nothing to draw: no {what}"
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6.5, 0.8))
+        fig.ambiglib_note = note
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, note, ha="center", va="center", fontsize=10, color="0.35", transform=ax.transAxes)
+    return ax.figure
+
+
+def _panels(data: pd.DataFrame, col: str | None, ax, fn: str) -> list:
+    panels = list(dict.fromkeys(data[col])) if col and col in data else [None]
+    if ax is not None and len(panels) > 1:
+        raise ValueError(f"{fn}: ax= draws one panel, but the data has {len(panels)} {col!r} values {panels};"
+                         f" filter it to one, or pass col=None")
+    return panels
+
+
+def _axes(panels: list, ax, width: float, height: float, **kwargs):
+    if ax is not None:
+        return ax.figure, [ax]
+    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False, **kwargs)
+    return fig, list(axes[0])
+
+
+def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | None = "suite",
+                     iso_f1: Sequence[float] = (0.2, 0.4, 0.6, 0.8), ax=None):
     """Plot question precision against blocker recall, one point per model, with iso-F1 curves.
 
     Parameters
@@ -32,11 +65,15 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str = "su
     HIL-Bench Figure 1B.
     """
     _style()
-    panels = list(dict.fromkeys(ask_f1[col])) if col in ask_f1 else [None]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.6), squeeze=False, sharey=True)
+    ask_f1 = ask_f1.dropna(subset=["precision", "recall"])
+    if len(ask_f1) == 0:
+        return _nothing(ask_f1, "precision and recall to draw", ax)
+    panels = _panels(ask_f1, col, ax, "precision_recall")
+    own = ax is None
+    fig, axes = _axes(panels, ax, 5, 4.6, sharey=True)
     palette = dict(zip(sorted(ask_f1[hue].unique()), sns.color_palette("deep", ask_f1[hue].nunique())))
     r = np.linspace(0.01, 1, 200)
-    for ax, panel in zip(axes[0], panels):
+    for ax, panel in zip(axes, panels):
         data = ask_f1 if panel is None else ask_f1[ask_f1[col] == panel]
         for f in iso_f1:
             p = f * r / (2 * r - f)
@@ -56,13 +93,17 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str = "su
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="blocker recall", title=str(panel) if panel is not None else "")
         ax.set_ylabel("question precision")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=m) for m, c in palette.items()]
+    if not own:
+        axes[0].legend(handles=handles, frameon=False, fontsize=8)
+        return fig
     fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), frameon=False, bbox_to_anchor=(0.5, -0.06))
     fig.suptitle("Question precision vs blocker recall (iso-F1 curves dashed)", y=1.0)
     fig.tight_layout()
     return fig
 
 
-def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str = "policy", col: str = "suite"):
+def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str = "policy", col: str | None = "suite",
+                    ax=None):
     """Plot ask-on-ambiguous against ask-on-full per model and policy; the ideal corner is (0, 1).
 
     Parameters
@@ -75,19 +116,27 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
     Ambig-DS Figure 2.
     """
     _style()
-    panels = list(dict.fromkeys(calibration[col])) if col in calibration else [None]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 2, 4.6), squeeze=False, sharey=True)
-    for ax, panel in zip(axes[0], panels):
+    calibration = calibration.dropna(subset=["ask_on_full", "ask_on_ambiguous"])
+    if len(calibration) == 0:
+        return _nothing(calibration, "ask rates to draw", ax)
+    panels = _panels(calibration, col, ax, "ask_calibration")
+    own = ax is None
+    fig, axes = _axes(panels, ax, 5, 4.6, sharey=True)
+    if own:
+        fig.set_figwidth(fig.get_figwidth() + 2)
+    for ax, panel in zip(axes, panels):
         data = calibration if panel is None else calibration[calibration[col] == panel]
         ax.plot([0, 1], [0, 1], color="0.7", ls=":", lw=1, zorder=0)  # asks regardless of ambiguity
         # the ideal corner, drawn beneath the data so that a model sitting on it stays visible
         ax.scatter([0], [1], marker="*", s=420, color="gold", alpha=0.5, edgecolor="0.5", zorder=1, label="perfect")
         sns.scatterplot(data=data, x="ask_on_full", y="ask_on_ambiguous", hue=hue, style=style if style in data else None,
-                        s=90, ax=ax, legend=ax is axes[0][-1], zorder=3)
+                        s=90, ax=ax, legend=ax is axes[-1], zorder=3)
         ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel="asks on fully specified tasks",
                ylabel="asks on ambiguous tasks", title=str(panel) if panel is not None else "")
-    if axes[0][-1].get_legend():
-        sns.move_legend(axes[0][-1], "upper left", bbox_to_anchor=(1, 1), frameon=False)
+    if not own:
+        return fig
+    if axes[-1].get_legend():
+        sns.move_legend(axes[-1], "upper left", bbox_to_anchor=(1, 1), frameon=False)
     fig.suptitle("Ask calibration (ideal: top left)", y=1.0)
     fig.tight_layout()
     return fig
@@ -95,7 +144,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
 
 def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool",
                         gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite",
-                        policies: Sequence[str] | None = OWN_AGENT):
+                        policies: Sequence[str] | None = OWN_AGENT, ax=None):
     """Plot performance with the ask tool against gain per question.
 
     Parameters
@@ -111,19 +160,23 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
     LHAW Figure 4.
     """
     _style()
-    voi = _own_agents(voi, policies)
-    fig, ax = plt.subplots(figsize=(6.5, 4.6))
+    voi = _own_agents(voi, policies).dropna(subset=[gain, score])
+    if len(voi) == 0:
+        return _nothing(voi, "gain per question to draw (no with-tool run asked)", ax)
+    own = ax is None
+    fig, ax = plt.subplots(figsize=(6.5, 4.6)) if own else (ax.figure, ax)
     sns.scatterplot(data=voi, x=gain, y=score, hue=hue, style=style if style in voi else None, s=100, ax=ax)
     ax.set(xlabel="gain per question (pp)", ylabel="score with ask_user", ylim=(0, 1.02))
     ax.axvline(0, color="0.6", lw=0.8)
     sns.move_legend(ax, "upper left", bbox_to_anchor=(1, 1), frameon=False)
     ax.set_title("Performance vs value per question")
-    fig.tight_layout()
+    if own:
+        fig.tight_layout()
     return fig
 
 
 def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str = "policy",
-                  value: str = "calls_per_trial", panel: Sequence[str] = ("suite", "model")):
+                  value: str = "calls_per_trial", panel: Sequence[str] = ("suite", "model"), ax=None):
     """Plot heatmaps of ask_user calls per trial, e.g. by ambiguity class × persona.
 
     One panel per ``panel`` group (a model on a benchmark) that has more than one
@@ -140,6 +193,8 @@ def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str
     LHAW Figure 6.
     """
     _style("white")  # an empty cell (no trials) stays blank
+    if len(calls) == 0:
+        return _nothing(calls, "ask_user calls to draw", ax)
     panel = [p for p in panel if p in calls]
     groups = list(calls.groupby(panel, sort=True)) if panel else [((), calls)]
     several = [(k, g) for k, g in groups if g[col].nunique() > 1]
@@ -150,23 +205,32 @@ def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str
         wide = g.pivot(index=row, columns=col, values=value)
         wides.append((key, wide.reindex([c for c in order if c in wide.index]
                                         + [i for i in wide.index if i not in order])))
+    if ax is not None and len(wides) > 1:
+        raise ValueError(f"calls_heatmap: ax= draws one panel, but the data has {len(wides)} {list(panel)} groups;"
+                         " filter it to one")
     width = max(w.shape[1] for _, w in wides)
     heights = [0.7 * w.shape[0] + 0.9 for _, w in wides]
-    fig, axes = plt.subplots(len(wides), 1, figsize=(3.6 + 1.3 * width, 0.6 + sum(heights)), squeeze=False,
-                             gridspec_kw={"height_ratios": heights})
+    own = ax is None
+    if own:
+        fig, axes = plt.subplots(len(wides), 1, figsize=(3.6 + 1.3 * width, 0.6 + sum(heights)), squeeze=False,
+                                 gridspec_kw={"height_ratios": heights})
+        axes = list(axes[:, 0])
+    else:
+        fig, axes = ax.figure, [ax]
     vmax = max((float(np.nanmax(w.to_numpy(dtype=float))) for _, w in wides if w.size), default=1.0)
-    for ax, (key, wide) in zip(axes[:, 0], wides):
+    for ax, (key, wide) in zip(axes, wides):
         sns.heatmap(wide.astype(float), annot=True, fmt=".2f", cmap="rocket_r", vmin=0, vmax=vmax,
                     cbar_kws={"label": value}, ax=ax)
         key = key if isinstance(key, tuple) else (key,)
         ax.set(xlabel=col, ylabel=row, title=" · ".join(map(str, key)) or "ask_user calls per trial")
         ax.tick_params(axis="y", rotation=0)
-    fig.suptitle("ask_user calls per trial")
-    fig.tight_layout()
+    if own:
+        fig.suptitle("ask_user calls per trial")
+        fig.tight_layout()
     return fig
 
 
-def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "label", value: str = "share"):
+def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "label", value: str = "share", ax=None):
     """Plot failure-mode shares per model as a heatmap (percent).
 
     Parameters
@@ -179,10 +243,15 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     HIL-Bench Figure 3.
     """
     _style("white")
+    shares = shares.dropna(subset=[value])
+    if len(shares) == 0:
+        return _nothing(shares, "failure-mode shares to draw", ax)
     wide = shares.pivot_table(index=row, columns=col, values=value, aggfunc="first") * 100
-    fig, ax = plt.subplots(figsize=(1.8 + 1.2 * wide.shape[1], 1.2 + 0.6 * wide.shape[0]))
+    own = ax is None
+    fig, ax = plt.subplots(figsize=(1.8 + 1.2 * wide.shape[1], 1.2 + 0.6 * wide.shape[0])) if own else (ax.figure, ax)
     sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar_kws={"label": "% of runs"}, ax=ax)
     ax.set(xlabel="", ylabel="", title="Failure modes (% of runs)")
     ax.tick_params(axis="x", rotation=30)
-    fig.tight_layout()
+    if own:
+        fig.tight_layout()
     return fig

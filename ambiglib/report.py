@@ -1,9 +1,13 @@
 """The report: every notebook run with papermill, and everything it shows, written to one folder.
 
-``ambiglib report`` (and ``make report``) runs each notebook in ``notebooks/`` with
-papermill, two at a time, injecting the run log and any parameters, and writes:
+``ambiglib report`` (and ``make report``) runs each notebook shipped with the package
+(``notebooks/`` in the source tree, ``ambiglib/notebooks`` once installed; or a folder of
+your own with ``--notebooks-dir``) with papermill, two at a time, injecting the run log and
+any parameters, and writes:
 
 * ``<out>/<notebook>.ipynb`` and ``<out>/<notebook>.html`` — the executed notebooks;
+* for a table or figure with nothing to show, the one line saying why (``<table>.note.txt``),
+  listed in the index under its notebook;
 * ``<out>/tables/<notebook>/<table>.{csv,md,tex}`` — every table the notebook saved
   with :func:`save_table` (TeX with booktabs rules);
 * ``<out>/figures/<notebook>/<figure>.png`` — every figure saved with :func:`save_figure`;
@@ -19,20 +23,41 @@ import json
 import os
 import time
 import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import pandas as pd
 
 from .errors import AmbiglibError, LoadError
 from .loading import load
 
-__all__ = ["save_table", "save_figure", "write_summary", "run_report", "ReportError", "errors_frame",
-           "render_table"]
+__all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summary", "run_report", "ReportError",
+           "errors_frame", "render_table", "notebook_parameters", "bundled_notebooks", "example_runs"]
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+_HERE = Path(__file__).resolve().parent
+
+
+def _bundled(installed: Path, source: Path, pattern: str) -> Path | None:
+    for candidate in (installed, source):  # the wheel's copy, then the source tree's
+        if candidate.is_dir() and any(candidate.glob(pattern)):
+            return candidate
+    return None
+
+
+def bundled_notebooks() -> Path:
+    """The folder of the report's notebooks: ``ambiglib/notebooks`` when installed, ``notebooks/`` in the source tree."""
+    found = _bundled(_HERE / "notebooks", _HERE.parent / "notebooks", "*.ipynb")
+    if found is None:
+        raise ReportError(f"no notebooks shipped with ambiglib (looked in {_HERE / 'notebooks'} and"
+                          f" {_HERE.parent / 'notebooks'}); pass --notebooks-dir")
+    return found
+
+
+def example_runs() -> Path | None:
+    """The bundled example run log (``ambiglib/example`` installed, ``data/example`` in the source tree), if present."""
+    return _bundled(_HERE / "example", _HERE.parent / "data" / "example", "*.jsonl")
 
 
 class ReportError(AmbiglibError):
@@ -43,9 +68,10 @@ class ReportError(AmbiglibError):
 
 
 def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
-    """Return a deterministic plain-text rendering of a table (what nbval checks)."""
+    """Return a deterministic plain-text rendering of a table (what nbval checks); for an empty
+    table, the line saying why (its ``attrs["note"]``)."""
     if len(table) == 0:
-        return "(no rows)"
+        return table.attrs.get("note") or "(no rows)"
     return table.to_string(index=False, na_rep="–",
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
 
@@ -102,6 +128,64 @@ def _latex_escape(text: str) -> str:
 
 def _is_float(series: pd.Series) -> bool:
     return pd.api.types.is_float_dtype(series.dtype)
+
+
+def _counts_as_integers(table: pd.DataFrame) -> pd.DataFrame:
+    """Count columns (``n``, ``n_*``) that became float (a merge, a missing cell) shown as integers."""
+    out = table.copy()
+    for c in out.columns:
+        s = out[c]
+        if (str(c) == "n" or str(c).startswith("n_")) and _is_float(s):
+            v = s.dropna()
+            if (v == v.round()).all():
+                out[c] = s.astype("Int64")
+    return out
+
+
+def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) -> None:
+    if not out_dir:
+        return
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.{kind}-note.txt").write_text(json.dumps({"name": name, "caption": caption or name, "note": note}),
+                                                  encoding="utf-8")
+
+
+def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
+               caption: str | None = None, precision: int = 3):
+    """Save a table (:func:`save_table`) and return what a notebook shows for it.
+
+    A table with rows is shown once, as escaped HTML that scrolls sideways when wide, counts
+    as integers. An empty table is not saved: its ``attrs["note"]`` ("no runs with registered
+    blockers and the ask tool in this log") is shown in one line and recorded for the report
+    index.
+    """
+    from IPython.display import HTML
+
+    if len(table) == 0:
+        note = table.attrs.get("note") or f"{name}: nothing to show in this log"
+        _note_file(out_dir, name, note, caption, "table")
+        return HTML(f"<p><em>{html.escape(note)}</em></p>")
+    save_table(table, name, out_dir, caption=caption, precision=precision)
+    shown = _counts_as_integers(table.reset_index(drop=True))
+    styler = shown.style.format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
+        .format_index(escape="html", axis="columns")
+    return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>")
+
+
+def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):
+    """Save a figure (:func:`save_figure`); a figure drawn from nothing (its ``ambiglib_note``) is
+    closed instead, and its note shown in one line and recorded for the report index."""
+    note = getattr(figure, "ambiglib_note", None)
+    if note:
+        import matplotlib.pyplot as plt
+        from IPython.display import HTML
+
+        plt.close(figure)
+        _note_file(out_dir, name, note, None, "figure")
+        return HTML(f"<p><em>{html.escape(note)}</em></p>")
+    save_figure(figure, name, out_dir, dpi=dpi)
+    return None
 
 
 def save_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150) -> Path | None:
@@ -181,10 +265,56 @@ class NotebookResult:
     kernel_restarts: int = 0
     tables: list[str] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
+    #: what the notebook did not show, and why: ``{"name", "caption", "note", "kind"}``
+    notes: list[dict] = field(default_factory=list)
+
+
+def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """A notebook's parameters as papermill reads its ``parameters`` cell: name → ``{name,
+    inferred_type_name, default, help}`` (nothing is executed)."""
+    import papermill
+
+    return dict(papermill.inspect_notebook(str(path)))
+
+
+def _report_kernel_manager():
+    """The kernel manager of the report's kernels.
+
+    * IPC transport: each kernel talks over Unix sockets in a private temporary folder, so two
+      kernels started at once cannot race for one TCP port, and ipykernel (≥ 7) has no reason to
+      warn that the kernel "is running over TCP without encryption".
+    * No interrupt on shutdown: jupyter_client sends SIGINT before every shutdown, in case the
+      kernel is busy; ours are idle (every cell has run), and the signal only made ipykernel log
+      "KeyboardInterrupt caught in kernel".
+    """
+    import tempfile
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    class ReportKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs: Any) -> None:
+            self._ipc_dir = tempfile.mkdtemp(prefix="ambiglib-kernel-")
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", os.path.join(self._ipc_dir, "kernel"))
+            super().__init__(**kwargs)
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:  # set by shutdown_kernel before it interrupts
+                return
+            await super()._async_interrupt_kernel()
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart:
+                import shutil
+
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
+
+    return ReportKernelManager
 
 
 def _read_params(params_file: str | os.PathLike[str] | None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Top-level keys go to every notebook; ``notebooks: {name: {...}}`` to one."""
+    """Top-level keys go to every notebook that has the parameter; ``notebooks: {name: {...}}`` to one."""
     if not params_file:
         return {}, {}
     import yaml
@@ -197,27 +327,52 @@ def _read_params(params_file: str | os.PathLike[str] | None) -> tuple[dict[str, 
     if not isinstance(data, dict):
         raise ReportError(f"{path}: parameters must be a mapping of name: value (got {type(data).__name__})")
     per_notebook = data.pop("notebooks", {}) or {}
-    if not isinstance(per_notebook, dict):
+    if not isinstance(per_notebook, dict) or not all(isinstance(v, dict) for v in per_notebook.values()):
         raise ReportError(f"{path}: 'notebooks' must map notebook names to parameter mappings")
     return data, per_notebook
+
+
+def _check_params(params_file, common: dict[str, Any], per_notebook: dict[str, dict[str, Any]],
+                  declared: dict[str, dict[str, Any]], chosen: list[str]) -> None:
+    """Refuse, before anything runs, a parameter no notebook has or a notebook that does not exist."""
+    where = f"{params_file}: " if params_file else ""
+    unknown_nb = sorted(set(per_notebook) - set(declared))
+    if unknown_nb:
+        raise ReportError(f"{where}no notebook named {', '.join(map(repr, unknown_nb))}; the notebooks are"
+                          f" {', '.join(sorted(declared))}")
+    every = sorted({p for name in chosen for p in declared[name]} - {"out_dir"})
+    for key in common:
+        if key not in every:
+            raise ReportError(f"{where}unknown parameter {key!r}: no notebook of the report has it; the parameters"
+                              f" are {', '.join(every)}")
+    for name, params in per_notebook.items():
+        for key in params:
+            if key == "runs":
+                raise ReportError(f"{where}notebooks: {name}: 'runs' is one run log for the whole report (set it"
+                                  " at the top level or with --runs)")
+            if key not in declared[name] or key == "out_dir":
+                raise ReportError(f"{where}notebooks: {name}: unknown parameter {key!r}; {name} has"
+                                  f" {', '.join(p for p in declared[name] if p != 'out_dir')}")
 
 
 def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookResult:
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
 
     name = notebook.stem
     started = time.perf_counter()
     result = NotebookResult(name, 0.0)
     executed = out / f"{name}.ipynb"
+    manager = _report_kernel_manager()
     for attempt in (1, 2):
         try:
             # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
             # process of its own (run_report), and relative paths resolve as they do in JupyterLab
             papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
                                        cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
-                                       log_output=False)
+                                       log_output=False, kernel_manager_class=manager)
         except papermill.PapermillExecutionError as exc:
             first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
             result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
@@ -236,7 +391,10 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
         if cells and meta.get("start_time") and cells[0].metadata.get("papermill", {}).get("start_time"):
             first = pd.Timestamp(cells[0].metadata["papermill"]["start_time"])
             result.kernel_start_seconds = (first - pd.Timestamp(meta["start_time"])).total_seconds()
-        body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+        # the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML
+        exporter = HTMLExporter(template_name="lab")
+        exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"nbval-text"}, enabled=True), True)
+        body, _ = exporter.from_notebook_node(nb)
         (out / f"{name}.html").write_text(body, encoding="utf-8")
     artifacts = Path(parameters["out_dir"])
 
@@ -245,28 +403,40 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
 
     result.tables = in_order("*.csv")
     result.figures = in_order("*.png")
+    for kind in ("table", "figure"):
+        for path in sorted(artifacts.glob(f"*.{kind}-note.txt"), key=lambda p: p.stat().st_mtime_ns):
+            result.notes.append({**json.loads(path.read_text(encoding="utf-8")), "kind": kind})
     return result
 
 
 def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] = "reports", *,
                params_file: str | os.PathLike[str] | None = None, notebooks: Sequence[str] | None = None,
                notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
-               parameters: Mapping[str, Any] | None = None) -> Path:
+               parameters: Mapping[str, Any] | None = None,
+               progress: Callable[[int, int, NotebookResult], None] | None = None) -> Path:
     """Run every notebook with papermill and write the report folder.
 
     Parameters
     ----------
     runs : path-like, optional
-        The run log every notebook analyses (its ``runs`` parameter); by default each
-        notebook's own default, the bundled example data.
+        The run log every notebook analyses (its ``runs`` parameter); by default the
+        ``runs`` of the parameters file, else the bundled example data.
     out : path-like, default "reports"
     params_file : path-like, optional
-        YAML: top-level keys are parameters for every notebook; ``notebooks: {name: {...}}``
-        for one notebook.
+        YAML: top-level keys are parameters for every notebook that has them (one of them
+        must); ``notebooks: {name: {...}}`` for one notebook. An unknown parameter or
+        notebook is an error before anything runs; so is a ``runs`` that disagrees with
+        ``runs=``.
     notebooks : sequence of str, optional
         Notebook names (stems) to run; default all in ``notebooks_dir``.
+    notebooks_dir : path-like, optional
+        A folder of your own notebooks (e.g. edited copies); default the ones shipped with ambiglib.
     jobs : int, default 2
         Notebooks run at once.
+    parameters : mapping, optional
+        More parameters for every notebook, as from the top level of a parameters file.
+    progress : callable, optional
+        Called as ``progress(done, total, result)`` as each notebook finishes.
 
     Returns
     -------
@@ -276,38 +446,58 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     Raises
     ------
     ReportError
-        After writing everything it could, if any notebook failed: names the notebook and cell.
+        Bad parameters (before anything runs); after writing everything it could, a failed
+        notebook (named, with its cell).
     """
-    out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    nb_dir = Path(notebooks_dir) if notebooks_dir else NOTEBOOKS
+    nb_dir = Path(notebooks_dir) if notebooks_dir else bundled_notebooks()
     paths = sorted(nb_dir.glob("*.ipynb"), key=lambda p: (p.stem != "quickstart", p.stem))  # quickstart first
+    if not paths:
+        raise ReportError(f"{nb_dir}: no notebooks (*.ipynb) to run")
     if notebooks:
         wanted = set(notebooks)
         unknown = wanted - {p.stem for p in paths}
         if unknown:
             raise ReportError(f"no such notebook(s) {sorted(unknown)} in {nb_dir} (have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in wanted]
-    if not paths:
-        raise ReportError(f"{nb_dir}: no notebooks to run")
+    declared = {p.stem: notebook_parameters(p) for p in sorted(nb_dir.glob("*.ipynb"))}
     common, per_notebook = _read_params(params_file)
     common.update(parameters or {})
-    if runs is None and (nb_dir.parent / "data" / "example").is_dir():
-        runs = nb_dir.parent / "data" / "example"  # the notebooks' own default, made absolute
-    if runs is not None:
-        common.setdefault("runs", str(Path(runs).resolve()))
-        write_summary(runs, out, quiet=True)
+    _check_params(params_file, common, per_notebook, declared, [p.stem for p in paths])
+    from_file = common.pop("runs", None)
+    if from_file is not None and runs is not None and Path(from_file).resolve() != Path(runs).resolve():
+        raise ReportError(f"{params_file}: runs: {from_file!r} disagrees with --runs {str(runs)!r}; give the run log once")
+    runs = runs if runs is not None else from_file if from_file is not None else example_runs()
+    if runs is None:
+        raise ReportError("no run log: pass --runs (no example data is bundled with this installation)")
+    runs = Path(runs).resolve()
+    if not runs.exists():
+        raise ReportError(f"--runs {runs}: no such file or folder")
+    out = Path(out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    write_summary(runs, out, quiet=True)
 
     started = time.perf_counter()
-    jobs_args = [(path, out, {**common, **per_notebook.get(path.stem, {}),
-                              "out_dir": str(out / "artifacts" / path.stem)}) for path in paths]
+    jobs_args = []
+    for path in paths:
+        mine = declared[path.stem]
+        params = {k: v for k, v in common.items() if k in mine}
+        params.update(per_notebook.get(path.stem, {}))
+        params.update(runs=str(runs), out_dir=str(out / "artifacts" / path.stem))
+        jobs_args.append((path, out, params))
     # one process per running notebook: papermill's working-directory switch cannot race
+    results: dict[str, NotebookResult] = {}
     with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
-        results = list(pool.map(_run_one, *zip(*jobs_args)))
+        futures = [pool.submit(_run_one, *a) for a in jobs_args]
+        for future in as_completed(futures):
+            result = future.result()
+            results[result.name] = result
+            if progress is not None:
+                progress(len(results), len(paths), result)
+    ordered = [results[p.stem] for p in paths]
     wall = time.perf_counter() - started
-    _collect(out, results)
-    index = _write_index(out, results, runs, wall)
-    failed = [r for r in results if r.error]
+    _collect(out, ordered)
+    index = _write_index(out, ordered, runs, wall)
+    failed = [r for r in ordered if r.error]
     if failed:
         raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
     return index
@@ -333,6 +523,13 @@ def _collect(out: Path, results: list[NotebookResult]) -> None:
     shutil.rmtree(out / "artifacts", ignore_errors=True)
 
 
+def _attr(text: str) -> str:
+    """Text for an HTML attribute or URL in single quotes."""
+    from urllib.parse import quote
+
+    return html.escape(quote(str(text), safe="/"), quote=True)
+
+
 def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: float) -> Path:
     manifest = {"runs": str(runs) if runs is not None else "notebook defaults", "wall_seconds": round(wall, 2),
                 "notebooks": []}
@@ -342,22 +539,29 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
         ".scroll{overflow-x:auto;margin:0.5em 0 1.5em}"
         "table{border-collapse:collapse;font-size:0.8em}th,td{border-bottom:1px solid #ddd;white-space:nowrap;"
         "padding:0.2em 0.6em;text-align:right}th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}"
-        "img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}"
+        "img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}ul.notes,p.notes{color:#555;font-size:0.9em}"
         "nav{display:flex;flex-wrap:wrap;gap:0.3em 1em}nav a{white-space:nowrap}section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
         "<h1>ambiglib report</h1>",
         f"<p>Run log: <code>{html.escape(str(runs) if runs is not None else 'each notebook’s default')}</code>."
         f" {len(results)} notebooks in {wall:.1f} s. <a href='summary.md'>What was read</a> ·"
         " <a href='rejected.csv'>rejected records</a></p>",
-        "<nav>" + "".join(f"<a href='#{r.name}'>{html.escape(r.name)}</a>" for r in results) + "</nav>",
+        "<nav>" + "".join(f"<a href='#{_attr(r.name)}'>{html.escape(r.name)}</a>" for r in results) + "</nav>",
     ]
     for r in results:
         entry = {"notebook": r.name, "html": f"{r.name}.html", "ipynb": f"{r.name}.ipynb", "seconds": round(r.seconds, 2),
-                 "kernel_start_seconds": r.kernel_start_seconds, "kernel_restarts": r.kernel_restarts, "error": r.error, "tables": [], "figures": []}
-        parts.append(f"<section id='{r.name}'><h2>{html.escape(r.name)}</h2>")
-        parts.append(f"<p><a href='{r.name}.html'>notebook (HTML)</a> · <a href='{r.name}.ipynb'>notebook (.ipynb)</a>"
+                 "kernel_start_seconds": r.kernel_start_seconds, "kernel_restarts": r.kernel_restarts, "error": r.error, "tables": [], "figures": [],
+                 "notes": r.notes}
+        parts.append(f"<section id='{_attr(r.name)}'><h2>{html.escape(r.name)}</h2>")
+        parts.append(f"<p><a href='{_attr(r.name)}.html'>notebook (HTML)</a> · <a href='{_attr(r.name)}.ipynb'>notebook (.ipynb)</a>"
                      f" · {r.seconds:.1f} s</p>")
         if r.error:
             parts.append(f"<p class='fail'>FAILED: {html.escape(r.error)}</p>")
+        if r.notes:
+            shown_nothing = not (r.tables or r.figures or r.error)
+            parts.append(f"<p class='notes'>{'Nothing to show' if shown_nothing else 'Not shown'}:</p><ul class='notes'>"
+                         + "".join(f"<li data-note='{html.escape(r.name)}/{html.escape(n['name'])}'>"
+                                   f"{html.escape(n['caption'])}: {html.escape(n['note'])}</li>" for n in r.notes)
+                         + "</ul>")
         for t in r.tables:
             base = f"tables/{r.name}/{t}"
             frame = pd.read_csv(out / f"{base}.csv")
@@ -365,16 +569,17 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
             caption = caption_file.read_text(encoding="utf-8") if caption_file.is_file() else t
             entry["tables"].append({"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex",
                                     "rows": len(frame), "caption": caption})
-            parts.append(f"<h3 class='table-title' data-table='{r.name}/{t}'>{html.escape(caption)}</h3>")
-            parts.append(f"<p><a href='{base}.csv'>csv</a> · <a href='{base}.md'>md</a> · <a href='{base}.tex'>tex</a></p>")
+            parts.append(f"<h3 class='table-title' data-table='{_attr(r.name)}/{_attr(t)}'>{html.escape(caption)}</h3>")
+            parts.append(f"<p><a href='{_attr(base)}.csv'>csv</a> · <a href='{_attr(base)}.md'>md</a> ·"
+                         f" <a href='{_attr(base)}.tex'>tex</a></p>")
             parts.append("<div class='scroll'>" + frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
                                                               classes="report-table", border=0)
-                         .replace("<table ", f"<table data-table='{r.name}/{t}' ", 1) + "</div>")
+                         .replace("<table ", f"<table data-table='{_attr(r.name)}/{_attr(t)}' ", 1) + "</div>")
         for fname in r.figures:
             src = f"figures/{r.name}/{fname}.png"
             entry["figures"].append({"name": fname, "png": src})
             # onload marks the image as drawn, so a browser test can tell a broken image from a loaded one
-            parts.append(f"<figure><img src='{src}' alt='{html.escape(fname)}' data-figure='{r.name}/{fname}'"
+            parts.append(f"<figure><img src='{_attr(src)}' alt='{_attr(fname)}' data-figure='{_attr(r.name)}/{_attr(fname)}'"
                          " onload=\"this.setAttribute('data-loaded','yes')\">"
                          f"<figcaption>{html.escape(fname)}</figcaption></figure>")
         parts.append("</section>")

@@ -9,24 +9,57 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from typing import Callable, Mapping, Sequence
+
+from .comparisons import paired_comparison
 from .harness import harness_anomalies, harness_summary
 from .runset import RunSet
+from .schema import DEFAULT_POLICY
+from .shapes import SHAPES, Conventions, Shape, applicable, conventions_for, label_prefix, labels_of
 
 __all__ = ["harness_summary", "harness_anomalies", "blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
            "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
            "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics", "by_dimension",
            "segments_removed", "generality", "prompting_strategies", "removal_strategies", "ask_failure_modes",
            "failure_modes", "leaderboard", "selector_accuracy", "judge_reliability", "composition", "power_analysis",
-           "calls_per_trial"]
+           "calls_per_trial", "ambiguity_classes", "paired_comparison"]
+
+#: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows
+#: (``"hil-bench"``, ``"ambig-ds"``, ``"lhaw"`` or ``"neutral"``); see :mod:`ambiglib.shapes`.
+ConventionsArg = Mapping[str, str] | None
 
 
-def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
+def _per_benchmark(rs: RunSet, shape: Shape, build: Callable[[RunSet, Conventions], pd.DataFrame], *,
+                   conventions: ConventionsArg = None, columns: Sequence[str] = ()) -> pd.DataFrame:
+    """``build`` on each benchmark of ``rs`` that has ``shape``, with a leading ``benchmark`` column.
+
+    With no such benchmark the table is empty (``columns``) and ``attrs["note"]`` says what the
+    log lacks ("no runs with registered blockers and the ask tool in this log").
+    """
+    parts = []
+    for bench in applicable(rs, shape):
+        out = build(rs.filter(benchmark=bench), conventions_for(bench, conventions))
+        if len(out):
+            out = out.drop(columns="benchmark", errors="ignore")
+            out.insert(0, "benchmark", bench)
+            parts.append(out)
+    if parts:
+        return pd.concat(parts, ignore_index=True)
+    out = pd.DataFrame(columns=["benchmark", *[c for c in columns if c != "benchmark"]])
+    out.attrs["note"] = shape.note
+    return out
+
+
+
+def blocker_stats(rs: RunSet) -> pd.DataFrame:
     """Tabulate the registered blockers per suite, in the style of HIL-Bench Table 3.
+
+    Applies to every benchmark with task records that register blockers.
 
     Returns
     -------
     pandas.DataFrame
-        One row per statistic (``statistic``): tasks, average and total blockers,
+        ``benchmark, statistic``, one column per suite and ``Total``; the statistics: tasks, average and total blockers,
         tasks with each number of blockers, then for each blocker ``type`` its count
         and its share of the suite's blockers (%); one column per suite and ``Total``.
         Values are unrounded; rounding is for rendering.
@@ -38,8 +71,12 @@ def blocker_stats(rs: RunSet, *, benchmark: str = "hil-bench") -> pd.DataFrame:
     parameters / contradictory requirements / ambiguous requirements), not the
     paper's three categories (harness-formats §5, item 24).
     """
-    tasks = rs.tasks[rs.tasks["benchmark"] == benchmark]
-    blockers = rs.blockers[rs.blockers["benchmark"] == benchmark]
+    return _per_benchmark(rs, SHAPES["blockers"], lambda sub, conv: _blocker_stats(sub),
+                          columns=["statistic", "Total"])
+
+
+def _blocker_stats(rs: RunSet) -> pd.DataFrame:
+    tasks, blockers = rs.tasks, rs.blockers
     suites = sorted(tasks["suite"].astype(str).unique())
     columns = {}
     for suite in [*suites, "Total"]:
@@ -88,16 +125,41 @@ def _wide(frame: pd.DataFrame, index: list[str], column: str, value: str, order:
 def performance(rs: RunSet, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """Tabulate S_full, S_ambig, S_ask and both deltas with CIs and p-values (Ambig-DS Tables 1 and 12).
 
+    Applies to every benchmark with scored solve runs in all three conditions on the same tasks.
+
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, n_tasks, s_full, s_ambig, s_ask, delta_ambig, delta_ambig_ci_low,
+        ``benchmark, suite, model, n_tasks, s_full, s_ambig, s_ask, delta_ambig, delta_ambig_ci_low,
         delta_ambig_ci_high, p_full_gt_ambig, delta_ask, delta_ask_ci_low, delta_ask_ci_high,
         p_ask_gt_ambig, n_excluded`` (scores as fractions).
     """
     from . import metrics
 
-    return metrics.performance(rs.filter(benchmark="ambig-ds"), n_boot=n_boot, seed=seed)
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        parts = [metrics.performance(runs, n_boot=n_boot, seed=seed).assign(policy=policy)
+                 for policy, runs in _per_tool_policy(sub.filter(protocol="solve"))]
+        out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        return out[["suite", "model", "policy", *[c for c in out.columns if c not in ("suite", "model", "policy")]]] \
+            if len(out) else out
+
+    return _per_benchmark(rs, SHAPES["three_conditions"], build,
+                          columns=["suite", "model", "policy", "n_tasks", "s_full", "s_ambig", "s_ask"])
+
+
+def _per_tool_policy(rs: RunSet):
+    """(policy, runs) per ask policy of the with-tool runs: that policy's with-tool runs with the
+    no-tool runs of the same policy where there are any (LHAW's prompting strategies also run
+    without the tool), else with the no-tool runs of the default policy (LHAW's personas share
+    them; HIL-Bench and Ambig-DS have only those)."""
+    runs = rs.runs
+    tool = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
+    policy = runs["policy"].astype(object).to_numpy()
+    no_tool_policies = set(policy[~tool])
+    for p in sorted(set(policy[tool])):
+        base = p if p in no_tool_policies else DEFAULT_POLICY
+        keep = (tool & (policy == p)) | (~tool & (policy == base))
+        yield p, rs.filter(run_id=list(runs["run_id"][keep]))
 
 
 def framing_categories(rs: RunSet) -> pd.DataFrame:
@@ -106,15 +168,23 @@ def framing_categories(rs: RunSet) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, condition, n_runs``, then one column per category (share of the
-        cell's runs): intended, alternative, degenerate, invalid, timeout, and any other.
+        ``benchmark, suite, model, condition, n_runs``, then one column per category (share of
+        the cell's runs): intended, alternative, degenerate, invalid, timeout, and any other.
+        Every benchmark whose solve runs carry a ``category`` gets rows.
     """
+    return _per_benchmark(rs, SHAPES["categories"], lambda sub, conv: _framing(sub),
+                          columns=["suite", "model", "condition", "n_runs"])
+
+
+def _policy_condition(spec: str, ask_tool: bool, policy: str) -> str:
+    return _condition(spec, ask_tool) + ("" if policy in ("default", "permissive") else f" ({policy})")
+
+
+def _framing(rs: RunSet) -> pd.DataFrame:
     from . import metrics
 
-    shares = metrics.category_shares(rs.filter(benchmark="ambig-ds", protocol="solve"),
-                                     by=("suite", "model", "spec", "ask_tool", "policy"))
-    shares["condition"] = [_condition(s, a) + ("" if p in ("default", "permissive") else f" ({p})")
-                           for s, a, p in zip(shares["spec"], shares["ask_tool"], shares["policy"])]
+    shares = metrics.category_shares(rs.filter(protocol="solve"), by=("suite", "model", "spec", "ask_tool", "policy"))
+    shares["condition"] = list(map(_policy_condition, shares["spec"], shares["ask_tool"], shares["policy"]))
     wide = _wide(shares, ["suite", "model", "condition", "n_runs"], "category", "share",
                  list(metrics.CATEGORY_ORDER))
     return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
@@ -126,16 +196,18 @@ def conditional_scores(rs: RunSet) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, condition``, then the mean score per category (null where no run).
+        ``benchmark, suite, model, condition``, then the mean score per category (null where
+        no run), for every benchmark whose solve runs carry a ``category``.
     """
     from . import metrics
 
-    cond = metrics.conditional_scores(rs.filter(benchmark="ambig-ds", protocol="solve"),
-                                      by=("suite", "model", "spec", "ask_tool", "policy"))
-    cond["condition"] = [_condition(s, a) + ("" if p in ("default", "permissive") else f" ({p})")
-                         for s, a, p in zip(cond["spec"], cond["ask_tool"], cond["policy"])]
-    wide = _wide(cond, ["suite", "model", "condition"], "category", "mean_score", list(metrics.CATEGORY_ORDER))
-    return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        cond = metrics.conditional_scores(sub.filter(protocol="solve"), by=("suite", "model", "spec", "ask_tool", "policy"))
+        cond["condition"] = list(map(_policy_condition, cond["spec"], cond["ask_tool"], cond["policy"]))
+        wide = _wide(cond, ["suite", "model", "condition"], "category", "mean_score", list(metrics.CATEGORY_ORDER))
+        return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+
+    return _per_benchmark(rs, SHAPES["categories"], build, columns=["suite", "model", "condition"])
 
 
 def recognition_audit(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
@@ -144,59 +216,97 @@ def recognition_audit(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, condition, n_runs``, then one column per label (share of judged
-        ``ok`` runs); a ``tie`` column counts runs whose calls tied.
+        ``benchmark, suite, model, condition, n_runs``, then one column per label (share of
+        judged ``ok`` runs); a ``tie`` column counts runs whose calls tied. Every benchmark
+        whose solve runs have labels of ``facet`` gets rows.
     """
     from . import metrics
 
-    shares = metrics.label_shares(rs.filter(benchmark="ambig-ds", protocol="solve"), facet=facet,
-                                  by=("suite", "model", "spec", "ask_tool"))
-    shares["label"] = shares["label"].fillna("tie")
-    shares["condition"] = [_condition(s, a) for s, a in zip(shares["spec"], shares["ask_tool"])]
-    wide = _wide(shares, ["suite", "model", "condition", "n_runs"], "label", "share")
-    return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        solve = sub.filter(protocol="solve")
+        if not (solve.labels["facet"].astype(object) == facet).any():
+            return pd.DataFrame()
+        shares = metrics.label_shares(solve, facet=facet, by=("suite", "model", "spec", "ask_tool", "policy"))
+        shares["label"] = shares["label"].fillna("tie")
+        shares["condition"] = list(map(_policy_condition, shares["spec"], shares["ask_tool"], shares["policy"]))
+        wide = _wide(shares, ["suite", "model", "condition", "n_runs"], "label", "share")
+        return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+
+    return _per_benchmark(rs, labels_of(facet), build, columns=["suite", "model", "condition", "n_runs"])
 
 
-def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
+                    conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate ask rates and CalibScore per model and ask policy on the ask-only runs (Ambig-DS Table 13).
+
+    Applies to every benchmark with ask-tool runs on both fully specified and ambiguous tasks;
+    under Ambig-DS's conventions only its ask-only runs count, otherwise each protocol is a row.
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, n_ambiguous, n_full, ask_on_ambiguous, ask_on_full,
+        ``benchmark, suite, model, policy, protocol, n_ambiguous, n_full, ask_on_ambiguous, ask_on_full,
         calib_score`` (+ intervals with ``ci``), rates as fractions.
     """
     from . import metrics
 
-    return metrics.ask_calibration(rs.filter(benchmark="ambig-ds", protocol="ask_only"), ci=ci, n_boot=n_boot,
-                                   seed=seed).drop(columns="n_excluded")
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        sub = sub.filter(protocol=conv.calibration_protocol)
+        return metrics.ask_calibration(sub, by=("suite", "model", "policy", "protocol"), ci=ci, n_boot=n_boot,
+                                       seed=seed).drop(columns="n_excluded")
+
+    return _per_benchmark(rs, SHAPES["calibration"], build, conventions=conventions,
+                          columns=["suite", "model", "policy", "protocol", "n_ambiguous", "n_full", "ask_on_ambiguous",
+                                   "ask_on_full", "calib_score"])
 
 
 # ============================================================================= HIL-Bench
 
 
-def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
+def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
+                 conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k with full information and with the ask tool, the gap, and Ask-F1 (HIL-Bench Table 1).
+
+    Applies to every benchmark with registered blockers and ask-tool solve runs; one row per
+    ask policy of the with-tool runs (the full-information runs, without the tool, are
+    shared by every policy).
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, pass_at_k_full_info, pass_at_k_with_tool, gap_pp, recall, precision,
-        ask_f1`` (+ intervals with ``ci``); pass@k is HIL-Bench's "any of the first k".
+        ``benchmark, suite, model, policy, pass_at_k_full_info, pass_at_k_with_tool, gap_pp,
+        recall, precision, ask_f1`` (+ intervals with ``ci``); pass@k is HIL-Bench's "any of
+        the first k" under its conventions, the unbiased estimator otherwise.
     """
     from . import metrics
 
-    hil = rs.filter(benchmark="hil-bench")
-    full = metrics.pass_at_k(hil.filter(spec="full", ask_tool=False), k=k, estimator="first_k")
-    tool = metrics.pass_at_k(hil.filter(spec="ambiguous", ask_tool=True), k=k, estimator="first_k")
-    f1 = metrics.ask_f1(hil, ci=ci, n_boot=n_boot, seed=seed)
-    out = (full[["suite", "model", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_full_info"})
-           .merge(tool[["suite", "model", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_with_tool"}),
-                  on=["suite", "model"], how="outer"))
-    out["gap_pp"] = 100 * (out["pass_at_k_with_tool"] - out["pass_at_k_full_info"])
-    keep = [c for c in f1.columns if c.startswith(("recall", "precision", "ask_f1"))]
-    return out.merge(f1[["suite", "model", *keep]], on=["suite", "model"], how="outer") \
-        .sort_values(["suite", "model"]).reset_index(drop=True)
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        sub, est = sub.filter(protocol="solve"), conv.pass_estimator
+        full = _pass_by_policy(sub.filter(spec="full", ask_tool=False), k, est, ("suite", "model"))
+        tool = _pass_by_policy(sub.filter(spec="ambiguous", ask_tool=True), k, est, ("suite", "model", "policy"))
+        f1 = metrics.ask_f1(sub, by=("suite", "model", "policy"), ci=ci, n_boot=n_boot, seed=seed)
+        out = tool[["suite", "model", "policy", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_with_tool"}) \
+            .merge(f1[["suite", "model", "policy"]], on=["suite", "model", "policy"], how="outer")
+        full = full[["suite", "model", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_full_info"})
+        out = out.merge(full, on=["suite", "model"], how="outer")
+        out["policy"] = out["policy"].fillna("–")  # full-information runs of a model never run with the tool
+        out = out[["suite", "model", "policy", "pass_at_k_full_info", "pass_at_k_with_tool"]]
+        out["gap_pp"] = 100 * (out["pass_at_k_with_tool"] - out["pass_at_k_full_info"])
+        keep = [c for c in f1.columns if c.startswith(("recall", "precision", "ask_f1"))]
+        return out.merge(f1[["suite", "model", "policy", *keep]], on=["suite", "model", "policy"], how="left") \
+            .sort_values(["suite", "model", "policy"]).reset_index(drop=True)
+
+    return _per_benchmark(rs, SHAPES["blockers_and_tool"], build, conventions=conventions,
+                          columns=["suite", "model", "policy", "pass_at_k_full_info", "pass_at_k_with_tool", "gap_pp",
+                                   "recall", "precision", "ask_f1"])
+
+
+def _pass_by_policy(rs: RunSet, k: int, estimator: str, by: tuple[str, ...]) -> pd.DataFrame:
+    from . import metrics
+
+    if len(rs.runs) == 0:
+        return pd.DataFrame(columns=[*by, "pass_at_k"])
+    return metrics.pass_at_k(rs, k=k, by=by, estimator=estimator)
 
 
 def questions_per_task(rs: RunSet) -> pd.DataFrame:
@@ -205,16 +315,23 @@ def questions_per_task(rs: RunSet) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, n_runs, share_asking, questions_per_run, relevant_per_run,
-        questions_per_asking_run, max_questions`` over ask-tool runs on ambiguous tasks.
+        ``benchmark, suite, model, policy, n_runs, share_asking, questions_per_run, relevant_per_run,
+        questions_per_asking_run, max_questions`` over ask-tool runs on ambiguous tasks, for every
+        benchmark with registered blockers and such runs.
     """
-    hil = rs.filter(benchmark="hil-bench", spec="ambiguous", ask_tool=True)
+    return _per_benchmark(rs, SHAPES["blockers_and_tool"], lambda sub, conv: _questions_per_task(sub.filter(protocol="solve")),
+                          columns=["suite", "model", "policy", "n_runs", "share_asking", "questions_per_run",
+                                   "relevant_per_run", "questions_per_asking_run", "max_questions"])
+
+
+def _questions_per_task(rs: RunSet) -> pd.DataFrame:
+    hil = rs.filter(spec="ambiguous", ask_tool=True)
     runs = hil.runs[hil.runs["status"] != "error"]
     rel = hil.questions[hil.questions["relevant"].astype(bool)].groupby("run_id").size()
     work = pd.DataFrame({"suite": runs["suite"].astype(str), "model": runs["model"].astype(str),
-                         "q": runs["n_questions"].astype(int),
+                         "policy": runs["policy"].astype(str), "q": runs["n_questions"].astype(int),
                          "rel": runs["run_id"].map(rel).fillna(0).astype(int)})
-    g = work.groupby(["suite", "model"])
+    g = work.groupby(["suite", "model", "policy"])
     out = pd.DataFrame({
         "n_runs": g.size(), "share_asking": g["q"].apply(lambda s: (s > 0).mean()),
         "questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].mean(),
@@ -227,36 +344,54 @@ def questions_per_task(rs: RunSet) -> pd.DataFrame:
 # ============================================================================= LHAW
 
 
-def value_of_information(rs: RunSet, *, k: int = 3, paired: bool = False, ci: bool = False, n_boot: int = 10_000,
-                         seed: int = 0) -> pd.DataFrame:
+def value_of_information(rs: RunSet, *, k: int = 3, paired: bool | None = None, ci: bool = False,
+                         n_boot: int = 10_000, seed: int = 0, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate baseline, Ask %, Avg/Traj, and pass@k and checkpoint score with their gains per question (LHAW Table 3).
 
-    One row per suite, model and persona or strategy (``policy``) of the with-tool runs.
-    Like every LHAW table here, each condition is scored over the variants with results
-    in it (``paired=False``, as LHAW prints: ``metrics.value_of_information``).
+    One row per benchmark, suite, model and persona or strategy (``policy``) of the with-tool
+    runs, for every benchmark with runs with and without the ask tool on the same ambiguous
+    variants. Under LHAW's conventions, like every LHAW table here, each condition is scored
+    over the variants with results in it (``paired=False``, as LHAW prints:
+    ``metrics.value_of_information``); otherwise over the variants with results in both
+    (``paired=True``). ``paired`` given explicitly applies to every benchmark.
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, base_pass_at_k, base_mean_score, ask_pct`` (the variant-level rate the
+        ``benchmark, suite, model, policy, base_pass_at_k, base_mean_score, ask_pct`` (the variant-level rate the
         paper prints), ``avg_per_traj, pass_at_k, pass_gain_pp, pass_gain_pp_per_question,
         mean_score, score_gain_pp, score_gain_pp_per_question`` (scores without the tool, as
         printed, with the gain), ``n_variants``.
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k,
-                                       paired=paired, ci=ci, n_boot=n_boot, seed=seed)
-    voi["ask_pct"] = 100 * voi["variant_ask_rate"]
     cols = ["suite", "model", "policy", "base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
             "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp", "score_gain_pp_per_question",
             "n_variants"]
-    extra = [c for c in voi.columns if c.endswith(("_ci_low", "_ci_high"))] if ci else []
-    return voi[cols + extra]
+
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=_paired(paired, conv),
+                                           ci=ci, n_boot=n_boot, seed=seed)
+        voi["ask_pct"] = 100 * voi["variant_ask_rate"]
+        extra = [c for c in voi.columns if c.endswith(("_ci_low", "_ci_high"))] if ci else []
+        return voi[cols + extra]
+
+    return _per_benchmark(rs, SHAPES["tool_pairs"], build, conventions=conventions, columns=cols)
+
+
+def _paired(paired: bool | None, conv: Conventions) -> bool:
+    return conv.voi_paired if paired is None else bool(paired)
+
+
+def _voi(rs: RunSet, shape: Shape, build: Callable[[RunSet, bool], pd.DataFrame], paired: bool | None,
+         conventions: ConventionsArg, columns: Sequence[str]) -> pd.DataFrame:
+    """An LHAW-shaped table: ``build(runs of one benchmark, paired)`` for each benchmark with ``shape``."""
+    return _per_benchmark(rs, shape, lambda sub, conv: build(sub, _paired(paired, conv)), conventions=conventions,
+                          columns=columns)
 
 
 def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3,
-                  paired: bool = False) -> pd.DataFrame:
+                  paired: bool = True) -> pd.DataFrame:
     """value_of_information per value of ``column`` (a property of LHAW variants), with each
     group's fully specified runs on its variants' original tasks as the baseline."""
     from . import metrics
@@ -272,7 +407,8 @@ def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def by_ambiguity_class(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
+def by_ambiguity_class(rs: RunSet, *, k: int = 3, paired: bool | None = None,
+                       conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k on the original tasks, without the tool and with it, per ambiguity class (LHAW Tables 7–9, 12).
 
     Each variant's class is its task record's ``ambiguity_class``; "Base" is pass@k of
@@ -281,24 +417,30 @@ def by_ambiguity_class(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.Da
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, ambiguity_class, n_variants, base_pass_at_k, pass_at_k``
+        ``benchmark, suite, model, policy, ambiguity_class, n_variants, base_pass_at_k, pass_at_k``
         (LHAW "Under."), ``pass_at_k_with_tool`` ("+User"), ``pass_gain_pp, mean_score,
-        score_gain_pp, ask_pct, avg_per_traj``.
+        score_gain_pp, ask_pct, avg_per_traj``, for every benchmark with task records giving an
+        ambiguity class and runs with and without the tool on the same variants.
     """
-    lhaw = rs.filter(benchmark="lhaw")
+    cols = ["suite", "model", "policy", "ambiguity_class", "n_variants", "base_pass_at_k", "pass_at_k",
+            "pass_at_k_with_tool", "pass_gain_pp", "mean_score", "score_gain_pp", "ask_pct", "avg_per_traj"]
+    return _voi(rs, SHAPES["tool_pairs"] & SHAPES["ambiguity_class"],
+                lambda sub, paired_: _by_ambiguity_class(sub, cols, k, paired_), paired, conventions, cols)
+
+
+def _by_ambiguity_class(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd.DataFrame:
     groups = lhaw.tasks[["suite", "task_id", "variant_id", "ambiguity_class"]].astype(object).dropna()
     out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k, paired=paired)
     if len(out) == 0:
-        return pd.DataFrame(columns=["suite", "model", "policy", "ambiguity_class"])
+        return pd.DataFrame(columns=cols)
     out["ask_pct"] = 100 * out["variant_ask_rate"]
-    cols = ["suite", "model", "policy", "ambiguity_class", "n_variants", "base_pass_at_k", "pass_at_k",
-            "pass_at_k_with_tool", "pass_gain_pp", "mean_score", "score_gain_pp", "ask_pct", "avg_per_traj"]
     order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task"))}
     return out[cols].sort_values(["suite", "model", "policy", "ambiguity_class"],
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
 
 
-def by_dimension(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
+def by_dimension(rs: RunSet, *, k: int = 3, paired: bool | None = None,
+                 conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k and checkpoint score, without and with the tool, per information dimension (LHAW Tables 5 and 6).
 
     A variant counts under each dimension of its removed segments (as LHAW counts
@@ -307,10 +449,17 @@ def by_dimension(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFram
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, dimension, n_variants, base_pass_at_k, base_mean_score,
-        pass_at_k, pass_gain_pp, mean_score, score_gain_pp``.
+        ``benchmark, suite, model, policy, dimension, n_variants, base_pass_at_k, base_mean_score,
+        pass_at_k, pass_gain_pp, mean_score, score_gain_pp``, for every benchmark with task records
+        naming dimensions and runs with and without the tool on the same variants.
     """
-    lhaw = rs.filter(benchmark="lhaw")
+    cols = ["suite", "model", "policy", "dimension", "n_variants", "base_pass_at_k", "base_mean_score", "pass_at_k",
+            "pass_gain_pp", "mean_score", "score_gain_pp"]
+    return _voi(rs, SHAPES["tool_pairs"] & SHAPES["dimensions"], lambda sub, p: _by_dimension(sub, cols, k, p),
+                paired, conventions, cols)
+
+
+def _by_dimension(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd.DataFrame:
     tasks = lhaw.tasks[["suite", "task_id", "variant_id", "dimensions"]]
     rows = [{"suite": str(t.suite), "task_id": str(t.task_id), "variant_id": str(t.variant_id), "dimension": "all"}
             for t in tasks.itertuples()]
@@ -318,8 +467,6 @@ def by_dimension(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFram
              for t in tasks.itertuples() if isinstance(t.dimensions, (list, tuple, np.ndarray)) for d in t.dimensions]
     out = _voi_by_group(lhaw, pd.DataFrame(rows, columns=["suite", "task_id", "variant_id", "dimension"]), "dimension", k=k,
                         paired=paired)
-    cols = ["suite", "model", "policy", "dimension", "n_variants", "base_pass_at_k", "base_mean_score", "pass_at_k",
-            "pass_gain_pp", "mean_score", "score_gain_pp"]
     if len(out) == 0:
         return pd.DataFrame(columns=cols)
     order = {d: i for i, d in enumerate(("all", "goal", "constraint", "input", "context"))}
@@ -328,20 +475,27 @@ def by_dimension(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFram
         .reset_index(drop=True)
 
 
-def segments_removed(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
+def segments_removed(rs: RunSet, *, k: int = 3, paired: bool | None = None,
+                     conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k without and with the tool by the number of removed segments (LHAW Table 2).
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, segments, n_variants, base_pass_at_k, pass_at_k, pass_gain_pp``.
+        ``benchmark, suite, model, policy, segments, n_variants, base_pass_at_k, pass_at_k, pass_gain_pp``,
+        for every benchmark whose task records register blockers (LHAW: the removed segments) and
+        with runs with and without the tool on the same variants.
     """
-    lhaw = rs.filter(benchmark="lhaw")
+    cols = ["suite", "model", "policy", "segments", "n_variants", "base_pass_at_k", "pass_at_k", "pass_gain_pp"]
+    return _voi(rs, SHAPES["tool_pairs"] & SHAPES["blockers"], lambda sub, p: _segments_removed(sub, cols, k, p),
+                paired, conventions, cols)
+
+
+def _segments_removed(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd.DataFrame:
     groups = lhaw.tasks[["suite", "task_id", "variant_id", "n_blockers"]].astype({"suite": object, "task_id": object,
                                                                                    "variant_id": object})
     groups = groups.assign(segments=groups["n_blockers"].astype(int))
     out = _voi_by_group(lhaw, groups, "segments", k=k, paired=paired)
-    cols = ["suite", "model", "policy", "segments", "n_variants", "base_pass_at_k", "pass_at_k", "pass_gain_pp"]
     return out[cols].sort_values(["suite", "model", "policy", "segments"]).reset_index(drop=True) if len(out) else \
         pd.DataFrame(columns=cols)
 
@@ -357,26 +511,30 @@ def _own_agents(frame: pd.DataFrame, policies: "tuple[str, ...] | None" = OWN_AG
     return frame[frame["policy"].isin(policies)]
 
 
-def generality(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
+def generality(rs: RunSet, *, k: int = 3, paired: bool | None = None, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Average pass@k over models per benchmark: original tasks, underspecified, with the tool (LHAW Table 13).
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, n_models, base_pass_at_k, pass_at_k, pass_at_k_with_tool`` (model averages).
+        ``benchmark, suite, n_models, base_pass_at_k, pass_at_k, pass_at_k_with_tool`` (model
+        averages), for every benchmark with runs with and without the tool on the same variants.
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k,
-                                       paired=paired)
-    voi = _own_agents(voi)
-    g = voi.groupby("suite")
-    return pd.DataFrame({"n_models": g["model"].nunique(), "base_pass_at_k": g["base_pass_at_k"].mean(),
-                         "pass_at_k": g["pass_at_k"].mean(), "pass_at_k_with_tool": g["pass_at_k_with_tool"].mean()}) \
-        .reset_index()
+    def build(sub: RunSet, paired_: bool) -> pd.DataFrame:
+        voi = _own_agents(metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=paired_))
+        g = voi.groupby("suite")
+        return pd.DataFrame({"n_models": g["model"].nunique(), "base_pass_at_k": g["base_pass_at_k"].mean(),
+                             "pass_at_k": g["pass_at_k"].mean(),
+                             "pass_at_k_with_tool": g["pass_at_k_with_tool"].mean()}).reset_index()
+
+    return _voi(rs, SHAPES["tool_pairs"], build, paired, conventions,
+                ["suite", "n_models", "base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"])
 
 
-def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
+def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool | None = None,
+                         conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k, checkpoint score, %Ask (of trials) and Avg/Traj per agent strategy and class (LHAW Table 10).
 
     The strategy is the run's ``policy`` (the default agent is ``default``), on the runs without
@@ -386,15 +544,21 @@ def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, ambiguity_class, policy, n_variants, pass_at_k, pass_gain_pp, mean_score,
-        score_gain_pp, ask_pct`` (share of with-tool trials that asked, as Table 10 says), ``avg_per_traj``.
+        ``benchmark, suite, model, ambiguity_class, policy, n_variants, pass_at_k, pass_gain_pp, mean_score,
+        score_gain_pp, ask_pct`` (share of with-tool trials that asked, as Table 10 says), ``avg_per_traj``;
+        for every benchmark with runs with and without the tool on the same variants (its task
+        records' ambiguity classes, if any, add rows per class).
     """
-    lhaw = rs.filter(benchmark="lhaw")
+    cols = ["suite", "model", "ambiguity_class", "policy", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
+            "score_gain_pp", "ask_pct", "avg_per_traj"]
+    return _voi(rs, SHAPES["tool_pairs"], lambda sub, p: _prompting_strategies(sub, cols, k, p), paired, conventions,
+                cols)
+
+
+def _prompting_strategies(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd.DataFrame:
     tasks = lhaw.tasks[["suite", "task_id", "variant_id", "ambiguity_class"]].astype(object)
     groups = pd.concat([tasks.assign(ambiguity_class="overall"), tasks.dropna(subset=["ambiguity_class"])])
     out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k, paired=paired)
-    cols = ["suite", "model", "ambiguity_class", "policy", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
-            "score_gain_pp", "ask_pct", "avg_per_traj"]
     if len(out) == 0:
         return pd.DataFrame(columns=cols)
     out["ask_pct"] = 100 * out["ask_rate"]
@@ -410,12 +574,18 @@ def removal_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, strategy, n_variants, pass_at_k``, then a count per class
-        (outcome-critical, divergent, benign, new-task).
+        ``benchmark, suite, model, strategy, n_variants, pass_at_k``, then a count per class
+        (outcome-critical, divergent, benign, new-task), for every benchmark with task records
+        naming a removal strategy and no-tool runs with checkpoint terminal states.
     """
+    return _per_benchmark(rs, SHAPES["terminal_states"] & SHAPES["strategy"],
+                          lambda sub, conv: _removal_strategies(sub, k),
+                          columns=["suite", "model", "strategy", "n_variants", "pass_at_k"])
+
+
+def _removal_strategies(lhaw: RunSet, k: int) -> pd.DataFrame:
     from . import metrics
 
-    lhaw = rs.filter(benchmark="lhaw")
     strategy = lhaw.tasks[["variant_id", "strategy"]].astype(object).dropna().set_index("variant_id")["strategy"]
     classes = metrics.ambiguity_classes(lhaw)
     classes["strategy"] = classes["variant_id"].astype(object).map(strategy)
@@ -434,6 +604,22 @@ def removal_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     return out.reset_index()
 
 
+def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
+    """Classify each variant by its no-tool trials' terminal states (LHAW Definition 3.1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`ambiglib.metrics.ambiguity_classes` with a leading ``benchmark`` column, for every
+        benchmark with no-tool runs on ambiguous variants that record checkpoints.
+    """
+    from . import metrics
+
+    return _per_benchmark(rs, SHAPES["terminal_states"], lambda sub, conv: metrics.ambiguity_classes(sub),
+                          columns=["suite", "model", "variant_id", "n_trials", "n_successes", "n_terminal_states",
+                                   "ambiguity_class"])
+
+
 #: LHAW Table 4's categories; a trial's flag facets are named ``lhaw.<category>.<flag>`` (docs/metrics.md)
 LHAW_FAILURE_CATEGORIES = ("question_quality", "question_targeting", "information_integration", "over_clarification",
                            "under_clarification", "timing_strategy", "response_misinterpretation")
@@ -449,11 +635,19 @@ def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``model, policy, n_trials``, then one column per category (share of trials).
+        ``benchmark, model, policy, n_trials``, then one column per category (share of trials), for
+        every benchmark with judge labels named ``lhaw.<category>.<flag>``.
     """
+    return _per_benchmark(rs, LHAW_FLAGS, lambda sub, conv: _ask_failure_modes(sub, failed_only),
+                          columns=["model", "policy", "n_trials"])
+
+
+LHAW_FLAGS = label_prefix("lhaw.", "judge labels of LHAW's ask_user failure flags (facets lhaw.<category>.<flag>)")
+
+
+def _ask_failure_modes(lhaw: RunSet, failed_only: bool) -> pd.DataFrame:
     from . import metrics
 
-    lhaw = rs.filter(benchmark="lhaw")
     if failed_only:
         lhaw = lhaw.filter(passed=False)
     facets = sorted(set(lhaw.labels["facet"].astype(str)))
@@ -471,79 +665,97 @@ def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
 # ============================================================================= HIL-Bench failure modes and leaderboard
 
 
-def failure_modes(rs: RunSet, *, dimension: str = "tool_use", suite: str = "sql") -> pd.DataFrame:
+def failure_modes(rs: RunSet, *, dimension: str = "tool_use", suite: str | None = None) -> pd.DataFrame:
     """Tabulate the failure-mode distribution within one capability dimension (HIL-Bench Tables 4–6).
 
     A run's mode is the majority of its ``failure.<dimension>`` labels; shares are over
-    the runs with such a label (N), per model and mode (baseline / ask_human / full_info).
+    the runs with such a label (N), per suite, model and mode (baseline / ask_human /
+    full_info; a with-tool policy other than the default is named after it). HIL-Bench
+    prints SQL only: ``suite="sql"``.
 
     Returns
     -------
     pandas.DataFrame
-        ``model, mode, n``, then one column per failure mode (share of the N traces).
+        ``benchmark, suite, model, mode, n``, then one column per failure mode (share of the N
+        traces), for every benchmark with ``failure.<dimension>`` labels.
     """
     from . import metrics
 
-    hil = rs.filter(benchmark="hil-bench", suite=suite)
-    shares = metrics.label_shares(hil, facet=f"failure.{dimension}", by=("model", "spec", "ask_tool"))
-    if len(shares) == 0:
-        return pd.DataFrame(columns=["model", "mode", "n"])
-    shares["mode"] = [{("ambiguous", False): "baseline", ("ambiguous", True): "ask_human", ("full", False): "full_info"}
-                      .get((s, bool(a)), f"{s}/{a}") for s, a in zip(shares["spec"], shares["ask_tool"])]
-    shares["label"] = shares["label"].fillna("tie")
-    wide = shares.pivot(index=["model", "mode", "n_runs"], columns="label", values="share").reset_index()
-    wide.columns = [str(c) for c in wide.columns]
-    return wide.rename(columns={"n_runs": "n"})
+    facet = f"failure.{dimension}"
+
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        sub = sub.filter(suite=suite)
+        if not (sub.labels["facet"].astype(object) == facet).any():
+            return pd.DataFrame()
+        shares = metrics.label_shares(sub, facet=facet, by=("suite", "model", "spec", "ask_tool", "policy"))
+        shares["mode"] = [{("ambiguous", False): "baseline", ("ambiguous", True): "ask_human",
+                           ("full", False): "full_info"}.get((s, bool(a)), f"{s}/{a}")
+                          + ("" if p == "default" else f" ({p})")
+                          for s, a, p in zip(shares["spec"], shares["ask_tool"], shares["policy"])]
+        shares["label"] = shares["label"].fillna("tie")
+        wide = shares.pivot(index=["suite", "model", "mode", "n_runs"], columns="label", values="share").reset_index()
+        wide.columns = [str(c) for c in wide.columns]
+        return wide.rename(columns={"n_runs": "n"})
+
+    return _per_benchmark(rs, labels_of(facet), build, columns=["suite", "model", "mode", "n"])
 
 
-def leaderboard(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
+def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k with ask_human, precision, recall and Ask-F1, pooled over SWE and SQL and per domain (HIL-Bench Table 8).
 
     Returns
     -------
     pandas.DataFrame
-        ``model, scope`` (``combined``, ``swe``, ``sql``), ``pass_at_k, precision, recall, ask_f1``,
-        sorted by combined pass@k.
+        ``benchmark, model, policy, scope`` (``combined``, then each suite), ``pass_at_k, precision,
+        recall, ask_f1``, sorted by combined pass@k within each benchmark; for every benchmark with
+        registered blockers and ask-tool runs.
     """
     from . import metrics
 
-    hil = rs.filter(benchmark="hil-bench")
-    tool = hil.filter(spec="ambiguous", ask_tool=True)
-    rows = []
-    for scope, by in (("combined", ("model",)), ("per suite", ("suite", "model"))):
-        p = metrics.pass_at_k(tool, k=k, by=by, estimator="first_k")
-        f = metrics.ask_f1(hil, by=by)
-        merged = p.merge(f, on=list(by))
-        merged["scope"] = "combined" if scope == "combined" else merged["suite"]
-        rows.append(merged[["model", "scope", "pass_at_k", "precision", "recall", "ask_f1"]])
-    out = pd.concat(rows, ignore_index=True)
-    rank = out[out["scope"] == "combined"].set_index("model")["pass_at_k"]
-    out["_rank"] = -out["model"].map(rank)
-    order = {"combined": 0, "swe": 1, "sql": 2}
-    return out.sort_values(["_rank", "model", "scope"], key=lambda s: s.map(order) if s.name == "scope" else s) \
-        .drop(columns="_rank").reset_index(drop=True)
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        sub = sub.filter(protocol="solve")
+        tool = sub.filter(spec="ambiguous", ask_tool=True)
+        rows = []
+        for scope, by in (("combined", ("model", "policy")), ("per suite", ("suite", "model", "policy"))):
+            p = metrics.pass_at_k(tool, k=k, by=by, estimator=conv.pass_estimator)
+            f = metrics.ask_f1(sub, by=by)
+            merged = p.merge(f, on=list(by))
+            merged["scope"] = "combined" if scope == "combined" else merged["suite"]
+            rows.append(merged[["model", "policy", "scope", "pass_at_k", "precision", "recall", "ask_f1"]])
+        out = pd.concat(rows, ignore_index=True)
+        rank = out[out["scope"] == "combined"].set_index(["model", "policy"])["pass_at_k"]
+        out["_rank"] = -pd.Series(list(zip(out["model"], out["policy"])), index=out.index).map(rank)
+        order = {"combined": 0, "swe": 1, "sql": 2}
+        return out.sort_values(["_rank", "model", "policy", "scope"],
+                               key=lambda s: s.map(lambda v: order.get(v, 3)) if s.name == "scope" else s) \
+            .drop(columns="_rank").reset_index(drop=True)
+
+    return _per_benchmark(rs, SHAPES["blockers_and_tool"], build, conventions=conventions,
+                          columns=["model", "policy", "scope", "pass_at_k", "precision", "recall", "ask_f1"])
 
 
-def personas(rs: RunSet, *, k: int = 3, paired: bool = False) -> pd.DataFrame:
+def personas(rs: RunSet, *, k: int = 3, paired: bool | None = None, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate checkpoint score, questions and gain per question for each user persona (LHAW Table 14).
 
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, policy, mean_score`` (without the tool, shared by every persona),
-        ``score_gain_pp, n_questions, score_gain_pp_per_question``.
+        ``benchmark, suite, model, policy, mean_score`` (without the tool, shared by every persona),
+        ``score_gain_pp, n_questions, score_gain_pp_per_question``, for every benchmark with runs
+        with and without the tool on the same variants.
     """
     from . import metrics
 
-    voi = metrics.value_of_information(rs.filter(benchmark="lhaw"), by=("suite", "model", "policy"), k=k,
-                                       paired=paired)
-    return voi[["suite", "model", "policy", "mean_score", "score_gain_pp", "n_questions", "score_gain_pp_per_question"]]
+    cols = ["suite", "model", "policy", "mean_score", "score_gain_pp", "n_questions", "score_gain_pp_per_question"]
+    return _voi(rs, SHAPES["tool_pairs"],
+                lambda sub, p: metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=p)[cols],
+                paired, conventions, cols)
 
 
 # ============================================================================= beyond the papers
 
 
-def convention_audit(rs: RunSet) -> pd.DataFrame:
+def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None) -> pd.DataFrame:
     """Set each headline number under the paper's definition beside the harness's, with the difference.
 
     Rows: HIL-Bench precision, recall and Ask-F1 (paper: relevant questions over all valid runs;
@@ -556,38 +768,45 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
     (:func:`harness_anomalies`: e.g. questions missing from the server log, one log entry pooling
     several passes).
 
+    Rows come from the runs each harness wrote (``meta.harness``, set by the importers; a run
+    log of the paper's own benchmark name counts as its harness's), or from the benchmarks
+    ``harness`` maps to a harness, as in :func:`harness_summary`.
+
     Returns
     -------
     pandas.DataFrame
         ``benchmark, suite, model, quantity, paper, harness, difference, anomalies``.
     """
     from . import metrics
+    from .harness import _harness_of, _plain
 
     rows = []
-    hil = rs.filter(benchmark="hil-bench")
-    if len(hil.runs):
+    made_by = pd.Series(_harness_of(_plain(rs.runs[["benchmark", "meta"]]), harness), dtype=object)
+    by_harness = {h: sorted(set(rs.runs["benchmark"].astype(object)[made_by.to_numpy() == h])) for h in ("hil-bench", "lhaw")}
+    for bench in by_harness["hil-bench"]:
+        hil = rs.filter(benchmark=bench)
         paper = metrics.ask_f1(hil).set_index(["suite", "model"])
         summary = harness_summary(hil)
         summary = summary[summary["condition"] == "ask_human"].set_index(["suite", "model", "statistic"])["value"]
         # a cell absent from the harness's summary (its pass filter left no attempt) has no harness number
         for (suite, model), p in paper.iterrows():
             for q, stat in (("precision", "ask_precision"), ("recall", "ask_recall"), ("ask_f1", "ask_f1")):
-                rows.append(("hil-bench", suite, model, q, p[q], summary.get((suite, model, stat), np.nan)))
+                rows.append((bench, suite, model, q, p[q], summary.get((suite, model, stat), np.nan)))
         tool = hil.filter(spec="ambiguous", ask_tool=True)
         unb = metrics.pass_at_k(tool, k=3).set_index(["suite", "model"])
         for (suite, model), r in unb.iterrows():
-            rows.append(("hil-bench", suite, model, "pass@3 with ask_human", r["pass_at_k"],
+            rows.append((bench, suite, model, "pass@3 with ask_human", r["pass_at_k"],
                          summary.get((suite, model, "pass_at_3"), np.nan)))
-    lhaw = rs.filter(benchmark="lhaw")
-    if len(lhaw.runs):
+    for bench in by_harness["lhaw"]:
+        lhaw = rs.filter(benchmark=bench)
         voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=False)
         same = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=True) \
             .set_index(["suite", "model", "policy"])
         for _, r in voi.iterrows():
             persona = "" if r["policy"] == "default" else f", {r['policy']}"
-            rows.append(("lhaw", r["suite"], r["model"], f"Ask % (table: variants / text: trials){persona}",
+            rows.append((bench, r["suite"], r["model"], f"Ask % (table: variants / text: trials){persona}",
                          r["variant_ask_rate"], r["ask_rate"]))
-            rows.append(("lhaw", r["suite"], r["model"],
+            rows.append((bench, r["suite"], r["model"],
                          f"pass@3 gain, pp (printed: each condition's own variants / same variants){persona}",
                          r["pass_gain_pp"], same.loc[(r["suite"], r["model"], r["policy"]), "pass_gain_pp"]))
     out = pd.DataFrame(rows, columns=["benchmark", "suite", "model", "quantity", "paper", "harness"])
@@ -596,6 +815,8 @@ def convention_audit(rs: RunSet) -> pd.DataFrame:
     notes = {key: "; ".join(f"{a} ×{n}" for a, n in zip(g["anomaly"], g["n_runs"]))
              for key, g in found.groupby(["benchmark", "suite", "model"])}
     out["anomalies"] = [notes.get((b, s, m), "") for b, s, m in zip(out["benchmark"], out["suite"], out["model"])]
+    if len(out) == 0:
+        out.attrs["note"] = "no runs written by the HIL-Bench or LHAW harness in this log"
     return out
 
 
@@ -628,49 +849,28 @@ def coverage(rs: RunSet) -> pd.DataFrame:
 
 
 def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", True), n_boot: int = 10_000,
-                     seed: int = 0) -> pd.DataFrame:
-    """Compare every pair of models on the tasks both ran: paired score differences, CIs, Holm-adjusted p.
+                     seed: int = 0, metric: str = "mean_score", conventions: ConventionsArg = None) -> pd.DataFrame:
+    """Compare every pair of models on the tasks both ran: paired differences, CIs, Holm-adjusted p.
 
-    Per (benchmark, suite) and pair of models, each task's score is the mean of its
-    non-error solve runs in ``condition`` (invalid and timeout at 0); the difference
-    is model_a − model_b over the shared tasks.
+    Per benchmark, suite and ask policy (two policies of one model are never pooled: each is
+    compared with the other models' runs under the same policy), each task's score is the
+    mean of its non-error solve runs in ``condition`` (invalid and timeout at 0); the
+    difference is model_a − model_b over the shared tasks. Any other metric of
+    :func:`paired_comparison` with ``metric=``.
 
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suite, model_a, model_b, n_tasks, mean_a, mean_b, difference,
-        difference_ci_low, difference_ci_high, p_value`` (two-sided Wilcoxon),
-        ``p_holm`` (Holm over all pairs in the table).
+        :func:`paired_comparison` with ``between="model"``: ``benchmark, suite, policy, model_a,
+        model_b, metric, n_tasks, value_a, value_b, difference, difference_ci_low,
+        difference_ci_high, n_pairs, W, alternative, p_value`` (two-sided Wilcoxon), ``p_holm``
+        (Holm over all pairs in the table), ``rbc, cles``.
     """
-    from itertools import combinations
-
-    from .metrics import _work
-    from .stats import holm, paired_bootstrap_ci, paired_wilcoxon
-
-    work = _work(rs)
-    spec, tool = condition
-    work = work[(work["spec"] == spec) & (work["ask_tool"] == tool) & (work["protocol"] == "solve") & ~work["error"]]
-    per_task = work.dropna(subset=["score"]).groupby(["benchmark", "suite", "model", "task_id"])["score"].mean()
-    rows = []
-    for (bench, suite), block in per_task.groupby(level=[0, 1]):
-        wide = block.droplevel([0, 1]).unstack("model")
-        for a, b in combinations(sorted(wide.columns), 2):
-            pair = wide[[a, b]].dropna().sort_index()
-            if len(pair) == 0:
-                continue
-            x, y = pair[a].to_numpy(), pair[b].to_numpy()
-            low, high = paired_bootstrap_ci(x, y, n_boot=n_boot, seed=seed)
-            rows.append({"benchmark": bench, "suite": suite, "model_a": a, "model_b": b, "n_tasks": len(pair),
-                         "mean_a": x.mean(), "mean_b": y.mean(), "difference": x.mean() - y.mean(),
-                         "difference_ci_low": low, "difference_ci_high": high,
-                         "p_value": paired_wilcoxon(x, y, alternative="two-sided").p_value})
-    out = pd.DataFrame(rows, columns=["benchmark", "suite", "model_a", "model_b", "n_tasks", "mean_a", "mean_b",
-                                      "difference", "difference_ci_low", "difference_ci_high", "p_value"])
-    out["p_holm"] = holm(out["p_value"].to_numpy()) if len(out) else []
-    return out
+    return paired_comparison(rs, metric=metric, between="model", condition=condition, n_boot=n_boot, seed=seed,
+                             conventions=conventions)
 
 
-def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask") -> pd.DataFrame:
+def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask", conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate why agents over-ask on clear tasks or under-ask on ambiguous ones (Ambig-DS Tables 14 and 15).
 
     ``kind="over_ask"``: ask-only runs on fully specified tasks under the permissive
@@ -680,28 +880,46 @@ def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask") -> pd.DataFrame:
     ``silently_defaulted``, an asking run takes its ``under_ask`` label. Shares are over
     all runs of the cell (the paper's rows sum to 100% over all tasks).
 
+    Applies to every benchmark with judge labels of facet ``kind``. Under Ambig-DS's
+    conventions only its ask-only runs under the named policy count; otherwise every
+    protocol and policy of the ask-tool runs, each a row.
+
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, n_runs``, then one column per label (share of runs).
+        ``benchmark, suite, model, policy, protocol, n_runs``, then one column per label (share of runs).
     """
-    from .stats import majority_vote
-
     if kind not in ("over_ask", "under_ask"):
         raise ValueError(f"kind must be 'over_ask' or 'under_ask' (got {kind!r})")
     spec, policy, silent = (("full", "permissive", "correct_silent") if kind == "over_ask"
                             else ("ambiguous", "conservative", "silently_defaulted"))
-    cell = rs.filter(benchmark="ambig-ds", protocol="ask_only", spec=spec, policy=policy, ask_tool=True)
+
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        paper = conv.calibration_protocol is not None
+        cell = sub.filter(protocol=conv.calibration_protocol, policy=policy if paper else None, spec=spec, ask_tool=True)
+        return _ask_diagnostics(cell, kind, silent)
+
+    return _per_benchmark(rs, labels_of(kind), build, conventions=conventions,
+                          columns=["suite", "model", "policy", "protocol", "n_runs", silent])
+
+
+def _ask_diagnostics(cell: RunSet, kind: str, silent: str) -> pd.DataFrame:
+    from .stats import majority_vote
+
+    keys = ["suite", "model", "policy", "protocol"]
     runs = cell.runs[cell.runs["status"] != "error"]
+    if len(runs) == 0:
+        return pd.DataFrame()
     votes = majority_vote(cell.labels[cell.labels["facet"] == kind][["run_id", "facet", "label"]].astype(object),
                           by=("run_id",))
     label = runs["run_id"].astype(object).map(votes.set_index("run_id")["label"])
     asked = runs["n_questions"].to_numpy(dtype=int) > 0
-    work = pd.DataFrame({"suite": runs["suite"].astype(str), "model": runs["model"].astype(str),
-                         "label": label.where(asked, silent).fillna("tie").to_numpy()})  # a tied judge vote
-    shares = work.groupby(["suite", "model"])["label"].value_counts(normalize=True).rename("share").reset_index()
-    wide = shares.pivot(index=["suite", "model"], columns="label", values="share").fillna(0.0)
-    wide.insert(0, "n_runs", work.groupby(["suite", "model"]).size())
+    work = pd.DataFrame({k: runs[k].astype(str).to_numpy() for k in keys})
+    work["label"] = label.where(asked, silent).fillna("tie").to_numpy()  # a tied judge vote
+    shares = work.groupby(keys)["label"].value_counts(normalize=True).rename("share").reset_index()
+    wide = shares.pivot(index=keys, columns="label", values="share").fillna(0.0)
+    wide.insert(0, "n_runs", work.groupby(keys).size())
+    wide[silent] = wide[silent] if silent in wide else 0.0
     first = [silent] + sorted(c for c in wide.columns if c not in (silent, "n_runs"))
     return wide[["n_runs", *first]].reset_index()
 
@@ -709,14 +927,15 @@ def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask") -> pd.DataFrame:
 # ============================================================================= Ambig-DS construction audits and planning
 
 
-def selector_accuracy(picks: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+def selector_accuracy(picks: pd.DataFrame | None, *, confidence: float = 0.95) -> pd.DataFrame:
     """Tabulate each inferability selector's accuracy with a Wilson interval (Ambig-DS Table 7).
 
     Parameters
     ----------
-    picks : pandas.DataFrame
+    picks : pandas.DataFrame or None
         The harness's ``inferability_audit.csv``: one row per (task, selector) with
-        ``correct`` (0/1).
+        ``correct`` (0/1). It is not part of any run log; None gives an empty table whose
+        note says so.
 
     Returns
     -------
@@ -725,6 +944,11 @@ def selector_accuracy(picks: pd.DataFrame, *, confidence: float = 0.95) -> pd.Da
     """
     from .stats import wilson_ci
 
+    if picks is None:
+        out = pd.DataFrame(columns=["selector", "n", "accuracy", "accuracy_ci_low", "accuracy_ci_high"])
+        out.attrs["note"] = ("no selector audit given (it is not in the run log: set the parameter selector_audit to"
+                             " the Ambig-DS harness's inferability_audit.csv)")
+        return out
     missing = [c for c in ("task", "selector", "correct") if c not in picks.columns]
     if missing:
         raise ValueError(f"selector_accuracy needs columns task, selector, correct (missing {missing})")
@@ -746,8 +970,14 @@ def judge_reliability(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``diagnostic, judge, value, n`` (n: runs the value is over).
+        ``benchmark, diagnostic, judge, value, n`` (n: runs the value is over), for every benchmark
+        with labels of ``facet``.
     """
+    return _per_benchmark(rs, labels_of(facet), lambda sub, conv: _judge_reliability(sub, facet),
+                          columns=["diagnostic", "judge", "value", "n"])
+
+
+def _judge_reliability(rs: RunSet, facet: str) -> pd.DataFrame:
     from .stats import cohen_kappa, fleiss_kappa, majority_vote
 
     labels = rs.labels[rs.labels["facet"] == facet][["run_id", "judge", "call", "label"]].astype(object)
@@ -796,18 +1026,25 @@ def power_analysis(rs: RunSet, *, deltas=(0.02, 0.05, 0.10), n_tasks=(20, 30, 51
                    n_sim: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Estimate how many tasks a one-sided Wilcoxon test needs to detect a drop of Δ under ambiguity.
 
-    The spread of per-task differences (S_full − S_ambig) is taken from the run log's
-    Ambig-DS paired tasks (pooled over models and suites).
+    The spread of per-task differences (S_full − S_ambig) is taken from each benchmark's
+    tasks scored both ways without the ask tool (pooled over its models and suites).
 
     Returns
     -------
     pandas.DataFrame
-        ``delta, sd, n_tasks, power``.
+        ``benchmark, delta, sd, n_tasks, power``, for every benchmark with scored no-tool runs on
+        both specifications of the same tasks.
     """
+    return _per_benchmark(rs, SHAPES["full_and_ambiguous"],
+                          lambda sub, conv: _power_analysis(sub, deltas, n_tasks, alpha, n_sim, seed),
+                          columns=["delta", "sd", "n_tasks", "power"])
+
+
+def _power_analysis(rs: RunSet, deltas, n_tasks, alpha: float, n_sim: int, seed: int) -> pd.DataFrame:
     from .metrics import _work
     from .stats import wilcoxon_power
 
-    work = _work(rs.filter(benchmark="ambig-ds", protocol="solve"))
+    work = _work(rs.filter(protocol="solve"))
     work = work[~work["error"] & ~work["ask_tool"]].dropna(subset=["score"])
     per = work.groupby(["suite", "model", "task_id", "spec"])["score"].mean().unstack("spec")
     diffs = (per["full"] - per["ambiguous"]).dropna() if {"full", "ambiguous"} <= set(per.columns) else pd.Series([])
@@ -825,9 +1062,15 @@ def calls_per_trial(rs: RunSet) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``suite, model, ambiguity_class, policy, n_trials, calls_per_trial``.
+        ``benchmark, suite, model, ambiguity_class, policy, n_trials, calls_per_trial``, for every
+        benchmark with task records giving an ambiguity class and ask-tool runs on ambiguous variants.
     """
-    lhaw = rs.filter(benchmark="lhaw", ask_tool=True, spec="ambiguous")
+    return _per_benchmark(rs, SHAPES["tool_pairs"] & SHAPES["ambiguity_class"], lambda sub, conv: _calls_per_trial(sub),
+                          columns=["suite", "model", "ambiguity_class", "policy", "n_trials", "calls_per_trial"])
+
+
+def _calls_per_trial(rs: RunSet) -> pd.DataFrame:
+    lhaw = rs.filter(ask_tool=True, spec="ambiguous")
     runs = lhaw.runs[lhaw.runs["status"] != "error"]
     klass = lhaw.tasks.astype({"variant_id": object}).set_index("variant_id")["ambiguity_class"].astype(object)
     work = pd.DataFrame({"suite": runs["suite"].astype(str).to_numpy(), "model": runs["model"].astype(str).to_numpy(),

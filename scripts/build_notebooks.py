@@ -2,7 +2,13 @@
 
 Every notebook is thin: a title citing the paper table, a ``parameters`` cell (papermill's
 contract) whose defaults point at the bundled example data, one library call per table
-or figure, and a deterministic text rendering marked ``# NBVAL_CHECK_OUTPUT``.
+or figure, and a deterministic text rendering marked ``# NBVAL_CHECK_OUTPUT`` (tagged
+``nbval-text``: checked by nbval, left out of the report's HTML). A table or figure that
+the run log has nothing for shows the one line saying why.
+
+The parameter annotations are ones papermill's parser reads (``"Optional[list]"`` as a
+string: ``list | None`` makes papermill drop the parameter and warn "Passed unknown
+parameter" on every run).
 
     python scripts/build_notebooks.py            # write and execute all
     python scripts/build_notebooks.py --no-run   # write only
@@ -21,45 +27,41 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 
 PARAMETERS = '''runs: str = "../data/example"  # run log: canonical JSONL / Parquet, or a harness's own output
+benchmarks: "Optional[list]" = None  # benchmarks to include, by the names in the log; None: all
+models: "Optional[list]" = None  # models to include; None: all
+suites: "Optional[list]" = None  # suites to include; None: all
+conventions: "Optional[dict]" = None  # benchmark -> paper whose conventions it follows, e.g. {"clarifybench": "hil-bench"}; None: each paper's own, neutral for the rest
 n_boot: int = 2000  # bootstrap replicates (the papers use 10,000)
 seed: int = 0  # bootstrap seed
-models: list | None = None  # models to include; None: all
-suites: list | None = None  # suites to include; None: all
 out_dir: str = ""  # where `ambiglib report` collects tables and figures; "": nowhere'''
 
 SETUP = '''import pandas as pd
 
 import ambiglib
 from ambiglib import metrics, plots, tables
-from ambiglib.report import render_table, save_figure, save_table
+from ambiglib.report import render_table, show_figure, show_table
 
 pd.set_option("display.width", 200)
 rs, rejected = ambiglib.load(runs, strict=False, quiet=True)
-rs = rs.filter(model=models, suite=suites)'''
+rs = rs.filter(benchmark=benchmarks, model=models, suite=suites)'''
 
 LOADED = '''# NBVAL_CHECK_OUTPUT
 print(f"{len(rs.runs)} runs, {len(rs.tasks)} tasks; {len(rejected)} records rejected")'''
 
 
+def check(name: str) -> nbf.NotebookNode:
+    """The plain-text copy of a table that nbval compares; hidden from the report's HTML."""
+    return nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}))", metadata={"tags": ["nbval-text"]})
+
+
 def table(expr: str, name: str, caption: str) -> list:
-    return [
-        nbf.v4.new_code_cell(f"{name} = {expr}\nsave_table({name}, {name!r}, out_dir, caption={caption!r})\n"
-                             f"{name}.style.format(precision=3, na_rep='–').hide(axis='index')"),
-        nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}))"),
-    ]
-
-
-def table_if_any(expr: str, name: str, caption: str, empty: str) -> list:
-    """A table that is often empty: saved when it has rows, else one line saying what is absent."""
-    return [
-        nbf.v4.new_code_cell(f"{name} = {expr}\nif len({name}):\n    save_table({name}, {name!r}, out_dir, "
-                             f"caption={caption!r})\n{name}.style.format(precision=3, na_rep='–').hide(axis='index')"),
-        nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}) if len({name}) else {empty!r})"),
-    ]
+    """A table, shown once (or the one line saying why it is empty), and its nbval copy."""
+    return [nbf.v4.new_code_cell(f"{name} = {expr}\nshow_table({name}, {name!r}, out_dir, caption={caption!r})"),
+            check(name)]
 
 
 def figure(expr: str, name: str) -> list:
-    return [nbf.v4.new_code_cell(f"fig = {expr}\nsave_figure(fig, {name!r}, out_dir)")]
+    return [nbf.v4.new_code_cell(f"fig = {expr}\nshow_figure(fig, {name!r}, out_dir)")]
 
 
 def md(text: str) -> list:
@@ -97,33 +99,36 @@ SPECS: dict[str, list] = {
     "ambigds_calibration": md(
         "# Ambig-DS: ask calibration\n\nAsk rates on ambiguous and on fully specified tasks under each ask policy, "
         "and CalibScore (their harmonic mean with 1 − ask-on-full), from the ask-only runs — Table 13 and Figure 2.")
-        + table("tables.ask_calibration(rs, ci=True, n_boot=n_boot, seed=seed)", "ask_calibration",
+        + table("tables.ask_calibration(rs, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)", "ask_calibration",
                 "Ambig-DS Table 13: ask rates and CalibScore")
-        + figure("plots.ask_calibration(ask_calibration)", "ask_calibration")
+        + figure("plots.ask_calibration(ask_calibration.assign(panel=ask_calibration['benchmark'] + ' · '"
+                 " + ask_calibration['suite']), col='panel')", "ask_calibration")
         + md("## Why agents over-ask and under-ask (Tables 14 and 15)\n\nOn fully specified tasks under the permissive "
              "policy, a run that did not ask is correct; an asking run takes its judges' majority label. On ambiguous "
              "tasks under the conservative policy, a run that did not ask silently defaulted.")
-        + table("tables.ask_diagnostics(rs, kind='over_ask')", "over_asking", "Ambig-DS Table 14: over-asking on full tasks")
-        + table("tables.ask_diagnostics(rs, kind='under_ask')", "under_asking",
+        + table("tables.ask_diagnostics(rs, kind='over_ask', conventions=conventions)", "over_asking", "Ambig-DS Table 14: over-asking on full tasks")
+        + table("tables.ask_diagnostics(rs, kind='under_ask', conventions=conventions)", "under_asking",
                 "Ambig-DS Table 15: under-asking on ambiguous tasks"),
     "hilbench_judgment_gap": md(
         "# HIL-Bench: the judgment gap\n\npass@3 with full information and with `ask_human()`, the gap, and "
         "selective escalation: blocker recall, question precision and Ask-F1 (the paper's definitions) — "
         "HIL-Bench Table 1 and Figure 1B.")
-        + table("tables.judgment_gap(rs, ci=True, n_boot=n_boot, seed=seed)", "judgment_gap",
+        + table("tables.judgment_gap(rs, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)", "judgment_gap",
                 "HIL-Bench Table 1: the judgment gap")
-        + figure("plots.precision_recall(judgment_gap.dropna(subset=['precision']))", "precision_recall")
+        + figure("plots.precision_recall(judgment_gap.assign(panel=judgment_gap['benchmark'] + ' · ' + judgment_gap['suite'])"
+                 ", col='panel')", "precision_recall")
         + md("## The leaderboard (Table 8)\n\nPass@3 with `ask_human()`, precision, recall and Ask-F1, pooled over both "
              "domains and per domain, ranked by the pooled pass@3.")
-        + table("tables.leaderboard(rs)", "leaderboard", "HIL-Bench Table 8: leaderboard"),
+        + table("tables.leaderboard(rs, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard"),
     "hilbench_failure_modes": md(
         "# HIL-Bench: failure modes\n\nThe distribution of failure modes within each capability dimension — tool use, "
         "alignment, logic — per model and mode, from the judges' majority label (HIL-Bench Tables 4–6, Figure 3).")
         + table("tables.failure_modes(rs, dimension='tool_use')", "tool_use", "HIL-Bench Table 4: tool-use failure modes")
         + table("tables.failure_modes(rs, dimension='alignment')", "alignment", "HIL-Bench Table 5: alignment failure modes")
         + table("tables.failure_modes(rs, dimension='logic')", "logic", "HIL-Bench Table 6: logic failure modes")
-        + figure("plots.failure_heatmap(logic.melt(id_vars=['model', 'mode', 'n'], var_name='label', value_name='share')"
-                 ".assign(model=lambda f: f['model'] + ' / ' + f['mode']))", "logic_failure_modes"),
+        + figure("plots.failure_heatmap(logic.melt(id_vars=['benchmark', 'suite', 'model', 'mode', 'n'], var_name='label',"
+                 " value_name='share').assign(model=lambda f: f['benchmark'] + ' ' + f['suite'] + ' · ' + f['model']"
+                 " + ' / ' + f['mode']))", "logic_failure_modes"),
     "hilbench_questions": md(
         "# HIL-Bench: questions per task\n\nHow often each model asks, how many questions per run, and how many "
         "are relevant — HIL-Bench Table 7.")
@@ -136,24 +141,24 @@ SPECS: dict[str, list] = {
         "# LHAW: value of information\n\nBaseline, Ask % (share of variants with an asking trial, as Table 3 "
         "prints), Avg/Traj, and pass@3 and checkpoint score without the tool with their gains and gains per "
         "question — LHAW Table 3 and Figure 4.")
-        + table("tables.value_of_information(rs)", "value_of_information", "LHAW Table 3: value of information")
+        + table("tables.value_of_information(rs, conventions=conventions)", "value_of_information", "LHAW Table 3: value of information")
         + figure("plots.performance_vs_gain(value_of_information.assign(mean_score_with_tool=value_of_information"
                  "['mean_score'] + value_of_information['score_gain_pp'] / 100))",
                  "performance_vs_gain"),
     "lhaw_ambiguity_classes": md(
         "# LHAW: ambiguity classes\n\nEach variant's class from its no-tool trials' terminal states (Definition 3.1), "
         "and the value of information per class (Tables 7–9, 12).")
-        + table("metrics.ambiguity_classes(rs.filter(benchmark='lhaw'))", "ambiguity_classes",
+        + table("tables.ambiguity_classes(rs)", "ambiguity_classes",
                 "LHAW Definition 3.1: classes from terminal states")
-        + table("tables.by_ambiguity_class(rs)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class")
-        + table("tables.generality(rs)", "generality", "LHAW Table 13: generality across benchmarks"),
+        + table("tables.by_ambiguity_class(rs, conventions=conventions)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class")
+        + table("tables.generality(rs, conventions=conventions)", "generality", "LHAW Table 13: generality across benchmarks"),
     "lhaw_strategies_and_personas": md(
         "# LHAW: personas and strategies\n\nPer user persona: checkpoint score without the tool (shared by every "
         "persona), gain with it, questions and gain per question (Table 14); per agent prompting strategy (Table 10); "
         "per removal strategy, how variants fall into ambiguity classes (Table 11); and calls per trial by class and "
         "persona (Figure 6).")
-        + table("tables.personas(rs)", "personas", "LHAW Table 14: cost of a user call by persona")
-        + table("tables.prompting_strategies(rs)", "prompting_strategies", "LHAW Table 10: agentic prompting strategies")
+        + table("tables.personas(rs, conventions=conventions)", "personas", "LHAW Table 14: cost of a user call by persona")
+        + table("tables.prompting_strategies(rs, conventions=conventions)", "prompting_strategies", "LHAW Table 10: agentic prompting strategies")
         + table("tables.removal_strategies(rs)", "removal_strategies", "LHAW Table 11: removal strategies")
         + table("tables.calls_per_trial(rs)", "calls_per_trial", "LHAW Figure 6: ask_user calls per trial")
         + figure("plots.calls_heatmap(calls_per_trial)", "calls_heatmap"),
@@ -161,8 +166,8 @@ SPECS: dict[str, list] = {
         "# LHAW: information dimensions and segments removed\n\nPass@3 without the tool and its gain with it by "
         "number of removed segments (Table 2), and pass@3 and checkpoint progress by information dimension (Tables 5 "
         "and 6); a variant counts under each of its dimensions.")
-        + table("tables.segments_removed(rs)", "segments_removed", "LHAW Table 2: by number of segments removed")
-        + table("tables.by_dimension(rs)", "by_dimension", "LHAW Tables 5/6: by information dimension"),
+        + table("tables.segments_removed(rs, conventions=conventions)", "segments_removed", "LHAW Table 2: by number of segments removed")
+        + table("tables.by_dimension(rs, conventions=conventions)", "by_dimension", "LHAW Tables 5/6: by information dimension"),
     "lhaw_ask_failures": md(
         "# LHAW: ask_user failure modes\n\nShare of trials with questions flagged in each failure category "
         "(any flag `lhaw.<category>.<flag>` judged YES): all such trials (Table 4) and those whose task failed (Table 17).")
@@ -173,9 +178,8 @@ SPECS: dict[str, list] = {
         "# Ambig-DS: construction audits\n\nCan the intended target be inferred without asking? Accuracy of each "
         "inferability selector with a Wilson 95% interval (Table 7, from the harness's `inferability_audit.csv`); "
         "how reliable the judges are (Table 9); and what the run log holds (Table 5 style).")
-        + [nbf.v4.new_code_cell('selector_audit = "../data/paper/inferability_audit.csv"  # the harness\'s selector picks')]
-        + table("tables.selector_accuracy(pd.read_csv(selector_audit))", "selector_accuracy",
-                "Ambig-DS Table 7: inferability selectors")
+        + table("tables.selector_accuracy(pd.read_csv(selector_audit)) if selector_audit else "
+                "tables.selector_accuracy(None)", "selector_accuracy", "Ambig-DS Table 7: inferability selectors")
         + table("tables.judge_reliability(rs)", "judge_reliability", "Ambig-DS Table 9: judge reliability")
         + table("tables.composition(rs)", "composition", "What the run log holds"),
     "power_analysis": md(
@@ -191,14 +195,30 @@ SPECS: dict[str, list] = {
              "and invalid-pass rules, Ambig-DS step 6 / step 7 / `normalize_scores.py`, MCP-Atlas coverage), and "
              "what the importers found wrong in the harness output itself.")
         + table("tables.harness_summary(rs)", "harness_summary", "The harnesses' own summary statistics")
-        + table_if_any("tables.harness_anomalies(rs)", "harness_anomalies", "Anomalies in the harness output",
-                       "no harness anomalies flagged in this log")
+        + table("tables.harness_anomalies(rs)", "harness_anomalies", "Anomalies in the harness output")
         + table("tables.coverage(rs)", "coverage", "Coverage of every cell"),
     "model_comparison": md(
-        "# Model comparison\n\nPaired differences between models on the tasks both ran (Ask condition), with "
-        "paired bootstrap CIs, two-sided Wilcoxon p-values and Holm adjustment over all pairs.")
-        + table("tables.model_comparison(rs, n_boot=n_boot, seed=seed)", "model_comparison",
-                "Paired model comparison"),
+        "# Paired comparisons\n\nDifferences between models on the tasks both ran (Ask condition, one comparison per "
+        "ask policy: policies are never pooled), with task-paired bootstrap CIs, two-sided Wilcoxon tests on the "
+        "per-task values, Holm adjustment over all pairs, and effect sizes (rank-biserial correlation, "
+        "common-language effect size).")
+        + table("tables.model_comparison(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "model_comparison",
+                "Paired model comparison: mean score")
+        + md("## Ask-F1 between models\n\nPooled Ask-F1 over the shared tasks, each side recomputed on the same "
+             "bootstrap draw of tasks.")
+        + table("tables.paired_comparison(rs, metric='ask_f1', n_boot=n_boot, seed=seed, conventions=conventions)",
+                "ask_f1_comparison", "Paired model comparison: Ask-F1")
+        + md("## With and without the ask tool\n\nEach model's mean score on ambiguous tasks with the tool against "
+             "without it, per with-tool policy.")
+        + table("tables.paired_comparison(rs, metric='mean_score', between='ask_tool', n_boot=n_boot, seed=seed,"
+                " conventions=conventions)", "tool_comparison", "With vs without the ask tool: mean score"),
+}
+
+
+#: parameters of one notebook: data that is not in the run log comes only from a parameter
+EXTRA_PARAMETERS = {
+    "ambigds_construction_audits": '\nselector_audit: str = ""  # the Ambig-DS harness\'s inferability_audit.csv'
+                                   ' (Table 7; data/paper/ has the published one); "": skip the table',
 }
 
 
@@ -206,7 +226,8 @@ def build(name: str, body: list) -> nbf.NotebookNode:
     nb = nbf.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     title, rest = body[0], body[1:]
-    nb.cells = [title, nbf.v4.new_code_cell(PARAMETERS, metadata={"tags": ["parameters"]}),
+    parameters = PARAMETERS + EXTRA_PARAMETERS.get(name, "")
+    nb.cells = [title, nbf.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
                 nbf.v4.new_code_cell(SETUP), nbf.v4.new_code_cell(LOADED), *rest]
     return nb
 

@@ -14,7 +14,6 @@ from typing import Any, Literal
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
-from ..stats import majority_vote
 from ._common import Collected, RowError, finish, read_json, read_jsonl
 
 __all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout"]
@@ -169,6 +168,8 @@ def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str,
     import pandas as pd
 
     frame = pd.DataFrame([{"run": 0, "label": lab["label"]} for lab in labels])
+    from ..stats import majority_vote  # scipy: loaded only when a folder needs a vote
+
     vote = majority_vote(frame, by=("run",))  # a tie leaves the category unset: reported, not broken
     winner = vote["label"].iloc[0]
     return JUDGE_CATEGORY.get(winner, str(winner).lower()) if winner is not None else None

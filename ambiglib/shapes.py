@@ -1,0 +1,289 @@
+"""What each table needs from a run log, which benchmarks in a log have it, and whose conventions they follow.
+
+A benchmark's name is a label, never a switch: every table in :mod:`ambiglib.tables`
+applies to each benchmark whose runs carry the data it needs (a :class:`Shape`), and
+says which benchmark each row is from. A log with no benchmark of the right shape
+gives an empty table whose ``attrs["note"]`` says what is missing, e.g. "no runs with
+registered blockers and the ask tool in this log".
+
+Where the three papers define a quantity differently (HIL-Bench's pass@k is "any of
+the first k trials"; LHAW scores each condition over its own variants; Ambig-DS asks
+for calibration on its ask-only runs), a benchmark gets its paper's
+:class:`Conventions` when it carries that paper's name, and neutral ones otherwise.
+A benchmark of your own follows a paper's conventions when you say so::
+
+    tables.judgment_gap(rs, conventions={"clarifybench": "hil-bench"})
+
+(in the notebooks and the report: the ``conventions`` parameter, ``conventions:
+{clarifybench: hil-bench}`` in a ``--params`` file).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .runset import RunSet
+
+__all__ = ["Shape", "Conventions", "CONVENTIONS", "conventions_for", "applicable", "SHAPES", "labels_of",
+           "label_prefix"]
+
+
+# ============================================================================= shapes
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A property of one benchmark's runs that a table needs.
+
+    ``needs`` completes the sentence "no … in this log"; ``present`` is tested on the
+    runs of one benchmark.
+    """
+
+    name: str
+    needs: str
+    present: Callable[[RunSet], bool]
+
+    def __and__(self, other: "Shape") -> "Shape":
+        return Shape(f"{self.name}+{other.name}", f"{self.needs} and {other.needs}",
+                     lambda rs: self.present(rs) and other.present(rs))
+
+    @property
+    def note(self) -> str:
+        """What an empty table says: "no <needs> in this log"."""
+        return f"no {self.needs} in this log"
+
+
+def _ok(rs: RunSet) -> pd.DataFrame:
+    runs = rs.runs
+    return runs[runs["status"].astype(object) != "error"]
+
+
+def _cell(runs: pd.DataFrame, *, spec: str | None = None, ask_tool: bool | None = None,
+          protocol: str | None = None) -> pd.DataFrame:
+    keep = np.ones(len(runs), dtype=bool)
+    if spec is not None:
+        keep &= (runs["spec"].astype(object) == spec).to_numpy()
+    if ask_tool is not None:
+        keep &= runs["ask_tool"].to_numpy(dtype=bool, na_value=False) == ask_tool
+    if protocol is not None:
+        keep &= (runs["protocol"].astype(object) == protocol).to_numpy()
+    return runs[keep]
+
+
+def _variants(runs: pd.DataFrame) -> set:
+    return set(runs["variant_id"].astype(object))
+
+
+def _has_blockers(rs: RunSet) -> bool:
+    return len(rs.blockers) > 0
+
+
+def _blockers_and_tool(rs: RunSet) -> bool:
+    return _has_blockers(rs) and len(_cell(_ok(rs), spec="ambiguous", ask_tool=True, protocol="solve")) > 0
+
+
+def _calibration(rs: RunSet) -> bool:
+    tool = _cell(_ok(rs), ask_tool=True)
+    return bool(len(_cell(tool, spec="full")) and len(_cell(tool, spec="ambiguous")))
+
+
+def _tool_pairs(rs: RunSet) -> bool:
+    amb = _cell(_ok(rs), spec="ambiguous", protocol="solve")
+    return bool(_variants(_cell(amb, ask_tool=True)) & _variants(_cell(amb, ask_tool=False)))
+
+
+def _categories(rs: RunSet) -> bool:
+    return bool(_cell(_ok(rs), protocol="solve")["category"].notna().any())
+
+
+def _scored(runs: pd.DataFrame) -> pd.DataFrame:
+    status = runs["status"].astype(object)
+    return runs[runs["score"].notna().to_numpy() | status.isin(("invalid", "timeout")).to_numpy()]
+
+
+def _three_conditions(rs: RunSet) -> bool:
+    solve = _scored(_cell(_ok(rs), protocol="solve"))
+    tasks = [set(_cell(solve, spec=s, ask_tool=t)["task_id"].astype(object))
+             for s, t in (("full", False), ("ambiguous", False), ("ambiguous", True))]
+    return bool(tasks[0] & tasks[1] & tasks[2])
+
+
+def _full_and_ambiguous(rs: RunSet) -> bool:
+    solve = _scored(_cell(_ok(rs), protocol="solve", ask_tool=False))
+    return bool(set(_cell(solve, spec="full")["task_id"].astype(object))
+                & set(_cell(solve, spec="ambiguous")["task_id"].astype(object)))
+
+
+def _terminal_states(rs: RunSet) -> bool:
+    runs = _cell(_ok(rs), spec="ambiguous", ask_tool=False, protocol="solve")
+    return bool(len(runs)) and bool(runs["checkpoints"].map(_nonempty).any())
+
+
+def _nonempty(value: object) -> bool:
+    return isinstance(value, (list, tuple, np.ndarray)) and len(value) > 0
+
+
+def _task_field(column: str) -> Callable[[RunSet], bool]:
+    def present(rs: RunSet) -> bool:
+        values = rs.tasks[column]
+        if column == "dimensions":
+            return bool(values.map(_nonempty).any())
+        return bool(values.notna().any())
+    return present
+
+
+def _several_models(rs: RunSet) -> bool:
+    solve = _scored(_cell(_ok(rs), protocol="solve"))
+    return solve.groupby(["suite", "spec", "ask_tool", "policy"], observed=True)["model"].nunique().gt(1).any()
+
+
+def labels_of(facet: str) -> Shape:
+    """Judge labels of one facet (``trace``, ``failure.logic``, ``over_ask``, ...)."""
+    return Shape(f"labels:{facet}", f"judge labels of facet {facet!r}",
+                 lambda rs: bool((rs.labels["facet"].astype(object) == facet).any()))
+
+
+def label_prefix(prefix: str, what: str) -> Shape:
+    """Judge labels whose facet starts with ``prefix``."""
+    return Shape(f"labels:{prefix}*", what,
+                 lambda rs: bool(rs.labels["facet"].astype(str).str.startswith(prefix).any()))
+
+
+#: The shapes the tables need, by name (``docs/own-benchmark.md`` lists which table needs which).
+SHAPES: dict[str, Shape] = {s.name: s for s in (
+    Shape("blockers", "task records with registered blockers", _has_blockers),
+    Shape("blockers_and_tool", "runs with registered blockers and the ask tool", _blockers_and_tool),  # solve runs
+    Shape("calibration", "runs with the ask tool on both fully specified and ambiguous tasks", _calibration),
+    Shape("tool_pairs", "runs with and without the ask tool on the same ambiguous variants", _tool_pairs),
+    Shape("categories", "runs with a framing category", _categories),
+    Shape("three_conditions", "scored runs in all three conditions (full, ambiguous, ambiguous with the ask tool)"
+          " on the same tasks", _three_conditions),
+    Shape("full_and_ambiguous", "scored runs without the ask tool on both specifications of the same tasks",
+          _full_and_ambiguous),
+    Shape("terminal_states", "no-tool runs on ambiguous variants with checkpoint terminal states", _terminal_states),
+    Shape("ambiguity_class", "task records with an ambiguity class", _task_field("ambiguity_class")),
+    Shape("dimensions", "task records with information dimensions", _task_field("dimensions")),
+    Shape("strategy", "task records with a removal strategy", _task_field("strategy")),
+    Shape("several_models", "scored runs of two or more models in one condition", _several_models),
+)}
+
+
+def applicable(rs: RunSet, shape: Shape) -> list[str]:
+    """The benchmarks of ``rs`` (sorted) whose runs have ``shape``."""
+    names = sorted(set(rs.runs["benchmark"].astype(object)) | set(rs.tasks["benchmark"].astype(object)))
+    return [b for b in names if shape.present(rs.filter(benchmark=b))]
+
+
+# ============================================================================= conventions
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """How a benchmark's paper computes what several papers define differently.
+
+    Attributes
+    ----------
+    name : str
+        ``hil-bench``, ``ambig-ds``, ``lhaw`` or ``neutral``.
+    pass_estimator : {"unbiased", "first_k"}
+        pass@k: ``first_k`` is HIL-Bench's "any of the first k trials"; ``unbiased`` is
+        Chen et al.'s estimator.
+    voi_paired : bool
+        With/without-tool comparisons over the variants with results in both conditions
+        (True), or each condition over its own variants (False, as LHAW prints).
+    calibration_protocol : str or None
+        Ask calibration from the runs of this protocol only (Ambig-DS: ``ask_only``); None:
+        every protocol, split by protocol.
+    category_protocol : str or None
+        Framing categories, recognition audit and power analysis from this protocol's runs
+        (Ambig-DS: ``solve``); None: every run.
+    """
+
+    name: str
+    pass_estimator: str = "unbiased"
+    voi_paired: bool = True
+    calibration_protocol: str | None = None
+    category_protocol: str | None = None
+
+
+#: Each paper's conventions, by the benchmark name its harness writes; any other name gets ``neutral``.
+CONVENTIONS: dict[str, Conventions] = {
+    "hil-bench": Conventions("hil-bench", pass_estimator="first_k"),
+    "ambig-ds": Conventions("ambig-ds", calibration_protocol="ask_only", category_protocol="solve"),
+    "lhaw": Conventions("lhaw", voi_paired=False),
+    "neutral": Conventions("neutral"),
+}
+
+
+def conventions_for(benchmark: str, conventions: Mapping[str, str] | None = None) -> Conventions:
+    """The conventions a benchmark follows: ``conventions[benchmark]`` when given, else its paper's
+    (by name), else neutral.
+
+    Raises
+    ------
+    ValueError
+        ``conventions`` names a convention set that does not exist.
+    """
+    chosen = (conventions or {}).get(benchmark)
+    if chosen is None:
+        return CONVENTIONS.get(benchmark, CONVENTIONS["neutral"])
+    if chosen not in CONVENTIONS:
+        raise ValueError(f"conventions: benchmark {benchmark!r} is to follow {chosen!r}, which is not one of"
+                         f" {sorted(CONVENTIONS)}")
+    return CONVENTIONS[chosen]
+
+
+# ============================================================================= what the metrics will refuse
+
+
+def metric_warnings(rs: RunSet) -> list[str]:
+    """What the metrics will later refuse, found while validating a run log (``ambiglib validate``).
+
+    * ask-tool runs on ambiguous tasks whose task has no record, in a benchmark that registers
+      blockers (Ask-F1 needs each task's blockers);
+    * questions naming a blocker their task does not register;
+    * runs of one benchmark, suite, model and condition that carry several ask policies (every
+      metric refuses to pool them; the tables split by policy).
+    """
+    out: list[str] = []
+    runs = _ok(rs)
+    with_blockers = set(rs.blockers["benchmark"].astype(object))
+    keyed = rs.tasks[["benchmark", "suite", "variant_id"]].astype(object)
+    known = set(map(tuple, keyed.to_numpy()))
+    tool = _cell(runs, spec="ambiguous", ask_tool=True)
+    tool = tool[tool["benchmark"].astype(object).isin(with_blockers)]
+    keys = tool[["benchmark", "suite", "variant_id"]].astype(object)
+    missing = [k for k in map(tuple, keys.to_numpy()) if k not in known]
+    if missing:
+        first = missing[0]
+        out.append(f"{len(missing)} ask-tool run(s) on ambiguous tasks have no task record (first: benchmark={first[0]!r},"
+                   f" suite={first[1]!r}, variant_id={first[2]!r}, in {len(set(missing))} task(s)); Ask-F1 needs each"
+                   " task's registered blockers and will refuse them: load the task records or filter those runs out")
+    q = rs.questions
+    named = q[q["blocker_id"].notna()][["run_id", "q_index", "blocker_id"]].astype(object)
+    if len(named):
+        where = rs.runs[["run_id", "benchmark", "suite", "variant_id"]].astype(object)
+        named = named.merge(where, on="run_id")
+        named = named[[k in known for k in map(tuple, named[["benchmark", "suite", "variant_id"]].to_numpy())]]
+        registered = rs.blockers[["benchmark", "suite", "variant_id", "blocker_id"]].astype(object).assign(_ok=True)
+        check = named.merge(registered, on=["benchmark", "suite", "variant_id", "blocker_id"], how="left")
+        stray = check[check["_ok"].isna()]
+        if len(stray):
+            s = stray.iloc[0]
+            out.append(f"{len(stray)} question(s) name a blocker their task does not register (first: run {s['run_id']!r}"
+                       f" question {s['q_index']} names {s['blocker_id']!r}, task benchmark={s['benchmark']!r},"
+                       f" suite={s['suite']!r}, variant_id={s['variant_id']!r}); Ask-F1 will refuse them")
+    cell = ["benchmark", "suite", "model", "spec", "ask_tool", "protocol"]
+    plain = runs[[*cell, "policy"]].astype(object)
+    policies = plain.groupby(cell, sort=True)["policy"].agg(lambda p: sorted(set(map(str, p))))
+    for key, values in policies.items():
+        if len(values) > 1:
+            where = " ".join(str(v) for v in key[:3])
+            condition = f"{key[3]}, {'with' if key[4] else 'without'} the ask tool, {key[5]}"
+            out.append(f"{where} ({condition}): runs carry {len(values)} ask policies ({', '.join(values)}); every"
+                       " metric refuses to pool them (group by 'policy' or filter one; the tables split by policy)")
+    return out
