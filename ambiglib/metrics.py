@@ -462,7 +462,8 @@ def _per_unit_pass(runs: pd.DataFrame, unit: list[str], k: int, estimator: str) 
 
 
 def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
-              estimator: Literal["unbiased", "first_k"] = "unbiased") -> pd.DataFrame:
+              estimator: Literal["unbiased", "first_k"] = "unbiased", ci: bool = False, n_boot: int = 10_000,
+              seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
     """Compute pass@k per task (variant), averaged over tasks.
 
     Parameters
@@ -475,6 +476,11 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
         ``unbiased``: 1 − C(n−c, k)/C(n, k) with n trials and c successes (Chen et
         al. 2021). ``first_k``: any success among the first k trials in trial
         order (the HIL-Bench harness's ``summarize_rows``).
+    ci : bool, default False
+        Add ``pass_at_k_ci_low`` and ``pass_at_k_ci_high``: a bootstrap that resamples tasks
+        (``task_id``, all its variants together) and recomputes the mean over variants.
+    n_boot, seed, confidence
+        Bootstrap replicates, seed and interval level.
 
     Returns
     -------
@@ -507,7 +513,16 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
     else:
         out = out.reset_index(drop=True)
     out["n_excluded"] = excluded.to_numpy(int)
-    return _order(out, by, ["n_tasks", "pass_at_k"])
+    out = _order(out, by, ["n_tasks", "pass_at_k"])
+    if ci:
+        task_of = runs.drop_duplicates(["benchmark", "variant_id"]).set_index(["benchmark", "variant_id"])["task_id"]
+        units["task_id"] = [task_of.get((b, v)) for b, v in zip(units["benchmark"], units["variant_id"])]
+        units["pk_n"] = units["pass_at_k"].notna().astype(float)
+        units["pk"] = units["pass_at_k"].fillna(0.0)
+        sums = units.groupby([*by, "task_id"], sort=True, dropna=False)[["pk", "pk_n"]].sum().reset_index()
+        stat = lambda t: {"pass_at_k": _ratio(t["pk"], t["pk_n"])}  # noqa: E731
+        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), ["pass_at_k"])
+    return out
 
 
 # ----------------------------------------------------------------------------- value of information

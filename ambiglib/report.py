@@ -496,7 +496,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     ordered = [results[p.stem] for p in paths]
     wall = time.perf_counter() - started
     _collect(out, ordered)
-    index = _write_index(out, ordered, runs, wall)
+    index = _write_index(out, ordered, runs, wall, nb_dir)
     failed = [r for r in ordered if r.error]
     if failed:
         raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
@@ -530,8 +530,8 @@ def _attr(text: str) -> str:
     return html.escape(quote(str(text), safe="/"), quote=True)
 
 
-def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: float) -> Path:
-    manifest = {"runs": str(runs) if runs is not None else "notebook defaults", "wall_seconds": round(wall, 2),
+def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: float, nb_dir: Path) -> Path:
+    manifest = {"runs": str(runs), "notebooks_dir": str(Path(nb_dir).resolve()), "wall_seconds": round(wall, 2),
                 "notebooks": []}
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>ambiglib report</title>",
@@ -542,7 +542,7 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Any, wall: floa
         "img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}ul.notes,p.notes{color:#555;font-size:0.9em}"
         "nav{display:flex;flex-wrap:wrap;gap:0.3em 1em}nav a{white-space:nowrap}section{border-top:2px solid #333;margin-top:2em}</style></head><body>",
         "<h1>ambiglib report</h1>",
-        f"<p>Run log: <code>{html.escape(str(runs) if runs is not None else 'each notebook’s default')}</code>."
+        f"<p>Run log: <code>{html.escape(str(runs))}</code>."
         f" {len(results)} notebooks in {wall:.1f} s. <a href='summary.md'>What was read</a> ·"
         " <a href='rejected.csv'>rejected records</a></p>",
         "<nav>" + "".join(f"<a href='#{_attr(r.name)}'>{html.escape(r.name)}</a>" for r in results) + "</nav>",

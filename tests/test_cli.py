@@ -25,19 +25,19 @@ def test_report_lists_rejected_records_and_keeps_the_rest(tmp_path, capsys):
 
 def test_validate_exit_codes(tmp_path, capsys):
     good = write_jsonl(tmp_path / "good.jsonl", [run_record()])
-    assert main(["validate", str(good)]) == 0
+    assert main(["validate", "--runs", str(good)]) == 0
     assert "1 runs, 0 tasks accepted; 0 records rejected" in capsys.readouterr().out
     bad = write_jsonl(tmp_path / "bad.jsonl", [run_record(), run_record(score=3)])
-    assert main(["validate", str(bad)]) == 1
+    assert main(["validate", "--runs", str(bad)]) == 1
     out = capsys.readouterr().out
     assert f"{bad}:2: field 'score' must be a number in [0, 1] or null (got 3.0)" in out
-    assert main(["validate", str(tmp_path / "missing")]) == 2
+    assert main(["validate", "--runs", str(tmp_path / "missing")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
 
 
 def test_convert_to_parquet_and_back(tmp_path):
     log = write_jsonl(tmp_path / "runs.jsonl", [task_record(), run_record()])
-    assert main(["convert", str(log), str(tmp_path / "pq")]) == 0
+    assert main(["convert", "--runs", str(log), "--out", str(tmp_path / "pq")]) == 0
     original, again = ambiglib.load(log), ambiglib.load(tmp_path / "pq")
     for name, frame in original.frames().items():
         pd.testing.assert_frame_equal(frame, again.frames()[name])
@@ -51,6 +51,51 @@ def test_report_and_validate_show_what_an_importer_skipped(tmp_path, capsys):
     summary = (tmp_path / "out" / "summary.md").read_text()
     assert ("- not a run, counted and left out: 1 × _runlog.jsonl line with status 'skipped_existing' (the task's"
             " result is read from its folder)") in summary
-    assert main(["validate", str(target)]) == 0
+    assert main(["validate", "--runs", str(target), "-q"]) == 0
     assert "not a run, counted and left out: 1 x _runlog.jsonl line with status 'skipped_existing'" in \
         capsys.readouterr().out
+
+
+def test_python_m_ambiglib_version_and_help():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == f"ambiglib {ambiglib.__version__}\n"
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--help"], capture_output=True, text=True)
+    # the notebooks' parameters, as papermill reads them (none dropped for an annotation it cannot parse)
+    for line in ("  models (Optional[list]): models to include; None: all",
+                 "  benchmarks (Optional[list]): benchmarks to include",
+                 "  conventions (Optional[dict]): benchmark -> paper whose conventions it follows",
+                 "  selector_audit (str): the Ambig-DS harness's inferability_audit.csv"):
+        assert line in done.stdout, line
+
+
+def test_every_argument_has_help_and_every_subcommand_takes_runs_and_q():
+    from ambiglib.cli import _parser
+
+    parser = _parser(with_parameters=False)
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, p in sub.choices.items():
+        dests = {a.dest: a for a in p._actions}
+        assert "runs" in dests and "quiet" in dests, name
+        for action in p._actions:
+            assert action.help, (name, action.dest)
+    args = parser.parse_args(["validate", "--runs", "x", "-q"])
+    assert args.quiet is True
+    assert parser.parse_args(["-q", "validate", "--runs", "x"]).quiet is True
+    assert parser.parse_args(["validate", "--runs", "x"]).quiet is False
+
+
+def test_import_ambiglib_is_light_and_its_submodules_come_on_first_use():
+    import subprocess
+    import sys
+
+    code = ("import sys, ambiglib\n"
+            "heavy = [m for m in ('scipy', 'statsmodels', 'matplotlib', 'seaborn', 'papermill') if m in sys.modules]\n"
+            "assert heavy == [], heavy\n"
+            "print(ambiglib.tables.judgment_gap.__module__, ambiglib.metrics.ask_f1.__module__,"
+            " ambiglib.plots.precision_recall.__module__, ambiglib.stats.holm.__module__)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["ambiglib.tables", "ambiglib.metrics", "ambiglib.plots", "ambiglib.stats"]

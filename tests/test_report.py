@@ -135,3 +135,79 @@ def test_the_index_page_in_headless_chromium_shows_every_table_and_figure(report
             key = f"{n['notebook']}/{f['name']}"
             img = re.search(rf"<img [^>]*data-figure=\"{re.escape(key)}\"[^>]*>", dom)
             assert img and 'data-loaded="yes"' in img.group(0), f"figure {key} did not load in the browser"
+
+
+@pytest.mark.parametrize("yaml, message", [
+    ("n_bot: 200\n", "unknown parameter 'n_bot': no notebook of the report has it; the parameters are benchmarks,"
+                     " conventions, models, n_boot, runs, seed, selector_audit, suites"),
+    ("notebooks:\n  hilbench_gap:\n    n_boot: 5\n", "no notebook named 'hilbench_gap'; the notebooks are"
+                                                  " ambigds_calibration, ambigds_construction_audits"),
+    ("notebooks:\n  quickstart:\n    selector_audit: x.csv\n", "notebooks: quickstart: unknown parameter"
+                                                              " 'selector_audit'; quickstart has runs, benchmarks"),
+    ("runs: /somewhere/else\n", "runs: '/somewhere/else' disagrees with --runs"),
+])
+def test_bad_parameters_are_refused_before_anything_runs(tmp_path, yaml, message):
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml)
+    with pytest.raises(ReportError, match=re.escape(message)):
+        run_report(ROOT / "data" / "example", tmp_path / "out", params_file=params)
+    assert not (tmp_path / "out").exists()  # refused before a single notebook (or the summary) ran
+
+
+def test_runs_from_the_params_file_and_from_the_command_line_agree(tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text(f"runs: {ROOT / 'data' / 'example'}\nnotebooks:\n  ambigds_construction_audits:\n"
+                      f"    selector_audit: {ROOT / 'data' / 'paper' / 'inferability_audit.csv'}\n")
+    run_report(None, tmp_path / "out", params_file=params, notebooks=["ambigds_construction_audits"])
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["runs"] == str(ROOT / "data" / "example")
+    # the selector audit comes from the parameter, and only then
+    assert (tmp_path / "out" / "tables" / "ambigds_construction_audits" / "selector_accuracy.csv").is_file()
+    assert manifest["notebooks"][0]["notes"] == []
+
+
+def test_notes_for_what_a_notebook_did_not_show(report):
+    out, index, manifest = report
+    notes = {(n["notebook"], x["name"]): x["note"] for n in manifest["notebooks"] for x in n["notes"]}
+    assert notes[("ambigds_construction_audits", "selector_accuracy")].startswith("no selector audit given")
+    page = index.read_text()
+    assert "Not shown:" in page and "no selector audit given" in page
+    # each table once in the notebook's HTML: the nbval text copy stays in the .ipynb only
+    html = (out / "hilbench_questions.html").read_text()
+    assert "NBVAL_CHECK_OUTPUT" not in html and "NBVAL_CHECK_OUTPUT" in (out / "hilbench_questions.ipynb").read_text()
+    assert str(out) not in html  # no output line points at the report's temporary artefact folder
+    assert "overflow-x:auto" in html  # a wide table scrolls
+
+
+def test_installed_like_any_package_the_report_runs_from_another_folder(tmp_path):
+    import sys
+
+    target = tmp_path / "site"
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                           "--target", str(target), str(ROOT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (target / "ambiglib" / "notebooks" / "hilbench_questions.ipynb").is_file()
+    assert (target / "ambiglib" / "example" / "hil-bench.jsonl").is_file()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    where = subprocess.run([sys.executable, "-c", "import ambiglib; print(ambiglib.__file__)"], capture_output=True,
+                           text=True, cwd=elsewhere, env=env)
+    assert where.stdout.strip() == str(target / "ambiglib" / "__init__.py")
+    # no --runs: the example data shipped inside the package
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--out", "rep", "--notebooks", "quickstart",
+                           "hilbench_questions"], capture_output=True, text=True, cwd=elsewhere, env=env)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((elsewhere / "rep" / "manifest.json").read_text())
+    assert manifest["runs"] == str(target / "ambiglib" / "example")
+    assert manifest["notebooks_dir"] == str(target / "ambiglib" / "notebooks")
+    assert all(n["error"] is None for n in manifest["notebooks"])
+    # --notebooks-dir runs a user's own copies
+    mine = elsewhere / "mine"
+    mine.mkdir()
+    shutil.copy(target / "ambiglib" / "notebooks" / "hilbench_questions.ipynb", mine / "my_questions.ipynb")
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--out", "rep2", "--notebooks-dir", "mine",
+                           "-q"], capture_output=True, text=True, cwd=elsewhere, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"wrote {elsewhere / 'rep2' / 'index.html'}\n"
+    assert (elsewhere / "rep2" / "tables" / "my_questions" / "questions_per_task.csv").is_file()

@@ -1,0 +1,272 @@
+"""A benchmark of one's own, end to end: tables follow the data's shape, never the benchmark's name.
+
+``clarifybench`` is a HIL-Bench-shaped benchmark under a name no paper uses: tasks with
+registered blockers, three agents, three trials, fully specified and ambiguous variants,
+with and without the ask tool, and one agent also run under a deliberate no-ask ablation
+policy. The report on it must succeed, show its agents in the Ask-F1 and gain tables with
+exactly the numbers ``metrics`` gives on the same runs, and show nothing that is not in the log.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as sps
+
+import ambiglib
+from ambiglib import metrics, tables
+from ambiglib.metrics import MetricError
+from ambiglib.runset import RunSet
+from conftest import write_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+NAME = "clarifybench"
+AGENTS = {"agent-x": 0.75, "agent-y": 0.5, "agent-z": 0.3}  # how often each asks about a blocker
+
+
+def clarifybench(n_tasks: int = 12, seed: int = 3) -> list[dict]:
+    """Task and run records of the custom benchmark (deterministic)."""
+    rng = np.random.default_rng(seed)
+    records: list[dict] = []
+    for t in range(1, n_tasks + 1):
+        task = f"cb-{t:02d}"
+        blockers = [f"{task}-b{i}" for i in range(1, 1 + int(rng.integers(1, 4)))]
+        records.append({"record": "task", "benchmark": NAME, "suite": "main", "task_id": task,
+                        "blockers": [{"id": b, "type": "missing-parameter"} for b in blockers]})
+        for model, eagerness in AGENTS.items():
+            skill = {"agent-x": 0.8, "agent-y": 0.6, "agent-z": 0.5}[model]
+            cells = [("full", False, "default"), ("ambiguous", False, "default"), ("ambiguous", True, "default"),
+                     ("full", True, "default")]
+            if model == "agent-x":
+                cells.append(("ambiguous", True, "no-ask-ablation"))
+            for spec, tool, policy in cells:
+                for trial in (1, 2, 3):
+                    questions = []
+                    if tool and policy == "default":
+                        if spec == "ambiguous":
+                            questions = [{"text": f"What is {b}?", "blocker_id": b, "response": "this"}
+                                         for b in blockers if rng.random() < eagerness]
+                        if rng.random() < 0.3:
+                            questions.append({"text": "Anything else I should know?", "response": "no"})
+                    asked = sum(1 for q in questions if q.get("blocker_id"))
+                    p = skill if spec == "full" else skill * (0.4 + 0.6 * asked / len(blockers))
+                    score = float(np.clip(p + rng.normal(0, 0.15), 0, 1))
+                    records.append({"benchmark": NAME, "suite": "main", "task_id": task, "model": model,
+                                    "spec": spec, "ask_tool": tool, "policy": policy, "trial": trial,
+                                    "score": round(score, 4), "passed": bool(score > 0.6), "questions": questions})
+    records.append({"benchmark": NAME, "suite": "main", "task_id": "cb-01", "model": "agent-y", "spec": "ambiguous",
+                    "ask_tool": True, "trial": 4, "status": "error", "meta": {"error_reason": "container died"}})
+    return records
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory) -> Path:
+    return write_jsonl(tmp_path_factory.mktemp("clarifybench") / "runs.jsonl", clarifybench())
+
+
+@pytest.fixture(scope="module")
+def rs(log) -> RunSet:
+    return ambiglib.load(log, quiet=True)
+
+
+# ----------------------------------------------------------------------------- the tables, by shape
+
+
+def test_the_hil_bench_shaped_tables_apply_to_a_benchmark_of_another_name(rs):
+    gap = tables.judgment_gap(rs).set_index(["model", "policy"])
+    assert set(tables.judgment_gap(rs)["benchmark"]) == {NAME}
+    f1 = metrics.ask_f1(rs, by=("suite", "model", "policy")).set_index(["model", "policy"])
+    for key, row in f1.iterrows():
+        for col in ("precision", "recall", "ask_f1"):
+            assert gap.loc[key, col] == pytest.approx(row[col], abs=1e-12), (key, col)
+    # neutral conventions: the unbiased pass@k; said to follow HIL-Bench: its "any of the first k"
+    # (k=2 of 3 trials: with k equal to the trials the two estimators agree)
+    gap = tables.judgment_gap(rs, k=2).set_index(["model", "policy"])
+    tool = rs.filter(spec="ambiguous", ask_tool=True)
+    unbiased = metrics.pass_at_k(tool, k=2, by=("suite", "model", "policy")).set_index(["model", "policy"])
+    first = metrics.pass_at_k(tool, k=2, by=("suite", "model", "policy"), estimator="first_k") \
+        .set_index(["model", "policy"])
+    hil = tables.judgment_gap(rs, k=2, conventions={NAME: "hil-bench"}).set_index(["model", "policy"])
+    for key in unbiased.index:
+        assert gap.loc[key, "pass_at_k_with_tool"] == pytest.approx(unbiased.loc[key, "pass_at_k"])
+        assert hil.loc[key, "pass_at_k_with_tool"] == pytest.approx(first.loc[key, "pass_at_k"])
+    assert (unbiased["pass_at_k"] != first["pass_at_k"]).any()  # the two conventions differ on this data
+    with pytest.raises(ValueError, match="not one of"):
+        tables.judgment_gap(rs, conventions={NAME: "hilbench"})
+
+
+def test_the_gain_table_matches_metrics_and_the_paper_only_tables_say_why_they_are_empty(rs):
+    voi = tables.value_of_information(rs).set_index(["model", "policy"])
+    want = metrics.value_of_information(rs, by=("suite", "model", "policy"), paired=True).set_index(["model", "policy"])
+    assert sorted(voi.index) == sorted(want.index) == [("agent-x", "default"), ("agent-x", "no-ask-ablation"),
+                                                       ("agent-y", "default"), ("agent-z", "default")]
+    for col in ("pass_gain_pp", "score_gain_pp", "score_gain_pp_per_question", "mean_score"):
+        np.testing.assert_allclose(voi[col].to_numpy(float), want.loc[voi.index, col].to_numpy(float))
+    calib = tables.ask_calibration(rs)
+    assert set(calib["model"]) == set(AGENTS) and set(calib["benchmark"]) == {NAME}
+    for table, note in ((tables.framing_categories(rs), "no runs with a framing category in this log"),
+                        (tables.by_ambiguity_class(rs), "no runs with and without the ask tool on the same ambiguous"
+                                                        " variants and task records with an ambiguity class in this log"),
+                        (tables.failure_modes(rs), "no judge labels of facet 'failure.tool_use' in this log"),
+                        (tables.selector_accuracy(None), "no selector audit given")):
+        assert len(table) == 0 and table.attrs["note"].startswith(note)
+
+
+def test_model_comparison_never_pools_two_policies_of_one_model(rs):
+    out = tables.model_comparison(rs, n_boot=500)
+    assert set(out["policy"]) == {"default"}  # the ablation has no other model to compare with
+    pairs = set(zip(out["model_a"], out["model_b"]))
+    assert pairs == {("agent-x", "agent-y"), ("agent-x", "agent-z"), ("agent-y", "agent-z")}
+    # the default-policy comparison is the one on the default-policy runs alone: the ablation is not in it
+    alone = tables.model_comparison(rs.filter(policy="default"), n_boot=500)
+    pd.testing.assert_frame_equal(out, alone)
+    # a metric asked to pool the two policies refuses, naming the fix
+    with pytest.raises(MetricError, match=r"mixes policy values \['default', 'no-ask-ablation'\]; add 'policy' to by="):
+        metrics.ask_f1(rs, by=("suite", "model"))
+
+
+def test_paired_ask_f1_against_an_explicit_task_bootstrap_and_scipy(rs):
+    out = tables.paired_comparison(rs, metric="ask_f1", n_boot=2000, seed=5)
+    row = out[(out["model_a"] == "agent-x") & (out["model_b"] == "agent-z")].iloc[0]
+    # by hand: per task, the with-tool default runs' questions, relevant questions, blockers, blockers found
+    q = rs.questions.merge(rs.runs[["run_id", "task_id", "model", "spec", "ask_tool", "policy", "status"]], on="run_id")
+    runs = rs.runs[(rs.runs["spec"] == "ambiguous") & rs.runs["ask_tool"] & (rs.runs["policy"] == "default")
+                   & (rs.runs["status"] != "error")]
+    n_blockers = rs.tasks.set_index("task_id")["n_blockers"]
+
+    def sums(model):
+        r = runs[runs["model"] == model]
+        qq = q[q["run_id"].isin(r["run_id"])]
+        per = pd.DataFrame({"questions": qq.groupby("task_id").size(),
+                            "relevant": qq[qq["blocker_id"].notna()].groupby("task_id").size(),
+                            "found": qq[qq["blocker_id"].notna()].groupby(["run_id", "task_id"])["blocker_id"]
+                            .nunique().groupby("task_id").sum(),
+                            "blockers": r.groupby("task_id").size() * n_blockers})
+        return per.reindex(sorted(r["task_id"].unique())).fillna(0)
+
+    def f1(s):
+        p = s["relevant"] / s["questions"] if s["questions"] else 0.0
+        r = s["found"] / s["blockers"] if s["blockers"] else 0.0
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    a, b = sums("agent-x"), sums("agent-z")
+    tasks = sorted(set(a.index) & set(b.index))
+    a, b = a.loc[tasks], b.loc[tasks]
+    assert row["value_a"] == pytest.approx(f1(a.sum())) and row["value_b"] == pytest.approx(f1(b.sum()))
+    rng = np.random.default_rng(5)
+    diffs = []
+    for draw in rng.integers(0, len(tasks), size=(2000, len(tasks))):
+        diffs.append(f1(a.iloc[draw].sum()) - f1(b.iloc[draw].sum()))
+    low, high = np.quantile(diffs, [0.025, 0.975])
+    assert (row["difference_ci_low"], row["difference_ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    x = np.array([f1(a.loc[t]) for t in tasks])
+    y = np.array([f1(b.loc[t]) for t in tasks])
+    ref = sps.wilcoxon(x, y, alternative="two-sided", zero_method="wilcox")
+    assert (row["W"], row["p_value"]) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    d = (x - y)[x != y]
+    ranks = sps.rankdata(np.abs(d))
+    assert row["rbc"] == pytest.approx((ranks[d > 0].sum() - ranks[d < 0].sum()) / ranks.sum())
+    diff = x[:, None] - y[None, :]
+    assert row["cles"] == pytest.approx(np.where(diff == 0, 0.5, diff > 0).mean())
+    assert row["alternative"] == "two-sided" and row["n_tasks"] == len(tasks)
+    # Holm over the three model pairs
+    from statsmodels.stats.multitest import multipletests
+
+    np.testing.assert_allclose(out["p_holm"], multipletests(out["p_value"], method="holm")[1])
+
+
+def test_paired_comparisons_of_the_other_metrics_and_with_and_without_the_tool(rs):
+    for metric in ("precision", "recall", "pass_at_k", "calib_score", "gain_per_question", "mean_score"):
+        out = tables.paired_comparison(rs, metric=metric, n_boot=200)
+        assert len(out) == 3 and set(out["metric"]) == {metric}, metric
+    tool = tables.paired_comparison(rs, metric="mean_score", between="ask_tool", n_boot=200)
+    assert set(zip(tool["model"], tool["policy"])) == {("agent-x", "default"), ("agent-x", "no-ask-ablation"),
+                                                       ("agent-y", "default"), ("agent-z", "default")}
+    gain = metrics.value_of_information(rs, by=("suite", "model", "policy"), paired=True).set_index(["model", "policy"])
+    # mean score is per task here, per trial in value_of_information: equal with 3 trials everywhere but one
+    row = tool.set_index(["model", "policy"]).loc[("agent-z", "default")]
+    assert 100 * row["difference"] == pytest.approx(gain.loc[("agent-z", "default"), "score_gain_pp"])
+    with pytest.raises(ValueError, match="between must be one of"):
+        tables.paired_comparison(rs, between="suite")
+
+
+def test_pass_at_k_has_intervals_like_the_other_metrics(rs):
+    out = metrics.pass_at_k(rs.filter(spec="ambiguous", ask_tool=True, policy="default"), k=3, ci=True, n_boot=500)
+    assert {"pass_at_k_ci_low", "pass_at_k_ci_high"} <= set(out.columns)
+    assert (out["pass_at_k_ci_low"] <= out["pass_at_k"]).all() and (out["pass_at_k"] <= out["pass_at_k_ci_high"]).all()
+
+
+def test_validate_warns_about_what_the_metrics_will_refuse(tmp_path, capsys):
+    from ambiglib.cli import main
+
+    records = clarifybench(n_tasks=3)
+    records = [r for r in records if not (r.get("record") == "task" and r["task_id"] == "cb-03")]
+    run = next(r for r in records if r.get("questions") and r["task_id"] == "cb-01")
+    run["questions"].append({"text": "And the deadline?", "blocker_id": "cb-01-deadline"})
+    log = write_jsonl(tmp_path / "runs.jsonl", records)
+    assert main(["validate", "--runs", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "ask-tool run(s) on ambiguous tasks have no task record (first: benchmark='clarifybench'" in out
+    assert "1 question(s) name a blocker their task does not register" in out and "'cb-01-deadline'" in out
+    assert ("clarifybench main agent-x (ambiguous, with the ask tool, solve): runs carry 2 ask policies"
+            " (default, no-ask-ablation)") in out
+
+
+# ----------------------------------------------------------------------------- the report on it
+
+
+@pytest.fixture(scope="module")
+def report(log, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--runs", str(log), "--out", str(out)],
+                          capture_output=True, text=True, cwd=tmp_path_factory.mktemp("elsewhere"))
+    return out, done
+
+
+def test_the_report_on_a_benchmark_of_ones_own(report, rs):
+    out, done = report
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert all(n["error"] is None for n in manifest["notebooks"])
+    gap = pd.read_csv(out / "tables" / "hilbench_judgment_gap" / "judgment_gap.csv").set_index(["model", "policy"])
+    f1 = metrics.ask_f1(rs, by=("suite", "model", "policy"), ci=True, n_boot=2000).set_index(["model", "policy"])
+    for col in ("ask_f1", "precision", "recall", "ask_f1_ci_low", "ask_f1_ci_high"):
+        np.testing.assert_allclose(gap[col], f1.loc[gap.index, col], rtol=1e-12)
+    voi = pd.read_csv(out / "tables" / "lhaw_value_of_information" / "value_of_information.csv") \
+        .set_index(["model", "policy"])
+    want = metrics.value_of_information(rs, by=("suite", "model", "policy"), paired=True).set_index(["model", "policy"])
+    np.testing.assert_allclose(voi["score_gain_pp"], want.loc[voi.index, "score_gain_pp"], rtol=1e-12)
+    # nothing in the report that is not in the log: one benchmark, its agents, no paper data
+    models = set(rs.runs["model"])
+    for csv in (out / "tables").rglob("*.csv"):
+        frame = pd.read_csv(csv)
+        if "benchmark" in frame:
+            assert set(frame["benchmark"]) == {NAME}, csv
+        for col in ("model", "model_a", "model_b"):
+            if col in frame:
+                assert set(frame[col]) <= models, csv
+    assert not (out / "tables" / "ambigds_construction_audits" / "selector_accuracy.csv").exists()
+    notes = {n["name"]: n["note"] for nb in manifest["notebooks"] for n in nb["notes"]}
+    assert notes["selector_accuracy"].startswith("no selector audit given")
+    assert notes["framing_categories"] == "no runs with a framing category in this log"
+    index = (out / "index.html").read_text()
+    assert "Nothing to show" in index and "no runs with a framing category in this log" in index
+
+
+def test_the_console_shows_one_line_per_notebook_and_the_path(report):
+    out, done = report
+    lines = done.stdout.splitlines()
+    n = len(list((ROOT / "notebooks").glob("*.ipynb")))
+    assert len(lines) == n + 1
+    for i, line in enumerate(lines[:-1], 1):
+        name = line.split()[1]
+        assert line.startswith(f"[{i}/{n}] ") and (ROOT / "notebooks" / f"{name}.ipynb").is_file(), line
+        assert line.endswith(" s"), line
+    assert lines[-1] == f"wrote {out / 'index.html'}"
+    assert done.stderr == ""  # no kernel warnings, no KeyboardInterrupt
