@@ -36,6 +36,13 @@ def _nothing(data: pd.DataFrame, what: str, ax=None):
     return ax.figure
 
 
+def _rows(data: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """The rows with every one of ``columns`` set (none when a column is missing: an empty table's)."""
+    if any(c not in data for c in columns):
+        return data.iloc[:0]
+    return data.dropna(subset=list(columns))
+
+
 def _panels(data: pd.DataFrame, col: str | None, ax, fn: str) -> list:
     panels = list(dict.fromkeys(data[col])) if col and col in data else [None]
     if ax is not None and len(panels) > 1:
@@ -65,7 +72,7 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
     HIL-Bench Figure 1B.
     """
     _style()
-    ask_f1 = ask_f1.dropna(subset=["precision", "recall"])
+    ask_f1 = _rows(ask_f1, ["precision", "recall"])
     if len(ask_f1) == 0:
         return _nothing(ask_f1, "precision and recall to draw", ax)
     panels = _panels(ask_f1, col, ax, "precision_recall")
@@ -116,7 +123,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
     Ambig-DS Figure 2.
     """
     _style()
-    calibration = calibration.dropna(subset=["ask_on_full", "ask_on_ambiguous"])
+    calibration = _rows(calibration, ["ask_on_full", "ask_on_ambiguous"])
     if len(calibration) == 0:
         return _nothing(calibration, "ask rates to draw", ax)
     panels = _panels(calibration, col, ax, "ask_calibration")
@@ -160,7 +167,7 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
     LHAW Figure 4.
     """
     _style()
-    voi = _own_agents(voi, policies).dropna(subset=[gain, score])
+    voi = _rows(_own_agents(voi, policies), [gain, score])
     if len(voi) == 0:
         return _nothing(voi, "gain per question to draw (no with-tool run asked)", ax)
     own = ax is None
@@ -243,7 +250,7 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     HIL-Bench Figure 3.
     """
     _style("white")
-    shares = shares.dropna(subset=[value])
+    shares = _rows(shares, [value])
     if len(shares) == 0:
         return _nothing(shares, "failure-mode shares to draw", ax)
     wide = shares.pivot_table(index=row, columns=col, values=value, aggfunc="first") * 100

@@ -355,11 +355,11 @@ def _check_params(params_file, common: dict[str, Any], per_notebook: dict[str, d
                                   f" {', '.join(p for p in declared[name] if p != 'out_dir')}")
 
 
-def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookResult:
+def _run_one(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) -> NotebookResult:
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import TagRemovePreprocessor
+    from traitlets.config import Config
 
     name = notebook.stem
     started = time.perf_counter()
@@ -369,9 +369,10 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
     for attempt in (1, 2):
         try:
             # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
-            # process of its own (run_report), and relative paths resolve as they do in JupyterLab
+            # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
+            # against the folder the report was started in, as --runs does
             papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
-                                       cwd=str(notebook.parent), kernel_name="python3", progress_bar=False,
+                                       cwd=cwd, kernel_name="python3", progress_bar=False,
                                        log_output=False, kernel_manager_class=manager)
         except papermill.PapermillExecutionError as exc:
             first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
@@ -392,9 +393,10 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any]) -> NotebookR
             first = pd.Timestamp(cells[0].metadata["papermill"]["start_time"])
             result.kernel_start_seconds = (first - pd.Timestamp(meta["start_time"])).total_seconds()
         # the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML
-        exporter = HTMLExporter(template_name="lab")
-        exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags={"nbval-text"}, enabled=True), True)
-        body, _ = exporter.from_notebook_node(nb)
+        config = Config()
+        config.TagRemovePreprocessor.enabled = True
+        config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
+        body, _ = HTMLExporter(template_name="lab", config=config).from_notebook_node(nb)
         (out / f"{name}.html").write_text(body, encoding="utf-8")
     artifacts = Path(parameters["out_dir"])
 
@@ -483,7 +485,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         params = {k: v for k, v in common.items() if k in mine}
         params.update(per_notebook.get(path.stem, {}))
         params.update(runs=str(runs), out_dir=str(out / "artifacts" / path.stem))
-        jobs_args.append((path, out, params))
+        jobs_args.append((path, out, params, os.getcwd()))
     # one process per running notebook: papermill's working-directory switch cannot race
     results: dict[str, NotebookResult] = {}
     with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:

@@ -50,3 +50,25 @@ def test_every_table_is_documented_and_shown_by_a_notebook():
     for name in tables.__all__:
         assert f"`tables.{name}`" in doc, f"docs/tables.md does not list tables.{name}"
         assert any(f"tables.{name}(" in text for text in notebooks), f"no notebook shows tables.{name}"
+
+
+def test_the_worked_conversion_of_a_custom_harness_log_runs(tmp_path, monkeypatch, capsys):
+    import re
+
+    doc = (DOC.parent / "own-benchmark.md").read_text()
+    text = re.search(r"```text\ntrials.csv\n(.*?)tasks.json\n(.*?)```", doc, re.S)
+    code = re.search(r"```python\n(.*?)```", doc, re.S).group(1)
+    (tmp_path / "my_harness_output").mkdir()
+    (tmp_path / "my_harness_output" / "trials.csv").write_text(text.group(1))
+    (tmp_path / "my_harness_output" / "tasks.json").write_text(text.group(2))
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "docs/own-benchmark.md", "exec"), {})
+    rs = ambiglib.load(tmp_path / "clarifybench.jsonl")
+    assert len(rs.runs) == 3 and len(rs.blockers) == 2
+    from ambiglib import tables
+
+    gap = tables.judgment_gap(rs, k=1).iloc[0]
+    # one with-tool trial asked about both registered blockers: precision 1, recall 1
+    assert (gap["benchmark"], gap["precision"], gap["recall"], gap["ask_f1"]) == ("clarifybench", 1.0, 1.0, 1.0)
+    assert (gap["pass_at_k_full_info"], gap["pass_at_k_with_tool"]) == (1.0, 1.0)
+    assert "clarifybench" in capsys.readouterr().out

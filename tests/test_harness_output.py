@@ -363,7 +363,7 @@ def test_mcp_atlas_scored_csvs_load_with_answers_flags_and_the_harness_statistic
 def test_validate_prints_the_anomalies_and_the_excluded_error_runs(capsys):
     from ambiglib.cli import main
 
-    assert main(["validate", str(HO / "hil_sql_ask_invalid_passes" / "results")]) == 0
+    assert main(["validate", "--runs", str(HO / "hil_sql_ask_invalid_passes" / "results")]) == 0
     out = capsys.readouterr().out
     assert "harness anomaly: hil-bench sql gpt-5.4: questions_not_in_log in 1 run, 1 question" in out
     assert "harness_precision_above_1 in 1 run" in out

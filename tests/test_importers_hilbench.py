@@ -200,7 +200,9 @@ def test_the_200_public_registries_load_as_task_records():
 
 @needs_shared
 def test_blocker_statistics_table_in_the_style_of_hil_bench_table3():
-    table = tables.blocker_stats(read_hilbench_registries(REGISTRIES)).set_index("statistic")
+    table = tables.blocker_stats(read_hilbench_registries(REGISTRIES))
+    assert set(table.pop("benchmark")) == {"hil-bench"}
+    table = table.set_index("statistic")
     assert table.loc["Tasks"].tolist() == [100, 100, 200]
     assert table.loc["Total blockers"].tolist() == [398, 353, 751]
     assert table.loc["Avg. blockers / task"].tolist() == pytest.approx([398 / 100, 353 / 100, 751 / 200])
