@@ -566,7 +566,7 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
                          + "</ul>")
         for t in r.tables:
             base = f"tables/{r.name}/{t}"
-            frame = pd.read_csv(out / f"{base}.csv")
+            frame = _counts_as_integers(pd.read_csv(out / f"{base}.csv"))
             caption_file = out / f"{base}.caption.txt"
             caption = caption_file.read_text(encoding="utf-8") if caption_file.is_file() else t
             entry["tables"].append({"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex",

@@ -155,10 +155,12 @@ def _per_tool_policy(rs: RunSet):
     runs = rs.runs
     tool = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
     policy = runs["policy"].astype(object).to_numpy()
+    model = runs["model"].astype(object).to_numpy()
     no_tool_policies = set(policy[~tool])
     for p in sorted(set(policy[tool])):
         base = p if p in no_tool_policies else DEFAULT_POLICY
-        keep = (tool & (policy == p)) | (~tool & (policy == base))
+        ran = np.isin(model, sorted(set(model[tool & (policy == p)])))  # only the models run with this policy
+        keep = ran & ((tool & (policy == p)) | (~tool & (policy == base)))
         yield p, rs.filter(run_id=list(runs["run_id"][keep]))
 
 

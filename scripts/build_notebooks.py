@@ -115,8 +115,9 @@ SPECS: dict[str, list] = {
         "HIL-Bench Table 1 and Figure 1B.")
         + table("tables.judgment_gap(rs, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)", "judgment_gap",
                 "HIL-Bench Table 1: the judgment gap")
-        + figure("plots.precision_recall(judgment_gap.assign(panel=judgment_gap['benchmark'] + ' · ' + judgment_gap['suite'])"
-                 ", col='panel')", "precision_recall")
+        + figure("plots.precision_recall(judgment_gap.assign(panel=judgment_gap['benchmark'] + ' · ' + judgment_gap['suite'],"
+                 " agent=judgment_gap['model'] + judgment_gap['policy'].map(lambda p: '' if p in ('default', '–')"
+                 " else f' ({p})')), col='panel', hue='agent')", "precision_recall")
         + md("## The leaderboard (Table 8)\n\nPass@3 with `ask_human()`, precision, recall and Ask-F1, pooled over both "
              "domains and per domain, ranked by the pooled pass@3.")
         + table("tables.leaderboard(rs, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard"),

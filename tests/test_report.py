@@ -179,9 +179,15 @@ def test_notes_for_what_a_notebook_did_not_show(report):
     assert "Not shown:" in page and "no selector audit given" in page
     # each table once in the notebook's HTML: the nbval text copy stays in the .ipynb only
     html = (out / "hilbench_questions.html").read_text()
-    assert "render_table" not in html and "render_table" in (out / "hilbench_questions.ipynb").read_text()
-    assert html.count("questions_per_task = tables.questions_per_task") == 1
-    assert str(out) not in html  # no output line points at the report's temporary artefact folder
+    assert "render_table(questions_per_task)" not in html
+    assert "render_table(questions_per_task)" in (out / "hilbench_questions.ipynb").read_text()
+    assert html.count("<table") == 1  # the table, once
+    import nbformat
+
+    for name in ("hilbench_questions", "hilbench_judgment_gap", "lhaw_value_of_information"):
+        nb = nbformat.read(out / f"{name}.ipynb", as_version=4)
+        outputs = json.dumps([c.get("outputs", []) for c in nb.cells])
+        assert str(out) not in outputs, name  # no output line points at the report's artefact folder
     assert "overflow-x:auto" in html  # a wide table scrolls
 
 
