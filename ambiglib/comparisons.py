@@ -17,21 +17,20 @@ no-tool runs it was run against (:func:`ambiglib.tables.value_of_information`'s 
 from __future__ import annotations
 
 from itertools import combinations
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Mapping
 
 import numpy as np
 import pandas as pd
 import scipy.stats as sps
 
 from . import metrics
-from .metrics import MetricError
 from .runset import RunSet
-from .shapes import Conventions, applicable, conventions_for
+from .shapes import Conventions, conventions_for
 from .stats import bootstrap_counts, holm, percentile_ci
 
 __all__ = ["paired_comparison", "COMPARABLE", "rank_biserial", "common_language"]
 
-#: metric name → (what it needs, whether it compares runs with and without the tool itself)
+#: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
     "mean_score": "mean score per task (solve runs in the condition; invalid and timeout score 0)",
     "pass_at_k": "pass@k per task (the benchmark's estimator: HIL-Bench first k, else unbiased)",

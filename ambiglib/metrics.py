@@ -697,8 +697,6 @@ def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
     b["b_pk_n"] = b["b_pass_at_k"].notna().astype(int)
     b["b_pk"] = b["b_pass_at_k"].fillna(0.0)
 
-    variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
-
     def stat(s):
         pa_, pt = _ratio(s["pk_a"], s["pk_na"]), _ratio(s["pk_t"], s["pk_nt"])
         ma, mt = _ratio(s["a_score_sum"], s["a_n_scored"]), _ratio(s["t_score_sum"], s["t_n_scored"])

@@ -51,10 +51,12 @@ def _panels(data: pd.DataFrame, col: str | None, ax, fn: str) -> list:
     return panels
 
 
-def _axes(panels: list, ax, width: float, height: float, **kwargs):
+def _axes(panels: list, ax, width: float, height: float, extra_width: float = 0.0, **kwargs):
+    """A given axes, or a new figure with one axes per panel (``width`` each, plus ``extra_width`` for a legend)."""
     if ax is not None:
         return ax.figure, [ax]
-    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels), height), squeeze=False, **kwargs)
+    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels) + extra_width, height), squeeze=False,
+                             **kwargs)
     return fig, list(axes[0])
 
 
@@ -128,9 +130,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
         return _nothing(calibration, "ask rates to draw", ax)
     panels = _panels(calibration, col, ax, "ask_calibration")
     own = ax is None
-    fig, axes = _axes(panels, ax, 5, 4.6, sharey=True)
-    if own:
-        fig.set_figwidth(fig.get_figwidth() + 2)
+    fig, axes = _axes(panels, ax, 5, 4.6, extra_width=2, sharey=True)
     for ax, panel in zip(axes, panels):
         data = calibration if panel is None else calibration[calibration[col] == panel]
         ax.plot([0, 1], [0, 1], color="0.7", ls=":", lw=1, zorder=0)  # asks regardless of ambiguity

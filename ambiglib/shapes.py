@@ -136,11 +136,6 @@ def _task_field(column: str) -> Callable[[RunSet], bool]:
     return present
 
 
-def _several_models(rs: RunSet) -> bool:
-    solve = _scored(_cell(_ok(rs), protocol="solve"))
-    return solve.groupby(["suite", "spec", "ask_tool", "policy"], observed=True)["model"].nunique().gt(1).any()
-
-
 def labels_of(facet: str) -> Shape:
     """Judge labels of one facet (``trace``, ``failure.logic``, ``over_ask``, ...)."""
     return Shape(f"labels:{facet}", f"judge labels of facet {facet!r}",
@@ -168,7 +163,6 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
     Shape("ambiguity_class", "task records with an ambiguity class", _task_field("ambiguity_class")),
     Shape("dimensions", "task records with information dimensions", _task_field("dimensions")),
     Shape("strategy", "task records with a removal strategy", _task_field("strategy")),
-    Shape("several_models", "scored runs of two or more models in one condition", _several_models),
 )}
 
 
@@ -198,22 +192,18 @@ class Conventions:
     calibration_protocol : str or None
         Ask calibration from the runs of this protocol only (Ambig-DS: ``ask_only``); None:
         every protocol, split by protocol.
-    category_protocol : str or None
-        Framing categories, recognition audit and power analysis from this protocol's runs
-        (Ambig-DS: ``solve``); None: every run.
     """
 
     name: str
     pass_estimator: str = "unbiased"
     voi_paired: bool = True
     calibration_protocol: str | None = None
-    category_protocol: str | None = None
 
 
 #: Each paper's conventions, by the benchmark name its harness writes; any other name gets ``neutral``.
 CONVENTIONS: dict[str, Conventions] = {
     "hil-bench": Conventions("hil-bench", pass_estimator="first_k"),
-    "ambig-ds": Conventions("ambig-ds", calibration_protocol="ask_only", category_protocol="solve"),
+    "ambig-ds": Conventions("ambig-ds", calibration_protocol="ask_only"),
     "lhaw": Conventions("lhaw", voi_paired=False),
     "neutral": Conventions("neutral"),
 }

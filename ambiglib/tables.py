@@ -371,14 +371,14 @@ def value_of_information(rs: RunSet, *, k: int = 3, paired: bool | None = None, 
             "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp", "score_gain_pp_per_question",
             "n_variants"]
 
-    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
-        voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=_paired(paired, conv),
+    def build(sub: RunSet, paired_: bool) -> pd.DataFrame:
+        voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=paired_,
                                            ci=ci, n_boot=n_boot, seed=seed)
         voi["ask_pct"] = 100 * voi["variant_ask_rate"]
         extra = [c for c in voi.columns if c.endswith(("_ci_low", "_ci_high"))] if ci else []
         return voi[cols + extra]
 
-    return _per_benchmark(rs, SHAPES["tool_pairs"], build, conventions=conventions, columns=cols)
+    return _voi(rs, SHAPES["tool_pairs"], build, paired, conventions, cols)
 
 
 def _paired(paired: bool | None, conv: Conventions) -> bool:
