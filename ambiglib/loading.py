@@ -59,10 +59,12 @@ def _read_canonical_jsonl(path: Path, *, quiet: bool, engine: Engine) -> tuple[R
 
 
 def _read_canonical_parquet(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
-    runset = RunSet.from_tables(read_parquet_tables(path))
-    if len(runset.runs) == 0:
+    from .parquet_check import check_tables
+
+    tables = read_parquet_tables(path)
+    if tables["runs"].num_rows == 0:
         raise FormatError(f"{path}: no run records found in runs.parquet")
-    return runset, []
+    return check_tables(tables, path)
 
 
 def _detect_jsonl(path: Path) -> bool:

@@ -15,8 +15,11 @@ Reading a JSON Lines file takes one of two paths that give identical results:
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import math
 import os
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,12 +35,14 @@ from .errors import FormatError, LoadError, RunLogNotFoundError
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
+    MAX_DEPTH,
     RUN_FIELDS,
     RUNLOG_VERSION,
     TASK_FIELDS,
     RecordError,
     reject_duplicate_keys,
     table_is_valid,
+    meta_text,
     validate_record,
 )
 
@@ -95,24 +100,48 @@ def is_parquet_runlog(path: Path) -> bool:
 
 
 def _open(path: Path) -> IO[bytes]:
+    """Open a run-log file for reading; ``.gz`` through Python's gzip, for both engines,
+    so that they take and refuse exactly the same compressed bytes."""
     return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, EOFError):
+        return "the compressed stream ends early"
+    if isinstance(exc, zlib.error):
+        return f"corrupt compressed data: {exc}"
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
 
 
 # ----------------------------------------------------------------------------- the reference path
 
 
-def _strict_loads(text: str) -> Any:
-    def no_constant(name: str) -> Any:
-        raise ValueError(f"{name} is not a JSON number")
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
-    return json.loads(text, object_pairs_hook=reject_duplicate_keys, parse_constant=no_constant)
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is beyond the range of a float")
+    return value
+
+
+def _strict_loads(text: str) -> Any:
+    """``json.loads`` that refuses what the contract cannot hold: keys named twice,
+    NaN and Infinity, numbers beyond a float, nesting deep enough to exhaust the stack."""
+    try:
+        return json.loads(text, object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
+                          parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
 
 
 def _kind_of(text: str) -> str:
     """Best guess of a rejected line's record kind, for the counts."""
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return "run"
     return "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
 
@@ -148,8 +177,8 @@ def read_file_python(path: Path, display: str) -> FileRead:
                     reject(lineno, None, f"not valid JSON ({detail})", "format", "run")
                     continue
                 _accept(out, rows, lineno, obj)
-    except (OSError, EOFError) as exc:  # a truncated or corrupt .gz, an unreadable file
-        raise FormatError(f"{display}: cannot be read ({exc})") from exc
+    except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz, an unreadable file
+        raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
     if rows:
         out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
     return out
@@ -187,24 +216,77 @@ def read_records(records: Iterable[Any], display: str, lines: Iterable[int] | No
 # ----------------------------------------------------------------------------- the Arrow path
 
 
-def _scan(path: Path) -> tuple[int, bool]:
-    """Count lines, and tell whether line i holds record i: every line starts with ``{``
-    (no blank, indented or stray lines), so the reader's rows map one to one onto lines."""
-    n_lines, clean, previous = 0, True, ord("\n")
-    with _open(path) as fh:
-        while block := fh.read(_BLOCK):
-            arr = np.frombuffer(block, dtype=np.uint8)
-            newlines = np.flatnonzero(arr == ord("\n"))
-            # the first byte of each line: after the previous block's last byte, and after each newline
-            starts = newlines[newlines + 1 < len(arr)] + 1
-            if clean and ((previous == ord("\n") and arr[0] != ord("{"))
-                          or bool((arr[starts] != ord("{")).any())):
-                clean = False
-            n_lines += len(newlines)
-            previous = int(arr[-1])
-    if previous != ord("\n"):
-        n_lines += 1  # a last line without its newline
-    return n_lines, clean
+#: A line opening more objects and lists than this goes to the reference path, which refuses
+#: nesting deeper than MAX_DEPTH; Arrow's reader would exhaust its stack on ~10,000 levels.
+_MAX_OPENS = 4 * MAX_DEPTH
+
+
+class _Scan:
+    """Line count and cleanliness of a file, fed block by block.
+
+    ``clean`` says whether the Arrow reader may take the file: line i holds record i
+    (every line starts with ``{``: no blank, indented or stray lines) and no line opens
+    more than ``_MAX_OPENS`` objects and lists (a bound on its nesting).
+    """
+
+    def __init__(self) -> None:
+        self.n_lines, self.clean, self.previous, self.carry = 0, True, ord("\n"), 0
+
+    def feed(self, block: bytes) -> bool:
+        """Take the next block; return whether the file is still clean."""
+        if not block:
+            return self.clean
+        arr = np.frombuffer(block, dtype=np.uint8)
+        newlines = np.flatnonzero(arr == ord("\n"))
+        # the first byte of each line: after the previous block's last byte, and after each newline
+        starts = newlines[newlines + 1 < len(arr)] + 1
+        if self.clean and ((self.previous == ord("\n") and arr[0] != ord("{"))
+                           or bool((arr[starts] != ord("{")).any())):
+            self.clean = False
+        if self.clean:
+            # '{' and '[' differ only in bit 0x20; count each line's opens by bisecting their positions
+            opens = np.flatnonzero((arr | 0x20) == ord("{"))
+            bounds = np.searchsorted(opens, np.concatenate(([0], starts)))
+            per_line = np.diff(np.append(bounds, len(opens)))
+            per_line[0] += self.carry
+            self.carry = 0 if arr[-1] == ord("\n") else int(per_line[-1])
+            if per_line.max() > _MAX_OPENS:
+                self.clean = False
+        self.n_lines += len(newlines)
+        self.previous = int(arr[-1])
+        return self.clean
+
+    def lines(self) -> int:
+        return self.n_lines + (self.previous != ord("\n"))  # a last line without its newline
+
+
+class _Unclean(Exception):
+    """Raised into the Arrow reader to stop it before it sees a line it must not parse."""
+
+
+class _ScanningReader(io.RawIOBase):
+    """A file Arrow reads through, scanned block by block before Arrow sees each block.
+
+    The scan runs while Arrow's threads parse earlier blocks, and a line nested deep
+    enough to crash Arrow's reader stops the read before Arrow sees it.
+    """
+
+    def __init__(self, fh: IO[bytes]):
+        self.fh, self.scan = fh, _Scan()
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        block = self.fh.read(size)
+        if not self.scan.feed(block):
+            raise _Unclean()
+        return block
+
+    def readinto(self, buffer: Any) -> int:  # pragma: no cover - Arrow calls read()
+        block = self.read(len(buffer))
+        buffer[: len(block)] = block
+        return len(block)
 
 
 def _meta_column(path: Path, n_rows: int) -> pa.Array | None:
@@ -216,35 +298,37 @@ def _meta_column(path: Path, n_rows: int) -> pa.Array | None:
                 continue
             try:
                 meta = _strict_loads(raw.decode("utf-8")).get("meta")
+                if meta is not None:
+                    if not isinstance(meta, dict):
+                        return None
+                    values[i] = meta_text(meta)
             except (ValueError, RecordError, AttributeError):
                 return None
-            if meta is not None:
-                if not isinstance(meta, dict):
-                    return None
-                values[i] = json.dumps(meta, ensure_ascii=False, sort_keys=True)
     return pa.array(values, pa.string())
 
 
-def _parse(path: Path) -> pa.Table | None:
-    try:
-        table = pj.read_json(
-            path,
-            read_options=pj.ReadOptions(block_size=_JSON_BLOCK),
-            parse_options=pj.ParseOptions(explicit_schema=INPUT_SCHEMA, unexpected_field_behavior="infer"),
-        )
-        table.validate(full=True)  # the JSON reader does not check that strings are UTF-8
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        return None
-    return table
+def _parse(path: Path) -> tuple[pa.Table | None, int]:
+    """Parse a file with Arrow, through the scan; (None, 0) when the reference path must take it."""
+    with _open(path) as fh:
+        reader = _ScanningReader(fh)
+        try:
+            table = pj.read_json(
+                reader,
+                read_options=pj.ReadOptions(block_size=_JSON_BLOCK),
+                parse_options=pj.ParseOptions(explicit_schema=INPUT_SCHEMA, unexpected_field_behavior="infer"),
+            )
+            table.validate(full=True)  # the JSON reader does not check that strings are UTF-8
+        except (_Unclean, pa.ArrowInvalid, UnicodeDecodeError):
+            return None, 0
+    if not reader.scan.clean:
+        return None, 0
+    return table, reader.scan.lines()
 
 
 def read_file_arrow(path: Path, display: str) -> FileRead | None:
     """Read one JSON Lines file through Arrow; None when the file needs the reference path."""
-    with ThreadPoolExecutor(1) as pool:  # count lines while Arrow parses; both release the GIL
-        scan = pool.submit(_scan, path)
-        table = _parse(path)
-        n_lines, clean = scan.result()
-    if table is None or not clean:
+    table, n_lines = _parse(path)
+    if table is None:
         return None
     if table.num_rows != n_lines or not table_is_valid(table):
         return None
@@ -269,8 +353,8 @@ def read_file(path: Path, display: str, engine: Engine = "auto") -> FileRead:
     if engine != "python":
         try:
             fast = read_file_arrow(path, display)
-        except (OSError, EOFError) as exc:
-            raise FormatError(f"{display}: cannot be read ({exc})") from exc
+        except (OSError, EOFError, zlib.error) as exc:
+            raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
         if fast is not None:
             return fast
         if engine == "arrow":
@@ -388,7 +472,7 @@ def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
         dictionary = [c for c in table.schema.names
                       if c not in _PLAIN_COLUMNS and pa.types.is_string(table.schema.field(c).type)]
         pq.write_table(table, path / f"{name}.parquet", compression=compression or "none",
-                       use_dictionary=dictionary)
+                       use_dictionary=dictionary, write_page_checksum=True)
     return path
 
 
@@ -403,8 +487,9 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
 
     def read(name: str) -> pa.Table | Exception:
         try:
-            return pq.read_table(path / f"{name}.parquet")
-        except (pa.ArrowInvalid, OSError) as exc:
+            # page checksums (written since issue 11) turn a flipped bit into an error, not a value
+            return pq.read_table(path / f"{name}.parquet", page_checksum_verification=True)
+        except (pa.ArrowException, OSError, ValueError) as exc:
             return exc
 
     with ThreadPoolExecutor(len(FRAMES)) as pool:  # Arrow releases the GIL while decoding

@@ -298,6 +298,12 @@ def _duplicates(frame: pd.DataFrame, key: tuple[str, ...], sources: pd.Series, w
 
 def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
     """Turn the records read from files into a RunSet, rejecting repeated keys."""
+    tables, errors = build_tables(reads)
+    return RunSet(**{name: _frame(table) for name, table in tables.items()}), errors
+
+
+def build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], list[LoadError]]:
+    """The five frames, as Arrow tables, of the records read from files; repeated keys rejected."""
     tables = [r.table for r in reads if r.table.num_rows]
     table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
     if any(r.n_task_records for r in reads):
@@ -348,7 +354,7 @@ def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.nd
     return values, parents, position
 
 
-def _assemble(runs: pa.Table, tasks: pa.Table) -> RunSet:
+def _assemble(runs: pa.Table, tasks: pa.Table) -> dict[str, pa.Table]:
     n = runs.num_rows
     run_id = _run_ids(runs) if n else pa.chunked_array([], pa.string())
     n_questions = pc.fill_null(pc.list_value_length(runs.column("questions")), 0)
@@ -396,7 +402,5 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> RunSet:
         "type": pc.struct_field(b, "type"),
         "subtype": pc.struct_field(b, "subtype"),
     })
-    return RunSet(
-        runs=_frame(runs_out), questions=_frame(questions), labels=_frame(labels),
-        tasks=_frame(tasks_out), blockers=_frame(blockers),
-    )
+    return {"runs": runs_out, "questions": questions, "labels": labels, "tasks": tasks_out,
+            "blockers": blockers}

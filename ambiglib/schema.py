@@ -55,6 +55,8 @@ RUN_KEY = (
 TASK_KEY = ("benchmark", "suite", "variant_id")
 
 _INT_MAX = 2**63 - 1
+#: How deep a ``meta`` value may nest (objects and lists); deeper is an error, not a crash.
+MAX_DEPTH = 64
 
 
 @dataclass(frozen=True)
@@ -293,7 +295,10 @@ def _scalar(path: str, f: Field, value: Any) -> Any:
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _bad(path, f, value)
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:  # an integer literal beyond any float
+            raise _bad(path, f, value) from None
         if not math.isfinite(value):
             raise _bad(path, f, value)
         if (f.minimum is not None and value < f.minimum) or (
@@ -445,11 +450,36 @@ def validate_record(obj: Any) -> dict[str, Any]:
         elif f.kind == "object":
             if not isinstance(value, dict):
                 raise _bad(name, f, value)
-            out[name] = json.dumps(value, ensure_ascii=False, sort_keys=True)
+            out[name] = meta_text(value, name)
         else:
             out[name] = _scalar(name, f, value)
     _cross_checks(kind, out)
     return out
+
+
+def meta_text(value: dict[str, Any], path: str = "meta") -> str:
+    """Return ``meta`` as canonical JSON text, after checking that it can be written and read back.
+
+    Refused (a :class:`RecordError` naming the path inside ``meta``): nesting deeper
+    than :data:`MAX_DEPTH`, a number that is not finite (``1e400`` parses as infinity,
+    which JSON cannot hold), a string that is not valid Unicode.
+    """
+    stack: list[tuple[str, Any, int]] = [(path, value, 1)]
+    while stack:
+        where, v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise RecordError(path, f"field '{path}' is nested deeper than {MAX_DEPTH} levels")
+            items = v.items() if isinstance(v, dict) else enumerate(v)
+            for k, item in items:
+                if isinstance(k, str):
+                    _check_str(where, k)
+                stack.append((f"{where}.{k}" if isinstance(v, dict) else f"{where}[{k}]", item, depth + 1))
+        elif isinstance(v, float) and not math.isfinite(v):
+            raise RecordError(where, f"field '{where}' must be a finite number (got {show(v)})")
+        elif isinstance(v, str):
+            _check_str(where, v)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _json_kind(obj: Any) -> str:

@@ -1,0 +1,270 @@
+"""A Parquet run log meets the same contract as JSON Lines.
+
+The five frames read from a ``RunSet.to_parquet`` folder are turned back into the
+records they hold (one per row of ``runs.parquet`` and ``tasks.parquet``, with their
+questions, labels and blockers nested), and those records go through the same two
+validators as a JSON Lines file: :func:`ambiglib.schema.table_is_valid` for the whole
+table at once and, when it says no, :func:`ambiglib.schema.validate_record` row by
+row, whose messages name ``runs.parquet:<row>`` and the field. The run set built from
+the records must then equal the stored frames in every derived column (``run_id``,
+``n_questions``, ``q_index``, ``relevant``, ...): a frame edited by hand or damaged
+on disk is an error, never a silently different log.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import FormatError, LoadError
+from .runlog import FRAMES, FileRead, _strict_loads, read_records
+from .schema import (
+    BLOCKER_TYPE,
+    FILE_SCHEMA,
+    INPUT_SCHEMA,
+    LABEL_TYPE,
+    QUESTION_TYPE,
+    RecordError,
+    meta_text,
+    table_is_valid,
+)
+
+__all__ = ["check_tables"]
+
+
+@lru_cache(maxsize=1)
+def _expected() -> dict[str, pa.Schema]:
+    """The Arrow schema of each frame, as ``RunSet.to_parquet`` writes it."""
+    from .runset import build_runset
+
+    empty, _ = build_runset([FileRead("<empty>", FILE_SCHEMA.empty_table())])
+    return {name: pa.Schema.from_pandas(getattr(empty, name), preserve_index=False).remove_metadata()
+            for name in FRAMES}
+
+
+def _conform(table: pa.Table, schema: pa.Schema, file: str) -> pa.Table:
+    """The frame's columns, in order, with the contract's types; anything else is a FormatError."""
+    names = table.schema.names
+    missing = [n for n in schema.names if n not in names]
+    extra = [n for n in names if n not in schema.names]
+    if missing or extra:
+        parts = ([f"missing column(s) {', '.join(missing)}"] if missing else []) + (
+            [f"unknown column(s) {', '.join(extra)}"] if extra else [])
+        raise FormatError(f"{file}: {'; '.join(parts)}; this frame has {', '.join(schema.names)}")
+    columns = []
+    for f in schema:
+        col = table.column(f.name)
+        if not col.type.equals(f.type):
+            try:
+                col = col.cast(f.type, safe=True)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                raise FormatError(f"{file}: column '{f.name}' must be {f.type} (got {col.type}: {exc})") from exc
+        columns.append(col)
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _parent_rows(child: pa.Table, key: pa.ChunkedArray | pa.Array, parents: pa.Array, file: str,
+                 what: str, parent_file: str) -> np.ndarray:
+    """Row of the parent frame each child row belongs to; a child without one is an error.
+
+    Children are stored in runs of one parent (all of a run's questions together), so
+    only the first key of each run is looked up.
+    """
+    key = key.combine_chunks() if isinstance(key, pa.ChunkedArray) else key
+    n = len(key)
+    if n > 1 and key.null_count == 0:
+        change = pc.not_equal(key.slice(1), key.slice(0, n - 1)).to_numpy(zero_copy_only=False)
+        starts = np.concatenate(([0], np.flatnonzero(change) + 1))
+        group_idx = pc.index_in(key.take(pa.array(starts)), value_set=parents)
+        if group_idx.null_count == 0:
+            lengths = np.diff(np.append(starts, n))
+            return np.repeat(group_idx.to_numpy(zero_copy_only=False).astype(np.int64), lengths)
+    idx = pc.index_in(key, value_set=parents)
+    if idx.null_count:
+        row = int(np.flatnonzero(~pc.is_valid(idx).to_numpy(zero_copy_only=False))[0])
+        shown = key[row].as_py()
+        shown = repr(tuple(shown.split("\x1f"))) if "\x1f" in shown else repr(shown)
+        raise FormatError(f"{file}:{row + 1}: {what} {shown} names no row of {parent_file}"
+                          f" ({idx.null_count} such row{'s' if idx.null_count > 1 else ''})")
+    return idx.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def _lists(values: pa.Table, parent: np.ndarray, n_parents: int, struct: pa.DataType,
+           columns: dict[str, str], order: np.ndarray | None) -> pa.Array:
+    """Nest child rows, taken in ``order`` (None: as they are), into one list per parent row."""
+    taken = values if order is None else values.take(pa.array(order, pa.int64()))
+    arrays = [taken.column(columns.get(f.name, f.name)).combine_chunks().cast(f.type) for f in struct]
+    items = pa.StructArray.from_arrays(arrays, fields=list(struct))
+    counts = np.bincount(parent, minlength=n_parents)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), items)
+
+
+def _task_key(table: pa.Table) -> pa.ChunkedArray:
+    return pc.binary_join_element_wise(*(pc.cast(table.column(c), pa.string())
+                                         for c in ("benchmark", "suite", "variant_id")), "\x1f")
+
+
+def _records_table(source: pa.Table, nested: dict[str, pa.Array], record: str | None) -> pa.Table:
+    """An INPUT_SCHEMA table (the shape the JSON reader gives) of one frame's records."""
+    n = source.num_rows
+    columns = []
+    for f in INPUT_SCHEMA:
+        if f.name == "record":
+            columns.append(pa.array([record] * n, pa.string()))
+        elif f.name in nested:
+            columns.append(nested[f.name])
+        elif f.name in source.schema.names:
+            columns.append(source.column(f.name).combine_chunks().cast(f.type))
+        else:
+            columns.append(pa.nulls(n, f.type))
+    return pa.Table.from_arrays(columns, schema=INPUT_SCHEMA)
+
+
+def _check_meta(meta: pa.ChunkedArray, file: str) -> list[tuple[int, str]]:
+    """Rows whose ``meta`` is not the JSON text of an object: (row, message)."""
+    bad = []
+    for i, text in enumerate(meta.to_pylist()):
+        if text is None:
+            continue
+        try:
+            value = _strict_loads(text)
+            if not isinstance(value, dict):
+                raise RecordError("meta", f"field 'meta' must be the JSON text of an object (got {text[:40]!r})")
+            meta_text(value)
+        except RecordError as exc:
+            bad.append((i, exc.message))
+        except ValueError as exc:
+            bad.append((i, f"field 'meta' is not valid JSON ({exc})"))
+    return bad
+
+
+def _read(records: pa.Table, meta: pa.ChunkedArray, file: str, record: str) -> FileRead:
+    """Validate one frame's records as a JSON Lines file's would be: fast, or row by row."""
+    n = records.num_rows
+    bad_meta = _check_meta(meta, file)
+    full = records.append_column("meta", meta.combine_chunks() if n else pa.array([], pa.string()))
+    full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
+    if not bad_meta and table_is_valid(records):
+        n_task = n if record == "task" else 0
+        return FileRead(file, full, [], n - n_task, n_task, "arrow")
+    objects: list[Any] = []
+    meta_msgs = dict(bad_meta)
+    for i, row in enumerate(records.to_pylist()):
+        row = {k: v for k, v in row.items() if v is not None}
+        text = meta[i].as_py() if n else None
+        if text is not None and i not in meta_msgs:
+            row["meta"] = json.loads(text)
+        objects.append(row)
+    read = read_records(objects, file, lines=range(1, n + 1))
+    rejected = {e.line for e in read.errors}
+    for i, message in bad_meta:
+        if i + 1 not in rejected:
+            read.reject(i + 1, "meta", message, "schema", record)
+    if bad_meta:
+        keep = pc.invert(pc.is_in(read.table.column("_line"), pa.array([i + 1 for i, _ in bad_meta])))
+        read.table = read.table.filter(keep)
+        read.errors.sort(key=lambda e: e.line or 0)
+    return read
+
+
+#: The columns of each frame that loading derives from the records rather than copies from them:
+#: a stored frame must agree with its records on these (the rest are the records' own values).
+DERIVED = {
+    "runs": ("run_id", "variant_id", "policy", "protocol", "trial", "status", "n_questions", "n_labels"),
+    "questions": ("run_id", "q_index", "relevant"),
+    "labels": ("run_id", "judge", "call"),
+    "tasks": ("variant_id", "n_blockers"),
+    "blockers": ("task_id",),
+}
+
+
+def _take(column: pa.ChunkedArray, rows: np.ndarray | None) -> pa.ChunkedArray:
+    return column if rows is None else column.take(pa.array(rows, pa.int64()))
+
+
+def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray | None, file: str) -> str | None:
+    """The first derived cell where a stored frame differs from the one its records give.
+
+    ``rows`` are the stored rows matching the rebuilt ones, in order (None: all, as stored).
+    """
+    n = stored.num_rows if rows is None else len(rows)
+    if n != rebuilt.num_rows:
+        return (f"{file}: {n} rows belong to the valid records, which give {rebuilt.num_rows}"
+                " (write Parquet run logs with RunSet.to_parquet)")
+    for column in DERIVED[name]:
+        a = _take(stored.column(column), rows)
+        b = rebuilt.column(column).cast(a.type)
+        ok = pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
+        if pc.all(ok).as_py() is False:  # (None for no rows)
+            i = int(np.flatnonzero(~ok.to_numpy())[0])
+            row = i if rows is None else int(rows[i])
+            return (f"{file}:{row + 1}: column '{column}' is {a[i].as_py()!r} but the records"
+                    f" give {b[i].as_py()!r} (write Parquet run logs with RunSet.to_parquet)")
+    return None
+
+
+def _in_order(order: np.ndarray) -> np.ndarray | None:
+    """None when an ordering is the identity (nothing to take), else the ordering."""
+    return None if bool((order == np.arange(len(order))).all()) else order
+
+
+def check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[LoadError]]:
+    """Check a Parquet run log's frames against the contract; return the RunSet and rejected rows."""
+    from .runset import RunSet, _frame, build_tables
+
+    files = {name: str(folder / f"{name}.parquet") for name in FRAMES}
+    expected = _expected()
+    t = {name: _conform(tables[name], expected[name], files[name]) for name in FRAMES}
+    runs, tasks = t["runs"], t["tasks"]
+    run_ids = runs.column("run_id").combine_chunks()
+
+    q, lab, blk = t["questions"], t["labels"], t["blockers"]
+    q_parent = _parent_rows(q, q.column("run_id"), run_ids, files["questions"], "run_id", files["runs"])
+    q_order = np.lexsort((q.column("q_index").to_numpy(), q_parent))
+    l_parent = _parent_rows(lab, lab.column("run_id"), run_ids, files["labels"], "run_id", files["runs"])
+    l_order = np.argsort(l_parent, kind="stable")
+    b_parent = _parent_rows(blk, _task_key(blk), _task_key(tasks).combine_chunks(), files["blockers"],
+                            "task (benchmark, suite, variant_id)", files["tasks"])
+    b_order = np.argsort(b_parent, kind="stable")
+
+    run_records = _records_table(runs, {
+        "questions": _lists(q, q_parent[q_order], runs.num_rows, QUESTION_TYPE, {}, _in_order(q_order)),
+        "labels": _lists(lab, l_parent[l_order], runs.num_rows, LABEL_TYPE, {}, _in_order(l_order)),
+    }, None)
+    task_records = _records_table(tasks, {
+        "blockers": _lists(blk, b_parent[b_order], tasks.num_rows, BLOCKER_TYPE, {"id": "blocker_id"},
+                           _in_order(b_order)),
+    }, "task")
+    run_read = _read(run_records, runs.column("meta"), files["runs"], "run")
+    task_read = _read(task_records, tasks.column("meta"), files["tasks"], "task")
+    rebuilt, dup_errors = build_tables([task_read, run_read])
+    errors = sorted(task_read.errors, key=lambda e: e.line or 0) + run_read.errors + dup_errors
+
+    if not errors:  # every row kept: the stored frames, in their stored order, against the rebuilt ones
+        rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
+                "blockers": _in_order(b_order)}
+    else:  # the stored rows of the records that were kept
+        dup_lines = {e.line for e in dup_errors if e.record == "run"}
+        kept_runs = np.array([r - 1 for r in run_read.table.column("_line").to_numpy() if r not in dup_lines],
+                             dtype=np.int64)
+        kept_tasks = task_read.table.column("_line").to_numpy() - 1
+        keep_run = np.zeros(runs.num_rows, dtype=bool)
+        keep_run[kept_runs] = True
+        keep_task = np.zeros(tasks.num_rows, dtype=bool)
+        keep_task[kept_tasks] = True
+        rows = {"runs": kept_runs, "tasks": kept_tasks, "questions": q_order[keep_run[q_parent[q_order]]],
+                "labels": l_order[keep_run[l_parent[l_order]]], "blockers": b_order[keep_task[b_parent[b_order]]]}
+    for name in FRAMES:
+        problem = _mismatch(name, t[name], rebuilt[name], rows[name], files[name])
+        if problem:
+            raise FormatError(problem)
+    frames = {name: _frame(t[name] if rows[name] is None else t[name].take(pa.array(rows[name], pa.int64())))
+              for name in FRAMES}
+    return RunSet(**frames), errors

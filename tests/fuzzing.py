@@ -1,0 +1,546 @@
+"""Corrupt run logs at random and check what ``ambiglib.load`` makes of them.
+
+Used by ``tests/test_fuzz.py`` (a bounded run, seconds) and ``bench/fuzz.py`` (a long
+run printing its counts). Each case copies nothing: a worker process keeps its own
+working copy of one source, applies one mutation, loads, checks the outcome against
+the oracles below and undoes the mutation. Cases run in a child process so that a
+crash (a signal) or a hang (a per-case alarm) is observed, not suffered.
+
+Sources
+    ``jsonl``, ``jsonl.gz``  canonical JSON Lines (``data/example``)
+    ``parquet``             ``RunSet.to_parquet`` of the same log
+    ``hil-bench``, ``ambig-ds``, ``lhaw``  the native trees of ``data/example-native``
+
+Oracles (a case fails with the first that does not hold)
+    ``escape:<Type>``   anything but an ``AmbiglibError`` came out of ``load``
+    ``crash``           the process died (a signal, e.g. SIGSEGV)
+    ``hang``            the case took longer than its time limit
+    ``count``           canonical JSONL, lenient: runs + tasks + rejected records != records in the file
+    ``engines``         canonical JSONL: the Arrow and the line-by-line engines disagree
+    ``roundtrip``       what was loaded, written as JSONL, does not load back equal
+    ``silent-change``   a run whose files the mutation damaged loads with other values and no error
+    ``silent-drop``     runs disappear and no error or counted skip accounts for them
+    ``accepted``        a mutation that makes the log invalid was loaded without an error
+
+Run one worker by hand: ``python tests/fuzzing.py <source> <seed> <start> <count>``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import random
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "data" / "example"
+NATIVE = ROOT / "data" / "example-native"
+SOURCES = ("jsonl", "jsonl.gz", "parquet", "hil-bench", "ambig-ds", "lhaw")
+CASE_SECONDS = 20
+
+
+# ----------------------------------------------------------------------------- random values
+
+
+def deep(depth: int, rng: random.Random) -> str:
+    """A JSON value nested ``depth`` deep (lists or objects)."""
+    if rng.random() < 0.5:
+        return "[" * depth + "1" + "]" * depth
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+def hostile_json(rng: random.Random) -> str:
+    """A JSON text likely to break a reader: deep, huge, non-finite, wrong-typed."""
+    kind = rng.choice(["deep", "bigint", "bigfloat", "inf", "type", "type", "string", "neg"])
+    if kind == "deep":
+        return deep(rng.choice([50, 900, 1100, 5000, 20000]), rng)
+    if kind == "bigint":
+        return rng.choice(["1", "-1"]) + "9" * rng.choice([20, 309, 400, 4400, 5000])
+    if kind == "bigfloat":
+        return rng.choice(["1e400", "-1e400", "1e-400", "123456789e999"])
+    if kind == "inf":
+        return rng.choice(["Infinity", "-Infinity", "NaN"])
+    if kind == "string":
+        return json.dumps(rng.choice(["", "x", "1_0", "../../../etc/passwd", "/etc/passwd", "<b>x</b>",
+                                      "=HYPERLINK(\"x\")", "\u0000", "\ud800", "a" * 5000]))
+    if kind == "neg":
+        return rng.choice(["-3", "-0.5", "0", "5", "1.5", "1e300"])
+    return rng.choice(["null", "true", "false", "[]", "{}", "[1,2]", '{"x":1}', '"text"', "0", "1.5"])
+
+
+def json_spans(text: str) -> list[tuple[int, int]]:
+    """Start and end offsets of JSON scalar values in a text (a cheap scan, not a parser)."""
+    spans, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            k = j + 1
+            while k < n and text[k] in " \t\r\n":
+                k += 1
+            if k < n and text[k] != ":":  # a value, not a key
+                spans.append((i, j + 1))
+            i = j + 1
+        elif c in "-0123456789tfn":
+            j = i
+            while j < n and text[j] not in ",]}\n \t\r":
+                j += 1
+            spans.append((i, j))
+            i = j
+        else:
+            i += 1
+    return spans
+
+
+# ----------------------------------------------------------------------------- mutations
+
+
+@dataclass
+class Mutation:
+    name: str
+    file: Path | None = None
+    detail: str = ""
+    corrupting: bool = True   # the log is damaged: no run may change silently
+    invalid: bool = False     # the log is certainly invalid: loading it without an error is a failure
+    undo: Callable[[], None] = lambda: None
+
+
+def _snapshot(path: Path) -> Callable[[], None]:
+    """Return a function restoring ``path`` (a file) as it is now."""
+    data = path.read_bytes()
+    mode = path.stat().st_mode
+
+    def undo() -> None:
+        if path.is_symlink() or path.is_file() or path.is_fifo():
+            path.unlink()
+        elif path.is_dir():
+            shutil.rmtree(path)
+        path.write_bytes(data)
+        os.chmod(path, stat.S_IMODE(mode))
+
+    return undo
+
+
+def mutate_bytes(rng: random.Random, file: Path) -> Mutation:
+    undo = _snapshot(file)
+    data = bytearray(file.read_bytes())
+    kind = rng.choice(["bitflip", "truncate", "garbage", "delete-range", "dupline", "value", "value", "value"])
+    if kind == "bitflip" and data:
+        i = rng.randrange(len(data))
+        data[i] ^= 1 << rng.randrange(8)
+        detail = f"byte {i}"
+    elif kind == "truncate" and data:
+        i = rng.randrange(len(data))
+        del data[i:]
+        detail = f"at {i}"
+    elif kind == "garbage":
+        i = rng.randrange(len(data) + 1)
+        data[i:i] = rng.choice([b"\x00", b"{", b"]", b'"', b"\n", b"\xff\xfe", b"\r\n\r\n", b",,"])
+        detail = f"at {i}"
+    elif kind == "delete-range" and data:
+        i = rng.randrange(len(data))
+        j = min(len(data), i + rng.randrange(1, 200))
+        del data[i:j]
+        detail = f"{i}:{j}"
+    elif kind == "dupline" and b"\n" in data:
+        lines = bytes(data).split(b"\n")
+        i = rng.randrange(len(lines))
+        lines.insert(i, lines[i])
+        data = bytearray(b"\n".join(lines))
+        detail = f"line {i + 1}"
+    else:  # replace a JSON value
+        text = bytes(data).decode("utf-8", "replace")
+        spans = json_spans(text)
+        if not spans:
+            kind, detail = "empty", ""
+            data = bytearray()
+        else:
+            a, b = rng.choice(spans)
+            new = hostile_json(rng)
+            kind, detail = "value", f"{text[a:b][:30]!r} -> {new[:30]!r}"
+            data = bytearray((text[:a] + new + text[b:]).encode("utf-8", "surrogatepass"))
+    file.write_bytes(bytes(data))
+    return Mutation(kind, file, detail, corrupting=_damaged(file, undo), undo=undo)
+
+
+def _parse_native(data: bytes, suffix: str) -> Any:
+    import csv
+    import io
+
+    text = data.decode("utf-8")
+    if suffix == ".json":
+        return json.loads(text)
+    if suffix == ".jsonl":
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    if suffix == ".csv":
+        return [f"{len(row)} cells" for row in csv.reader(io.StringIO(text, newline=""))]
+    return text
+
+
+def _damaged(file: Path, undo: Callable[[], None]) -> bool:
+    """Whether a byte change left a native file unparseable or of another shape.
+
+    A change that still parses to the same shape (a digit flipped into another digit)
+    is an edit of the data, which the importer must take as it is; only damage must
+    never pass in silence.
+    """
+    new = file.read_bytes()
+    undo()
+    old = file.read_bytes()
+    file.write_bytes(new)
+    try:
+        parsed_new = _parse_native(new, file.suffix)
+    except (ValueError, RecursionError):
+        return True
+    try:
+        parsed_old = _parse_native(old, file.suffix)
+    except (ValueError, RecursionError):
+        return False
+    try:
+        return _shape(parsed_new) != _shape(parsed_old)
+    except RecursionError:
+        return True
+
+
+def _shape(obj: Any) -> Any:
+    """Structure and types of a parsed file, without the values of its scalars."""
+    if isinstance(obj, dict):
+        return {k: _shape(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_shape(v) for v in obj]
+    if isinstance(obj, bool):
+        return "bool"
+    if isinstance(obj, (int, float)):
+        return "number" if obj == obj and abs(obj) != float("inf") else "nonfinite"
+    return type(obj).__name__
+
+
+def mutate_gzip(rng: random.Random, file: Path) -> Mutation:
+    undo = _snapshot(file)
+    raw = gzip.decompress(file.read_bytes())
+    kind = rng.choice(["gz-flip", "gz-trailing-zeros", "gz-truncate", "gz-content"])
+    if kind == "gz-flip":
+        data = bytearray(file.read_bytes())
+        i = rng.randrange(10, len(data))
+        data[i] ^= 1 << rng.randrange(8)
+        file.write_bytes(bytes(data))
+        return Mutation(kind, file, f"byte {i}", undo=undo)
+    if kind == "gz-trailing-zeros":
+        file.write_bytes(file.read_bytes() + b"\x00" * rng.choice([1, 8, 512]))
+        return Mutation(kind, file, "", undo=undo)
+    if kind == "gz-truncate":
+        data = file.read_bytes()
+        file.write_bytes(data[: rng.randrange(len(data))])
+        return Mutation(kind, file, "", undo=undo)
+    tmp = file.with_name("plain.jsonl")
+    tmp.write_bytes(raw)
+    m = mutate_bytes(rng, tmp)
+    file.write_bytes(gzip.compress(tmp.read_bytes()))
+    tmp.unlink()
+    return Mutation("gz-" + m.name, file, m.detail, undo=undo)
+
+
+def mutate_fs(rng: random.Random, file: Path, root: Path) -> Mutation:
+    undo = _snapshot(file)
+    kind = rng.choice(["delete", "dir", "fifo", "symlink-out", "symlink-self", "empty"])
+    file.unlink()
+    if kind == "dir":
+        file.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(file)
+    elif kind == "symlink-out":
+        file.symlink_to(Path(tempfile.gettempdir()) / "ambiglib-fuzz-outside.json")
+        (Path(tempfile.gettempdir()) / "ambiglib-fuzz-outside.json").write_text('{"secret": 1}')
+    elif kind == "symlink-self":
+        file.symlink_to(file)
+    elif kind == "empty":
+        file.write_bytes(b"")
+    return Mutation("fs-" + kind, file, "", undo=undo)
+
+
+# ----------------------------------------------------------------------------- Parquet values
+
+
+def _parquet_invalid(rng: random.Random, root: Path) -> Mutation:
+    """Rewrite one frame with a value the run-log contract forbids."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    changes = {  # name: (frame, column, new value of row 0)
+        "score 5": ("runs", "score", 5.0), "score NaN": ("runs", "score", float("nan")),
+        "score -inf": ("runs", "score", float("-inf")), "spec 'amb'": ("runs", "spec", "amb"),
+        "trial -3": ("runs", "trial", -3), "model null": ("runs", "model", None),
+        "cost -1": ("runs", "cost_usd", -1.0), "meta not JSON": ("runs", "meta", "{x"),
+        "meta a list": ("runs", "meta", "[1]"), "run_id wrong": ("runs", "run_id", "other"),
+        "n_questions wrong": ("runs", "n_questions", 99), "orphan question": ("questions", "run_id", "no|run"),
+        "question text empty": ("questions", "text", " "), "q_index wrong": ("questions", "q_index", 7),
+        "label call 0": ("labels", "call", 0), "blocker of no task": ("blockers", "variant_id", "nowhere"),
+        "ambiguity class 'x'": ("tasks", "ambiguity_class", "x"), "duplicate run": ("runs", None, None),
+        "unknown column": ("runs", "extra", 1), "missing column": ("runs", "score", "drop"),
+    }
+    name = rng.choice(sorted(changes))
+    frame_name, column, value = changes[name]
+    file = root / f"{frame_name}.parquet"
+    undo = _snapshot(file)
+    table = pq.read_table(file)
+    if column is None:
+        table = pa.concat_tables([table, table.slice(0, 1)])
+    elif value == "drop":
+        table = table.drop_columns([column])
+    elif column not in table.schema.names:
+        table = table.append_column(column, pa.array([value] * table.num_rows))
+    else:
+        i = table.schema.get_field_index(column)
+        values = table.column(column).to_pylist()
+        values[0] = value
+        table = table.set_column(i, column, pa.array(values, table.schema.field(i).type))
+    pq.write_table(table, file)
+    return Mutation("parquet-value", file, name, invalid=True, undo=undo)
+
+
+# ----------------------------------------------------------------------------- sources
+
+
+def prepare(source: str, work: Path) -> Path:
+    """Make the working copy of one source; return the path to load."""
+    if source == "jsonl":
+        out = work / "log.jsonl"
+        out.write_bytes((EXAMPLE / "hil-bench.jsonl").read_bytes() + (EXAMPLE / "ambig-ds.jsonl").read_bytes())
+        return out
+    if source == "jsonl.gz":
+        out = work / "log.jsonl.gz"
+        out.write_bytes(gzip.compress((EXAMPLE / "lhaw.jsonl").read_bytes()))
+        return out
+    if source == "parquet":
+        import ambiglib
+
+        return ambiglib.load(EXAMPLE).to_parquet(work / "store")
+    out = work / source
+    shutil.copytree(NATIVE / source, out, symlinks=True)
+    return out
+
+
+def files_of(root: Path) -> list[Path]:
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def choose(rng: random.Random, source: str, root: Path) -> Mutation:
+    if source == "jsonl.gz":
+        return mutate_gzip(rng, root)
+    if source == "jsonl":
+        return mutate_bytes(rng, root)
+    files = files_of(root)
+    if source == "parquet":
+        if rng.random() < 0.4:
+            return _parquet_invalid(rng, root)
+        m = mutate_fs(rng, rng.choice(files), root) if rng.random() < 0.1 else mutate_bytes(rng, rng.choice(files))
+        m.name = "parquet-" + m.name
+        return m
+    # native: prefer the small, structured files over trajectories and logs
+    weighted = [f for f in files if f.suffix in (".json", ".csv", ".jsonl")] or files
+    file = rng.choice(weighted)
+    if rng.random() < 0.15:
+        return mutate_fs(rng, file, root)
+    return mutate_bytes(rng, file)
+
+
+# ----------------------------------------------------------------------------- oracles
+
+
+def _records(path: Path) -> tuple[int, int]:
+    """Run and task records in a JSON Lines file, counted without ambiglib."""
+    opener = gzip.open if path.name.endswith(".gz") else open
+    n_run = n_task = 0
+    with opener(path, "rb") as fh:
+        for raw in fh:
+            if not raw.strip():
+                continue
+            try:
+                obj = json.loads(raw)
+            except (ValueError, RecursionError):
+                obj = None
+            if isinstance(obj, dict) and obj.get("record") == "task":
+                n_task += 1
+            else:
+                n_run += 1
+    return n_run, n_task
+
+
+def _frames_equal(a: Any, b: Any, *, ignore: tuple[str, ...] = ()) -> bool:
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        fa, fb = getattr(a, name), getattr(b, name)
+        cols = [c for c in fa.columns if c not in ignore]
+        if not fa[cols].reset_index(drop=True).equals(fb[cols].reset_index(drop=True)):
+            return False
+    return True
+
+
+def _by_id(rs: Any) -> dict[str, tuple]:
+    runs = rs.runs.drop(columns=["source"]).astype(object)
+    runs = runs.where(runs.notna(), None)
+    return {r[0]: tuple(map(repr, r)) for r in runs.itertuples(index=False)}
+
+
+@dataclass
+class Outcome:
+    case: int
+    mutation: str
+    detail: str
+    result: str            # "ok" (loaded), "error" (an AmbiglibError), or a failure class
+    message: str = ""
+    seconds: float = 0.0
+
+
+def check(source: str, path: Path, m: Mutation, baseline: Any) -> tuple[str, str]:
+    """Load the mutated log and apply the oracles: (result, message)."""
+    import ambiglib
+    from ambiglib.errors import AmbiglibError
+
+    try:
+        rs, errors = ambiglib.load(path, strict=False, quiet=True)
+    except AmbiglibError as exc:
+        return "error", str(exc)[:300]
+    except RecursionError as exc:
+        return "escape:RecursionError", str(exc)[:300]
+    except Exception as exc:  # noqa: BLE001 - the oracle: anything else is a failure
+        return f"escape:{type(exc).__name__}", str(exc)[:300]
+    skipped_before = sum(baseline.skipped.values())
+    try:
+        if source in ("jsonl", "jsonl.gz"):
+            n_run, n_task = _records(path)
+            n_run_err = sum(1 for e in errors if e.record == "run")
+            n_task_err = sum(1 for e in errors if e.record == "task")
+            if len(rs.runs) + n_run_err != n_run or len(rs.tasks) + n_task_err != n_task:
+                return "count", (f"{len(rs.runs)} runs + {n_run_err} rejected != {n_run} run records;"
+                                 f" {len(rs.tasks)} tasks + {n_task_err} rejected != {n_task}")
+            try:
+                rs2, errors2 = ambiglib.load(path, strict=False, quiet=True, engine="python")
+            except AmbiglibError as exc:
+                return "engines", f"python engine raised where auto loaded: {exc}"[:300]
+            if not _frames_equal(rs, rs2) or [e.message for e in errors] != [e.message for e in errors2]:
+                return "engines", "auto and python engines give different results"
+        if m.invalid and not errors:
+            return "accepted", f"{m.detail} loaded without an error"
+        if len(rs.runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                out = rs.to_jsonl(Path(tmp) / "back.jsonl")
+                try:
+                    back = ambiglib.load(out, quiet=True)
+                except AmbiglibError as exc:
+                    return "roundtrip", f"written log does not load: {exc}"[:300]
+                if not _frames_equal(rs, back, ignore=("source",)):
+                    return "roundtrip", "written log loads with other values"
+        if m.corrupting and source not in ("jsonl", "jsonl.gz"):
+            before, after = _by_id(baseline), _by_id(rs)
+            mutated = str(m.file) if m.file else None
+            changed = [k for k, v in after.items() if k in before and before[k] != v]
+            new = [k for k in after if k not in before]
+            if (changed or new) and not errors and source != "parquet":
+                return "silent-change", f"{len(changed) + len(new)} runs changed, no error: {(changed + new)[0]}"[:300]
+            if source == "parquet" and (changed or new):
+                return "silent-change", f"{len(changed) + len(new)} runs changed: {(changed + new)[0]}"[:300]
+            missing = [k for k in before if k not in after]
+            accounted = len(errors) + max(0, sum(rs.skipped.values()) - skipped_before)
+            if missing and accounted == 0:
+                return "silent-drop", f"{len(missing)} runs gone, no error or skip: {missing[0]} ({mutated})"[:300]
+    except AmbiglibError as exc:
+        return "error-late", str(exc)[:300]
+    except Exception as exc:  # noqa: BLE001
+        return f"escape-late:{type(exc).__name__}", str(exc)[:300]
+    return "ok", f"{len(rs.runs)} runs, {len(errors)} errors"
+
+
+class Timeout(Exception):
+    pass
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise Timeout()
+
+
+def worker(source: str, seed: int, start: int, count: int) -> None:
+    """Run cases ``start .. start+count-1`` of one source, one JSON line per event on stdout."""
+    import ambiglib
+
+    signal.signal(signal.SIGALRM, _alarm)
+    with tempfile.TemporaryDirectory(prefix="ambiglib-fuzz-") as tmp:
+        path = prepare(source, Path(tmp))
+        baseline = ambiglib.load(path, quiet=True)
+        for case in range(start, start + count):
+            rng = random.Random(f"{seed}:{source}:{case}")
+            print(json.dumps({"begin": case}), flush=True)
+            m = choose(rng, source, path)
+            t = time.perf_counter()
+            signal.alarm(CASE_SECONDS)
+            try:
+                result, message = check(source, path, m, baseline)
+            except Timeout:
+                result, message = "hang", f"over {CASE_SECONDS} s"
+            finally:
+                signal.alarm(0)
+            seconds = time.perf_counter() - t
+            m.undo()
+            print(json.dumps({"case": case, "mutation": m.name, "detail": m.detail[:120],
+                              "file": str(m.file.relative_to(tmp)) if m.file else "",
+                              "result": result, "message": message, "seconds": round(seconds, 3)}),
+                  flush=True)
+
+
+@dataclass
+class Report:
+    source: str
+    outcomes: list[dict] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[dict]:
+        return [o for o in self.outcomes if o["result"] not in ("ok", "error")]
+
+    def counts(self) -> Counter:
+        return Counter(o["result"] for o in self.outcomes)
+
+
+def run(source: str, seed: int, n: int, *, python: str = sys.executable) -> Report:
+    """Run ``n`` cases of one source in child processes, restarting after a crash."""
+    report = Report(source)
+    case = 0
+    while case < n:
+        proc = subprocess.Popen([python, __file__, source, str(seed), str(case), str(n - case)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        in_flight = None
+        for line in proc.stdout:  # type: ignore[union-attr]
+            event = json.loads(line)
+            if "begin" in event:
+                in_flight = event["begin"]
+            else:
+                report.outcomes.append(event)
+                in_flight = None
+                case = event["case"] + 1
+        stderr = proc.stderr.read()  # type: ignore[union-attr]
+        code = proc.wait()
+        if in_flight is not None:
+            report.outcomes.append({"case": in_flight, "mutation": "?", "detail": "", "file": "",
+                                    "result": "crash", "message": f"exit {code}: {stderr[-300:]}",
+                                    "seconds": 0})
+            case = in_flight + 1
+        elif code != 0:
+            raise RuntimeError(f"fuzz worker for {source} failed before its first case:\n{stderr}")
+    return report
+
+
+if __name__ == "__main__":
+    worker(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))

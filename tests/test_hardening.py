@@ -1,0 +1,271 @@
+"""Hostile and broken input (issue 11): each class of problem has a named test here.
+
+Every load of damaged input ends in an ``AmbiglibError`` naming file and line, a full
+load, or a counted and reported skip; the two JSON Lines engines agree; what we write
+we read back.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ambiglib
+from ambiglib.errors import AmbiglibError, FormatError, SchemaError
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "data" / "example"
+
+
+def _run(**extra) -> dict:
+    run = {"benchmark": "b", "suite": "s", "task_id": "t", "model": "m", "spec": "full",
+           "ask_tool": False, "score": 0.5}
+    run.update(extra)
+    return run
+
+
+def _both_engines(path: Path) -> tuple:
+    """Lenient loads by both engines; they must agree exactly."""
+    out = []
+    for engine in ("auto", "python"):
+        rs, errors = ambiglib.load(path, strict=False, quiet=True, engine=engine)
+        out.append((rs, [e.message for e in errors]))
+    (rs_a, err_a), (rs_p, err_p) = out
+    assert err_a == err_p
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        assert getattr(rs_a, name).equals(getattr(rs_p, name)), name
+    return rs_a, err_a
+
+
+def _write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _round_trips(rs, tmp_path: Path) -> None:
+    back = ambiglib.load(rs.to_jsonl(tmp_path / "back.jsonl"), quiet=True)
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        cols = [c for c in getattr(rs, name).columns if c != "source"]
+        assert getattr(back, name)[cols].equals(getattr(rs, name)[cols]), name
+
+
+# ----------------------------------------------------------------------------- canonical JSON Lines
+
+
+@pytest.mark.parametrize("depth", [65, 1_000, 10_000, 100_000])
+def test_deeply_nested_json_is_a_format_error_on_its_line(tmp_path, depth):
+    """~1,000 levels raised RecursionError; ~10,000 crashed the process inside Arrow."""
+    good = json.dumps(_run(trial=1))
+    deep = json.dumps(_run(trial=2))[:-1] + ', "meta": {"x": ' + "[" * depth + "1" + "]" * depth + "}}"
+    path = _write_lines(tmp_path / "deep.jsonl", [good, deep])
+    rs, errors = _both_engines(path)
+    assert len(rs.runs) == 1
+    assert len(errors) == 1 and errors[0].startswith(f"{path}:2:")
+    assert "nested deeper than 64 levels" in errors[0]
+    with pytest.raises(AmbiglibError, match=r"deep\.jsonl:2: .*nested deeper than 64 levels"):
+        ambiglib.load(path, quiet=True)
+
+
+def test_meta_nesting_up_to_the_limit_loads_and_round_trips(tmp_path):
+    meta = {"x": json.loads("[" * 60 + "1" + "]" * 60)}
+    path = _write_lines(tmp_path / "ok.jsonl", [json.dumps(_run(meta=meta))])
+    rs, errors = _both_engines(path)
+    assert errors == [] and json.loads(rs.runs["meta"][0]) == meta
+    _round_trips(rs, tmp_path)
+
+
+@pytest.mark.parametrize("literal", ["1e400", "-1e400", "123456789e999"])
+def test_a_number_beyond_a_float_is_refused_not_stored_as_infinity(tmp_path, literal):
+    """A meta number like 1e400 was stored as Infinity, and the JSONL we wrote was unreadable."""
+    path = tmp_path / "inf.jsonl"
+    path.write_text(json.dumps(_run())[:-1] + f', "meta": {{"x": {literal}}}}}\n')
+    rs, errors = _both_engines(path)
+    assert len(rs.runs) == 0 and len(errors) == 1
+    assert errors[0].startswith(f"{path}:1: not valid JSON (the number {literal} is beyond the range of a float")
+    score = tmp_path / "score.jsonl"
+    score.write_text(json.dumps(_run()).replace('"score": 0.5', f'"score": {literal}') + "\n")
+    assert len(_both_engines(score)[1]) == 1
+
+
+@pytest.mark.parametrize("digits", [20, 400, 5_000])
+def test_huge_integer_literals_are_schema_errors(tmp_path, digits):
+    """Integers too large for a float raised OverflowError; over 4,300 digits, ValueError."""
+    big = "1" + "0" * digits
+    path = _write_lines(tmp_path / "big.jsonl", [
+        json.dumps(_run()).replace('"score": 0.5', f'"score": {big}'),
+        json.dumps(_run(trial=2)).replace('"trial": 2', f'"trial": {big}'),
+    ])
+    rs, errors = _both_engines(path)
+    assert len(rs.runs) == 0 and len(errors) == 2
+    assert all(e.startswith(f"{path}:{i}: ") for i, e in enumerate(errors, 1))
+
+
+def test_huge_integer_in_meta_round_trips(tmp_path):
+    path = _write_lines(tmp_path / "bigmeta.jsonl", [json.dumps(_run(meta={"n": 10**400}))])
+    rs, errors = _both_engines(path)
+    assert errors == [] and json.loads(rs.runs["meta"][0]) == {"n": 10**400}
+    _round_trips(rs, tmp_path)
+
+
+def _gz_log(tmp_path: Path) -> tuple[Path, bytes]:
+    raw = gzip.compress((EXAMPLE / "lhaw.jsonl").read_bytes())
+    return tmp_path / "log.jsonl.gz", raw
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "trailing-garbage", "not-gzip"])
+def test_corrupt_gzip_is_a_format_error_from_both_engines(tmp_path, damage):
+    """engine='python' let zlib.error out of a corrupt gzip."""
+    path, raw = _gz_log(tmp_path)
+    data = bytearray(raw)
+    if damage == "flip":
+        data[len(data) // 2] ^= 0x10
+    elif damage == "truncate":
+        del data[len(data) // 2:]
+    elif damage == "trailing-garbage":
+        data += b"\x1f\x8b\x08garbage"
+    else:
+        data[:3] = b"xyz"
+    path.write_bytes(bytes(data))
+    for engine in ("auto", "python", "arrow"):
+        with pytest.raises(FormatError, match=r"log\.jsonl\.gz: cannot be read \(.+\)"):
+            ambiglib.load(path, quiet=True, engine=engine)
+
+
+def test_gzip_with_trailing_zero_bytes_is_read_alike_by_both_engines(tmp_path):
+    """Trailing zero padding (allowed by gzip readers) was read by one engine and refused by the other."""
+    path, raw = _gz_log(tmp_path)
+    path.write_bytes(raw + b"\x00" * 512)
+    rs, errors = _both_engines(path)
+    assert errors == [] and len(rs.runs) == len(ambiglib.load(EXAMPLE / "lhaw.jsonl").runs)
+    assert ambiglib.load(path, quiet=True, engine="arrow").runs.equals(rs.runs)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(meta=st.dictionaries(st.text(max_size=8), json_values, max_size=5))
+def test_any_json_meta_loads_alike_and_round_trips(tmp_path_factory, meta):
+    tmp = tmp_path_factory.mktemp("meta")
+    path = _write_lines(tmp / "m.jsonl", [json.dumps(_run(meta=meta), ensure_ascii=False)])
+    rs, errors = _both_engines(path)
+    if errors:  # only what the contract refuses: strings that are not Unicode
+        assert all("Unicode" in e for e in errors)
+        return
+    assert json.loads(rs.runs["meta"][0]) == meta
+    _round_trips(rs, tmp)
+
+
+def test_every_error_is_an_ambiglib_error_subclass():
+    assert issubclass(FormatError, AmbiglibError) and issubclass(SchemaError, AmbiglibError)
+
+
+# ----------------------------------------------------------------------------- Parquet run logs
+
+
+def _parquet_with(tmp_path: Path, frame: str, column: str | None, value) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = ambiglib.load(EXAMPLE).to_parquet(tmp_path / "store")
+    file = root / f"{frame}.parquet"
+    table = pq.read_table(file)
+    if column is None:  # repeat the first row
+        table = pa.concat_tables([table, table.slice(0, 1)])
+    elif column not in table.schema.names:
+        table = table.append_column(column, pa.array([value] * table.num_rows))
+    else:
+        i = table.schema.get_field_index(column)
+        values = table.column(column).to_pylist()
+        values[0] = value
+        table = table.set_column(i, column, pa.array(values, table.schema.field(i).type))
+    pq.write_table(table, file)
+    return root
+
+
+PARQUET_ROW_ERRORS = [  # (frame, column, value, the message after "<file>:<row>: ")
+    ("runs", "score", 5.0, "field 'score' must be a number in [0, 1] or null (got 5.0)"),
+    ("runs", "score", float("nan"), "field 'score' must be a number in [0, 1] or null (got nan)"),
+    ("runs", "score", float("-inf"), "field 'score' must be a number in [0, 1] or null (got -inf)"),
+    ("runs", "spec", "amb", "field 'spec' must be 'full' or 'ambiguous' (got 'amb')"),
+    ("runs", "trial", -3, "field 'trial' must be an integer >= 1 or null (got -3)"),
+    ("runs", "model", None, "missing required field 'model'"),
+    ("runs", "cost_usd", -1.0, "field 'cost_usd' must be a number >= 0 or null (got -1.0)"),
+    ("runs", "meta", "{x", "field 'meta' is not valid JSON"),
+    ("runs", "meta", "[1]", "field 'meta' must be the JSON text of an object"),
+    ("runs", None, None, "duplicate run key"),
+]
+
+
+@pytest.mark.parametrize("frame,column,value,message", PARQUET_ROW_ERRORS,
+                         ids=[f"{c}={v!r}" if c else "duplicate" for _, c, v, _ in PARQUET_ROW_ERRORS])
+def test_parquet_rows_meet_the_jsonl_contract(tmp_path, frame, column, value, message):
+    """Parquet was not validated at all: these all loaded silently."""
+    root = _parquet_with(tmp_path, frame, column, value)
+    n = len(ambiglib.load(EXAMPLE).runs)
+    rs, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert len(errors) == 1
+    row = n + 1 if column is None else 1
+    assert errors[0].message.startswith(f"{root / 'runs.parquet'}:{row}: {message}")
+    assert errors[0].line == row and errors[0].file == str(root / "runs.parquet")
+    assert len(rs.runs) == n - (column is not None)  # the rejected row only
+    with pytest.raises(SchemaError, match="runs.parquet"):
+        ambiglib.load(root, quiet=True)
+
+
+@pytest.mark.parametrize("frame,column,value,message", [
+    ("runs", "run_id", "other", r"runs\.parquet:1: column 'run_id' is 'other' but the records give"),
+    ("runs", "n_questions", 99, r"runs\.parquet:1: column 'n_questions' is 99 but the records give 0"),
+    ("questions", "run_id", "no|run", r"questions\.parquet:1: run_id 'no\|run' names no row of .*runs\.parquet"),
+    ("questions", "q_index", 7, r"questions\.parquet:1: column 'q_index' is 7"),
+    ("blockers", "variant_id", "nowhere", r"blockers\.parquet:1: task .*'nowhere'\) names no row"),
+    ("runs", "extra", 1, r"runs\.parquet: unknown column\(s\) extra"),
+])
+def test_parquet_frames_that_disagree_with_their_records_are_format_errors(tmp_path, frame, column, value,
+                                                                           message):
+    root = _parquet_with(tmp_path, frame, column, value)
+    with pytest.raises(FormatError, match=message):
+        ambiglib.load(root, strict=False, quiet=True)
+
+
+def test_a_flipped_bit_in_a_parquet_page_is_an_error_not_a_value(tmp_path):
+    """Single bit flips changed values without an error; pages now carry checksums."""
+    rs = ambiglib.load(EXAMPLE)
+    root = rs.to_parquet(tmp_path / "store")
+    file = root / "runs.parquet"
+    data = bytearray(file.read_bytes())
+    outcomes = set()
+    for offset in range(8, len(data) - 8, max(1, len(data) // 300)):
+        data[offset] ^= 0x04
+        file.write_bytes(bytes(data))
+        data[offset] ^= 0x04
+        try:
+            back, errors = ambiglib.load(root, strict=False, quiet=True)
+        except AmbiglibError:
+            outcomes.add("error")
+            continue
+        if errors:
+            outcomes.add("error")
+            continue
+        outcomes.add("same")  # a flip in padding or unused metadata: the values must not change
+        for name in ("runs", "questions", "labels", "tasks", "blockers"):
+            assert getattr(back, name).equals(getattr(rs, name)), (offset, name)
+    assert "error" in outcomes
+
+
+def test_parquet_written_then_read_is_identical(tmp_path):
+    rs = ambiglib.load(EXAMPLE)
+    back, errors = ambiglib.load(rs.to_parquet(tmp_path / "s"), strict=False, quiet=True)
+    assert errors == []
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        assert getattr(back, name).equals(getattr(rs, name)), name
