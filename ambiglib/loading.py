@@ -39,7 +39,13 @@ class Layout:
 
 
 def _read_canonical_jsonl(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
-    files = jsonl_files(path)
+    return _read_canonical_files(path, jsonl_files(path), quiet=quiet, engine=engine)
+
+
+def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine: Engine
+                          ) -> tuple[RunSet, list[LoadError]]:
+    if path.is_dir():
+        files = sorted(files, key=lambda p: p.relative_to(path).as_posix())
     reads: list[FileRead] = []
     bar = tqdm(files, desc="reading run log", unit="file",
                disable=quiet or len(files) < PROGRESS_MIN_FILES)
@@ -91,6 +97,15 @@ def _detect_ambigds(path: Path) -> bool:
     from .importers.ambigds import is_ambigds_layout
 
     return is_ambigds_layout(path)
+
+
+def _claims_ambigds(path: Path) -> bool:
+    """Ambig-DS run folders here, as children, or under ``results/`` (deeper, the walk goes on)."""
+    from .importers.ambigds import _is_run_dir
+
+    if _is_run_dir(path):
+        return True
+    return any(_is_run_dir(p) for p in (*_subdirs(path), *_subdirs(path / "results")))
 
 
 def _read_ambigds(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
@@ -153,6 +168,188 @@ def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = 
          engine: Engine = ...) -> tuple[RunSet, list[LoadError]]: ...
 
 
+def _subdirs(path: Path) -> list[Path]:
+    """The folders in ``path`` (none when it is not a folder); an unreadable folder is an error."""
+    if not path.is_dir():
+        return []
+    try:
+        return sorted(p for p in path.iterdir() if p.is_dir())
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+#: Which layout a folder is the root of, when the walk reaches it (first match wins).
+_CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
+    ("runlog-parquet", is_parquet_runlog),
+    ("lhaw", _detect_lhaw),
+    ("hil-bench", _detect_hilbench),
+    ("ambig-ds", _claims_ambigds),
+    ("mcp-atlas", _detect_mcp_atlas),
+]
+
+
+def _units(root: Path) -> list[tuple[str, Path]]:
+    """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the
+    walk meets (it does not go into them) and ``("runlog-jsonl", file)`` for each canonical file
+    outside them. Symlinked folders are followed once; a loop or an unreadable folder is an error."""
+    units: list[tuple[str, Path]] = []
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        claimed = next((name for name, claims in _CLAIMS if claims(folder)), None)
+        if claimed:
+            units.append((claimed, folder))
+            continue
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError as exc:
+            raise FormatError(f"{folder}: cannot be read ({exc.strerror or exc})") from exc
+        units += [("runlog-jsonl", p) for p in entries if p.is_file() and is_jsonl(p)]
+        stack += [p for p in reversed(entries) if p.is_dir()]
+    return units
+
+
+def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[LoadError]]:
+    """One run set of several logs; a run or task met again in a later log is an error naming both,
+    and the repeat (with its questions and labels) is not loaded."""
+    import pandas as pd
+
+    errors: list[LoadError] = []
+    kept: list[dict[str, pd.DataFrame]] = []
+    first_run: dict[str, str] = {}
+    first_task: dict[tuple, str] = {}
+    key = ["benchmark", "suite", "variant_id"]
+    for rs, errs in parts:
+        errors += errs
+        runs, tasks = rs.runs, rs.tasks
+        again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
+        for run_id, source in zip(runs["run_id"][again], runs["source"][again]):
+            file, _, line = str(source).rpartition(":")
+            errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
+                                    f"{source}: duplicate run {run_id!r}: first seen at {first_run[run_id]}",
+                                    "schema", "run"))
+        dropped = set(runs["run_id"][again])
+        task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
+        t_again = [k in first_task for k in task_keys]
+        for k, source, is_again in zip(task_keys, tasks["source"], t_again):
+            if is_again:
+                file, _, line = str(source).rpartition(":")
+                errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
+                                        f"{source}: duplicate task record ({', '.join(map(str, k))}):"
+                                        f" first seen at {first_task[k]}", "schema", "task"))
+        t_again_arr = pd.Series(t_again, dtype=bool).to_numpy()
+        b_keys = list(map(tuple, rs.blockers[key].astype(object).to_numpy()))
+        kept.append({
+            "runs": runs[~again], "tasks": tasks[~t_again_arr],
+            "questions": rs.questions[~rs.questions["run_id"].isin(dropped).to_numpy(dtype=bool)],
+            "labels": rs.labels[~rs.labels["run_id"].isin(dropped).to_numpy(dtype=bool)],
+            "blockers": rs.blockers[[k not in first_task for k in b_keys]],
+        })
+        first_run.update(zip(runs["run_id"][~again], runs["source"][~again]))
+        first_task.update((k, s) for k, s, a in zip(task_keys, tasks["source"], t_again) if not a)
+    frames = {name: pd.concat([k[name] for k in kept], ignore_index=True)
+              for name in ("runs", "questions", "labels", "tasks", "blockers")}
+    skipped: dict = {}
+    for rs, _ in parts:
+        for reason, n in rs.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + n
+    return RunSet(**frames, skipped=skipped), errors
+
+
+def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
+         engine: Engine = ...) -> RunSet: ...
+@overload
+def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = ...,
+         engine: Engine = ...) -> tuple[RunSet, list[LoadError]]: ...
+
+
+def _subdirs(path: Path) -> list[Path]:
+    """The folders in ``path`` (none when it is not a folder); an unreadable folder is an error."""
+    if not path.is_dir():
+        return []
+    try:
+        return sorted(p for p in path.iterdir() if p.is_dir())
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+
+
+#: Which layout a folder is the root of, when the walk reaches it (first match wins).
+_CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
+    ("runlog-parquet", is_parquet_runlog),
+    ("lhaw", _detect_lhaw),
+    ("hil-bench", _detect_hilbench),
+    ("ambig-ds", _claims_ambigds),
+    ("mcp-atlas", _detect_mcp_atlas),
+]
+
+
+def _units(root: Path) -> list[tuple[str, Path]]:
+    """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the
+    walk meets (it does not go into them) and ``("runlog-jsonl", file)`` for each canonical file
+    outside them. Symlinked folders are followed once; a loop or an unreadable folder is an error."""
+    units: list[tuple[str, Path]] = []
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        claimed = next((name for name, claims in _CLAIMS if claims(folder)), None)
+        if claimed:
+            units.append((claimed, folder))
+            continue
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError as exc:
+            raise FormatError(f"{folder}: cannot be read ({exc.strerror or exc})") from exc
+        units += [("runlog-jsonl", p) for p in entries if p.is_file() and is_jsonl(p)]
+        stack += [p for p in reversed(entries) if p.is_dir()]
+    return units
+
+
+def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[LoadError]]:
+    """One run set of several logs; a run or task key met twice is an error naming both."""
+    import pandas as pd
+
+    frames = {name: pd.concat([getattr(rs, name) for rs, _ in parts], ignore_index=True)
+              for name in ("runs", "questions", "labels", "tasks", "blockers")}
+    errors = [e for _, errs in parts for e in errs]
+    dup = frames["runs"]["run_id"].duplicated().to_numpy()
+    if dup.any():
+        first = dict(zip(frames["runs"]["run_id"][~dup], frames["runs"]["source"][~dup]))
+        for run_id, source in zip(frames["runs"]["run_id"][dup], frames["runs"]["source"][dup]):
+            file, _, line = str(source).rpartition(":")
+            errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
+                                    f"{source}: duplicate run {run_id!r}: first seen at {first[run_id]}",
+                                    "schema", "run"))
+        dropped = set(frames["runs"]["run_id"][dup])
+        frames["runs"] = frames["runs"][~dup].reset_index(drop=True)
+        for name in ("questions", "labels"):  # the repeat's questions and labels go with it
+            frames[name] = frames[name].drop_duplicates().reset_index(drop=True) if dropped else frames[name]
+    key = ["benchmark", "suite", "variant_id"]
+    tdup = frames["tasks"].duplicated(key).to_numpy()
+    if tdup.any():
+        for _, row in frames["tasks"][tdup].iterrows():
+            file, _, line = str(row["source"]).rpartition(":")
+            errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
+                                    f"{row['source']}: duplicate task record ({', '.join(map(str, row[key]))})"
+                                    " of another log in this folder", "schema", "task"))
+        frames["tasks"] = frames["tasks"][~tdup].reset_index(drop=True)
+        frames["blockers"] = frames["blockers"].drop_duplicates().reset_index(drop=True)
+    skipped: dict = {}
+    for rs, _ in parts:
+        for reason, n in rs.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + n
+    return RunSet(**frames, skipped=skipped), errors
+
+
 def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = False,
          engine: Engine = "auto") -> RunSet | tuple[RunSet, list[LoadError]]:
     """Load a run log into its five tidy frames.
@@ -196,13 +393,26 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     """
     path = Path(path)
     require_exists(path)
-    for layout in LAYOUTS:
-        if layout.detect(path):
-            runset, errors = layout.read(path, quiet=quiet, engine=engine)
-            break
+    units = _units(path) if path.is_dir() else []
+    by_name = {layout.name: layout for layout in LAYOUTS}
+    if len({name for name, _ in units}) > 1 or sum(name != "runlog-jsonl" for name, _ in units) > 1:
+        # several logs in one folder: each is read by its own layout, all are loaded
+        parts = []
+        files = [p for name, p in units if name == "runlog-jsonl"]
+        if files:
+            parts.append(_read_canonical_files(path, files, quiet=quiet, engine=engine))
+        for name, unit in units:
+            if name != "runlog-jsonl":
+                parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
+        runset, errors = _merge(parts)
     else:
-        known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
-        raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
+        for layout in LAYOUTS:
+            if layout.detect(path):
+                runset, errors = layout.read(path, quiet=quiet, engine=engine)
+                break
+        else:
+            known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
+            raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
     return runset if strict else (runset, errors)

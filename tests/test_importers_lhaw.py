@@ -138,8 +138,10 @@ def test_no_manifest():
 
 @needs_shared
 def test_an_mcp_atlas_input_csv_is_not_a_results_csv(copy):
-    _rewrite_manifest(copy, lambda rows: rows[6].update(path=str(MCP)))
-    with pytest.raises(FormatError, match=re.escape(f"{MCP}:1: missing column(s) coverage_score; expected TASK, coverage_score")):
+    shutil.copy(MCP, copy / MCP.name)
+    _rewrite_manifest(copy, lambda rows: rows[6].update(path=MCP.name))
+    with pytest.raises(FormatError, match=re.escape(f"{copy / MCP.name}:1: missing column(s) coverage_score;"
+                                                    " expected TASK, coverage_score")):
         ambiglib.read_lhaw(copy)
 
 
@@ -157,7 +159,9 @@ def _manifest(tmp_path, rows):
 @needs_shared
 def test_real_theagentcompany_results_load(tmp_path):
     files = sorted(TAC.glob("eval_*.json"))
-    root = _manifest(tmp_path, [[str(f), "tac", "deepseek-v3.2", "full", "false", "1", f.stem[len("eval_"):]] for f in files])
+    for f in files:  # a manifest names files inside its folder
+        shutil.copy(f, tmp_path / f.name)
+    root = _manifest(tmp_path, [[f.name, "tac", "deepseek-v3.2", "full", "false", "1", f.stem[len("eval_"):]] for f in files])
     rs = ambiglib.read_lhaw(root)
     assert len(rs.runs) == len(files) == 4
     invoice = one(rs.runs, task_id="finance-invoice-matching")
@@ -169,7 +173,9 @@ def test_real_theagentcompany_results_load(tmp_path):
 @needs_shared
 def test_real_swe_bench_pro_results_load_for_all_nine_models(tmp_path, capsys):
     files = sorted(SWE.glob("*.json"))
-    root = _manifest(tmp_path, [[str(f), "swe-bench-pro", f.stem, "full", "false", "1", ""] for f in files])
+    for f in files:
+        shutil.copy(f, tmp_path / f.name)
+    root = _manifest(tmp_path, [[f.name, "swe-bench-pro", f.stem, "full", "false", "1", ""] for f in files])
     rs = ambiglib.read_lhaw(root)
     resolved = rs.runs.groupby("model")["passed"].agg(["sum", "count"])
     with capsys.disabled():

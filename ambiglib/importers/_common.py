@@ -3,22 +3,112 @@ canonical records with the native ``file:line`` they came from, and building the
 
 from __future__ import annotations
 
+import contextvars
 import csv
 import dataclasses
+import functools
 import json
+import os
+import re
+import stat
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
-from ..errors import FormatError, LoadError
+from ..errors import AmbiglibError, FormatError, LoadError
 from ..runlog import read_records
 from ..runset import RunSet, build_runset
+from ..schema import RecordError, reject_duplicate_keys
+
+T = TypeVar("T")
+
+#: The folder of the log being imported: every file read must lie inside it.
+_ROOT: contextvars.ContextVar[Path | None] = contextvars.ContextVar("ambiglib_import_root", default=None)
+
+
+@contextmanager
+def confined(root: Path) -> Iterator[None]:
+    """Keep every native file read while importing ``root`` inside it."""
+    token = _ROOT.set(Path(os.path.realpath(root if root.is_dir() else root.parent)))
+    try:
+        yield
+    finally:
+        _ROOT.reset(token)
+
+
+def inside(root: Path, relative: str, fld: str) -> Path:
+    """``root / relative`` for a path named inside a log, which must stay inside ``root``.
+
+    Absolute paths, ``..`` parts that leave the folder, and symlinks pointing out of it
+    are a :class:`RowError` on ``fld``; nothing outside the log is opened.
+    """
+    text = str(relative)
+    if not text or "\x00" in text:
+        raise RowError(fld, f"field '{fld}' must be a path inside {root} (got {text!r})")
+    if os.path.isabs(text) or re.match(r"^[A-Za-z]:[\\/]", text) or text.startswith("\\"):
+        raise RowError(fld, f"field '{fld}' must be a path relative to {root} (got the absolute path {text!r})")
+    target = root / text
+    real_root = os.path.realpath(root)
+    if os.path.commonpath([real_root, os.path.realpath(target)]) != real_root:
+        raise RowError(fld, f"field '{fld}' names {text!r}, which leads out of {root}")
+    return target
+
+
+def _regular(path: Path) -> bool:
+    """Whether a native file is there (False when absent); anything there that is not a regular
+    file inside the log being imported (a folder, a FIFO, a socket, a symlink out of the log or in
+    a loop) is a FormatError: reading it could hang, leak, or silently mean "absent"."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            real = Path(os.path.realpath(path, strict=True))
+        except (OSError, RuntimeError) as exc:
+            raise FormatError(f"{path}: a symlink that leads nowhere or in a loop") from exc
+        root = _ROOT.get()
+        if root is not None and os.path.commonpath([root, real]) != str(root):
+            raise FormatError(f"{path}: a symlink out of the log's folder {root} (to {real})")
+        st = os.stat(real)
+    if stat.S_ISREG(st.st_mode):
+        return True
+    kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "not a regular file"
+    raise FormatError(f"{path}: expected a file, found {kind}")
+
+
+def present(path: Path) -> bool:
+    """Whether an optional native file is present (see :func:`_regular` for what is an error)."""
+    return _regular(path)
+
+
+def _require(path: Path) -> None:
+    if not _regular(path):
+        raise FormatError(f"{path}: no such file")
+
+
+def _loads(text: str, path: Path) -> Any:
+    """``json.loads`` of a native file; keys named twice, numbers beyond what Python takes and
+    nesting that exhausts the stack are FormatErrors naming the file (and line)."""
+    try:
+        return json.loads(text, object_pairs_hook=reject_duplicate_keys)
+    except json.JSONDecodeError:
+        raise
+    except RecordError as exc:
+        raise FormatError(f"{path}: {exc.message} (a JSON object names a key once)") from exc
+    except RecursionError:
+        raise FormatError(f"{path}: not valid JSON (nested too deeply to read)") from None
+    except ValueError as exc:  # integers over sys.get_int_max_str_digits() digits
+        raise FormatError(f"{path}: not valid JSON ({exc})") from exc
 
 
 def read_json(path: Path) -> Any:
     """Parse a native JSON file; a clear FormatError names the file, line and column."""
+    _require(path)
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
@@ -26,13 +116,14 @@ def read_json(path: Path) -> Any:
     except OSError as exc:
         raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
     try:
-        return json.loads(text)
+        return _loads(text, path)
     except json.JSONDecodeError as exc:
         raise FormatError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, object) for each non-blank line of a native JSON Lines file."""
+    _require(path)
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -41,14 +132,24 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         if not line.strip():
             continue
         try:
-            yield lineno, json.loads(line)
+            obj = _loads(line, path)
         except json.JSONDecodeError as exc:
             raise FormatError(f"{path}:{lineno}: not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        except FormatError as exc:
+            raise FormatError(str(exc).replace(f"{path}:", f"{path}:{lineno}:", 1)) from exc
+        yield lineno, obj
 
 
-def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield (line number, row) of a native CSV; missing columns are a FormatError naming them."""
+def read_csv(path: Path, required: Sequence[str], *, rows_required: bool = True
+             ) -> Iterator[tuple[int, dict[str, str]]]:
+    """Yield (line number, row) of a native CSV.
+
+    A FormatError names the file and line of: missing columns, a row with more or fewer
+    cells than the header (a short row is not a row with empty cells), and, unless
+    ``rows_required`` is False, a CSV with a header and no rows.
+    """
     csv.field_size_limit(1 << 30)
+    _require(path)
     try:
         fh = open(path, newline="", encoding="utf-8")
     except OSError as exc:
@@ -65,11 +166,68 @@ def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[st
                 f"{path}:1: missing column(s) {', '.join(missing)}; expected {', '.join(required)}"
                 f" (found {', '.join(header) if header else 'no header'})"
             )
+        n_rows = 0
         try:
             for row in reader:
+                if None in row or None in row.values():
+                    found = len(header) + len(row.get(None) or ()) - sum(v is None for v in row.values())
+                    raise FormatError(f"{path}:{reader.line_num}: a row of {found} cell{'s' if found != 1 else ''};"
+                                      f" the header has {len(header)}")
+                n_rows += 1
                 yield reader.line_num, row
         except (csv.Error, UnicodeDecodeError) as exc:
             raise FormatError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
+        if rows_required and n_rows == 0:
+            raise FormatError(f"{path}: a header and no rows")
+
+
+#: What Python raises when a native file holds a value of a type or shape its harness never
+#: writes (a list where an object belongs, a string where a number does, a key that is
+#: missing, a number beyond range). An importer turns each into an error of ours.
+UNEXPECTED = (TypeError, KeyError, AttributeError, ValueError, OverflowError, IndexError, RecursionError,
+              UnicodeError)
+
+
+def unexpected(exc: BaseException) -> str:
+    """Describe a Python error raised by an unexpected native value, for a message."""
+    if isinstance(exc, KeyError):
+        return f"a required entry {exc.args[0]!r} is missing"
+    return f"a value of an unexpected type or shape ({type(exc).__name__}: {exc})"
+
+
+def guarded(root: Path, layout: str, read: Callable[[], T]) -> T:
+    """Run an importer on ``root``: files confined to it, and nothing but our errors out of it."""
+    try:
+        with confined(root):
+            return read()
+    except AmbiglibError:
+        raise
+    except OSError as exc:  # an unreadable folder, a file that vanished while being read
+        where = exc.filename or root
+        raise FormatError(f"{where}: cannot be read ({exc.strerror or exc})") from exc
+    except UNEXPECTED as exc:
+        raise FormatError(f"{root}: cannot be read as {layout}: {unexpected(exc)}") from exc
+
+
+def guard(layout: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Decorate an importer whose first argument is the path it reads (see :func:`guarded`)."""
+    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
+        @functools.wraps(fn)
+        def inner(path: Any, *args: Any, **kwargs: Any) -> T:
+            return guarded(Path(path), layout, lambda: fn(path, *args, **kwargs))
+        return inner
+    return wrap
+
+
+def strict_int(value: Any, fld: str, minimum: int | None = None) -> int:
+    """An integer cell written as digits only: ``1_0``, `` 3``, ``3.0``, ``inf`` are RowErrors."""
+    text = value.strip() if isinstance(value, str) else value
+    if isinstance(text, bool) or not (isinstance(text, int) or (isinstance(text, str) and re.fullmatch(r"-?[0-9]+", text))):
+        raise RowError(fld, f"field '{fld}' must be an integer written in digits (got {value!r})")
+    number = int(text)
+    if minimum is not None and number < minimum:
+        raise RowError(fld, f"field '{fld}' must be an integer >= {minimum} (got {value!r})")
+    return number
 
 
 class RowError(Exception):
@@ -114,6 +272,8 @@ class Collected:
             self.reject(file, line, exc.field, exc.message)
         except FormatError as exc:
             self.reject(file, line, None, f"cannot read {reading}: {exc}")
+        except UNEXPECTED as exc:  # a native value of a type or shape the harness never writes
+            self.reject(file, line, None, f"cannot read {reading}: {unexpected(exc)}")
 
 
 def finish(collected: Collected, root: Path, *, strict: bool, require_runs: bool = True

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
-from ._common import Collected, RowError, finish, read_json, read_jsonl
+from ._common import Collected, RowError, finish, guard, present, read_json, read_jsonl
 
 __all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout"]
 
@@ -117,11 +117,11 @@ def _track_of(run_dir: Path, variant: str, forced: str | None) -> str | None:
         return SUITES[variant]
     for slug_dir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
         grade = slug_dir / "_grade.json"
-        if (slug_dir / "_target_audit.json").is_file():
+        if present(slug_dir / "_target_audit.json"):
             return "target"
         if list(slug_dir.glob("_audit.*.json")):
             return "objective"
-        if grade.is_file():
+        if present(grade):
             data = read_json(grade)
             if isinstance(data, dict) and ("score_rpg" in data or "rpg_gt" in data):
                 return "target"
@@ -189,7 +189,7 @@ def _question(clarify: dict[str, Any], cond: dict[str, Any], suite: str) -> dict
 def _target_label(slug_dir: Path, meta: dict[str, Any]) -> list[dict[str, Any]]:
     """step 7's regex audit of the task's code, as a ``target`` label."""
     file = slug_dir / "_target_audit.json"
-    if not file.is_file():
+    if not present(file):
         return []
     audit = read_json(file)
     if not isinstance(audit, dict) or not isinstance(audit.get("label"), str):
@@ -204,7 +204,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
     meta = rec.pop("meta")
     clarify = None
     if cond["ask_tool"]:
-        if not files["_clarify.json"].is_file():
+        if not present(files["_clarify.json"]):
             raise RowError("_clarify.json", f"{slug_dir}: a clarify run's task folder must hold _clarify.json"
                            f" (found {', '.join(sorted(p.name for p in slug_dir.iterdir())) or 'nothing'})")
         clarify = read_json(files["_clarify.json"])
@@ -217,7 +217,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         for key in ("answerer_model", "answerer_error", "ask_timed_out", "ask_iters"):
             if clarify.get(key) not in (None, False, ""):
                 meta[key] = clarify[key]
-    source = files["_traj.json"] if files["_traj.json"].is_file() else files["_clarify.json"]
+    source = files["_traj.json"] if present(files["_traj.json"]) else files["_clarify.json"]
     if cond["protocol"] == "ask_only":
         cost, estimated = _cost(clarify.get("ask_cost") if clarify else None)
         rec.update(cost_usd=cost, duration_s=clarify.get("ask_time_sec") if clarify else None)
@@ -226,7 +226,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         rec["meta"] = meta
         return files["_clarify.json"], rec
 
-    if not files["_traj.json"].is_file():
+    if not present(files["_traj.json"]):
         raise RowError("_traj.json", f"{slug_dir}: the task folder must hold _traj.json (found"
                        f" {', '.join(sorted(p.name for p in slug_dir.iterdir())) or 'nothing'})")
     traj = read_json(files["_traj.json"])
@@ -243,7 +243,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         meta["cost_estimated"] = True
     rec.update(cost_usd=cost, duration_s=traj.get("elapsed_sec"), steps=traj.get("iterations"))
 
-    grade = read_json(files["_grade.json"]) if files["_grade.json"].is_file() else None
+    grade = read_json(files["_grade.json"]) if present(files["_grade.json"]) else None
     if grade is not None and not isinstance(grade, dict):
         raise RowError("_grade.json", f"{files['_grade.json']}: must be an object")
     meta["harness_score"] = grade.get("score_rpg" if suite == "target" else "score_norm_01") if grade else None
@@ -299,7 +299,7 @@ def _condition_from_files(run_dir: Path, runlog: list[tuple[int, Any]]) -> dict[
     for slug_dir in sorted(d for d in run_dir.iterdir() if d.is_dir() and not d.name.startswith("_")):
         for name in ("_traj.json", "_clarify.json"):
             file = slug_dir / name
-            if not file.is_file():
+            if not present(file):
                 continue
             data = read_json(file)
             if not isinstance(data, dict):
@@ -348,7 +348,7 @@ def _sibling_track(run_dir: Path) -> str | None:
 
 def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: dict[str, set[str]]) -> None:
     runlog = run_dir / "_runlog.jsonl"
-    entries: list[tuple[int, Any]] = list(read_jsonl(runlog)) if runlog.is_file() else []
+    entries: list[tuple[int, Any]] = list(read_jsonl(runlog)) if present(runlog) else []
     try:
         cond = parse_run_name(run_dir.name)
     except FormatError:
@@ -383,7 +383,7 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
     for slug, slug_dir in slug_dirs.items():
         status = last_status.get(slug, (None, None))[1]
         with out.row(slug_dir, None, "this task's files"):
-            if status in HARNESS_FAILURES and not (slug_dir / "_traj.json").is_file():
+            if status in HARNESS_FAILURES and not present(slug_dir / "_traj.json"):
                 source, rec = _failed_task(run_dir, slug_dir, cond, suite, status)
                 line = last_status[slug][0]
                 out.add(runlog, line, rec)
@@ -425,7 +425,7 @@ def _failed_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str
                        task_folder="empty" if not any(slug_dir.iterdir()) else
                        ", ".join(sorted(p.name for p in slug_dir.iterdir())))
     clarify_file = slug_dir / "_clarify.json"
-    if cond["ask_tool"] and clarify_file.is_file():  # asked before the solve phase failed: the question stands
+    if cond["ask_tool"] and present(clarify_file):  # asked before the solve phase failed: the question stands
         clarify = read_json(clarify_file)
         if isinstance(clarify, dict) and clarify.get("asked"):
             rec["questions"] = [_question(clarify, cond, suite)]
@@ -435,6 +435,7 @@ def _failed_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str
     return slug_dir, rec
 
 
+@guard("Ambig-DS results")
 def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,
                  strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Read Ambig-DS results (metric and target tracks) into a RunSet.

@@ -26,7 +26,7 @@ from typing import Any, Iterable
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
-from ._common import Collected, RowError, finish, read_csv, read_json
+from ._common import Collected, RowError, finish, guard, inside, present, read_csv, read_json
 
 __all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "registry_task_records",
            "ask_human_question", "invalid_pass_reason", "INVALID_REASONS"]
@@ -266,13 +266,13 @@ class _Logs:
 
     def read(self, file: Path) -> dict[str, Any]:
         if file not in self._cache:
-            self._cache[file] = _log_entries(read_json(file), file) if file.is_file() else {}
+            self._cache[file] = _log_entries(read_json(file), file) if present(file) else {}
         return self._cache[file]
 
     def files(self) -> list[Path]:
         top = self.run_dir / "ask_human_logs.json"
         per_pass = sorted(p for p in self.run_dir.glob("*/*/**/ask_human_logs.json") if p != top)
-        return ([top] if top.is_file() else []) + per_pass
+        return ([top] if present(top) else []) + per_pass
 
     def pooled(self) -> dict[str, list[_Entry]]:
         """Every logged question, by task, each once: the whole-run log, else the union of per-pass copies."""
@@ -317,7 +317,7 @@ class _Logs:
         # the Harbor variant writes one ask_human_metrics.json per trial, in the instance's folder
         for iid in ids:
             harbor = self.run_dir / model / mode / f"pass_{pass_num}" / iid / "ask_human_metrics.json"
-            if harbor.is_file():
+            if present(harbor):
                 data = read_json(harbor)
                 if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
                     raise FormatError(f"{harbor}: must be an object with 'questions'")
@@ -337,6 +337,9 @@ def _int(value: Any, fld: str, empty: int | None = None) -> int | None:
     if value in ("", None):
         return empty
     try:
+        # digits, or a float with nothing after the point (pandas writes 3.0); never 1_0 or inf
+        if isinstance(value, bool) or (isinstance(value, str) and not re.fullmatch(r"\s*-?[0-9]+(\.0*)?\s*", value)):
+            raise ValueError
         f = float(value)
         if f != int(f):
             raise ValueError
@@ -424,14 +427,14 @@ class _RunFolder:
         self.logs = _Logs(run_dir)
         cfg_file = run_dir / "batch_config.json"
         self.config: dict[str, Any] = {}
-        if cfg_file.is_file():
+        if present(cfg_file):
             cfg = read_json(cfg_file)
             if not isinstance(cfg, dict):
                 raise FormatError(f"{cfg_file}: must be an object (got {type(cfg).__name__})")
             self.config = cfg
         summary_file = run_dir / "public_metrics" / "summary_metrics.json"
         self.summary_meta: dict[str, Any] = {}
-        if summary_file.is_file():
+        if present(summary_file):
             s = read_json(summary_file)
             if isinstance(s, dict) and isinstance(s.get("metadata"), dict):
                 self.summary_meta = s["metadata"]
@@ -439,7 +442,7 @@ class _RunFolder:
         self.model_names = {model_safe(str(m)): str(m) for m in names if isinstance(m, str)}
         self.task_type = self.config.get("task_type") if self.config.get("task_type") in ("sql", "swe") else None
         self.csv = run_dir / "public_metrics" / "pass_level_metrics.csv"
-        self.writer = "run_hil_bench.py" if self.csv.is_file() else "hil CLI"
+        self.writer = "run_hil_bench.py" if present(self.csv) else "hil CLI"
         #: log entries no trajectory question matched, by the instance id they are logged under
         self.unmatched_log_entries: dict[str, int] = defaultdict(int)
 
@@ -460,7 +463,7 @@ class _RunFolder:
                     dirs = sorted((p for p in mode_dir.iterdir() if p.is_dir() and re.fullmatch(r"pass_\d+", p.name)),
                                   key=lambda p: int(p.name[5:]))
                 for d in dirs:
-                    if (d / "metrics.json").is_file() and (d / "preds.json").is_file():
+                    if present(d / "metrics.json") and present(d / "preds.json"):
                         out.append((model_dir.name, mode_dir.name, int(d.name[5:]) if d.name.startswith("pass_")
                                     else 1, d))
         return out
@@ -484,8 +487,8 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
             if mode not in MODES:
                 raise RowError("mode", f"mode folder {mode!r} is none of {', '.join(map(repr, MODES))}")
             own_log_file = pdir / "ask_human_logs.json"
-            own_log = folder.logs.read(own_log_file) if own_log_file.is_file() else {}
-            pass_hil = (metrics.get("hil_metrics") or {}) if not own_log_file.is_file() else {}
+            own_log = folder.logs.read(own_log_file) if present(own_log_file) else {}
+            pass_hil = (metrics.get("hil_metrics") or {}) if not present(own_log_file) else {}
             results = metrics.get("results") if isinstance(metrics.get("results"), dict) else {}
             raw_eval = metrics.get("raw_eval_results") if isinstance(metrics.get("raw_eval_results"), dict) else {}
             swe_results = raw_eval.get("results") if isinstance(raw_eval.get("results"), dict) else {}
@@ -503,7 +506,7 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                                        " (no task_type in batch_config.json, no public_sql_/public_swe_ name,"
                                        " no _sql/_swe run folder)")
                     traj_file = pdir / iid / f"{iid}.traj"
-                    traj = _read_traj(traj_file) if traj_file.is_file() else None
+                    traj = _read_traj(traj_file) if present(traj_file) else None
                     ts = traj.stats if traj else {}
                     if suite == "sql":
                         r = results.get(iid) if isinstance(results.get(iid), dict) else {}
@@ -535,9 +538,9 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     pred = preds[iid] if isinstance(preds[iid], dict) else {}
                     p.harness_row.update(
                         cost=_float(im.get("cost"), "cost"), runtime=_float(im.get("runtime"), "runtime"),
-                        patch=bool(str(pred.get("model_patch") or "").strip()), pass_log=own_log_file.is_file(),
+                        patch=bool(str(pred.get("model_patch") or "").strip()), pass_log=present(own_log_file),
                         log_questions=len(h.get("questions") or h.get("entries") or []) if h else None)
-                    if mode == "ask_human" and not own_log_file.is_file():
+                    if mode == "ask_human" and not present(own_log_file):
                         p.harness_row["pass_hil"] = {k: pass_hil.get(k) for k in CONSOLIDATED_HIL}
                     if status == "infra_error":
                         p.reason = "infra_error"
@@ -572,7 +575,7 @@ def _pad(folder: _RunFolder, passes: list[_Pass], csv_lines: dict) -> list[_Pass
 
 
 def _csv_line_index(folder: _RunFolder) -> dict[tuple[str, str, str, int], int]:
-    if not folder.csv.is_file():
+    if not present(folder.csv):
         return {}
     index = {}
     for line, row in read_csv(folder.csv, CSV_COLUMNS):
@@ -623,8 +626,8 @@ def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path]) -> lis
                              "total_num_blockers": _int(row["total_num_blockers"], "total_num_blockers"),
                              "precision": _float(row["precision"], "precision"),
                              "recall": _float(row["recall"], "recall"), "f1": _float(row["f1"], "f1")}
-            public = trajectories / mode / model / task / f"pass_{pass_num}_trajectory.json"
-            if public.is_file():
+            public = inside(trajectories, f"{mode}/{model}/{task}/pass_{pass_num}_trajectory.json", "model")
+            if present(public):
                 p.traj = _read_public_traj(public)
             if row["status"] == "infra_error":
                 p.reason = "infra_error"
@@ -824,7 +827,7 @@ def registry_task_records(path: Path) -> list[tuple[Path, dict[str, Any]]]:
             shared = file.parent.parent
             name, meta_file = shared.parent.name, shared / "metadata.json"
         m = re.match(r"^(sql|swe)_(\d+)$", name)
-        metadata = read_json(meta_file) if meta_file.is_file() else {}
+        metadata = read_json(meta_file) if present(meta_file) else {}
         if not isinstance(metadata, dict):
             raise FormatError(f"{meta_file}: task metadata must be an object (got {type(metadata).__name__})")
         task_id = metadata.get("hf_task_id") or (f"public_{name}" if m else None)
@@ -854,6 +857,7 @@ def registry_task_records(path: Path) -> list[tuple[Path, dict[str, Any]]]:
     return out
 
 
+@guard("HIL-Bench blocker registries")
 def read_hilbench_registries(path: str | os.PathLike[str], *, strict: bool = True
                              ) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Read HIL-Bench blocker registries alone, as task records (the RunSet has no runs)."""
@@ -866,6 +870,7 @@ def read_hilbench_registries(path: str | os.PathLike[str], *, strict: bool = Tru
 # ----------------------------------------------------------------------------- entry point
 
 
+@guard("HIL-Bench output")
 def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike[str] | None = None,
                   strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Read HIL-Bench output (``run_hil_bench.py`` or the ``hil sql|swe`` CLI) into a RunSet.

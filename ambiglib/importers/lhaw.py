@@ -16,7 +16,8 @@ from typing import Any
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
-from ._common import Collected, RowError, finish, read_csv, read_json, read_jsonl
+from ._common import (Collected, RowError, finish, guard, inside, present, read_csv, read_json, read_jsonl,
+                      strict_int)
 
 __all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "MANIFEST", "MANIFEST_COLUMNS"]
 
@@ -257,13 +258,10 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                                f" (got {row['harness']!r})")
             if row["spec"] not in ("full", "ambiguous"):
                 raise RowError("spec", f"field 'spec' must be 'full' or 'ambiguous' (got {row['spec']!r})")
-            try:
-                trial = int(row["trial"])
-            except ValueError:
-                raise RowError("trial", f"field 'trial' must be an integer (got {row['trial']!r})") from None
+            trial = strict_int(row["trial"], "trial", minimum=1)
             ask_tool = _bool(row["ask_tool"])
-            file = Path(row["path"]) if Path(row["path"]).is_absolute() else root / row["path"]
-            if not file.is_file():
+            file = inside(root, row["path"], "path")
+            if not present(file):
                 raise RowError("path", f"field 'path' names a file that does not exist: {file}")
             suite = suite_of[harness]
             variant_id = (row.get("variant_id") or "").strip() or None
@@ -280,6 +278,9 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
             if (row.get("policy") or "").strip():
                 base["policy"] = row["policy"].strip()
             if variant_id:
+                if task_of and variant_id not in task_of and variant_id not in variant_of:
+                    raise RowError("variant_id", f"field 'variant_id' {variant_id!r} names no variant or task of"
+                                   f" {suite} in the variants file ({len(task_of)} variants)")
                 base["variant_id"] = variant_id
                 base["task_id"] = task_of.get(variant_id, variant_id)
             if harness == "tac":
@@ -293,11 +294,15 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                 completion = (row.get("completion") or "").strip()
                 completion_path = None
                 if completion:
-                    completion_path = Path(completion) if Path(completion).is_absolute() else root / completion
+                    completion_path = inside(root, completion, "completion")
                 records = _mcp_atlas(file, base, completion_path, threshold)
+            if not records:
+                raise RowError("variant_id" if variant_id else "path",
+                               f"no result in {file} belongs to this row"
+                               + (f" (variant_id {variant_id!r})" if variant_id else ""))
             trajectory = (row.get("trajectory") or "").strip()
             if trajectory and ask_tool:
-                traj_file = Path(trajectory) if Path(trajectory).is_absolute() else root / trajectory
+                traj_file = inside(root, trajectory, "trajectory")
                 questions, malformed = _questions(read_json(traj_file), str(traj_file))
                 for _, rec in records:
                     rec["questions"] = questions
@@ -322,6 +327,7 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                 out.add(manifest, line, rec)
 
 
+@guard("LHAW results named by a manifest")
 def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] | None = None,
               pass_threshold: float = MCP_PASS_THRESHOLD, strict: bool = True,
               quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
@@ -353,7 +359,7 @@ def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] 
     out = Collected("LHAW manifest")
     if variants is None:
         for name in ("variants.json", "variants.jsonl"):
-            if (manifest.parent / name).is_file():
+            if present(manifest.parent / name):
                 variants = manifest.parent / name
     by_task = lhaw_task_records(Path(variants), out) if variants is not None else {}
     _read_manifest(manifest, out, by_task, pass_threshold)
@@ -378,6 +384,7 @@ def is_mcp_atlas_results(path: Path) -> bool:
     return bool(_scored_files(path))
 
 
+@guard("MCP-Atlas results")
 def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_PASS_THRESHOLD,
                    strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Read MCP-Atlas (LHAW ``ask_user`` branch) scored CSVs without a manifest.
