@@ -216,16 +216,19 @@ def _damaged(file: Path, undo: Callable[[], None]) -> bool:
 
 
 def _shape(obj: Any) -> Any:
-    """Structure and types of a parsed file, without the values of its scalars."""
-    if isinstance(obj, dict):
-        return {k: _shape(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_shape(v) for v in obj]
-    if isinstance(obj, bool):
-        return "bool"
-    if isinstance(obj, (int, float)):
-        return "number" if obj == obj and abs(obj) != float("inf") else "nonfinite"
-    return type(obj).__name__
+    """The structure of a parsed file: objects and lists and how many items each holds, with
+    neither key names nor scalar values (an edit of either is a change of data, which the
+    importer must take as written or refuse; damage is what breaks the structure)."""
+    import hashlib
+
+    if isinstance(obj, (dict, list)):  # a digest per level keeps the work linear in the nesting
+        # an object: the kinds of value it holds (a key dropped or renamed is an edit); a list: its items
+        parts = sorted(set(map(_shape, obj.values()))) if isinstance(obj, dict) else list(map(_shape, obj))
+        text = ("{" if isinstance(obj, dict) else "[") + ",".join(parts)
+        return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+    if isinstance(obj, float) and (obj != obj or abs(obj) == float("inf")):
+        return "nonfinite"
+    return "scalar"
 
 
 def mutate_gzip(rng: random.Random, file: Path) -> Mutation:
@@ -257,6 +260,7 @@ def mutate_fs(rng: random.Random, file: Path, root: Path) -> Mutation:
     undo = _snapshot(file)
     kind = rng.choice(["delete", "dir", "fifo", "symlink-out", "symlink-self", "empty"])
     file.unlink()
+    corrupting = kind != "delete"  # an optional file may be absent: that alone is not damage
     if kind == "dir":
         file.mkdir()
     elif kind == "fifo":
@@ -268,7 +272,7 @@ def mutate_fs(rng: random.Random, file: Path, root: Path) -> Mutation:
         file.symlink_to(file)
     elif kind == "empty":
         file.write_bytes(b"")
-    return Mutation("fs-" + kind, file, "", undo=undo)
+    return Mutation("fs-" + kind, file, "", corrupting=corrupting, undo=undo)
 
 
 # ----------------------------------------------------------------------------- Parquet values

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from ..errors import AmbiglibError, FormatError, LoadError
-from ..runlog import read_records
+from ..runlog import _finite_float, _no_constant, read_records
 from ..runset import RunSet, build_runset
 from ..schema import RecordError, reject_duplicate_keys
 
@@ -92,10 +92,12 @@ def _require(path: Path) -> None:
 
 
 def _loads(text: str, path: Path) -> Any:
-    """``json.loads`` of a native file; keys named twice, numbers beyond what Python takes and
-    nesting that exhausts the stack are FormatErrors naming the file (and line)."""
+    """``json.loads`` of a native file; keys named twice, NaN and Infinity (not JSON, and never
+    written by the harnesses' released output), numbers beyond a float or beyond what Python
+    takes, and nesting that exhausts the stack are FormatErrors naming the file (and line)."""
     try:
-        return json.loads(text, object_pairs_hook=reject_duplicate_keys)
+        return json.loads(text, object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
+                          parse_float=_finite_float)
     except json.JSONDecodeError:
         raise
     except RecordError as exc:
