@@ -73,8 +73,9 @@ def _work(rs: RunSet) -> pd.DataFrame:
     out["trial"] = r["trial"].to_numpy(dtype=np.int64)
     # invalid and timeout runs score 0 (Ambig-DS §5.1), even where the harness left it null
     out["score"] = np.where(failed & np.isnan(score), 0.0, score)
-    passed = r["passed"].to_numpy(dtype=float, na_value=np.nan)
-    out["passed"] = np.where(np.isnan(passed), 0.0, passed)
+    # null where the benchmark does not say (Ambig-DS runs have scores, not verdicts): such a run is
+    # no trial of pass@k, never a failure
+    out["passed"] = r["passed"].to_numpy(dtype=float, na_value=np.nan)
     out["n_questions"] = r["n_questions"].to_numpy(dtype=np.int64)
     out["error"] = status == "error"
     return out
@@ -345,12 +346,18 @@ def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, po
         if pooling == "micro":
             p = _ratio(t[num_p], t["n_questions"], 0.0)
             r = _ratio(t["d_recall"], t["b_recall"], 0.0)
-            return {"precision": p, "recall": r, "ask_f1": _f1(p, r)}
-        return {"precision": _ratio(t["p_sum"], t["asking"], 0.0), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
-                "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
+            out = {"precision": p, "recall": r, "ask_f1": _f1(p, r)}
+        else:
+            out = {"precision": _ratio(t["p_sum"], t["asking"], 0.0), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
+                   "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
+        # the harness's 0 for "no questions" is about runs that could have asked; a group
+        # with no (non-error) run at all has no value, not 0
+        none = np.asarray(t["n_scored"], dtype=float) == 0
+        return {k: np.where(none, np.nan, v) for k, v in out.items()}
 
     additive = ["n_questions", "n_relevant", "n_discovered", "b_recall", "d_recall", "asking", "in_recall",
-                "p_sum", "r_sum", "f_sum"]
+                "p_sum", "r_sum", "f_sum", "n_scored"]
+    runs["n_scored"] = 1
     runs[["asking", "in_recall"]] = runs[["asking", "in_recall"]].astype(int)
     return runs, additive, stat, excluded, by
 
@@ -447,15 +454,16 @@ def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
 def _per_unit_pass(runs: pd.DataFrame, unit: list[str], k: int, estimator: str) -> pd.DataFrame:
     """Per unit (a variant under one condition): trials, successes, pass@k (NaN if < k trials)."""
     if estimator == "first_k":
-        runs = runs.sort_values([*unit, "trial"])
-        first = runs.groupby(unit, sort=False, dropna=False).head(k)
+        known = runs[runs["passed"].notna()].sort_values([*unit, "trial"])
+        first = known.groupby(unit, sort=False, dropna=False).head(k)
         g = first.groupby(unit, sort=True, dropna=False)
-        out = pd.DataFrame({"n": runs.groupby(unit, sort=True, dropna=False).size(),
+        out = pd.DataFrame({"n": runs.groupby(unit, sort=True, dropna=False)["passed"].count(),
                             "c": g["passed"].sum(), "first": g["passed"].max()})
+        out[["c"]] = out[["c"]].fillna(0)
         out["pass_at_k"] = np.where(out["n"] >= k, out["first"], np.nan)
         return out.drop(columns="first").reset_index()
     g = runs.groupby(unit, sort=True, dropna=False)
-    out = pd.DataFrame({"n": g.size(), "c": g["passed"].sum()})
+    out = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum()})
     n, c = out["n"].to_numpy(int), out["c"].to_numpy(int)
     out["pass_at_k"] = np.where(n >= k, _pass_at_k_unbiased(n, c, k), np.nan)
     return out.reset_index()
@@ -757,7 +765,7 @@ def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
         if isinstance(cp, (list, np.ndarray)) and len(cp):
             states.append(tuple(float(c["result"]) for c in cp))
         else:
-            states.append(("passed", bool(passed)))
+            states.append(("passed", None if passed != passed else bool(passed)))
     runs = runs.assign(_state=states)
     keys = ["suite", "model", "variant_id"]
     g = runs.groupby(keys, sort=True)

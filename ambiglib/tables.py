@@ -917,7 +917,9 @@ def _ask_diagnostics(cell: RunSet, kind: str, silent: str) -> pd.DataFrame:
     label = runs["run_id"].astype(object).map(votes.set_index("run_id")["label"])
     asked = runs["n_questions"].to_numpy(dtype=int) > 0
     work = pd.DataFrame({k: runs[k].astype(str).to_numpy() for k in keys})
-    work["label"] = label.where(asked, silent).fillna("tie").to_numpy()  # a tied judge vote
+    judged = runs["run_id"].isin(cell.labels.loc[cell.labels["facet"] == kind, "run_id"]).to_numpy(dtype=bool)
+    # an asking run without a label of this facet is "unlabeled"; with labels but no majority, a "tie"
+    work["label"] = label.where(asked, silent).fillna("tie").where(~asked | judged, "unlabeled").to_numpy()
     shares = work.groupby(keys)["label"].value_counts(normalize=True).rename("share").reset_index()
     wide = shares.pivot(index=keys, columns="label", values="share").fillna(0.0)
     wide.insert(0, "n_runs", work.groupby(keys).size())
@@ -1017,6 +1019,10 @@ def composition(rs: RunSet) -> pd.DataFrame:
         ``n_models, n_runs``.
     """
     runs = rs.runs.astype({c: object for c in ("benchmark", "suite", "task_id", "variant_id", "spec", "model")})
+    if len(runs) == 0:
+        out = pd.DataFrame(columns=["benchmark", "suite", "n_tasks", "n_instances", "n_models", "n_runs"])
+        out.attrs["note"] = "no runs in this selection"
+        return out
     g = runs.groupby(["benchmark", "suite"])
     return pd.DataFrame({
         "n_tasks": g["task_id"].nunique(),

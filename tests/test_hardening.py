@@ -269,3 +269,62 @@ def test_parquet_written_then_read_is_identical(tmp_path):
     assert errors == []
     for name in ("runs", "questions", "labels", "tasks", "blockers"):
         assert getattr(back, name).equals(getattr(rs, name)), name
+
+
+# ----------------------------------------------------------------------------- degenerate but valid data
+
+
+def _runs(records):
+    return ambiglib.RunSet.from_records(records)
+
+
+def test_ask_diagnostics_when_every_run_asked_and_none_is_labelled():
+    """It raised KeyError when every run in a cell asked (the Ambig-DS calibration notebook on real data)."""
+    from ambiglib import tables
+
+    recs = [{"benchmark": "ambig-ds", "suite": "target", "task_id": f"t{i}", "model": "m", "spec": "full",
+             "ask_tool": True, "policy": "permissive", "protocol": "ask_only", "questions": [{"text": "which?"}],
+             "labels": [{"facet": "over_ask", "label": "unnecessary", "call": c} for c in (1, 2, 3)] if i else []}
+            for i in range(3)]
+    out = tables.ask_diagnostics(_runs(recs))
+    row = out.iloc[0]
+    assert row["n_runs"] == 3 and row["correct_silent"] == 0.0
+    assert row["unnecessary"] == pytest.approx(2 / 3) and row["unlabeled"] == pytest.approx(1 / 3)
+
+
+def test_composition_of_an_empty_selection_is_an_empty_table_with_a_note():
+    from ambiglib import tables
+
+    out = tables.composition(ambiglib.load(EXAMPLE).filter(model="nobody"))
+    assert len(out) == 0 and "no runs" in out.attrs["note"]
+
+
+def test_pass_at_k_does_not_count_an_unknown_verdict_as_a_failure():
+    """A null `passed` counted as a failure: every Ambig-DS model got pass@1 = 0.0."""
+    from ambiglib import metrics
+
+    base = {"benchmark": "b", "suite": "s", "task_id": "t", "model": "m", "spec": "full", "ask_tool": False}
+    rs = _runs([{**base, "trial": 1, "passed": True}, {**base, "trial": 2}, {**base, "trial": 3, "passed": False},
+                {**base, "task_id": "u", "trial": 1}])
+    out = metrics.pass_at_k(rs, k=1).iloc[0]
+    assert out["n_tasks"] == 1 and out["pass_at_k"] == pytest.approx(0.5)  # task t: 1 of 2 known; u: no trial
+    first = metrics.pass_at_k(rs, k=2, estimator="first_k").iloc[0]
+    assert first["n_tasks"] == 1 and first["pass_at_k"] == 1.0
+    ad = ambiglib.load(EXAMPLE / "ambig-ds.jsonl")
+    by = ["suite", "model", "spec", "ask_tool", "policy", "protocol"]
+    table = metrics.pass_at_k(ad, k=1, by=by)
+    assert table["pass_at_k"].isna().all() and (table["n_tasks"] == 0).all()
+
+
+def test_ask_f1_of_a_group_whose_every_run_errored_is_nan_not_zero():
+    import dataclasses
+
+    from ambiglib import metrics
+
+    hb = ambiglib.load(EXAMPLE / "hil-bench.jsonl")
+    errored = dataclasses.replace(hb, runs=hb.runs.assign(status="error"))
+    out = metrics.ask_f1(errored)
+    assert (out["n_runs"] == 0).all() and (out["n_excluded"] > 0).all()
+    assert out[["precision", "recall", "ask_f1"]].isna().all().all()
+    ok = metrics.ask_f1(hb)
+    assert ok[["precision", "recall", "ask_f1"]].notna().all().all()
