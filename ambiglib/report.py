@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .errors import AmbiglibError, LoadError
@@ -102,10 +103,10 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     plain = table.reset_index(drop=True)
-    plain.to_csv(out / f"{name}.csv", index=False)
-    shown = plain.astype({c: "float64" for c in plain.columns if _is_float(plain[c])})
+    csv_safe(plain).to_csv(out / f"{name}.csv", index=False)
+    shown = _as_text_cells(plain.astype({c: "float64" for c in plain.columns if _is_float(plain[c])}))
     # tabulate prints its missing value only for None, not for NaN
-    as_md = shown.astype(object).where(shown.notna(), None)
+    as_md = markdown_safe(shown).astype(object).where(shown.notna().to_numpy(), None)
     (out / f"{name}.md").write_text(as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n",
                                     encoding="utf-8")
     styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
@@ -116,6 +117,66 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     if caption:
         (out / f"{name}.caption.txt").write_text(caption, encoding="utf-8")
     return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+# ----------------------------------------------------------------------------- untrusted text in every rendering
+#
+# Model, policy, label and category names come from logs, which are untrusted: every value we
+# render is escaped for its format. Cells holding lists or objects are first made text, so that
+# the format's escaping applies to them too.
+
+
+def _as_text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with list, tuple, array and dict cells turned into their JSON text."""
+    out = frame.copy()
+    for c in out.columns:
+        col = out[c]
+        if col.dtype == object or isinstance(col.dtype, pd.ArrowDtype) and not pd.api.types.is_numeric_dtype(col):
+            values = col.astype(object)
+            nested = values.map(lambda v: isinstance(v, (list, tuple, dict, np.ndarray)))
+            if nested.any():
+                out[c] = values.map(lambda v: json.dumps(v.tolist() if isinstance(v, np.ndarray) else v,
+                                                         ensure_ascii=False, default=str)
+                                    if isinstance(v, (list, tuple, dict, np.ndarray)) else v)
+    return out
+
+
+#: What a spreadsheet reads as the start of a formula (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with text cells that a spreadsheet would run as a formula prefixed by ``'``.
+
+    Only text cells: numbers, negative ones included, stay numbers.
+    """
+    out = _as_text_cells(frame)
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        values = col.astype(object)
+        risky = values.map(lambda v: isinstance(v, str) and v.startswith(_FORMULA_START))
+        if risky.any():
+            out[c] = values.where(~risky, "'" + values.astype(str))
+    return out
+
+
+def _markdown_cell(value: Any) -> Any:
+    """A text cell safe in a Markdown table: HTML escaped, pipes and line breaks neutralised."""
+    if not isinstance(value, str):
+        return value
+    return html.escape(value, quote=False).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every text cell and column name safe in a Markdown table."""
+    out = _as_text_cells(frame)
+    out.columns = [_markdown_cell(str(c)) for c in out.columns]
+    for c in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[c]):
+            out[c] = out[c].astype(object).map(_markdown_cell)
+    return out
 
 
 _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -167,7 +228,7 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         _note_file(out_dir, name, note, caption, "table")
         return HTML(f"<p><em>{html.escape(note)}</em></p>")
     save_table(table, name, out_dir, caption=caption, precision=precision)
-    shown = _counts_as_integers(table.reset_index(drop=True))
+    shown = _as_text_cells(_counts_as_integers(table.reset_index(drop=True)))
     styler = shown.style.format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
     return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>")
@@ -214,13 +275,13 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = runset.summary()
-    summary.to_csv(out / "summary.csv", index=False)
-    errors_frame(errors).to_csv(out / "rejected.csv", index=False)
+    csv_safe(summary).to_csv(out / "summary.csv", index=False)
+    csv_safe(errors_frame(errors)).to_csv(out / "rejected.csv", index=False)
     runs_frame = runset.runs
     lines = [
         "# ambiglib run-log summary",
         "",
-        f"Run log: `{runs}`",
+        f"Run log: `{str(runs).replace('`', '')}`",
         "",
         f"- runs: {len(runs_frame)} ({int((runs_frame['status'] == 'error').sum())} with status `error`,"
         " kept here and excluded by the metrics)",
@@ -229,11 +290,11 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         f"- rejected records: {len(errors)} (all listed in `rejected.csv`)",
     ]
     for reason, n in sorted(runset.skipped.items()):
-        lines.append(f"- not a run, counted and left out: {n} × {reason}")
+        lines.append(f"- not a run, counted and left out: {n} × {_markdown_cell(reason)}")
     lines.append("")
     if errors:
         lines += ["## Rejected records", ""]
-        lines += [f"- {e.message}" for e in errors[:20]]
+        lines += [f"- {_markdown_cell(e.message)}" for e in errors[:20]]
         if len(errors) > 20:
             lines.append(f"- ... and {len(errors) - 20} more in `rejected.csv`")
         lines.append("")
@@ -243,7 +304,8 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         "`n_asked`: runs with at least one question. `mean_score`: the mean over runs whose status is"
         " not `error`, with `invalid` and `timeout` runs scoring 0 (Ambig-DS §5.1); empty for ask-only runs.",
         "",
-        summary.astype({"mean_score": "float64"}).to_markdown(index=False, floatfmt=".3f", missingval="–"),
+        markdown_safe(summary.astype({"mean_score": "float64"})).to_markdown(index=False, floatfmt=".3f",
+                                                                            missingval="–"),
         "",
     ]
     path = out / "summary.md"

@@ -328,3 +328,65 @@ def test_ask_f1_of_a_group_whose_every_run_errored_is_nan_not_zero():
     assert out[["precision", "recall", "ask_f1"]].isna().all().all()
     ok = metrics.ask_f1(hb)
     assert ok[["precision", "recall", "ask_f1"]].notna().all().all()
+
+
+# ----------------------------------------------------------------------------- untrusted text in what we render
+
+HOSTILE = "m<img src=x onerror=alert(1)>|$\\&_#"
+
+
+def _hostile_table():
+    import pandas as pd
+
+    return pd.DataFrame({"model": [HOSTILE, "=HYPERLINK(\"http://x\")", "-2+3", "ok"],
+                         "labels": [["<script>1</script>"], ["a|b"], [], ["c"]],
+                         "score": [-0.5, 0.25, -1.0, 1.0], "n_runs": [1, 2, 3, 4]})
+
+
+def test_show_table_escapes_every_cell_including_list_cells(tmp_path):
+    """Model, policy, label and category names reached the notebooks' HTML unescaped."""
+    from ambiglib.report import show_table
+
+    shown = show_table(_hostile_table(), "t", tmp_path).data
+    assert "<img" not in shown and "<script>" not in shown
+    assert "&lt;img src=x onerror=alert(1)&gt;" in shown and "&lt;script&gt;" in shown
+
+
+def test_saved_tables_escape_markdown_and_latex_and_neutralise_csv_formulas(tmp_path):
+    import csv
+
+    from ambiglib.report import save_table
+
+    save_table(_hostile_table(), "t", tmp_path, caption="a_b & c")
+    md = (tmp_path / "t.md").read_text()
+    assert "<img" not in md and "<script>" not in md and "&lt;img" in md
+    body = [line for line in md.splitlines()[2:]]
+    assert all(line.count(" | ") == 3 for line in body)  # a '|' in a cell does not make a column
+    tex = (tmp_path / "t.tex").read_text()
+    assert r"\$" in tex and r"\&" in tex and r"\_" in tex and r"\#" in tex
+    rows = list(csv.DictReader(open(tmp_path / "t.csv", newline="")))
+    assert rows[0]["model"] == HOSTILE
+    assert rows[1]["model"] == "'=HYPERLINK(\"http://x\")" and rows[2]["model"] == "'-2+3"
+    assert [r["score"] for r in rows] == ["-0.5", "0.25", "-1.0", "1.0"]  # numbers stay numbers
+
+
+def test_summary_files_escape_untrusted_names(tmp_path):
+    from ambiglib.report import write_summary
+
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps(_run(model="=cmd|' /C calc'!A0<b>")) + "\n" + "{broken\n")
+    write_summary(log, tmp_path / "out", quiet=True)
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "<b>" not in md and "&lt;b&gt;" in md
+    assert "'=cmd" in (tmp_path / "out" / "summary.csv").read_text()
+
+
+def test_a_params_key_that_is_not_a_declared_parameter_is_refused_before_anything_runs(tmp_path):
+    """papermill writes parameter names raw into the injected cell: a key with a newline ran code."""
+    from ambiglib.report import ReportError, run_report
+
+    params = tmp_path / "p.yaml"
+    params.write_text('"x = 1\\nimport os; os.system(\'touch PWNED\')\\ny": 2\n')
+    with pytest.raises(ReportError, match=r"unknown parameter .x = 1\\nimport os"):
+        run_report(EXAMPLE, tmp_path / "out", params_file=params)
+    assert not (tmp_path / "out").exists() and not Path("PWNED").exists()
