@@ -42,14 +42,26 @@ def _progress(quiet: bool):
 
 
 def _report(args: argparse.Namespace) -> int:
+    import signal
+
+    def terminated(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # unwinds through run_report, which stops its workers and cleans up
+
+    previous = signal.signal(signal.SIGTERM, terminated)
     progress, close = _progress(args.quiet)
     try:
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress)
-    except ReportError as exc:
+    except (ReportError, AmbiglibError) as exc:
         close()
         print(f"ambiglib report: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        close()
+        print(f"ambiglib report: interrupted; {args.out} is as it was before this run", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     close()
     print(f"wrote {index}")
     return 0

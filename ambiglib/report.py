@@ -537,9 +537,23 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     if not runs.exists():
         raise ReportError(f"--runs {runs}: no such file or folder")
     out = Path(out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    write_summary(runs, out, quiet=True)
+    try:
+        with _ReportFolder(out) as folder:
+            assert folder.work is not None
+            _, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs, progress,
+                                      nb_dir)
+            folder.commit()
+    except OSError as exc:  # a read-only or full --out, a folder that vanished
+        raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
+    if failed:
+        raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
+    return out / "index.html"
 
+
+def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
+                  jobs: int, progress: Callable | None, nb_dir: Path) -> tuple[Path, list[NotebookResult]]:
+    """Run the notebooks into ``out`` (the report's private work folder) and write its index."""
+    write_summary(runs, out, quiet=True)
     started = time.perf_counter()
     jobs_args = []
     for path in paths:
@@ -550,21 +564,127 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         jobs_args.append((path, out, params, os.getcwd()))
     # one process per running notebook: papermill's working-directory switch cannot race
     results: dict[str, NotebookResult] = {}
-    with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_die_with_parent)
+    try:
         futures = [pool.submit(_run_one, *a) for a in jobs_args]
         for future in as_completed(futures):
             result = future.result()
             results[result.name] = result
             if progress is not None:
                 progress(len(results), len(paths), result)
+    except BaseException:  # Ctrl-C, SIGTERM, a crash: stop every worker (and with it its kernel) now
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
     ordered = [results[p.stem] for p in paths]
     wall = time.perf_counter() - started
     _collect(out, ordered)
     index = _write_index(out, ordered, runs, wall, nb_dir)
-    failed = [r for r in ordered if r.error]
-    if failed:
-        raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
-    return index
+    return index, [r for r in ordered if r.error]
+
+
+def _die_with_parent() -> None:
+    """In a report worker: end when the report's process ends, however it ends.
+
+    On Linux the kernel sends this process SIGTERM when its parent dies (even by
+    SIGKILL); SIGTERM raises SystemExit, so papermill shuts the notebook's kernel down
+    on the way out. Elsewhere, the parent's own handler stops the workers.
+    """
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the signal was asked for
+        raise SystemExit(1)
+
+
+class _ReportFolder:
+    """A report is built in a private folder beside ``--out`` and moved into place whole.
+
+    * Only one report writes a given ``--out`` at a time: a second one is refused (an
+      advisory lock held for the whole run, released by the system even if the process
+      is killed).
+    * Until the report is complete, ``--out`` keeps what it held (an older report, or
+      nothing); an interrupted or failed run leaves no trace.
+    * An existing ``--out`` that is not an ambiglib report (no ``manifest.json`` of ours)
+      is never replaced.
+    """
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.work: Path | None = None
+        self._lock: Any = None
+
+    def __enter__(self) -> "_ReportFolder":
+        import fcntl
+        import tempfile
+
+        out = self.out
+        if out.exists() and not out.is_dir():
+            raise ReportError(f"--out {out}: exists and is not a folder")
+        if out.is_dir() and any(out.iterdir()) and not _is_report(out):
+            raise ReportError(f"--out {out}: holds files that are not an ambiglib report; choose a new or empty"
+                              " folder (a report replaces its --out whole)")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        lock_path = out.parent / f".{out.name}.ambiglib-lock"
+        self._lock = open(lock_path, "a+")
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.seek(0)
+            holder = self._lock.read().strip() or "another process"
+            self._lock.close()
+            raise ReportError(f"--out {out}: another ambiglib report is writing it ({holder});"
+                              " wait for it to finish or choose another --out") from None
+        self._lock.seek(0)
+        self._lock.truncate()
+        self._lock.write(f"pid {os.getpid()}")
+        self._lock.flush()
+        self.work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+        return self
+
+    def commit(self) -> None:
+        """Put the finished report in place of ``--out``."""
+        import shutil
+
+        assert self.work is not None
+        old = None
+        if self.out.exists():
+            old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
+            os.replace(self.out, old)
+        os.replace(self.work, self.out)
+        self.work = None
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def __exit__(self, *exc: Any) -> None:
+        import shutil
+
+        if self.work is not None:
+            shutil.rmtree(self.work, ignore_errors=True)
+        if self._lock is not None and not self._lock.closed:
+            self._lock.close()  # releases the lock; the empty lock file stays, harmless
+        return None
+
+
+def _is_report(folder: Path) -> bool:
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "notebooks" in manifest and "runs" in manifest
 
 
 def _collect(out: Path, results: list[NotebookResult]) -> None:

@@ -390,3 +390,115 @@ def test_a_params_key_that_is_not_a_declared_parameter_is_refused_before_anythin
     with pytest.raises(ReportError, match=r"unknown parameter .x = 1\\nimport os"):
         run_report(EXAMPLE, tmp_path / "out", params_file=params)
     assert not (tmp_path / "out").exists() and not Path("PWNED").exists()
+
+
+# ----------------------------------------------------------------------------- faults during a report
+
+import os  # noqa: E402
+import signal  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+
+def _descendants(pid: int) -> set[int]:
+    out = subprocess.run(["ps", "-eo", "pid=,ppid="], capture_output=True, text=True).stdout.split("\n")
+    children: dict[int, list[int]] = {}
+    for line in out:
+        if line.strip():
+            p, pp = map(int, line.split())
+            children.setdefault(pp, []).append(p)
+    found, stack = set(), [pid]
+    while stack:
+        for c in children.get(stack.pop(), []):
+            found.add(c)
+            stack.append(c)
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/stat") as fh:
+                if fh.read().split()[2] != "Z":
+                    alive.add(p)
+        except OSError:
+            pass
+    return alive
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and relies on PR_SET_PDEATHSIG")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_a_killed_report_leaves_no_workers_and_no_partial_output(tmp_path, sig):
+    """SIGTERM or SIGKILL orphaned the workers, which kept writing into --out."""
+    out = tmp_path / "report"
+    proc = subprocess.Popen([sys.executable, "-m", "ambiglib", "report", "-q", "--runs", str(EXAMPLE), "--out",
+                             str(out), "--notebooks", "quickstart", "hilbench_dataset"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    workers: set[int] = set()
+    while time.time() < deadline and len(workers) < 3:  # two workers and at least one kernel
+        time.sleep(0.5)
+        workers = _descendants(proc.pid)
+    assert workers, "the report started no workers"
+    proc.send_signal(sig)
+    _, stderr = proc.communicate(timeout=60)
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 130
+        assert stderr.strip().splitlines() == [f"ambiglib report: interrupted; {out} is as it was before this run"]
+    for _ in range(60):
+        if not _alive(workers):
+            break
+        time.sleep(0.5)
+    assert not _alive(workers), f"still running after the report died: {_alive(workers)}"
+    time.sleep(1)
+    assert not out.exists()
+    if sig == signal.SIGTERM:  # a SIGKILLed run cannot clean up its private work folder; it never becomes --out
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report.building-")]
+
+
+def test_a_second_report_into_a_folder_in_use_is_refused(tmp_path):
+    import fcntl
+
+    from ambiglib.report import ReportError, run_report
+
+    out = tmp_path / "report"
+    with open(tmp_path / ".report.ambiglib-lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.write("pid 4242")
+        lock.flush()
+        with pytest.raises(ReportError, match=r"another ambiglib report is writing it \(pid 4242\)"):
+            run_report(EXAMPLE, out, notebooks=["quickstart"])
+    assert not out.exists()
+
+
+def test_a_folder_that_is_not_a_report_is_never_replaced(tmp_path):
+    from ambiglib.report import ReportError, run_report
+
+    (tmp_path / "thesis.tex").write_text("years of work")
+    with pytest.raises(ReportError, match="holds files that are not an ambiglib report"):
+        run_report(EXAMPLE, tmp_path, notebooks=["quickstart"])
+    assert (tmp_path / "thesis.tex").read_text() == "years of work"
+
+
+def test_an_unwritable_out_is_one_line_and_a_nonzero_exit(tmp_path):
+    (tmp_path / "file").write_text("x")
+    proc = subprocess.run([sys.executable, "-m", "ambiglib", "report", "-q", "--runs", str(EXAMPLE), "--out",
+                           str(tmp_path / "file" / "report"), "--notebooks", "quickstart"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ambiglib report: ") and "cannot be written" in lines[0]
+
+
+def test_a_report_replaces_an_older_report_whole(tmp_path):
+    from ambiglib.report import run_report
+
+    out = tmp_path / "report"
+    run_report(EXAMPLE, out, notebooks=["quickstart", "hilbench_dataset"])
+    assert (out / "hilbench_dataset.html").is_file()
+    run_report(EXAMPLE, out, notebooks=["quickstart"])
+    assert not (out / "hilbench_dataset.html").exists()  # nothing of the older run is left beside the new one
+    assert [n["notebook"] for n in json.loads((out / "manifest.json").read_text())["notebooks"]] == ["quickstart"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".report.ambiglib-lock", "report"]
