@@ -28,5 +28,6 @@ def test_random_corruptions_end_in_a_load_or_our_error(source):
     assert report.failures == [], "\n".join(
         f"case {o['case']}: {o['result']} after {o['mutation']} of {o['file']} ({o['detail']}): {o['message']}"
         for o in report.failures)
-    # the run exercised both outcomes, so the oracles had something to check
-    assert {"ok", "error"} <= set(report.counts()) or source == "jsonl"
+    # the run exercised several kinds of damage, and some were refused or reported
+    assert len({o["mutation"] for o in report.outcomes}) >= 4
+    assert any(o["result"] == "error" or not o["message"].endswith(" 0 errors") for o in report.outcomes)
