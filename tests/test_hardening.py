@@ -502,3 +502,158 @@ def test_a_report_replaces_an_older_report_whole(tmp_path):
     assert not (out / "hilbench_dataset.html").exists()  # nothing of the older run is left beside the new one
     assert [n["notebook"] for n in json.loads((out / "manifest.json").read_text())["notebooks"]] == ["quickstart"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".report.ambiglib-lock", "report"]
+
+
+# ----------------------------------------------------------------------------- native harness output
+
+NATIVE = ROOT / "data" / "example-native"
+
+
+@pytest.fixture
+def native(tmp_path):
+    import shutil
+
+    root = tmp_path / "native"
+    shutil.copytree(NATIVE, root)
+    return root
+
+
+def _lenient(path):
+    rs, errors = ambiglib.load(path, strict=False, quiet=True)
+    return rs, [e.message for e in errors]
+
+
+def test_a_folder_holding_several_layouts_loads_all_of_them(native, tmp_path):
+    """`ambiglib validate data/example-native` reported 112 runs: the HIL-Bench and LHAW runs were gone."""
+    rs, errors = _lenient(native)
+    assert errors == []
+    parts = {b: len(ambiglib.load(native / b, quiet=True).runs) for b in ("hil-bench", "ambig-ds", "lhaw")}
+    assert rs.runs["benchmark"].value_counts().to_dict() == parts
+    # a canonical file beside native trees is loaded too; a run met twice is an error naming both places
+    (native / "extra.jsonl").write_text(json.dumps(_run()) + "\n")
+    rs, errors = _lenient(native)
+    assert len(rs.runs) == sum(parts.values()) + 1 and errors == []
+    ambiglib.load(EXAMPLE / "lhaw.jsonl").to_jsonl(native / "again.jsonl")
+    rs, errors = _lenient(native)
+    assert len(errors) == parts["lhaw"] + len(ambiglib.load(EXAMPLE / "lhaw.jsonl").tasks)
+    assert "duplicate run" in errors[-1] or "duplicate" in errors[0]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "symlink-out", "symlink-loop", "folder"])
+def test_a_native_file_that_is_not_a_regular_file_inside_the_log_is_an_error(native, kind, tmp_path):
+    """A FIFO named like a registry hung the load forever; symlinks and folders read as 'absent'."""
+    registry = native / "hil-bench" / "registries" / "sql_0.json"
+    registry.unlink()
+    if kind == "fifo":
+        os.mkfifo(registry)
+    elif kind == "symlink-out":
+        (tmp_path / "outside.json").write_text("{}")
+        registry.symlink_to(tmp_path / "outside.json")
+    elif kind == "symlink-loop":
+        registry.symlink_to(registry)
+    else:
+        registry.mkdir()
+    expected = {"fifo": "expected a file, found a FIFO", "symlink-out": "a symlink out of the log's folder",
+                "symlink-loop": "a symlink that leads nowhere or in a loop", "folder": "expected a file, found a folder"}
+    with pytest.raises(FormatError, match=re.escape(f"{registry}: {expected[kind]}")):
+        ambiglib.load(native / "hil-bench", quiet=True)
+
+
+import re  # noqa: E402
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"a": 1, "a": 2}', "field 'a' appears twice in one object"),
+    ('{"a": NaN}', "NaN is not a JSON number"),
+    ('{"a": 1e400}', "beyond the range of a float"),
+    ('{"a": 1' + "0" * 5000 + "}", "Exceeds the limit"),
+    ('{"a": ' + "[" * 50_000 + "]" * 50_000 + "}", "nested too deeply"),
+])
+def test_native_json_that_cannot_be_read_faithfully_is_an_error(native, content, message):
+    from ambiglib.importers._common import read_json
+
+    file = native / "x.json"
+    file.write_text(content)
+    with pytest.raises(FormatError, match=re.escape(str(file)) + ".*" + re.escape(message)):
+        read_json(file)
+
+
+def test_a_broken_or_empty_grade_file_is_an_error_not_an_invalid_run(native):
+    """A broken `_grade.json` turned an ok run into `invalid` with score 0."""
+    root = native / "ambig-ds"
+    baseline = ambiglib.load(root, quiet=True)
+    grade = next(root.rglob("_grade.json"))
+    for content in ("", "{broken"):
+        grade.write_text(content)
+        rs, errors = _lenient(root)
+        assert len(errors) == 1 and str(grade) in errors[0]
+        assert len(rs.runs) == len(baseline.runs) - 1
+
+
+def test_wrong_native_types_reject_their_row_with_our_error(native):
+    """A TAC final_score that is a string or number raised TypeError or AttributeError."""
+    root = native / "lhaw"
+    evals = sorted((root / "tac").rglob("eval_*.json"))
+    for bad in ("7", '"high"', "[1, 2]"):
+        data = json.loads(evals[0].read_text())
+        text = json.dumps(data).replace(json.dumps(data["final_score"]), bad, 1)
+        evals[0].write_text(text)
+        rs, errors = _lenient(root)
+        assert len(errors) == 1 and "lhaw_manifest.csv:" in errors[0]
+
+
+def test_metadata_that_is_a_list_is_our_error(native):
+    meta = native / "hil-bench" / "metadata" / "sql_0.json"
+    meta.write_text("[1, 2, 3]")
+    with pytest.raises(AmbiglibError):
+        rs, errors = ambiglib.load(native / "hil-bench", strict=False, quiet=True)
+        assert errors
+
+
+def test_manifest_rows_that_do_not_fit_are_errors(native):
+    """A trial `1_0` (read as 10), a short row, a variant_id matching nothing and a header-only CSV passed."""
+    root = native / "lhaw"
+    manifest = root / "lhaw_manifest.csv"
+    lines = manifest.read_text().splitlines()
+    header, first = lines[0], lines[1].split(",")
+    trial = first.copy()
+    trial[5] = "1_0"
+    variant = first.copy()
+    variant[7] = "no-such-variant"
+    manifest.write_text("\n".join([header, ",".join(trial), ",".join(variant), ",".join(first[:4])]) + "\n")
+    with pytest.raises(FormatError, match=r"lhaw_manifest\.csv:4: a row of 4 cells; the header has 9"):
+        ambiglib.load(root, quiet=True)
+    manifest.write_text("\n".join([header, ",".join(trial), ",".join(variant)]) + "\n")
+    rs, errors = _lenient(root)
+    assert len(rs.runs) == 0 and len(errors) == 2
+    assert "field 'trial' must be an integer written in digits (got '1_0')" in errors[0]
+    assert "'no-such-variant' names no variant or task" in errors[1]
+    manifest.write_text(header + "\n")
+    with pytest.raises(FormatError, match="a header and no rows"):
+        ambiglib.load(root, quiet=True)
+
+
+def test_paths_named_in_a_log_stay_inside_its_folder(native, tmp_path):
+    """LHAW manifest paths (`../..`, absolute) were read and echoed into the report."""
+    root = native / "lhaw"
+    manifest = root / "lhaw_manifest.csv"
+    lines = manifest.read_text().splitlines()
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"final_score": {"result": 1, "total": 1}, "checkpoints": []}')
+    for path in (str(secret), "../../secret.json", "tac/../../../secret.json"):
+        row = lines[1].split(",")
+        row[0] = path
+        manifest.write_text("\n".join([lines[0], ",".join(row)]) + "\n")
+        rs, errors = _lenient(root)
+        assert len(rs.runs) == 0 and len(errors) == 1
+        assert "field 'path'" in errors[0] and ("absolute path" in errors[0] or "leads out of" in errors[0])
+
+
+@pytest.mark.parametrize("relative", ["../x.json", "/etc/passwd", "a/../../x.json", "C:\\x.json", ""])
+def test_inside_refuses_a_path_that_leaves_the_log(tmp_path, relative):
+    """A HIL-Bench CSV `model` value was used as a path part (`trajectories/<mode>/<model>/...`)."""
+    from ambiglib.importers._common import RowError, inside
+
+    with pytest.raises(RowError):
+        inside(tmp_path, relative, "model")
+    assert inside(tmp_path, "a/b.json", "model") == tmp_path / "a" / "b.json"
