@@ -541,7 +541,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         with _ReportFolder(out) as folder:
             assert folder.work is not None
             _, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs, progress,
-                                      nb_dir)
+                                      nb_dir, out)
             folder.commit()
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -551,8 +551,9 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
 
 
 def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
-                  jobs: int, progress: Callable | None, nb_dir: Path) -> tuple[Path, list[NotebookResult]]:
-    """Run the notebooks into ``out`` (the report's private work folder) and write its index."""
+                  jobs: int, progress: Callable | None, nb_dir: Path, final: Path) -> tuple[Path, list[NotebookResult]]:
+    """Run the notebooks into ``out`` (the report's private work folder) and write its index;
+    messages name the files where they will be, in ``final``."""
     write_summary(runs, out, quiet=True)
     started = time.perf_counter()
     jobs_args = []
@@ -580,6 +581,9 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         raise
     pool.shutdown(wait=True)
     ordered = [results[p.stem] for p in paths]
+    for r in ordered:
+        if r.error:
+            r.error = r.error.replace(str(out), str(final))
     wall = time.perf_counter() - started
     _collect(out, ordered)
     index = _write_index(out, ordered, runs, wall, nb_dir)

@@ -210,13 +210,20 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         clarify = read_json(files["_clarify.json"])
         if not isinstance(clarify, dict) or "asked" not in clarify:
             raise RowError("asked", f"{files['_clarify.json']}: missing field 'asked' (the ask decision)")
+        if not isinstance(clarify["asked"], bool):
+            raise RowError("asked", f"{files['_clarify.json']}: field 'asked' must be true or false"
+                                    f" (got {clarify['asked']!r})")
         if clarify["asked"]:
             rec["questions"] = [_question(clarify, cond, suite)]
             if clarify.get("question_truncated"):
                 meta["question_truncated"] = True
         for key in ("answerer_model", "answerer_error", "ask_timed_out", "ask_iters"):
-            if clarify.get(key) not in (None, False, ""):
-                meta[key] = clarify[key]
+            value = clarify.get(key)
+            if isinstance(value, (dict, list)):
+                raise RowError(key, f"{files['_clarify.json']}: field '{key}' must be a string, number or"
+                                    f" true/false (got {type(value).__name__})")
+            if value not in (None, False, ""):
+                meta[key] = value
     source = files["_traj.json"] if present(files["_traj.json"]) else files["_clarify.json"]
     if cond["protocol"] == "ask_only":
         cost, estimated = _cost(clarify.get("ask_cost") if clarify else None)
