@@ -160,22 +160,17 @@ LAYOUTS: list[Layout] = [
 ]
 
 
-@overload
-def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
-         engine: Engine = ...) -> RunSet: ...
-@overload
-def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = ...,
-         engine: Engine = ...) -> tuple[RunSet, list[LoadError]]: ...
+def _entries(folder: Path) -> list[Path]:
+    """What a folder holds, in name order; an unreadable folder is an error."""
+    try:
+        return sorted(folder.iterdir())
+    except OSError as exc:
+        raise FormatError(f"{folder}: cannot be read ({exc.strerror or exc})") from exc
 
 
 def _subdirs(path: Path) -> list[Path]:
-    """The folders in ``path`` (none when it is not a folder); an unreadable folder is an error."""
-    if not path.is_dir():
-        return []
-    try:
-        return sorted(p for p in path.iterdir() if p.is_dir())
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
+    """The folders in ``path`` (none when it is not a folder)."""
+    return [p for p in _entries(path) if p.is_dir()] if path.is_dir() else []
 
 
 #: Which layout a folder is the root of, when the walk reaches it (first match wins).
@@ -205,10 +200,7 @@ def _units(root: Path) -> list[tuple[str, Path]]:
         if claimed:
             units.append((claimed, folder))
             continue
-        try:
-            entries = sorted(folder.iterdir())
-        except OSError as exc:
-            raise FormatError(f"{folder}: cannot be read ({exc.strerror or exc})") from exc
+        entries = _entries(folder)
         units += [("runlog-jsonl", p) for p in entries if p.is_file() and is_jsonl(p)]
         stack += [p for p in reversed(entries) if p.is_dir()]
     return units
@@ -260,94 +252,12 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
             skipped[reason] = skipped.get(reason, 0) + n
     return RunSet(**frames, skipped=skipped), errors
 
-
+@overload
 def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
          engine: Engine = ...) -> RunSet: ...
 @overload
 def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = ...,
          engine: Engine = ...) -> tuple[RunSet, list[LoadError]]: ...
-
-
-def _subdirs(path: Path) -> list[Path]:
-    """The folders in ``path`` (none when it is not a folder); an unreadable folder is an error."""
-    if not path.is_dir():
-        return []
-    try:
-        return sorted(p for p in path.iterdir() if p.is_dir())
-    except OSError as exc:
-        raise FormatError(f"{path}: cannot be read ({exc.strerror or exc})") from exc
-
-
-#: Which layout a folder is the root of, when the walk reaches it (first match wins).
-_CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
-    ("runlog-parquet", is_parquet_runlog),
-    ("lhaw", _detect_lhaw),
-    ("hil-bench", _detect_hilbench),
-    ("ambig-ds", _claims_ambigds),
-    ("mcp-atlas", _detect_mcp_atlas),
-]
-
-
-def _units(root: Path) -> list[tuple[str, Path]]:
-    """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the
-    walk meets (it does not go into them) and ``("runlog-jsonl", file)`` for each canonical file
-    outside them. Symlinked folders are followed once; a loop or an unreadable folder is an error."""
-    units: list[tuple[str, Path]] = []
-    seen: set[str] = set()
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        real = os.path.realpath(folder)
-        if real in seen:
-            continue
-        seen.add(real)
-        claimed = next((name for name, claims in _CLAIMS if claims(folder)), None)
-        if claimed:
-            units.append((claimed, folder))
-            continue
-        try:
-            entries = sorted(folder.iterdir())
-        except OSError as exc:
-            raise FormatError(f"{folder}: cannot be read ({exc.strerror or exc})") from exc
-        units += [("runlog-jsonl", p) for p in entries if p.is_file() and is_jsonl(p)]
-        stack += [p for p in reversed(entries) if p.is_dir()]
-    return units
-
-
-def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[LoadError]]:
-    """One run set of several logs; a run or task key met twice is an error naming both."""
-    import pandas as pd
-
-    frames = {name: pd.concat([getattr(rs, name) for rs, _ in parts], ignore_index=True)
-              for name in ("runs", "questions", "labels", "tasks", "blockers")}
-    errors = [e for _, errs in parts for e in errs]
-    dup = frames["runs"]["run_id"].duplicated().to_numpy()
-    if dup.any():
-        first = dict(zip(frames["runs"]["run_id"][~dup], frames["runs"]["source"][~dup]))
-        for run_id, source in zip(frames["runs"]["run_id"][dup], frames["runs"]["source"][dup]):
-            file, _, line = str(source).rpartition(":")
-            errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
-                                    f"{source}: duplicate run {run_id!r}: first seen at {first[run_id]}",
-                                    "schema", "run"))
-        dropped = set(frames["runs"]["run_id"][dup])
-        frames["runs"] = frames["runs"][~dup].reset_index(drop=True)
-        for name in ("questions", "labels"):  # the repeat's questions and labels go with it
-            frames[name] = frames[name].drop_duplicates().reset_index(drop=True) if dropped else frames[name]
-    key = ["benchmark", "suite", "variant_id"]
-    tdup = frames["tasks"].duplicated(key).to_numpy()
-    if tdup.any():
-        for _, row in frames["tasks"][tdup].iterrows():
-            file, _, line = str(row["source"]).rpartition(":")
-            errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
-                                    f"{row['source']}: duplicate task record ({', '.join(map(str, row[key]))})"
-                                    " of another log in this folder", "schema", "task"))
-        frames["tasks"] = frames["tasks"][~tdup].reset_index(drop=True)
-        frames["blockers"] = frames["blockers"].drop_duplicates().reset_index(drop=True)
-    skipped: dict = {}
-    for rs, _ in parts:
-        for reason, n in rs.skipped.items():
-            skipped[reason] = skipped.get(reason, 0) + n
-    return RunSet(**frames, skipped=skipped), errors
 
 
 def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = False,

@@ -69,7 +69,7 @@ def _conform(table: pa.Table, schema: pa.Schema, file: str) -> pa.Table:
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _parent_rows(child: pa.Table, key: pa.ChunkedArray | pa.Array, parents: pa.Array, file: str,
+def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, file: str,
                  what: str, parent_file: str) -> np.ndarray:
     """Row of the parent frame each child row belongs to; a child without one is an error.
 
@@ -127,7 +127,7 @@ def _records_table(source: pa.Table, nested: dict[str, pa.Array], record: str | 
     return pa.Table.from_arrays(columns, schema=INPUT_SCHEMA)
 
 
-def _check_meta(meta: pa.ChunkedArray, file: str) -> list[tuple[int, str]]:
+def _check_meta(meta: pa.ChunkedArray) -> list[tuple[int, str]]:
     """Rows whose ``meta`` is not the JSON text of an object: (row, message)."""
     bad = []
     for i, text in enumerate(meta.to_pylist()):
@@ -148,7 +148,7 @@ def _check_meta(meta: pa.ChunkedArray, file: str) -> list[tuple[int, str]]:
 def _read(records: pa.Table, meta: pa.ChunkedArray, file: str, record: str) -> FileRead:
     """Validate one frame's records as a JSON Lines file's would be: fast, or row by row."""
     n = records.num_rows
-    bad_meta = _check_meta(meta, file)
+    bad_meta = _check_meta(meta)
     full = records.append_column("meta", meta.combine_chunks() if n else pa.array([], pa.string()))
     full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
     if not bad_meta and table_is_valid(records):
@@ -226,11 +226,11 @@ def check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[L
     run_ids = runs.column("run_id").combine_chunks()
 
     q, lab, blk = t["questions"], t["labels"], t["blockers"]
-    q_parent = _parent_rows(q, q.column("run_id"), run_ids, files["questions"], "run_id", files["runs"])
+    q_parent = _parent_rows(q.column("run_id"), run_ids, files["questions"], "run_id", files["runs"])
     q_order = np.lexsort((q.column("q_index").to_numpy(), q_parent))
-    l_parent = _parent_rows(lab, lab.column("run_id"), run_ids, files["labels"], "run_id", files["runs"])
+    l_parent = _parent_rows(lab.column("run_id"), run_ids, files["labels"], "run_id", files["runs"])
     l_order = np.argsort(l_parent, kind="stable")
-    b_parent = _parent_rows(blk, _task_key(blk), _task_key(tasks).combine_chunks(), files["blockers"],
+    b_parent = _parent_rows(_task_key(blk), _task_key(tasks).combine_chunks(), files["blockers"],
                             "task (benchmark, suite, variant_id)", files["tasks"])
     b_order = np.argsort(b_parent, kind="stable")
 

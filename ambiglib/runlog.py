@@ -283,11 +283,6 @@ class _ScanningReader(io.RawIOBase):
             raise _Unclean()
         return block
 
-    def readinto(self, buffer: Any) -> int:  # pragma: no cover - Arrow calls read()
-        block = self.read(len(buffer))
-        buffer[: len(block)] = block
-        return len(block)
-
 
 def _meta_column(path: Path, n_rows: int) -> pa.Array | None:
     """Read ``meta`` of every line that mentions it, as canonical JSON text (None: give up)."""

@@ -280,9 +280,6 @@ def mutate_fs(rng: random.Random, file: Path, root: Path) -> Mutation:
 
 def _parquet_invalid(rng: random.Random, root: Path) -> Mutation:
     """Rewrite one frame with a value the run-log contract forbids."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     changes = {  # name: (frame, column, new value of row 0)
         "score 5": ("runs", "score", 5.0), "score NaN": ("runs", "score", float("nan")),
         "score -inf": ("runs", "score", float("-inf")), "spec 'amb'": ("runs", "spec", "amb"),
@@ -299,6 +296,16 @@ def _parquet_invalid(rng: random.Random, root: Path) -> Mutation:
     frame_name, column, value = changes[name]
     file = root / f"{frame_name}.parquet"
     undo = _snapshot(file)
+    rewrite_parquet(file, column, value)
+    return Mutation("parquet-value", file, name, invalid=True, undo=undo)
+
+
+def rewrite_parquet(file: Path, column: str | None, value: Any) -> None:
+    """Rewrite one Parquet frame: row 0's ``column`` set to ``value``; a column it lacks added with
+    ``value`` in every row; ``value == "drop"`` drops the column; ``column=None`` repeats row 0."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pq.read_table(file)
     if column is None:
         table = pa.concat_tables([table, table.slice(0, 1)])
@@ -312,7 +319,6 @@ def _parquet_invalid(rng: random.Random, root: Path) -> Mutation:
         values[0] = value
         table = table.set_column(i, column, pa.array(values, table.schema.field(i).type))
     pq.write_table(table, file)
-    return Mutation("parquet-value", file, name, invalid=True, undo=undo)
 
 
 # ----------------------------------------------------------------------------- sources

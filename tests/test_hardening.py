@@ -9,6 +9,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +23,9 @@ from hypothesis import strategies as st
 
 import ambiglib
 from ambiglib.errors import AmbiglibError, FormatError, SchemaError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import fuzzing  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -174,22 +183,9 @@ def test_every_error_is_an_ambiglib_error_subclass():
 
 
 def _parquet_with(tmp_path: Path, frame: str, column: str | None, value) -> Path:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
+    """A Parquet copy of the example with one frame rewritten (``fuzzing.rewrite_parquet``)."""
     root = ambiglib.load(EXAMPLE).to_parquet(tmp_path / "store")
-    file = root / f"{frame}.parquet"
-    table = pq.read_table(file)
-    if column is None:  # repeat the first row
-        table = pa.concat_tables([table, table.slice(0, 1)])
-    elif column not in table.schema.names:
-        table = table.append_column(column, pa.array([value] * table.num_rows))
-    else:
-        i = table.schema.get_field_index(column)
-        values = table.column(column).to_pylist()
-        values[0] = value
-        table = table.set_column(i, column, pa.array(values, table.schema.field(i).type))
-    pq.write_table(table, file)
+    fuzzing.rewrite_parquet(root / f"{frame}.parquet", column, value)
     return root
 
 
@@ -394,11 +390,6 @@ def test_a_params_key_that_is_not_a_declared_parameter_is_refused_before_anythin
 
 # ----------------------------------------------------------------------------- faults during a report
 
-import os  # noqa: E402
-import signal  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
 
 
 def _descendants(pid: int) -> set[int]:
@@ -559,7 +550,6 @@ def test_a_native_file_that_is_not_a_regular_file_inside_the_log_is_an_error(nat
         ambiglib.load(native / "hil-bench", quiet=True)
 
 
-import re  # noqa: E402
 
 
 @pytest.mark.parametrize("content, message", [

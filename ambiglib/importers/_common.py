@@ -56,7 +56,7 @@ def inside(root: Path, relative: str, fld: str) -> Path:
     return target
 
 
-def _regular(path: Path) -> bool:
+def present(path: Path) -> bool:
     """Whether a native file is there (False when absent); anything there that is not a regular
     file inside the log being imported (a folder, a FIFO, a socket, a symlink out of the log or in
     a loop) is a FormatError: reading it could hang, leak, or silently mean "absent"."""
@@ -81,13 +81,8 @@ def _regular(path: Path) -> bool:
     raise FormatError(f"{path}: expected a file, found {kind}")
 
 
-def present(path: Path) -> bool:
-    """Whether an optional native file is present (see :func:`_regular` for what is an error)."""
-    return _regular(path)
-
-
 def _require(path: Path) -> None:
-    if not _regular(path):
+    if not present(path):
         raise FormatError(f"{path}: no such file")
 
 
@@ -142,13 +137,12 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         yield lineno, obj
 
 
-def read_csv(path: Path, required: Sequence[str], *, rows_required: bool = True
-             ) -> Iterator[tuple[int, dict[str, str]]]:
+def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) of a native CSV.
 
     A FormatError names the file and line of: missing columns, a row with more or fewer
-    cells than the header (a short row is not a row with empty cells), and, unless
-    ``rows_required`` is False, a CSV with a header and no rows.
+    cells than the header (a short row is not a row with empty cells), and a CSV with a
+    header and no rows.
     """
     csv.field_size_limit(1 << 30)
     _require(path)
@@ -179,7 +173,7 @@ def read_csv(path: Path, required: Sequence[str], *, rows_required: bool = True
                 yield reader.line_num, row
         except (csv.Error, UnicodeDecodeError) as exc:
             raise FormatError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
-        if rows_required and n_rows == 0:
+        if n_rows == 0:
             raise FormatError(f"{path}: a header and no rows")
 
 
@@ -197,26 +191,22 @@ def unexpected(exc: BaseException) -> str:
     return f"a value of an unexpected type or shape ({type(exc).__name__}: {exc})"
 
 
-def guarded(root: Path, layout: str, read: Callable[[], T]) -> T:
-    """Run an importer on ``root``: files confined to it, and nothing but our errors out of it."""
-    try:
-        with confined(root):
-            return read()
-    except AmbiglibError:
-        raise
-    except OSError as exc:  # an unreadable folder, a file that vanished while being read
-        where = exc.filename or root
-        raise FormatError(f"{where}: cannot be read ({exc.strerror or exc})") from exc
-    except UNEXPECTED as exc:
-        raise FormatError(f"{root}: cannot be read as {layout}: {unexpected(exc)}") from exc
-
-
 def guard(layout: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """Decorate an importer whose first argument is the path it reads (see :func:`guarded`)."""
+    """Decorate an importer whose first argument is the path it reads: while it runs, files
+    are confined to that path, and nothing but our errors comes out of it."""
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)
         def inner(path: Any, *args: Any, **kwargs: Any) -> T:
-            return guarded(Path(path), layout, lambda: fn(path, *args, **kwargs))
+            root = Path(path)
+            try:
+                with confined(root):
+                    return fn(path, *args, **kwargs)
+            except AmbiglibError:
+                raise
+            except OSError as exc:  # an unreadable folder, a file that vanished while being read
+                raise FormatError(f"{exc.filename or root}: cannot be read ({exc.strerror or exc})") from exc
+            except UNEXPECTED as exc:
+                raise FormatError(f"{root}: cannot be read as {layout}: {unexpected(exc)}") from exc
         return inner
     return wrap
 
