@@ -591,7 +591,9 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
         pass_gain_pp`` (pass@k over variants, unbiased estimator), ``mean_score,
         mean_score_with_tool, score_gain_pp`` (mean over trials), ``ask_rate``
         (with-tool trials that asked), ``variant_ask_rate`` (variants with at least
-        one asking trial), ``avg_per_traj`` (questions per asking trial),
+        one asking trial, of all the variants compared: with ``paired=False`` those with
+        results in either condition, so a variant whose with-tool runs all failed counts
+        as not asking), ``avg_per_traj`` (questions per asking trial),
         ``n_questions`` (in with-tool trials), ``pass_gain_pp_per_question,
         score_gain_pp_per_question`` (gain in percentage points / n_questions; null
         with no questions), then ``n_variants`` (variants compared), ``n_trials,
@@ -641,7 +643,7 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
 
 
 VOI_VARIANT_COLUMNS = ["pk_na", "pk_a", "pk_nt", "pk_t", "a_score_sum", "a_n_scored", "t_score_sum", "t_n_scored",
-                       "t_asking", "t_questions", "v", "v_t", "v_asked"]
+                       "t_asking", "t_questions", "v", "v_asked"]
 VOI_BASE_COLUMNS = ["b_pk_n", "b_pk", "b_score_sum", "b_n_scored"]
 
 
@@ -699,7 +701,6 @@ def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
     pairs[["a_score_sum", "t_score_sum", "t_asking", "t_questions"]] = \
         pairs[["a_score_sum", "t_score_sum", "t_asking", "t_questions"]].fillna(0)
     pairs["v"] = 1
-    pairs["v_t"] = (pairs["t_n_scored"] > 0).astype(int)
     pairs["v_asked"] = (pairs["t_asking"] > 0).astype(int)
     b = per_variant(full, by, "b_")
     b["b_pk_n"] = b["b_pass_at_k"].notna().astype(int)
@@ -713,7 +714,7 @@ def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
             "base_pass_at_k": _ratio(s["b_pk"], s["b_pk_n"]), "base_mean_score": _ratio(s["b_score_sum"], s["b_n_scored"]),
             "pass_at_k": pa_, "pass_at_k_with_tool": pt, "pass_gain_pp": pass_gain,
             "mean_score": ma, "mean_score_with_tool": mt, "score_gain_pp": score_gain,
-            "ask_rate": _ratio(s["t_asking"], s["t_n_scored"]), "variant_ask_rate": _ratio(s["v_asked"], s["v_t"]),
+            "ask_rate": _ratio(s["t_asking"], s["t_n_scored"]), "variant_ask_rate": _ratio(s["v_asked"], s["v"]),
             "avg_per_traj": _ratio(s["t_questions"], s["t_asking"]),
             "pass_gain_pp_per_question": _ratio(pass_gain, s["t_questions"]),
             "score_gain_pp_per_question": _ratio(score_gain, s["t_questions"]),
@@ -877,6 +878,10 @@ def performance(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), n_boot: i
 
 
 CATEGORY_ORDER = ("intended", "alternative", "degenerate", "invalid", "timeout")
+#: statuses left out of judge-label shares: no substantive trace to judge (Ambig-DS C.5). Ambig-DS Table 10's
+#: target Gemini 3.1 Pro row (trace 42/46/12 %, answer 0/56/44 %) fits only 50 judged runs of 51 at half-up
+#: rounding: every run but the one timeout, the two invalid runs (Table 2) included.
+UNSUBSTANTIVE = ("timeout", "error")
 _CATEGORY_BY = ("suite", "model", "spec", "ask_tool", "policy")
 
 
@@ -1005,7 +1010,9 @@ def label_shares(rs: RunSet, *, facet: str, by: Sequence[str] = ("suite", "model
     """Compute the share of runs with each judged label of one facet.
 
     Each run's label is the majority over its calls for ``facet`` (all judges);
-    shares are over runs with status ``ok`` that were judged on that facet. With
+    shares are over the substantive runs judged on that facet: every status but
+    ``timeout`` and ``error`` (Ambig-DS C.5: "after dropping API errors, timeouts,
+    and empty traces"; an ``invalid`` run has a trace and is judged). With
     ``ties="null"`` a run whose calls tie counts under a null label, reported
     rather than broken; ``ties="confidence"`` breaks it as the Ambig-DS judge audit does
     (:func:`majority_labels`).
@@ -1023,7 +1030,7 @@ def label_shares(rs: RunSet, *, facet: str, by: Sequence[str] = ("suite", "model
     work = _work(rs)
     by = _check_by(work, by, fn)
     votes = _run_labels(rs, [facet], ties)
-    runs = work[(work["status"] == "ok") & work["run_id"].isin(votes["run_id"])]
+    runs = work[~work["status"].isin(UNSUBSTANTIVE) & work["run_id"].isin(votes["run_id"])]
     _single_condition(runs, by, CONDITIONS, fn)
     runs = runs.merge(votes[["run_id", "label"]], on="run_id")
     keys = [*by, "label"]

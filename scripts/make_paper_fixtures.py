@@ -21,6 +21,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "paper"
 
+
+def shown(x, digits: int = 0):
+    """``x`` as the papers print it: rounded half up (LHAW Table 13 prints the exact 72.5 as 0.73), with
+    1e-9 of slack for binary representation error; works on scalars and numpy arrays."""
+    scale = 10.0 ** digits
+    out = np.floor(np.asarray(x, dtype=float) * scale + 0.5 + 1e-9) / scale
+    return float(out) if out.ndim == 0 else out
+
 # ============================================================================= Ambig-DS (seed 000)
 
 AMBIG_MODELS = ["Gemini 3 Flash", "GPT-5.4 Nano", "Claude Haiku 4.5", "Gemini 3.1 Pro", "GPT-5.4"]
@@ -147,16 +155,27 @@ def _solve_means(counts: dict[str, int], printed: dict[str, float | None], targe
     return means
 
 
-def _judged(n_ok: int, *shares) -> int:
-    """How many runs were judged: the largest count up to n_ok at which every printed share is k/n.
+def fit_counts(percent, n: int) -> list[int] | None:
+    """Counts out of n, summing to n, each of which prints (half up) as its percentage; None if none do."""
+    options = [[k for k in range(n + 1) if shown(100 * k / n) == p] for p in percent]
+    for combo in itertools.product(*options):
+        if sum(combo) == n:
+            return list(combo)
+    return None
+
+
+def _judged(n_ok: int, *shares) -> tuple[int, list[list[int]]]:
+    """How many runs were judged, and each facet's counts: the largest count up to n_ok at which every
+    printed share of every facet is k/n (half up).
 
     The recognition audit scores only substantive runs, "after dropping API errors, timeouts,
-    and empty traces" (Ambig-DS C.5), so its denominator can be below the cell's ok runs.
+    and empty traces" (Ambig-DS C.5), so its denominator can be below the cell's non-timeout runs.
     """
     for n in range(n_ok, max(n_ok // 2, 1), -1):
-        if all(round(100 * k / n) == p for group in shares for k, p in zip(allocate(group, n), group)):
-            return n
-    return n_ok
+        counts = [fit_counts(group, n) for group in shares]
+        if all(c is not None for c in counts):
+            return n, counts
+    raise ValueError(f"no number of judged runs up to {n_ok} gives the printed shares {shares}")
 
 
 def ambig_ds(rng: np.random.Generator) -> list[dict]:
@@ -181,12 +200,12 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                 order = rng.permutation(n)
                 pos = 0
                 judged = None
-                if cond == "ambig":  # Table 10 judges the substantive Ambig. runs
-                    n_ok = n - counts["invalid"] - counts["timeout"]
+                if cond == "ambig":  # Table 10 judges the substantive Ambig. runs: all but timeouts (C.5)
+                    n_ok = n - counts["timeout"]
                     t_lab, a_lab = TABLE10[(suite, model)]
-                    n_judged = _judged(n_ok, t_lab, a_lab)
-                    trace = [lab for lab, k in zip(TRACE, allocate(t_lab, n_judged)) for _ in range(k)]
-                    answer = [lab for lab, k in zip(ANSWER, allocate(a_lab, n_judged)) for _ in range(k)]
+                    n_judged, (t_k, a_k) = _judged(n_ok, t_lab, a_lab)
+                    trace = [lab for lab, k in zip(TRACE, t_k) for _ in range(k)]
+                    answer = [lab for lab, k in zip(ANSWER, a_k) for _ in range(k)]
                     rng.shuffle(trace)
                     rng.shuffle(answer)
                     judged = list(zip(trace, answer)) + [(None, None)] * (n_ok - n_judged)  # empty traces: not judged
@@ -205,7 +224,7 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                             rec["questions"] = [{"text": "Which framing should the submission use?",
                                                  "blocker_id": "target" if suite == "target" else "metric",
                                                  "response": "The intended one.", "in_scope": True}]
-                        if judged is not None and status == "ok":
+                        if judged is not None and status != "timeout":
                             t_label, a_label = judged[ok_i]
                             ok_i += 1
                             if t_label is not None:
@@ -316,17 +335,17 @@ def _counts_for(p_pct: float, r_pct: float, f1_pct: float, blockers: int, cap: i
     best = None
 
     def fits8(p: float, r: float, f: float) -> bool:
-        return integers is None or (round(100 * p), round(100 * r), round(100 * f)) == integers
+        return integers is None or (shown(100 * p), shown(100 * r), shown(100 * f)) == integers
     for disc in range(int(blockers * (r_pct - 0.05) / 100), int(blockers * (r_pct + 0.05) / 100) + 2):
         r = disc / blockers
-        if round(100 * r, 1) != r_pct or disc > cap:
+        if shown(100 * r, 1) != r_pct or disc > cap:
             continue
         for q in range(int(disc / ((p_pct + 0.05) / 100)), int(disc / ((p_pct - 0.05) / 100)) + 2):
             p = disc / q
             f = 2 * p * r / (p + r)
-            if round(100 * p, 1) == p_pct and round(100 * f, 1) == f1_pct and fits8(p, r, f):
+            if shown(100 * p, 1) == p_pct and shown(100 * f, 1) == f1_pct and fits8(p, r, f):
                 return disc, q
-            if round(100 * p, 1) == p_pct and best is None:
+            if shown(100 * p, 1) == p_pct and best is None:
                 best = (disc, q)
     return best  # the printed F1 is not reachable: the test reports it
 
@@ -334,7 +353,7 @@ def _counts_for(p_pct: float, r_pct: float, f1_pct: float, blockers: int, cap: i
 def _fits_table1(found, p_pct, r_pct, f1_pct, blockers) -> bool:
     disc, q = found
     p, r = disc / q, disc / blockers
-    return (round(100 * p, 1), round(100 * r, 1), round(100 * 2 * p * r / (p + r), 1)) == (p_pct, r_pct, f1_pct)
+    return (shown(100 * p, 1), shown(100 * r, 1), shown(100 * 2 * p * r / (p + r), 1)) == (p_pct, r_pct, f1_pct)
 
 
 def _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total) -> None:
@@ -375,8 +394,8 @@ def hil_bench(rng: np.random.Generator) -> list[dict]:
     for model, printed in HIL_TABLE8_ONLY.items():
         counts = _joint_counts(printed, blockers)
         options = [(a, b) for a in range(151) for b in range(151)
-                   if round(100 * a / 150) == printed["swe"][0] and round(100 * b / 150) == printed["sql"][0]
-                   and round(100 * (a + b) / 300) == printed["combined"][0]]
+                   if shown(100 * a / 150) == printed["swe"][0] and shown(100 * b / 150) == printed["sql"][0]
+                   and shown(100 * (a + b) / 300) == printed["combined"][0]]
         table8_only[model] = (counts, {"swe": options[0][0], "sql": options[0][1]})
     for suite, (n_tasks, n_blockers) in HIL_TASKS.items():
         # 3 to 5 blockers per task (here 3 or 4), summing to the published total
@@ -441,7 +460,7 @@ HIL_TABLE8_ONLY = {
 def _joint_counts(printed: dict[str, tuple[int, int, int, int]], blockers: dict[str, int]):
     """Per-domain (discovered, questions) whose per-domain and pooled P, R, F1 round to Table 8's whole percents."""
     def pct(x):
-        return round(100 * x)
+        return shown(100 * x)
 
     def f1(p, r):
         return 2 * p * r / (p + r) if p + r else 0.0
@@ -528,7 +547,7 @@ def _questions_total(n_ask: int, avg: float, gains: tuple[float, float], gpq: tu
                      prefer: int | None = None) -> int:
     """Total questions Q with Q / N_ask → Avg/Traj and each gain / Q → its printed Gain/Q."""
     fits = [q for q in range(n_ask, 4 * n_ask)
-            if round(q / n_ask, 2) == avg and all(round(g / q, 2) == p for g, p in zip(gains, gpq))]
+            if shown(q / n_ask, 2) == avg and all(shown(g / q, 2) == p for g, p in zip(gains, gpq))]
     if prefer in fits:
         return prefer
     return min(fits, key=lambda q: abs(q - n_ask * avg)) if fits else round(n_ask * avg)
@@ -727,9 +746,13 @@ def floor2(x: float) -> float:
     return math.floor(x * 100 + 1e-9) / 100
 
 
-def _tac_counts(printed: tuple, overall: tuple[float, float], sizes: tuple[int, ...], slack: int = 15):
+def _tac_counts(printed: tuple, overall: tuple[float, float], sizes: tuple[int, ...], slack: int = 15,
+                with_tool_ok=None, weights: tuple[int, ...] | None = None):
     """Per class (n without the tool, passing, n with it, passing) matching the most printed cells (Table 8's
-    truncated Under. and +User per class, Table 3's pass@3 and gain), then with the most variants valid.
+    truncated Under. and +User per class, Table 3's pass@3 and gain), then, if given, whose pass@3 with the
+    tool (%) ``with_tool_ok`` accepts (a cell of another table that depends on it), then with the most
+    variants valid. ``weights``: how many printed tables show each class's cells (Table 12 repeats the
+    outcome-critical ones).
 
     LHAW's TAC denominators are the variants with results under each condition (Table 10, ReAct
     outcome-critical: 2/38 without the tool, 7/40 with it), so the two sides are searched apart."""
@@ -740,7 +763,7 @@ def _tac_counts(printed: tuple, overall: tuple[float, float], sizes: tuple[int, 
             for (n_sum, k_sum), (score, path) in states.items():
                 for n in range(max(1, n_max - slack), n_max + 1):
                     for k in range(n + 1):
-                        s = score + (floor2(k / n) == printed[c][j])
+                        s = score + (weights[c] if weights else 1) * (floor2(k / n) == printed[c][j])
                         key = (n_sum + n, k_sum + k)
                         if key not in new or s > new[key][0]:
                             new[key] = (s, path + ((n, k),))
@@ -754,12 +777,27 @@ def _tac_counts(printed: tuple, overall: tuple[float, float], sizes: tuple[int, 
     st = np.array([tool[key][0] for key in t_keys])
     best = None
     for (nu, ku), (su, pu) in under.items():
-        score = su + st + (round(100 * ku / nu, 1) == overall[0]) + (np.round(100 * (kt / nt - ku / nu), 1) == overall[1])
-        rank = (((score * 1000 + nu + nt) * 1000 + nu) * 1000 + ku) * 1000 + kt  # most cells, then most variants
+        under_ok = shown(100 * ku / nu, 1) == overall[0]
+        score = su + st + under_ok + (shown(100 * (kt / nt - ku / nu), 1) == overall[1])
+        if with_tool_ok:  # the other table's cell counts as one more
+            score = score + with_tool_ok(100 * kt / nt)
+        # most cells; of equal counts, the one keeping the pass@3 without the tool (a direct k/n) rather than
+        # the gain (a difference); then the most variants
+        rank = ((((2 * score + under_ok) * 1000 + nu + nt) * 1000 + nu) * 1000 + ku) * 1000 + kt
         i = int(np.argmax(rank))
         if best is None or rank[i] > best[0]:
             best = (rank[i], pu, tool[t_keys[i]][1])
     return [(a[0], a[1], b[0], b[1]) for a, b in zip(best[1], best[2])]
+
+
+def _table13_keeps(suite: str, model: str):
+    """Which pass@3 with the tool (%) of ``model`` keep Table 13's model average of +User for ``suite``, the
+    other models at their Table 3 values: where Table 3's own gain is out of reach (TAC Gemini 3 Pro: +4.8
+    is, +5.6 would print Table 13's 0.37 as 0.38; +4.6 or +5.0 keep it)."""
+    rows = LHAW_TABLE3_MORE[suite]
+    others = sum(r[4] + r[5] for m, r in rows.items() if m != model)
+    target = LHAW_TABLE13_MORE[suite][2]
+    return lambda with_tool: np.asarray(shown((others + with_tool) / len(rows) / 100, 2) == target, dtype=int)
 
 
 def _strategy_counts(rows: dict, sizes: tuple[int, ...]):
@@ -770,13 +808,13 @@ def _strategy_counts(rows: dict, sizes: tuple[int, ...]):
     for name in names:
         u, g = rows[name][:2]
         n_max = sizes[name]
-        under = [(n, k) for n in range(1, n_max + 1) for k in range(n + 1) if round(100 * k / n, 1) == u]
+        under = [(n, k) for n in range(1, n_max + 1) for k in range(n + 1) if shown(100 * k / n, 1) == u]
         options.append([(nu, ku, nt, kt) for nu, ku in under for nt in range(1, n_max + 1) for kt in range(nt + 1)
-                        if round(100 * (kt / nt - ku / nu), 1) == g])
+                        if shown(100 * (kt / nt - ku / nu), 1) == g])
     fits = []
     for combo in itertools.product(*options):
         nu, ku, nt, kt = (sum(c[i] for c in combo) for i in range(4))
-        if round(100 * ku / nu, 1) == rows["overall"][0] and round(100 * (kt / nt - ku / nu), 1) == rows["overall"][1]:
+        if shown(100 * ku / nu, 1) == rows["overall"][0] and shown(100 * (kt / nt - ku / nu), 1) == rows["overall"][1]:
             fits.append((nu + nt, combo))
     fits.sort(key=lambda f: -f[0])
     for _, combo in fits:  # the first whose Ckpt per class can also average to the printed overall
@@ -794,7 +832,7 @@ def _fit_means(values: list[float], weights: list[int], overall: float, minus: f
     grid = [d / 1000 for d in range(-45, 46, 3)]
     for offsets in sorted(itertools.product(grid, repeat=len(values)), key=lambda o: sum(abs(x) for x in o)):
         means = [v + d for v, d in zip(values, offsets)]
-        if round(float(np.dot(means, weights)) / sum(weights) - minus, 1) == overall:
+        if shown(float(np.dot(means, weights)) / sum(weights) - minus, 1) == overall:
             return means
     raise ValueError(f"no class means in the boxes of {values} average to {overall} (less {minus})")
 
@@ -827,17 +865,19 @@ def _task_id(suite: str, t: int) -> str:
     return f"{'tac' if suite == 'tac' else 'swe'}-task-{t:03d}"
 
 
-def _questions(n_variants: int, ask_pct: float, avg: float, gains: tuple[float, float], gpq: tuple[float, float]):
-    """(asking variants, asking trials, questions) matching Table 3's Ask % (variants), Avg/Traj and both
-    Gain/Q the most, then with the fewest questions."""
+def _questions(n_variants: int, ask_pct: float, avg: float, gains: tuple[float, float], gpq: tuple[float, float],
+               n_with_results: int):
+    """(asking variants, asking trials, questions) matching Table 3's Ask % (of all n_variants: a variant whose
+    with-tool runs all failed did not ask), Avg/Traj and both Gain/Q the most, then with the fewest questions.
+    Only the n_with_results variants with results under the tool can ask."""
     if ask_pct == 0:
         return 0, 0, 0
     best = None
-    for v in range(1, n_variants + 1):
+    for v in range(1, n_with_results + 1):
         for n in range(v, 3 * v + 1):
             for q in range(max(n, math.floor((avg - 0.006) * n)), math.ceil((avg + 0.006) * n) + 1):
-                hits = ((round(100 * v / n_variants) == ask_pct) + (round(q / n, 2) == avg)
-                        + sum(round(g / q, 2) == p for g, p in zip(gains, gpq)))
+                hits = ((shown(100 * v / n_variants) == ask_pct) + (shown(q / n, 2) == avg)
+                        + sum(shown(g / q, 2) == p for g, p in zip(gains, gpq)))
                 key = (hits, -abs(100 * v / n_variants - ask_pct), -q)
                 if best is None or key > best[0]:
                     best = (key, (v, n, q))
@@ -855,17 +895,17 @@ def _split_questions(nt: list[int], rows: list[tuple[float, float]] | None, over
         a_tot, q_tot = sum(a for a, _ in split), sum(q for _, q in split)
         h = 0
         if rows:
-            h += sum((round(100 * a / t) == pct) + (a > 0 and round(q / a, 1) == avg)
+            h += sum((shown(100 * a / t) == pct) + (a > 0 and shown(q / a, 1) == avg)
                      for (a, q), t, (pct, avg) in zip(split, trials, rows))
         if overall and a_tot:
-            h += (round(100 * a_tot / sum(trials)) == overall[0]) + (round(q_tot / a_tot, 1) == overall[1])
+            h += (shown(100 * a_tot / sum(trials)) == overall[0]) + (shown(q_tot / a_tot, 1) == overall[1])
         return h
 
     if totals is None:
         per_class = []
         for t, (pct, avg) in zip(trials, rows):
-            cands = [(a, q) for a in range(1, t + 1) if round(100 * a / t) == pct
-                     for q in range(a, 5 * a) if round(q / a, 1) == avg]
+            cands = [(a, q) for a in range(1, t + 1) if shown(100 * a / t) == pct
+                     for q in range(a, 5 * a) if shown(q / a, 1) == avg]
             per_class.append(cands)
         return list(max(itertools.product(*per_class), key=hits))
     v_ask, n_ask, n_q = totals
@@ -920,16 +960,27 @@ SWE_BASE_FAILING = {"GPT-5.2": {0, 1, 2, 3, 20, 21, 22, 25, 30}, "Claude Sonnet 
 
 
 def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: list, means: list,
-                asks: list[tuple[int, int, int]], base: tuple[set, float] | None) -> list[dict]:
+                asks: list[tuple[int, int, int]], base: tuple[set, float] | None, cover: bool = True) -> list[dict]:
     """Runs of one model and agent over a suite's variants, built to per-class counts: ``counts`` (n and passing
     without and with the tool), ``means`` (Ckpt % without and with it), ``asks`` (asking variants, asking
-    trials, questions); variants without a result under a condition get error runs there."""
+    trials, questions); variants without a result under a condition get error runs there. With ``cover``,
+    every variant has a result in at least one condition where the counts allow; without, the variants
+    with results without the tool are among those with results with it."""
     common = {"benchmark": "lhaw", "suite": suite, "model": model}
     records = []
     for variants, (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(_variants(suite, layout).values(), counts,
                                                                          means, asks):
-        order_u, order_t = rng.permutation(len(variants)), rng.permutation(len(variants))
-        valid_u, valid_t = set(order_u[:nu].tolist()), set(order_t[:nt].tolist())
+        # every variant has a result in at least one condition where the counts allow (Table 3's Ask % is a
+        # share of all the suite's variants: TAC 85)
+        order_t = rng.permutation(len(variants))
+        valid_t = set(order_t[:nt].tolist())
+        rest = [int(i) for i in order_t[nt:]]
+        if not cover and nu <= nt:
+            valid_u = set(rng.permutation(sorted(valid_t))[:nu].tolist())
+        elif nu >= len(rest):
+            valid_u = set(rest) | set(rng.permutation(sorted(valid_t))[: nu - len(rest)].tolist())
+        else:
+            valid_u = set(rng.permutation(len(variants))[:nu].tolist())
         pass_u = set(rng.permutation(sorted(valid_u))[:ku].tolist())
         pass_t = set(rng.permutation(sorted(valid_t))[:kt].tolist())
         asking_pool = sorted(valid_t)
@@ -993,7 +1044,11 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
                 counts = _strategy_counts(LHAW_TABLE10["default"], classes)
                 failing = TAC_BASE_FAILING[model]
             else:
-                counts = _tac_counts([LHAW_TABLE8[c][model][1:] for c in classes], (under, gain), sizes)
+                counts = _tac_counts([LHAW_TABLE8[c][model][1:] for c in classes], (under, gain), sizes,
+                                     with_tool_ok=_table13_keeps(suite, model),
+                                     # Table 8's cells pin each class's counts and outrank Table 3's overall
+                                     # gain, which follows from them (Table 12 repeats outcome-critical)
+                                     weights=tuple(3 if c == "outcome-critical" else 2 for c in classes))
                 failing = TAC_BASE_FAILING[model]
             ku, nu = sum(c[1] for c in counts), sum(c[0] for c in counts)
             kt, nt = sum(c[3] for c in counts), sum(c[2] for c in counts)
@@ -1006,7 +1061,12 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
             else:
                 means = [(ckpt, ckpt + ckpt_gain)] * len(classes)
                 score_gain = ckpt_gain
-            v_ask, n_ask, n_q = _questions(nt, ask_pct, avg, (pass_gain, score_gain), (gpq_p, gpq_c))
+            # Ask % is over the variants with results in either condition: all of the suite's where the counts
+            # allow; GPT-5.2 on TAC has results on 77 (Table 10), and 87% is 67/77 (the split of Table 10's
+            # per-class %Ask then fits more cells than with 74/85)
+            cover = not t10
+            n_all = sum(sizes) if cover else max(nu, nt)
+            v_ask, n_ask, n_q = _questions(n_all, ask_pct, avg, (pass_gain, score_gain), (gpq_p, gpq_c), nt)
             nt_c = [c[2] for c in counts]
             if t10:
                 split = _split_questions(nt_c, [t10[c][4:] for c in classes], t10["overall"][4:], (v_ask, n_ask, n_q))
@@ -1015,7 +1075,7 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
                 a_c = allocate([100 * v / max(v_ask, 1) for v in v_c], n_ask)
                 split = list(zip(a_c, allocate([100 * a / max(n_ask, 1) for a in a_c], n_q)))
             asks = [(v, a, q) for v, (a, q) in zip(_asking_variants([a for a, _ in split], nt_c, v_ask), split)]
-            records += _lhaw_cells(rng, suite, layout, model, "default", counts, means, asks, (failing, b_ckpt))
+            records += _lhaw_cells(rng, suite, layout, model, "default", counts, means, asks, (failing, b_ckpt), cover)
     # Table 10's other strategies: GPT-5.2 on TAC, each also run without the tool
     classes = LHAW_MORE_CLASSES["tac"]
     for policy, rows in LHAW_TABLE10.items():

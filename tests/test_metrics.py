@@ -524,12 +524,14 @@ def test_label_shares_majority_and_reported_ties():
     for i, (name, labels) in enumerate(votes.items()):
         records.append(run(f"t{i}", labels=[{"facet": "recognition", "label": lab, "call": c + 1}
                                             for c, lab in enumerate(labels)]))
-    records.append(run("t9", status="invalid", labels=[{"facet": "recognition", "label": "a"}]))  # not ok: out
+    # Ambig-DS C.5 scores substantive runs: an invalid submission has a trace and is in; a timeout is out
+    records.append(run("t8", status="invalid", labels=[{"facet": "recognition", "label": "b"}]))
+    records.append(run("t9", status="timeout", labels=[{"facet": "recognition", "label": "a"}]))
     out = metrics.label_shares(RunSet.from_records(records), facet="recognition")
     got = {lab: (n, share) for lab, n, share in zip(out["label"], out["n"], out["share"])}
-    assert got == {"a": (2, 0.5), "b": (1, 0.25), None: (1, 0.25)}
+    assert got == {"a": (2, 0.4), "b": (2, 0.4), None: (1, 0.2)}
     broken = metrics.label_shares(RunSet.from_records(records), facet="recognition", ties="alphabetical")
-    assert dict(zip(broken["label"], broken["n"])) == {"a": 3, "b": 1}
+    assert dict(zip(broken["label"], broken["n"])) == {"a": 3, "b": 2}
 
 
 def test_flag_shares_count_any_flag_over_asking_trials():

@@ -22,6 +22,11 @@ from ambiglib import tables
 
 PAPER = Path(__file__).resolve().parents[1] / "data" / "paper"
 
+#: why a cell differs: the paper's own printed numbers do not fit together (the reason shows the arithmetic),
+#: or ambiglib presents a value otherwise than the paper does (a convention of ours, not a paper error)
+INCONSISTENT = "paper inconsistency"
+OURS = "our convention"
+
 ROUNDED_RATES = ("CalibScore was computed from the rounded percentages: from the printed rates it is exact "
                  "(tests/test_metrics.py); no count out of the task total gives both printed rates and this score")
 T12 = ("Table 12 repeats Table 7's outcome-critical MCP-Atlas rows with other values for this model"
@@ -35,73 +40,73 @@ CODEACT_ASK = ("Table 10's CodeAct row is Table 3's GPT-5.2 row, whose Ask 87% o
                " Gain/Q 0.04 (6.5 pp) and 0.02 (2.7 pp) put the asking trials at 80 to 99 of 231 (35% to 43%),"
                " not 73%; the classes cannot then have 74% and 73%")
 KNOWN = {
-    ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "s_ambig"):
-        "Table 1 prints 0.22, but Tables 3 and 11 (75% intended at 0.30, 5% alternative at 0.10, the rest 0) give"
-        " at least 0.226 within rounding",
-    ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "delta_ambig"): "follows from S_ambig above",
-    ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "delta_ask"): "follows from S_ambig above",
-    ("Ambig-DS Table 2", "target", "Claude Haiku 4.5", "Ambig.", "intended"):
-        "26% is no k/51 (13/51 = 25.5%, 14/51 = 27.5%); the printed row sums to 101%",
-    ("Ambig-DS Table 3", "objective", "GPT-5.4", "Ambig.", "timeout"): "4% is no k/61 (2/61 = 3.3%, 3/61 = 4.9%)",
-    ("Ambig-DS Table 3", "objective", "GPT-5.4", "Ask", "timeout"): "4% is no k/61 (2/61 = 3.3%, 3/61 = 4.9%)",
-    ("Ambig-DS Table 13", "objective", "Gemini 3 Flash", "permissive", "calib_score"): ROUNDED_RATES,
-    ("Ambig-DS Table 13", "objective", "Gemini 3 Flash", "conservative", "calib_score"): ROUNDED_RATES,
-    ("Ambig-DS Table 13", "objective", "Gemini 3.1 Pro", "conservative", "calib_score"): ROUNDED_RATES,
-    ("Ambig-DS Table 13", "target", "Claude Haiku 4.5", "conservative", "calib_score"): ROUNDED_RATES,
-    ("Ambig-DS Table 13", "objective", "GPT-5.4 Nano", "permissive", "ask_on_full"):
-        "Table 13 says 87% asked on full tasks, Table 14 says 21% stayed silent (79% asked); the fixture follows Table 14",
-    ("Ambig-DS Table 13", "objective", "GPT-5.4 Nano", "permissive", "calib_score"): "follows from ask_on_full above",
-    ("Ambig-DS Table 13", "objective", "Claude Haiku 4.5", "conservative", "ask_on_ambiguous"):
-        "Table 13 says 5% asked (3/61), Table 15 says 3% asked (2/61); the fixture follows Table 15",
-    ("Ambig-DS Table 13", "objective", "Claude Haiku 4.5", "conservative", "calib_score"): "follows from ask_on_ambiguous above",
-    ("Ambig-DS Table 14", "objective", "GPT-5.4 Nano", None, "restating_obvious"):
-        "17% is no k/61 that also lets the row's other shares be k/61 (10/61 = 16.4%, 11/61 = 18.0%)",
-    ("HIL-Bench Table 8", None, "Claude Opus 4.6", "sql", "ask_f1"):
+    ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "s_ambig"): (INCONSISTENT,
+        "Table 1 prints 0.22, but Tables 3 and 11 give 46 of 61 runs intended (75%) at a mean of at least 0.295"
+        " and 3 alternative (5%) at least 0.095, the rest 0: S_ambig ≥ (46 × 0.295 + 3 × 0.095) / 61 = 0.227,"
+        " which prints 0.23"),
+    ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "delta_ambig"): (INCONSISTENT,
+        "follows from S_ambig above: 0.23 − 0.31 prints −0.08, the paper −0.09"),
+    ("Ambig-DS Table 1", "objective", "Gemini 3 Flash", None, "delta_ask"): (INCONSISTENT,
+        "follows from S_ambig above: 0.31 − 0.23 prints 0.08, the paper 0.09"),
+    ("Ambig-DS Table 2", "target", "Claude Haiku 4.5", "Ambig.", "intended"): (INCONSISTENT,
+        "26% is no k/51 (13/51 = 25.5%, 14/51 = 27.5%); the printed row sums to 26 + 59 + 8 + 8 = 101%"),
+    ("Ambig-DS Table 3", "objective", "GPT-5.4", "Ambig.", "timeout"): (INCONSISTENT, "4% is no k/61 (2/61 = 3.3%, 3/61 = 4.9%)"),
+    ("Ambig-DS Table 3", "objective", "GPT-5.4", "Ask", "timeout"): (INCONSISTENT, "4% is no k/61 (2/61 = 3.3%, 3/61 = 4.9%)"),
+    ("Ambig-DS Table 13", "objective", "Gemini 3 Flash", "permissive", "calib_score"): (INCONSISTENT, ROUNDED_RATES),
+    ("Ambig-DS Table 13", "objective", "Gemini 3 Flash", "conservative", "calib_score"): (INCONSISTENT, ROUNDED_RATES),
+    ("Ambig-DS Table 13", "objective", "Gemini 3.1 Pro", "conservative", "calib_score"): (INCONSISTENT, ROUNDED_RATES),
+    ("Ambig-DS Table 13", "target", "Claude Haiku 4.5", "conservative", "calib_score"): (INCONSISTENT, ROUNDED_RATES),
+    ("Ambig-DS Table 13", "objective", "GPT-5.4 Nano", "permissive", "ask_on_full"): (INCONSISTENT,
+        "Table 13 says 87% asked on full tasks, Table 14 says 21% stayed silent (100 − 21 = 79% asked); the fixture"
+        " follows Table 14"),
+    ("Ambig-DS Table 13", "objective", "GPT-5.4 Nano", "permissive", "calib_score"): (INCONSISTENT,
+        "follows from ask_on_full above: 2 × 0.79 × 0.21 / (0.79 + 0.21) = 0.33, the paper 0.22 (with 87%)"),
+    ("Ambig-DS Table 13", "objective", "Claude Haiku 4.5", "conservative", "ask_on_ambiguous"): (INCONSISTENT,
+        "Table 13 says 5% asked (3/61), Table 15 says 3% asked (2/61); the fixture follows Table 15"),
+    ("Ambig-DS Table 13", "objective", "Claude Haiku 4.5", "conservative", "calib_score"): (INCONSISTENT,
+        "follows from ask_on_ambiguous above: with 2/61 and 5% on full, 2 × 0.033 × 0.95 / 0.983 = 0.06, the paper 0.10"),
+    ("Ambig-DS Table 14", "objective", "GPT-5.4 Nano", None, "restating_obvious"): (INCONSISTENT,
+        "17% is no k/61 that also lets the row's other shares be k/61 (10/61 = 16.4%, 11/61 = 18.0%)"),
+    ("HIL-Bench Table 8", None, "Claude Opus 4.6", "sql", "ask_f1"): (INCONSISTENT,
         "Table 8 prints 57, but Table 1's recall 61.2% (1098 of 1794 blockers) and precision 54.3% put F1 at"
-        " 57.52% or more, which rounds to 58",
-    **{("LHAW Table 12", "mcp-atlas", model, "outcome-critical", col): T12
+        " 57.52% or more, which rounds to 58"),
+    **{("LHAW Table 12", "mcp-atlas", model, "outcome-critical", col): (INCONSISTENT, T12)
        for model, cols in (("Claude Sonnet 4.5", ("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool")),
                            ("Gemini 3 Pro", ("pass_at_k_with_tool",)),
                            ("Gemini 3 Flash", ("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool")),
                            ("GPT-5.2", ("pass_at_k_with_tool",)))
        for col in cols},
-    ("LHAW Table 13", "mcp-atlas", None, None, "pass_at_k_with_tool"):
-        "the five models' pass@3 with ask_user (Tables 3 and 7: 78, 72, 74, 71, 65) average to 0.72, not 0.73",
-    ("LHAW Table 14", "mcp-atlas", "Claude Sonnet 4.5", "supervisor", "score_gain_pp_per_question"):
-        "25.6 / 266 = 0.096, which rounds to 0.10; the other three rows are Ckpt gain / Qs exactly",
-    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "pass_gain_pp"):
+    ("LHAW Table 13", "mcp-atlas", None, None, "pass_at_k_with_tool"): (INCONSISTENT,
+        "the five models' pass@3 with ask_user (Tables 3 and 7: 78, 72, 74, 71, 65) average to 72.0, 0.72 not 0.73"),
+    ("LHAW Table 14", "mcp-atlas", "Claude Sonnet 4.5", "supervisor", "score_gain_pp_per_question"): (INCONSISTENT,
+        "25.6 / 266 = 0.096, which rounds to 0.10; the other three rows are Ckpt gain / Qs exactly"),
+    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "pass_gain_pp"): (INCONSISTENT,
         "no counts of valid and passing variants per class give Table 8's row (truncated; benign 0.77 without the"
-        " tool is only 7 of 9) together with Table 3's 31.7 (+4.8); the fixture keeps Table 8 and 31.7: +5.6",
-    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "pass_gain_pp_per_question"): TAC_PRO_Q,
-    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "score_gain_pp_per_question"): TAC_PRO_Q,
-    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "mean_score"):
-        "Table 3 prints the row's pass@3 (31.8) again as its Ckpt; Table 6 gives 40.9 (-2.8), which the fixture follows",
-    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "ask_pct"):
-        "the only counts giving Table 8's row with 31.8 (+4.2) leave 64 variants with results under the tool,"
-        " and 32% is no share of 64 (20 = 31.3%, 21 = 32.8%)",
-    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "pass_gain_pp_per_question"):
-        "Table 3's own row: Gain/Q 0.10 (4.2 pp) and -0.07 (-2.8 pp) need 41 to 43 questions, which at"
-        " Avg/Traj 1.09 is no whole number of asking trials",
-    **{("LHAW Table 3", "swe-bench-pro", "Gemini 3 Flash", "default", col):
-       "no trial asked: the paper prints 0.00 for a ratio with nothing to divide by; ambiglib leaves it empty"
+        " tool is only 7 of 9) together with Table 3's 31.7 and +4.8; the fixture keeps Table 8 and 31.7 and takes"
+        " the gain (+5.1) that keeps Table 13's average of +User at 0.37"),
+    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "pass_gain_pp_per_question"): (INCONSISTENT, TAC_PRO_Q),
+    ("LHAW Table 3", "tac", "Gemini 3 Pro", "default", "score_gain_pp_per_question"): (INCONSISTENT, TAC_PRO_Q),
+    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "mean_score"): (INCONSISTENT,
+        "Table 3 prints the row's pass@3 (31.8) again as its Ckpt; Table 6 gives 40.9 (-2.8), which the fixture follows"),
+    ("LHAW Table 3", "tac", "Gemini 3 Flash", "default", "pass_gain_pp_per_question"): (INCONSISTENT,
+        "Table 3's own row: Gain/Q 0.10 (4.2 pp) and -0.07 (-2.8 pp) need 4.2 / [0.095, 0.105) and"
+        " 2.8 / [0.065, 0.075), 41 to 43 questions, which at Avg/Traj 1.09 is no whole number of asking trials"
+        " (41 / 1.09 = 37.6, 42 / 1.09 = 38.5, 43 / 1.09 = 39.4; 38 × 1.09 = 41.4)"),
+    **{("LHAW Table 3", "swe-bench-pro", "Gemini 3 Flash", "default", col): (OURS,
+       "no trial asked: the paper prints 0.00 for a ratio with nothing to divide by; ambiglib leaves it empty")
        for col in ("avg_per_traj", "pass_gain_pp_per_question", "score_gain_pp_per_question")},
-    ("LHAW Table 8", "tac", "Gemini 3 Flash", "divergent", "base_pass_at_k"): TAC_BASE,
-    ("LHAW Table 8", "tac", "GPT-5.2", "divergent", "base_pass_at_k"): TAC_BASE,
-    ("LHAW Table 13", "tac", None, None, "base_pass_at_k"):
-        "Table 3's TAC baselines (61.5, 53.8, 61.5, 53.8, 69.2) average to 0.60, not 0.66",
-    ("LHAW Table 13", "tac", None, None, "pass_at_k"):
-        "Table 3's TAC pass@3 without the tool (31.8, 31.7, 33.8, 29.4, 31.8) average to 0.32, not 0.30",
-    ("LHAW Table 13", "tac", None, None, "pass_at_k_with_tool"):
-        "follows from Gemini 3 Pro's TAC gain above (+5.6 for +4.8): with the printed gains the average is 0.374",
-    ("LHAW Table 13", "swe-bench-pro", None, None, "pass_at_k"):
-        "the four models' 69, 69, 79, 73 average to exactly 0.725: the paper rounds half up, ambiglib's binary"
-        " 0.725 rounds to 0.72",
-    **{("LHAW Table 10", "tac", "GPT-5.2", f"default, {name}", col): CODEACT_ASK
+    ("LHAW Table 8", "tac", "Gemini 3 Flash", "divergent", "base_pass_at_k"): (INCONSISTENT, TAC_BASE),
+    ("LHAW Table 8", "tac", "GPT-5.2", "divergent", "base_pass_at_k"): (INCONSISTENT, TAC_BASE),
+    ("LHAW Table 13", "tac", None, None, "base_pass_at_k"): (INCONSISTENT,
+        "Table 3's TAC baselines (61.5, 53.8, 61.5, 53.8, 69.2) average to 60.0, 0.60 not 0.66"),
+    ("LHAW Table 13", "tac", None, None, "pass_at_k"): (INCONSISTENT,
+        "Table 3's TAC pass@3 without the tool (31.8, 31.7, 33.8, 29.4, 31.8) average to 31.7, 0.32 not 0.30"),
+    **{("LHAW Table 10", "tac", "GPT-5.2", f"default, {name}", col): (INCONSISTENT, CODEACT_ASK)
        for name, col in (("overall", "ask_pct"), ("outcome-critical", "ask_pct"), ("divergent", "ask_pct"),
                          ("benign", "avg_per_traj"))},
-    ("LHAW Table 10", "tac", "GPT-5.2", "react, overall", "avg_per_traj"):
+    ("LHAW Table 10", "tac", "GPT-5.2", "react, overall", "avg_per_traj"): (INCONSISTENT,
         "the classes' Avg/Traj (2.2, 2.1, 1.8) over their asking trials (68%, 74%, 61% of the trials) average to"
-        " at least 2.06, not 1.9",
+        " at least 2.06, not 1.9"),
 }
 
 
@@ -173,14 +178,17 @@ def _key(c: dict) -> tuple:
 
 
 def _shown(v: float | None, c: dict) -> float | None:
-    """The value as the paper would print it: rounded, or truncated where the table truncates (LHAW Table 8:
-    Table 10 prints the same GPT-5.2 cells 14/26 and 10/11 as 53.8 and 90.9, Table 8 as 0.53 and 0.90)."""
+    """The value as the paper would print it: rounded half up (LHAW Table 13: 69, 69, 79, 73 average to
+    exactly 72.5 and print as 0.73), or truncated where the table truncates (LHAW Table 8: Table 10 prints
+    the same GPT-5.2 cells 14/26 and 10/11 as 53.8 and 90.9, Table 8 as 0.53 and 0.90). The 1e-9 absorbs
+    binary representation error (0.725 is stored as 0.72499999...)."""
     if v is None:
         return None
     v *= 100 if c.get("percent") else 1
+    scale = 10 ** c["digits"]
     if c.get("rounding") == "floor":
-        return math.floor(v * 10 ** c["digits"] + 1e-9) / 10 ** c["digits"]
-    return round(v, c["digits"])
+        return math.floor(v * scale + 1e-9) / scale
+    return math.floor(v * scale + 0.5 + 1e-9) / scale
 
 
 def test_every_printed_cell_is_reproduced_or_explained(reproduced):
@@ -194,6 +202,7 @@ def test_every_printed_cell_is_reproduced_or_explained(reproduced):
         same = (shown is None) if expected is None else (shown is not None and abs(shown - expected) < 1e-9)
         if not same:
             mismatched[_key(c)] = (expected, shown)
+    assert {kind for kind, _ in KNOWN.values()} <= {INCONSISTENT, OURS}
     unexplained = {k: v for k, v in mismatched.items() if k not in KNOWN}
     assert not unexplained, f"cells that differ from the printed tables: {unexplained}"
     stale = set(KNOWN) - set(mismatched)

@@ -1,0 +1,229 @@
+"""Mutate metric definitions one at a time and report which mutations the test suite catches.
+
+Each mutation replaces one exact snippet of ``ambiglib/`` with a plausible wrong definition (the
+kind of slip a reader of the papers or the harnesses could make: distinct blockers for precision,
+the first judge call for the majority, a two-sided test for a one-sided one). For each, the tree is
+copied to a scratch folder, the snippet is replaced there, and pytest runs on the copy (``-x``: the
+first failing test is enough). A mutation is *caught* when some test fails, *survived* when all
+pass. A snippet that no longer occurs exactly once is an error: the list must not rot.
+
+Not part of ``make test`` (it runs the suite once per mutation)::
+
+    .venv/bin/python scripts/mutation_check.py                     # every mutation, tests/ (-x)
+    .venv/bin/python scripts/mutation_check.py --only precision_distinct,first_judge_call
+    .venv/bin/python scripts/mutation_check.py --tests tests/test_paper.py --jobs 2
+    .venv/bin/python scripts/mutation_check.py --list
+
+Every test file that runs here is part of ``make test``, so a mutation caught here is caught by it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    what: str
+    path: str
+    old: str
+    new: str
+
+
+M = Mutation
+MUTATIONS = [
+    # ---- the issue's list (issue 12 §2): each survived tests/test_paper.py on the first reconstruction
+    M("precision_distinct", "Ask-F1 precision from distinct blockers addressed, not relevant questions",
+      "ambiglib/metrics.py", 'num_p = "n_relevant" if precision == "relevant" else "n_discovered"',
+      'num_p = "n_discovered"'),
+    M("ask_rate_counts_questions", "Ambig-DS ask rates count questions instead of asking runs",
+      "ambiglib/metrics.py", 'runs["asked"] = (runs["n_questions"] > 0).astype(int)',
+      'runs["asked"] = runs["n_questions"].astype(int)'),
+    M("trial_ask_rate_counts_questions", "LHAW trial ask rate (%Ask) counts questions instead of asking trials",
+      "ambiglib/metrics.py", 'g = runs.assign(_asking=(runs["n_questions"] > 0).astype(int))',
+      'g = runs.assign(_asking=runs["n_questions"].astype(int))'),
+    M("first_k_first_trial", "HIL-Bench pass@3 (first k valid passes) taken from the first pass only",
+      "ambiglib/metrics.py", "first = known.groupby(unit, sort=False, dropna=False).head(k)",
+      "first = known.groupby(unit, sort=False, dropna=False).head(1)"),
+    M("unbiased_first_trial", "LHAW pass@3 (unbiased) counting only the first trial's success",
+      "ambiglib/metrics.py", 'out = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum()})',
+      'out = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].first().astype(float).fillna(0)})'),
+    M("first_judge_call", "a run's label is its first judge call, not the majority of its calls",
+      "ambiglib/metrics.py", 'labels = rs.labels[rs.labels["facet"].isin(list(facets))]',
+      'labels = rs.labels[rs.labels["facet"].isin(list(facets)) & (rs.labels["call"] == 1)]'),
+    M("first_judge_call_diagnostics", "over/under-asking diagnostics take the first judge call",
+      "ambiglib/tables.py", 'votes = majority_vote(cell.labels[cell.labels["facet"] == kind]',
+      'votes = majority_vote(cell.labels[(cell.labels["facet"] == kind) & (cell.labels["call"] == 1)]'),
+    M("conditional_median", "conditional scores as medians instead of means", "ambiglib/metrics.py",
+      'stats_ = pd.DataFrame({"n": g.size(), "mean_score": g["score"].mean()}).reset_index()',
+      'stats_ = pd.DataFrame({"n": g.size(), "mean_score": g["score"].median()}).reset_index()'),
+    M("ckpt_mean_of_variant_means", "checkpoint progress as the mean of per-variant means, not over trials",
+      "ambiglib/metrics.py", 'extra = pd.DataFrame({"score_sum": g["score"].sum(), "n_scored": g["score"].count(),',
+      'extra = pd.DataFrame({"score_sum": g["score"].mean().fillna(0), "n_scored": (g["score"].count() > 0).astype(int),'),
+    M("wilcoxon_two_sided", "Ambig-DS Wilcoxon tests two-sided instead of one-sided (Full > Ambig.)",
+      "ambiglib/metrics.py", "p_full_gt_ambig=paired_wilcoxon(full, ambig).p_value",
+      'p_full_gt_ambig=paired_wilcoxon(full, ambig, alternative="two-sided").p_value'),
+    M("wilcoxon_wrong_side", "Ambig-DS Wilcoxon Ask > Ambig. tested the other way round",
+      "ambiglib/metrics.py", "p_ask_gt_ambig=paired_wilcoxon(ask, ambig).p_value",
+      "p_ask_gt_ambig=paired_wilcoxon(ambig, ask).p_value"),
+    M("bootstrap_90", "paired bootstrap CI at 90% instead of 95%", "ambiglib/stats.py",
+      "def paired_bootstrap_ci(x, y, *, n_boot: int = 10_000, seed: int = 0, confidence: float = 0.95):",
+      "def paired_bootstrap_ci(x, y, *, n_boot: int = 10_000, seed: int = 0, confidence: float = 0.90):"),
+    # ---- other definitions a reader could get wrong
+    M("recall_asking_runs", "Ask-F1 recall over asking runs only (the harness headline) by default",
+      "ambiglib/metrics.py", 'in_recall = np.ones(len(runs), bool) if recall == "all_runs" else',
+      'in_recall = runs["n_questions"].to_numpy() > 0 if recall == "all_runs" else'),
+    M("f1_arithmetic", "F1 as the arithmetic mean of precision and recall", "ambiglib/metrics.py",
+      "return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1),",
+      "return np.where(p + r > 0, (p + r) / 2,"),
+    M("calib_arithmetic", "CalibScore as the arithmetic mean", "ambiglib/metrics.py",
+      "    return _f1(ask_on_ambiguous, 1 - np.asarray(ask_on_full, dtype=float))",
+      "    return (np.asarray(ask_on_ambiguous, dtype=float) + 1 - np.asarray(ask_on_full, dtype=float)) / 2"),
+    M("pass_at_1", "pass@k estimated as the success rate (pass@1)", "ambiglib/metrics.py",
+      "out[i] = 1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))",
+      "out[i] = ci_ / ni if ni else 0.0"),
+    M("variant_ask_rate_of_trials", "LHAW Table 3's Ask % as the share of trials, not of variants",
+      "ambiglib/metrics.py", '"variant_ask_rate": _ratio(s["v_asked"], s["v_t"]),',
+      '"variant_ask_rate": _ratio(s["t_asking"], s["t_n_scored"]),'),
+    M("avg_per_traj_all_trials", "Avg/Traj over every with-tool trial, not the asking ones",
+      "ambiglib/metrics.py", '"avg_per_traj": _ratio(s["t_questions"], s["t_asking"]),',
+      '"avg_per_traj": _ratio(s["t_questions"], s["t_n_scored"]),'),
+    M("gain_per_asking_trial", "Gain/Q divided by asking trials instead of questions", "ambiglib/metrics.py",
+      '"pass_gain_pp_per_question": _ratio(pass_gain, s["t_questions"]),',
+      '"pass_gain_pp_per_question": _ratio(pass_gain, s["t_asking"]),'),
+    M("category_shares_ok_only", "framing-category shares over ok runs only (invalid and timeout left out)",
+      "ambiglib/metrics.py", '    runs = scope[~scope["error"]].copy()\n    # a failed run without a category',
+      '    runs = scope[scope["status"] == "ok"].copy()\n    # a failed run without a category'),
+    M("label_shares_all_statuses", "recognition-audit shares over every judged run, not the substantive (ok) ones",
+      "ambiglib/metrics.py", 'runs = work[(work["status"] == "ok") & work["run_id"].isin(votes["run_id"])]',
+      'runs = work[~work["error"] & work["run_id"].isin(votes["run_id"])]'),
+    M("flags_over_all_trials", "LHAW failure-flag shares over every with-tool trial, not the asking ones",
+      "ambiglib/metrics.py", 'trials = work[work["ask_tool"] & (work["n_questions"] > 0) & ~work["error"]]',
+      'trials = work[work["ask_tool"] & ~work["error"]]'),
+    M("questions_per_asking_run", "HIL-Bench Table 7 as questions per asking run", "ambiglib/tables.py",
+      '"questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].mean(),',
+      '"questions_per_run": g["q"].apply(lambda s: s[s > 0].mean() if (s > 0).any() else float("nan")),'
+      ' "relevant_per_run": g["rel"].mean(),'),
+    M("lhaw_paired", "LHAW tables compare only variants with results in both conditions (paired=True)",
+      "ambiglib/tables.py", "    return conv.voi_paired if paired is None else bool(paired)",
+      "    return True if paired is None else bool(paired)"),
+    M("performance_error_as_zero", "Ambig-DS S: error runs scored 0 instead of excluded", "ambiglib/metrics.py",
+      '        runs = runs[~runs["error"]].dropna(subset=["score"])\n        per_task[name]',
+      '        runs = runs.assign(score=runs["score"].fillna(0.0))\n        per_task[name]'),
+    M("holm_is_bonferroni", "Holm adjustment replaced by Bonferroni", "ambiglib/stats.py",
+      "adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))",
+      "adjusted = np.minimum(1.0, m * q[order])"),
+    M("wilson_is_wald", "Wilson interval replaced by the normal (Wald) interval", "ambiglib/stats.py",
+      "        half = z * np.sqrt(p * (1 - p) / n_arr + z**2 / (4 * n_arr**2)) / denom",
+      "        half = z * np.sqrt(p * (1 - p) / n_arr); centre = p"),
+    M("fleiss_observed_only", "Fleiss' kappa without the chance correction", "ambiglib/stats.py",
+      "return float((p_bar - p_e) / (1 - p_e)) if p_e < 1 else float(\"nan\")",
+      "return float(p_bar)"),
+    M("class_base_over_variants", "LHAW per-class Base: pass@k over variants, not the class's original tasks",
+      "ambiglib/tables.py", '        keep = sorted(set(group["variant_id"]) | set(group["task_id"]))  # full runs: variant_id == task_id',
+      '        keep = sorted(set(group["variant_id"]))'),
+    M("generality_median", "LHAW Table 13's model average taken as a median",
+      "ambiglib/tables.py", '"pass_at_k": g["pass_at_k"].mean(),', '"pass_at_k": g["pass_at_k"].median(),'),
+]
+
+
+def _copy_tree(dest: Path) -> None:
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
+                           capture_output=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+
+
+def _check(mutations: list[Mutation]) -> None:
+    for m in mutations:
+        text = (ROOT / m.path).read_text(encoding="utf-8")
+        n = text.count(m.old)
+        if n != 1:
+            raise SystemExit(f"mutation {m.name}: its snippet occurs {n} times in {m.path} (expected once);"
+                             f" update scripts/mutation_check.py")
+
+
+def _run(m: Mutation, tests: list[str], timeout: float) -> tuple[Mutation, str, str, float]:
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix=f"mutant-{m.name}-") as tmp:
+        work = Path(tmp)
+        _copy_tree(work)
+        target = work / m.path
+        target.write_text(target.read_text(encoding="utf-8").replace(m.old, m.new), encoding="utf-8")
+        env = {**os.environ, "PYTHONPATH": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
+        cmd = [sys.executable, "-m", "pytest", *tests, "-x", "-q", "-p", "no:cacheprovider", "--no-header",
+               "-o", "addopts=", "--tb=line"]
+        try:
+            proc = subprocess.run(cmd, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return m, "timeout", f"no verdict in {timeout:.0f} s", time.monotonic() - t0
+        check = subprocess.run([sys.executable, "-c", "import ambiglib, sys; sys.stdout.write(ambiglib.__file__)"],
+                               cwd=work, env=env, capture_output=True, text=True)
+        if not check.stdout.startswith(str(work)):
+            raise SystemExit(f"the mutant imported ambiglib from {check.stdout!r}, not the copy in {work}")
+    out = proc.stdout.strip().splitlines()
+    if proc.returncode == 0:
+        return m, "survived", out[-1] if out else "", time.monotonic() - t0
+    if proc.returncode == 1:
+        failed = [line for line in out if line.startswith("FAILED") or line.startswith("ERROR")]
+        return m, "caught", (failed[0] if failed else out[-1]), time.monotonic() - t0
+    return m, "broken", (out[-1] if out else proc.stderr.strip().splitlines()[-1]), time.monotonic() - t0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tests", default="tests", help="comma-separated pytest paths (default: tests)")
+    ap.add_argument("--only", default=None, help="comma-separated mutation names")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants tested at once (default 1)")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per mutant (default 1800)")
+    ap.add_argument("--list", action="store_true", help="list the mutations and exit")
+    args = ap.parse_args(argv)
+    chosen = MUTATIONS
+    if args.only:
+        names = args.only.split(",")
+        unknown = sorted(set(names) - {m.name for m in MUTATIONS})
+        if unknown:
+            raise SystemExit(f"unknown mutation(s): {', '.join(unknown)}")
+        chosen = [m for m in MUTATIONS if m.name in names]
+    _check(chosen)
+    if args.list:
+        for m in chosen:
+            print(f"{m.name:34} {m.path:22} {m.what}")
+        return 0
+    tests = args.tests.split(",")
+    print(f"{len(chosen)} mutations, pytest {' '.join(tests)} -x, {args.jobs} at a time", flush=True)
+    # the unmutated tree must pass, or every mutant would count as caught
+    _, verdict, detail, seconds = _run(Mutation("none", "no change", chosen[0].path, "", ""), tests, args.timeout)
+    print(f"{'baseline':9} {'(no mutation)':34} {seconds:6.0f} s  {detail[:160]}", flush=True)
+    if verdict != "survived":
+        raise SystemExit(f"the tests fail without any mutation ({verdict}: {detail}); fix them first")
+    results = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for m, verdict, detail, seconds in pool.map(lambda m: _run(m, tests, args.timeout), chosen):
+            results.append((m, verdict))
+            print(f"{verdict:9} {m.name:34} {seconds:6.0f} s  {detail[:160]}", flush=True)
+    caught = sum(v == "caught" for _, v in results)
+    print(f"\n{caught} of {len(results)} mutations caught")
+    for m, v in results:
+        if v != "caught":
+            print(f"  {v}: {m.name} — {m.what}")
+    return 0 if caught == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
