@@ -130,14 +130,53 @@ def allocate(percent, n: int) -> list[int]:
     return counts.tolist()
 
 
-def centred(rng: np.random.Generator, n: int, mean: float, spread: float = 0.05) -> list[float]:
-    """n scores in [0, 1] whose mean is exactly ``mean``: symmetric pairs around it."""
+def skewed(rng: np.random.Generator, n: int, mean: float, concentration: float = 2.5) -> list[float]:
+    """n scores in [0, 1] whose mean is exactly ``mean``, drawn from a Beta distribution with that mean:
+    skewed (right of the mode below 0.5, left above), so a median or a trimmed mean would differ from the
+    mean, as in real score distributions (a few high scores among many low ones)."""
     if n == 0:
         return []
-    half = min(spread, mean, 1 - mean)
-    offsets = rng.uniform(0, half, n // 2)
-    values = [mean + o for o in offsets] + [mean - o for o in offsets] + ([mean] if n % 2 else [])
-    return [float(v) for v in rng.permutation(values)]
+    if mean <= 0 or mean >= 1:
+        return [float(min(max(mean, 0.0), 1.0))] * n
+    x = rng.beta(mean * concentration, (1 - mean) * concentration, n)
+    for _ in range(200):  # shift to the exact mean, keeping [0, 1]
+        x = np.clip(x + (mean - x.mean()), 0.0, 1.0)
+        if abs(x.mean() - mean) < 1e-13:
+            break
+    inner = (x > 1e-6) & (x < 1 - 1e-6)
+    x[np.argmax(inner)] += n * mean - x.sum()  # the last rounding error, on a value inside (0, 1)
+    return [float(v) for v in x]
+
+
+def by_ease(rng: np.random.Generator, tasks: list[int], scores: list[float], ease: np.ndarray,
+            noise: float = 0.7) -> list[tuple[int, float]]:
+    """Pair scores with tasks, the higher scores with the easier tasks (``ease`` plus noise), in task order."""
+    ranked = sorted(tasks, key=lambda i: -(ease[i] + noise * rng.normal()))
+    pairs = dict(zip(ranked, sorted(scores, reverse=True)))
+    return [(i, pairs[i]) for i in tasks]
+
+
+def passing_trials(rng: np.random.Generator, units, n_trials: int = 3) -> dict[int, set[int]]:
+    """The passing trials of each unit that passes at all: the first on any trial (a success on trial 2 or 3
+    only is common in real runs), each later one again with probability one half."""
+    out = {}
+    for u in units:
+        first = int(rng.integers(1, n_trials + 1))
+        out[int(u)] = {first} | {t for t in range(first + 1, n_trials + 1) if rng.random() < 0.5}
+    return out
+
+
+def votes(rng: np.random.Generator, label: str, pool, n_calls: int = 5) -> list[str]:
+    """``n_calls`` judge calls whose strict majority is ``label``: three to all of them agree, the others
+    pick another label of ``pool``, and the agreeing calls sit anywhere (the first call is often a minority,
+    as in a real panel)."""
+    agree = int(rng.integers(n_calls // 2 + 1, n_calls + 1))
+    others = [x for x in pool if x != label]
+    dissent = [str(rng.choice(others)) for _ in range(n_calls - agree)] if others else []
+    calls = [label] * (n_calls - len(dissent)) + dissent
+    if dissent and len(set(dissent)) == 1 and len(dissent) >= n_calls - len(dissent):  # never a tie or a flip
+        calls = [label] * n_calls
+    return [calls[i] for i in rng.permutation(n_calls)]
 
 
 def _solve_means(counts: dict[str, int], printed: dict[str, float | None], target_s: float, n: int) -> dict[str, float]:
@@ -186,12 +225,15 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
             blocker = "target" if suite == "target" else "metric"
             records.append({"record": "task", "benchmark": "ambig-ds", "suite": suite, "task_id": t,
                             "blockers": [{"id": blocker, "type": blocker}]})
+        ease = rng.normal(size=n)  # per task, shared by every model and condition
         for model in AMBIG_MODELS:
             s_full, s_ambig, s_ask = TABLE1[(suite, model)]
             base = {"benchmark": "ambig-ds", "suite": suite, "model": model}
-            # Full: every task, scored around S_full (no category is published for Full)
-            for t, score in zip(tasks, centred(rng, n, s_full)):
-                records.append({**base, "task_id": t, "spec": "full", "ask_tool": False, "score": round(score, 6)})
+            # Full: every task, scored around S_full (no category is published for Full); a task's scores
+            # follow its ease in every condition, as real per-task scores do (so paired tests have power)
+            for i, score in by_ease(rng, list(range(n)), skewed(rng, n, s_full), ease):
+                records.append({**base, "task_id": tasks[i], "spec": "full", "ask_tool": False,
+                                "score": round(score, 6)})
             for cond, s_target, idx in (("ambig", s_ambig, 0), ("ask", s_ask, 1)):
                 cats = CATEGORIES[suite]
                 counts = dict(zip(cats, allocate(TABLE2_3[suite][model][cond], n)))
@@ -212,28 +254,34 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                     judged = [judged[i] for i in rng.permutation(len(judged))]
                 ok_i = 0
                 for cat in cats:
-                    scores = centred(rng, counts[cat], means[cat]) if cat not in ("invalid", "timeout") else [0.0] * counts[cat]
-                    for score in scores:
-                        t = tasks[order[pos]]
-                        pos += 1
+                    scores = skewed(rng, counts[cat], means[cat]) if cat not in ("invalid", "timeout") else [0.0] * counts[cat]
+                    cell = [int(i) for i in order[pos:pos + len(scores)]]
+                    pos += len(scores)
+                    for i, score in by_ease(rng, cell, scores, ease):
+                        t = tasks[i]
                         status = cat if cat in ("invalid", "timeout") else "ok"
                         rec = {**base, "task_id": t, "spec": "ambiguous", "ask_tool": cond == "ask",
                                "policy": "permissive" if cond == "ask" else "default", "status": status,
                                "score": round(score, 6), "category": cat}
                         if cond == "ask" and rng.random() < TABLE13[(suite, model)][0][0] / 100:
+                            # one to three questions: the framing, then follow-ups (about it or out of scope)
+                            blocker = "target" if suite == "target" else "metric"
                             rec["questions"] = [{"text": "Which framing should the submission use?",
-                                                 "blocker_id": "target" if suite == "target" else "metric",
-                                                 "response": "The intended one.", "in_scope": True}]
+                                                 "blocker_id": blocker, "response": "The intended one.",
+                                                 "in_scope": True}]
+                            for j in range(int(rng.integers(0, 3))):
+                                follow = bool(rng.random() < 0.5)
+                                rec["questions"].append(
+                                    {"text": f"Follow-up question {j + 1}?", "blocker_id": blocker if follow else None,
+                                     "response": "The intended one." if follow else "Out of scope.", "in_scope": follow})
                         if judged is not None and status != "timeout":
                             t_label, a_label = judged[ok_i]
                             ok_i += 1
                             if t_label is not None:
-                                # five judge calls per facet; three agree, so the majority is the label
                                 rec["labels"] = [
-                                    {"facet": facet, "label": lab if c < 3 else str(rng.choice([x for x in pool if x != lab])),
-                                     "judge": "claude", "call": c + 1}
+                                    {"facet": facet, "label": vote, "judge": "claude", "call": c}
                                     for facet, lab, pool in (("trace", t_label, TRACE), ("answer", a_label, ANSWER))
-                                    for c in range(5)]
+                                    for c, vote in enumerate(votes(rng, lab, pool), start=1)]
                         records.append(rec)
             # ask-only runs: Table 13's four cells; Tables 14/15 judge them
             for p_i, policy in enumerate(("permissive", "conservative")):
@@ -258,11 +306,13 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                     for i, t in enumerate(tasks):
                         rec = {**base, "task_id": t, "spec": spec, "ask_tool": True, "policy": policy,
                                "protocol": "ask_only"}
-                        if i in asked:
-                            rec["questions"] = [{"text": "Could you clarify the task framing?", "in_scope": True}]
+                        if i in asked:  # one to three questions in the asking run
+                            rec["questions"] = [{"text": f"Could you clarify the task framing ({j + 1})?",
+                                                 "in_scope": True} for j in range(int(rng.integers(1, 4)))]
                             if labels is not None:
-                                rec["labels"] = [{"facet": facet, "label": labels[li], "judge": "claude", "call": c}
-                                                 for c in range(1, 6)]
+                                pool = OVER_ASK[1:] if facet == "over_ask" else ("correct_asked", "wrong_topic")
+                                rec["labels"] = [{"facet": facet, "label": vote, "judge": "claude", "call": c}
+                                                 for c, vote in enumerate(votes(rng, labels[li], pool), start=1)]
                                 li += 1
                         records.append(rec)
     return records
@@ -328,37 +378,44 @@ HIL_TASKS = {"sql": (150, 598), "swe": (150, 533)}
 HIL_N_TASKS = {("swe", "Claude Opus 4.6"): 149}
 
 
-def _counts_for(p_pct: float, r_pct: float, f1_pct: float, blockers: int, cap: int,
-                integers: tuple[int, int, int] | None = None) -> tuple[int, int]:
-    """(discovered, questions) pooled counts whose P, R and F1 round to the printed values
-    (Table 1, one decimal) and, when given, to Table 8's whole percentages (precision, recall, F1)."""
+def _counts_for(p_pct: float, r_pct: float, f1_pct: float, blockers: int, cap: int, n_runs: int,
+                per_run: float | None = None, integers: tuple[int, int, int] | None = None) -> tuple[int, int, int]:
+    """(discovered, relevant, questions) pooled counts: recall = discovered / blockers, precision = relevant /
+    questions and their F1 print as Table 1 (one decimal); questions / n_runs as Table 7 (``per_run``); P, R
+    and F1 as Table 8's whole percentages (``integers``). Of the counts that print the most of these, those
+    where some blockers are asked about twice (relevant > discovered) so that the harness's distinct
+    precision (discovered / questions) prints otherwise than the paper's, with the most repeats the
+    printed cells allow (Table 7 caps them near 1% of the relevant questions)."""
     best = None
-
-    def fits8(p: float, r: float, f: float) -> bool:
-        return integers is None or (shown(100 * p), shown(100 * r), shown(100 * f)) == integers
     for disc in range(int(blockers * (r_pct - 0.05) / 100), int(blockers * (r_pct + 0.05) / 100) + 2):
         r = disc / blockers
         if shown(100 * r, 1) != r_pct or disc > cap:
             continue
-        for q in range(int(disc / ((p_pct + 0.05) / 100)), int(disc / ((p_pct - 0.05) / 100)) + 2):
-            p = disc / q
-            f = 2 * p * r / (p + r)
-            if shown(100 * p, 1) == p_pct and shown(100 * f, 1) == f1_pct and fits8(p, r, f):
-                return disc, q
-            if shown(100 * p, 1) == p_pct and best is None:
-                best = (disc, q)
-    return best  # the printed F1 is not reachable: the test reports it
+        for rel in range(disc, disc + disc // 5 + 2):
+            for q in range(int(rel / ((p_pct + 0.05) / 100)), int(rel / ((p_pct - 0.05) / 100)) + 2):
+                p = rel / q
+                if shown(100 * p, 1) != p_pct:
+                    continue
+                f = 2 * p * r / (p + r)
+                hits = ((shown(100 * f, 1) == f1_pct) + (per_run is None or shown(q / n_runs, 1) == per_run)
+                        + (integers is None or (shown(100 * p), shown(100 * r), shown(100 * f)) == integers))
+                key = (hits, shown(100 * disc / q, 1) != p_pct, rel - disc)
+                if best is None or key > best[0]:
+                    best = (key, (disc, rel, q))
+    return best[1]  # where the printed cells cannot all hold, the test reports the ones that do not
 
 
 def _fits_table1(found, p_pct, r_pct, f1_pct, blockers) -> bool:
-    disc, q = found
-    p, r = disc / q, disc / blockers
+    disc, rel, q = found
+    p, r = rel / q, disc / blockers
     return (shown(100 * p, 1), shown(100 * r, 1), shown(100 * 2 * p * r / (p + r), 1)) == (p_pct, r_pct, f1_pct)
 
 
-def _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total) -> None:
+def _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total, rel_total=None) -> None:
     """Give the model's ask_human runs in one domain their questions: disc_total distinct blockers
-    discovered (at most 3 answered per run, the oracle's cap), the rest of q_total irrelevant."""
+    discovered (at most 3 answered per run, the oracle's cap), rel_total relevant questions (the extra ones
+    ask again about a blocker the run already asked about), the rest of q_total irrelevant."""
+    rel_total = disc_total if rel_total is None else rel_total
     tool_runs = [r for r in records if r.get("model") == model and r.get("suite") == suite
                  and r.get("ask_tool") and r.get("benchmark") == "hil-bench"]
     caps = [min(3, per_task[tasks.index(r["task_id"])]) for r in tool_runs]
@@ -378,13 +435,18 @@ def _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_to
             disc[i] += take
             left -= take
         i = (i + 1) % len(tool_runs)
-    extra_q = np.bincount(rng.integers(0, len(tool_runs), q_total - disc_total), minlength=len(tool_runs))
-    for r, d, e in zip(tool_runs, disc, extra_q):
+    extra_q = np.bincount(rng.integers(0, len(tool_runs), q_total - rel_total), minlength=len(tool_runs))
+    asking = [i for i, d in enumerate(disc) if d]
+    repeats = np.bincount(rng.choice(asking, rel_total - disc_total), minlength=len(tool_runs)) if asking else \
+        np.zeros(len(tool_runs), int)
+    for r, d, e, again in zip(tool_runs, disc, extra_q, repeats):
         qs = [{"text": f"What does requirement {j} mean?", "blocker_id": f"b{j}", "response": "resolution"}
               for j in range(d)]
+        qs += [{"text": f"To confirm requirement {j % d}: is that right?", "blocker_id": f"b{j % d}",
+                "response": "resolution"} for j in range(int(again))]
         qs += [{"text": "Can you say more?", "blocker_id": None, "response": "irrelevant question"} for _ in range(int(e))]
         if qs:
-            r["questions"] = qs
+            r["questions"] = [qs[i] for i in rng.permutation(len(qs))] if again else qs
 
 
 def hil_bench(rng: np.random.Generator) -> list[dict]:
@@ -412,28 +474,29 @@ def hil_bench(rng: np.random.Generator) -> list[dict]:
             used = tasks[:n]
             blockers_total = 3 * sum(per_task[:n])  # three passes
             t8 = HIL_TABLE8.get(model, {}).get(suite)
-            found = _counts_for(p_pct, r_pct, f1_pct, blockers_total, cap=3 * 3 * n,
+            per_run = HIL_TABLE7[model][0 if suite == "swe" else 1]
+            found = _counts_for(p_pct, r_pct, f1_pct, blockers_total, cap=3 * 3 * n, n_runs=3 * n, per_run=per_run,
                                 integers=(t8[1], t8[2], t8[3]) if t8 else None)
-            if t8 and not _fits_table1(found, p_pct, r_pct, f1_pct, blockers_total):
-                found = _counts_for(p_pct, r_pct, f1_pct, blockers_total, cap=3 * 3 * n)  # Table 8 cannot hold too
-            disc_total, q_total = found
+            if t8 and not _fits_table1(found, p_pct, r_pct, f1_pct, blockers_total):  # Table 8 cannot hold too
+                found = _counts_for(p_pct, r_pct, f1_pct, blockers_total, cap=3 * 3 * n, n_runs=3 * n, per_run=per_run)
+            disc_total, rel_total, q_total = found
             base_rec = {"benchmark": "hil-bench", "suite": suite, "model": model}
             for mode_spec, pct in (("full", full_pct), ("tool", tool_pct)):
                 n_pass = round(pct / 100 * n)
-                passing = set(rng.permutation(n)[:n_pass].tolist())
+                passing = passing_trials(rng, rng.permutation(n)[:n_pass])
                 for i, t in enumerate(used):
                     for p in (1, 2, 3):
-                        ok = i in passing and p == 1  # HIL-Bench's pass@3: any of the first three passes
+                        ok = p in passing.get(i, ())  # HIL-Bench's pass@3: any of the first three passes
                         rec = {**base_rec, "task_id": t, "spec": "full" if mode_spec == "full" else "ambiguous",
                                "ask_tool": mode_spec == "tool", "trial": p, "passed": ok, "score": 1.0 if ok else 0.0}
                         records.append(rec)
-            _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total)
+            _ask_questions(rng, records, model, suite, per_task, tasks, disc_total, q_total, rel_total)
         for model, (counts, passes) in table8_only.items():  # Table 8's other models: ask_human runs only
             base_rec = {"benchmark": "hil-bench", "suite": suite, "model": model}
-            passing = set(rng.permutation(n_tasks)[: passes[suite]].tolist())
+            passing = passing_trials(rng, rng.permutation(n_tasks)[: passes[suite]])
             for i, t in enumerate(tasks):
                 for p in (1, 2, 3):
-                    ok = i in passing and p == 1
+                    ok = p in passing.get(i, ())
                     records.append({**base_rec, "task_id": t, "spec": "ambiguous", "ask_tool": True, "trial": p,
                                     "passed": ok, "score": 1.0 if ok else 0.0})
             _ask_questions(rng, records, model, suite, per_task, tasks, *counts[suite])
@@ -568,7 +631,7 @@ def _asking_trials(rng, n_variants: int, n_asking_variants: int, n_trials: int) 
 
 def lhaw(rng: np.random.Generator) -> list[dict]:
     records = []
-    sonnet_user_pass: set[int] = set()
+    sonnet_user_pass: dict[int, set[int]] = {}
     variants, klass = [], []
     for name, n in LHAW_CLASSES.items():
         for _ in range(n):
@@ -593,9 +656,8 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
     for model, row in LHAW_TABLE3_MCP.items():
         b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c, n_ask = row
         t7 = {name: LHAW_TABLE7[name][model] for name in LHAW_CLASSES}
-        base_pass = passing({c: v[0] for c, v in t7.items()})
-        under_pass = passing({c: v[1] for c, v in t7.items()})
-        user_pass = passing({c: v[2] for c, v in t7.items()})
+        base_pass, under_pass, user_pass = (passing_trials(rng, passing({c: v[j] for c, v in t7.items()}))
+                                            for j in range(3))
         persona = "original" if model == "Claude Sonnet 4.5" else "default"
         if persona == "original":
             sonnet_user_pass = user_pass
@@ -606,19 +668,19 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
         for j in rng.integers(0, n_ask, q_total - n_ask):
             q_per[j] += 1
         q_iter = iter(q_per)
-        scores = {kind: centred(rng, 300, mean / 100) for kind, mean in
+        scores = {kind: skewed(rng, 300, mean / 100) for kind, mean in
                   (("full", b_ckpt), ("none", ckpt), ("tool", ckpt + ckpt_gain))}
         for i, (task, variant) in enumerate(variants):
             for trial in (1, 2, 3):
                 k = 3 * i + trial - 1
                 records.append({**base, "task_id": task, "model": model, "spec": "full", "ask_tool": False,
-                                "trial": trial, "score": round(scores["full"][k], 6), "passed": i in base_pass and trial == 1})
+                                "trial": trial, "score": round(scores["full"][k], 6), "passed": trial in base_pass.get(i, ())})
                 records.append({**base, "task_id": task, "variant_id": variant, "model": model, "spec": "ambiguous",
                                 "ask_tool": False, "trial": trial, "score": round(scores["none"][k], 6),
-                                "passed": i in under_pass and trial == 1})
+                                "passed": trial in under_pass.get(i, ())})
                 rec = {**base, "task_id": task, "variant_id": variant, "model": model, "spec": "ambiguous",
                        "ask_tool": True, "policy": persona, "trial": trial, "score": round(scores["tool"][k], 6),
-                       "passed": i in user_pass and trial == 1}
+                       "passed": trial in user_pass.get(i, ())}
                 if trial <= asking[i]:
                     rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(next(q_iter))]
                 records.append(rec)
@@ -627,14 +689,14 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
     for persona, (ckpt, gain, n_q, _) in LHAW_TABLE14.items():
         if persona == "original":
             continue
-        scores = centred(rng, 300, (ckpt + gain) / 100)
+        scores = skewed(rng, 300, (ckpt + gain) / 100)
         per_trial = np.bincount(rng.integers(0, 300, n_q), minlength=300)
         for i, (task, variant) in enumerate(variants):
             for trial in (1, 2, 3):
                 k = 3 * i + trial - 1
                 rec = {**base, "task_id": task, "variant_id": variant, "model": "Claude Sonnet 4.5",
                        "spec": "ambiguous", "ask_tool": True, "policy": persona, "trial": trial,
-                       "score": round(scores[k], 6), "passed": i in sonnet_user_pass and trial == 1}
+                       "score": round(scores[k], 6), "passed": trial in sonnet_user_pass.get(i, ())}
                 if per_trial[k]:
                     rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(per_trial[k])]
                 records.append(rec)
@@ -960,12 +1022,15 @@ SWE_BASE_FAILING = {"GPT-5.2": {0, 1, 2, 3, 20, 21, 22, 25, 30}, "Claude Sonnet 
 
 
 def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: list, means: list,
-                asks: list[tuple[int, int, int]], base: tuple[set, float] | None, cover: bool = True) -> list[dict]:
+                asks: list[tuple[int, int, int]], base: tuple[set, float] | None, cover: bool = True,
+                partial: bool = False) -> list[dict]:
     """Runs of one model and agent over a suite's variants, built to per-class counts: ``counts`` (n and passing
     without and with the tool), ``means`` (Ckpt % without and with it), ``asks`` (asking variants, asking
     trials, questions); variants without a result under a condition get error runs there. With ``cover``,
     every variant has a result in at least one condition where the counts allow; without, the variants
-    with results without the tool are among those with results with it."""
+    with results without the tool are among those with results with it. With ``partial``, about a third of
+    the variants without a result under a condition still have one or two scored trials there (the others
+    failed): too few for pass@3, but their checkpoint scores count, so trials per variant are unequal."""
     common = {"benchmark": "lhaw", "suite": suite, "model": model}
     records = []
     for variants, (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(_variants(suite, layout).values(), counts,
@@ -981,8 +1046,14 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
             valid_u = set(rest) | set(rng.permutation(sorted(valid_t))[: nu - len(rest)].tolist())
         else:
             valid_u = set(rng.permutation(len(variants))[:nu].tolist())
-        pass_u = set(rng.permutation(sorted(valid_u))[:ku].tolist())
-        pass_t = set(rng.permutation(sorted(valid_t))[:kt].tolist())
+        pass_u = passing_trials(rng, rng.permutation(sorted(valid_u))[:ku])
+        pass_t = passing_trials(rng, rng.permutation(sorted(valid_t))[:kt])
+        # partial results: a few scored trials (low scores: the runs that crashed early) on invalid variants
+        part_u, part_t = ({int(i): set(rng.choice([1, 2, 3], int(rng.integers(1, 3)), replace=False).tolist())
+                           for i in range(len(variants)) if i not in valid and partial and rng.random() < 1 / 3}
+                          for valid in (valid_u, valid_t))
+        low_u, low_t = (iter(skewed(rng, sum(map(len, part.values())), 0.12)) for part in (part_u, part_t))
+        n_low_u, n_low_t = (sum(map(len, part.values())) for part in (part_u, part_t))
         asking_pool = sorted(valid_t)
         per_variant = _asking_trials(rng, len(asking_pool), v_ask, n_ask)
         asking = dict(zip(asking_pool, per_variant))
@@ -990,34 +1061,42 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
         for j in rng.integers(0, max(n_ask, 1), n_q - n_ask):
             q_per[j] += 1
         q_iter = iter(q_per)
-        scores_u, scores_t = centred(rng, 3 * nu, mu / 100), centred(rng, 3 * nt, mt / 100)
+        # the valid variants' trials make up the printed mean over every scored trial, partial ones included
+        scores_u = skewed(rng, 3 * nu, ((3 * nu + n_low_u) * mu / 100 - 0.12 * n_low_u) / (3 * nu))
+        scores_t = skewed(rng, 3 * nt, ((3 * nt + n_low_t) * mt / 100 - 0.12 * n_low_t) / (3 * nt))
         iu, it = iter(scores_u), iter(scores_t)
         for i, (task, variant) in enumerate(variants):
             for trial in (1, 2, 3):
                 run = {**common, "task_id": task, "variant_id": variant, "spec": "ambiguous", "trial": trial}
                 if i in valid_u:
                     records.append({**run, "ask_tool": False, "policy": policy, "score": round(next(iu), 6),
-                                    "passed": i in pass_u and trial == 1})
+                                    "passed": trial in pass_u.get(i, ())})
+                elif trial in part_u.get(i, ()):
+                    records.append({**run, "ask_tool": False, "policy": policy, "score": round(next(low_u), 6),
+                                    "passed": False})
                 else:
                     records.append({**run, "ask_tool": False, "policy": policy, "status": "error"})
                 if i in valid_t:
                     rec = {**run, "ask_tool": True, "policy": policy, "score": round(next(it), 6),
-                           "passed": i in pass_t and trial == 1}
+                           "passed": trial in pass_t.get(i, ())}
                     if trial <= asking.get(i, 0):
                         rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."}
                                             for q in range(next(q_iter))]
                     records.append(rec)
+                elif trial in part_t.get(i, ()):
+                    records.append({**run, "ask_tool": True, "policy": policy, "score": round(next(low_t), 6),
+                                    "passed": False})
                 else:
                     records.append({**run, "ask_tool": True, "policy": policy, "status": "error"})
     if base is not None:
         failing, ckpt = base
         tasks = sorted({t for spec in layout.values() for t, _ in spec})
-        scores = iter(centred(rng, 3 * len(tasks), ckpt / 100))
+        scores = iter(skewed(rng, 3 * len(tasks), ckpt / 100))
+        passes = passing_trials(rng, [t for t in tasks if t not in failing])
         for t in tasks:
             for trial in (1, 2, 3):
                 records.append({**common, "task_id": _task_id(suite, t), "spec": "full", "ask_tool": False,
-                                "trial": trial, "score": round(next(scores), 6),
-                                "passed": t not in failing and trial == 1})
+                                "trial": trial, "score": round(next(scores), 6), "passed": trial in passes.get(t, ())})
     return records
 
 
@@ -1075,7 +1154,8 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
                 a_c = allocate([100 * v / max(v_ask, 1) for v in v_c], n_ask)
                 split = list(zip(a_c, allocate([100 * a / max(n_ask, 1) for a in a_c], n_q)))
             asks = [(v, a, q) for v, (a, q) in zip(_asking_variants([a for a, _ in split], nt_c, v_ask), split)]
-            records += _lhaw_cells(rng, suite, layout, model, "default", counts, means, asks, (failing, b_ckpt), cover)
+            records += _lhaw_cells(rng, suite, layout, model, "default", counts, means, asks, (failing, b_ckpt), cover,
+                                   partial=suite == "tac" and not t10)
     # Table 10's other strategies: GPT-5.2 on TAC, each also run without the tool
     classes = LHAW_MORE_CLASSES["tac"]
     for policy, rows in LHAW_TABLE10.items():
