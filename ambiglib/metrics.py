@@ -1046,8 +1046,10 @@ def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequ
     """Compute the share of asking trials that fall in each failure category.
 
     A trial counts in a category when the majority label of any of the
-    category's flag facets is in ``yes``. The denominator is trials with at least
-    one question (and the ask tool), status not ``error``.
+    category's flag facets is in ``yes``. The denominator is the trials with at least
+    one question (and the ask tool), status not ``error``, that carry a label of any of
+    the flag facets: a trial the judge never saw is left out, not counted as unflagged
+    (a judge's flags on trials without questions, e.g. missed critical segments, stay out).
 
     Parameters
     ----------
@@ -1067,10 +1069,12 @@ def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequ
     fn = "flag_shares"
     work = _work(rs)
     by = _check_by(work, by, fn)
-    trials = work[work["ask_tool"] & (work["n_questions"] > 0) & ~work["error"]]
-    _single_condition(trials, by, CONDITIONS, fn)
     facets = sorted({f for fs in categories.values() for f in fs})
     votes = _run_labels(rs, facets, "null")
+    # asking trials the judge looked at: a trial never judged on these flags is unknown, not unflagged
+    judged = work["run_id"].isin(set(votes["run_id"]))
+    trials = work[work["ask_tool"] & (work["n_questions"] > 0) & ~work["error"] & judged]
+    _single_condition(trials, by, CONDITIONS, fn)
     votes["_yes"] = votes["label"].isin(list(yes))
     rows = []
     for name, fs in categories.items():

@@ -96,6 +96,10 @@ def _tool_pairs(rs: RunSet) -> bool:
     return bool(_variants(_cell(amb, ask_tool=True)) & _variants(_cell(amb, ask_tool=False)))
 
 
+def _pass_outcomes(rs: RunSet) -> bool:
+    return bool(_cell(_ok(rs), protocol="solve")["passed"].notna().any())
+
+
 def _categories(rs: RunSet) -> bool:
     return bool(_cell(_ok(rs), protocol="solve")["category"].notna().any())
 
@@ -155,6 +159,7 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
     Shape("calibration", "runs with the ask tool on both fully specified and ambiguous tasks", _calibration),
     Shape("tool_pairs", "runs with and without the ask tool on the same ambiguous variants", _tool_pairs),
     Shape("categories", "runs with a framing category", _categories),
+    Shape("pass_outcomes", "solve runs with a pass/fail outcome", _pass_outcomes),
     Shape("three_conditions", "scored runs in all three conditions (full, ambiguous, ambiguous with the ask tool)"
           " on the same tasks", _three_conditions),
     Shape("full_and_ambiguous", "scored runs without the ask tool on both specifications of the same tasks",

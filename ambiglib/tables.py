@@ -22,7 +22,8 @@ __all__ = ["harness_summary", "harness_anomalies", "blocker_stats", "performance
            "personas", "convention_audit", "coverage", "model_comparison", "ask_diagnostics", "by_dimension",
            "segments_removed", "generality", "prompting_strategies", "removal_strategies", "ask_failure_modes",
            "failure_modes", "leaderboard", "selector_accuracy", "judge_reliability", "composition", "power_analysis",
-           "calls_per_trial", "ambiguity_classes", "paired_comparison"]
+           "calls_per_trial", "ambiguity_classes", "paired_comparison", "pass_rates", "failure_mode_shift",
+           "ask_failure_flags", "variant_distribution"]
 
 #: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows
 #: (``"hil-bench"``, ``"ambig-ds"``, ``"lhaw"`` or ``"neutral"``); see :mod:`ambiglib.shapes`.
@@ -198,18 +199,25 @@ def conditional_scores(rs: RunSet) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suite, model, condition``, then the mean score per category (null where
-        no run), for every benchmark whose solve runs carry a ``category``.
+        ``benchmark, suite, model, condition, full_mean`` (the model's mean score on the fully
+        specified tasks without the tool, Table 11's "Full mean": per task, then over tasks; null
+        without such runs), then the mean score per category (null where no run), for every
+        benchmark whose solve runs carry a ``category``.
     """
     from . import metrics
 
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
-        cond = metrics.conditional_scores(sub.filter(protocol="solve"), by=("suite", "model", "spec", "ask_tool", "policy"))
+        solve = sub.filter(protocol="solve")
+        cond = metrics.conditional_scores(solve, by=("suite", "model", "spec", "ask_tool", "policy"))
         cond["condition"] = list(map(_policy_condition, cond["spec"], cond["ask_tool"], cond["policy"]))
         wide = _wide(cond, ["suite", "model", "condition"], "category", "mean_score", list(metrics.CATEGORY_ORDER))
+        full = metrics._work(solve.filter(spec="full", ask_tool=False))
+        full = full[~full["error"]].dropna(subset=["score"])
+        full_mean = full.groupby(["suite", "model", "task_id"])["score"].mean().groupby(["suite", "model"]).mean()
+        wide.insert(3, "full_mean", wide.join(full_mean.rename("full_mean"), on=["suite", "model"])["full_mean"])
         return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
 
-    return _per_benchmark(rs, SHAPES["categories"], build, columns=["suite", "model", "condition"])
+    return _per_benchmark(rs, SHAPES["categories"], build, columns=["suite", "model", "condition", "full_mean"])
 
 
 def recognition_audit(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
@@ -276,31 +284,85 @@ def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_0
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suite, model, policy, pass_at_k_full_info, pass_at_k_with_tool, gap_pp,
-        recall, precision, ask_f1`` (+ intervals with ``ci``); pass@k is HIL-Bench's "any of
-        the first k" under its conventions, the unbiased estimator otherwise.
+        ``benchmark, suite, model, policy, pass_at_k_full_info, pass_at_k_no_tool, pass_at_k_with_tool,
+        gap_pp, recall, precision, ask_f1`` (+ intervals with ``ci``); ``pass_at_k_no_tool`` is the
+        ambiguous task without the tool (HIL-Bench Figure 1A's "No Tool", Tables 4–6's "baseline"),
+        null where there are no such runs. pass@k is HIL-Bench's "any of the first k" under its
+        conventions, the unbiased estimator otherwise.
     """
     from . import metrics
 
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
-        sub, est = sub.filter(protocol="solve"), conv.pass_estimator
-        full = _pass_by_policy(sub.filter(spec="full", ask_tool=False), k, est, ("suite", "model"))
-        tool = _pass_by_policy(sub.filter(spec="ambiguous", ask_tool=True), k, est, ("suite", "model", "policy"))
+        sub = sub.filter(protocol="solve")
+        out = _three_pass_rates(sub, k, conv.pass_estimator, ("suite", "model"))
         f1 = metrics.ask_f1(sub, by=("suite", "model", "policy"), ci=ci, n_boot=n_boot, seed=seed)
-        out = tool[["suite", "model", "policy", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_with_tool"}) \
-            .merge(f1[["suite", "model", "policy"]], on=["suite", "model", "policy"], how="outer")
-        full = full[["suite", "model", "pass_at_k"]].rename(columns={"pass_at_k": "pass_at_k_full_info"})
-        out = out.merge(full, on=["suite", "model"], how="outer")
+        out = out.merge(f1[["suite", "model", "policy"]], on=["suite", "model", "policy"], how="outer")
         out["policy"] = out["policy"].fillna("–")  # full-information runs of a model never run with the tool
-        out = out[["suite", "model", "policy", "pass_at_k_full_info", "pass_at_k_with_tool"]]
         out["gap_pp"] = 100 * (out["pass_at_k_with_tool"] - out["pass_at_k_full_info"])
         keep = [c for c in f1.columns if c.startswith(("recall", "precision", "ask_f1"))]
         return out.merge(f1[["suite", "model", "policy", *keep]], on=["suite", "model", "policy"], how="left") \
             .sort_values(["suite", "model", "policy"]).reset_index(drop=True)
 
     return _per_benchmark(rs, SHAPES["blockers_and_tool"], build, conventions=conventions,
-                          columns=["suite", "model", "policy", "pass_at_k_full_info", "pass_at_k_with_tool", "gap_pp",
-                                   "recall", "precision", "ask_f1"])
+                          columns=["suite", "model", "policy", "pass_at_k_full_info", "pass_at_k_no_tool",
+                                   "pass_at_k_with_tool", "gap_pp", "recall", "precision", "ask_f1"])
+
+
+PASS_RATE_COLUMNS = ["pass_at_k_full_info", "pass_at_k_no_tool", "pass_at_k_with_tool"]
+
+
+def _three_pass_rates(sub: RunSet, k: int, estimator: str, by: tuple[str, ...]) -> pd.DataFrame:
+    """pass@k with full information, on the ambiguous task without the tool and with it, per ``by`` and the
+    with-tool runs' policy. A policy without no-tool runs of its own shares the default policy's (and the
+    full-information runs are shared by every policy)."""
+    keys = [*by, "policy"]
+    cells = {
+        "pass_at_k_full_info": _pass_by_policy(sub.filter(spec="full", ask_tool=False), k, estimator, tuple(keys)),
+        "pass_at_k_no_tool": _pass_by_policy(sub.filter(spec="ambiguous", ask_tool=False), k, estimator, tuple(keys)),
+        "pass_at_k_with_tool": _pass_by_policy(sub.filter(spec="ambiguous", ask_tool=True), k, estimator, tuple(keys)),
+    }
+    cells = {name: c[[*keys, "pass_at_k"]].rename(columns={"pass_at_k": name}) for name, c in cells.items()}
+    out = cells["pass_at_k_with_tool"]
+    for name in ("pass_at_k_full_info", "pass_at_k_no_tool"):
+        cell = cells[name]
+        shared = cell[cell["policy"] == DEFAULT_POLICY].drop(columns="policy")
+        own = out.merge(cell, on=keys, how="left")
+        own[name] = own[name].fillna(own[list(by)].merge(shared, on=list(by), how="left")[name])
+        missing = shared.merge(out[list(by)].drop_duplicates(), on=list(by), how="left", indicator=True)
+        missing = missing[missing["_merge"] == "left_only"].drop(columns="_merge")  # no with-tool runs at all
+        out = pd.concat([own, missing], ignore_index=True)
+    return out[[*keys, *PASS_RATE_COLUMNS]]
+
+
+def pass_rates(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
+    """Tabulate pass@k with full information, without the ask tool and with it, per model (HIL-Bench Figure 1A).
+
+    ``scope="combined"`` pools every suite's tasks (HIL-Bench's SWE and SQL), then one row per
+    suite. Applies to every benchmark with pass/fail solve runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, model, policy, scope, pass_at_k_full_info, pass_at_k_no_tool, pass_at_k_with_tool``
+        (null where a condition has no runs); pass@k is HIL-Bench's "any of the first k" under its
+        conventions, the unbiased estimator otherwise.
+
+    References
+    ----------
+    HIL-Bench Figure 1A (its with-tool bars are Table 8's combined P@3).
+    """
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        sub = sub.filter(protocol="solve")
+        combined = _three_pass_rates(sub, k, conv.pass_estimator, ("model",)).assign(scope="combined")
+        per_suite = _three_pass_rates(sub, k, conv.pass_estimator, ("suite", "model"))
+        out = pd.concat([combined, per_suite.rename(columns={"suite": "scope"})], ignore_index=True)
+        order = {"combined": 0}
+        return out[["model", "policy", "scope", *PASS_RATE_COLUMNS]].sort_values(
+            ["model", "policy", "scope"], key=lambda c: c.map(lambda v: order.get(v, 1)) if c.name == "scope" else c
+        ).reset_index(drop=True)
+
+    return _per_benchmark(rs, SHAPES["pass_outcomes"], build, conventions=conventions,
+                          columns=["model", "policy", "scope", *PASS_RATE_COLUMNS])
 
 
 def _pass_by_policy(rs: RunSet, k: int, estimator: str, by: tuple[str, ...]) -> pd.DataFrame:
@@ -637,11 +699,12 @@ def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, model, policy, n_trials``, then one column per category (share of trials), for
-        every benchmark with judge labels named ``lhaw.<category>.<flag>``.
+        ``benchmark, suite, model, policy, n_trials``, then one column per category (share of trials),
+        for every benchmark with judge labels named ``lhaw.<category>.<flag>``; only groups with judged
+        asking trials get a row.
     """
     return _per_benchmark(rs, LHAW_FLAGS, lambda sub, conv: _ask_failure_modes(sub, failed_only),
-                          columns=["model", "policy", "n_trials"])
+                          columns=["suite", "model", "policy", "n_trials"])
 
 
 LHAW_FLAGS = label_prefix("lhaw.", "judge labels of LHAW's ask_user failure flags (facets lhaw.<category>.<flag>)")
@@ -656,12 +719,95 @@ def _ask_failure_modes(lhaw: RunSet, failed_only: bool) -> pd.DataFrame:
     categories = {c: [f for f in facets if f.startswith(f"lhaw.{c}.")] for c in LHAW_FAILURE_CATEGORIES}
     categories = {c: fs for c, fs in categories.items() if fs}
     if not categories:
-        return pd.DataFrame(columns=["model", "policy", "n_trials"])
-    shares = metrics.flag_shares(lhaw, categories=categories, by=("model", "policy"))
-    wide = shares.pivot(index=["model", "policy", "n_trials"], columns="category", values="share")
+        return pd.DataFrame(columns=["suite", "model", "policy", "n_trials"])
+    shares = metrics.flag_shares(lhaw, categories=categories, by=("suite", "model", "policy"))
+    wide = shares.pivot(index=["suite", "model", "policy", "n_trials"], columns="category", values="share")
     wide = wide.reindex(columns=[c for c in LHAW_FAILURE_CATEGORIES if c in wide.columns])
     wide.columns = [str(c) for c in wide.columns]
     return wide.reset_index()
+
+
+def ask_failure_flags(rs: RunSet, *, by: str = "ambiguity_class", failed_only: bool = False) -> pd.DataFrame:
+    """Tabulate the share of asking trials flagged with each ask_user failure flag, per ambiguity class (LHAW Figure 5).
+
+    Every flag of every category (``lhaw.<category>.<flag>``), majority label ``YES``; the denominator
+    is the trials with at least one question (and, with ``failed_only``, that did not pass), per
+    model, policy and the variant's ``ambiguity_class`` (``by=None``: all classes together).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, model, policy, ambiguity_class, category, flag, n, share, n_trials``: one
+        row per flag, for every benchmark with judge labels named ``lhaw.<category>.<flag>``.
+    """
+    if by not in ("ambiguity_class", None):
+        raise ValueError(f"by must be 'ambiguity_class' or None (got {by!r})")
+    cols = ["suite", "model", "policy", "ambiguity_class", "category", "flag", "n", "share", "n_trials"]
+    return _per_benchmark(rs, LHAW_FLAGS, lambda sub, conv: _ask_failure_flags(sub, by, failed_only), columns=cols)
+
+
+def _ask_failure_flags(lhaw: RunSet, by: str | None, failed_only: bool) -> pd.DataFrame:
+    from . import metrics
+
+    if failed_only:
+        lhaw = lhaw.filter(passed=False)
+    facets = sorted(f for f in set(lhaw.labels["facet"].astype(str)) if f.startswith("lhaw.") and f.count(".") == 2)
+    if not facets:
+        return pd.DataFrame()
+    parts = []
+    classes = lhaw.tasks[["variant_id", "ambiguity_class"]].astype(object).dropna()
+    groups = [("all", lhaw)] if by is None else [
+        (name, lhaw.filter(variant_id=sorted(set(g["variant_id"])))) for name, g in classes.groupby("ambiguity_class")]
+    for name, sub in groups:
+        shares = metrics.flag_shares(sub, categories={f: [f] for f in facets}, by=("suite", "model", "policy"))
+        parts.append(shares.assign(ambiguity_class=name))
+    out = pd.concat(parts, ignore_index=True).rename(columns={"category": "facet"})
+    out["category"] = out["facet"].str.split(".").str[1]
+    out["flag"] = out["facet"].str.split(".").str[2]
+    order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task", "all"))}
+    out = out[out["n_trials"] > 0]
+    return out[["suite", "model", "policy", "ambiguity_class", "category", "flag", "n", "share", "n_trials"]].sort_values(
+        ["suite", "model", "policy", "ambiguity_class", "category", "flag"],
+        key=lambda c: c.map(lambda v: order.get(v, 9)) if c.name == "ambiguity_class" else c).reset_index(drop=True)
+
+
+def variant_distribution(rs: RunSet) -> pd.DataFrame:
+    """Tabulate the benchmark's variants per suite: unique tasks, ambiguity classes and information dimensions (LHAW Figure 3).
+
+    Dimensions are counted per removed segment, as LHAW does (a variant with two segments of
+    different dimensions counts under both). Built from the task records of ambiguous variants.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suite, n_variants, n_tasks``, a count per ambiguity class (``outcome-critical,
+        divergent, benign, new-task``) and per dimension (``goal, constraint, input, context`` and any
+        other), and ``n_dimension_instances``, for every benchmark whose task records name an ambiguity
+        class or dimensions.
+    """
+    return _per_benchmark(rs, SHAPES["ambiguity_class"], lambda sub, conv: _variant_distribution(sub),
+                          columns=["suite", "n_variants", "n_tasks"])
+
+
+def _variant_distribution(rs: RunSet) -> pd.DataFrame:
+    tasks = rs.tasks[(rs.tasks["variant_id"].astype(object) != rs.tasks["task_id"].astype(object))
+                     | rs.tasks["ambiguity_class"].notna()]
+    suite = tasks["suite"].astype(object)
+    out = pd.DataFrame({"n_variants": tasks.groupby(suite)["variant_id"].nunique(),
+                        "n_tasks": tasks.groupby(suite)["task_id"].nunique()})
+    classes = pd.crosstab(suite, tasks["ambiguity_class"].astype(object))
+    classes = classes.reindex(columns=["outcome-critical", "divergent", "benign", "new-task"], fill_value=0)
+    dims = [(s, str(d)) for s, ds in zip(suite, tasks["dimensions"]) if isinstance(ds, (list, tuple, np.ndarray))
+            for d in ds]
+    known = ["goal", "constraint", "input", "context"]
+    counts = pd.DataFrame(dims, columns=["suite", "dimension"]).value_counts().unstack(fill_value=0) \
+        if dims else pd.DataFrame(index=out.index)
+    counts = counts.reindex(columns=known + sorted(set(counts.columns) - set(known)), fill_value=0)
+    out = out.join(classes).join(counts).fillna(0)
+    out["n_dimension_instances"] = counts.sum(axis=1).reindex(out.index).fillna(0)
+    out = out.astype(int)
+    out.index.name = "suite"
+    return out.reset_index()
 
 
 # ============================================================================= HIL-Bench failure modes and leaderboard
@@ -686,20 +832,93 @@ def failure_modes(rs: RunSet, *, dimension: str = "tool_use", suite: str | None 
     facet = f"failure.{dimension}"
 
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
-        sub = sub.filter(suite=suite)
-        if not (sub.labels["facet"].astype(object) == facet).any():
+        shares = _failure_shares(sub.filter(suite=suite), facet, ("suite", "model", "spec", "ask_tool", "policy"))
+        if shares is None:
             return pd.DataFrame()
-        shares = metrics.label_shares(sub, facet=facet, by=("suite", "model", "spec", "ask_tool", "policy"))
-        shares["mode"] = [{("ambiguous", False): "baseline", ("ambiguous", True): "ask_human",
-                           ("full", False): "full_info"}.get((s, bool(a)), f"{s}/{a}")
-                          + ("" if p == "default" else f" ({p})")
-                          for s, a, p in zip(shares["spec"], shares["ask_tool"], shares["policy"])]
-        shares["label"] = shares["label"].fillna("tie")
         wide = shares.pivot(index=["suite", "model", "mode", "n_runs"], columns="label", values="share").reset_index()
         wide.columns = [str(c) for c in wide.columns]
         return wide.rename(columns={"n_runs": "n"})
 
     return _per_benchmark(rs, labels_of(facet), build, columns=["suite", "model", "mode", "n"])
+
+
+def _mode(spec: str, ask_tool: bool, policy: str) -> str:
+    """HIL-Bench's name of a condition: baseline (ambiguous, no tool), ask_human, full_info."""
+    return ({("ambiguous", False): "baseline", ("ambiguous", True): "ask_human",
+             ("full", False): "full_info"}.get((spec, bool(ask_tool)), f"{spec}/{ask_tool}")
+            + ("" if policy == DEFAULT_POLICY else f" ({policy})"))
+
+
+def _failure_shares(sub: RunSet, facet: str, by: tuple[str, ...]) -> pd.DataFrame | None:
+    """label_shares of one failure facet with a ``mode`` column (when ``by`` holds the conditions) and ties named."""
+    from . import metrics
+
+    if not (sub.labels["facet"].astype(object) == facet).any():
+        return None
+    shares = metrics.label_shares(sub, facet=facet, by=by)
+    if "spec" in by:
+        shares["mode"] = list(map(_mode, shares["spec"], shares["ask_tool"], shares["policy"]))
+    shares["label"] = shares["label"].fillna("tie")
+    return shares
+
+
+def failure_mode_shift(rs: RunSet, *, dimension: str = "tool_use", between: str = "mode",
+                       suite: str | None = None, pair: tuple[str, str] | None = None) -> pd.DataFrame:
+    """Tabulate how the failure-mode distribution of one capability dimension shifts, in percentage points
+    (HIL-Bench Figure 3B with ``between="mode"``, Figure 6 with ``between="suite"``).
+
+    ``between="mode"``: per suite and model, each mode's share with the ask tool minus its share in the
+    baseline (the ambiguous task without the tool): ``pair=("baseline", "ask_human")`` by default.
+    ``between="suite"``: per model and condition, the second suite's share minus the first's (default: the
+    benchmark's two suites in sorted order, HIL-Bench's SWE − SQL), in each condition and over all of the
+    model's failure traces (``mode="all"``). Shares are of the runs labelled in that dimension (the N of
+    HIL-Bench Tables 4–6); a mode absent on one side counts as 0%.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``between="mode"``: ``benchmark, suite, model, n_<first>, n_<second>``, then one column per
+        failure mode (pp). ``between="suite"``: ``benchmark, model, mode, n_<first>, n_<second>``, then
+        one column per failure mode (pp). Only groups with traces on both sides get a row.
+    """
+    if between not in ("mode", "suite"):
+        raise ValueError(f"between must be 'mode' or 'suite' (got {between!r})")
+    facet = f"failure.{dimension}"
+
+    def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
+        sub = sub.filter(suite=suite)
+        shares = _failure_shares(sub, facet, ("suite", "model", "spec", "ask_tool", "policy"))
+        if shares is None:
+            return pd.DataFrame()
+        if between == "mode":
+            a, b = pair or ("baseline", "ask_human")
+            return _shift(shares, ["suite", "model"], "mode", a, b)
+        suites = sorted(set(shares["suite"].astype(str)))
+        a, b = pair or (tuple(suites[:2]) if len(suites) >= 2 else (None, None))
+        # every failure trace of the model in the suite, whatever the condition: counts pooled over conditions
+        counts = shares.groupby(["suite", "model", "label"], as_index=False)["n"].sum()
+        totals = shares.drop_duplicates(["suite", "model", "mode"]).groupby(["suite", "model"])["n_runs"].sum()
+        pooled = counts.merge(totals.rename("n_runs").reset_index(), on=["suite", "model"]).assign(mode="all")
+        pooled["share"] = pooled["n"] / pooled["n_runs"]
+        both = pd.concat([shares.drop(columns=["spec", "ask_tool", "policy"]), pooled], ignore_index=True)
+        return _shift(both, ["model", "mode"], "suite", a, b)
+
+    return _per_benchmark(rs, labels_of(facet), build,
+                          columns=["suite", "model"] if between == "mode" else ["model", "mode"])
+
+
+def _shift(shares: pd.DataFrame, keys: list[str], side: str, a: str | None, b: str | None) -> pd.DataFrame:
+    """Per ``keys``: share on side ``b`` minus share on side ``a`` of every label, in pp, with both sides' n."""
+    shares = shares[shares[side].astype(str).isin([a, b])]
+    if len(shares) == 0:
+        return pd.DataFrame()
+    wide = shares.pivot_table(index=[*keys, side], columns="label", values="share", aggfunc="first").fillna(0.0)
+    n = shares.groupby([*keys, side])["n_runs"].first().unstack(side)
+    diff = 100 * (wide.xs(b, level=side) - wide.xs(a, level=side)).dropna(how="all")
+    out = n.rename(columns={a: f"n_{a}", b: f"n_{b}"}).join(diff, how="inner").dropna(subset=[f"n_{a}", f"n_{b}"])
+    out[[f"n_{a}", f"n_{b}"]] = out[[f"n_{a}", f"n_{b}"]].astype(int)
+    out.columns = [str(c) for c in out.columns]
+    return out.reset_index()
 
 
 def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
@@ -968,8 +1187,9 @@ def judge_reliability(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
     """Tabulate judge agreement for one facet: Fleiss' kappa per judge over its repeated calls,
     Cohen's kappa between two judges' majority labels, and the human override rate (Ambig-DS Table 9).
 
-    The override rate is the share of runs whose final ``category`` differs from the judges'
-    majority label (when the facet's labels are categories).
+    The override rate, per judge, is the share of runs whose final ``category`` (after the human
+    override) differs from that judge's majority label, when the facet's labels are categories; a
+    failed run (category ``invalid`` or ``timeout``) agrees with the label ``invalid``.
 
     Returns
     -------
@@ -982,6 +1202,7 @@ def judge_reliability(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
 
 
 def _judge_reliability(rs: RunSet, facet: str) -> pd.DataFrame:
+    from .metrics import FAILED
     from .stats import cohen_kappa, fleiss_kappa, majority_vote
 
     labels = rs.labels[rs.labels["facet"] == facet][["run_id", "judge", "call", "label"]].astype(object)
@@ -999,13 +1220,16 @@ def _judge_reliability(rs: RunSet, facet: str) -> pd.DataFrame:
         pair = votes.dropna(subset=["label"])
         rows.append({"diagnostic": "Cohen kappa between judges", "judge": " vs ".join(judges),
                      "value": cohen_kappa(pair), "n": pair["run_id"].value_counts().eq(2).sum()})
-    overall = majority_vote(labels, by=("run_id",)).dropna(subset=["label"])
+    # the human override: the run's final category differs from a judge's majority label. A failed run's
+    # category (invalid, timeout: from its status) is the judge's "invalid" (no scorable submission).
     runs = rs.runs[["run_id", "category"]].astype(object).dropna()
-    merged = overall.merge(runs, on="run_id")
-    merged = merged[merged["label"].str.lower().isin(set(merged["category"]))]
-    if len(merged):
-        rows.append({"diagnostic": "override rate (category differs from judge majority)", "judge": "all",
-                     "value": float((merged["label"].str.lower() != merged["category"]).mean()), "n": len(merged)})
+    runs["category"] = runs["category"].str.lower().replace({c: "invalid" for c in FAILED})
+    for judge, group in votes.dropna(subset=["label"]).groupby("judge"):
+        merged = group.merge(runs, on="run_id")
+        merged = merged[merged["label"].str.lower().isin(set(merged["category"]))]
+        if len(merged):
+            rows.append({"diagnostic": "override rate (category differs from judge majority)", "judge": judge,
+                         "value": float((merged["label"].str.lower() != merged["category"]).mean()), "n": len(merged)})
     return pd.DataFrame(rows, columns=["diagnostic", "judge", "value", "n"])
 
 

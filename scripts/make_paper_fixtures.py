@@ -166,11 +166,14 @@ def passing_trials(rng: np.random.Generator, units, n_trials: int = 3) -> dict[i
     return out
 
 
-def votes(rng: np.random.Generator, label: str, pool, n_calls: int = 5) -> list[str]:
-    """``n_calls`` judge calls whose strict majority is ``label``: three to all of them agree, the others
-    pick another label of ``pool``, and the agreeing calls sit anywhere (the first call is often a minority,
-    as in a real panel)."""
-    agree = int(rng.integers(n_calls // 2 + 1, n_calls + 1))
+def votes(rng: np.random.Generator, label: str, pool, n_calls: int = 5, unanimous: float | None = None) -> list[str]:
+    """``n_calls`` judge calls whose strict majority is ``label``: a bare majority to all of them agree (all of
+    them with probability ``unanimous``, if given), the others pick another label of ``pool``, and the
+    agreeing calls sit anywhere (the first call is often a minority, as in a real panel)."""
+    if unanimous is not None and rng.random() < unanimous:
+        agree = n_calls
+    else:
+        agree = int(rng.integers(n_calls // 2 + 1, n_calls + (0 if unanimous is not None else 1)))
     others = [x for x in pool if x != label]
     dissent = [str(rng.choice(others)) for _ in range(n_calls - agree)] if others else []
     calls = [label] * (n_calls - len(dissent)) + dissent
@@ -194,9 +197,9 @@ def _solve_means(counts: dict[str, int], printed: dict[str, float | None], targe
     return means
 
 
-def fit_counts(percent, n: int) -> list[int] | None:
+def fit_counts(percent, n: int, digits: int = 0) -> list[int] | None:
     """Counts out of n, summing to n, each of which prints (half up) as its percentage; None if none do."""
-    options = [[k for k in range(n + 1) if shown(100 * k / n) == p] for p in percent]
+    options = [[k for k in range(n + 1) if shown(100 * k / n, digits) == p] for p in percent]
     for combo in itertools.product(*options):
         if sum(combo) == n:
             return list(combo)
@@ -315,7 +318,74 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                                                  for c, vote in enumerate(votes(rng, labels[li], pool), start=1)]
                                 li += 1
                         records.append(rec)
+    objective_judges(rng, [r for r in records if r.get("suite") == "objective" and r.get("spec") == "ambiguous"
+                           and r.get("protocol", "solve") == "solve" and "category" in r])
     return records
+
+
+# Table 9 (Appendix C.4), on the Ambig-DS-Objective runs (5 models x 61 tasks x Ambig. and Ask = 610): Fleiss'
+# kappa over the five Claude judge calls (four-class label space), the human override rate, and Cohen's kappa
+# between the Claude-majority and GPT-5.4-majority labels. The Claude-Haiku oracle shifts are lost in the text.
+TABLE9 = {"fleiss": 0.78, "override_pct": 5.9, "cohen": 0.74}
+OBJECTIVE_LABELS = ("intended", "alternative", "degenerate", "invalid")
+
+
+def _statsmodels_fleiss(calls: list[list[str]]) -> float:
+    import warnings
+
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    warnings.filterwarnings("ignore", category=RuntimeWarning, module="statsmodels")  # its kappa's variance
+
+    table, _ = aggregate_raters(np.array(calls, dtype=object))
+    return float(fleiss_kappa(table))
+
+
+def _statsmodels_cohen(a: list[str], b: list[str]) -> float:
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    index = {lab: i for i, lab in enumerate(OBJECTIVE_LABELS)}
+    table = np.zeros((4, 4))
+    for x, y in zip(a, b):
+        table[index[x], index[y]] += 1
+    return float(cohens_kappa(table).kappa)
+
+
+def objective_judges(rng: np.random.Generator, runs: list[dict]) -> None:
+    """Table 9's judge panel on the objective runs: five Claude calls and five GPT-5.4 calls (facet
+    ``objective``), fitted with statsmodels' kappas. The Claude majority is the run's final category except on
+    the human overrides (5.9% of 610 = 36 runs); a failed run's category (invalid or timeout) is the judge's
+    "invalid" (no score). The share of unanimous Claude panels sets Fleiss' kappa, the share of runs where GPT's
+    majority differs sets Cohen's."""
+    n = len(runs)
+    final = ["invalid" if r["category"] in ("invalid", "timeout") else r["category"] for r in runs]
+    n_over = next(k for k in range(n + 1) if shown(100 * k / n, 1) == TABLE9["override_pct"])
+    claude = list(final)
+    for i in rng.choice(n, n_over, replace=False):  # the judge said otherwise; the human overrode it
+        claude[i] = str(rng.choice([x for x in OBJECTIVE_LABELS if x != final[i]]))
+    seed = int(rng.integers(2**31))
+
+    def panel(unanimous: float) -> list[list[str]]:
+        r = np.random.default_rng(seed)
+        return [votes(r, lab, OBJECTIVE_LABELS, 5, unanimous=unanimous) for lab in claude]
+
+    lo, hi = 0.0, 1.0  # Fleiss' kappa grows with the share of unanimous panels
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _statsmodels_fleiss(panel(mid)) < TABLE9["fleiss"] else (lo, mid)
+    calls = panel(hi)
+    order = rng.permutation(n)
+    for k in range(n + 1):  # the fewest GPT disagreements that bring Cohen's kappa down to the printed value
+        gpt = list(claude)
+        for i in order[:k]:
+            gpt[i] = OBJECTIVE_LABELS[(OBJECTIVE_LABELS.index(claude[i]) + 1 + int(i) % 3) % 4]
+        if shown(_statsmodels_cohen(claude, gpt), 2) <= TABLE9["cohen"]:
+            break
+    for r, mine, theirs in zip(runs, calls, gpt):
+        r.setdefault("labels", [])
+        r["labels"] += [{"facet": "objective", "label": v, "judge": "claude", "call": c} for c, v in enumerate(mine, 1)]
+        r["labels"] += [{"facet": "objective", "label": v, "judge": "gpt-5.4", "call": c}
+                        for c, v in enumerate(votes(rng, theirs, OBJECTIVE_LABELS, 5, unanimous=0.7), 1)]
 
 
 def ambig_ds_printed() -> list[dict]:
@@ -334,6 +404,18 @@ def ambig_ds_printed() -> list[dict]:
                 for cat, pct in zip(CATEGORIES[suite], shares):
                     cells.append({"table": table, "suite": suite, "model": model, "condition": "Ambig." if cond == "ambig" else "Ask",
                                   "column": cat, "value": pct, "digits": 0, "percent": True})
+    for (suite, model), (f, _, _) in TABLE1.items():  # Table 11's "Full mean" is Table 1's S_full
+        cells.append({"table": "Ambig-DS Table 11", "suite": suite, "model": model, "condition": "Ambig.",
+                      "column": "full_mean", "value": f, "digits": 2})
+    for suite, n in N_TASKS.items():  # Table 5: Included tasks and Total Instances (full + ambiguous)
+        for col, v in (("n_tasks", n), ("n_instances", 2 * n)):
+            cells.append({"table": "Ambig-DS Table 5", "suite": suite, "column": col, "value": v, "digits": 0})
+    for row, judge, v, digits, pct in (("Fleiss kappa (5 calls)", "claude", TABLE9["fleiss"], 2, False),
+                                       ("override rate (category differs from judge majority)", "claude",
+                                        TABLE9["override_pct"], 1, True),
+                                       ("Cohen kappa between judges", "claude vs gpt-5.4", TABLE9["cohen"], 2, False)):
+        cells.append({"table": "Ambig-DS Table 9", "suite": "objective", "row": row, "judge": judge, "column": "value",
+                      "value": v, "digits": digits, "percent": pct})
     for suite, models in TABLE11.items():
         for model, cats in models.items():
             for cat, (a, k) in cats.items():
@@ -481,7 +563,9 @@ def hil_bench(rng: np.random.Generator) -> list[dict]:
                 found = _counts_for(p_pct, r_pct, f1_pct, blockers_total, cap=3 * 3 * n, n_runs=3 * n, per_run=per_run)
             disc_total, rel_total, q_total = found
             base_rec = {"benchmark": "hil-bench", "suite": suite, "model": model}
-            for mode_spec, pct in (("full", full_pct), ("tool", tool_pct)):
+            # the no-tool condition (Figure 1A's "No Tool" bars, "near-zero"; Tables 4-6's baseline): no task can
+            # be passed without resolving its blockers (HIL-Bench §1), so none passes here
+            for mode_spec, pct in (("full", full_pct), ("none", 0.0), ("tool", tool_pct)):
                 n_pass = round(pct / 100 * n)
                 passing = passing_trials(rng, rng.permutation(n)[:n_pass])
                 for i, t in enumerate(used):
@@ -500,6 +584,11 @@ def hil_bench(rng: np.random.Generator) -> list[dict]:
                     records.append({**base_rec, "task_id": t, "spec": "ambiguous", "ask_tool": True, "trial": p,
                                     "passed": ok, "score": 1.0 if ok else 0.0})
             _ask_questions(rng, records, model, suite, per_task, tasks, *counts[suite])
+        failures = HIL_FAILURES if suite == "sql" else _swe_failures()
+        if suite == "sql":
+            model, n = HIL_FULL_INFO_LOGIC  # Completion 0%; the other modes are not published: spread evenly
+            failures = {**failures, "logic": {**failures["logic"], (model, "full_info"): (n, (38.5, 30.8, 30.8, 0.0))}}
+        _failure_labels(rng, records, suite, failures)
     return records
 
 
@@ -551,6 +640,85 @@ HIL_TABLE7 = {"GPT-5.3-Codex": (1.5, 1.0), "GPT-5.4": (1.8, 1.7), "Gemini 3.1 Pr
               "Claude Opus 4.6": (4.7, 4.5)}
 
 
+# Tables 4-6 (Appendix F.2, SQL): failure traces per capability dimension, model and mode: N, then the share (%)
+# of each failure mode. "GPT 5.4 Pro" there is Table 1's GPT-5.4; "baseline" is the ambiguous task without
+# ask_human. F.2.3 adds one full-information cell: Gemini's logic Completion is 0% (N = 13).
+HIL_MODES = {
+    "tool_use": ("completion", "accuracy", "strategy"),
+    "alignment": ("accuracy", "strategy", "self_assessment", "completion"),
+    "logic": ("accuracy", "strategy", "self_assessment", "completion"),
+}
+HIL_FAILURES = {  # dimension -> (model, mode) -> (N, shares in HIL_MODES order)
+    "tool_use": {
+        ("Claude Opus 4.6", "baseline"): (40, (82.5, 15.0, 2.5)), ("Claude Opus 4.6", "ask_human"): (30, (70.0, 30.0, 0.0)),
+        ("Gemini 3.1 Pro", "baseline"): (50, (56.0, 38.0, 6.0)), ("Gemini 3.1 Pro", "ask_human"): (17, (17.6, 82.4, 0.0)),
+        ("GPT-5.3-Codex", "baseline"): (19, (5.3, 73.7, 21.1)), ("GPT-5.3-Codex", "ask_human"): (18, (16.7, 72.2, 11.1)),
+        ("GPT-5.4", "baseline"): (14, (7.1, 92.9, 0.0)), ("GPT-5.4", "ask_human"): (13, (0.0, 100.0, 0.0)),
+    },
+    "alignment": {
+        ("Claude Opus 4.6", "baseline"): (20, (5.0, 50.0, 45.0, 0.0)),
+        ("Claude Opus 4.6", "ask_human"): (20, (5.0, 55.0, 40.0, 0.0)),
+        ("Gemini 3.1 Pro", "baseline"): (22, (9.1, 68.2, 18.2, 4.5)),
+        ("Gemini 3.1 Pro", "ask_human"): (35, (5.7, 60.0, 31.4, 2.9)),
+        ("GPT-5.3-Codex", "baseline"): (25, (12.0, 60.0, 20.0, 8.0)),
+        ("GPT-5.3-Codex", "ask_human"): (34, (2.9, 58.8, 35.3, 2.9)),
+        ("GPT-5.4", "baseline"): (15, (0.0, 73.3, 20.0, 6.7)), ("GPT-5.4", "ask_human"): (21, (0.0, 71.4, 28.6, 0.0)),
+    },
+    "logic": {
+        ("Claude Opus 4.6", "baseline"): (97, (41.2, 20.6, 16.5, 21.6)),
+        ("Claude Opus 4.6", "ask_human"): (86, (51.2, 11.6, 12.8, 24.4)),
+        ("Gemini 3.1 Pro", "baseline"): (99, (42.4, 11.1, 24.2, 22.2)),
+        ("Gemini 3.1 Pro", "ask_human"): (83, (56.6, 13.3, 22.9, 7.2)),
+        ("GPT-5.3-Codex", "baseline"): (96, (88.5, 8.3, 2.1, 1.0)),
+        ("GPT-5.3-Codex", "ask_human"): (98, (78.6, 12.2, 0.0, 9.2)),
+        ("GPT-5.4", "baseline"): (99, (75.8, 20.2, 1.0, 3.0)), ("GPT-5.4", "ask_human"): (96, (84.4, 10.4, 0.0, 5.2)),
+    },
+}
+HIL_FULL_INFO_LOGIC = ("Gemini 3.1 Pro", 13)  # F.2.3: "and to 0% with full information, N=13"
+# Figure 3B's quoted shifts with ask_human (SQL tool use, pp): Gemini -38 Completion, +44 Accuracy; Claude -12, +15
+HIL_FIGURE3B = {("Gemini 3.1 Pro", "completion"): -38, ("Gemini 3.1 Pro", "accuracy"): 44,
+                ("Claude Opus 4.6", "completion"): -12, ("Claude Opus 4.6", "accuracy"): 15}
+# Figure 6 (SWE - SQL, pp): "33pp more of GPT 5.4's tool-use failures are Completion in SWE compared to in SQL"
+HIL_FIGURE6 = ("GPT-5.4", "tool_use", "completion", 33)
+
+
+def _failure_counts(n: int, shares) -> list[int]:
+    counts = fit_counts(shares, n, 1)  # the printed one-decimal shares are k/N
+    if counts is None:
+        counts = [int(round(x * n / 100)) for x in shares]
+    return counts
+
+
+def _swe_failures() -> dict:
+    """SWE failure traces (Figure 7 is an image, unpublished): the SQL counts, except GPT-5.4's tool use, whose
+    Completion share is Figure 6's +33 pp above SQL's in each condition and pooled over both (the text does not
+    name the condition): 6 of 15 baseline traces (40.0 - 7.1 = 32.9) and 5 of 15 with ask_human (33.3 - 0.0)."""
+    out = {dim: dict(cells) for dim, cells in HIL_FAILURES.items()}
+    out["tool_use"][("GPT-5.4", "baseline")] = (15, (40.0, 60.0, 0.0))
+    out["tool_use"][("GPT-5.4", "ask_human")] = (15, (33.3, 66.7, 0.0))
+    return out
+
+
+def _failure_labels(rng, records: list[dict], suite: str, cells: dict) -> None:
+    """Label N failing runs of each (model, mode) with a failure mode of one capability dimension (facet
+    ``failure.<dimension>``), three judge calls each whose majority is the mode; a run is labelled in one
+    dimension at most."""
+    modes = {"baseline": ("ambiguous", False), "ask_human": ("ambiguous", True), "full_info": ("full", False)}
+    taken: set[int] = set()
+    for dim, by_cell in cells.items():
+        for (model, mode), (n, shares) in by_cell.items():
+            spec, tool = modes[mode]
+            failing = [i for i, r in enumerate(records) if r.get("model") == model and r.get("suite") == suite
+                       and r.get("spec") == spec and r.get("ask_tool") == tool and r.get("passed") is False
+                       and i not in taken]
+            chosen = rng.choice(failing, n, replace=False)
+            labels = [m for m, k in zip(HIL_MODES[dim], _failure_counts(n, shares)) for _ in range(k)]
+            for i, label in zip(chosen, labels):
+                taken.add(int(i))
+                records[i]["labels"] = [{"facet": f"failure.{dim}", "label": vote, "judge": "sonnet-4", "call": c}
+                                        for c, vote in enumerate(votes(rng, label, HIL_MODES[dim], 3), start=1)]
+
+
 def hil_printed() -> list[dict]:
     cells = []
     for (suite, model), (full, tool, r, p, f1) in HIL_TABLE1.items():
@@ -569,6 +737,22 @@ def hil_printed() -> list[dict]:
             for col, v in zip(("pass_at_k", "precision", "recall", "ask_f1"), values):
                 cells.append({"table": "HIL-Bench Table 8", "model": model, "scope": scope, "column": col,
                               "value": v, "digits": 0, "percent": True})
+    for table, dim in (("HIL-Bench Table 4", "tool_use"), ("HIL-Bench Table 5", "alignment"), ("HIL-Bench Table 6", "logic")):
+        for (model, mode), (n, shares) in HIL_FAILURES[dim].items():
+            base = {"table": table, "suite": "sql", "model": model, "mode": mode, "dimension": dim}
+            cells.append({**base, "column": "n", "value": n, "digits": 0})
+            for col, v in zip(HIL_MODES[dim], shares):
+                cells.append({**base, "column": col, "value": v, "digits": 1, "percent": True})
+    model, n = HIL_FULL_INFO_LOGIC
+    base = {"table": "HIL-Bench §F.2.3", "suite": "sql", "model": model, "mode": "full_info", "dimension": "logic"}
+    cells += [{**base, "column": "n", "value": n, "digits": 0},
+              {**base, "column": "completion", "value": 0.0, "digits": 1, "percent": True}]
+    for (model, col), v in HIL_FIGURE3B.items():
+        cells.append({"table": "HIL-Bench Figure 3B", "suite": "sql", "model": model, "dimension": "tool_use",
+                      "column": col, "value": v, "digits": 0})
+    model, dim, col, v = HIL_FIGURE6
+    cells.append({"table": "HIL-Bench Figure 6", "model": model, "mode": "all", "dimension": dim, "column": col,
+                  "value": v, "digits": 0})
     return cells
 
 
@@ -629,68 +813,347 @@ def _asking_trials(rng, n_variants: int, n_asking_variants: int, n_trials: int) 
     return [per[i] for i in rng.permutation(n_variants)]
 
 
+# Table 2 (MCP-Atlas): pass@3 % without the tool and its gain with it, by the number of removed segments
+# (38 one-segment and 62 two-segment variants: 60.5 = 23/38, 38.7 = 24/62, summing to Table 3's 47).
+LHAW_TABLE2 = {"Claude Opus 4.5": ((60.5, 13.2), (38.7, 41.9)), "Gemini 3 Pro": ((50.0, 21.1), (43.5, 29.1)),
+               "GPT-5.2": ((44.7, 23.7), (40.3, 37.1)), "Claude Sonnet 4.5": ((44.7, 31.6), (35.5, 32.2)),
+               "Gemini 3 Flash": ((52.6, 10.6), (38.7, 27.4))}
+MCP_SEGMENTS = {1: 38, 2: 62}
+# Tables 5 and 6, MCP-Atlas rows (the text layer prints the fifth, Gemini-3-Flash, under "TAC"): per information
+# dimension, pass@3 % and Ckpt % without the tool and their gains. A two-segment variant counts under both its
+# segments' dimensions (Figure 3: 162 dimension instances from 100 variants): goal 52, constraint 49, input 49,
+# context 12 (42.3 = 22/52, 36.7 = 18/49, 91.7 = 11/12). "All" is Table 3's row, but for Gemini-3-Pro's pass@3
+# gain (+31.0 here, +26.0 in Tables 3 and 7) and Ckpt gain (+25.2 here, +21.0 in Table 3).
+DIMENSIONS = ("goal", "constraint", "input", "context")
+MCP_DIMENSIONS = {"goal": 52, "constraint": 49, "input": 49, "context": 12}
+LHAW_TABLE5_MCP = {  # model -> (All, goal, constraint, input, context), each (pass@3 %, gain)
+    "Claude Opus 4.5": ((47.0, 31.0), (42.3, 30.8), (36.7, 40.8), (40.8, 42.9), (91.7, 0.0)),
+    "Gemini 3 Pro": ((46.0, 31.0), (46.2, 26.9), (30.6, 40.8), (49.0, 40.8), (83.3, 0.0)),
+    "GPT-5.2": ((42.0, 32.0), (48.1, 23.1), (32.7, 44.9), (34.7, 40.8), (75.0, 8.3)),
+    "Claude Sonnet 4.5": ((39.0, 32.0), (34.6, 32.7), (34.7, 36.7), (34.7, 30.6), (75.0, 16.7)),
+    "Gemini 3 Flash": ((44.0, 21.0), (42.3, 23.1), (32.7, 28.6), (38.8, 26.5), (91.7, -8.3)),
+}
+LHAW_TABLE6_MCP = {  # model -> (All, goal, constraint, input, context), each (Ckpt %, gain)
+    "Claude Opus 4.5": ((47.9, 23.1), (44.0, 20.2), (41.5, 30.9), (39.9, 32.1), (84.9, 5.4)),
+    "Gemini 3 Pro": ((46.1, 25.2), (49.6, 18.0), (35.9, 30.3), (41.3, 35.3), (82.8, -0.1)),
+    "GPT-5.2": ((39.7, 22.8), (44.7, 13.6), (35.8, 22.4), (31.3, 39.9), (58.0, 6.9)),
+    "Claude Sonnet 4.5": ((39.3, 23.3), (38.2, 21.0), (34.8, 29.0), (30.2, 29.3), (73.2, -1.4)),
+    "Gemini 3 Flash": ((44.9, 17.1), (46.3, 19.3), (37.0, 19.8), (37.1, 22.7), (81.9, -2.6)),
+}
+# Tables 4 and 17: the share of asking trials (N: Table 3's trials with questions) and of failed asking trials (N)
+# flagged in each ask_user failure category (LHAW Appendix J.1's seven categories, three flags each).
+FLAG_CATEGORIES = {
+    "question_quality": ("flag_vague_questions", "flag_compound_questions", "flag_closed_questions"),
+    "question_targeting": ("flag_missed_critical_segments", "flag_wrong_dimension_focus",
+                           "flag_inferable_information_asked"),
+    "information_integration": ("flag_ignoring_user_response", "flag_incorrect_information_application",
+                                "flag_partial_information_utilization"),
+    "over_clarification": ("flag_redundant_questions", "flag_unnecessary_questions", "flag_excessive_cost"),
+    "under_clarification": ("flag_premature_execution", "flag_insufficient_question_depth", "flag_false_confidence"),
+    "timing_strategy": ("flag_late_clarification", "flag_upfront_question_dump", "flag_inefficient_question_sequence"),
+    "response_misinterpretation": ("flag_literal_misunderstanding", "flag_context_misapplication",
+                                   "flag_implicit_information_missed"),
+}
+LHAW_TABLE4 = {"Claude Opus 4.5": (188, (0.63, 0.39, 0.07, 0.15, 0.25, 0.02, 0.13)),
+               "Claude Sonnet 4.5": (167, (0.77, 0.46, 0.10, 0.22, 0.25, 0.03, 0.22)),
+               "Gemini 3 Flash": (132, (0.45, 0.35, 0.12, 0.08, 0.31, 0.00, 0.08)),
+               "Gemini 3 Pro": (153, (0.52, 0.36, 0.11, 0.12, 0.27, 0.00, 0.12)),
+               "GPT-5.2": (280, (0.97, 0.47, 0.15, 0.38, 0.21, 0.04, 0.30))}
+LHAW_TABLE17 = {"Claude Opus 4.5": (50, (0.62, 0.68, 0.12, 0.30, 0.54, 0.06, 0.26)),
+                "Claude Sonnet 4.5": (53, (0.81, 0.60, 0.06, 0.26, 0.45, 0.02, 0.26)),
+                "Gemini 3 Flash": (32, (0.50, 0.56, 0.41, 0.16, 0.53, 0.00, 0.13)),
+                "Gemini 3 Pro": (40, (0.63, 0.53, 0.35, 0.15, 0.50, 0.00, 0.23)),
+                "GPT-5.2": (134, (0.98, 0.60, 0.22, 0.46, 0.36, 0.05, 0.37))}
+# Figure 6 (Sonnet-4.5 on MCP-Atlas, ask_user calls per trial by class and persona): the text quotes outcome-critical
+# x Supervisor 0.99 and benign x Executive 0.22. Per class (outcome-critical, divergent, benign: 150, 90 and 60
+# trials), each persona's Table 14 questions split along that gradient.
+FIGURE6_QUESTIONS = {"supervisor": (149, 72, 45), "standard": (125, 70, 46), "executive": (75, 36, 13)}
+FIGURE6 = {("outcome-critical", "supervisor"): 0.99, ("benign", "executive"): 0.22}
+
+
+def _interval(n: int, value: float, digits: int, percent: bool = True, signed: bool = False) -> tuple[int, int] | None:
+    """The counts k (−n…n with ``signed``) whose share k/n prints as ``value``; None if none."""
+    scale = 100 if percent else 1
+    ks = [k for k in range(-n if signed else 0, n + 1) if shown(scale * k / n, digits) == value]
+    return (min(ks), max(ks)) if ks else None
+
+
+def mcp_layout(rng: np.random.Generator) -> tuple[list[int], list[tuple[str, ...]]]:
+    """Segments and dimensions of MCP-Atlas's 100 variants: 38 with one segment and 62 with two of different
+    dimensions, the dimensions counted per segment adding up to Figure 3's 162 (Table 5's 52 / 49 / 49 / 12)."""
+    while True:
+        n_seg = [1] * MCP_SEGMENTS[1] + [2] * MCP_SEGMENTS[2]
+        n_seg = [n_seg[i] for i in rng.permutation(100)]
+        pool = [d for d, k in MCP_DIMENSIONS.items() for _ in range(k)]
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        dims, ok = [], True
+        for k in n_seg:
+            pick = []
+            for _ in range(k):
+                j = next((j for j, d in enumerate(pool) if d not in pick), None)
+                if j is None:
+                    ok = False
+                    break
+                pick.append(pool.pop(j))
+            dims.append(tuple(sorted(pick, key=DIMENSIONS.index)))
+        if ok and not pool:
+            return n_seg, dims
+
+
+def _mcp_cells(model: str, klass: list[str], n_seg: list[int], dims: list[tuple[str, ...]]):
+    """The printed pass@3 cells one model's pass vectors must meet: (weight on u, weight on t, lo, hi) with u the
+    variants passing without the tool, t with it; each is one printed cell (Tables 2, 3, 5, 7)."""
+    cells = []
+    u_t7 = {c: LHAW_TABLE7[c][model] for c in LHAW_CLASSES}
+    for c, n in LHAW_CLASSES.items():  # Table 7: k/n at two decimals
+        members = np.array([k == c for k in klass], dtype=float)
+        for j, side in ((1, "u"), (2, "t")):
+            rng_ = _interval(n, u_t7[c][j], 2, percent=False)
+            cells.append((members if side == "u" else 0 * members, members if side == "t" else 0 * members, *rng_,
+                          f"T7 {c} {side}"))
+    groups = {"all": np.ones(100)}
+    groups.update({f"seg{s}": np.array([k == s for k in n_seg], dtype=float) for s in MCP_SEGMENTS})
+    groups.update({d: np.array([d in ds for ds in dims], dtype=float) for d in DIMENSIONS})
+    printed = {"all": LHAW_TABLE5_MCP[model][0], **dict(zip(DIMENSIONS, LHAW_TABLE5_MCP[model][1:])),
+               "seg1": LHAW_TABLE2[model][0], "seg2": LHAW_TABLE2[model][1]}
+    row3 = LHAW_TABLE3_MCP[model]
+    table3 = [("all", (row3[4], row3[5]))]  # Table 3's row (its gain differs from Table 5's for Gemini 3 Pro)
+    for g, (value, gain) in [*printed.items(), *table3]:
+        w = groups[g]
+        n = int(w.sum())
+        for wu, wt, bounds in ((w, 0 * w, _interval(n, value, 1)), (-w, w, _interval(n, gain, 1, signed=True))):
+            if bounds is not None:  # a printed value that is no k/n can be met by no counts (the test lists it)
+                cells.append((wu, wt, *bounds, f"{g}"))
+    return cells
+
+
+def mcp_passes(model: str, klass, n_seg, dims) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Which variants pass@3 without the tool (u) and with it (t): the most printed cells met, an integer program
+    (scipy's milp). Returns u, t, the cells met and the cells in all."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
+    cells = _mcp_cells(model, klass, n_seg, dims)
+    n, m = len(klass), len(cells)
+    big = 2 * n + 1
+    w = np.array([np.concatenate([c[0], c[1]]) for c in cells])
+    lo = np.array([c[2] for c in cells], dtype=float)
+    hi = np.array([c[3] for c in cells], dtype=float)
+    eye = big * np.eye(m)
+    # cell j met (y_j = 1) forces lo_j <= w_j . x <= hi_j; unmet, the bounds are out of reach
+    cons = [LinearConstraint(np.hstack([w, -eye]), lo - big, np.inf),
+            LinearConstraint(np.hstack([w, eye]), -np.inf, hi + big)]
+    c = np.concatenate([np.zeros(2 * n), -np.ones(m)])
+    res = milp(c, constraints=cons, integrality=np.ones(2 * n + m), bounds=Bounds(0, 1), options={"time_limit": 120})
+    if res.x is None:
+        raise RuntimeError(f"no pass vectors for {model}: {res.message}")
+    x = np.round(res.x).astype(int)
+    unmet = [c[4] for c, y in zip(cells, x[2 * n:]) if not y]
+    return x[:n], x[n:2 * n], unmet, m
+
+
+MCP_LAYOUT_SEED = 29  # of layout seeds 0-59, the first whose every model meets all Tables 2, 3, 5 and 7 cells but
+#                       the two the paper rules out (Gemini 3 Pro: Table 5's +31.0 against Table 3's +26.0, and a
+#                       dimension gain that with Table 2 and Table 3 asks for two different two-segment gains)
+
+
+def _box(value: float, half_width: float = 0.045) -> tuple[float, float]:
+    """The fractions that print (one decimal of a percentage) as ``value``, a little inside the rounding box."""
+    return (value - half_width) / 100, (value + half_width) / 100
+
+
+def mcp_scores(rng: np.random.Generator, model: str, dims: list[tuple[str, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per-variant mean checkpoint score without the tool and with it: Table 3's Ckpt and gain over all variants and
+    Table 6's per dimension (a linear program, scipy's linprog), each variant as close as it can be to a skewed
+    draw around the model's mean."""
+    from scipy.optimize import linprog
+
+    row3 = LHAW_TABLE3_MCP[model]
+    n = len(dims)
+    groups = [np.ones(n)] + [np.array([d in ds for ds in dims], dtype=float) for d in DIMENSIONS]
+    printed = [(row3[7], row3[8]), *LHAW_TABLE6_MCP[model][1:]]  # Table 3's "All" (Table 6's differs for Gemini 3 Pro)
+    a_ub, b_ub = [], []
+    for g, (w, (value, gain)) in enumerate(zip(groups, printed)):
+        w = w / w.sum()
+        zero = np.zeros(n)
+        # the overall values exactly: Table 14's Gain%/Q divide differences of them (0.56 - 0.393 = 16.7 pp)
+        half = 0.001 if g == 0 else 0.045
+        for coef, (lo, hi) in ((np.concatenate([w, zero]), _box(value, half)),
+                               (np.concatenate([-w, w]), _box(gain, half))):
+            a_ub += [np.concatenate([coef, np.zeros(4 * n)]), np.concatenate([-coef, np.zeros(4 * n)])]
+            b_ub += [hi, -lo]
+    target = np.concatenate([skewed(rng, n, row3[7] / 100), skewed(rng, n, (row3[7] + row3[8]) / 100)])
+    # |m - target| through e+ and e-: m - target = e+ - e-
+    a_eq = np.hstack([np.eye(2 * n), -np.eye(2 * n), np.eye(2 * n)])
+    c = np.concatenate([np.zeros(2 * n), np.ones(4 * n)])
+    res = linprog(c, A_ub=np.array(a_ub), b_ub=np.array(b_ub), A_eq=a_eq, b_eq=target,
+                  bounds=[(0, 1)] * (2 * n) + [(0, None)] * (4 * n), method="highs")
+    if res.x is None:
+        raise RuntimeError(f"no checkpoint scores for {model}: {res.message}")
+    return res.x[:n], res.x[n:2 * n]
+
+
+def asking_and_passes(rng: np.random.Generator, asking: list[int], passes: np.ndarray, n_failed: int):
+    """Which trials of each variant ask and which pass: ``asking[i]`` asking trials on variant i, variant i passing
+    on some trial iff ``passes[i]``, and ``n_failed`` asking trials that fail (LHAW Table 17's N). Asking counts
+    move between variants (the number of asking variants and trials kept) until the failed asking trials can be
+    ``n_failed``."""
+    asking = list(asking)
+    n = len(asking)
+
+    def forced() -> int:
+        return sum(a for a, p in zip(asking, passes) if not p)
+
+    def room() -> int:
+        return sum((a if a < 3 else 2) for a, p in zip(asking, passes) if p)
+
+    for _ in range(10_000):
+        if forced() > n_failed:  # an asking failing variant trades its count with a passing one that asks less
+            i = next(i for i in rng.permutation(n) if not passes[i] and asking[i])
+            j = next((j for j in rng.permutation(n) if passes[j] and asking[j] < asking[i]), None)
+        elif forced() + room() < n_failed:  # the other way round
+            i = next(i for i in rng.permutation(n) if passes[i] and asking[i])
+            j = next((j for j in rng.permutation(n) if not passes[j] and asking[j] < asking[i]), None)
+        else:
+            break
+        if j is None:
+            raise RuntimeError("asking trials cannot give the printed failed-trial count")
+        asking[i], asking[j] = asking[j], asking[i]
+    need = n_failed - forced()
+    fail = [0] * n
+    for i in rng.permutation(n):  # failing asking trials on passing variants, to make up the count
+        if passes[i] and need:
+            take = min(need, asking[i] if asking[i] < 3 else 2, int(rng.integers(0, 3)))
+            fail[i], need = take, need - take
+    for i in range(n):
+        if passes[i] and need:
+            take = min(need, (asking[i] if asking[i] < 3 else 2) - fail[i])
+            fail[i], need = fail[i] + take, need - take
+    ask_trials, pass_trials = {}, {}
+    for i in range(n):
+        trials = [int(t) for t in rng.permutation([1, 2, 3])]
+        ask_trials[i] = set(trials[:asking[i]])
+        if passes[i]:
+            asked, quiet = trials[:asking[i]], trials[asking[i]:]
+            ok = set(asked[fail[i]:])  # the asking trials that did not fail
+            if not ok:  # some quiet trial passes, and maybe more
+                ok = {quiet[0]} | {t for t in quiet[1:] if rng.random() < 0.5}
+            else:
+                ok |= {t for t in quiet if rng.random() < 0.5}
+            pass_trials[i] = ok
+    return ask_trials, pass_trials
+
+
+def flag_labels(rng: np.random.Generator, model: str, asking: list[tuple[int, bool]]) -> dict[int, list[dict]]:
+    """LHAW Tables 4 and 17's judge flags on the asking trials (index, failed): per category, as many flagged
+    trials as the printed shares of all N asking trials and of the failed ones give, each through one to two of
+    the category's flags (YES; its other flags NO). Compound questions and missed critical segments lead their
+    categories (LHAW J.3)."""
+    n4, shares4 = LHAW_TABLE4[model]
+    n17, shares17 = LHAW_TABLE17[model]
+    failed = [i for i, f in asking if f]
+    passed = [i for i, f in asking if not f]
+    assert len(asking) == n4 and len(failed) == n17, (model, len(asking), n4, len(failed), n17)
+    out: dict[int, list[dict]] = {i: [] for i, _ in asking}
+    for (category, flags), s4, s17 in zip(FLAG_CATEGORIES.items(), shares4, shares17):
+        k4s = [k for k in range(n4 + 1) if shown(k / n4, 2) == s4]
+        k17s = [k for k in range(n17 + 1) if shown(k / n17, 2) == s17]
+        k4, k17 = next(((a, b) for a in k4s for b in k17s if 0 <= a - b <= len(passed)), (k4s[0], min(k17s[0], k4s[0])))
+        hit = set(rng.choice(failed, k17, replace=False).tolist()) | \
+            set(rng.choice(passed, k4 - k17, replace=False).tolist())
+        lead = {"question_quality": "flag_compound_questions", "question_targeting": "flag_missed_critical_segments"}
+        for i, _ in asking:
+            yes = set()
+            if i in hit:
+                first = lead.get(category) if category in lead and rng.random() < 0.75 else str(rng.choice(flags))
+                yes = {first} | ({str(rng.choice(flags))} if rng.random() < 0.3 else set())
+            out[i] += [{"facet": f"lhaw.{category}.{flag}", "label": "YES" if flag in yes else "NO",
+                        "judge": "lhaw-judge", "call": 1} for flag in flags]
+    return out
+
+
+def quiet_flags(rng: np.random.Generator) -> list[dict]:
+    """The judge's flags on a trial that asked nothing: question-quality and most other flags are N/A (their
+    prerequisite, a question, is not met), but it can have missed critical segments or executed prematurely.
+    Tables 4 and 17 count only trials with questions."""
+    out = []
+    for category in ("question_targeting", "under_clarification"):
+        for flag in FLAG_CATEGORIES[category]:
+            label = ("YES" if rng.random() < 0.6 else "NO") if flag in ("flag_missed_critical_segments",
+                                                                     "flag_premature_execution") else "N/A"
+            out.append({"facet": f"lhaw.{category}.{flag}", "label": label, "judge": "lhaw-judge", "call": 1})
+    return out
+
+
 def lhaw(rng: np.random.Generator) -> list[dict]:
+    """MCP-Atlas: Tables 2-7, 12-14 and 17, Figures 3 and 6 (the other suites are lhaw_more's)."""
     records = []
-    sonnet_user_pass: dict[int, set[int]] = {}
-    variants, klass = [], []
-    for name, n in LHAW_CLASSES.items():
-        for _ in range(n):
-            i = len(variants)
-            variants.append((f"mcp-task-{i:03d}", f"mcp-task-{i:03d}_V1"))
-            klass.append(name)
-    for (task, variant), k in zip(variants, klass):
+    klass = [name for name, n in LHAW_CLASSES.items() for _ in range(n)]
+    variants = [(f"mcp-task-{i:03d}", f"mcp-task-{i:03d}_V1") for i in range(len(klass))]
+    n_seg, dims = mcp_layout(np.random.default_rng([2026, 3, MCP_LAYOUT_SEED]))
+    for (task, variant), k, ds in zip(variants, klass, dims):
         records.append({"record": "task", "benchmark": "lhaw", "suite": "mcp-atlas", "task_id": task,
-                        "variant_id": variant, "blockers": [{"id": "S1", "type": "input"}], "dimensions": ["input"],
-                        "ambiguity_class": k})
+                        "variant_id": variant, "blockers": [{"id": f"S{j + 1}", "type": d} for j, d in enumerate(ds)],
+                        "dimensions": list(ds), "ambiguity_class": k})
     base = {"benchmark": "lhaw", "suite": "mcp-atlas"}
 
-    def passing(values_by_class: dict[str, float]) -> set[int]:
-        out = set()
-        start = 0
+    def base_passing(values_by_class: dict[str, float]) -> list[int]:
+        out, start = [], 0
         for name, n in LHAW_CLASSES.items():
-            idx = [start + int(j) for j in rng.permutation(n)[: round(values_by_class[name] * n)]]
-            out.update(idx)
+            out += [start + int(j) for j in rng.permutation(n)[: round(values_by_class[name] * n)]]
             start += n
         return out
 
+    sonnet_user_pass: dict[int, set[int]] = {}
     for model, row in LHAW_TABLE3_MCP.items():
         b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c, n_ask = row
-        t7 = {name: LHAW_TABLE7[name][model] for name in LHAW_CLASSES}
-        base_pass, under_pass, user_pass = (passing_trials(rng, passing({c: v[j] for c, v in t7.items()}))
-                                            for j in range(3))
+        base_pass = passing_trials(rng, base_passing({c: LHAW_TABLE7[c][model][0] for c in LHAW_CLASSES}))
+        u, t, _, _ = mcp_passes(model, klass, n_seg, dims)
+        under_pass = passing_trials(rng, np.flatnonzero(u))
+        asking, user_pass = asking_and_passes(rng, _asking_trials(rng, 100, ask_pct, n_ask), t,
+                                              LHAW_TABLE17[model][0])
         persona = "original" if model == "Claude Sonnet 4.5" else "default"
         if persona == "original":
             sonnet_user_pass = user_pass
         q_total = _questions_total(n_ask, avg, (gain, ckpt_gain), (gpq_p, gpq_c),
                                    prefer=LHAW_TABLE14["original"][2] if persona == "original" else None)
-        asking = _asking_trials(rng, 100, ask_pct, n_ask)
         q_per = [1] * n_ask
         for j in rng.integers(0, n_ask, q_total - n_ask):
             q_per[j] += 1
         q_iter = iter(q_per)
-        scores = {kind: skewed(rng, 300, mean / 100) for kind, mean in
-                  (("full", b_ckpt), ("none", ckpt), ("tool", ckpt + ckpt_gain))}
+        m_u, m_t = mcp_scores(rng, model, dims)
+        full = skewed(rng, 300, b_ckpt / 100)
+        asking_trials = [(3 * i + trial - 1, trial not in user_pass.get(i, ())) for i in range(100)
+                         for trial in (1, 2, 3) if trial in asking[i]]
+        flags = flag_labels(rng, model, asking_trials)
         for i, (task, variant) in enumerate(variants):
+            s_u, s_t = skewed(rng, 3, m_u[i]), skewed(rng, 3, m_t[i])
             for trial in (1, 2, 3):
                 k = 3 * i + trial - 1
                 records.append({**base, "task_id": task, "model": model, "spec": "full", "ask_tool": False,
-                                "trial": trial, "score": round(scores["full"][k], 6), "passed": trial in base_pass.get(i, ())})
+                                "trial": trial, "score": round(full[k], 6), "passed": trial in base_pass.get(i, ())})
                 records.append({**base, "task_id": task, "variant_id": variant, "model": model, "spec": "ambiguous",
-                                "ask_tool": False, "trial": trial, "score": round(scores["none"][k], 6),
+                                "ask_tool": False, "trial": trial, "score": round(s_u[trial - 1], 6),
                                 "passed": trial in under_pass.get(i, ())})
                 rec = {**base, "task_id": task, "variant_id": variant, "model": model, "spec": "ambiguous",
-                       "ask_tool": True, "policy": persona, "trial": trial, "score": round(scores["tool"][k], 6),
+                       "ask_tool": True, "policy": persona, "trial": trial, "score": round(s_t[trial - 1], 6),
                        "passed": trial in user_pass.get(i, ())}
-                if trial <= asking[i]:
+                if trial in asking[i]:
                     rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."} for q in range(next(q_iter))]
+                    rec["labels"] = flags[k]
+                else:  # the judge sees quiet trials too: it can flag them for what they did not ask (J.1)
+                    rec["labels"] = quiet_flags(rng)
                 records.append(rec)
     # Table 14: the other personas of Sonnet-4.5, against the same no-tool runs. Table 14 gives only their
-    # Ckpt and questions; their pass outcomes, unpublished, are taken to be the original persona's.
+    # Ckpt and questions; their pass outcomes, unpublished, are taken to be the original persona's. Their
+    # questions per class follow Figure 6's gradient (FIGURE6_QUESTIONS).
     for persona, (ckpt, gain, n_q, _) in LHAW_TABLE14.items():
         if persona == "original":
             continue
         scores = skewed(rng, 300, (ckpt + gain) / 100)
-        per_trial = np.bincount(rng.integers(0, 300, n_q), minlength=300)
+        per_trial = np.zeros(300, int)
+        for name, q in zip(LHAW_CLASSES, FIGURE6_QUESTIONS[persona]):
+            trials = [3 * i + j for i in range(100) if klass[i] == name for j in range(3)]
+            np.add.at(per_trial, rng.choice(trials, q, replace=True), 1)
         for i, (task, variant) in enumerate(variants):
             for trial in (1, 2, 3):
                 k = 3 * i + trial - 1
@@ -728,6 +1191,45 @@ def lhaw_printed() -> list[dict]:
                           "class": "outcome-critical", "column": col, "value": v, "digits": 2})
     for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), LHAW_TABLE13_MCP):
         cells.append({"table": "LHAW Table 13", "suite": "mcp-atlas", "column": col, "value": v, "digits": 2})
+    for model, segs in LHAW_TABLE2.items():
+        policy = "original" if model == "Claude Sonnet 4.5" else "default"
+        for n_seg, (value, gain) in zip(MCP_SEGMENTS, segs):
+            for col, v, pct in (("pass_at_k", value, True), ("pass_gain_pp", gain, False)):
+                cells.append({"table": "LHAW Table 2", "suite": "mcp-atlas", "model": model, "policy": policy,
+                              "segments": n_seg, "column": col, "value": v, "digits": 1, "percent": pct})
+    for table, printed, cols in (("LHAW Table 5", LHAW_TABLE5_MCP, ("pass_at_k", "pass_gain_pp")),
+                                 ("LHAW Table 6", LHAW_TABLE6_MCP, ("mean_score", "score_gain_pp"))):
+        for model, rows in printed.items():
+            policy = "original" if model == "Claude Sonnet 4.5" else "default"
+            base = LHAW_TABLE3_MCP[model][0 if table == "LHAW Table 5" else 1]
+            cells.append({"table": table, "suite": "mcp-atlas", "model": model, "policy": policy, "class": "all",
+                          "column": "base_pass_at_k" if table == "LHAW Table 5" else "base_mean_score", "value": base,
+                          "digits": 0 if table == "LHAW Table 5" else 1, "percent": True})
+            for dim, (value, gain) in zip(("all", *DIMENSIONS), rows):
+                for col, v, pct in zip(cols, (value, gain), (True, False)):
+                    cells.append({"table": table, "suite": "mcp-atlas", "model": model, "policy": policy, "class": dim,
+                                  "column": col, "value": v, "digits": 1, "percent": pct})
+    for table, printed in (("LHAW Table 4", LHAW_TABLE4), ("LHAW Table 17", LHAW_TABLE17)):
+        for model, (n, shares) in printed.items():
+            policy = "original" if model == "Claude Sonnet 4.5" else "default"
+            cells.append({"table": table, "model": model, "policy": policy, "column": "n_trials", "value": n,
+                          "digits": 0})
+            for category, v in zip(FLAG_CATEGORIES, shares):
+                cells.append({"table": table, "model": model, "policy": policy, "column": category, "value": v,
+                              "digits": 2})
+    for (name, persona), v in FIGURE6.items():
+        cells.append({"table": "LHAW Figure 6", "suite": "mcp-atlas", "model": "Claude Sonnet 4.5", "policy": persona,
+                      "class": name, "column": "calls_per_trial", "value": v, "digits": 2})
+    # Figure 3 as its text gives it (§3.4): variants and unique tasks per dataset, MCP-Atlas's share of
+    # outcome-critical variants and its 162 dimension instances, and no context-type underspecification in TAC
+    for suite, n_var, n_tasks in (("mcp-atlas", 100, 100), ("tac", 85, 13), ("swe-bench-pro", 100, 75)):
+        for col, v in (("n_variants", n_var), ("n_tasks", n_tasks)):
+            cells.append({"table": "LHAW Figure 3", "suite": suite, "column": col, "value": v, "digits": 0})
+    cells += [{"table": "LHAW Figure 3", "suite": "mcp-atlas", "column": "outcome-critical", "value": 50, "digits": 0,
+               "printed_as": "50% (of 100 variants)"},
+              {"table": "LHAW Figure 3", "suite": "mcp-atlas", "column": "n_dimension_instances", "value": 162,
+               "digits": 0},
+              {"table": "LHAW Figure 3", "suite": "tac", "column": "context", "value": 0, "digits": 0}]
     for persona, (ckpt, gain, n_q, gpq) in LHAW_TABLE14.items():
         for col, v, d in (("mean_score", ckpt, 1), ("score_gain_pp", gain, 1), ("n_questions", n_q, 0),
                           ("score_gain_pp_per_question", gpq, 2)):

@@ -95,7 +95,7 @@ MUTATIONS = [
       "out[i] = 1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))",
       "out[i] = ci_ / ni if ni else 0.0"),
     M("variant_ask_rate_of_trials", "LHAW Table 3's Ask % as the share of trials, not of variants",
-      "ambiglib/metrics.py", '"variant_ask_rate": _ratio(s["v_asked"], s["v_t"]),',
+      "ambiglib/metrics.py", '"variant_ask_rate": _ratio(s["v_asked"], s["v"]),',
       '"variant_ask_rate": _ratio(s["t_asking"], s["t_n_scored"]),'),
     M("avg_per_traj_all_trials", "Avg/Traj over every with-tool trial, not the asking ones",
       "ambiglib/metrics.py", '"avg_per_traj": _ratio(s["t_questions"], s["t_asking"]),',
@@ -106,9 +106,11 @@ MUTATIONS = [
     M("category_shares_ok_only", "framing-category shares over ok runs only (invalid and timeout left out)",
       "ambiglib/metrics.py", '    runs = scope[~scope["error"]].copy()\n    # a failed run without a category',
       '    runs = scope[scope["status"] == "ok"].copy()\n    # a failed run without a category'),
-    M("label_shares_all_statuses", "recognition-audit shares over every judged run, not the substantive (ok) ones",
-      "ambiglib/metrics.py", 'runs = work[(work["status"] == "ok") & work["run_id"].isin(votes["run_id"])]',
-      'runs = work[~work["error"] & work["run_id"].isin(votes["run_id"])]'),
+    M("label_shares_ok_only", "recognition-audit shares over ok runs only, not every substantive run (invalid too)",
+      "ambiglib/metrics.py", 'runs = work[~work["status"].isin(UNSUBSTANTIVE) & work["run_id"].isin(votes["run_id"])]',
+      'runs = work[(work["status"] == "ok") & work["run_id"].isin(votes["run_id"])]'),
+    M("label_shares_with_timeouts", "recognition-audit shares count judged timeouts too",
+      "ambiglib/metrics.py", 'UNSUBSTANTIVE = ("timeout", "error")', 'UNSUBSTANTIVE = ("error",)'),
     M("flags_over_all_trials", "LHAW failure-flag shares over every with-tool trial, not the asking ones",
       "ambiglib/metrics.py", 'trials = work[work["ask_tool"] & (work["n_questions"] > 0) & ~work["error"]]',
       'trials = work[work["ask_tool"] & ~work["error"]]'),
@@ -139,11 +141,12 @@ MUTATIONS = [
 ]
 
 
-def _copy_tree(dest: Path) -> None:
+def _copy_tree(dest: Path, source: Path = ROOT) -> None:
+    """The project's files (tracked and untracked, not ignored) as they are now, copied to ``dest``."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, check=True,
                            capture_output=True).stdout.decode().split("\0")
     for rel in filter(None, files):
-        src = ROOT / rel
+        src = source / rel
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
@@ -158,11 +161,11 @@ def _check(mutations: list[Mutation]) -> None:
                              f" update scripts/mutation_check.py")
 
 
-def _run(m: Mutation, tests: list[str], timeout: float) -> tuple[Mutation, str, str, float]:
+def _run(m: Mutation, tests: list[str], timeout: float, snapshot: Path) -> tuple[Mutation, str, str, float]:
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix=f"mutant-{m.name}-") as tmp:
         work = Path(tmp)
-        _copy_tree(work)
+        _copy_tree(work, snapshot)
         target = work / m.path
         target.write_text(target.read_text(encoding="utf-8").replace(m.old, m.new), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(work), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -200,23 +203,27 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             raise SystemExit(f"unknown mutation(s): {', '.join(unknown)}")
         chosen = [m for m in MUTATIONS if m.name in names]
-    _check(chosen)
+    _check(chosen)  # against the tree now; the snapshot below is taken from it
     if args.list:
         for m in chosen:
             print(f"{m.name:34} {m.path:22} {m.what}")
         return 0
     tests = args.tests.split(",")
     print(f"{len(chosen)} mutations, pytest {' '.join(tests)} -x, {args.jobs} at a time", flush=True)
-    # the unmutated tree must pass, or every mutant would count as caught
-    _, verdict, detail, seconds = _run(Mutation("none", "no change", chosen[0].path, "", ""), tests, args.timeout)
-    print(f"{'baseline':9} {'(no mutation)':34} {seconds:6.0f} s  {detail[:160]}", flush=True)
-    if verdict != "survived":
-        raise SystemExit(f"the tests fail without any mutation ({verdict}: {detail}); fix them first")
-    results = []
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for m, verdict, detail, seconds in pool.map(lambda m: _run(m, tests, args.timeout), chosen):
-            results.append((m, verdict))
-            print(f"{verdict:9} {m.name:34} {seconds:6.0f} s  {detail[:160]}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="mutation-snapshot-") as snap:
+        snapshot = Path(snap)
+        _copy_tree(snapshot)  # one snapshot: editing the tree while this runs changes nothing here
+        # the unmutated tree must pass, or every mutant would count as caught
+        _, verdict, detail, seconds = _run(Mutation("none", "no change", chosen[0].path, "", ""), tests, args.timeout,
+                                           snapshot)
+        print(f"{'baseline':9} {'(no mutation)':34} {seconds:6.0f} s  {detail[:160]}", flush=True)
+        if verdict != "survived":
+            raise SystemExit(f"the tests fail without any mutation ({verdict}: {detail}); fix them first")
+        results = []
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for m, verdict, detail, seconds in pool.map(lambda m: _run(m, tests, args.timeout, snapshot), chosen):
+                results.append((m, verdict))
+                print(f"{verdict:9} {m.name:34} {seconds:6.0f} s  {detail[:160]}", flush=True)
     caught = sum(v == "caught" for _, v in results)
     print(f"\n{caught} of {len(results)} mutations caught")
     for m, v in results:
