@@ -111,8 +111,8 @@ KNOWN = {
            ("Claude Sonnet 4.5", "2 segments", "67.7 − 35.5 = 32.2; 42/62 − 22/62 = 20/62 = 32.26%, which prints 32.3"),
            ("Gemini 3 Flash", "1 segments", "63.2 − 52.6 = 10.6; 24/38 − 20/38 = 4/38 = 10.53%, which prints 10.5"))},
     ("LHAW Table 5", "mcp-atlas", "Gemini 3 Pro", "all", "pass_gain_pp"): (INCONSISTENT,
-        "Table 5 prints +31.0 for Gemini-3-Pro's pass@3 gain over all variants, Tables 3 and 7 +26.0 (7 of the 50"
-        " outcome-critical, 3 of 30 divergent, 1 of 20 benign: 18 + 7 + 1 = 26 more of 100); the fixture follows 3 and 7"),
+        "Table 5 prints +31.0 for Gemini-3-Pro's pass@3 gain over all variants, Tables 3 and 7 +26.0 (Table 7: 22"
+        " more of the 50 outcome-critical, 3 of the 30 divergent, 1 of the 20 benign); the fixture follows 3 and 7"),
     ("LHAW Table 5", "mcp-atlas", "Gemini 3 Pro", "input", "pass_gain_pp"): (INCONSISTENT,
         "a two-segment variant counts under both its dimensions, so the dimension gains add up to the one-segment"
         " gain plus twice the two-segment gain: Table 5's 14 + 20 + 20 + 0 = 54 variants, but Tables 2 and 3 give"
