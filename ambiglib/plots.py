@@ -18,7 +18,8 @@ import seaborn as sns
 
 from .tables import OWN_AGENT, _own_agents
 
-__all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap"]
+__all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap", "pass_rates",
+           "shift_heatmap", "variant_distribution", "flag_heatmap"]
 
 
 def _style(style: str = "whitegrid") -> None:
@@ -260,5 +261,174 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     ax.set(xlabel="", ylabel="", title="Failure modes (% of runs)")
     ax.tick_params(axis="x", rotation=30)
     if own:
+        fig.tight_layout()
+    return fig
+
+
+def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
+    """Plot pass@k with full information, without the ask tool and with it, as grouped bars per model.
+
+    Parameters
+    ----------
+    rates : pandas.DataFrame
+        :func:`ambiglib.tables.pass_rates` output; the rows of one ``scope`` are drawn (``combined``:
+        every suite's tasks pooled). Models are ordered by pass@k with full information.
+
+    References
+    ----------
+    HIL-Bench Figure 1A.
+    """
+    _style()
+    columns = {"pass_at_k_full_info": "Full information", "pass_at_k_no_tool": "No tool",
+               "pass_at_k_with_tool": "With ask tool"}
+    if "scope" in rates:
+        rates = rates[rates["scope"] == scope]
+    rates = rates.dropna(subset=[c for c in columns if c in rates], how="all") if set(columns) <= set(rates) \
+        else rates.iloc[:0]
+    if len(rates) == 0:
+        return _nothing(rates, "pass rates to draw", ax)
+    label = rates["model"].astype(str) + np.where(rates["policy"].isin(["default", "–"]), "",
+                                                  " (" + rates["policy"].astype(str) + ")")
+    long = rates.assign(label=label).melt(id_vars=["label"], value_vars=list(columns), var_name="condition",
+                                          value_name="pass_at_k").dropna(subset=["pass_at_k"])
+    long["condition"] = long["condition"].map(columns)
+    long["pass_at_k"] = 100 * long["pass_at_k"]
+    order = list(rates.assign(label=label).sort_values("pass_at_k_full_info", ascending=False)["label"])
+    own = ax is None
+    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(order), 4.0)) if own else (ax.figure, ax)
+    sns.barplot(long, x="label", y="pass_at_k", hue="condition", order=order, hue_order=list(columns.values()),
+                palette=["0.55", "#d95f02", "#1b9e77"], ax=ax)
+    ax.set(xlabel="", ylabel="pass@k (%)", ylim=(0, 100), title=f"Pass rates ({scope})")
+    ax.tick_params(axis="x", rotation=30)
+    ax.legend(title="", fontsize=8)
+    if own:
+        fig.tight_layout()
+    return fig
+
+
+def shift_heatmap(shift: pd.DataFrame, *, row: str = "model", title: str = "Shift in failure modes (pp)", ax=None):
+    """Plot shifts of failure-mode shares in percentage points as a diverging heatmap (rows × failure modes).
+
+    Parameters
+    ----------
+    shift : pandas.DataFrame
+        :func:`ambiglib.tables.failure_mode_shift` output (filter it to one suite or condition first):
+        one row per ``row`` value, a column per failure mode; the ``n_*`` and key columns are not drawn.
+
+    References
+    ----------
+    HIL-Bench Figure 3B (``between="mode"``) and Figure 6 (``between="suite"``).
+    """
+    _style("white")
+    keys = {"benchmark", "suite", "model", "mode", "policy"}
+    modes = [c for c in shift.columns if c not in keys and not c.startswith("n_")]
+    if len(shift) == 0 or not modes:
+        return _nothing(shift, "failure-mode shifts to draw", ax)
+    if shift[row].duplicated().any():
+        raise ValueError(f"shift_heatmap: several rows per {row!r}; filter the frame to one suite or condition")
+    wide = shift.set_index(row)[modes].astype(float)
+    own = ax is None
+    fig, ax = plt.subplots(figsize=(1.8 + 1.3 * wide.shape[1], 1.2 + 0.6 * wide.shape[0])) if own else (ax.figure, ax)
+    limit = max(10.0, float(np.nanmax(np.abs(wide.to_numpy()))))
+    sns.heatmap(wide, annot=True, fmt="+.0f", cmap="vlag", center=0, vmin=-limit, vmax=limit,
+                cbar_kws={"label": "percentage points"}, ax=ax)
+    ax.set(xlabel="", ylabel="", title=title)
+    ax.tick_params(axis="x", rotation=30)
+    ax.tick_params(axis="y", rotation=0)
+    if own:
+        fig.tight_layout()
+    return fig
+
+
+def variant_distribution(dist: pd.DataFrame):
+    """Plot a benchmark's variants per suite: variants and unique tasks, ambiguity classes, dimensions (three panels).
+
+    Parameters
+    ----------
+    dist : pandas.DataFrame
+        :func:`ambiglib.tables.variant_distribution` output.
+
+    References
+    ----------
+    LHAW Figure 3.
+    """
+    _style()
+    if len(dist) == 0:
+        return _nothing(dist, "variants to draw")
+    classes = [c for c in ("outcome-critical", "divergent", "benign", "new-task") if c in dist and dist[c].any()]
+    skip = {"benchmark", "suite", "n_variants", "n_tasks", "n_dimension_instances", "outcome-critical", "divergent",
+            "benign", "new-task"}
+    dims = [c for c in dist.columns if c not in skip and dist[c].any()]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    panels = ((["n_variants", "n_tasks"], {"n_variants": "variants", "n_tasks": "unique tasks"}, "count",
+               "Variants and tasks"),
+              (classes, None, "% of variants", "Ambiguity class"),
+              (dims, None, "dimension instances", "Information dimension"))
+    for ax, (cols, names, ylabel, title) in zip(axes, panels):
+        if not cols:
+            ax.set_axis_off()
+            ax.text(0.5, 0.5, f"no {title.lower()} in the task records", ha="center", va="center", color="0.35")
+            continue
+        long = dist.melt(id_vars=["suite"], value_vars=cols, var_name="what", value_name="value")
+        if title == "Ambiguity class":
+            long["value"] = 100 * long["value"] / long["suite"].map(dist.set_index("suite")["n_variants"])
+        if names:
+            long["what"] = long["what"].map(names)
+        sns.barplot(long, x="suite", y="value", hue="what", ax=ax)
+        for container in ax.containers:
+            ax.bar_label(container, fmt="%.0f", fontsize=7)
+        ax.set(xlabel="", ylabel=ylabel, title=title)
+        ax.legend(title="", fontsize=7)
+    fig.suptitle("Variants per suite")
+    fig.tight_layout()
+    return fig
+
+
+def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
+    """Plot the share of asking trials with each ask_user failure flag, flags × ``col`` (percent).
+
+    Parameters
+    ----------
+    flags : pandas.DataFrame
+        :func:`ambiglib.tables.ask_failure_flags` output: one panel per suite, model and policy.
+
+    References
+    ----------
+    LHAW Figure 5 (GPT-5.2 by ambiguity class).
+    """
+    _style("white")
+    flags = _rows(flags, ["share"])
+    if len(flags) == 0:
+        return _nothing(flags, "failure flags to draw", ax)
+
+    order = ("outcome-critical", "divergent", "benign", "new-task", "all")
+    flags = flags.assign(label=flags["category"].astype(str) + " · " + flags["flag"].astype(str).str.removeprefix("flag_"))
+    rows = sorted(set(flags["label"]))
+    keys = [k for k in ("suite", "model", "policy") if k in flags]
+    groups = list(flags.groupby(keys, sort=True))
+    if ax is not None and len(groups) > 1:
+        raise ValueError(f"flag_heatmap: ax= draws one panel, but the data has {len(groups)} {keys} groups;"
+                         " filter it to one")
+    own = ax is None
+    if own:
+        n_cols = max(g[col].nunique() for _, g in groups)
+        fig, axes = plt.subplots(1, len(groups), figsize=(3.4 + (0.9 * n_cols + 0.4) * len(groups), 1.2 + 0.3 * len(rows)),
+                                 squeeze=False, sharey=True)
+        axes = list(axes[0])
+    else:
+        fig, axes = ax.figure, [ax]
+    for i, (ax, (key, g)) in enumerate(zip(axes, groups)):
+        wide = g.pivot(index="label", columns=col, values="share").reindex(rows) * 100
+        wide = wide.reindex(columns=[c for c in order if c in wide.columns] + [c for c in wide.columns if c not in order])
+        sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar=i == len(groups) - 1,
+                    cbar_kws={"label": "% of asking trials"}, ax=ax, annot_kws={"fontsize": 7})
+        key = key if isinstance(key, tuple) else (key,)
+        name = dict(zip(keys, key))
+        policy = "" if name.get("policy", "default") in ("default", "original") else f" ({name['policy']})"
+        ax.set(xlabel="", ylabel="", title=f"{name.get('model', '')}{policy}")
+        ax.tick_params(axis="y", labelsize=7, rotation=0)
+        ax.tick_params(axis="x", labelsize=8, rotation=30)
+    if own:
+        fig.suptitle("ask_user failure flags (% of asking trials)")
         fig.tight_layout()
     return fig

@@ -120,7 +120,12 @@ SPECS: dict[str, list] = {
                  " else f' ({p})')), col='panel', hue='agent')", "precision_recall")
         + md("## The leaderboard (Table 8)\n\nPass@3 with `ask_human()`, precision, recall and Ask-F1, pooled over both "
              "domains and per domain, ranked by the pooled pass@3.")
-        + table("tables.leaderboard(rs, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard"),
+        + table("tables.leaderboard(rs, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard")
+        + md("## Pass rates in the three conditions (Figure 1A)\n\npass@3 with full information, on the ambiguous "
+             "task without the tool, and with it; `combined` pools both domains' tasks.")
+        + table("tables.pass_rates(rs, conventions=conventions)", "pass_rates", "HIL-Bench Figure 1A: pass rates")
+        + figure("plots.pass_rates(pass_rates.assign(model=pass_rates['benchmark'] + ' · ' + pass_rates['model']))",
+                 "pass_rates"),
     "hilbench_failure_modes": md(
         "# HIL-Bench: failure modes\n\nThe distribution of failure modes within each capability dimension — tool use, "
         "alignment, logic — per model and mode, from the judges' majority label (HIL-Bench Tables 4–6, Figure 3).")
@@ -129,7 +134,19 @@ SPECS: dict[str, list] = {
         + table("tables.failure_modes(rs, dimension='logic')", "logic", "HIL-Bench Table 6: logic failure modes")
         + figure("plots.failure_heatmap(logic.melt(id_vars=['benchmark', 'suite', 'model', 'mode', 'n'], var_name='label',"
                  " value_name='share').assign(model=lambda f: f['benchmark'] + ' ' + f['suite'] + ' · ' + f['model']"
-                 " + ' / ' + f['mode']))", "logic_failure_modes"),
+                 " + ' / ' + f['mode']))", "logic_failure_modes")
+        + md("## How the failure modes shift (Figures 3B and 6)\n\nEach tool-use failure mode's share with "
+             "`ask_human()` minus its share in the baseline, per domain (Figure 3B), and SWE minus SQL per condition "
+             "and over all failure traces (Figure 6), in percentage points.")
+        + table("tables.failure_mode_shift(rs, dimension='tool_use')", "tool_use_shift",
+                "HIL-Bench Figure 3B: shift with ask_human (tool use, pp)")
+        + figure("plots.shift_heatmap(tool_use_shift.assign(model=tool_use_shift['benchmark'] + ' ' + tool_use_shift['suite']"
+                 " + ' · ' + tool_use_shift['model']), title='Tool use: ask_human − baseline (pp)')", "tool_use_shift")
+        + table("tables.failure_mode_shift(rs, dimension='tool_use', between='suite')", "tool_use_domains",
+                "HIL-Bench Figure 6: second domain − first (tool use, pp)")
+        + figure("plots.shift_heatmap(tool_use_domains.assign(model=tool_use_domains['benchmark'] + ' · '"
+                 " + tool_use_domains['model'] + ' / ' + tool_use_domains['mode']), title='Tool use: SWE − SQL (pp)')",
+                 "tool_use_domains"),
     "hilbench_questions": md(
         "# HIL-Bench: questions per task\n\nHow often each model asks, how many questions per run, and how many "
         "are relevant — HIL-Bench Table 7.")
@@ -168,20 +185,30 @@ SPECS: dict[str, list] = {
         "number of removed segments (Table 2), and pass@3 and checkpoint progress by information dimension (Tables 5 "
         "and 6); a variant counts under each of its dimensions.")
         + table("tables.segments_removed(rs, conventions=conventions)", "segments_removed", "LHAW Table 2: by number of segments removed")
-        + table("tables.by_dimension(rs, conventions=conventions)", "by_dimension", "LHAW Tables 5/6: by information dimension"),
+        + table("tables.by_dimension(rs, conventions=conventions)", "by_dimension", "LHAW Tables 5/6: by information dimension")
+        + md("## The variants (Figure 3)\n\nVariants and unique tasks per suite, ambiguity classes, and information "
+             "dimensions counted per removed segment.")
+        + table("tables.variant_distribution(rs)", "variant_distribution", "LHAW Figure 3: variants per suite")
+        + figure("plots.variant_distribution(variant_distribution)", "variant_distribution"),
     "lhaw_ask_failures": md(
         "# LHAW: ask_user failure modes\n\nShare of trials with questions flagged in each failure category "
         "(any flag `lhaw.<category>.<flag>` judged YES): all such trials (Table 4) and those whose task failed (Table 17).")
         + table("tables.ask_failure_modes(rs)", "ask_failure_modes", "LHAW Table 4: ask_user failure modes")
         + table("tables.ask_failure_modes(rs, failed_only=True)", "ask_failure_modes_failed",
-                "LHAW Table 17: failure modes of failed trials"),
+                "LHAW Table 17: failure modes of failed trials")
+        + md("## Every flag by ambiguity class (Figure 5)\n\nThe share of asking trials with each of the 21 flags, "
+             "per ambiguity class.")
+        + table("tables.ask_failure_flags(rs)", "ask_failure_flags", "LHAW Figure 5: failure flags by class")
+        + figure("plots.flag_heatmap(ask_failure_flags)", "ask_failure_flags"),
     "ambigds_construction_audits": md(
         "# Ambig-DS: construction audits\n\nCan the intended target be inferred without asking? Accuracy of each "
         "inferability selector with a Wilson 95% interval (Table 7, from the harness's `inferability_audit.csv`); "
         "how reliable the judges are (Table 9); and what the run log holds (Table 5 style).")
         + table("tables.selector_accuracy(pd.read_csv(selector_audit)) if selector_audit else "
                 "tables.selector_accuracy(None)", "selector_accuracy", "Ambig-DS Table 7: inferability selectors")
-        + table("tables.judge_reliability(rs)", "judge_reliability", "Ambig-DS Table 9: judge reliability")
+        + table("tables.judge_reliability(rs)", "judge_reliability", "Judge reliability: the recognition audit's trace labels")
+        + table("tables.judge_reliability(rs, facet='objective')", "objective_judges",
+                "Ambig-DS Table 9: the objective-suite judges")
         + table("tables.composition(rs)", "composition", "What the run log holds"),
     "power_analysis": md(
         "# Power analysis\n\nHow many tasks a one-sided paired Wilcoxon test needs to detect a drop of Δ under "

@@ -13,6 +13,14 @@ import pytest
 from ambiglib import plots
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def _points(fig) -> np.ndarray:
     offsets = [c.get_offsets() for c in fig.axes[0].collections if len(c.get_offsets())]
     return np.concatenate(offsets) if offsets else np.empty((0, 2))
@@ -66,7 +74,11 @@ def test_every_plot_draws_only_the_note_of_an_empty_frame():
     for fig in (plots.precision_recall(gap), plots.ask_calibration(tables.ask_calibration(empty)),
                 plots.performance_vs_gain(tables.value_of_information(empty)),
                 plots.calls_heatmap(tables.calls_per_trial(empty)),
-                plots.failure_heatmap(pd.DataFrame(columns=["model", "label", "share"]))):
+                plots.failure_heatmap(pd.DataFrame(columns=["model", "label", "share"])),
+                plots.pass_rates(tables.pass_rates(empty.filter(benchmark="none"))),
+                plots.shift_heatmap(tables.failure_mode_shift(empty)),
+                plots.variant_distribution(tables.variant_distribution(empty)),
+                plots.flag_heatmap(tables.ask_failure_flags(empty))):
         assert fig.ambiglib_note  # show_figure shows this line instead of an image
         assert len(fig.axes) == 1 and not fig.axes[0].axison
         assert [t.get_text() for t in fig.axes[0].texts] == [fig.ambiglib_note]
@@ -97,3 +109,67 @@ def test_plots_draw_into_a_given_axes_like_seaborn():
     fig, ax = plt.subplots()
     plots.precision_recall(f1.iloc[:0], ax=ax)
     assert not hasattr(fig, "ambiglib_note") and len(ax.texts) == 1
+
+
+def _bars(ax) -> list[float]:
+    return [round(p.get_height(), 6) for p in ax.patches if p.get_width() > 0 and p.get_height() == p.get_height()]
+
+
+def test_pass_rates_bars_are_the_three_conditions_per_model():
+    # HIL-Bench Figure 1A: full information, no tool, with the tool; models by full-information pass@k
+    rates = pd.DataFrame({"benchmark": "b", "model": ["a", "b", "a"], "policy": "default",
+                          "scope": ["combined", "combined", "sql"],
+                          "pass_at_k_full_info": [0.75, 0.875, 0.5], "pass_at_k_no_tool": [0.0, 0.125, 0.0],
+                          "pass_at_k_with_tool": [0.25, 0.375, 0.1]})
+    ax = plots.pass_rates(rates).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["b", "a"]
+    # seaborn draws one bar container per condition, in hue order, each over the models in x order
+    heights = [[round(b.get_height(), 6) for b in c] for c in ax.containers]
+    assert heights == [[87.5, 75.0], [12.5, 0.0], [37.5, 25.0]]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["Full information", "No tool", "With ask tool"]
+    assert plots.pass_rates(rates, scope="sql").axes[0].get_xticklabels()[0].get_text() == "a"
+
+
+def test_shift_heatmap_cells_are_the_signed_points():
+    # HIL-Bench Figure 3B: ask_human minus baseline, per model and failure mode
+    shift = pd.DataFrame({"benchmark": "b", "suite": "sql", "model": ["Claude", "Gemini"], "n_ask_human": [30, 17],
+                          "n_baseline": [40, 50], "accuracy": [15.0, 44.4], "completion": [-12.5, -38.4]})
+    ax = plots.shift_heatmap(shift).axes[0]
+    assert [t.get_text() for t in ax.texts] == ["+15", "-12", "+44", "-38"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["accuracy", "completion"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Claude", "Gemini"]
+    with pytest.raises(ValueError, match="several rows per 'model'"):
+        plots.shift_heatmap(pd.concat([shift, shift]))
+
+
+def test_variant_distribution_panels_count_variants_classes_and_dimensions():
+    # LHAW Figure 3: variants and tasks, class shares (% of variants), dimension instances
+    dist = pd.DataFrame({"benchmark": "lhaw", "suite": ["mcp-atlas", "tac"], "n_variants": [100, 85],
+                         "n_tasks": [100, 13], "outcome-critical": [50, 40], "divergent": [30, 30], "benign": [20, 15],
+                         "new-task": [0, 0], "goal": [52, 40], "constraint": [49, 20], "input": [49, 30],
+                         "context": [12, 0], "n_dimension_instances": [162, 90]})
+    fig = plots.variant_distribution(dist)
+    left, centre, right = fig.axes[:3]
+    assert _bars(left) == [100, 85, 100, 13]
+    assert _bars(centre) == pytest.approx([50, 100 * 40 / 85, 30, 100 * 30 / 85, 20, 100 * 15 / 85], abs=1e-6)
+    assert _bars(right) == [52, 40, 49, 20, 49, 30, 12, 0]
+    assert [t.get_text() for t in centre.get_legend().get_texts()] == ["outcome-critical", "divergent", "benign"]
+
+
+def test_flag_heatmap_rows_are_flags_and_columns_classes():
+    # LHAW Figure 5: one model's flags by ambiguity class, as percentages of asking trials
+    flags = pd.DataFrame({"model": "GPT-5.2", "policy": "default", "category": "question_quality",
+                          "flag": ["flag_compound_questions"] * 2 + ["flag_vague_questions"] * 2,
+                          "ambiguity_class": ["benign", "outcome-critical"] * 2,
+                          "n": [4, 9, 1, 2], "share": [0.8, 0.9, 0.2, 0.2], "n_trials": [5, 10, 5, 10]})
+    ax = plots.flag_heatmap(flags).axes[0]
+    assert ax.get_title() == "GPT-5.2"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["outcome-critical", "benign"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["question_quality · compound_questions",
+                                                          "question_quality · vague_questions"]
+    assert [t.get_text() for t in ax.texts] == ["90", "80", "20", "20"]
+    # a panel per model, rows shared
+    two = plots.flag_heatmap(pd.concat([flags, flags.assign(model="Other", share=flags["share"] / 2)]))
+    panels = [a for a in two.axes if a.get_title()]
+    assert [a.get_title() for a in panels] == ["GPT-5.2", "Other"]
+    assert [t.get_text() for t in panels[1].texts] == ["45", "40", "10", "10"]
