@@ -671,10 +671,17 @@ def test_judge_reliability_by_hand():
     # majority labels: claude y,x,y,x,y,x; gpt y,x,y,x,x,y → rows claude x/y, columns gpt x/y: [[2, 1], [1, 2]]
     assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(cohens_kappa([[2, 1], [1, 2]]).kappa)
     assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(1 / 3)
-    # majority of all four calls vs the final category: r0 y=y, r1 x=x, r2 y≠x (overridden), r3 x=x,
-    # r4 a 2-2 tie (left out), r5 x=x → 1 of 5
-    row = out.loc["override rate (category differs from judge majority)"]
-    assert (row["value"], row["n"]) == (pytest.approx(1 / 5), 5)
+    # each judge's majority vs the final category (y, x, x, x, x, x): claude y, x, y, x, y, x overridden on
+    # r2 and r4, 2 of 6; gpt y, x, y, x, x, y on r2 and r5, 2 of 6 (Ambig-DS Table 9: the Claude panel's rate)
+    rows = out.loc["override rate (category differs from judge majority)"].set_index("judge")
+    assert (rows.loc["claude", "value"], rows.loc["claude", "n"]) == (pytest.approx(2 / 6), 6)
+    assert (rows.loc["gpt", "value"], rows.loc["gpt", "n"]) == (pytest.approx(2 / 6), 6)
+    # a failed run's category (timeout) agrees with the judges' "invalid"
+    failed = [run("tf", status="timeout", category="timeout",
+                  labels=[{"facet": "trace", "label": "invalid", "judge": "claude", "call": c} for c in (1, 2, 3)])]
+    out = tables.judge_reliability(RunSet.from_records(records + failed)).set_index("diagnostic")
+    rows = out.loc["override rate (category differs from judge majority)"].set_index("judge")
+    assert (rows.loc["claude", "value"], rows.loc["claude", "n"]) == (pytest.approx(2 / 7), 7)
 
 
 def _strategy_runs(policy, n_variants, passing_without, passing_with, failed_without=(), failed_with=(),

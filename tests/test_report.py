@@ -172,7 +172,10 @@ def test_runs_from_the_params_file_and_from_the_command_line_agree(tmp_path):
     assert manifest["runs"] == str(ROOT / "data" / "example")
     # the selector audit comes from the parameter, and only then
     assert (tmp_path / "out" / "tables" / "ambigds_construction_audits" / "selector_accuracy.csv").is_file()
-    assert manifest["notebooks"][0]["notes"] == []
+    # every table shown but Table 9's judge panel, which the example's Ambig-DS runs do not carry
+    assert manifest["notebooks"][0]["notes"] == [
+        {"name": "objective_judges", "caption": "Ambig-DS Table 9: the objective-suite judges",
+         "note": "no judge labels of facet 'objective' in this log", "kind": "table"}]
 
 
 def test_notes_for_what_a_notebook_did_not_show(report):
