@@ -400,7 +400,6 @@ def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
     flags = _rows(flags, ["share"])
     if len(flags) == 0:
         return _nothing(flags, "failure flags to draw", ax)
-
     order = ("outcome-critical", "divergent", "benign", "new-task", "all")
     flags = flags.assign(label=flags["category"].astype(str) + " · " + flags["flag"].astype(str).str.removeprefix("flag_"))
     rows = sorted(set(flags["label"]))

@@ -313,24 +313,26 @@ PASS_RATE_COLUMNS = ["pass_at_k_full_info", "pass_at_k_no_tool", "pass_at_k_with
 
 def _three_pass_rates(sub: RunSet, k: int, estimator: str, by: tuple[str, ...]) -> pd.DataFrame:
     """pass@k with full information, on the ambiguous task without the tool and with it, per ``by`` and the
-    with-tool runs' policy. A policy without no-tool runs of its own shares the default policy's (and the
-    full-information runs are shared by every policy)."""
-    keys = [*by, "policy"]
-    cells = {
-        "pass_at_k_full_info": _pass_by_policy(sub.filter(spec="full", ask_tool=False), k, estimator, tuple(keys)),
-        "pass_at_k_no_tool": _pass_by_policy(sub.filter(spec="ambiguous", ask_tool=False), k, estimator, tuple(keys)),
-        "pass_at_k_with_tool": _pass_by_policy(sub.filter(spec="ambiguous", ask_tool=True), k, estimator, tuple(keys)),
-    }
-    cells = {name: c[[*keys, "pass_at_k"]].rename(columns={"pass_at_k": name}) for name, c in cells.items()}
-    out = cells["pass_at_k_with_tool"]
-    for name in ("pass_at_k_full_info", "pass_at_k_no_tool"):
-        cell = cells[name]
-        shared = cell[cell["policy"] == DEFAULT_POLICY].drop(columns="policy")
-        own = out.merge(cell, on=keys, how="left")
-        own[name] = own[name].fillna(own[list(by)].merge(shared, on=list(by), how="left")[name])
-        missing = shared.merge(out[list(by)].drop_duplicates(), on=list(by), how="left", indicator=True)
-        missing = missing[missing["_merge"] == "left_only"].drop(columns="_merge")  # no with-tool runs at all
-        out = pd.concat([own, missing], ignore_index=True)
+    with-tool runs' policy. The full-information runs are shared by every policy; a policy without no-tool
+    runs of its own shares the default policy's (LHAW Table 10's strategies each have their own). A model
+    with no with-tool runs gets one row, policy "–"."""
+    keys, by = [*by, "policy"], list(by)
+
+    def cell(spec: str, ask_tool: bool, group: list[str], name: str) -> pd.DataFrame:
+        rates = _pass_by_policy(sub.filter(spec=spec, ask_tool=ask_tool), k, estimator, tuple(group))
+        return rates[[*group, "pass_at_k"]].rename(columns={"pass_at_k": name})
+
+    out = cell("ambiguous", True, keys, "pass_at_k_with_tool")
+    no_tool = cell("ambiguous", False, keys, "pass_at_k_no_tool")
+    shared = no_tool[no_tool["policy"] == DEFAULT_POLICY].drop(columns="policy")
+    full = cell("full", False, by, "pass_at_k_full_info")
+    out = out.merge(no_tool, on=keys, how="left").merge(full, on=by, how="left")
+    out["pass_at_k_no_tool"] = out["pass_at_k_no_tool"].fillna(out[by].merge(shared, on=by, how="left")["pass_at_k_no_tool"])
+    # a model that never ran with the tool: one row of its conditions without it
+    rest = full.merge(shared, on=by, how="outer")
+    rest = rest[~rest.set_index(by).index.isin(out.set_index(by).index)]
+    out = pd.concat([out, rest], ignore_index=True)
+    out["policy"] = out["policy"].fillna("–")
     return out[[*keys, *PASS_RATE_COLUMNS]]
 
 
@@ -827,8 +829,6 @@ def failure_modes(rs: RunSet, *, dimension: str = "tool_use", suite: str | None 
         ``benchmark, suite, model, mode, n``, then one column per failure mode (share of the N
         traces), for every benchmark with ``failure.<dimension>`` labels.
     """
-    from . import metrics
-
     facet = f"failure.{dimension}"
 
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
