@@ -378,7 +378,8 @@ def variant_distribution(dist: pd.DataFrame):
         for container in ax.containers:
             ax.bar_label(container, fmt="%.0f", fontsize=7)
         ax.set(xlabel="", ylabel=ylabel, title=title)
-        ax.legend(title="", fontsize=7)
+        ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # headroom: the legend above the tallest bars and their labels
+        ax.legend(title="", fontsize=7, ncols=2, loc="upper center")
     fig.suptitle("Variants per suite")
     fig.tight_layout()
     return fig

@@ -6,7 +6,8 @@ are written beside the logs (``printed.json``, each with its table); ``tests/tes
 compares every reproduced cell at the printed precision, and ``docs/reproduction.md``
 says what is reproduced and what cannot be.
 
-    python scripts/make_paper_fixtures.py     # writes data/paper/ (deterministic)
+    python scripts/make_paper_fixtures.py            # writes data/paper/ (deterministic)
+    python scripts/make_paper_fixtures.py --solve    # re-derives MORE_PLANS (an integer program; minutes)
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -1523,39 +1525,610 @@ SWE_BASE_FAILING = {"GPT-5.2": {0, 1, 2, 3, 20, 21, 22, 25, 30}, "Claude Sonnet 
                     "Gemini 3 Flash": {4, 5, 8, 9, 23, 27, 28, 41, 60, 61}, "Gemini 3 Pro": {10, 11, 23, 24, 70}}
 
 
+# Tables 5 and 6, TAC and SWE-Bench Pro rows: per information dimension, pass@3 % and Ckpt % without the tool, and
+# their gains. The text layer prints TAC's Gemini-3-Flash and GPT-5.2 rows under "SWE-Bench Pro" (their Base and All
+# are Table 3's TAC rows). "All" is Table 3's row, but for TAC Opus-4.5's pass@3 gain (+7.0 here, +7.1 in Table 3)
+# and Sonnet-4.5's Ckpt gain (+6.6 here, +6.7 there).
+LHAW_TABLE5_MORE = {  # suite -> model -> (All, goal, constraint, input[, context]), each (pass@3 %, gain)
+    "tac": {"Claude Opus 4.5": ((31.8, 7.0), (29.4, 11.8), (50.0, 0.0), (27.9, 2.3)),
+            "Claude Sonnet 4.5": ((29.4, 5.9), (29.4, 9.8), (44.4, 5.6), (25.6, 2.3)),
+            "Gemini 3 Pro": ((31.7, 4.8), (31.2, 0.2), (33.3, 11.1), (32.5, 7.0)),
+            "Gemini 3 Flash": ((31.8, 4.2), (33.3, 7.1), (38.9, 11.1), (32.6, -4.8)),
+            "GPT-5.2": ((33.8, 6.5), (31.9, 10.6), (47.1, 0.0), (31.6, 0.0))},
+    "swe-bench-pro": {"GPT-5.2": ((69.0, 22.0), (61.4, 25.7), (66.0, 26.0), (78.3, 17.4), (83.3, 16.7)),
+                      "Claude Sonnet 4.5": ((79.0, 0.0), (64.3, 7.1), (82.0, -6.0), (91.3, -4.3), (91.7, 0.0)),
+                      "Gemini 3 Flash": ((73.0, -1.0), (60.0, 0.0), (82.0, -8.0), (87.0, 0.0), (66.7, 16.7)),
+                      "Gemini 3 Pro": ((69.0, 4.0), (57.1, 10.0), (70.0, -6.0), (78.3, 17.4), (83.3, 8.3))},
+}
+LHAW_TABLE6_MORE = {  # suite -> model -> (All, goal, constraint, input[, context]), each (Ckpt %, gain)
+    "tac": {"Claude Opus 4.5": ((59.7, 8.1), (53.5, 11.7), (70.8, 6.4), (62.0, 4.8)),
+            "Claude Sonnet 4.5": ((53.4, 6.6), (48.9, 10.0), (64.5, 7.4), (52.1, 5.1)),
+            "Gemini 3 Pro": ((51.9, 2.2), (48.2, 2.2), (52.2, 1.5), (56.7, 1.3)),
+            "Gemini 3 Flash": ((40.9, -2.8), (41.0, 0.8), (48.6, -7.1), (43.9, -8.0)),
+            "GPT-5.2": ((66.0, 2.7), (61.9, 4.8), (72.7, -3.1), (67.0, 2.1))},
+    "swe-bench-pro": {"GPT-5.2": ((62.3, 8.1), (50.0, 12.7), (65.5, 5.7), (72.5, 8.6), (75.0, 8.7)),
+                      "Claude Sonnet 4.5": ((63.2, 4.9), (50.8, 2.9), (66.1, 2.9), (69.6, 13.6), (84.7, -7.6)),
+                      "Gemini 3 Flash": ((43.5, 7.0), (32.9, 10.0), (49.8, 5.5), (56.4, 1.4), (41.0, 19.4)),
+                      "Gemini 3 Pro": ((47.8, 7.5), (38.7, 8.7), (44.4, 11.1), (54.1, 11.5), (68.1, 6.2))},
+}
+# Dimension instances per suite (a two-segment variant counts under both its dimensions). SWE-Bench Pro, every
+# variant with results under both conditions: goal 61.4 / 64.3 / 60.0 / 57.1 share one count <= 100 only at 70 (43,
+# 45, 42, 40 passing); constraint 66.0 / 82.0 / 70.0 50; input 78.3 / 91.3 / 87.0 23; context 83.3 / 91.7 / 66.7 12
+# (155 instances: 55 two-dimension variants). TAC, where both Claude rows have results on all 85 variants: goal 29.4
+# (+11.8) and 29.4 (+9.8) fit 51 (15 passing, +6 and +5) and no other count; input 27.9 (+2.3) and 25.6 (+2.3) 43;
+# constraint 50.0 (+0.0) and 44.4 (+5.6) 18, 36 or 54, of which 18 (112 instances: 27 two-dimension variants).
+MORE_DIMENSIONS = {"tac": {"goal": 51, "constraint": 18, "input": 43},
+                   "swe-bench-pro": {"goal": 70, "constraint": 50, "input": 23, "context": 12}}
+# a variant's state under a condition: -1 no result (every trial failed), 0 no pass in three trials, 1 passed
+STATES = tuple(itertools.product((-1, 0, 1), repeat=2))
+
+
+def _more_counts(suite: str) -> dict[str, tuple[list, bool]]:
+    """Per model, its per-class counts (n and passing without and with the tool) and whether every variant has a
+    result under some condition (``cover``; GPT-5.2 on TAC has results on 77 variants, Table 10)."""
+    classes = LHAW_MORE_CLASSES[suite]
+    out = {}
+    for model, row in LHAW_TABLE3_MORE[suite].items():
+        if suite == "swe-bench-pro":
+            counts = [(n, round(LHAW_TABLE9[c][model][1] * n), n, round(LHAW_TABLE9[c][model][2] * n))
+                      for c, n in classes.items()]
+        elif model == "GPT-5.2":  # Table 10's CodeAct row is this row, per class at one decimal
+            counts = _strategy_counts(LHAW_TABLE10["default"], classes)
+        else:
+            counts = _tac_counts([LHAW_TABLE8[c][model][1:] for c in classes], row[4:6], tuple(classes.values()),
+                                 with_tool_ok=_table13_keeps(suite, model),
+                                 # Table 8's cells pin each class's counts and outrank Table 3's overall gain,
+                                 # which follows from them (Table 12 repeats outcome-critical)
+                                 weights=tuple(3 if c == "outcome-critical" else 2 for c in classes))
+        out[model] = (counts, not (suite == "tac" and model == "GPT-5.2"))
+    return out
+
+
+def more_plan(suite: str, time_limit: float = 600) -> dict:
+    """The dimensions of each variant and each model's state on it, as counts: per class, per set of one or two
+    dimensions, how many variants carry it and, per model, how many of those are in each state (``STATES``).
+
+    An integer program (scipy's milp): each model's per-class counts (``_more_counts``) and the suite's dimension
+    instances (``MORE_DIMENSIONS``) hold exactly, and the most of Table 5's cells are met: per model and dimension,
+    pass@3 without the tool and its gain, whose denominators are the dimension's variants with results under each
+    condition (one-hot over the possible counts, so that the rates are linear). A printed value met only by an
+    exact tie (10/32 = 31.25 printed 31.2) counts half. Variants of one class and dimension set are alike, so the
+    counts fix the fixture up to which variant is which (``_realize``). Run by ``--solve``; the result is
+    ``MORE_PLANS``."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    sizes, dims = LHAW_MORE_CLASSES[suite], MORE_DIMENSIONS[suite]
+    counts = _more_counts(suite)
+    options = [o for k in (1, 2) for o in itertools.combinations(dims, k)]
+    n_all = sum(sizes.values())
+    index: dict[tuple, int] = {}
+    upper: list[float] = []
+    cost: list[float] = []
+
+    def var(key, ub, weight=0.0):
+        index[key] = len(index)
+        upper.append(ub)
+        cost.append(-weight)
+        return index[key]
+
+    rows, lo, hi = [], [], []
+
+    def add(coef: dict, low, high):
+        rows.append(coef)
+        lo.append(low)
+        hi.append(high)
+
+    def select(model, pick, dim=None, klass=None):
+        return {index[("z", model, c, o, s)]: 1 for c in sizes for o in range(len(options)) for s in range(len(STATES))
+                if (klass is None or c == klass) and (dim is None or dim in options[o]) and pick(STATES[s])}
+
+    for c, size in sizes.items():
+        for o in range(len(options)):
+            var(("n", c, o), size)
+            for model in counts:
+                for s in range(len(STATES)):
+                    var(("z", model, c, o, s), size)
+    for c, size in sizes.items():
+        add({index[("n", c, o)]: 1 for o in range(len(options))}, size, size)
+        for o in range(len(options)):
+            for model in counts:
+                add({**{index[("z", model, c, o, s)]: 1 for s in range(len(STATES))}, index[("n", c, o)]: -1}, 0, 0)
+        for model, (per_class, cover) in counts.items():
+            nu, ku, nt, kt = per_class[list(sizes).index(c)]
+            for pick, target in ((lambda s: s[0] >= 0, nu), (lambda s: s[0] == 1, ku),
+                                 (lambda s: s[1] >= 0, nt), (lambda s: s[1] == 1, kt)):
+                add(select(model, pick, klass=c), target, target)
+            if cover:  # every variant has a result under some condition where the counts allow
+                add(select(model, lambda s: s == (-1, -1), klass=c), 0, max(0, size - nu - nt))
+            elif nu <= nt:  # the variants with results without the tool are among those with it
+                add(select(model, lambda s: s[0] >= 0 > s[1], klass=c), 0, 0)
+    for d, total in dims.items():
+        add({index[("n", c, o)]: 1 for c in sizes for o in range(len(options)) if d in options[o]}, total, total)
+    for model, (per_class, _) in counts.items():
+        for d, (value, gain) in zip(dims, LHAW_TABLE5_MORE[suite][model][1:]):
+            rate = {}
+            for side, j in (("u", 0), ("t", 1)):
+                missing = n_all - sum(c[2 * j] for c in per_class)
+                ns = range(max(1, dims[d] - missing), dims[d] + 1)
+                ws = [var(("w", model, d, side, n), 1) for n in ns]
+                ks = [var(("k", model, d, side, n), n) for n in ns]
+                add(dict.fromkeys(ws, 1), 1, 1)
+                # the denominator: sum n w_n = the dimension's variants with results; the passing: sum k_n
+                add({**{w: n for n, w in zip(ns, ws)}, **{i: -1 for i in select(model, lambda s: s[j] >= 0, d)}}, 0, 0)
+                add({**dict.fromkeys(ks, 1), **{i: -1 for i in select(model, lambda s: s[j] == 1, d)}}, 0, 0)
+                for n, w, k in zip(ns, ws, ks):
+                    add({k: 1, w: -n}, -np.inf, 0)
+                rate[side] = {k: 1 / n for n, k in zip(ns, ks)}
+            diff = dict(rate["t"])
+            for k, a in rate["u"].items():
+                diff[k] = diff.get(k, 0) - a
+            for coef, v, name in ((rate["u"], value, "u"), (diff, gain, "gain")):
+                big = 3.0
+                for strict, weight in ((True, 1.0), (False, 0.5)):  # half up; an exact tie, half credit
+                    y = var(("y", model, d, name, strict), 1, weight)
+                    low, high = (v - 0.05) / 100 - 1e-12, (v + 0.05) / 100 - (1e-9 if strict else -1e-12)
+                    add({**coef, y: -big}, low - big, np.inf)
+                    add({**coef, y: big}, -np.inf, high + big)
+                add({index[("y", model, d, name, True)]: 1, index[("y", model, d, name, False)]: 1}, 0, 1)
+    # Table 6 where its denominators are fixed (a model with results on every variant under both conditions):
+    # each class and dimension set's Ckpt sums without and with the tool (continuous, at most one per variant) give
+    # Table 3's overall Ckpt and gain exactly and the most of Table 6's dimension cells
+    continuous: set[int] = set()
+    for model, (per_class, _) in counts.items():
+        if any((nu, nt) != (size, size) for (nu, _, nt, _), size in zip(per_class, sizes.values())):
+            continue
+        sums = {}
+        for side in ("u", "t"):
+            for c in sizes:
+                for o in range(len(options)):
+                    j = var(("s", model, c, o, side), sizes[c])
+                    continuous.add(j)
+                    add({j: 1, index[("n", c, o)]: -1}, -np.inf, 0)
+                    sums[(c, o, side)] = j
+        row = LHAW_TABLE3_MORE[suite][model]
+        groups = [(None, (row[7], row[8]), n_all, None)]
+        groups += [(d, printed, dims[d], 0.045) for d, printed in zip(dims, LHAW_TABLE6_MORE[suite][model][1:])]
+        for d, (value, gain), n, half in groups:
+            mean = {side: {sums[(c, o, side)]: 1 / n for c in sizes for o in range(len(options))
+                           if d is None or d in options[o]} for side in ("u", "t")}
+            diff = {**mean["t"], **{k: -a for k, a in mean["u"].items()}}
+            for coef, v, name in ((mean["u"], value, "ckpt"), (diff, gain, "ckpt gain")):
+                low, high = _box(v, 0.001 if half is None else half)
+                if half is None:  # Table 3's overall, exactly
+                    add(coef, low, high)
+                    continue
+                y = var(("y", model, d, name, True), 1, 1.0)
+                add({**coef, y: -2}, low - 2, np.inf)
+                add({**coef, y: 2}, -np.inf, high + 2)
+    r, c_, data = [], [], []
+    for i, coef in enumerate(rows):
+        for j, a in coef.items():
+            r.append(i)
+            c_.append(j)
+            data.append(a)
+    a_mat = coo_matrix((data, (r, c_)), shape=(len(rows), len(index))).tocsr()
+    res = milp(np.array(cost), constraints=LinearConstraint(a_mat, lo, hi), integrality=[0 if j in continuous else 1 for j in range(len(index))],
+               bounds=Bounds(0, np.array(upper)), options={"time_limit": time_limit})
+    if res.x is None or res.status != 0:
+        raise RuntimeError(f"no plan for {suite}: {res.message}")
+    x = np.round(res.x).astype(int)
+    met = sum(x[j] for key, j in index.items() if key[0] == "y" and key[4])
+    ties = sum(x[j] for key, j in index.items() if key[0] == "y" and not key[4])
+    unmet = sorted(" ".join(key[1:4]) for key, j in index.items() if key[0] == "y" and key[4] and not x[j]
+                   and not x[index.get(("y", *key[1:4], False), j)])
+    print(f"{suite}: {met} of Tables 5 and 6's dimension cells met, {ties} by an exact tie; unmet: {unmet}",
+          file=sys.stderr)
+    plan: dict = {}
+    for c in sizes:
+        for o, option in enumerate(options):
+            n = x[index[("n", c, o)]]
+            if n:
+                plan.setdefault(c, []).append((option, int(n), {
+                    model: {STATES[s]: int(x[index[("z", model, c, o, s)]]) for s in range(len(STATES))
+                            if x[index[("z", model, c, o, s)]]} for model in counts}))
+    return plan
+
+
+# more_plan's result (python scripts/make_paper_fixtures.py --solve): per suite and class, (dimensions, variants,
+# per model the variants in each state). TAC meets 29 of Table 5's 30 dimension cells and all 12 of Table 6's it
+# constrains (the Claude rows'); SWE-Bench Pro 30 of 32 and 31 of 32 (tests/test_paper.py's KNOWN says why not the
+# others).
+MORE_PLANS = {
+    'tac': {
+        'outcome-critical': [
+            (('goal',), 15, {
+                'Claude Opus 4.5': {(0, 0): 6, (0, 1): 7, (1, 0): 2},
+                'Gemini 3 Pro': {(-1, 0): 5, (0, -1): 2, (0, 0): 7, (1, 0): 1},
+                'GPT-5.2': {(0, 0): 10, (0, 1): 5},
+                'Claude Sonnet 4.5': {(0, 0): 15},
+                'Gemini 3 Flash': {(0, 0): 12, (0, 1): 2, (1, -1): 1},
+            }),
+            (('constraint',), 2, {
+                'Claude Opus 4.5': {(0, 1): 1, (1, 0): 1},
+                'Gemini 3 Pro': {(0, 0): 2},
+                'GPT-5.2': {(0, 1): 2},
+                'Claude Sonnet 4.5': {(0, 1): 1, (1, 1): 1},
+                'Gemini 3 Flash': {(1, -1): 2},
+            }),
+            (('input',), 16, {
+                'Claude Opus 4.5': {(0, 0): 16},
+                'Gemini 3 Pro': {(0, 0): 16},
+                'GPT-5.2': {(0, 0): 14, (1, 0): 2},
+                'Claude Sonnet 4.5': {(0, 0): 13, (0, 1): 3},
+                'Gemini 3 Flash': {(0, -1): 6, (0, 0): 6, (0, 1): 4},
+            }),
+            (('goal', 'input'), 7, {
+                'Claude Opus 4.5': {(0, 0): 7},
+                'Gemini 3 Pro': {(-1, 1): 3, (1, 1): 4},
+                'GPT-5.2': {(0, 0): 7},
+                'Claude Sonnet 4.5': {(0, 0): 6, (0, 1): 1},
+                'Gemini 3 Flash': {(0, 0): 7},
+            }),
+        ],
+        'divergent': [
+            (('goal',), 7, {
+                'Claude Opus 4.5': {(0, 0): 7},
+                'Gemini 3 Pro': {(0, 0): 3, (0, 1): 1, (1, -1): 2, (1, 0): 1},
+                'GPT-5.2': {(-1, -1): 1, (0, 0): 1, (1, 1): 5},
+                'Claude Sonnet 4.5': {(0, 1): 3, (1, 1): 4},
+                'Gemini 3 Flash': {(0, 1): 4, (1, -1): 2, (1, 0): 1},
+            }),
+            (('constraint',), 3, {
+                'Claude Opus 4.5': {(0, 1): 2, (1, 0): 1},
+                'Gemini 3 Pro': {(-1, 0): 3},
+                'GPT-5.2': {(0, 1): 1, (1, 0): 2},
+                'Claude Sonnet 4.5': {(0, 0): 3},
+                'Gemini 3 Flash': {(0, -1): 3},
+            }),
+            (('input',), 8, {
+                'Claude Opus 4.5': {(0, 1): 1, (1, 0): 1, (1, 1): 6},
+                'Gemini 3 Pro': {(0, -1): 5, (0, 0): 3},
+                'GPT-5.2': {(-1, -1): 3, (0, 0): 1, (0, 1): 1, (1, 1): 3},
+                'Claude Sonnet 4.5': {(0, 0): 4, (1, 0): 3, (1, 1): 1},
+                'Gemini 3 Flash': {(0, 0): 4, (1, 0): 4},
+            }),
+            (('goal', 'constraint'), 7, {
+                'Claude Opus 4.5': {(0, 0): 3, (1, 1): 4},
+                'Gemini 3 Pro': {(-1, 1): 5, (1, 1): 2},
+                'GPT-5.2': {(0, 0): 6, (1, 0): 1},
+                'Claude Sonnet 4.5': {(0, 0): 3, (0, 1): 2, (1, 0): 2},
+                'Gemini 3 Flash': {(0, -1): 6, (0, 0): 1},
+            }),
+            (('goal', 'input'), 2, {
+                'Claude Opus 4.5': {(0, 0): 2},
+                'Gemini 3 Pro': {(1, 1): 2},
+                'GPT-5.2': {(0, 0): 2},
+                'Claude Sonnet 4.5': {(0, 0): 2},
+                'Gemini 3 Flash': {(1, 0): 2},
+            }),
+            (('constraint', 'input'), 3, {
+                'Claude Opus 4.5': {(0, 0): 1, (0, 1): 1, (1, 0): 1},
+                'Gemini 3 Pro': {(0, 0): 2, (1, 0): 1},
+                'GPT-5.2': {(1, 1): 3},
+                'Claude Sonnet 4.5': {(1, 1): 3},
+                'Gemini 3 Flash': {(0, 1): 1, (1, -1): 1, (1, 0): 1},
+            }),
+        ],
+        'benign': [
+            (('goal',), 6, {
+                'Claude Opus 4.5': {(1, 1): 6},
+                'Gemini 3 Pro': {(-1, 0): 2, (-1, 1): 3, (1, 1): 1},
+                'GPT-5.2': {(-1, -1): 1, (1, 1): 5},
+                'Claude Sonnet 4.5': {(1, 1): 6},
+                'Gemini 3 Flash': {(0, 0): 1, (1, 1): 5},
+            }),
+            (('constraint',), 1, {
+                'Claude Opus 4.5': {(1, 0): 1},
+                'Gemini 3 Pro': {(0, 0): 1},
+                'GPT-5.2': {(-1, -1): 1},
+                'Claude Sonnet 4.5': {(1, 0): 1},
+                'Gemini 3 Flash': {(1, 1): 1},
+            }),
+            (('goal', 'constraint'), 1, {
+                'Claude Opus 4.5': {(0, 0): 1},
+                'Gemini 3 Pro': {(-1, 1): 1},
+                'GPT-5.2': {(1, 1): 1},
+                'Claude Sonnet 4.5': {(0, 1): 1},
+                'Gemini 3 Flash': {(1, 1): 1},
+            }),
+            (('goal', 'input'), 6, {
+                'Claude Opus 4.5': {(0, 1): 3, (1, 0): 2, (1, 1): 1},
+                'Gemini 3 Pro': {(1, 1): 6},
+                'GPT-5.2': {(-1, -1): 2, (0, 1): 1, (1, 1): 3},
+                'Claude Sonnet 4.5': {(0, 0): 3, (1, 1): 3},
+                'Gemini 3 Flash': {(0, 1): 1, (1, 0): 1, (1, 1): 4},
+            }),
+            (('constraint', 'input'), 1, {
+                'Claude Opus 4.5': {(1, 1): 1},
+                'Gemini 3 Pro': {(0, 0): 1},
+                'GPT-5.2': {(1, 1): 1},
+                'Claude Sonnet 4.5': {(1, 1): 1},
+                'Gemini 3 Flash': {(1, 0): 1},
+            }),
+        ],
+    },
+    'swe-bench-pro': {
+        'outcome-critical': [
+            (('goal',), 8, {
+                'Gemini 3 Pro': {(0, 0): 4, (1, 1): 4},
+                'GPT-5.2': {(0, 0): 4, (0, 1): 4},
+                'Claude Sonnet 4.5': {(0, 0): 1, (0, 1): 5, (1, 0): 2},
+                'Gemini 3 Flash': {(0, 0): 8},
+            }),
+            (('constraint',), 1, {
+                'Gemini 3 Pro': {(1, 0): 1},
+                'GPT-5.2': {(0, 1): 1},
+                'Claude Sonnet 4.5': {(1, 0): 1},
+                'Gemini 3 Flash': {(1, 0): 1},
+            }),
+            (('input',), 2, {
+                'Gemini 3 Pro': {(1, 1): 2},
+                'GPT-5.2': {(0, 1): 2},
+                'Claude Sonnet 4.5': {(0, 0): 1, (1, 0): 1},
+                'Gemini 3 Flash': {(1, 0): 1, (1, 1): 1},
+            }),
+            (('goal', 'constraint'), 15, {
+                'Gemini 3 Pro': {(0, 0): 9, (0, 1): 6},
+                'GPT-5.2': {(0, 0): 4, (0, 1): 11},
+                'Claude Sonnet 4.5': {(0, 0): 3, (0, 1): 6, (1, 0): 6},
+                'Gemini 3 Flash': {(0, 0): 1, (0, 1): 6, (1, 0): 8},
+            }),
+            (('goal', 'input'), 3, {
+                'Gemini 3 Pro': {(0, 1): 3},
+                'GPT-5.2': {(0, 0): 1, (0, 1): 2},
+                'Claude Sonnet 4.5': {(1, 1): 3},
+                'Gemini 3 Flash': {(0, 1): 3},
+            }),
+            (('goal', 'context'), 1, {
+                'Gemini 3 Pro': {(0, 1): 1},
+                'GPT-5.2': {(0, 1): 1},
+                'Claude Sonnet 4.5': {(0, 1): 1},
+                'Gemini 3 Flash': {(1, 0): 1},
+            }),
+            (('constraint', 'context'), 1, {
+                'Gemini 3 Pro': {(1, 0): 1},
+                'GPT-5.2': {(0, 1): 1},
+                'Claude Sonnet 4.5': {(1, 0): 1},
+                'Gemini 3 Flash': {(0, 1): 1},
+            }),
+        ],
+        'divergent': [
+            (('goal',), 6, {
+                'Gemini 3 Pro': {(0, 0): 2, (1, 0): 3, (1, 1): 1},
+                'GPT-5.2': {(1, 1): 6},
+                'Claude Sonnet 4.5': {(0, 0): 3, (1, 1): 3},
+                'Gemini 3 Flash': {(0, 0): 1, (0, 1): 2, (1, 1): 3},
+            }),
+            (('constraint',), 1, {
+                'Gemini 3 Pro': {(1, 0): 1},
+                'GPT-5.2': {(1, 1): 1},
+                'Claude Sonnet 4.5': {(1, 0): 1},
+                'Gemini 3 Flash': {(1, 1): 1},
+            }),
+            (('input',), 3, {
+                'Gemini 3 Pro': {(0, 1): 1, (1, 1): 2},
+                'GPT-5.2': {(1, 1): 3},
+                'Claude Sonnet 4.5': {(1, 0): 1, (1, 1): 2},
+                'Gemini 3 Flash': {(1, 1): 3},
+            }),
+            (('context',), 7, {
+                'Gemini 3 Pro': {(1, 1): 7},
+                'GPT-5.2': {(1, 1): 7},
+                'Claude Sonnet 4.5': {(1, 1): 7},
+                'Gemini 3 Flash': {(0, 1): 3, (1, 0): 1, (1, 1): 3},
+            }),
+            (('goal', 'constraint'), 13, {
+                'Gemini 3 Pro': {(1, 0): 3, (1, 1): 10},
+                'GPT-5.2': {(1, 1): 13},
+                'Claude Sonnet 4.5': {(1, 1): 13},
+                'Gemini 3 Flash': {(1, 1): 13},
+            }),
+            (('goal', 'input'), 1, {
+                'Gemini 3 Pro': {(0, 1): 1},
+                'GPT-5.2': {(1, 1): 1},
+                'Claude Sonnet 4.5': {(0, 1): 1},
+                'Gemini 3 Flash': {(1, 1): 1},
+            }),
+            (('constraint', 'input'), 3, {
+                'Gemini 3 Pro': {(1, 1): 3},
+                'GPT-5.2': {(1, 1): 3},
+                'Claude Sonnet 4.5': {(1, 1): 3},
+                'Gemini 3 Flash': {(1, 0): 1, (1, 1): 2},
+            }),
+        ],
+        'benign': [
+            (('goal',), 13, {
+                'Gemini 3 Pro': {(0, 1): 3, (1, 1): 10},
+                'GPT-5.2': {(1, 1): 13},
+                'Claude Sonnet 4.5': {(1, 1): 13},
+                'Gemini 3 Flash': {(0, 1): 1, (1, 0): 3, (1, 1): 9},
+            }),
+            (('constraint',), 4, {
+                'Gemini 3 Pro': {(1, 1): 4},
+                'GPT-5.2': {(1, 1): 4},
+                'Claude Sonnet 4.5': {(1, 1): 4},
+                'Gemini 3 Flash': {(1, 1): 4},
+            }),
+            (('goal', 'constraint'), 4, {
+                'Gemini 3 Pro': {(1, 0): 2, (1, 1): 2},
+                'GPT-5.2': {(1, 1): 4},
+                'Claude Sonnet 4.5': {(1, 1): 4},
+                'Gemini 3 Flash': {(0, 0): 1, (1, 1): 3},
+            }),
+            (('goal', 'input'), 3, {
+                'Gemini 3 Pro': {(1, 1): 3},
+                'GPT-5.2': {(1, 1): 3},
+                'Claude Sonnet 4.5': {(1, 1): 3},
+                'Gemini 3 Flash': {(1, 1): 3},
+            }),
+            (('goal', 'context'), 3, {
+                'Gemini 3 Pro': {(0, 1): 1, (1, 1): 2},
+                'GPT-5.2': {(1, 1): 3},
+                'Claude Sonnet 4.5': {(1, 1): 3},
+                'Gemini 3 Flash': {(1, 1): 3},
+            }),
+            (('constraint', 'input'), 8, {
+                'Gemini 3 Pro': {(1, 0): 1, (1, 1): 7},
+                'GPT-5.2': {(1, 1): 8},
+                'Claude Sonnet 4.5': {(1, 1): 8},
+                'Gemini 3 Flash': {(1, 0): 1, (1, 1): 7},
+            }),
+        ],
+    },
+}
+
+
+def _realize(rng: np.random.Generator, suite: str, layout: dict) -> tuple[dict, dict]:
+    """``MORE_PLANS[suite]`` on the suite's variants: per class, each variant's dimensions, and per model, per class,
+    each variant's state (``STATES``); which variant is which is drawn at random."""
+    dims: dict[str, list] = {}
+    states: dict[str, dict[str, list]] = {}
+    for klass, variants in _variants(suite, layout).items():
+        slots = [(option, j) for j, (option, n, _) in enumerate(MORE_PLANS[suite][klass]) for _ in range(n)]
+        if len(slots) != len(variants):
+            raise ValueError(f"MORE_PLANS[{suite!r}][{klass!r}] has {len(slots)} variants, the layout {len(variants)}")
+        order = rng.permutation(len(slots))
+        dims[klass] = [slots[i][0] for i in order]
+        members = {j: [v for v, i in enumerate(order) if slots[i][1] == j] for j in range(len(MORE_PLANS[suite][klass]))}
+        for model in LHAW_TABLE3_MORE[suite]:
+            per = [(-1, -1)] * len(variants)
+            for j, (_, _, by_model) in enumerate(MORE_PLANS[suite][klass]):
+                pool = [s for s, k in by_model[model].items() for _ in range(k)]
+                for v, i in zip(members[j], rng.permutation(len(pool))):
+                    per[v] = pool[i]
+            states.setdefault(model, {})[klass] = per
+    return dims, states
+
+
+def more_scores(rng: np.random.Generator, suite: str, model: str, dims: list, trials: list[tuple[int, int]],
+                klass: list[str], overall: tuple[float, float], by_class: dict | None = None):
+    """Mean checkpoint score of each variant's scored trials without the tool and with it (``trials``: how many
+    each has under each condition; a variant with no result has none, a partial one one or two, kept low: the runs
+    that crashed early). The trial-weighted means give ``overall`` (Table 3's Ckpt and gain, exactly), Table 6's per
+    dimension and, if given, ``by_class`` (Table 10's per class); a linear program (scipy's linprog) keeping each
+    variant as close as it can be to a skewed draw around the model's mean. Where Table 6's cells cannot all hold,
+    the first one (in table order) whose omission lets the rest hold is given up."""
+    from scipy.optimize import linprog
+
+    n = len(dims)
+    w_u = np.array([t[0] for t in trials], dtype=float)
+    w_t = np.array([t[1] for t in trials], dtype=float)
+    # the overall values exactly (Gain/Q divides their difference), unless the classes' printed means fix them
+    groups = [(None, np.ones(n), overall, 0.045 if by_class else 0.001)]
+    groups += [(d, np.array([d in ds for ds in dims], dtype=float), printed, 0.045)
+               for d, printed in zip(MORE_DIMENSIONS[suite], LHAW_TABLE6_MORE[suite][model][1:])]
+    groups += [(None, np.array([k == c for k in klass], dtype=float), printed, 0.045)
+               for c, printed in (by_class or {}).items()]
+    rows = []  # (label, coefficients, low, high)
+    for d, member, (value, gain), half in groups:
+        mean_u, mean_t = member * w_u / (member * w_u).sum(), member * w_t / (member * w_t).sum()
+        for name, coef, (lo, hi) in ((f"{d} ckpt", np.concatenate([mean_u, 0 * mean_t]), _box(value, half)),
+                                     (f"{d} ckpt gain", np.concatenate([-mean_u, mean_t]), _box(gain, half))):
+            rows.append((name if d else None, np.concatenate([coef, np.zeros(4 * n)]), lo, hi))
+    full_u, full_t = (np.array([t[j] == 3 for t in trials]) for j in (0, 1))
+    target = np.concatenate([np.where(full_u, skewed(rng, n, overall[0] / 100), 0.12),
+                             np.where(full_t, skewed(rng, n, (overall[0] + overall[1]) / 100), 0.12)])
+    ub = [1.0 if f else 0.35 for f in np.concatenate([full_u, full_t])]
+    a_eq = np.hstack([np.eye(2 * n), -np.eye(2 * n), np.eye(2 * n)])
+    c = np.concatenate([np.zeros(2 * n), np.ones(4 * n)])
+    for drop in (None, *(r[0] for r in rows if r[0])):
+        kept = [r for r in rows if drop is None or r[0] != drop]
+        res = linprog(c, A_ub=np.array([r[1] for r in kept] + [-r[1] for r in kept]),
+                      b_ub=np.array([r[3] for r in kept] + [-r[2] for r in kept]), A_eq=a_eq, b_eq=target,
+                      bounds=[(0, u) for u in ub] + [(0, None)] * (4 * n), method="highs")
+        if res.x is not None:
+            if drop:
+                print(f"{suite} {model}: Table 6's {drop} given up", file=sys.stderr)
+            return res.x[:n], res.x[n:2 * n]
+    raise RuntimeError(f"no checkpoint scores for {model} on {suite}: {res.message}")
+
+
+def _random_cells(rng, n_variants: int, counts: tuple[int, int, int, int], means: tuple[float, float], cover: bool,
+                  partial: bool):
+    """Which of a class's variants have results and pass without and with the tool, drawn at random to the counts,
+    their partial trials and each variant's trial scores (see ``_lhaw_cells``)."""
+    nu, ku, nt, kt = counts
+    mu, mt = means
+    # every variant has a result in at least one condition where the counts allow (Table 3's Ask % is a
+    # share of all the suite's variants: TAC 85)
+    order_t = rng.permutation(n_variants)
+    valid_t = set(order_t[:nt].tolist())
+    rest = [int(i) for i in order_t[nt:]]
+    if not cover and nu <= nt:
+        valid_u = set(rng.permutation(sorted(valid_t))[:nu].tolist())
+    elif nu >= len(rest):
+        valid_u = set(rest) | set(rng.permutation(sorted(valid_t))[: nu - len(rest)].tolist())
+    else:
+        valid_u = set(rng.permutation(n_variants)[:nu].tolist())
+    pass_u = passing_trials(rng, rng.permutation(sorted(valid_u))[:ku])
+    pass_t = passing_trials(rng, rng.permutation(sorted(valid_t))[:kt])
+    part_u, part_t = (_partial_trials(rng, [i not in valid for i in range(n_variants)], partial)
+                      for valid in (valid_u, valid_t))
+    scores = {}
+    for valid, part, mean, j in ((valid_u, part_u, mu, 0), (valid_t, part_t, mt, 1)):
+        # the valid variants' trials make up the printed mean over every scored trial, partial ones included
+        n_low = sum(map(len, part.values()))
+        low = iter(skewed(rng, n_low, 0.12))
+        full = iter(skewed(rng, 3 * len(valid), ((3 * len(valid) + n_low) * mean / 100 - 0.12 * n_low) / (3 * len(valid))))
+        for i in range(n_variants):
+            trials = [next(full) for _ in range(3)] if i in valid else [next(low) for _ in part.get(i, ())]
+            scores.setdefault(i, [[], []])[j] = trials
+    return valid_u, valid_t, pass_u, pass_t, part_u, part_t, scores
+
+
+def _partial_trials(rng, without: list[bool], partial: bool) -> dict[int, set[int]]:
+    """Of the variants ``without`` a result, about a third with one or two scored trials (the others failed)."""
+    return {i: set(rng.choice([1, 2, 3], int(rng.integers(1, 3)), replace=False).tolist())
+            for i, none in enumerate(without) if none and partial and rng.random() < 1 / 3}
+
+
+def _model_plan(rng, suite: str, model: str, dims: dict, states: dict, partial: bool, overall: tuple[float, float],
+                by_class: dict | None = None) -> dict:
+    """One model's ``plan`` for ``_lhaw_cells``: per class, each variant's states (``_realize``), partial trials
+    and mean Ckpt without and with the tool (``more_scores``); and the Ckpt gain (pp) they give."""
+    per = {c: [{"u": s[0], "t": s[1]} for s in states[model][c]] for c in states[model]}
+    for c, variants in per.items():
+        for side in ("u", "t"):
+            part = _partial_trials(rng, [p[side] < 0 for p in variants], partial)
+            for i, p in enumerate(variants):
+                p[f"part_{side}"] = part.get(i, set())
+    flat = [(c, i, p) for c, variants in per.items() for i, p in enumerate(variants)]
+    trials = [(3 if p["u"] >= 0 else len(p["part_u"]), 3 if p["t"] >= 0 else len(p["part_t"])) for _, _, p in flat]
+    m_u, m_t = more_scores(rng, suite, model, [dims[c][i] for c, i, _ in flat], trials, [c for c, _, _ in flat],
+                           overall, by_class)
+    for (_, _, p), a, b in zip(flat, m_u, m_t):
+        p["mu"], p["mt"] = float(a), float(b)
+    w_u, w_t = (np.array([t[j] for t in trials]) for j in (0, 1))
+    return per, 100 * (float(np.dot(w_t, m_t)) / w_t.sum() - float(np.dot(w_u, m_u)) / w_u.sum())
+
+
 def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: list, means: list,
                 asks: list[tuple[int, int, int]], base: tuple[set, float] | None, cover: bool = True,
-                partial: bool = False) -> list[dict]:
+                partial: bool = False, plan: dict | None = None) -> list[dict]:
     """Runs of one model and agent over a suite's variants, built to per-class counts: ``counts`` (n and passing
     without and with the tool), ``means`` (Ckpt % without and with it), ``asks`` (asking variants, asking
     trials, questions); variants without a result under a condition get error runs there. With ``cover``,
     every variant has a result in at least one condition where the counts allow; without, the variants
     with results without the tool are among those with results with it. With ``partial``, about a third of
     the variants without a result under a condition still have one or two scored trials there (the others
-    failed): too few for pass@3, but their checkpoint scores count, so trials per variant are unequal."""
+    failed): too few for pass@3, but their checkpoint scores count, so trials per variant are unequal. A ``plan``
+    fixes all of that per variant instead (per class: each variant's state without and with the tool, partial
+    trials and mean Ckpt, from ``_realize`` and ``more_scores``), and ``means`` is unused."""
     common = {"benchmark": "lhaw", "suite": suite, "model": model}
     records = []
-    for variants, (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(_variants(suite, layout).values(), counts,
-                                                                         means, asks):
-        # every variant has a result in at least one condition where the counts allow (Table 3's Ask % is a
-        # share of all the suite's variants: TAC 85)
-        order_t = rng.permutation(len(variants))
-        valid_t = set(order_t[:nt].tolist())
-        rest = [int(i) for i in order_t[nt:]]
-        if not cover and nu <= nt:
-            valid_u = set(rng.permutation(sorted(valid_t))[:nu].tolist())
-        elif nu >= len(rest):
-            valid_u = set(rest) | set(rng.permutation(sorted(valid_t))[: nu - len(rest)].tolist())
+    for klass, variants, (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(
+            _variants(suite, layout), _variants(suite, layout).values(), counts, means, asks):
+        if plan is not None:
+            per = plan[klass]
+            valid_u, valid_t = ({i for i, p in enumerate(per) if p[side] >= 0} for side in ("u", "t"))
+            pass_u, pass_t = (passing_trials(rng, [i for i, p in enumerate(per) if p[side] == 1]) for side in ("u", "t"))
+            part_u, part_t = ({i: p[key] for i, p in enumerate(per) if p[key]} for key in ("part_u", "part_t"))
+            scores = {i: (skewed(rng, 3 if p["u"] >= 0 else len(p["part_u"]), p["mu"]),
+                          skewed(rng, 3 if p["t"] >= 0 else len(p["part_t"]), p["mt"])) for i, p in enumerate(per)}
         else:
-            valid_u = set(rng.permutation(len(variants))[:nu].tolist())
-        pass_u = passing_trials(rng, rng.permutation(sorted(valid_u))[:ku])
-        pass_t = passing_trials(rng, rng.permutation(sorted(valid_t))[:kt])
-        # partial results: a few scored trials (low scores: the runs that crashed early) on invalid variants
-        part_u, part_t = ({int(i): set(rng.choice([1, 2, 3], int(rng.integers(1, 3)), replace=False).tolist())
-                           for i in range(len(variants)) if i not in valid and partial and rng.random() < 1 / 3}
-                          for valid in (valid_u, valid_t))
-        low_u, low_t = (iter(skewed(rng, sum(map(len, part.values())), 0.12)) for part in (part_u, part_t))
-        n_low_u, n_low_t = (sum(map(len, part.values())) for part in (part_u, part_t))
+            valid_u, valid_t, pass_u, pass_t, part_u, part_t, scores = _random_cells(rng, len(variants), (nu, ku, nt, kt),
+                                                                                     (mu, mt), cover, partial)
         asking_pool = sorted(valid_t)
         per_variant = _asking_trials(rng, len(asking_pool), v_ask, n_ask)
         asking = dict(zip(asking_pool, per_variant))
@@ -1563,31 +2136,22 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
         for j in rng.integers(0, max(n_ask, 1), n_q - n_ask):
             q_per[j] += 1
         q_iter = iter(q_per)
-        # the valid variants' trials make up the printed mean over every scored trial, partial ones included
-        scores_u = skewed(rng, 3 * nu, ((3 * nu + n_low_u) * mu / 100 - 0.12 * n_low_u) / (3 * nu))
-        scores_t = skewed(rng, 3 * nt, ((3 * nt + n_low_t) * mt / 100 - 0.12 * n_low_t) / (3 * nt))
-        iu, it = iter(scores_u), iter(scores_t)
         for i, (task, variant) in enumerate(variants):
+            s_u, s_t = (iter(x) for x in scores[i])
             for trial in (1, 2, 3):
                 run = {**common, "task_id": task, "variant_id": variant, "spec": "ambiguous", "trial": trial}
-                if i in valid_u:
-                    records.append({**run, "ask_tool": False, "policy": policy, "score": round(next(iu), 6),
+                if i in valid_u or trial in part_u.get(i, ()):
+                    records.append({**run, "ask_tool": False, "policy": policy, "score": round(next(s_u), 6),
                                     "passed": trial in pass_u.get(i, ())})
-                elif trial in part_u.get(i, ()):
-                    records.append({**run, "ask_tool": False, "policy": policy, "score": round(next(low_u), 6),
-                                    "passed": False})
                 else:
                     records.append({**run, "ask_tool": False, "policy": policy, "status": "error"})
-                if i in valid_t:
-                    rec = {**run, "ask_tool": True, "policy": policy, "score": round(next(it), 6),
+                if i in valid_t or trial in part_t.get(i, ()):
+                    rec = {**run, "ask_tool": True, "policy": policy, "score": round(next(s_t), 6),
                            "passed": trial in pass_t.get(i, ())}
-                    if trial <= asking.get(i, 0):
+                    if i in valid_t and trial <= asking.get(i, 0):
                         rec["questions"] = [{"text": f"Question {q + 1}?", "response": "Answer."}
                                             for q in range(next(q_iter))]
                     records.append(rec)
-                elif trial in part_t.get(i, ()):
-                    records.append({**run, "ask_tool": True, "policy": policy, "score": round(next(low_t), 6),
-                                    "passed": False})
                 else:
                     records.append({**run, "ask_tool": True, "policy": policy, "status": "error"})
     if base is not None:
@@ -1603,50 +2167,32 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
 
 
 def lhaw_more(rng: np.random.Generator) -> list[dict]:
-    """TheAgentCompany and SWE-Bench Pro: Tables 3, 8, 9, 10, 12, 13."""
+    """TheAgentCompany and SWE-Bench Pro: Tables 3, 5, 6, 8, 9, 10, 12, 13."""
     records = []
     for suite, layout in (("tac", TAC_LAYOUT), ("swe-bench-pro", SWE_LAYOUT)):
         classes = LHAW_MORE_CLASSES[suite]
+        dims, states = _realize(rng, suite, layout)
         for klass, variants in _variants(suite, layout).items():
-            for task, variant in variants:
+            for (task, variant), ds in zip(variants, dims[klass]):
                 records.append({"record": "task", "benchmark": "lhaw", "suite": suite, "task_id": task,
-                                "variant_id": variant, "blockers": [{"id": "S1", "type": "input"}],
-                                "dimensions": ["input"], "ambiguity_class": klass})
-        for model, row in LHAW_TABLE3_MORE[suite].items():
-            b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c = row
+                                "variant_id": variant, "blockers": [{"id": f"S{j + 1}", "type": d} for j, d in enumerate(ds)],
+                                "dimensions": list(ds), "ambiguity_class": klass})
+        for model, (counts, cover) in _more_counts(suite).items():
+            b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c = LHAW_TABLE3_MORE[suite][model]
             if suite == "tac" and model == "Gemini 3 Flash":
                 ckpt = TAC_FLASH_CKPT
-            sizes = tuple(classes.values())
-            if suite == "swe-bench-pro":
-                counts = [(n, round(LHAW_TABLE9[c][model][1] * n), n, round(LHAW_TABLE9[c][model][2] * n))
-                          for c, n in classes.items()]
-                failing = SWE_BASE_FAILING[model]
-            elif model == "GPT-5.2":  # Table 10's CodeAct row is this row, per class at one decimal
-                counts = _strategy_counts(LHAW_TABLE10["default"], classes)
-                failing = TAC_BASE_FAILING[model]
-            else:
-                counts = _tac_counts([LHAW_TABLE8[c][model][1:] for c in classes], (under, gain), sizes,
-                                     with_tool_ok=_table13_keeps(suite, model),
-                                     # Table 8's cells pin each class's counts and outrank Table 3's overall
-                                     # gain, which follows from them (Table 12 repeats outcome-critical)
-                                     weights=tuple(3 if c == "outcome-critical" else 2 for c in classes))
-                failing = TAC_BASE_FAILING[model]
+            failing = (SWE_BASE_FAILING if suite == "swe-bench-pro" else TAC_BASE_FAILING)[model]
             ku, nu = sum(c[1] for c in counts), sum(c[0] for c in counts)
             kt, nt = sum(c[3] for c in counts), sum(c[2] for c in counts)
             pass_gain = 100 * (kt / nt - ku / nu)
             t10 = LHAW_TABLE10["default"] if suite == "tac" and model == "GPT-5.2" else None
-            if t10:
-                means = _strategy_means(t10, counts)
-                score_gain = (np.dot([m for _, m in means], [3 * c[2] for c in counts]) / (3 * nt)
-                              - np.dot([m for m, _ in means], [3 * c[0] for c in counts]) / (3 * nu))
-            else:
-                means = [(ckpt, ckpt + ckpt_gain)] * len(classes)
-                score_gain = ckpt_gain
             # Ask % is over the variants with results in either condition: all of the suite's where the counts
             # allow; GPT-5.2 on TAC has results on 77 (Table 10), and 87% is 67/77 (the split of Table 10's
             # per-class %Ask then fits more cells than with 74/85)
-            cover = not t10
-            n_all = sum(sizes) if cover else max(nu, nt)
+            plan, score_gain = _model_plan(rng, suite, model, dims, states, partial=suite == "tac" and not t10,
+                                           overall=(ckpt, ckpt_gain),
+                                           by_class={c: t10[c][2:4] for c in classes} if t10 else None)
+            n_all = sum(classes.values()) if cover else max(nu, nt)
             v_ask, n_ask, n_q = _questions(n_all, ask_pct, avg, (pass_gain, score_gain), (gpq_p, gpq_c), nt)
             nt_c = [c[2] for c in counts]
             if t10:
@@ -1656,8 +2202,8 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
                 a_c = allocate([100 * v / max(v_ask, 1) for v in v_c], n_ask)
                 split = list(zip(a_c, allocate([100 * a / max(n_ask, 1) for a in a_c], n_q)))
             asks = [(v, a, q) for v, (a, q) in zip(_asking_variants([a for a, _ in split], nt_c, v_ask), split)]
-            records += _lhaw_cells(rng, suite, layout, model, "default", counts, means, asks, (failing, b_ckpt), cover,
-                                   partial=suite == "tac" and not t10)
+            records += _lhaw_cells(rng, suite, layout, model, "default", counts, [(None, None)] * len(classes), asks,
+                                   (failing, b_ckpt), cover, plan=plan)
     # Table 10's other strategies: GPT-5.2 on TAC, each also run without the tool
     classes = LHAW_MORE_CLASSES["tac"]
     for policy, rows in LHAW_TABLE10.items():
@@ -1691,6 +2237,17 @@ def lhaw_more_printed() -> list[dict]:
                         if suite == "tac":
                             cell["rounding"] = "floor"
                         cells.append(cell)
+    for table, printed, cols, base_col in (("LHAW Table 5", LHAW_TABLE5_MORE, ("pass_at_k", "pass_gain_pp"), 0),
+                                           ("LHAW Table 6", LHAW_TABLE6_MORE, ("mean_score", "score_gain_pp"), 1)):
+        for suite, models in printed.items():
+            for model, rows in models.items():
+                cells.append({"table": table, "suite": suite, "model": model, "policy": "default", "class": "all",
+                              "column": ("base_pass_at_k", "base_mean_score")[base_col],
+                              "value": LHAW_TABLE3_MORE[suite][model][base_col], "digits": 1, "percent": True})
+                for dim, (value, gain) in zip(("all", *MORE_DIMENSIONS[suite]), rows):
+                    for col, v, pct in zip(cols, (value, gain), (True, False)):
+                        cells.append({"table": table, "suite": suite, "model": model, "policy": "default",
+                                      "class": dim, "column": col, "value": v, "digits": 1, "percent": pct})
     for suite, values in LHAW_TABLE13_MORE.items():
         for col, v in zip(("base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"), values):
             cells.append({"table": "LHAW Table 13", "suite": suite, "column": col, "value": v, "digits": 2})
@@ -1721,6 +2278,12 @@ def inferability_audit(rng: np.random.Generator) -> str:
 
 
 def main() -> None:
+    if sys.argv[1:] == ["--solve"]:  # re-derive MORE_PLANS (minutes): paste the output over it
+        print("MORE_PLANS = {")
+        for suite in MORE_DIMENSIONS:
+            print(f"    {suite!r}: {more_plan(suite)!r},")
+        print("}")
+        return
     OUT.mkdir(parents=True, exist_ok=True)
     for i, (name, build) in enumerate((("ambig-ds", ambig_ds), ("hil-bench", hil_bench), ("lhaw", lhaw))):
         records = build(np.random.default_rng([2026, i]))
