@@ -111,9 +111,13 @@ def _error_reasons(runset) -> dict[str, int]:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    partition_by = tuple(c.strip() for c in args.partition_by.split(",") if c.strip()) if args.partition_by else ()
+    if partition_by and args.to != "parquet":
+        print("ambiglib: --partition-by needs --to parquet", file=sys.stderr)
+        return 2
     runset = load(args.runs, quiet=args.quiet)
     out = Path(args.out)
-    written = runset.to_jsonl(out) if args.to == "jsonl" else runset.to_parquet(out)
+    written = runset.to_jsonl(out) if args.to == "jsonl" else runset.to_parquet(out, partition_by=partition_by)
     print(f"wrote {written}")
     return 0
 
@@ -180,6 +184,9 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--runs", required=True, help=RUNS_HELP)
     p.add_argument("--out", required=True, help="output folder (Parquet) or file (JSON Lines)")
     p.add_argument("--to", choices=["parquet", "jsonl"], default="parquet", help="output format (default: parquet)")
+    p.add_argument("--partition-by", default=None, metavar="COLS",
+                   help="write a hive-partitioned Parquet store, e.g. benchmark,model (text columns of runs);"
+                        " DuckDB, Polars, Spark and ambiglib.load(..., filters=...) read only the partitions they need")
     p.set_defaults(func=_convert)
     return parser
 

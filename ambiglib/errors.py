@@ -21,6 +21,7 @@ __all__ = [
     "FormatError",
     "SchemaError",
     "RunLogNotFoundError",
+    "ArgumentError",
     "LoadError",
 ]
 
@@ -39,6 +40,10 @@ class SchemaError(AmbiglibError):
 
 class RunLogNotFoundError(FormatError, FileNotFoundError):
     """The path given to a loader does not exist."""
+
+
+class ArgumentError(AmbiglibError, ValueError):
+    """An argument that names something a run log does not have (a filter's column, a partition column)."""
 
 
 @dataclass(frozen=True)

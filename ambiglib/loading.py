@@ -10,14 +10,17 @@ from typing import Callable, Literal, overload
 from tqdm import tqdm
 
 from .errors import FormatError, LoadError
+from .filters import Filters
 from .runlog import (
     Engine,
     FileRead,
     is_jsonl,
     is_parquet_runlog,
+    is_parquet_store,
     jsonl_files,
     read_file,
     read_parquet_tables,
+    read_store_tables,
     require_exists,
 )
 from .runset import RunSet, build_runset
@@ -70,6 +73,15 @@ def _read_canonical_parquet(path: Path, **_: object) -> tuple[RunSet, list[LoadE
     tables = read_parquet_tables(path)
     if tables["runs"].num_rows == 0:
         raise FormatError(f"{path}: no run records found in runs.parquet")
+    return check_tables(tables, path)
+
+
+def _read_parquet_store(path: Path, *, filters: object = None, **_: object) -> tuple[RunSet, list[LoadError]]:
+    from .parquet_check import check_tables
+
+    tables = read_store_tables(path, filters)
+    if tables["runs"].num_rows == 0 and filters is None:
+        raise FormatError(f"{path}: no run records found in runs/")
     return check_tables(tables, path)
 
 
@@ -139,6 +151,8 @@ def _read_lhaw(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list
 
 
 LAYOUTS: list[Layout] = [
+    Layout("runlog-parquet-store", "a hive-partitioned Parquet store: runs/, questions/, labels/, tasks/ and"
+           " blockers/ datasets (RunSet.to_parquet(partition_by=...))", is_parquet_store, _read_parquet_store),
     Layout("runlog-parquet", "a folder of runs.parquet, questions.parquet, labels.parquet, "
            "tasks.parquet and blockers.parquet (RunSet.to_parquet)",
            is_parquet_runlog, _read_canonical_parquet),
@@ -175,6 +189,7 @@ def _subdirs(path: Path) -> list[Path]:
 
 #: Which layout a folder is the root of, when the walk reaches it (first match wins).
 _CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
+    ("runlog-parquet-store", is_parquet_store),
     ("runlog-parquet", is_parquet_runlog),
     ("lhaw", _detect_lhaw),
     ("hil-bench", _detect_hilbench),
@@ -254,21 +269,22 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
 
 @overload
 def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
-         engine: Engine = ...) -> RunSet: ...
+         engine: Engine = ..., filters: Filters | None = ...) -> RunSet: ...
 @overload
 def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = ...,
-         engine: Engine = ...) -> tuple[RunSet, list[LoadError]]: ...
+         engine: Engine = ..., filters: Filters | None = ...) -> tuple[RunSet, list[LoadError]]: ...
 
 
 def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = False,
-         engine: Engine = "auto") -> RunSet | tuple[RunSet, list[LoadError]]:
+         engine: Engine = "auto", filters: Filters | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Load a run log into its five tidy frames.
 
     Parameters
     ----------
     path : str or path-like
         A canonical run log: a ``.jsonl``/``.jsonl.gz`` file, a folder of them (read
-        recursively in name order), or a folder written by :meth:`RunSet.to_parquet`.
+        recursively in name order), or a folder written by :meth:`RunSet.to_parquet`
+        (plain or partitioned), or a harness's own output folder.
     strict : bool, default True
         Raise on the first problem (its message names file, line and field, and how
         many more there are). With ``strict=False`` every rejected record becomes a
@@ -278,6 +294,11 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     engine : {"auto", "arrow", "python"}, default "auto"
         How JSON Lines are parsed: ``auto`` uses Arrow and falls back to the
         line-by-line reader for any file that needs it; the others force one path.
+    filters : list, optional
+        Keep only some runs, in pyarrow's filter syntax (``[("benchmark", "==", "lhaw")]``;
+        :mod:`ambiglib.filters`). The result equals ``load(path).where(filters)``; on a
+        partitioned store (``RunSet.to_parquet(partition_by=...)``) only the partitions the
+        filter can match are read.
 
     Returns
     -------
@@ -301,8 +322,17 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     >>> rs = ambiglib.load("data/example")  # doctest: +SKIP
     >>> rs.runs[["benchmark", "suite"]].value_counts()  # doctest: +SKIP
     """
+    from .filters import normalize
+    from .runset import COLUMNS
+
     path = Path(path)
     require_exists(path)
+    dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
+    if is_parquet_store(path):
+        runset, errors = _read_parquet_store(path, filters=dnf)
+        if strict and errors:
+            raise errors[0].to_exception(len(errors) - 1)
+        return runset if strict else (runset, errors)
     units = _units(path) if path.is_dir() else []
     by_name = {layout.name: layout for layout in LAYOUTS}
     if len({name for name, _ in units}) > 1 or sum(name != "runlog-jsonl" for name, _ in units) > 1:
@@ -323,6 +353,8 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
         else:
             known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
             raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
+    if dnf is not None:
+        runset = runset.where(dnf)
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
     return runset if strict else (runset, errors)

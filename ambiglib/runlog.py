@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 import pyarrow.parquet as pq
 
-from .errors import FormatError, LoadError, RunLogNotFoundError
+from .errors import ArgumentError, FormatError, LoadError, RunLogNotFoundError
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
@@ -450,25 +450,164 @@ _PLAIN_COLUMNS = frozenset({"text", "source", "meta"})
 
 
 def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
-                  compression: str | None = None) -> Path:
-    """Write the five frames as ``<frame>.parquet`` files in a folder.
+                  compression: str | None = None, partition_by: tuple[str, ...] = ()) -> Path:
+    """Write the five frames as ``<frame>.parquet`` files in a folder, or with
+    ``partition_by`` as a hive-partitioned store (:func:`write_store`).
 
     Uncompressed by default: the Parquet copy of a run log is there to reload fast,
     and decompression costs more than reading the larger file (``docs/performance.md``).
     Pass ``compression="zstd"`` for smaller files.
     """
+    if partition_by:
+        return write_store(frames, path, partition_by, compression=compression)
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     for name in FRAMES:
-        table = pa.Table.from_pandas(frames[name], preserve_index=False)
-        table = table.replace_schema_metadata(
-            {**(table.schema.metadata or {}), _PARQUET_META_KEY: str(RUNLOG_VERSION).encode()}
-        )
-        dictionary = [c for c in table.schema.names
-                      if c not in _PLAIN_COLUMNS and pa.types.is_string(table.schema.field(c).type)]
+        table = _versioned(pa.Table.from_pandas(frames[name], preserve_index=False))
         pq.write_table(table, path / f"{name}.parquet", compression=compression or "none",
-                       use_dictionary=dictionary, write_page_checksum=True)
+                       use_dictionary=_dictionary_columns(table.schema), write_page_checksum=True)
     return path
+
+
+def _versioned(table: pa.Table, **more: bytes) -> pa.Table:
+    return table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), _PARQUET_META_KEY: str(RUNLOG_VERSION).encode(), **more})
+
+
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    return [c for c in schema.names if c not in _PLAIN_COLUMNS and pa.types.is_string(schema.field(c).type)]
+
+
+# ----------------------------------------------------------------------------- the partitioned store
+
+#: Schema metadata of a store's frames: the partition columns, as JSON.
+_PARTITION_META_KEY = b"ambiglib.partition_by"
+#: The column that keeps each row's place in its frame (rows come back in order after a partitioned read).
+STORE_ROW = "_row"
+_COMMON = "_common_metadata"
+
+
+def is_parquet_store(path: Path) -> bool:
+    return path.is_dir() and (path / "runs" / _COMMON).is_file()
+
+
+def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_by: tuple[str, ...], *,
+                compression: str | None = None) -> Path:
+    """Write the five frames as hive-partitioned Parquet datasets, ``<path>/<frame>/<col>=<value>/...``.
+
+    Runs, tasks and blockers are partitioned by the columns of ``partition_by`` they have;
+    questions and labels by their run's (the values are in the path only, as hive
+    partitioning stores them). Each file keeps its rows' places in the frame
+    (``_row``), and each frame folder its schema (``_common_metadata``), so that a read
+    gives back exactly the frames written. Values are percent-encoded in folder names
+    (``model=Claude%20Opus%204.5``), so no value can name another folder.
+    """
+    import pyarrow.dataset as ds
+
+    path = Path(path)
+    runs = frames["runs"]
+    text = {f.name for f in pa.Schema.from_pandas(runs, preserve_index=False) if pa.types.is_string(f.type)}
+    bad = [c for c in partition_by if c not in text]
+    if bad or len(set(partition_by)) != len(partition_by):
+        raise ArgumentError(f"partition_by {list(partition_by)}: each column must be a text column of runs, once"
+                            f" ({', '.join(sorted(text))}); got {', '.join(map(repr, bad)) or 'a repeat'}")
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not is_parquet_store(path))):
+        raise FormatError(f"{path}: exists and is not an ambiglib Parquet store; write the store to a new folder")
+    path.mkdir(parents=True, exist_ok=True)
+    keys = pa.Table.from_pandas(runs[["run_id", *partition_by]], preserve_index=False)
+    fmt = ds.ParquetFileFormat()
+    for name in FRAMES:
+        table = pa.Table.from_pandas(frames[name], preserve_index=False)
+        own = [c for c in partition_by if c in table.schema.names]
+        schema = _versioned(table, **{_PARTITION_META_KEY.decode(): json.dumps(own).encode()}).schema
+        table = table.append_column(STORE_ROW, pa.array(np.arange(table.num_rows, dtype=np.int64)))
+        part = own
+        if name in ("questions", "labels"):  # by their run's partition
+            joined = table.select(["run_id", STORE_ROW]).join(keys, "run_id", join_type="left outer")
+            joined = joined.sort_by(STORE_ROW)
+            for c in partition_by:
+                table = table.append_column(f"__part_{c}", joined.column(c))
+            part = [f"__part_{c}" for c in partition_by]
+        folder = path / name
+        if folder.exists():  # a store written before: replace it whole
+            import shutil
+
+            shutil.rmtree(folder)
+        options = fmt.make_write_options(compression=compression or "none", write_page_checksum=True,
+                                         use_dictionary=_dictionary_columns(table.schema))
+        table = table.rename_columns([c.removeprefix("__part_") for c in table.schema.names])
+        partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in partition_by if c in own
+                                                  or name in ("questions", "labels")]), flavor="hive")
+        ds.write_dataset(table, folder, format=fmt, file_options=options, partitioning=partitioning if part else None,
+                         basename_template="part-{i}.parquet", existing_data_behavior="error",
+                         max_rows_per_file=1 << 22, max_rows_per_group=1 << 17, min_rows_per_group=1 << 14)
+        pq.write_metadata(schema, folder / _COMMON)
+    return path
+
+
+def read_store_tables(path: Path, filters: Any = None) -> dict[str, pa.Table]:
+    """Read a store written by :func:`write_store`: only the partitions ``filters`` (in
+    :mod:`ambiglib.filters`' normal form) can match, then exactly the rows it keeps of
+    runs, their questions and labels, and the tasks and blockers it keeps."""
+    import pyarrow.dataset as ds
+
+    from . import filters as flt
+
+    fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
+        page_checksum_verification=True))
+    out: dict[str, pa.Table] = {}
+    for name in FRAMES:
+        folder = path / name
+        try:
+            schema = pq.read_schema(folder / _COMMON)
+        except (pa.ArrowException, OSError) as exc:
+            raise FormatError(f"{folder / _COMMON}: missing or unreadable; a Parquet store has"
+                              f" {', '.join(f + '/' + _COMMON for f in FRAMES)} ({exc})") from exc
+        meta = schema.metadata or {}
+        version = meta.get(_PARQUET_META_KEY)
+        if version != str(RUNLOG_VERSION).encode():
+            found = version.decode() if version else "none"
+            raise FormatError(f"{folder / _COMMON}: run-log version must be {RUNLOG_VERSION} (got {found});"
+                              " write Parquet stores with RunSet.to_parquet(partition_by=...)")
+        own = json.loads(meta.get(_PARTITION_META_KEY, b"[]"))
+        runs_part = json.loads((pq.read_schema(path / "runs" / _COMMON).metadata or {}).get(_PARTITION_META_KEY,
+                                                                                           b"[]"))
+        part = runs_part if name in ("questions", "labels") else own
+        if name == "runs":
+            expr = flt.expression(filters)
+        elif name in ("questions", "labels"):
+            expr = flt.expression(filters, part)  # prune by the run's partition; run_id decides below
+        else:
+            expr = flt.expression(filters, flt.TASK_COLUMNS)
+        try:
+            dataset = ds.dataset(folder, format=fmt, partitioning=ds.partitioning(
+                pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None)
+            table = dataset.to_table(filter=expr) if expr is not None else dataset.to_table()
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
+        if STORE_ROW not in table.schema.names:
+            raise FormatError(f"{folder}: column '{STORE_ROW}' missing; write Parquet stores with RunSet.to_parquet")
+        table = table.sort_by(STORE_ROW)
+        extra = [c for c in table.schema.names if c not in schema.names and c != STORE_ROW]
+        if name in ("questions", "labels"):
+            table = table.drop_columns([c for c in part if c not in schema.names])
+            extra = [c for c in extra if c not in part]
+        if extra:
+            raise FormatError(f"{folder}: unknown column(s) {', '.join(extra)}; this frame has"
+                              f" {', '.join(schema.names)}")
+        missing = [c for c in schema.names if c not in table.schema.names]
+        if missing:
+            raise FormatError(f"{folder}: missing column(s) {', '.join(missing)}")
+        columns = []
+        for f in schema:
+            col = table.column(f.name)
+            columns.append(col if col.type.equals(f.type) else col.cast(f.type))
+        out[name] = pa.Table.from_arrays(columns, schema=schema)
+    if filters is not None:  # exactly the questions and labels of the runs kept
+        ids = out["runs"].column("run_id")
+        for name in ("questions", "labels"):
+            out[name] = out[name].filter(pc.is_in(out[name].column("run_id"), value_set=ids.combine_chunks()))
+    return out
 
 
 def read_parquet_tables(path: Path) -> dict[str, pa.Table]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -137,13 +137,72 @@ class RunSet:
             blockers=self.blockers[mask(self.blockers, True)].reset_index(drop=True),
         )
 
-    def to_parquet(self, path: str | os.PathLike[str], *, compression: str | None = None) -> Path:
-        """Write the five frames as ``<frame>.parquet`` in folder ``path``; ``load`` reads it back.
+    def where(self, filters: "Sequence[Any] | None") -> "RunSet":
+        """Return the runs a filter in pyarrow's syntax keeps, with their questions and labels.
+
+        ``filters`` is what :func:`pyarrow.parquet.read_table` takes: a list of
+        ``(column, op, value)`` tuples on ``runs`` columns, all of which must hold
+        (``[("benchmark", "==", "lhaw"), ("trial", "<=", 2)]``), or a list of such lists, any
+        of which must hold. Tasks and blockers are kept by the terms on the task key
+        (``benchmark``, ``suite``, ``task_id``, ``variant_id``), as :meth:`filter` keeps them.
+        ``ambiglib.load(path, filters=...)`` gives the same run set, reading only the
+        matching partitions of a partitioned store.
+
+        Raises
+        ------
+        ArgumentError
+            A term on a column ``runs`` does not have, or not pyarrow's syntax.
+        """
+        from . import filters as flt
+
+        dnf = flt.normalize(filters, list(self.runs.columns))
+        if dnf is None:
+            return self
+
+        def rows(frame: pd.DataFrame, expr: pc.Expression | None) -> pd.DataFrame:
+            if expr is None:
+                return frame
+            names = sorted({t[0] for conj in dnf for t in conj if t[0] in frame.columns})
+            table = pa.Table.from_pandas(frame[names], preserve_index=False)
+            table = table.append_column("__row", pa.array(np.arange(len(frame), dtype=np.int64)))
+            keep = table.filter(expr).column("__row").to_numpy()
+            return frame.iloc[keep].reset_index(drop=True)
+
+        runs = rows(self.runs, flt.expression(dnf))
+        ids = runs["run_id"]
+        tasks_expr = flt.expression(dnf, flt.TASK_COLUMNS)
+        return RunSet(
+            runs=runs,
+            questions=self.questions[self.questions["run_id"].isin(ids)].reset_index(drop=True),
+            labels=self.labels[self.labels["run_id"].isin(ids)].reset_index(drop=True),
+            tasks=rows(self.tasks, tasks_expr),
+            blockers=rows(self.blockers, tasks_expr),
+            skipped=dict(self.skipped),
+        )
+
+    def to_parquet(self, path: str | os.PathLike[str], *, compression: str | None = None,
+                   partition_by: "Sequence[str]" = ()) -> Path:
+        """Write the five frames as Parquet in folder ``path``; ``load`` reads it back.
+
+        Without ``partition_by``, one ``<frame>.parquet`` file per frame. With it (e.g.
+        ``("benchmark", "model")``), each frame is a hive-partitioned Parquet dataset
+        (``<path>/runs/benchmark=lhaw/model=GPT-5.2/part-0.parquet``) that
+        ``pyarrow.dataset``, DuckDB, Polars and Spark read as it is: runs, tasks and
+        blockers are partitioned by the columns they have, questions and labels by their
+        run's (``docs/scaling.md``). ``load(path, filters=...)`` then reads only the
+        partitions a filter can match.
 
         Uncompressed by default, for the fastest reload; ``compression="zstd"`` gives
         smaller files.
+
+        Raises
+        ------
+        ArgumentError
+            A partition column that is not a text column of ``runs``.
+        FormatError
+            ``path`` holds something other than an ambiglib run log.
         """
-        return write_parquet(self.frames(), path, compression=compression)
+        return write_parquet(self.frames(), path, compression=compression, partition_by=tuple(partition_by))
 
     def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
         """Write the run log as canonical JSON Lines (a ``.jsonl``/``.jsonl.gz`` file or a folder)."""

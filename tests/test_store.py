@@ -1,0 +1,153 @@
+"""The partitioned Parquet store and ``filters=``: exact round trips, and a filtered load that equals
+loading everything and filtering, on every kind of log."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.dataset as ds
+import pytest
+
+import ambiglib
+from ambiglib.cli import main
+from ambiglib.errors import ArgumentError, FormatError
+from conftest import run_record, task_record, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+PAPER = ROOT / "data" / "paper"
+
+FILTERS = [
+    [("benchmark", "==", "lhaw")],
+    [("model", "in", ["GPT-5.2", "GPT-5.4"]), ("trial", "<=", 1)],
+    [[("benchmark", "==", "hil-bench")], [("model", "==", "Claude Sonnet 4.5"), ("suite", "!=", "tac")]],
+    [("ask_tool", "==", True), ("score", ">", 0.5)],
+    [("suite", "not in", ["sql", "swe"]), ("spec", "=", "ambiguous")],
+    [("benchmark", "==", "no-such-benchmark")],
+]
+
+
+def _same(a: ambiglib.RunSet, b: ambiglib.RunSet) -> None:
+    for name, frame in a.frames().items():
+        pd.testing.assert_frame_equal(frame, getattr(b, name), check_exact=True, obj=name)
+
+
+@pytest.fixture(scope="module")
+def paper(tmp_path_factory):
+    """data/paper three ways: its JSON Lines, a Parquet folder and a store partitioned by benchmark and model."""
+    rs = ambiglib.load(PAPER, quiet=True)
+    base = tmp_path_factory.mktemp("paper")
+    rs.to_parquet(base / "plain")
+    rs.to_parquet(base / "store", partition_by=("benchmark", "model"))
+    return rs, {"jsonl": PAPER, "parquet": base / "plain", "store": base / "store"}
+
+
+def test_a_partitioned_store_round_trips_every_frame_exactly(paper, tmp_path):
+    rs, paths = paper
+    _same(rs, ambiglib.load(paths["store"]))
+    example = ambiglib.load(EXAMPLE, quiet=True)
+    example.to_parquet(tmp_path / "by-suite", partition_by=["suite"])
+    _same(example, ambiglib.load(tmp_path / "by-suite"))
+
+
+def test_the_store_is_hive_partitioned_by_what_each_frame_has(paper):
+    _, paths = paper
+    store = paths["store"]
+    runs = {p.relative_to(store / "runs").parts[:2] for p in (store / "runs").rglob("*.parquet")}
+    assert ("benchmark=lhaw", "model=Claude%20Opus%204.5") in runs  # values percent-encoded
+    # tasks and blockers have a benchmark but no model; questions and labels go with their run
+    assert {p.parent.name for p in (store / "tasks").rglob("*.parquet")} == {
+        "benchmark=ambig-ds", "benchmark=hil-bench", "benchmark=lhaw"}
+    assert all(p.parent.name.startswith("model=") for p in (store / "questions").rglob("*.parquet"))
+    # pyarrow reads it as it is, with the partition columns from the paths
+    table = ds.dataset(store / "runs", format="parquet", partitioning="hive").to_table(
+        filter=ds.field("model") == "GPT-5.4")
+    assert set(table.column("benchmark").to_pylist()) == {"ambig-ds", "hil-bench"}
+    assert table.num_rows == int((ambiglib.load(PAPER, quiet=True).runs["model"] == "GPT-5.4").sum())
+
+
+@pytest.mark.parametrize("flt", FILTERS, ids=range(len(FILTERS)))
+def test_filters_equal_load_then_filter_on_every_layout(paper, flt):
+    rs, paths = paper
+    expected = rs.where(flt)
+    for kind, path in paths.items():
+        _same(expected, ambiglib.load(path, filters=flt, quiet=True))
+    # and where() is what the filter says, computed here by hand on the runs frame
+    runs = rs.runs
+    if flt == FILTERS[0]:
+        assert expected.runs["run_id"].tolist() == runs.loc[runs["benchmark"] == "lhaw", "run_id"].tolist()
+        assert set(expected.questions["run_id"]) <= set(expected.runs["run_id"])
+        assert set(expected.tasks["benchmark"]) == {"lhaw"} and len(expected.tasks) == 285
+    if flt == FILTERS[1]:
+        keep = runs["model"].isin(["GPT-5.2", "GPT-5.4"]) & (runs["trial"] <= 1)
+        assert expected.runs["run_id"].tolist() == runs.loc[keep, "run_id"].tolist()
+        assert len(expected.tasks) == len(rs.tasks)  # no term on the task key: every task stays
+
+
+def test_a_filtered_store_read_skips_the_other_partitions(paper, tmp_path):
+    """A damaged file in another benchmark's partition is not even opened by a filtered load."""
+    _, paths = paper
+    store = tmp_path / "store"
+    shutil.copytree(paths["store"], store)
+    victim = next((store / "runs" / "benchmark=hil-bench").rglob("part-0.parquet"))
+    victim.write_bytes(b"not parquet at all")
+    lhaw = ambiglib.load(store, filters=[("benchmark", "==", "lhaw")])
+    assert set(lhaw.runs["benchmark"]) == {"lhaw"} and len(lhaw.runs) == 12975
+    with pytest.raises(FormatError, match="runs: not a readable Parquet dataset"):
+        ambiglib.load(store)
+
+
+def test_bad_filters_and_partition_columns_are_named(tmp_path):
+    log = write_jsonl(tmp_path / "runs.jsonl", [task_record(), run_record()])
+    with pytest.raises(ArgumentError, match=r"no runs column 'dimension'; runs have \['run_id'"):
+        ambiglib.load(log, filters=[("dimension", "==", "goal")])
+    with pytest.raises(ArgumentError, match="op must be one of"):
+        ambiglib.load(log, filters=[("model", "~", "a")])
+    with pytest.raises(ArgumentError, match="'in' takes a list of values"):
+        ambiglib.load(log, filters=[("model", "in", "model-a")])
+    with pytest.raises(ArgumentError, match="must be a list"):
+        ambiglib.load(log, filters="benchmark == 'lhaw'")
+    rs = ambiglib.load(log)
+    with pytest.raises(ArgumentError, match="each column must be a text column of runs"):
+        rs.to_parquet(tmp_path / "s", partition_by=("trial",))
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine")
+    with pytest.raises(FormatError, match="exists and is not an ambiglib Parquet store"):
+        rs.to_parquet(tmp_path / "busy", partition_by=("model",))
+    assert (tmp_path / "busy" / "notes.txt").read_text() == "mine"
+
+
+def test_hostile_partition_values_stay_inside_the_store(tmp_path):
+    records = [task_record(), run_record(model="../../escaped"), run_record(model="a/b=c%d", trial=2),
+               run_record(model="Claude Opus 4.5", trial=3)]
+    rs = ambiglib.RunSet.from_records(records)
+    store = tmp_path / "store"
+    rs.to_parquet(store, partition_by=("model",))
+    assert not (tmp_path / "escaped").exists()
+    files = list(store.rglob("*.parquet"))
+    assert all(store in f.parents for f in files)
+    assert {f.parent.name for f in (store / "runs").rglob("*.parquet")} == {
+        "model=..%2F..%2Fescaped", "model=a%2Fb%3Dc%25d", "model=Claude%20Opus%204.5"}
+    _same(rs, ambiglib.load(store))
+    _same(rs.where([("model", "==", "a/b=c%d")]), ambiglib.load(store, filters=[("model", "==", "a/b=c%d")]))
+
+
+def test_rewriting_a_store_replaces_it(tmp_path):
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    rs.to_parquet(tmp_path / "s", partition_by=("benchmark",))
+    small = rs.where([("benchmark", "==", "lhaw")])
+    small.to_parquet(tmp_path / "s", partition_by=("benchmark",))
+    _same(small, ambiglib.load(tmp_path / "s"))
+
+
+def test_convert_writes_a_partitioned_store(tmp_path, capsys):
+    assert main(["convert", "--runs", str(EXAMPLE), "--out", str(tmp_path / "s"),
+                 "--partition-by", "benchmark,model", "-q"]) == 0
+    _same(ambiglib.load(EXAMPLE, quiet=True), ambiglib.load(tmp_path / "s"))
+    assert main(["convert", "--runs", str(EXAMPLE), "--out", str(tmp_path / "x.jsonl"), "--to", "jsonl",
+                 "--partition-by", "model"]) == 2
+    assert "--partition-by needs --to parquet" in capsys.readouterr().err
+    assert main(["convert", "--runs", str(EXAMPLE), "--out", str(tmp_path / "t"), "--partition-by", "trial"]) == 2
+    assert "each column must be a text column of runs" in capsys.readouterr().err
