@@ -99,3 +99,22 @@ def test_import_ambiglib_is_light_and_its_submodules_come_on_first_use():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["ambiglib.tables", "ambiglib.metrics", "ambiglib.plots", "ambiglib.stats"]
+
+
+def test_the_analysis_modules_load_scipy_and_statsmodels_when_first_used():
+    """``import ambiglib.metrics, .tables, .stats`` (every notebook's first cell) loads no scipy.stats,
+    statsmodels, seaborn or matplotlib; the first Wilcoxon test brings scipy.stats in."""
+    import subprocess
+    import sys
+
+    code = ("import sys, ambiglib, ambiglib.metrics, ambiglib.tables, ambiglib.stats, ambiglib.comparisons\n"
+            "heavy = lambda: [m for m in ('scipy.stats', 'statsmodels', 'matplotlib', 'seaborn') if m in sys.modules]\n"
+            "assert heavy() == [], heavy()\n"
+            "print(round(ambiglib.stats.paired_wilcoxon([1.0, 2.0, 3.0, 4.0], [0.0, 0.5, 1.0, 1.0]).p_value, 4))\n"
+            "print(heavy())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    import scipy.stats
+
+    p = scipy.stats.wilcoxon([1.0, 1.5, 2.0, 3.0], alternative="greater").pvalue
+    assert done.stdout.split("\n")[:2] == [str(round(p, 4)), "['scipy.stats']"]
