@@ -72,3 +72,21 @@ def test_the_worked_conversion_of_a_custom_harness_log_runs(tmp_path, monkeypatc
     assert (gap["benchmark"], gap["precision"], gap["recall"], gap["ask_f1"]) == ("clarifybench", 1.0, 1.0, 1.0)
     assert (gap["pass_at_k_full_info"], gap["pass_at_k_with_tool"]) == (1.0, 1.0)
     assert "clarifybench" in capsys.readouterr().out
+
+
+def test_the_scaling_doc_runs_its_store_through_duckdb(tmp_path, monkeypatch):
+    """docs/scaling.md's Python blocks, run in order as a user would paste them: a partitioned store of the
+    example data, a filtered load equal to load-then-filter, and DuckDB's precision counts equal to ambiglib's."""
+    import pytest
+
+    pytest.importorskip("duckdb", reason="DuckDB is a test dependency (pip install -e '.[test]')")
+    root = Path(__file__).resolve().parents[1]
+    blocks = re.findall(r"```python\n(.*?)```", (root / "docs" / "scaling.md").read_text(), re.S)
+    assert len(blocks) == 2 and "duckdb" in blocks[1]
+    (tmp_path / "data").symlink_to(root / "data", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, "docs/scaling.md", "exec"), namespace)
+    assert (tmp_path / "store" / "runs" / "benchmark=lhaw").is_dir()
+    assert len(namespace["merged"]) == len(namespace["ours"]) > 0
