@@ -51,7 +51,8 @@ def _report(args: argparse.Namespace) -> int:
     progress, close = _progress(args.quiet)
     try:
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
-                           notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress)
+                           notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
+                           keep_snapshot=args.keep_snapshot)
     except (ReportError, AmbiglibError) as exc:
         close()
         print(f"ambiglib report: {exc}", file=sys.stderr)
@@ -169,6 +170,8 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--notebooks-dir", default=None,
                    help="run the notebooks in this folder (e.g. your edited copies) instead of the bundled ones")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run at once (default: 2)")
+    p.add_argument("--keep-snapshot", action="store_true",
+                   help="keep the notebooks' snapshot of the log (Arrow IPC) in OUT/snapshot/")
     p.set_defaults(func=_report)
     p = sub.add_parser("summary", parents=[common],
                        help="write what a run log holds, rejects and skips (summary.md, rejected.csv)")

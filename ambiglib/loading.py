@@ -17,9 +17,11 @@ from .runlog import (
     is_jsonl,
     is_parquet_runlog,
     is_parquet_store,
+    is_snapshot,
     jsonl_files,
     read_file,
     read_parquet_tables,
+    read_snapshot,
     read_store_tables,
     require_exists,
 )
@@ -83,6 +85,17 @@ def _read_parquet_store(path: Path, *, filters: object = None, **_: object) -> t
     if tables["runs"].num_rows == 0 and filters is None:
         raise FormatError(f"{path}: no run records found in runs/")
     return check_tables(tables, path)
+
+
+def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
+    from .parquet_check import _conform, _expected
+    from .runset import _frame
+
+    tables, skipped, errors = read_snapshot(path)
+    expected = _expected()
+    frames = {name: _frame(_conform(table, expected[name], str(path / f"{name}.arrow")))
+              for name, table in tables.items()}
+    return RunSet(**frames, skipped=skipped), errors
 
 
 def _detect_jsonl(path: Path) -> bool:
@@ -151,6 +164,8 @@ def _read_lhaw(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list
 
 
 LAYOUTS: list[Layout] = [
+    Layout("runlog-snapshot", "a report's snapshot of a loaded log: <frame>.arrow files and snapshot.json"
+           " (written by ambiglib report for its notebooks)", is_snapshot, _read_snapshot),
     Layout("runlog-parquet-store", "a hive-partitioned Parquet store: runs/, questions/, labels/, tasks/ and"
            " blockers/ datasets (RunSet.to_parquet(partition_by=...))", is_parquet_store, _read_parquet_store),
     Layout("runlog-parquet", "a folder of runs.parquet, questions.parquet, labels.parquet, "
@@ -189,6 +204,7 @@ def _subdirs(path: Path) -> list[Path]:
 
 #: Which layout a folder is the root of, when the walk reaches it (first match wins).
 _CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
+    ("runlog-snapshot", is_snapshot),
     ("runlog-parquet-store", is_parquet_store),
     ("runlog-parquet", is_parquet_runlog),
     ("lhaw", _detect_lhaw),

@@ -34,6 +34,9 @@ import pandas as pd
 from .errors import AmbiglibError, LoadError
 from .loading import load
 
+#: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).
+SNAPSHOT_DIR = "snapshot"
+
 __all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summary", "run_report", "ReportError",
            "errors_frame", "render_table", "notebook_parameters", "bundled_notebooks", "example_runs"]
 
@@ -269,9 +272,11 @@ def errors_frame(errors: list[LoadError]) -> pd.DataFrame:
     return pd.DataFrame([{c: getattr(e, c) for c in columns} for e in errors], columns=columns)
 
 
-def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False) -> Path:
-    """Load a run log leniently and write ``summary.md``, ``summary.csv`` and ``rejected.csv``."""
-    runset, errors = load(runs, strict=False, quiet=quiet)
+def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False,
+                  loaded: tuple[Any, list] | None = None) -> Path:
+    """Load a run log leniently (or take ``loaded``, what such a load gave) and write ``summary.md``,
+    ``summary.csv`` and ``rejected.csv``."""
+    runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = runset.summary()
@@ -477,8 +482,12 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
                params_file: str | os.PathLike[str] | None = None, notebooks: Sequence[str] | None = None,
                notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
                parameters: Mapping[str, Any] | None = None,
-               progress: Callable[[int, int, NotebookResult], None] | None = None) -> Path:
+               progress: Callable[[int, int, NotebookResult], None] | None = None,
+               keep_snapshot: bool = False) -> Path:
     """Run every notebook with papermill and write the report folder.
+
+    The log is loaded and checked once; every notebook reads a memory-mapped snapshot of
+    it (``<out>/snapshot/``, Arrow IPC), which is removed at the end unless ``keep_snapshot``.
 
     Parameters
     ----------
@@ -501,6 +510,9 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         More parameters for every notebook, as from the top level of a parameters file.
     progress : callable, optional
         Called as ``progress(done, total, result)`` as each notebook finishes.
+    keep_snapshot : bool, default False
+        Keep the snapshot in ``<out>/snapshot/``: ``ambiglib.load`` opens it in milliseconds,
+        with the rejected records of the original load.
 
     Returns
     -------
@@ -542,6 +554,10 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
             assert folder.work is not None
             _, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs, progress,
                                       nb_dir, out)
+            if not keep_snapshot:
+                import shutil
+
+                shutil.rmtree(folder.work / SNAPSHOT_DIR)
             folder.commit()
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -553,15 +569,24 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
 def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
                   jobs: int, progress: Callable | None, nb_dir: Path, final: Path) -> tuple[Path, list[NotebookResult]]:
     """Run the notebooks into ``out`` (the report's private work folder) and write its index;
-    messages name the files where they will be, in ``final``."""
-    write_summary(runs, out, quiet=True)
+    messages name the files where they will be, in ``final``.
+
+    The log is loaded and checked once, here: the summary says what it held and rejected, and
+    every notebook gets a snapshot of it (Arrow IPC, memory-mapped: ``write_snapshot``) as its
+    ``runs``, with the same rejected records, instead of loading and checking the log again."""
+    from .runlog import write_snapshot
+
+    loaded = load(runs, strict=False, quiet=True)
+    write_summary(runs, out, quiet=True, loaded=loaded)
+    snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
+    del loaded
     started = time.perf_counter()
     jobs_args = []
     for path in paths:
         mine = declared[path.stem]
         params = {k: v for k, v in common.items() if k in mine}
         params.update(per_notebook.get(path.stem, {}))
-        params.update(runs=str(runs), out_dir=str(out / "artifacts" / path.stem))
+        params.update(runs=str(snapshot), out_dir=str(out / "artifacts" / path.stem))
         jobs_args.append((path, out, params, os.getcwd()))
     # one process per running notebook: papermill's working-directory switch cannot race
     results: dict[str, NotebookResult] = {}

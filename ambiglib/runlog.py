@@ -647,3 +647,49 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
 def require_exists(path: Path) -> None:
     if not path.exists():
         raise RunLogNotFoundError(f"{path}: no such file or folder")
+
+
+# ----------------------------------------------------------------------------- the report's snapshot
+
+SNAPSHOT_FILE = "snapshot.json"
+
+
+def is_snapshot(path: Path) -> bool:
+    return path.is_dir() and (path / SNAPSHOT_FILE).is_file() and (path / "runs.arrow").is_file()
+
+
+def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str | os.PathLike[str]) -> Path:
+    """Write a loaded run set as Arrow IPC files (``<frame>.arrow``) with what its load rejected
+    (``snapshot.json``): the report's copy of the log, read and checked once, that every notebook
+    opens memory-mapped in milliseconds (:func:`read_snapshot`)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    for name in FRAMES:
+        table = _versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False))
+        with pa.OSFile(str(path / f"{name}.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
+            "errors": [{"file": e.file, "line": e.line, "field": e.field, "message": e.message, "kind": e.kind,
+                        "record": e.record} for e in errors]}
+    (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    return path
+
+
+def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError]]:
+    """The frames of a snapshot (memory-mapped), its ``skipped`` counts and the load errors it keeps.
+
+    A snapshot is what a report wrote after loading and checking a log, so its records are
+    not checked again; its version and every frame's schema are."""
+    try:
+        meta = json.loads((path / SNAPSHOT_FILE).read_text(encoding="utf-8"))
+        if meta.get("runlog_version") != RUNLOG_VERSION:
+            raise FormatError(f"{path / SNAPSHOT_FILE}: run-log version must be {RUNLOG_VERSION}"
+                              f" (got {meta.get('runlog_version')!r})")
+        tables = {}
+        for name in FRAMES:
+            with pa.memory_map(str(path / f"{name}.arrow"), "r") as source:
+                tables[name] = pa.ipc.open_file(source).read_all()
+        errors = [LoadError(**e) for e in meta["errors"]]
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
+        raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
+    return tables, dict(meta.get("skipped") or {}), errors

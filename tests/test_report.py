@@ -68,7 +68,11 @@ def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
     out_dir = Path(params_used.pop("out_dir"))
     assert out_dir.parent.parent.parent == tmp_path and out_dir.parent.parent.name.startswith(".out.building-")
     assert out_dir.parts[-2:] == ("artifacts", "ambigds_performance")
-    assert params_used == {"n_boot": 200, "seed": 7, "runs": str(runs.resolve())}
+    # every notebook reads the report's snapshot of the log, loaded and checked once (issue 14)
+    snapshot = Path(params_used.pop("runs"))
+    assert snapshot == out_dir.parent.parent / "snapshot"
+    assert params_used == {"n_boot": 200, "seed": 7}
+    assert not (tmp_path / "out" / "snapshot").exists()  # nothing of it outlives the report
     summary = pd.read_csv(tmp_path / "out" / "tables" / "quickstart" / "summary.csv")
     # 8 task folders, the build_failed and the --dry-run runlog entries (error runs)
     assert set(summary["benchmark"]) == {"ambig-ds"} and summary["n_runs"].sum() == 10
@@ -230,3 +234,44 @@ def test_installed_like_any_package_the_report_runs_from_another_folder(tmp_path
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"wrote {elsewhere / 'rep2' / 'index.html'}\n"
     assert (elsewhere / "rep2" / "tables" / "my_questions" / "questions_per_task.csv").is_file()
+
+
+def test_a_notebook_run_alone_gives_the_tables_it_gives_in_the_report(report, tmp_path):
+    """The report's notebooks read a snapshot; run alone with ``runs`` a notebook loads the log itself, and
+    every table it writes is the same, byte for byte."""
+    import papermill
+
+    out, _, manifest = report
+    name = "lhaw_dimensions"
+    papermill.execute_notebook(str(ROOT / "notebooks" / f"{name}.ipynb"), str(tmp_path / f"{name}.ipynb"),
+                               parameters={"runs": str(ROOT / "data" / "example"), "out_dir": str(tmp_path / "alone")},
+                               cwd=str(tmp_path), kernel_name="python3", progress_bar=False)
+    tables = next(n for n in manifest["notebooks"] if n["notebook"] == name)["tables"]
+    assert len(tables) >= 3
+    for t in tables:
+        alone = tmp_path / "alone" / Path(t["csv"]).name
+        assert alone.read_bytes() == (out / t["csv"]).read_bytes(), t["csv"]
+
+
+def test_the_snapshot_keeps_what_the_load_rejected(tmp_path):
+    """A log with a bad record: the report loads it once, its notebooks see the same rejected record through
+    the snapshot, and with keep_snapshot the snapshot stays and loads like the log."""
+    import nbformat
+
+    import ambiglib
+    from conftest import run_record, task_record, write_jsonl
+
+    log = write_jsonl(tmp_path / "log" / "runs.jsonl",
+                      [task_record(), run_record(), run_record(trial=2, spec="amb"), run_record(trial=3)])
+    run_report(log.parent, tmp_path / "out", notebooks=["quickstart"], keep_snapshot=True)
+    nb = nbformat.read(tmp_path / "out" / "quickstart.ipynb", as_version=4)
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
+    assert "2 runs, 1 tasks; 1 records rejected" in text
+    assert f"{log}:3: field 'spec' must be 'full' or 'ambiguous' (got 'amb')" in text
+    direct, errors = ambiglib.load(log.parent, strict=False)
+    kept, kept_errors = ambiglib.load(tmp_path / "out" / "snapshot", strict=False)
+    assert kept_errors == errors and len(errors) == 1
+    for name, frame in direct.frames().items():
+        pd.testing.assert_frame_equal(frame, getattr(kept, name), check_exact=True)
+    with pytest.raises(ambiglib.SchemaError, match="field 'spec' must be 'full' or 'ambiguous'"):
+        ambiglib.load(tmp_path / "out" / "snapshot")  # strict, as the log itself
