@@ -102,12 +102,13 @@ def test_import_ambiglib_is_light_and_its_submodules_come_on_first_use():
 
 
 def test_the_analysis_modules_load_scipy_and_statsmodels_when_first_used():
-    """``import ambiglib.metrics, .tables, .stats`` (every notebook's first cell) loads no scipy.stats,
+    """``import ambiglib.metrics, .tables, .stats, .plots`` (every notebook's first cell) loads no scipy.stats,
     statsmodels, seaborn or matplotlib; the first Wilcoxon test brings scipy.stats in."""
     import subprocess
     import sys
 
-    code = ("import sys, ambiglib, ambiglib.metrics, ambiglib.tables, ambiglib.stats, ambiglib.comparisons\n"
+    code = ("import sys, ambiglib, ambiglib.metrics, ambiglib.tables, ambiglib.stats, ambiglib.comparisons,"
+            " ambiglib.plots, ambiglib.report\n"
             "heavy = lambda: [m for m in ('scipy.stats', 'statsmodels', 'matplotlib', 'seaborn') if m in sys.modules]\n"
             "assert heavy() == [], heavy()\n"
             "print(round(ambiglib.stats.paired_wilcoxon([1.0, 2.0, 3.0, 4.0], [0.0, 0.5, 1.0, 1.0]).p_value, 4))\n"
