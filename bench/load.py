@@ -6,7 +6,10 @@ measures, against the baselines named in the foundation issue:
 1. ``ambiglib.load`` against ``pyarrow.json.read_json`` on the same bytes (target: within 2x);
 2. ``ambiglib.load`` against a naive ``json.loads`` + ``pandas.json_normalize`` loop (target: >= 5x faster);
 3. reloading the ``RunSet.to_parquet`` folder against the JSONL load (target: >= 10x faster);
-4. peak memory of the load (in a fresh process) against the Arrow size of the frames (target: <= 3x).
+4. peak memory of the load (in a fresh process) against the Arrow size of the frames (target: <= 3x);
+5. on the simulator's log at ``--store-scale`` (1000: 516k records), partitioned by benchmark and model
+   (``RunSet.to_parquet(partition_by=...)``): ``load(store, filters=[("benchmark", "==", X)])`` against
+   loading the whole store, for each benchmark X (target: <= 0.6x, with exactly X's runs).
 
 Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look.
 Copy the printed figures into docs/performance.md.
@@ -128,6 +131,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100_000)
     parser.add_argument("--questions", type=int, default=10, help="questions per run")
     parser.add_argument("--repeat", type=int, default=5, help="fresh processes per figure (best is kept)")
+    parser.add_argument("--store-scale", type=int, default=1000, help="simulator scale of the partitioned store")
     args = parser.parse_args()
 
     OUT.mkdir(exist_ok=True)
@@ -169,9 +173,37 @@ def main() -> None:
          f"peak / Arrow size of frames ({size / 1e6:.0f} MB) = {peak / size:.2f}x",
          "<= 3x " + ("PASS" if peak <= 3 * size else "FAIL")),
     ]
+    rows += store_rows(args.store_scale, args.repeat)
     width = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, width)))
+
+
+def store_rows(scale: int, repeat: int) -> list[tuple[str, str, str, str]]:
+    """Figure 5: a filtered load of a partitioned store against loading all of it."""
+    from ambiglib import simulate
+
+    store = OUT / f"example_x{scale}_store"
+    if not store.exists():
+        t0 = time.perf_counter()
+        records = simulate.example_records(scale=scale)
+        rs = ambiglib.RunSet.from_records(r for recs in records.values() for r in recs)
+        rs.to_parquet(store, partition_by=("benchmark", "model"))
+        print(f"wrote {store} ({len(rs.runs):,} runs) in {time.perf_counter() - t0:.0f} s")
+    full_rs = ambiglib.load(store, quiet=True)
+    counts = full_rs.runs["benchmark"].value_counts().to_dict()
+    del full_rs
+    t_full = fresh("ambiglib.load(path, quiet=True)", store, repeat)
+    rows = [(f"ambiglib.load, partitioned store at {scale}x", f"{t_full:.3f} s", f"{sum(counts.values()):,} runs", "")]
+    for bench in sorted(counts):
+        flt = [("benchmark", "==", bench)]
+        t = fresh(f"rs = ambiglib.load(path, quiet=True, filters={flt!r})\n"
+                  f"assert len(rs.runs) == {counts[bench]} and set(rs.runs['benchmark']) == {{{bench!r}}}",
+                  store, repeat)
+        rows.append((f"  filters=[('benchmark', '==', {bench!r})]", f"{t:.3f} s",
+                     f"filtered / full = {t / t_full:.2f}x ({counts[bench]:,} runs)",
+                     "<= 0.6x " + ("PASS" if t <= 0.6 * t_full else "FAIL")))
+    return rows
 
 
 if __name__ == "__main__":
