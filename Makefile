@@ -37,6 +37,9 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/imports.py
+	$(BIN)/python bench/stats.py
+	$(BIN)/python bench/report.py --scale 1000
 
 clean:
 	rm -rf $(VENV) reports bench/out
