@@ -25,10 +25,9 @@ import pandas as pd
 from . import metrics
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
-from .stats import _scipy_stats, bootstrap_counts, holm, percentile_ci
+from .stats import bootstrap_counts, holm, percentile_ci, sps
 
 __all__ = ["paired_comparison", "COMPARABLE", "rank_biserial", "common_language"]
-
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
@@ -54,7 +53,7 @@ def rank_biserial(x, y) -> float:
     d = d[d != 0]
     if len(d) == 0:
         return float("nan")
-    r = _scipy_stats().rankdata(np.abs(d))
+    r = sps.rankdata(np.abs(d))
     return float((r[d > 0].sum() - r[d < 0].sum()) / r.sum())
 
 
@@ -235,7 +234,7 @@ def _pairs(block: pd.DataFrame, between: str, cols: list[str], stat, n_boot: int
         both = ~np.isnan(x) & ~np.isnan(y)
         x, y = x[both], y[both]
         if len(x) and np.any(x != y):
-            res = _scipy_stats().wilcoxon(x, y, alternative=alternative, zero_method="wilcox")
+            res = sps.wilcoxon(x, y, alternative=alternative, zero_method="wilcox")
             w, p = float(res.statistic), float(res.pvalue)
         else:
             w = p = float("nan")

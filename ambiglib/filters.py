@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
@@ -91,7 +90,3 @@ def expression(dnf: list[list[tuple[str, str, Any]]] | None, columns: Sequence[s
         reduced.append(kept)
     return pq.filters_to_expression(reduced)
 
-
-def apply(table: pa.Table, expr: pc.Expression | None) -> pa.Table:
-    """The rows of ``table`` that ``expr`` keeps (all of them for None)."""
-    return table if expr is None else table.filter(expr)

@@ -283,6 +283,28 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
             skipped[reason] = skipped.get(reason, 0) + n
     return RunSet(**frames, skipped=skipped), errors
 
+
+def _read_any(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
+    """Read whatever run logs ``path`` holds, each by its layout (several in one folder are merged)."""
+    units = _units(path) if path.is_dir() else []
+    by_name = {layout.name: layout for layout in LAYOUTS}
+    if len({name for name, _ in units}) > 1 or sum(name != "runlog-jsonl" for name, _ in units) > 1:
+        # several logs in one folder: each is read by its own layout, all are loaded
+        parts = []
+        files = [p for name, p in units if name == "runlog-jsonl"]
+        if files:
+            parts.append(_read_canonical_files(path, files, quiet=quiet, engine=engine))
+        for name, unit in units:
+            if name != "runlog-jsonl":
+                parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
+        return _merge(parts)
+    for layout in LAYOUTS:
+        if layout.detect(path):
+            return layout.read(path, quiet=quiet, engine=engine)
+    known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
+    raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
+
+
 @overload
 def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
          engine: Engine = ..., filters: Filters | None = ...) -> RunSet: ...
@@ -344,33 +366,12 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     path = Path(path)
     require_exists(path)
     dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
-    if is_parquet_store(path):
+    if is_parquet_store(path):  # only the partitions the filter can match, then exactly its rows
         runset, errors = _read_parquet_store(path, filters=dnf)
-        if strict and errors:
-            raise errors[0].to_exception(len(errors) - 1)
-        return runset if strict else (runset, errors)
-    units = _units(path) if path.is_dir() else []
-    by_name = {layout.name: layout for layout in LAYOUTS}
-    if len({name for name, _ in units}) > 1 or sum(name != "runlog-jsonl" for name, _ in units) > 1:
-        # several logs in one folder: each is read by its own layout, all are loaded
-        parts = []
-        files = [p for name, p in units if name == "runlog-jsonl"]
-        if files:
-            parts.append(_read_canonical_files(path, files, quiet=quiet, engine=engine))
-        for name, unit in units:
-            if name != "runlog-jsonl":
-                parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
-        runset, errors = _merge(parts)
     else:
-        for layout in LAYOUTS:
-            if layout.detect(path):
-                runset, errors = layout.read(path, quiet=quiet, engine=engine)
-                break
-        else:
-            known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
-            raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
-    if dnf is not None:
-        runset = runset.where(dnf)
+        runset, errors = _read_any(path, quiet=quiet, engine=engine)
+        if dnf is not None:
+            runset = runset.where(dnf)
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
     return runset if strict else (runset, errors)

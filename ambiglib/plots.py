@@ -9,33 +9,18 @@ this log"); the figure it returns then carries that note as ``figure.ambiglib_no
 
 from __future__ import annotations
 
-import importlib
-from types import ModuleType
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
+from ._lazy import OnFirstUse
 from .tables import OWN_AGENT, _own_agents
 
 
-class _OnFirstUse:
-    """A module imported when first touched: matplotlib.pyplot and seaborn (which loads scipy.stats) cost more
-    than pandas and pyarrow together, and a notebook that imports ``ambiglib.plots`` but draws nothing, or
-    draws late, should not pay for them up front (docs/performance.md)."""
-
-    def __init__(self, name: str):
-        self._name = name
-        self._module: ModuleType | None = None
-
-    def __getattr__(self, attr: str) -> Any:
-        if self._module is None:
-            self._module = importlib.import_module(self._name)
-        return getattr(self._module, attr)
-
-
-plt = _OnFirstUse("matplotlib.pyplot")
-sns = _OnFirstUse("seaborn")
+#: pyplot and seaborn, imported at the first draw (``ambiglib._lazy``)
+plt = OnFirstUse("matplotlib.pyplot")
+sns = OnFirstUse("seaborn")
 
 __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap", "pass_rates",
            "shift_heatmap", "variant_distribution", "flag_heatmap"]

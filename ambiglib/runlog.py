@@ -21,7 +21,7 @@ import math
 import os
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterable, Literal
 
@@ -474,6 +474,14 @@ def _versioned(table: pa.Table, **more: bytes) -> pa.Table:
         {**(table.schema.metadata or {}), _PARQUET_META_KEY: str(RUNLOG_VERSION).encode(), **more})
 
 
+def _require_version(schema: pa.Schema, file: Path, writer: str) -> None:
+    """A frame written by ambiglib for this run-log version, else a FormatError naming the file."""
+    version = (schema.metadata or {}).get(_PARQUET_META_KEY)
+    if version != str(RUNLOG_VERSION).encode():
+        found = version.decode() if version else "none"
+        raise FormatError(f"{file}: run-log version must be {RUNLOG_VERSION} (got {found}); write {writer}")
+
+
 def _dictionary_columns(schema: pa.Schema) -> list[str]:
     return [c for c in schema.names if c not in _PLAIN_COLUMNS and pa.types.is_string(schema.field(c).type)]
 
@@ -522,12 +530,12 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
         schema = _versioned(table, **{_PARTITION_META_KEY.decode(): json.dumps(own).encode()}).schema
         table = table.append_column(STORE_ROW, pa.array(np.arange(table.num_rows, dtype=np.int64)))
         part = own
-        if name in ("questions", "labels"):  # by their run's partition
+        if name in ("questions", "labels"):  # by their run's partition: the values live in the paths only
             joined = table.select(["run_id", STORE_ROW]).join(keys, "run_id", join_type="left outer")
             joined = joined.sort_by(STORE_ROW)
             for c in partition_by:
-                table = table.append_column(f"__part_{c}", joined.column(c))
-            part = [f"__part_{c}" for c in partition_by]
+                table = table.append_column(c, joined.column(c))
+            part = list(partition_by)
         folder = path / name
         if folder.exists():  # a store written before: replace it whole
             import shutil
@@ -535,10 +543,8 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
             shutil.rmtree(folder)
         options = fmt.make_write_options(compression=compression or "none", write_page_checksum=True,
                                          use_dictionary=_dictionary_columns(table.schema))
-        table = table.rename_columns([c.removeprefix("__part_") for c in table.schema.names])
-        partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in partition_by if c in own
-                                                  or name in ("questions", "labels")]), flavor="hive")
-        ds.write_dataset(table, folder, format=fmt, file_options=options, partitioning=partitioning if part else None,
+        partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None
+        ds.write_dataset(table, folder, format=fmt, file_options=options, partitioning=partitioning,
                          basename_template="part-{i}.parquet", existing_data_behavior="error",
                          max_rows_per_file=1 << 22, max_rows_per_group=1 << 17, min_rows_per_group=1 << 14)
         pq.write_metadata(schema, folder / _COMMON)
@@ -555,24 +561,22 @@ def read_store_tables(path: Path, filters: Any = None) -> dict[str, pa.Table]:
 
     fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
         page_checksum_verification=True))
-    out: dict[str, pa.Table] = {}
+    schemas = {}
     for name in FRAMES:
-        folder = path / name
         try:
-            schema = pq.read_schema(folder / _COMMON)
+            schemas[name] = pq.read_schema(path / name / _COMMON)
         except (pa.ArrowException, OSError) as exc:
-            raise FormatError(f"{folder / _COMMON}: missing or unreadable; a Parquet store has"
+            raise FormatError(f"{path / name / _COMMON}: missing or unreadable; a Parquet store has"
                               f" {', '.join(f + '/' + _COMMON for f in FRAMES)} ({exc})") from exc
-        meta = schema.metadata or {}
-        version = meta.get(_PARQUET_META_KEY)
-        if version != str(RUNLOG_VERSION).encode():
-            found = version.decode() if version else "none"
-            raise FormatError(f"{folder / _COMMON}: run-log version must be {RUNLOG_VERSION} (got {found});"
-                              " write Parquet stores with RunSet.to_parquet(partition_by=...)")
-        own = json.loads(meta.get(_PARTITION_META_KEY, b"[]"))
-        runs_part = json.loads((pq.read_schema(path / "runs" / _COMMON).metadata or {}).get(_PARTITION_META_KEY,
-                                                                                           b"[]"))
-        part = runs_part if name in ("questions", "labels") else own
+        _require_version(schemas[name], path / name / _COMMON,
+                         "Parquet stores with RunSet.to_parquet(partition_by=...)")
+    runs_part = json.loads((schemas["runs"].metadata or {}).get(_PARTITION_META_KEY, b"[]"))
+    out: dict[str, pa.Table] = {}
+    for name, schema in schemas.items():
+        folder = path / name
+        # questions and labels are partitioned by their run's columns
+        part = runs_part if name in ("questions", "labels") else json.loads(
+            (schema.metadata or {}).get(_PARTITION_META_KEY, b"[]"))
         if name == "runs":
             expr = flt.expression(filters)
         elif name in ("questions", "labels"):
@@ -587,22 +591,10 @@ def read_store_tables(path: Path, filters: Any = None) -> dict[str, pa.Table]:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
         if STORE_ROW not in table.schema.names:
             raise FormatError(f"{folder}: column '{STORE_ROW}' missing; write Parquet stores with RunSet.to_parquet")
-        table = table.sort_by(STORE_ROW)
-        extra = [c for c in table.schema.names if c not in schema.names and c != STORE_ROW]
-        if name in ("questions", "labels"):
-            table = table.drop_columns([c for c in part if c not in schema.names])
-            extra = [c for c in extra if c not in part]
-        if extra:
-            raise FormatError(f"{folder}: unknown column(s) {', '.join(extra)}; this frame has"
-                              f" {', '.join(schema.names)}")
-        missing = [c for c in schema.names if c not in table.schema.names]
-        if missing:
-            raise FormatError(f"{folder}: missing column(s) {', '.join(missing)}")
-        columns = []
-        for f in schema:
-            col = table.column(f.name)
-            columns.append(col if col.type.equals(f.type) else col.cast(f.type))
-        out[name] = pa.Table.from_arrays(columns, schema=schema)
+        # rows back in their order; the columns are checked and typed with the contract's, as a Parquet
+        # folder's are (parquet_check.check_tables)
+        paths_only = [c for c in part if c not in schema.names]  # a question's run partition
+        out[name] = table.sort_by(STORE_ROW).drop_columns([STORE_ROW, *paths_only])
     if filters is not None:  # exactly the questions and labels of the runs kept
         ids = out["runs"].column("run_id")
         for name in ("questions", "labels"):
@@ -633,13 +625,7 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
         file = path / f"{name}.parquet"
         if isinstance(table, Exception):
             raise FormatError(f"{file}: not a readable Parquet file ({table})") from table
-        version = (table.schema.metadata or {}).get(_PARQUET_META_KEY)
-        if version != str(RUNLOG_VERSION).encode():
-            found = version.decode() if version else "none"
-            raise FormatError(
-                f"{file}: run-log version must be {RUNLOG_VERSION} (got {found});"
-                " write Parquet run logs with RunSet.to_parquet"
-            )
+        _require_version(table.schema, file, "Parquet run logs with RunSet.to_parquet")
         tables[name] = table
     return tables
 
@@ -669,8 +655,7 @@ def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str 
         with pa.OSFile(str(path / f"{name}.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
     meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
-            "errors": [{"file": e.file, "line": e.line, "field": e.field, "message": e.message, "kind": e.kind,
-                        "record": e.record} for e in errors]}
+            "errors": [asdict(e) for e in errors]}
     (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
     return path
 

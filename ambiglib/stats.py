@@ -19,6 +19,8 @@ from typing import Callable, Literal, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
+from ._lazy import OnFirstUse
+
 __all__ = [
     "wilson_ci",
     "paired_wilcoxon",
@@ -34,13 +36,8 @@ __all__ = [
     "wilcoxon_power",
 ]
 
-
-def _scipy_stats():
-    """scipy.stats, imported on first use: importing it costs more than pandas and pyarrow together, and
-    ``import ambiglib.stats`` (every notebook's first cell) should not pay for it (docs/performance.md)."""
-    import scipy.stats
-
-    return scipy.stats
+#: scipy.stats, imported at the first test or interval that needs it (``ambiglib._lazy``)
+sps = OnFirstUse("scipy.stats")
 
 
 
@@ -73,7 +70,7 @@ def wilson_ci(k, n, confidence: float = 0.95):
     n_arr = np.asarray(n, dtype=float)
     if np.any(k_arr < 0) or np.any(k_arr > n_arr):
         raise ValueError(f"wilson_ci needs 0 <= k <= n (got k={k!r}, n={n!r})")
-    z = _scipy_stats().norm.ppf(0.5 + confidence / 2)
+    z = sps.norm.ppf(0.5 + confidence / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k_arr / n_arr
         denom = 1 + z**2 / n_arr
@@ -126,7 +123,7 @@ def paired_wilcoxon(x, y, *, alternative: Literal["greater", "less", "two-sided"
     n = int(np.count_nonzero(d)) if zero_method == "wilcox" else len(d)
     if len(d) == 0 or not np.any(d):
         return WilcoxonResult(np.nan, np.nan, n)
-    res = _scipy_stats().wilcoxon(d, alternative=alternative, zero_method=zero_method)
+    res = sps.wilcoxon(d, alternative=alternative, zero_method=zero_method)
     return WilcoxonResult(float(res.statistic), float(res.pvalue), n)
 
 
@@ -445,6 +442,6 @@ def wilcoxon_power(delta: float, sd: float, n_tasks, *, alpha: float = 0.05, n_s
     power = []
     for n in sizes:
         d = rng.normal(delta, sd, size=(n_sim, n))
-        p = _scipy_stats().wilcoxon(d, alternative="greater", zero_method="wilcox", axis=1).pvalue
+        p = sps.wilcoxon(d, alternative="greater", zero_method="wilcox", axis=1).pvalue
         power.append(float(np.mean(p < alpha)))
     return np.asarray(power)

@@ -2044,12 +2044,10 @@ def more_scores(rng: np.random.Generator, suite: str, model: str, dims: list, tr
     raise RuntimeError(f"no checkpoint scores for {model} on {suite}: {res.message}")
 
 
-def _random_cells(rng, n_variants: int, counts: tuple[int, int, int, int], means: tuple[float, float], cover: bool,
-                  partial: bool):
+def _random_cells(rng, n_variants: int, counts: tuple[int, int, int, int], means: tuple[float, float], cover: bool):
     """Which of a class's variants have results and pass without and with the tool, drawn at random to the counts,
-    their partial trials and each variant's trial scores (see ``_lhaw_cells``)."""
+    and each variant's trial scores, around the class's mean (see ``_lhaw_cells``)."""
     nu, ku, nt, kt = counts
-    mu, mt = means
     # every variant has a result in at least one condition where the counts allow (Table 3's Ask % is a
     # share of all the suite's variants: TAC 85)
     order_t = rng.permutation(n_variants)
@@ -2063,24 +2061,18 @@ def _random_cells(rng, n_variants: int, counts: tuple[int, int, int, int], means
         valid_u = set(rng.permutation(n_variants)[:nu].tolist())
     pass_u = passing_trials(rng, rng.permutation(sorted(valid_u))[:ku])
     pass_t = passing_trials(rng, rng.permutation(sorted(valid_t))[:kt])
-    part_u, part_t = (_partial_trials(rng, [i not in valid for i in range(n_variants)], partial)
-                      for valid in (valid_u, valid_t))
-    scores = {}
-    for valid, part, mean, j in ((valid_u, part_u, mu, 0), (valid_t, part_t, mt, 1)):
-        # the valid variants' trials make up the printed mean over every scored trial, partial ones included
-        n_low = sum(map(len, part.values()))
-        low = iter(skewed(rng, n_low, 0.12))
-        full = iter(skewed(rng, 3 * len(valid), ((3 * len(valid) + n_low) * mean / 100 - 0.12 * n_low) / (3 * len(valid))))
-        for i in range(n_variants):
-            trials = [next(full) for _ in range(3)] if i in valid else [next(low) for _ in part.get(i, ())]
-            scores.setdefault(i, [[], []])[j] = trials
-    return valid_u, valid_t, pass_u, pass_t, part_u, part_t, scores
+    scores = {i: [[], []] for i in range(n_variants)}
+    for valid, mean, j in ((valid_u, means[0], 0), (valid_t, means[1], 1)):
+        full = iter(skewed(rng, 3 * len(valid), mean / 100))
+        for i in sorted(valid):
+            scores[i][j] = [next(full) for _ in range(3)]
+    return valid_u, valid_t, pass_u, pass_t, {}, {}, scores
 
 
-def _partial_trials(rng, without: list[bool], partial: bool) -> dict[int, set[int]]:
+def _partial_trials(rng, without: list[bool]) -> dict[int, set[int]]:
     """Of the variants ``without`` a result, about a third with one or two scored trials (the others failed)."""
     return {i: set(rng.choice([1, 2, 3], int(rng.integers(1, 3)), replace=False).tolist())
-            for i, none in enumerate(without) if none and partial and rng.random() < 1 / 3}
+            for i, none in enumerate(without) if none and rng.random() < 1 / 3}
 
 
 def _model_plan(rng, suite: str, model: str, dims: dict, states: dict, partial: bool, overall: tuple[float, float],
@@ -2090,7 +2082,7 @@ def _model_plan(rng, suite: str, model: str, dims: dict, states: dict, partial: 
     per = {c: [{"u": s[0], "t": s[1]} for s in states[model][c]] for c in states[model]}
     for c, variants in per.items():
         for side in ("u", "t"):
-            part = _partial_trials(rng, [p[side] < 0 for p in variants], partial)
+            part = _partial_trials(rng, [p[side] < 0 for p in variants]) if partial else {}
             for i, p in enumerate(variants):
                 p[f"part_{side}"] = part.get(i, set())
     flat = [(c, i, p) for c, variants in per.items() for i, p in enumerate(variants)]
@@ -2103,22 +2095,21 @@ def _model_plan(rng, suite: str, model: str, dims: dict, states: dict, partial: 
     return per, 100 * (float(np.dot(w_t, m_t)) / w_t.sum() - float(np.dot(w_u, m_u)) / w_u.sum())
 
 
-def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: list, means: list,
+def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: list, means: list | None,
                 asks: list[tuple[int, int, int]], base: tuple[set, float] | None, cover: bool = True,
-                partial: bool = False, plan: dict | None = None) -> list[dict]:
+                plan: dict | None = None) -> list[dict]:
     """Runs of one model and agent over a suite's variants, built to per-class counts: ``counts`` (n and passing
     without and with the tool), ``means`` (Ckpt % without and with it), ``asks`` (asking variants, asking
     trials, questions); variants without a result under a condition get error runs there. With ``cover``,
     every variant has a result in at least one condition where the counts allow; without, the variants
-    with results without the tool are among those with results with it. With ``partial``, about a third of
-    the variants without a result under a condition still have one or two scored trials there (the others
-    failed): too few for pass@3, but their checkpoint scores count, so trials per variant are unequal. A ``plan``
-    fixes all of that per variant instead (per class: each variant's state without and with the tool, partial
-    trials and mean Ckpt, from ``_realize`` and ``more_scores``), and ``means`` is unused."""
+    with results without the tool are among those with results with it. A ``plan`` fixes all of that per
+    variant instead (per class: each variant's state without and with the tool, its partial trials, one or two
+    scored trials where the variant has no result, and its mean Ckpt; from ``_model_plan``), and ``means`` is
+    None."""
     common = {"benchmark": "lhaw", "suite": suite, "model": model}
     records = []
-    for klass, variants, (nu, ku, nt, kt), (mu, mt), (v_ask, n_ask, n_q) in zip(
-            _variants(suite, layout), _variants(suite, layout).values(), counts, means, asks):
+    for (klass, variants), count, mean, (v_ask, n_ask, n_q) in zip(
+            _variants(suite, layout).items(), counts, means or [None] * len(counts), asks):
         if plan is not None:
             per = plan[klass]
             valid_u, valid_t = ({i for i, p in enumerate(per) if p[side] >= 0} for side in ("u", "t"))
@@ -2127,8 +2118,8 @@ def _lhaw_cells(rng, suite: str, layout: dict, model: str, policy: str, counts: 
             scores = {i: (skewed(rng, 3 if p["u"] >= 0 else len(p["part_u"]), p["mu"]),
                           skewed(rng, 3 if p["t"] >= 0 else len(p["part_t"]), p["mt"])) for i, p in enumerate(per)}
         else:
-            valid_u, valid_t, pass_u, pass_t, part_u, part_t, scores = _random_cells(rng, len(variants), (nu, ku, nt, kt),
-                                                                                     (mu, mt), cover, partial)
+            valid_u, valid_t, pass_u, pass_t, part_u, part_t, scores = _random_cells(rng, len(variants), count, mean,
+                                                                                     cover)
         asking_pool = sorted(valid_t)
         per_variant = _asking_trials(rng, len(asking_pool), v_ask, n_ask)
         asking = dict(zip(asking_pool, per_variant))
@@ -2202,7 +2193,7 @@ def lhaw_more(rng: np.random.Generator) -> list[dict]:
                 a_c = allocate([100 * v / max(v_ask, 1) for v in v_c], n_ask)
                 split = list(zip(a_c, allocate([100 * a / max(n_ask, 1) for a in a_c], n_q)))
             asks = [(v, a, q) for v, (a, q) in zip(_asking_variants([a for a, _ in split], nt_c, v_ask), split)]
-            records += _lhaw_cells(rng, suite, layout, model, "default", counts, [(None, None)] * len(classes), asks,
+            records += _lhaw_cells(rng, suite, layout, model, "default", counts, None, asks,
                                    (failing, b_ckpt), cover, plan=plan)
     # Table 10's other strategies: GPT-5.2 on TAC, each also run without the tool
     classes = LHAW_MORE_CLASSES["tac"]
