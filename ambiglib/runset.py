@@ -54,6 +54,29 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _of_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> np.ndarray:
+    """Which rows of ``frame`` (questions or labels) belong to ``runs``."""
+    return frame["run_id"].isin(runs["run_id"]).to_numpy(dtype=bool, na_value=False)
+
+
+def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
+    """The rows of ``frame`` where ``keep`` (a boolean array), renumbered from 0.
+
+    Frames of Arrow-backed columns (what every load gives) are filtered by Arrow in one pass,
+    several times faster than pandas' column-by-column boolean indexing on a large log; the
+    result is the same frame, dtypes and ``attrs`` included. Others are indexed by pandas."""
+    if len(frame.columns) and all(isinstance(t, pd.ArrowDtype) for t in frame.dtypes) \
+            and frame.columns.is_unique:
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        mask = pa.array(keep, type=pa.bool_())
+        # column by column: Table.filter is ~3x slower on a many-chunked table (pyarrow 26)
+        table = pa.Table.from_arrays([c.filter(mask) for c in table.columns], schema=table.schema)
+        out = table.to_pandas(types_mapper=pd.ArrowDtype)
+        out.attrs = dict(frame.attrs)
+        return out
+    return frame[keep].reset_index(drop=True)
+
+
 def run_metas(runs: pd.DataFrame) -> list[dict]:
     """Each run's ``meta`` (JSON text in the frame) as a dict, ``{}`` where it is null."""
     import json
@@ -127,14 +150,13 @@ class RunSet:
                 keep &= frame[column].isin(values).to_numpy(dtype=bool, na_value=False)
             return keep
 
-        runs = self.runs[mask(self.runs, False)].reset_index(drop=True)
-        ids = runs["run_id"]
+        runs = _rows(self.runs, mask(self.runs, False))
         return RunSet(
             runs=runs,
-            questions=self.questions[self.questions["run_id"].isin(ids)].reset_index(drop=True),
-            labels=self.labels[self.labels["run_id"].isin(ids)].reset_index(drop=True),
-            tasks=self.tasks[mask(self.tasks, True)].reset_index(drop=True),
-            blockers=self.blockers[mask(self.blockers, True)].reset_index(drop=True),
+            questions=_rows(self.questions, _of_runs(self.questions, runs)),
+            labels=_rows(self.labels, _of_runs(self.labels, runs)),
+            tasks=_rows(self.tasks, mask(self.tasks, True)),
+            blockers=_rows(self.blockers, mask(self.blockers, True)),
         )
 
     def where(self, filters: "Sequence[Any] | None") -> "RunSet":
@@ -165,16 +187,16 @@ class RunSet:
             names = sorted({t[0] for conj in dnf for t in conj if t[0] in frame.columns})
             table = pa.Table.from_pandas(frame[names], preserve_index=False)
             table = table.append_column("__row", pa.array(np.arange(len(frame), dtype=np.int64)))
-            keep = table.filter(expr).column("__row").to_numpy()
-            return frame.iloc[keep].reset_index(drop=True)
+            keep = np.zeros(len(frame), dtype=bool)
+            keep[table.filter(expr).column("__row").to_numpy()] = True
+            return _rows(frame, keep)
 
         runs = rows(self.runs, flt.expression(dnf))
-        ids = runs["run_id"]
         tasks_expr = flt.expression(dnf, flt.TASK_COLUMNS)
         return RunSet(
             runs=runs,
-            questions=self.questions[self.questions["run_id"].isin(ids)].reset_index(drop=True),
-            labels=self.labels[self.labels["run_id"].isin(ids)].reset_index(drop=True),
+            questions=_rows(self.questions, _of_runs(self.questions, runs)),
+            labels=_rows(self.labels, _of_runs(self.labels, runs)),
             tasks=rows(self.tasks, tasks_expr),
             blockers=rows(self.blockers, tasks_expr),
             skipped=dict(self.skipped),

@@ -28,7 +28,7 @@ import pandas as pd
 
 from .runset import RunSet
 
-__all__ = ["Shape", "Conventions", "CONVENTIONS", "conventions_for", "applicable", "SHAPES", "labels_of",
+__all__ = ["Shape", "Conventions", "CONVENTIONS", "conventions_for", "applicable", "applicable_parts", "SHAPES", "labels_of",
            "label_prefix"]
 
 
@@ -173,8 +173,15 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
 
 def applicable(rs: RunSet, shape: Shape) -> list[str]:
     """The benchmarks of ``rs`` (sorted) whose runs have ``shape``."""
+    return [b for b, _ in applicable_parts(rs, shape)]
+
+
+def applicable_parts(rs: RunSet, shape: Shape) -> list[tuple[str, RunSet]]:
+    """``(benchmark, its runs)`` for each benchmark of ``rs`` (sorted) whose runs have ``shape``:
+    each benchmark's part is filtered out of ``rs`` once, for the test and for the table."""
     names = sorted(set(rs.runs["benchmark"].astype(object)) | set(rs.tasks["benchmark"].astype(object)))
-    return [b for b in names if shape.present(rs.filter(benchmark=b))]
+    parts = ((b, rs.filter(benchmark=b)) for b in names)
+    return [(b, sub) for b, sub in parts if shape.present(sub)]
 
 
 # ============================================================================= conventions

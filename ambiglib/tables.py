@@ -15,7 +15,7 @@ from .comparisons import paired_comparison
 from .harness import harness_anomalies, harness_summary
 from .runset import RunSet
 from .schema import DEFAULT_POLICY
-from .shapes import SHAPES, Conventions, Shape, applicable, conventions_for, label_prefix, labels_of
+from .shapes import SHAPES, Conventions, Shape, applicable_parts, conventions_for, label_prefix, labels_of
 
 __all__ = ["harness_summary", "harness_anomalies", "blocker_stats", "performance", "framing_categories", "conditional_scores", "recognition_audit",
            "ask_calibration", "judgment_gap", "questions_per_task", "value_of_information", "by_ambiguity_class",
@@ -38,8 +38,8 @@ def _per_benchmark(rs: RunSet, shape: Shape, build: Callable[[RunSet, Convention
     log lacks ("no runs with registered blockers and the ask tool in this log").
     """
     parts = []
-    for bench in applicable(rs, shape):
-        out = build(rs.filter(benchmark=bench), conventions_for(bench, conventions))
+    for bench, sub in applicable_parts(rs, shape):
+        out = build(sub, conventions_for(bench, conventions))
         if len(out):
             out = out.drop(columns="benchmark", errors="ignore")
             out.insert(0, "benchmark", bench)

@@ -219,3 +219,20 @@ def test_wilcoxon_power_grows_with_tasks_and_matches_a_brute_force_loop():
     hits = [sps.wilcoxon(rng.normal(0.1, 0.25, 10), alternative="greater").pvalue < 0.05 for _ in range(400)]
     assert power[0] == pytest.approx(np.mean(hits), abs=1e-12)  # same draws, one experiment at a time
     assert stats.wilcoxon_power(0.0, 0.25, 51, n_sim=2000, seed=1)[0] == pytest.approx(0.05, abs=0.015)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_common_language_is_mann_whitney_u_over_pairs(seed):
+    """CLES = U / (n·m), U = scipy's Mann–Whitney U of x (pairs with x > y, ties one half); computed
+    by sorting, it must equal that on tied and untied scores alike (it once enumerated every pair)."""
+    from ambiglib.comparisons import common_language
+
+    rng = np.random.default_rng(seed)
+    n, m = rng.integers(1, 300, 2)
+    x = rng.integers(0, 6, n) / 5 if seed % 2 else rng.random(n)
+    y = rng.integers(0, 6, m) / 5 if seed % 2 else rng.random(m)
+    u = sps.mannwhitneyu(x, y, alternative="two-sided").statistic
+    assert common_language(x, y) == pytest.approx(u / (n * m), abs=1e-15)
+    assert common_language(x, y, "less") == pytest.approx(1 - u / (n * m), abs=1e-15)
+    # a NaN's pairs count as neither greater nor tied, as comparing with NaN gives
+    assert common_language(np.append(x, np.nan), y) == pytest.approx(u / ((n + 1) * m), abs=1e-15)

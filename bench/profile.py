@@ -1,0 +1,129 @@
+"""Profile: where each report notebook spends its time, function by function (pyinstrument).
+
+The report's phase table (``bench/report.py``) says which notebook and which kind of cell is slow;
+this says which functions. For each bundled notebook, a fresh Python process runs the notebook's
+code cells in order (its parameters cell, then ``runs`` and ``out_dir`` as the report injects them,
+``display`` as a no-op) under pyinstrument's statistical profiler, and prints:
+
+* the notebook's wall time;
+* the ambiglib functions (and the library calls they make) with the most time, inclusive of what
+  they call, each counted once per stack (recursion is not double-counted).
+
+The log is loaded and written as the report's snapshot first (not timed), so every notebook opens it
+as it does inside ``ambiglib report``. Run ``python bench/profile.py --scale 1000`` (needs the ``dev``
+extra: ``pip install -e '.[dev]'``); ``--notebooks conventions,model_comparison`` limits the run,
+``--top`` sets the number of functions shown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+RUNNER = r'''
+import json, sys, time
+from pathlib import Path
+from pyinstrument import Profiler
+
+source, top, out_json = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+code = Path(source).read_text()
+scope = {"__name__": "__main__", "display": lambda *a, **k: None}
+profiler = Profiler(interval=0.005)
+started = time.perf_counter()
+profiler.start()
+exec(compile(code, source, "exec"), scope)
+profiler.stop()
+wall = time.perf_counter() - started
+
+# inclusive time per function, once per stack
+totals = {}
+def walk(frame, seen):
+    key = (frame.function, frame.file_path_short or frame.file_path or "", frame.line_no)
+    if key not in seen:
+        totals[key] = totals.get(key, 0.0) + frame.time
+        seen = seen | {key}
+    for child in frame.children:
+        walk(child, seen)
+root = profiler.last_session.root_frame()
+if root is not None:
+    walk(root, frozenset())
+rows = []
+for (fn, path, line), t in totals.items():
+    if "ambiglib" in path and "/bench/" not in path and not fn.startswith("<"):
+        rows.append({"function": fn, "where": f"{path.split('ambiglib/', 1)[-1]}:{line}", "seconds": round(t, 3)})
+rows.sort(key=lambda r: -r["seconds"])
+Path(out_json).write_text(json.dumps({"wall": wall, "top": rows[:top]}))
+'''
+
+
+def _script(nb_path: Path, runs: str, out_dir: str) -> str:
+    nb = nbformat.read(nb_path, as_version=4)
+    parts = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        parts.append(cell.source)
+        if "parameters" in (cell.metadata.get("tags") or []):
+            parts.append(f"runs = {runs!r}\nout_dir = {out_dir!r}")
+    # pyplot without a display: the report's kernels draw with the inline backend, which renders PNGs
+    return "import matplotlib\nmatplotlib.use('Agg')\n" + "\n\n".join(parts) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=int, default=1000)
+    parser.add_argument("--notebooks", default="", help="comma-separated notebook names (default: all)")
+    parser.add_argument("--top", type=int, default=12)
+    args = parser.parse_args()
+
+    from ambiglib import load, simulate
+    from ambiglib.report import bundled_notebooks
+    from ambiglib.runlog import write_snapshot
+
+    work = Path(tempfile.mkdtemp(prefix="ambiglib-profile-"))
+    # the snapshot is kept between runs (bench/out/, not tracked): writing it is not what is profiled
+    snapshot = HERE / "out" / f"snapshot_x{args.scale}"
+    if not (snapshot / "snapshot.json").is_file():
+        log = work / "runs.jsonl"
+        with log.open("w", encoding="utf-8") as fh:
+            for records in simulate.example_records(scale=args.scale).values():
+                for rec in records:
+                    fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+        loaded = load(log, strict=False, quiet=True)
+        write_snapshot(*loaded, f"simulator at {args.scale}x", snapshot)
+        del loaded
+        log.unlink()
+    print(f"log: simulator at {args.scale}x, snapshot {snapshot}")
+
+    wanted = {n for n in args.notebooks.split(",") if n}
+    for nb_path in sorted(bundled_notebooks().glob("*.ipynb")):
+        if wanted and nb_path.stem not in wanted:
+            continue
+        script = work / f"{nb_path.stem}.py"
+        script.write_text(_script(nb_path, str(snapshot), str(work / "artifacts" / nb_path.stem)))
+        result = work / f"{nb_path.stem}.json"
+        started = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", RUNNER, str(script), str(args.top), str(result)],
+                              cwd=nb_path.parent, capture_output=True, text=True)
+        took = time.perf_counter() - started
+        if proc.returncode != 0:
+            print(f"\n{nb_path.stem}: failed\n{proc.stderr[-2000:]}")
+            continue
+        data = json.loads(result.read_text())
+        print(f"\n{nb_path.stem}: {data['wall']:.1f} s in its cells ({took:.1f} s with the interpreter's start)")
+        for row in data["top"]:
+            print(f"  {row['seconds']:7.2f} s  {row['function']:<34} {row['where']}")
+
+
+if __name__ == "__main__":
+    main()
