@@ -32,7 +32,7 @@ import pandas as pd
 
 from .runset import RunSet
 from .schema import DEFAULT_POLICY
-from .stats import bootstrap_counts, majority_vote, paired_bootstrap_ci, paired_wilcoxon, percentile_ci, wilson_ci
+from .stats import bootstrap_totals, majority_vote, paired_bootstrap_ci, paired_wilcoxon, percentile_ci, wilson_ci
 
 __all__ = [
     "ask_f1",
@@ -138,8 +138,7 @@ def _cluster_ci(sums: pd.DataFrame, keys: list[str], cluster: str,
         by_size.setdefault(len(g), []).append((key, g[cols].to_numpy(dtype=float)))
     rows = []
     for n, members in by_size.items():
-        weights = bootstrap_counts(n, n_boot, seed)
-        totals = weights @ np.hstack([m for _, m in members])  # (n_boot, len(cols) * len(members))
+        totals = bootstrap_totals(np.hstack([m for _, m in members]), n_boot, seed)  # (n_boot, len(cols) * len(members))
         for j, (key, _) in enumerate(members):
             block = totals[:, j * len(cols):(j + 1) * len(cols)]
             values = stat({c: block[:, i] for i, c in enumerate(cols)})
@@ -444,11 +443,16 @@ def _calibration_parts(rs: RunSet, by: Sequence[str]):
 
 
 def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
-    """1 − C(n−c, k)/C(n, k) per unit (Chen et al. 2021), computed as a stable product."""
-    out = np.empty(len(n))
-    for i, (ni, ci_) in enumerate(zip(n, c)):
-        out[i] = 1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))
-    return out
+    """1 − C(n−c, k)/C(n, k) per unit (Chen et al. 2021), computed as a stable product.
+
+    Units share a few (n, c) pairs (n is a handful of trials): each distinct pair is computed once."""
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+    if len(n) == 0:
+        return np.empty(0)
+    pairs, inverse = np.unique(np.stack([n, c], axis=1), axis=0, return_inverse=True)
+    values = np.array([1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))
+                       for ni, ci_ in pairs])
+    return values[inverse.reshape(-1)]
 
 
 def _per_unit_pass(runs: pd.DataFrame, unit: list[str], k: int, estimator: str) -> pd.DataFrame:
@@ -981,9 +985,9 @@ def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
 
 def _vote_confidences(rs: RunSet, frame: pd.DataFrame) -> list[float | None]:
     """Each judge call's own confidence, where an importer kept it (``meta.judge_confidence[judge][call]``)."""
-    from .runset import run_metas
+    from .runset import shared_metas
 
-    confidence = {run_id: m.get("judge_confidence") or {} for run_id, m in zip(rs.runs["run_id"], run_metas(rs.runs))}
+    confidence = {run_id: m.get("judge_confidence") or {} for run_id, m in zip(rs.runs["run_id"], shared_metas(rs.runs))}
     return [(confidence.get(run_id, {}).get(str(judge)) or {}).get(str(call))
             for run_id, judge, call in zip(frame["run_id"], frame["judge"], frame["call"])]
 

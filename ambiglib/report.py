@@ -80,8 +80,22 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
 
 
+#: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
+#: Larger than any table of the example or the papers' data, so those are shown whole; a table of one
+#: row per task or variant on a large log is data, not a table to read: its first rows are shown with a
+#: line saying how many more the CSV holds (rendering 18,000 rows took ~20 s and made an unreadable page).
+MAX_ROWS_SHOWN = 1000
+
+
+def _shown_rows(table: pd.DataFrame, name: str, max_rows: int | None) -> tuple[pd.DataFrame, str | None]:
+    """The rows to render, and the note saying what was left to the CSV (None when nothing was)."""
+    if max_rows is None or len(table) <= max_rows:
+        return table, None
+    return table.head(max_rows), f"first {max_rows:,} of {len(table):,} rows; every row is in {name}.csv"
+
+
 def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
-               caption: str | None = None, precision: int = 3) -> list[Path]:
+               caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN) -> list[Path]:
     """Write a table as ``<name>.csv``, ``.md`` and ``.tex`` (booktabs) into ``out_dir``.
 
     Parameters
@@ -95,6 +109,9 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         Goes into the TeX table and the report index.
     precision : int, default 3
         Decimals in the Markdown and TeX renderings; the CSV keeps full precision.
+    max_rows : int or None, default :data:`MAX_ROWS_SHOWN`
+        Rows in the Markdown and TeX renderings; a longer table renders its first ``max_rows`` and
+        says so (after the Markdown table, in the TeX caption). The CSV has every row. None: all.
 
     Returns
     -------
@@ -107,15 +124,19 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     out.mkdir(parents=True, exist_ok=True)
     plain = table.reset_index(drop=True)
     csv_safe(plain).to_csv(out / f"{name}.csv", index=False)
-    shown = _as_text_cells(plain.astype({c: "float64" for c in plain.columns if _is_float(plain[c])}))
+    head, cut = _shown_rows(plain, name, max_rows)
+    shown = _as_text_cells(head.astype({c: "float64" for c in head.columns if _is_float(head[c])}))
     # tabulate prints its missing value only for None, not for NaN
     as_md = markdown_safe(shown).astype(object).where(shown.notna().to_numpy(), None)
-    (out / f"{name}.md").write_text(as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n",
-                                    encoding="utf-8")
+    md = as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n"
+    if cut:
+        md += f"\n*{_markdown_cell(cut)}*\n"
+    (out / f"{name}.md").write_text(md, encoding="utf-8")
     styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
     styler = styler.format_index(escape="latex", axis="columns")
-    tex = styler.to_latex(hrules=True, caption=_latex_escape(caption) if caption else None, label=f"tab:{name}",
-                          position="htbp")
+    tex_caption = " — ".join(t for t in (caption, cut) if t)
+    tex = styler.to_latex(hrules=True, caption=_latex_escape(tex_caption) if tex_caption else None,
+                          label=f"tab:{name}", position="htbp")
     (out / f"{name}.tex").write_text(tex, encoding="utf-8")
     if caption:
         (out / f"{name}.caption.txt").write_text(caption, encoding="utf-8")
@@ -216,11 +237,12 @@ def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) ->
 
 
 def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
-               caption: str | None = None, precision: int = 3):
+               caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN):
     """Save a table (:func:`save_table`) and return what a notebook shows for it.
 
     A table with rows is shown once, as escaped HTML that scrolls sideways when wide, counts
-    as integers. An empty table is not saved: its ``attrs["note"]`` ("no runs with registered
+    as integers; beyond ``max_rows`` rows, its first ``max_rows`` and a line saying how many more
+    the CSV holds. An empty table is not saved: its ``attrs["note"]`` ("no runs with registered
     blockers and the ask tool in this log") is shown in one line and recorded for the report
     index.
     """
@@ -230,26 +252,39 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         note = table.attrs.get("note") or f"{name}: nothing to show in this log"
         _note_file(out_dir, name, note, caption, "table")
         return HTML(f"<p><em>{html.escape(note)}</em></p>")
-    save_table(table, name, out_dir, caption=caption, precision=precision)
-    shown = _as_text_cells(_counts_as_integers(table.reset_index(drop=True)))
+    save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
+    head, cut = _shown_rows(_counts_as_integers(table.reset_index(drop=True)), name, max_rows)
+    shown = _as_text_cells(head)
     styler = shown.style.format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
-    return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>")
+    more = f"<p><em>{html.escape(cut)}</em></p>" if cut else ""
+    return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
 
 
 def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):
-    """Save a figure (:func:`save_figure`); a figure drawn from nothing (its ``ambiglib_note``) is
-    closed instead, and its note shown in one line and recorded for the report index."""
+    """Save a figure (:func:`save_figure`) and return what a notebook shows for it: the saved PNG itself,
+    at the figure's size, so that it is drawn once (the inline backend would draw it again at the cell's
+    end). Without ``out_dir``, nothing is saved and the notebook shows the figure as usual. A figure
+    drawn from nothing (its ``ambiglib_note``) is closed instead, and its note shown in one line and
+    recorded for the report index."""
+    import matplotlib.pyplot as plt
+
     note = getattr(figure, "ambiglib_note", None)
     if note:
-        import matplotlib.pyplot as plt
         from IPython.display import HTML
 
         plt.close(figure)
         _note_file(out_dir, name, note, None, "figure")
         return HTML(f"<p><em>{html.escape(note)}</em></p>")
-    save_figure(figure, name, out_dir, dpi=dpi)
-    return None
+    path = save_figure(figure, name, out_dir, dpi=dpi)
+    if path is None:
+        return None
+    from IPython.display import Image
+
+    plt.close(figure)
+    image = path.read_bytes()
+    width = int.from_bytes(image[16:20], "big")  # the PNG's IHDR width, in pixels at ``dpi``
+    return Image(data=image, format="png", width=round(width * 96 / dpi))  # shown at its size in inches
 
 
 def save_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150) -> Path | None:
@@ -785,9 +820,12 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
             parts.append(f"<h3 class='table-title' data-table='{_attr(r.name)}/{_attr(t)}'>{html.escape(caption)}</h3>")
             parts.append(f"<p><a href='{_attr(base)}.csv'>csv</a> · <a href='{_attr(base)}.md'>md</a> ·"
                          f" <a href='{_attr(base)}.tex'>tex</a></p>")
-            parts.append("<div class='scroll'>" + frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
-                                                              classes="report-table", border=0)
+            head, cut = _shown_rows(frame, t, MAX_ROWS_SHOWN)
+            parts.append("<div class='scroll'>" + head.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
+                                                             classes="report-table", border=0)
                          .replace("<table ", f"<table data-table='{_attr(r.name)}/{_attr(t)}' ", 1) + "</div>")
+            if cut:
+                parts.append(f"<p class='notes'>{html.escape(cut)}</p>")
         for fname in r.figures:
             src = f"figures/{r.name}/{fname}.png"
             entry["figures"].append({"name": fname, "png": src})

@@ -173,3 +173,24 @@ def test_flag_heatmap_rows_are_flags_and_columns_classes():
     panels = [a for a in two.axes if a.get_title()]
     assert [a.get_title() for a in panels] == ["GPT-5.2", "Other"]
     assert [t.get_text() for t in panels[1].texts] == ["45", "40", "10", "10"]
+
+
+def test_show_figure_shows_the_saved_png_once_at_the_figures_size(tmp_path):
+    """With out_dir, the notebook shows the PNG written there (drawn once, the figure closed so the inline
+    backend does not draw it again), at its size in inches; without, nothing is saved and the figure stays."""
+    import matplotlib.pyplot as plt
+
+    from ambiglib.report import show_figure
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([0, 1], [0, 1])
+    shown = show_figure(fig, "line", tmp_path, dpi=150)
+    png = (tmp_path / "line.png").read_bytes()
+    assert shown.data == png and shown.format == "png"
+    assert not plt.fignum_exists(fig.number)
+    width_px = int.from_bytes(png[16:20], "big")
+    assert 3.5 * 150 < width_px <= 4.2 * 150  # bbox "tight" trims a little, or pads
+    assert shown.width == round(width_px * 96 / 150)
+    other, ax = plt.subplots()
+    assert show_figure(other, "kept", "") is None and plt.fignum_exists(other.number)
+    assert not (tmp_path / "kept.png").exists()

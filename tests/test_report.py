@@ -9,6 +9,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -124,6 +125,23 @@ def test_save_table_and_render_table(tmp_path):
     assert "0.123" in (tmp_path / "t.md").read_text() and "–" in (tmp_path / "t.md").read_text()
     assert save_table(frame, "t", "") == []
     assert render_table(frame).splitlines()[1].split() == ["a_b", "0.123", "3"]
+
+
+def test_a_long_table_renders_its_first_rows_and_the_csv_keeps_all(tmp_path):
+    """Past max_rows, the notebook's HTML, the .md and the .tex hold the first rows and say how many the
+    CSV has; the CSV has every row. At or under max_rows nothing is cut or noted."""
+    from ambiglib.report import show_table
+
+    frame = pd.DataFrame({"task_id": [f"t_{i}" for i in range(25)], "score": np.arange(25) / 8})
+    html_ = show_table(frame, "per_task", tmp_path, caption="Per task", max_rows=10).data
+    assert pd.read_csv(tmp_path / "per_task.csv")["task_id"].tolist() == frame["task_id"].tolist()
+    md, tex = (tmp_path / "per_task.md").read_text(), (tmp_path / "per_task.tex").read_text()
+    note = "first 10 of 25 rows; every row is in per_task.csv"
+    assert "t\\_9" in tex and "t\\_10" not in tex and "per\\_task.csv" in tex and "Per task" in tex
+    assert "t_9" in md and "t_10" not in md and note in md
+    assert "t_9" in html_ and "t_10" not in html_ and note in html_
+    show_table(frame, "whole", tmp_path, max_rows=25)
+    assert "t_24" in (tmp_path / "whole.md").read_text() and "rows; every row" not in (tmp_path / "whole.md").read_text()
 
 
 def _chromium() -> str | None:

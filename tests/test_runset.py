@@ -94,3 +94,28 @@ def test_loading_never_mutates_and_frames_are_independent(runset, tmp_path):
     runset.to_parquet(tmp_path / "pq")
     runset.to_jsonl(tmp_path / "out.jsonl")
     pd.testing.assert_frame_equal(runset.runs, before)
+
+
+@pytest.mark.parametrize("criteria", [{"benchmark": "hil-bench"}, {"model": ["m0", "nobody"]}, {"benchmark": "nobody"},
+                                      {}])
+def test_filter_through_arrow_gives_pandas_boolean_indexing(monkeypatch, criteria):
+    """Large frames are filtered by Arrow (runset._ARROW_ROWS); forced on for the example, every frame
+    equals pandas' boolean indexing of the same rows: values, dtypes, order, a fresh 0..n-1 index."""
+    import numpy as np
+
+    from ambiglib import runset as rs_mod
+    from ambiglib.report import example_runs
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs = ambiglib.load(example, quiet=True)
+    models = sorted(set(rs.runs["model"].astype(object)))
+    criteria = {k: ([models[0], "nobody"] if v == ["m0", "nobody"] else v) for k, v in criteria.items()}
+    by_pandas = rs.filter(**criteria)
+    monkeypatch.setattr(rs_mod, "_ARROW_ROWS", 0)
+    by_arrow = rs.filter(**criteria)
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        pd.testing.assert_frame_equal(getattr(by_arrow, name), getattr(by_pandas, name), check_exact=True)
+    assert len(by_arrow.runs) == int(np.sum([all(r[k] in (v if isinstance(v, list) else [v]) for k, v in criteria.items())
+                                             for _, r in rs.runs.iterrows()]))

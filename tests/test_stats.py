@@ -116,6 +116,23 @@ def test_bootstrap_counts_tally_the_draws():
     assert (counts[13] == np.bincount(idx[13], minlength=7)).all()
 
 
+def test_replicates_in_blocks_are_the_harness_draws(monkeypatch):
+    """With blocks of a few replicates (as a large log's tasks get), the blocks are the rows of the
+    one count matrix, totals are its products, and the paired interval is still the harness's."""
+    monkeypatch.setattr(stats, "BOOTSTRAP_BLOCK", 61 * 7)  # 7 replicates of 61 tasks per block
+    rng = np.random.default_rng(11)
+    a, b = rng.random(61), rng.random(61)
+    blocks = list(stats.bootstrap_blocks(61, 100, seed=3))
+    assert len(blocks) == 15 and [r.stop - r.start for r, _ in blocks][-1] == 2
+    whole = stats.bootstrap_counts(61, 100, seed=3)
+    assert np.array_equal(np.vstack([c for _, c in blocks]), whole)
+    values = rng.random((61, 3))
+    assert np.allclose(stats.bootstrap_totals(values, 100, seed=3), whole @ values, rtol=0, atol=1e-12)
+    for seed in (0, 1):
+        ours = stats.paired_bootstrap_ci(a, b, n_boot=4000, seed=seed)
+        assert ours == pytest.approx(_harness_paired_bootstrap(a, b, 4000, seed), abs=1e-12)
+
+
 def test_cluster_bootstrap_equals_explicit_resampling_of_tasks():
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({
