@@ -36,6 +36,10 @@ from .loading import load
 
 #: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).
 SNAPSHOT_DIR = "snapshot"
+#: The notebook parameter the report sets to its snapshot (reserved, like ``out_dir``)
+SNAPSHOT_PARAMETER = "snapshot"
+#: Parameters the report sets itself for every notebook; a params file cannot
+_RESERVED = ("out_dir", SNAPSHOT_PARAMETER)
 
 __all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summary", "run_report", "ReportError",
            "errors_frame", "render_table", "notebook_parameters", "bundled_notebooks", "example_runs"]
@@ -442,7 +446,7 @@ def _check_params(params_file, common: dict[str, Any], per_notebook: dict[str, d
     if unknown_nb:
         raise ReportError(f"{where}no notebook named {', '.join(map(repr, unknown_nb))}; the notebooks are"
                           f" {', '.join(sorted(declared))}")
-    every = sorted({p for name in chosen for p in declared[name]} - {"out_dir"})
+    every = sorted({p for name in chosen for p in declared[name]} - set(_RESERVED))
     for key in common:
         if key not in every:
             raise ReportError(f"{where}unknown parameter {key!r}: no notebook of the report has it; the parameters"
@@ -452,9 +456,9 @@ def _check_params(params_file, common: dict[str, Any], per_notebook: dict[str, d
             if key == "runs":
                 raise ReportError(f"{where}notebooks: {name}: 'runs' is one run log for the whole report (set it"
                                   " at the top level or with --runs)")
-            if key not in declared[name] or key == "out_dir":
+            if key not in declared[name] or key in _RESERVED:
                 raise ReportError(f"{where}notebooks: {name}: unknown parameter {key!r}; {name} has"
-                                  f" {', '.join(p for p in declared[name] if p != 'out_dir')}")
+                                  f" {', '.join(p for p in declared[name] if p not in _RESERVED)}")
 
 
 def _run_one(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) -> NotebookResult:
@@ -621,7 +625,11 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         mine = declared[path.stem]
         params = {k: v for k, v in common.items() if k in mine}
         params.update(per_notebook.get(path.stem, {}))
-        params.update(runs=str(snapshot), out_dir=str(out / "artifacts" / path.stem))
+        params.update(out_dir=str(out / "artifacts" / path.stem))
+        # a notebook with a ``snapshot`` parameter reads the snapshot and shows the log it came from as
+        # ``runs``; another (a user's own) gets the snapshot as its ``runs``
+        params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
+                      if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
         jobs_args.append((path, out, params, os.getcwd()))
     # one process per running notebook: papermill's working-directory switch cannot race
     results: dict[str, NotebookResult] = {}

@@ -54,6 +54,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+def _arrow_of(column: pd.Series) -> Any:
+    """The Arrow array behind an Arrow-backed column (the same object while the column is unchanged), else None."""
+    return column.array.__arrow_array__() if isinstance(column.dtype, pd.ArrowDtype) else None
+
+
 def _of_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> np.ndarray:
     """Which rows of ``frame`` (questions or labels) belong to ``runs``."""
     return frame["run_id"].isin(runs["run_id"]).to_numpy(dtype=bool, na_value=False)
@@ -150,6 +155,8 @@ class RunSet:
     blockers: pd.DataFrame
     #: rows of a native log that are not runs (e.g. a harness's ``skipped_existing`` entries): reason → count
     skipped: dict = field(default_factory=dict, compare=False)
+    #: which run each question and label row belongs to, once worked out (:meth:`_links`)
+    _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:
         """Return the five frames by name."""
@@ -177,14 +184,54 @@ class RunSet:
                 keep &= frame[column].isin(values).to_numpy(dtype=bool, na_value=False)
             return keep
 
-        runs = _rows(self.runs, mask(self.runs, False))
-        return RunSet(
-            runs=runs,
-            questions=_rows(self.questions, _of_runs(self.questions, runs)),
-            labels=_rows(self.labels, _of_runs(self.labels, runs)),
-            tasks=_rows(self.tasks, mask(self.tasks, True)),
-            blockers=_rows(self.blockers, mask(self.blockers, True)),
-        )
+        return self._subset(mask(self.runs, False), _rows(self.tasks, mask(self.tasks, True)),
+                            _rows(self.blockers, mask(self.blockers, True)), {})
+
+    def _subset(self, keep: np.ndarray, tasks: pd.DataFrame, blockers: pd.DataFrame, skipped: dict) -> "RunSet":
+        """The runs where ``keep``, their questions and labels, and the tasks and blockers given.
+
+        Which question and label rows belong to which run is worked out once per run set (a join on
+        ``run_id``, :meth:`_links`) and carried to every subset, so that filtering a filtered log
+        does not hash every ``run_id`` again."""
+        runs = _rows(self.runs, keep)
+        renumber = np.cumsum(keep, dtype=np.int64) - 1  # a kept run's row in the subset
+        frames, links = {}, {}
+        for name in ("questions", "labels"):
+            frame = getattr(self, name)
+            pos = self._links(name)
+            if pos is None:  # duplicate or null run ids (a run set built by hand): match by value
+                frames[name] = _rows(frame, _of_runs(frame, runs))
+                continue
+            mine = pos >= 0
+            mine[mine] = keep[pos[mine]]
+            frames[name] = _rows(frame, mine)
+            links[name] = renumber[pos[mine]]
+        out = RunSet(runs=runs, tasks=tasks, blockers=blockers, skipped=skipped, **frames)
+        for name, pos in links.items():
+            out._remember(name, pos)
+        return out
+
+    def _links(self, name: str) -> np.ndarray | None:
+        """For each row of ``questions`` or ``labels``: the row of its run in ``runs`` (−1: none), or None
+        where run ids are not unique and present. Kept with the Arrow arrays of both ``run_id`` columns it
+        was computed from, and recomputed when either is not the same object any more: Arrow arrays are
+        immutable, so a frame changed in place holds a new one."""
+        ids, run_ids = _arrow_of(getattr(self, name)["run_id"]), _arrow_of(self.runs["run_id"])
+        cached = self._cache.get(name)
+        if cached is not None and ids is not None and cached[0] is ids and cached[1] is run_ids:
+            return cached[2]
+        index = pd.Index(self.runs["run_id"])
+        if not index.is_unique or index.hasnans or getattr(self, name)["run_id"].hasnans:
+            return None
+        pos = index.get_indexer(getattr(self, name)["run_id"]).astype(np.int64)
+        if ids is not None and run_ids is not None:
+            self._cache[name] = (ids, run_ids, pos)
+        return pos
+
+    def _remember(self, name: str, pos: np.ndarray) -> None:
+        ids, run_ids = _arrow_of(getattr(self, name)["run_id"]), _arrow_of(self.runs["run_id"])
+        if ids is not None and run_ids is not None:
+            self._cache[name] = (ids, run_ids, pos)
 
     def where(self, filters: "Sequence[Any] | None") -> "RunSet":
         """Return the runs a filter in pyarrow's syntax keeps, with their questions and labels.
@@ -208,26 +255,20 @@ class RunSet:
         if dnf is None:
             return self
 
-        def rows(frame: pd.DataFrame, expr: pc.Expression | None) -> pd.DataFrame:
+        def keep(frame: pd.DataFrame, expr: pc.Expression | None) -> np.ndarray:
+            out = np.zeros(len(frame), dtype=bool)
             if expr is None:
-                return frame
+                out[:] = True
+                return out
             names = sorted({t[0] for conj in dnf for t in conj if t[0] in frame.columns})
             table = pa.Table.from_pandas(frame[names], preserve_index=False)
             table = table.append_column("__row", pa.array(np.arange(len(frame), dtype=np.int64)))
-            keep = np.zeros(len(frame), dtype=bool)
-            keep[table.filter(expr).column("__row").to_numpy()] = True
-            return _rows(frame, keep)
+            out[table.filter(expr).column("__row").to_numpy()] = True
+            return out
 
-        runs = rows(self.runs, flt.expression(dnf))
         tasks_expr = flt.expression(dnf, flt.TASK_COLUMNS)
-        return RunSet(
-            runs=runs,
-            questions=_rows(self.questions, _of_runs(self.questions, runs)),
-            labels=_rows(self.labels, _of_runs(self.labels, runs)),
-            tasks=rows(self.tasks, tasks_expr),
-            blockers=rows(self.blockers, tasks_expr),
-            skipped=dict(self.skipped),
-        )
+        return self._subset(keep(self.runs, flt.expression(dnf)), _rows(self.tasks, keep(self.tasks, tasks_expr)),
+                            _rows(self.blockers, keep(self.blockers, tasks_expr)), dict(self.skipped))
 
     def to_parquet(self, path: str | os.PathLike[str], *, compression: str | None = None,
                    partition_by: "Sequence[str]" = ()) -> Path:

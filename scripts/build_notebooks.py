@@ -33,7 +33,8 @@ suites: "Optional[list]" = None  # suites to include; None: all
 conventions: "Optional[dict]" = None  # benchmark -> paper whose conventions it follows, e.g. {"clarifybench": "hil-bench"}; None: each paper's own, neutral for the rest
 n_boot: int = 2000  # bootstrap replicates (the papers use 10,000)
 seed: int = 0  # bootstrap seed
-out_dir: str = ""  # where `ambiglib report` collects tables and figures; "": nowhere'''
+out_dir: str = ""  # where `ambiglib report` collects tables and figures; "": nowhere
+snapshot: str = ""  # set by `ambiglib report`: its checked copy of `runs`, read instead; "": read `runs`'''
 
 SETUP = '''import pandas as pd
 
@@ -42,7 +43,7 @@ from ambiglib import metrics, plots, tables
 from ambiglib.report import render_table, show_figure, show_table
 
 pd.set_option("display.width", 200)
-rs, rejected = ambiglib.load(runs, strict=False, quiet=True)
+rs, rejected = ambiglib.load(snapshot or runs, strict=False, quiet=True)
 rs = rs.filter(benchmark=benchmarks, model=models, suite=suites)'''
 
 LOADED = '''# NBVAL_CHECK_OUTPUT

@@ -176,6 +176,8 @@ def test_the_index_page_in_headless_chromium_shows_every_table_and_figure(report
     ("notebooks:\n  quickstart:\n    selector_audit: x.csv\n", "notebooks: quickstart: unknown parameter"
                                                               " 'selector_audit'; quickstart has runs, benchmarks"),
     ("runs: /somewhere/else\n", "runs: '/somewhere/else' disagrees with --runs"),
+    ("snapshot: /tmp/x\n", "unknown parameter 'snapshot': no notebook of the report has it"),
+    ("notebooks:\n  quickstart:\n    snapshot: /tmp/x\n", "notebooks: quickstart: unknown parameter 'snapshot'"),
 ])
 def test_bad_parameters_are_refused_before_anything_runs(tmp_path, yaml, message):
     params = tmp_path / "params.yaml"
@@ -269,6 +271,21 @@ def test_a_notebook_run_alone_gives_the_tables_it_gives_in_the_report(report, tm
     for t in tables:
         alone = tmp_path / "alone" / Path(t["csv"]).name
         assert alone.read_bytes() == (out / t["csv"]).read_bytes(), t["csv"]
+
+
+def test_executed_notebooks_name_the_log_and_read_the_snapshot(report):
+    """Each executed notebook's injected parameters name the user's log as ``runs`` and the report's
+    snapshot (in its work folder, gone afterwards) as ``snapshot``, which is what it read."""
+    import nbformat
+
+    out, _, manifest = report
+    for entry in manifest["notebooks"]:
+        nb = nbformat.read(out / f"{entry['notebook']}.ipynb", as_version=4)
+        injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+        values = dict(re.findall(r'^(runs|snapshot) = "(.*)"$', injected.source, flags=re.M))
+        assert values["runs"] == str(ROOT / "data" / "example"), entry["notebook"]
+        assert values["snapshot"].endswith("/snapshot") and not Path(values["snapshot"]).exists()
+        assert ".building-" in values["snapshot"], values["snapshot"]
 
 
 def test_the_snapshot_keeps_what_the_load_rejected(tmp_path):

@@ -119,3 +119,35 @@ def test_filter_through_arrow_gives_pandas_boolean_indexing(monkeypatch, criteri
         pd.testing.assert_frame_equal(getattr(by_arrow, name), getattr(by_pandas, name), check_exact=True)
     assert len(by_arrow.runs) == int(np.sum([all(r[k] in (v if isinstance(v, list) else [v]) for k, v in criteria.items())
                                              for _, r in rs.runs.iterrows()]))
+
+
+def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits():
+    """Questions and labels follow their runs by run_id through nested filters (the run links are worked out
+    once and carried to subsets); a frame changed in place is joined afresh, never with stale links."""
+    from ambiglib.report import example_runs
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs = ambiglib.load(example, quiet=True)
+
+    def by_value(parent, child):  # what filter must give, by run_id membership
+        for name in ("questions", "labels"):
+            frame = getattr(parent, name)
+            want = frame[frame["run_id"].isin(child.runs["run_id"])].reset_index(drop=True)
+            pd.testing.assert_frame_equal(getattr(child, name), want, check_exact=True)
+
+    hil = rs.filter(benchmark="hil-bench")
+    by_value(rs, hil)
+    tool = hil.filter(ask_tool=True).filter(suite="sql")
+    by_value(rs, tool)
+    assert len(tool.questions) and len(tool.questions) < len(hil.questions)
+    # questions moved in place to a run without the tool: the next filter leaves them out
+    other = hil.runs.loc[~hil.runs["ask_tool"].astype(bool), "run_id"].iloc[0]  # a run without the tool
+    moved = tool.questions.index[tool.questions["run_id"] != other][0]
+    rs.questions.loc[rs.questions["run_id"] == tool.questions.at[moved, "run_id"], "run_id"] = other
+    by_value(rs, rs.filter(benchmark="hil-bench", ask_tool=True, suite="sql"))
+    # duplicate run ids (a run set built by hand) are matched by value
+    twice = ambiglib.RunSet(runs=pd.concat([hil.runs, hil.runs.iloc[:1]], ignore_index=True),
+                            questions=hil.questions, labels=hil.labels, tasks=hil.tasks, blockers=hil.blockers)
+    by_value(twice, twice.filter(ask_tool=True))
