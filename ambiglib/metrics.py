@@ -25,10 +25,11 @@ Conventions shared by all metrics:
 
 from __future__ import annotations
 
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from .runset import RunSet
 from .schema import DEFAULT_POLICY
@@ -60,13 +61,23 @@ class MetricError(ValueError):
 # ----------------------------------------------------------------------------- shared plumbing
 
 
+def _text(column: pd.Series) -> Any:
+    """A text column as ``_work`` holds it: what pandas makes of its values as Python objects. Where pandas
+    infers its string dtype (pandas 3), an Arrow string column is cast to that dtype directly: the same
+    column, without a Python object per value and the inference back (~0.5 s a column at 500,000 runs)."""
+    if pd.get_option("future.infer_string") and isinstance(column.dtype, pd.ArrowDtype) \
+            and pa.types.is_string(column.dtype.pyarrow_dtype):
+        return column.astype(pd.StringDtype("pyarrow", na_value=np.nan)).array
+    return column.astype(object).to_numpy()
+
+
 def _work(rs: RunSet) -> pd.DataFrame:
     """The runs as plain numpy/object columns, with the per-run counts metrics need."""
     r = rs.runs
     status = r["status"].astype(object).to_numpy()
     score = r["score"].to_numpy(dtype=float, na_value=np.nan)
     failed = np.isin(status, FAILED)
-    out = pd.DataFrame({c: r[c].astype(object).to_numpy() for c in
+    out = pd.DataFrame({c: _text(r[c]) for c in
                         ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "policy",
                          "protocol", "status", "category")})
     out["ask_tool"] = r["ask_tool"].to_numpy(dtype=bool, na_value=False)

@@ -167,10 +167,14 @@ class RunSet:
 
         Each keyword names a ``runs`` column and gives a value or a list of values:
         ``rs.filter(benchmark="hil-bench", suite=["sql", "swe"])``; a value of None
-        (a notebook parameter left unset) does not filter. Tasks and
+        (a notebook parameter left unset) does not filter, and with nothing to filter
+        the run set itself is returned, as :meth:`where` does. Tasks and
         blockers are filtered by the criteria on the columns they share with runs
         (``benchmark``, ``suite``, ``task_id``, ``variant_id``).
         """
+        if all(value is None for value in criteria.values()):
+            return self
+
         def mask(frame: pd.DataFrame, only_shared: bool) -> np.ndarray:
             keep = np.ones(len(frame), dtype=bool)
             for column, value in criteria.items():

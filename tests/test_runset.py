@@ -137,6 +137,7 @@ def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits()
             want = frame[frame["run_id"].isin(child.runs["run_id"])].reset_index(drop=True)
             pd.testing.assert_frame_equal(getattr(child, name), want, check_exact=True)
 
+    assert rs.filter(benchmark=None, model=None) is rs  # nothing to filter: the run set itself, as where(None)
     hil = rs.filter(benchmark="hil-bench")
     by_value(rs, hil)
     tool = hil.filter(ask_tool=True).filter(suite="sql")
