@@ -976,7 +976,8 @@ def personas(rs: RunSet, *, k: int = 3, paired: bool | None = None, conventions:
 # ============================================================================= beyond the papers
 
 
-def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None) -> pd.DataFrame:
+def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None,
+                     summary: pd.DataFrame | None = None) -> pd.DataFrame:
     """Set each headline number under the paper's definition beside the harness's, with the difference.
 
     Rows: HIL-Bench precision, recall and Ask-F1 (paper: relevant questions over all valid runs;
@@ -993,6 +994,10 @@ def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None)
     log of the paper's own benchmark name counts as its harness's), or from the benchmarks
     ``harness`` maps to a harness, as in :func:`harness_summary`.
 
+    ``summary``, when given, is ``harness_summary(rs, harness=harness)`` already computed (the
+    conventions notebook shows it too): its rows are used instead of recomputing them, which on a
+    large log is most of this table's time.
+
     Returns
     -------
     pandas.DataFrame
@@ -1007,17 +1012,17 @@ def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None)
     for bench in by_harness["hil-bench"]:
         hil = rs.filter(benchmark=bench)
         paper = metrics.ask_f1(hil).set_index(["suite", "model"])
-        summary = harness_summary(hil)
-        summary = summary[summary["condition"] == "ask_human"].set_index(["suite", "model", "statistic"])["value"]
+        mine = harness_summary(hil, harness=harness) if summary is None else summary[summary["benchmark"] == bench]
+        mine = mine[mine["condition"] == "ask_human"].set_index(["suite", "model", "statistic"])["value"]
         # a cell absent from the harness's summary (its pass filter left no attempt) has no harness number
         for (suite, model), p in paper.iterrows():
             for q, stat in (("precision", "ask_precision"), ("recall", "ask_recall"), ("ask_f1", "ask_f1")):
-                rows.append((bench, suite, model, q, p[q], summary.get((suite, model, stat), np.nan)))
+                rows.append((bench, suite, model, q, p[q], mine.get((suite, model, stat), np.nan)))
         tool = hil.filter(spec="ambiguous", ask_tool=True)
         unb = metrics.pass_at_k(tool, k=3).set_index(["suite", "model"])
         for (suite, model), r in unb.iterrows():
             rows.append((bench, suite, model, "pass@3 with ask_human", r["pass_at_k"],
-                         summary.get((suite, model, "pass_at_3"), np.nan)))
+                         mine.get((suite, model, "pass_at_3"), np.nan)))
     for bench in by_harness["lhaw"]:
         lhaw = rs.filter(benchmark=bench)
         voi = metrics.value_of_information(lhaw, by=("suite", "model", "policy"), paired=False)

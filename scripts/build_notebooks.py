@@ -218,12 +218,14 @@ SPECS: dict[str, list] = {
     "conventions": md(
         "# Conventions and coverage\n\nEach headline number under the paper's definition and the released "
         "harness's, side by side; then every cell's runs, missing tasks and excluded error runs.")
-        + table("tables.convention_audit(rs)", "convention_audit", "Paper vs harness definitions")
+        + [nbf.v4.new_code_cell("summary = tables.harness_summary(rs)  # shown below; the audit takes its HIL-Bench"
+                                " rows from it")]
+        + table("tables.convention_audit(rs, summary=summary)", "convention_audit", "Paper vs harness definitions")
         + md("## The harnesses' own summaries\n\nEach harness's summary numbers recomputed from the runs, "
              "statistics named as the harness names them (HIL-Bench `summary_metrics.json` with its pass filter "
              "and invalid-pass rules, Ambig-DS step 6 / step 7 / `normalize_scores.py`, MCP-Atlas coverage), and "
              "what the importers found wrong in the harness output itself.")
-        + table("tables.harness_summary(rs)", "harness_summary", "The harnesses' own summary statistics")
+        + table("summary", "harness_summary", "The harnesses' own summary statistics")
         + table("tables.harness_anomalies(rs)", "harness_anomalies", "Anomalies in the harness output")
         + table("tables.coverage(rs)", "coverage", "Coverage of every cell"),
     "model_comparison": md(

@@ -383,3 +383,27 @@ def test_convention_audit_sets_paper_numbers_beside_the_harness_summary_with_its
     assert not math.isnan(audit.loc[("gpt-5.4", "precision"), "paper"])
     assert "harness_precision_above_1 ×1" in audit.loc[("claude-opus-4-6", "precision"), "anomalies"]
     assert "questions_not_in_log ×1" in audit.loc[("gpt-5.4", "recall"), "anomalies"]
+
+
+def test_convention_audit_follows_a_harness_named_for_a_benchmark_of_ones_own():
+    """Under another name with ``harness={name: "hil-bench"}``, the audit sets the same harness numbers beside
+    the paper's as under the paper's own name (it once recomputed them without the mapping: all NaN); and a
+    summary passed in gives the audit it would compute itself."""
+    from ambiglib.report import example_runs
+
+    rs = ambiglib.load(example_runs(), quiet=True)
+
+    def renamed(frame: pd.DataFrame) -> pd.DataFrame:
+        if "benchmark" not in frame:
+            return frame
+        return frame.assign(benchmark=frame["benchmark"].replace({"hil-bench": "clarifybench"}))
+
+    own = ambiglib.RunSet(**{n: renamed(getattr(rs, n)) for n in ("runs", "questions", "labels", "tasks", "blockers")})
+    audit = tables.convention_audit(rs)
+    theirs = audit[audit["benchmark"] == "hil-bench"].drop(columns="benchmark").reset_index(drop=True)
+    mapped = tables.convention_audit(own, harness={"clarifybench": "hil-bench"})
+    mine = mapped[mapped["benchmark"] == "clarifybench"].drop(columns="benchmark").reset_index(drop=True)
+    assert len(theirs) and theirs["harness"].notna().any()
+    pd.testing.assert_frame_equal(mine, theirs, check_exact=True)
+    pd.testing.assert_frame_equal(tables.convention_audit(rs, summary=tables.harness_summary(rs)), audit,
+                                  check_exact=True)
