@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -80,6 +81,9 @@ def _report(runs: Path | None, out: Path, **kw) -> tuple[float, pd.DataFrame]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=1000, help="simulator scale of the large log (default 1000)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="run the 1x report and the floor this many times, alternately, and compare their medians"
+                             " (on a shared machine the floor alone has ranged 24-30 s between runs)")
     args = parser.parse_args()
     print(f"machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     n_notebooks = len(list(bundled_notebooks().glob("*.ipynb")))
@@ -96,14 +100,24 @@ def main() -> None:
         del records
         print(f"log at {args.scale}x: {n_records:,} records, {big.stat().st_size / 1e6:.0f} MB of JSON Lines"
               f" (simulated and written in {time.perf_counter() - t0:.0f} s, not timed below)")
+        floor_nbs = _floor_notebooks(tmp / "floor-nbs", n_notebooks)
+        ones, floors = [], []
         one, one_phases = _report(None, tmp / "r1")
+        ones.append(one)
         many, many_phases = _report(big, tmp / "rN")
-        floor, _ = _report(None, tmp / "floor", notebooks_dir=_floor_notebooks(tmp / "floor-nbs", n_notebooks))
+        floors.append(_report(None, tmp / "floor", notebooks_dir=floor_nbs)[0])
+        for i in range(1, args.repeat):
+            ones.append(_report(None, tmp / f"r1-{i}")[0])
+            floors.append(_report(None, tmp / f"floor-{i}", notebooks_dir=floor_nbs)[0])
+        one, floor = statistics.median(ones), statistics.median(floors)
     pd.set_option("display.width", 200)
     for label, phases in (("1x", one_phases), (f"{args.scale}x", many_phases)):
         print(f"\nper notebook and phase, report at {label} (seconds):")
         print(phases.round(2).to_string(index=False))
         print("sum:", phases.drop(columns="notebook").sum().round(1).to_dict())
+    if args.repeat > 1:
+        print(f"\n1x runs: {', '.join(f'{t:.1f}' for t in ones)} s; floor runs: {', '.join(f'{t:.1f}' for t in floors)} s"
+              f" (medians below)")
     print(f"\nreport at 1x:              {one:6.1f} s wall ({n_notebooks} notebooks, two at a time)")
     print(f"report at {args.scale}x:{'':{max(0, 12 - len(str(args.scale)))}}{many:6.1f} s wall"
           f"   {args.scale}x / 1x = {many / one:.2f}   (goal <= 2.0: {'PASS' if many / one <= 2.0 else 'FAIL'})")
