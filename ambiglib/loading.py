@@ -23,6 +23,7 @@ from .runlog import (
     read_parquet_tables,
     read_snapshot,
     read_store_tables,
+    snapshot_links,
     require_exists,
 )
 from .runset import RunSet, build_runset
@@ -95,7 +96,10 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     expected = _expected()
     frames = {name: _frame(_conform(table, expected[name], str(path / f"{name}.arrow")))
               for name, table in tables.items()}
-    return RunSet(**frames, skipped=skipped), errors
+    rs = RunSet(**frames, skipped=skipped)
+    for name, pos in snapshot_links(path).items():
+        rs._adopt(name, pos)
+    return rs, errors
 
 
 def _detect_jsonl(path: Path) -> bool:

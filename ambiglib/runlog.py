@@ -654,14 +654,24 @@ def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str 
         table = _versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False))
         with pa.OSFile(str(path / f"{name}.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
+    links = []
+    for name in ("questions", "labels"):  # which run each row belongs to: notebooks need not join again
+        pos = runset._links(name)
+        if pos is not None:
+            with pa.OSFile(str(path / f"{name}.links.arrow"), "wb") as sink:
+                table = pa.table({"run_row": pa.array(pos, type=pa.int64())})
+                with pa.ipc.new_file(sink, table.schema) as writer:
+                    writer.write_table(table)
+            links.append(name)
     meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
-            "errors": [asdict(e) for e in errors]}
+            "errors": [asdict(e) for e in errors], "links": links}
     (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
     return path
 
 
 def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError]]:
-    """The frames of a snapshot (memory-mapped), its ``skipped`` counts and the load errors it keeps.
+    """The frames of a snapshot (memory-mapped), its ``skipped`` counts and the load errors it keeps
+    (:func:`snapshot_links` gives the run links it keeps).
 
     A snapshot is what a report wrote after loading and checking a log, so its records are
     not checked again; its version and every frame's schema are."""
@@ -678,3 +688,21 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
         raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
     return tables, dict(meta.get("skipped") or {}), errors
+
+
+def snapshot_links(path: Path) -> dict[str, np.ndarray]:
+    """The run row of each question and label row, as the report worked it out before writing the snapshot
+    (``<frame>.links.arrow``); empty where it kept none or they cannot be read. The reader checks them
+    (``RunSet._adopt``) before using them."""
+    out = {}
+    for name in ("questions", "labels"):
+        file = path / f"{name}.links.arrow"
+        if not file.is_file():
+            continue
+        try:
+            with pa.memory_map(str(file), "r") as source:
+                # copied out of the mapping: a file replaced in place must not pull memory from under the run set
+                out[name] = np.array(pa.ipc.open_file(source).read_all().column("run_row").to_numpy(), copy=True)
+        except (OSError, KeyError, pa.ArrowException):
+            continue  # only an optimisation: without it the run set joins on run_id itself
+    return out

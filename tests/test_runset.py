@@ -152,3 +152,36 @@ def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits()
     twice = ambiglib.RunSet(runs=pd.concat([hil.runs, hil.runs.iloc[:1]], ignore_index=True),
                             questions=hil.questions, labels=hil.labels, tasks=hil.tasks, blockers=hil.blockers)
     by_value(twice, twice.filter(ask_tool=True))
+
+
+def test_a_snapshot_keeps_the_run_links_and_a_wrong_one_is_not_used(tmp_path):
+    """The report's snapshot stores which run each question and label row belongs to; loading it adopts them
+    only after checking them against the run ids, and filters give the same frames either way."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ambiglib.report import example_runs
+    from ambiglib.runlog import write_snapshot
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs, errors = ambiglib.load(example, strict=False, quiet=True)
+    snap = write_snapshot(rs, errors, str(example), tmp_path / "snapshot")
+    loaded = ambiglib.load(snap, quiet=True)
+    assert {"questions", "labels"} <= set(loaded._cache)  # adopted: no join needed
+    want = rs.filter(benchmark="hil-bench", suite="sql")
+    for name in ("questions", "labels"):
+        pd.testing.assert_frame_equal(getattr(loaded.filter(benchmark="hil-bench", suite="sql"), name),
+                                      getattr(want, name), check_exact=True)
+    # a links file pointing questions at the wrong runs is refused; the load joins on run_id instead
+    with pa.OSFile(str(snap / "questions.links.arrow"), "rb") as source:
+        pos = np.array(pa.ipc.open_file(source).read_all().column(0).to_numpy(), copy=True)
+    with pa.OSFile(str(snap / "questions.links.arrow"), "wb") as sink:
+        table = pa.table({"run_row": pa.array(np.roll(pos, 1))})
+        with pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    tampered = ambiglib.load(snap, quiet=True)
+    assert "questions" not in tampered._cache and "labels" in tampered._cache
+    pd.testing.assert_frame_equal(tampered.filter(benchmark="hil-bench", suite="sql").questions, want.questions,
+                                  check_exact=True)
