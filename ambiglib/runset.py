@@ -155,7 +155,8 @@ class RunSet:
     blockers: pd.DataFrame
     #: rows of a native log that are not runs (e.g. a harness's ``skipped_existing`` entries): reason → count
     skipped: dict = field(default_factory=dict, compare=False)
-    #: which run each question and label row belongs to, once worked out (:meth:`_links`)
+    #: what filtering has worked out about the frames, each entry kept with the Arrow arrays it came from:
+    #: which run each question and label row belongs to (:meth:`_links`), and that run ids are unique
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:

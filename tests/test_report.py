@@ -69,9 +69,11 @@ def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
     out_dir = Path(params_used.pop("out_dir"))
     assert out_dir.parent.parent.parent == tmp_path and out_dir.parent.parent.name.startswith(".out.building-")
     assert out_dir.parts[-2:] == ("artifacts", "ambigds_performance")
-    # every notebook reads the report's snapshot of the log, loaded and checked once (issue 14)
-    snapshot = Path(params_used.pop("runs"))
+    # every notebook reads the report's snapshot of the log, loaded and checked once (issue 14), and names
+    # the log itself as its runs
+    snapshot = Path(params_used.pop("snapshot"))
     assert snapshot == out_dir.parent.parent / "snapshot"
+    assert params_used.pop("runs") == str(runs)
     assert params_used == {"n_boot": 200, "seed": 7}
     assert not (tmp_path / "out" / "snapshot").exists()  # nothing of it outlives the report
     summary = pd.read_csv(tmp_path / "out" / "tables" / "quickstart" / "summary.csv")
