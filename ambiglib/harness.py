@@ -22,7 +22,7 @@ import pandas as pd
 
 from .importers.hilbench import ask_prf
 from .importers.lhaw import MCP_PASS_THRESHOLD
-from .runset import RunSet, shared_metas
+from .runset import RunSet, _arrow_of, shared_metas
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
@@ -67,8 +67,9 @@ def _plain(runs: pd.DataFrame) -> pd.DataFrame:
 def _values(column: pd.Series) -> list[Any]:
     """A column's values as plain Python objects, missing ones None: Arrow converts an Arrow-backed column
     at once (pandas would box each value in turn)."""
-    if isinstance(column.dtype, pd.ArrowDtype):
-        return column.array.__arrow_array__().to_pylist()
+    arrow = _arrow_of(column)
+    if arrow is not None:
+        return arrow.to_pylist()
     return column.astype(object).where(column.notna(), None).tolist()
 
 

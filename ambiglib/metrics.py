@@ -61,11 +61,11 @@ class MetricError(ValueError):
 # ----------------------------------------------------------------------------- shared plumbing
 
 
-def _text(column: pd.Series) -> Any:
+def _text(column: pd.Series, inferred: Any) -> Any:
     """A text column as ``_work`` holds it: what pandas makes of its values as Python objects. Where pandas
-    infers its string dtype (pandas 3), an Arrow string column is cast to that dtype directly: the same
-    column, without a Python object per value and the inference back (~0.5 s a column at 500,000 runs)."""
-    inferred = pd.DataFrame({"x": np.array(["a", None], dtype=object)})["x"].dtype  # what pandas infers
+    infers its string dtype (pandas 3; ``inferred`` is what it infers for text), an Arrow string column is
+    cast to that dtype directly: the same column, without a Python object per value and the inference back
+    (~0.5 s a column at 500,000 runs)."""
     if isinstance(inferred, pd.StringDtype) and isinstance(column.dtype, pd.ArrowDtype) \
             and pa.types.is_string(column.dtype.pyarrow_dtype):
         return column.astype(inferred).array
@@ -78,7 +78,8 @@ def _work(rs: RunSet) -> pd.DataFrame:
     status = r["status"].astype(object).to_numpy()
     score = r["score"].to_numpy(dtype=float, na_value=np.nan)
     failed = np.isin(status, FAILED)
-    out = pd.DataFrame({c: _text(r[c]) for c in
+    inferred = pd.DataFrame({"x": np.array(["a", None], dtype=object)})["x"].dtype  # what pandas makes of text
+    out = pd.DataFrame({c: _text(r[c], inferred) for c in
                         ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "policy",
                          "protocol", "status", "category")})
     out["ask_tool"] = r["ask_tool"].to_numpy(dtype=bool, na_value=False)
@@ -462,7 +463,7 @@ def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     if len(n) == 0:
         return np.empty(0)
     span = int(c.max()) - int(c.min()) + 1
-    keys, first, inverse = np.unique(n * span + (c - c.min()), return_index=True, return_inverse=True)
+    _, first, inverse = np.unique(n * span + (c - c.min()), return_index=True, return_inverse=True)
     values = np.array([1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))
                        for ni, ci_ in zip(n[first], c[first])])
     return values[inverse.reshape(-1)]

@@ -651,22 +651,21 @@ def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     for name in FRAMES:
-        table = _versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False))
-        with pa.OSFile(str(path / f"{name}.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
-    links = []
+        _write_arrow(_versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False)),
+                     path / f"{name}.arrow")
     for name in ("questions", "labels"):  # which run each row belongs to: notebooks need not join again
         pos = runset._links(name)
         if pos is not None:
-            with pa.OSFile(str(path / f"{name}.links.arrow"), "wb") as sink:
-                table = pa.table({"run_row": pa.array(pos, type=pa.int64())})
-                with pa.ipc.new_file(sink, table.schema) as writer:
-                    writer.write_table(table)
-            links.append(name)
+            _write_arrow(pa.table({"run_row": pa.array(pos, type=pa.int64())}), path / f"{name}.links.arrow")
     meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
-            "errors": [asdict(e) for e in errors], "links": links}
+            "errors": [asdict(e) for e in errors]}
     (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
     return path
+
+
+def _write_arrow(table: pa.Table, file: Path) -> None:
+    with pa.OSFile(str(file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
 
 
 def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError]]:
@@ -700,9 +699,9 @@ def snapshot_links(path: Path) -> dict[str, np.ndarray]:
         if not file.is_file():
             continue
         try:
-            with pa.memory_map(str(file), "r") as source:
-                # copied out of the mapping: a file replaced in place must not pull memory from under the run set
-                out[name] = np.array(pa.ipc.open_file(source).read_all().column("run_row").to_numpy(), copy=True)
+            # read into memory, not mapped: a file replaced in place must not pull memory from under the run set
+            with pa.OSFile(str(file), "rb") as source:
+                out[name] = pa.ipc.open_file(source).read_all().column("run_row").to_numpy()
         except (OSError, KeyError, pa.ArrowException):
             continue  # only an optimisation: without it the run set joins on run_id itself
     return out

@@ -104,8 +104,8 @@ def shared_metas(runs: pd.DataFrame) -> list[dict]:
     empty: dict = {}
     parsed: dict[str, dict] = {}
     out = []
-    for m in runs["meta"].array.__arrow_array__().to_pylist() if isinstance(runs["meta"].dtype, pd.ArrowDtype) \
-            else runs["meta"].astype(object):
+    arrow = _arrow_of(runs["meta"])
+    for m in arrow.to_pylist() if arrow is not None else runs["meta"].astype(object):
         if not isinstance(m, str) or not m:
             out.append(empty)
             continue
