@@ -19,6 +19,7 @@ import io
 import json
 import math
 import os
+import re
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -171,10 +172,12 @@ def read_file_python(path: Path, display: str) -> FileRead:
                     reject(lineno, exc.field, exc.message, "schema", record)
                     continue
                 except ValueError as exc:
-                    count("run")
+                    # NaN or 1e400 in a task record: refused, and counted as the task it is
+                    record = _kind_of(text)
+                    count(record)
                     detail = (f"{exc.msg} at column {exc.colno}"
                               if isinstance(exc, json.JSONDecodeError) else str(exc))
-                    reject(lineno, None, f"not valid JSON ({detail})", "format", "run")
+                    reject(lineno, None, f"not valid JSON ({detail})", "format", record)
                     continue
                 _accept(out, rows, lineno, obj)
     except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz, an unreadable file
@@ -284,20 +287,75 @@ class _ScanningReader(io.RawIOBase):
         return block
 
 
+#: a JSON string token; on text that is valid JSON up to where it is used, it finds every string
+_JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_AFTER_KEY = re.compile(rb'\s*:\s*')
+#: ``_strict_loads``' rules, for a value that starts inside a longer text
+_STRICT = json.JSONDecoder(object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
+                           parse_float=_finite_float)
+
+
+def _at_top_level(before: bytes) -> bool:
+    """Whether a string that starts right after ``before`` (the beginning of a line of valid
+    JSON, which opens with ``{``) is a key of the line's own object.
+
+    It is when ``before``, with its strings taken out, holds no quote (the string begins there,
+    not inside another) and opens exactly one object or list more than it closes."""
+    if b"\\" not in before and before.count(b"{") == 1 and b"[" not in before and b"]" not in before \
+            and b"}" not in before:
+        return before.count(b'"') % 2 == 0  # no escapes: every quote opens or closes a string
+    rest = _JSON_STRING.sub(b"", before)
+    return b'"' not in rest and rest.count(b"{") + rest.count(b"[") - rest.count(b"}") - rest.count(b"]") == 1
+
+
+def _meta_start(raw: bytes) -> int | None:
+    """Where the top-level ``meta`` value starts in a line that is valid JSON, or None when
+    that cannot be told without parsing the line (the key spelled with escapes, or twice)."""
+    start = None
+    at = raw.find(b'"meta"')
+    while at >= 0:
+        colon = _AFTER_KEY.match(raw, at + 6)
+        if colon is not None and _at_top_level(raw[:at]):
+            if start is not None:
+                return None  # twice at the top level: the whole-line parse says what is wrong
+            start = colon.end()
+        at = raw.find(b'"meta"', at + 6)
+    return start
+
+
 def _meta_column(path: Path, n_rows: int) -> pa.Array | None:
-    """Read ``meta`` of every line that mentions it, as canonical JSON text (None: give up)."""
+    """Read ``meta`` of every line that mentions it, as canonical JSON text (None: give up).
+
+    Called on a file the Arrow reader has parsed, so every line is valid JSON: ``meta`` is
+    parsed alone, as strictly as a whole line would be (keys named twice, NaN, numbers
+    beyond a float), and each distinct text is made canonical once. A line where the key
+    cannot be found that way is parsed whole, strictly."""
     values: list[str | None] = [None] * n_rows
+    canonical: dict[str, str] = {}
     with _open(path) as fh:
         for i, raw in enumerate(fh):
             if b'"meta"' not in raw:
                 continue
             try:
-                meta = _strict_loads(raw.decode("utf-8")).get("meta")
-                if meta is not None:
-                    if not isinstance(meta, dict):
-                        return None
+                at = _meta_start(raw)
+                if at is not None:
+                    text = raw[at:].decode("utf-8")
+                    meta, end = _STRICT.raw_decode(text)
+                    source = text[:end]
+                else:
+                    meta = _strict_loads(raw.decode("utf-8")).get("meta")
+                    source = None
+                if meta is None:
+                    continue
+                if not isinstance(meta, dict):
+                    return None
+                if source is None:
                     values[i] = meta_text(meta)
-            except (ValueError, RecordError, AttributeError):
+                elif (known := canonical.get(source)) is not None:
+                    values[i] = known
+                else:
+                    values[i] = canonical[source] = meta_text(meta)
+            except (ValueError, RecordError, AttributeError, RecursionError):
                 return None
     return pa.array(values, pa.string())
 

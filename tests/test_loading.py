@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 
@@ -104,6 +105,18 @@ def test_nan_is_not_json(tmp_path, engine):
     line = '{"benchmark":"b","suite":"s","task_id":"t","model":"m","spec":"full","ask_tool":false,"score":NaN}'
     with pytest.raises(FormatError, match=where(tmp_path, 1) + re.escape("not valid JSON (NaN is not a JSON number)")):
         load_one(tmp_path, [line], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("number", ["NaN", "1e400"])
+def test_a_task_record_refused_for_a_number_is_counted_as_a_task(tmp_path, engine, number):
+    # found by bench/fuzz.py (seed 21, case 110): counted as a rejected run, so the counts did not add up
+    task = json.dumps(task_record()).replace('"hil-bench"', '"hil-bench", "x": ' + number, 1)
+    runset, errors = ambiglib.load(write_jsonl(tmp_path / "runs.jsonl", [run_record(), task]), engine=engine,
+                                   strict=False, quiet=True)
+    assert len(runset.runs) == 1 and len(runset.tasks) == 0
+    assert [(e.line, e.record, e.kind) for e in errors] == [(2, "task", "format")]
+    assert f"not valid JSON ({number[:3]}" in errors[0].message or "beyond the range" in errors[0].message
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -387,3 +400,67 @@ def test_meta_is_kept_whole_on_both_paths(tmp_path):
     arrow, python = ambiglib.load(path), ambiglib.load(path, engine="python")
     pd.testing.assert_frame_equal(arrow.runs, python.runs)
     assert [None if pd.isna(m) else json.loads(m) for m in arrow.runs["meta"]] == [*metas, {"k": 1}]
+
+
+_TRICKY = ['"', "\\", "{", "}", "[", "]", '"meta":', '\\"meta\\": {', "meta", ":", ",", " ", "é", "\u2028", "x"]
+
+
+_KEYS = itertools.count()
+
+
+def _tricky_text(rng) -> str:
+    return "".join(rng.choice(_TRICKY) for _ in range(rng.randrange(0, 8)))
+
+
+def _tricky_value(rng, depth=0):
+    # every key is new (a counter), so that Arrow's type inference meets no key with two types
+    kind = rng.randrange(5 if depth < 3 else 3)
+    if kind == 0:
+        return _tricky_text(rng)
+    if kind == 1:
+        return rng.choice([0, -1.5, 2e300, True, None])
+    if kind == 2:
+        return [_tricky_text(rng) for _ in range(rng.randrange(3))]
+    keys = [_tricky_text(rng), "meta", "{", '"']
+    return {f"{rng.choice(keys)}{next(_KEYS)}": _tricky_value(rng, depth + 1) for _ in range(rng.randrange(3))} | (
+        {"meta": {f"meta{next(_KEYS)}": _tricky_text(rng)}} if rng.random() < 0.3 else {})
+
+
+def test_meta_is_found_in_lines_whose_strings_look_like_json(tmp_path):
+    # the Arrow path reads meta alone from each line; strings holding quotes, backslashes, brackets and
+    # '"meta":', and "meta" keys of nested objects, must not mislead it: it equals the whole-line parse
+    import random
+
+    from ambiglib.runlog import _meta_start
+
+    rng = random.Random(14)
+    lines = []
+    for i in range(400):
+        meta = {f"{_tricky_text(rng)}{next(_KEYS)}": _tricky_value(rng) for _ in range(rng.randrange(1, 4))}
+        if i % 5 == 0:  # a "meta" key inside meta
+            meta["meta"] = {f"meta{i}": _tricky_text(rng)}
+        rec = run_record(trial=i + 1, task_id=_tricky_text(rng) or "t", model=_tricky_text(rng) or "m")
+        rec["questions"][0]["text"] = _tricky_text(rng) + '"meta": {"no": 1}' + _tricky_text(rng)
+        items = list(rec.items())
+        items.insert(rng.randrange(len(items) + 1), ("meta", meta))  # meta first, last or between
+        text = json.dumps(dict(items), ensure_ascii=rng.random() < 0.5,
+                          separators=rng.choice([(",", ":"), (", ", ": "), (",", " : ")]))
+        at = _meta_start((text + "\n").encode())
+        assert at is not None and json.JSONDecoder().raw_decode((text + "\n").encode()[at:].decode())[0] == meta
+        lines.append(text)
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    arrow, python = ambiglib.load(path, engine="arrow"), ambiglib.load(path, engine="python")
+    pd.testing.assert_frame_equal(arrow.runs, python.runs)
+    assert arrow.runs["meta"].notna().all()
+
+
+def test_meta_key_that_cannot_be_told_from_its_text_is_parsed_whole():
+    from ambiglib.runlog import _meta_start
+
+    # spelled with an escape, with a literal "meta" only inside it: not a top-level key
+    assert _meta_start(b'{"me\\u0074a": {"meta": {"x": 1}}, "benchmark": "b"}\n') is None
+    # a quote escaped inside a key that ends in meta
+    assert _meta_start(b'{"x\\"meta": 1}\n') is None
+    # twice at the top level (Arrow refuses such a line before this is asked)
+    assert _meta_start(b'{"meta": {}, "meta": {}}\n') is None
