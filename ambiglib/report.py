@@ -615,34 +615,37 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     ``runs``, with the same rejected records, instead of loading and checking the log again."""
     from .runlog import write_snapshot
 
-    loaded = load(runs, strict=False, quiet=True)
-    write_summary(runs, out, quiet=True, loaded=loaded)
-    snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
-    del loaded
-    started = time.perf_counter()
-    jobs_args = []
-    for path in paths:
-        mine = declared[path.stem]
-        params = {k: v for k, v in common.items() if k in mine}
-        params.update(per_notebook.get(path.stem, {}))
-        params.update(out_dir=str(out / "artifacts" / path.stem))
-        # a notebook with a ``snapshot`` parameter reads the snapshot and shows the log it came from as
-        # ``runs``; another (a user's own) gets the snapshot as its ``runs``
-        params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
-                      if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
-        jobs_args.append((path, out, params, os.getcwd()))
-    # one process per running notebook: papermill's working-directory switch cannot race
-    results: dict[str, NotebookResult] = {}
+    # one process per running notebook: papermill's working-directory switch cannot race. The
+    # workers start, and import papermill and nbconvert, while this process loads the log
     pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
                                initializer=_die_with_parent)
+    results: dict[str, NotebookResult] = {}
     try:
+        for _ in range(max(1, jobs)):
+            pool.submit(_warm)
+        loaded = load(runs, strict=False, quiet=True)
+        write_summary(runs, out, quiet=True, loaded=loaded)
+        snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
+        del loaded
+        started = time.perf_counter()
+        jobs_args = []
+        for path in paths:
+            mine = declared[path.stem]
+            params = {k: v for k, v in common.items() if k in mine}
+            params.update(per_notebook.get(path.stem, {}))
+            params.update(out_dir=str(out / "artifacts" / path.stem))
+            # a notebook with a ``snapshot`` parameter reads the snapshot and shows the log it came from
+            # as ``runs``; another (a user's own) gets the snapshot as its ``runs``
+            params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
+                          if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
+            jobs_args.append((path, out, params, os.getcwd()))
         futures = [pool.submit(_run_one, *a) for a in jobs_args]
         for future in as_completed(futures):
             result = future.result()
             results[result.name] = result
             if progress is not None:
                 progress(len(results), len(paths), result)
-    except BaseException:  # Ctrl-C, SIGTERM, a crash: stop every worker (and with it its kernel) now
+    except BaseException:  # bad input, Ctrl-C, SIGTERM, a crash: stop every worker (and its kernel) now
         for proc in list(getattr(pool, "_processes", {}).values()):
             proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
@@ -656,6 +659,13 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     _collect(out, ordered)
     index = _write_index(out, ordered, runs, wall, nb_dir)
     return index, [r for r in ordered if r.error]
+
+
+def _warm() -> None:
+    """In a report worker, before its first notebook: import what running one needs."""
+    import nbconvert  # noqa: F401
+    import nbformat  # noqa: F401
+    import papermill  # noqa: F401
 
 
 def _die_with_parent() -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -57,6 +57,11 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 def _arrow_of(column: pd.Series) -> Any:
     """The Arrow array behind an Arrow-backed column (the same object while the column is unchanged), else None."""
     return column.array.__arrow_array__() if isinstance(column.dtype, pd.ArrowDtype) else None
+
+
+def _same(kept: tuple, now: tuple | None) -> bool:
+    """Whether two :meth:`RunSet._state` tuples hold the same objects."""
+    return now is not None and len(kept) == len(now) and all(a is b for a, b in zip(kept, now))
 
 
 def _of_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> np.ndarray:
@@ -251,6 +256,56 @@ class RunSet:
             return False
         self._remember(name, pos.astype(np.int64))
         return True
+
+    def _state(self) -> tuple | None:
+        """What the frames are made of now: each frame, its index, its columns and each column's Arrow
+        array. A result kept by :meth:`_memo` is used while every one of these is the same object (Arrow
+        arrays are immutable, so a frame changed in place holds a new one); None where a column is not
+        Arrow-backed (a run set built by hand), which is then never kept."""
+        state: list = []
+        for name in FRAMES:
+            frame = getattr(self, name)
+            state += (frame, frame.index, frame.columns)
+            for column in frame.columns:
+                array = _arrow_of(frame[column])
+                if array is None:
+                    return None
+                state.append(array)
+        return tuple(state)
+
+    def _memo(self, key: Any, compute: "Callable[[], Any]", still: "Callable[[Any], bool] | None" = None) -> Any:
+        """``compute()``, kept with the run set's :meth:`_state` and given again while that holds (and
+        ``still(value)``, when given); recomputed once anything changed."""
+        state = self._state()
+        if state is not None:
+            hit = self._cache.get(key)
+            if hit is not None and _same(hit[0], state) and (still is None or still(hit[1])):
+                return hit[1]
+        value = compute()
+        if state is not None:
+            self._cache[key] = (state, value)
+        return value
+
+    def _parts(self, column: str = "benchmark") -> list[tuple[Any, "RunSet"]]:
+        """``(value, rs.filter(column=value))`` for each value of a runs column, sorted; for
+        ``benchmark``, the benchmarks of the tasks as well.
+
+        Worked out once and kept while neither this run set nor any part has changed: the tables
+        split a log by benchmark at every call."""
+        def split() -> list[tuple[Any, RunSet, tuple | None]]:
+            values = set(self.runs[column].dropna().astype(object))
+            if column in self.tasks.columns:
+                values |= set(self.tasks[column].dropna().astype(object))
+            out = []
+            for value in sorted(values):
+                part = self.filter(**{column: value})
+                out.append((value, part, part._state()))
+            return out
+
+        def unchanged(kept: list[tuple[Any, RunSet, tuple | None]]) -> bool:
+            return all(state is not None and _same(state, part._state()) for _, part, state in kept)
+
+        return [(value, part) for value, part, _ in self._memo(("parts", column), split, unchanged)]
 
     def _remember(self, name: str, pos: np.ndarray) -> None:
         ids, run_ids = _arrow_of(getattr(self, name)["run_id"]), _arrow_of(self.runs["run_id"])

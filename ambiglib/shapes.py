@@ -20,6 +20,7 @@ A benchmark of your own follows a paper's conventions when you say so::
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -49,7 +50,7 @@ class Shape:
 
     def __and__(self, other: "Shape") -> "Shape":
         return Shape(f"{self.name}+{other.name}", f"{self.needs} and {other.needs}",
-                     lambda rs: self.present(rs) and other.present(rs))
+                     lambda rs: _has(rs, self) and _has(rs, other))
 
     @property
     def note(self) -> str:
@@ -140,12 +141,14 @@ def _task_field(column: str) -> Callable[[RunSet], bool]:
     return present
 
 
+@functools.cache  # one Shape per facet: a test of it is kept with the run set (``_has``)
 def labels_of(facet: str) -> Shape:
     """Judge labels of one facet (``trace``, ``failure.logic``, ``over_ask``, ...)."""
     return Shape(f"labels:{facet}", f"judge labels of facet {facet!r}",
                  lambda rs: bool((rs.labels["facet"].astype(object) == facet).any()))
 
 
+@functools.cache
 def label_prefix(prefix: str, what: str) -> Shape:
     """Judge labels whose facet starts with ``prefix``."""
     return Shape(f"labels:{prefix}*", what,
@@ -177,11 +180,16 @@ def applicable(rs: RunSet, shape: Shape) -> list[str]:
 
 
 def applicable_parts(rs: RunSet, shape: Shape) -> list[tuple[str, RunSet]]:
-    """``(benchmark, its runs)`` for each benchmark of ``rs`` (sorted) whose runs have ``shape``:
-    each benchmark's part is filtered out of ``rs`` once, for the test and for the table."""
-    names = sorted(set(rs.runs["benchmark"].astype(object)) | set(rs.tasks["benchmark"].astype(object)))
-    parts = ((b, rs.filter(benchmark=b)) for b in names)
-    return [(b, sub) for b, sub in parts if shape.present(sub)]
+    """``(benchmark, its runs)`` for each benchmark of ``rs`` (sorted) whose runs have ``shape``.
+
+    The split by benchmark (:meth:`RunSet._parts`) and each test of a shape are kept with the run
+    set while its frames are unchanged: a notebook's tables split one log, and test its parts, once."""
+    return [(b, sub) for b, sub in rs._parts("benchmark") if _has(sub, shape)]
+
+
+def _has(rs: RunSet, shape: Shape) -> bool:
+    """Whether ``rs`` has ``shape`` (kept with the run set while its frames are unchanged)."""
+    return rs._memo(("shape", shape), lambda: bool(shape.present(rs)))
 
 
 # ============================================================================= conventions

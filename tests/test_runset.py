@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -101,7 +102,6 @@ def test_loading_never_mutates_and_frames_are_independent(runset, tmp_path):
 def test_filter_through_arrow_gives_pandas_boolean_indexing(monkeypatch, criteria):
     """Large frames are filtered by Arrow (runset._ARROW_ROWS); forced on for the example, every frame
     equals pandas' boolean indexing of the same rows: values, dtypes, order, a fresh 0..n-1 index."""
-    import numpy as np
 
     from ambiglib import runset as rs_mod
     from ambiglib.report import example_runs
@@ -157,7 +157,6 @@ def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits()
 def test_a_snapshot_keeps_the_run_links_and_a_wrong_one_is_not_used(tmp_path):
     """The report's snapshot stores which run each question and label row belongs to; loading it adopts them
     only after checking them against the run ids, and filters give the same frames either way."""
-    import numpy as np
     import pyarrow as pa
 
     from ambiglib.report import example_runs
@@ -185,3 +184,45 @@ def test_a_snapshot_keeps_the_run_links_and_a_wrong_one_is_not_used(tmp_path):
     assert "questions" not in tampered._cache and "labels" in tampered._cache
     pd.testing.assert_frame_equal(tampered.filter(benchmark="hil-bench", suite="sql").questions, want.questions,
                                   check_exact=True)
+
+
+def test_tables_split_a_log_once_and_again_after_an_edit():
+    """The split by benchmark and each shape test are kept with the run set (a notebook's tables reuse
+    them), and worked out again when the run set or a part of it is changed in place: a table is always
+    the table of the frames as they are now."""
+    from ambiglib import tables
+    from ambiglib.report import example_runs
+    from ambiglib.shapes import SHAPES, applicable, applicable_parts
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs = ambiglib.load(example, quiet=True)
+
+    def fresh(frames):  # the same frames in a run set that has kept nothing
+        return ambiglib.RunSet(**{k: v.copy() for k, v in frames.items()})
+
+    first = applicable_parts(rs, SHAPES["blockers"])
+    again = applicable_parts(rs, SHAPES["blockers"])
+    assert [b for b, _ in first] == ["ambig-ds", "hil-bench", "lhaw"] and all(a is b for (_, a), (_, b) in zip(first, again))
+    for bench, part in first:
+        for name, frame in part.frames().items():
+            pd.testing.assert_frame_equal(frame, getattr(rs.filter(benchmark=bench), name), check_exact=True)
+
+    # the log edited in place: LHAW's ambiguity classes cleared, some HIL-Bench questions no longer about a blocker
+    assert "lhaw" in applicable(rs, SHAPES["ambiguity_class"])
+    rs.tasks.loc[rs.tasks["benchmark"].astype(object) == "lhaw", "ambiguity_class"] = None
+    assert "lhaw" not in applicable(rs, SHAPES["ambiguity_class"])
+    before = tables.leaderboard(rs)
+    about = rs.questions["blocker_id"].notna()
+    rs.questions.loc[about & (np.arange(len(about)) % 2 == 0), ["blocker_id", "relevant"]] = [None, False]
+    pd.testing.assert_frame_equal(tables.leaderboard(rs), tables.leaderboard(fresh(rs.frames())), check_exact=True)
+    assert not tables.leaderboard(rs).equals(before)
+
+    # a part edited in place (as a table's own code might): the next table does not see the edit
+    hil = dict(applicable_parts(rs, SHAPES["blockers"]))["hil-bench"]
+    hil.questions.loc[:, ["blocker_id", "relevant"]] = [None, False]
+    pd.testing.assert_frame_equal(tables.leaderboard(rs), tables.leaderboard(fresh(rs.frames())), check_exact=True)
+    # a run set built by hand (columns not Arrow-backed) keeps nothing and is split at each call
+    plain = ambiglib.RunSet(**{k: v.astype(object) for k, v in rs.frames().items()})
+    assert applicable(plain, SHAPES["blockers"]) == applicable(rs, SHAPES["blockers"]) and not plain._cache
