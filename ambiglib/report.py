@@ -663,9 +663,10 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
 
 def _warm() -> None:
     """In a report worker, before its first notebook: import what running one needs."""
-    import nbconvert  # noqa: F401
-    import nbformat  # noqa: F401
-    import papermill  # noqa: F401
+    import importlib
+
+    for name in ("nbformat", "papermill", "nbconvert"):
+        importlib.import_module(name)
 
 
 def _die_with_parent() -> None:
