@@ -293,9 +293,9 @@ class RunSet:
         Worked out once and kept while neither this run set nor any part has changed: the tables
         split a log by benchmark at every call."""
         def split() -> list[tuple[Any, RunSet, tuple | None]]:
-            values = set(self.runs[column].dropna().astype(object))
+            values = set(self.runs[column].astype(object))
             if column in self.tasks.columns:
-                values |= set(self.tasks[column].dropna().astype(object))
+                values |= set(self.tasks[column].astype(object))
             out = []
             for value in sorted(values):
                 part = self.filter(**{column: value})
