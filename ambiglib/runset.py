@@ -160,8 +160,9 @@ class RunSet:
     blockers: pd.DataFrame
     #: rows of a native log that are not runs (e.g. a harness's ``skipped_existing`` entries): reason → count
     skipped: dict = field(default_factory=dict, compare=False)
-    #: what filtering has worked out about the frames, each entry kept with the Arrow arrays it came from:
-    #: which run each question and label row belongs to (:meth:`_links`), and that run ids are unique
+    #: what has been worked out about the frames, each entry kept with the Arrow arrays it came from:
+    #: which run each question and label row belongs to (:meth:`_links`), that run ids are unique, and
+    #: results kept by :meth:`_memo` (the split by benchmark, each shape test)
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:
@@ -266,8 +267,8 @@ class RunSet:
         for name in FRAMES:
             frame = getattr(self, name)
             state += (frame, frame.index, frame.columns)
-            for column in frame.columns:
-                array = _arrow_of(frame[column])
+            for _, column in frame.items():  # by position: a name may repeat in a frame built by hand
+                array = _arrow_of(column)
                 if array is None:
                     return None
                 state.append(array)
@@ -286,26 +287,24 @@ class RunSet:
             self._cache[key] = (state, value)
         return value
 
-    def _parts(self, column: str = "benchmark") -> list[tuple[Any, "RunSet"]]:
-        """``(value, rs.filter(column=value))`` for each value of a runs column, sorted; for
-        ``benchmark``, the benchmarks of the tasks as well.
+    def _parts(self) -> list[tuple[Any, "RunSet"]]:
+        """``(benchmark, rs.filter(benchmark=benchmark))`` for each benchmark of the runs and the tasks,
+        sorted.
 
         Worked out once and kept while neither this run set nor any part has changed: the tables
         split a log by benchmark at every call."""
         def split() -> list[tuple[Any, RunSet, tuple | None]]:
-            values = set(self.runs[column].astype(object))
-            if column in self.tasks.columns:
-                values |= set(self.tasks[column].astype(object))
+            names = set(self.runs["benchmark"].astype(object)) | set(self.tasks["benchmark"].astype(object))
             out = []
-            for value in sorted(values):
-                part = self.filter(**{column: value})
-                out.append((value, part, part._state()))
+            for name in sorted(names):
+                part = self.filter(benchmark=name)
+                out.append((name, part, part._state()))
             return out
 
         def unchanged(kept: list[tuple[Any, RunSet, tuple | None]]) -> bool:
             return all(state is not None and _same(state, part._state()) for _, part, state in kept)
 
-        return [(value, part) for value, part, _ in self._memo(("parts", column), split, unchanged)]
+        return [(name, part) for name, part, _ in self._memo("parts by benchmark", split, unchanged)]
 
     def _remember(self, name: str, pos: np.ndarray) -> None:
         ids, run_ids = _arrow_of(getattr(self, name)["run_id"]), _arrow_of(self.runs["run_id"])
@@ -335,10 +334,9 @@ class RunSet:
             return self
 
         def keep(frame: pd.DataFrame, expr: pc.Expression | None) -> np.ndarray:
-            out = np.zeros(len(frame), dtype=bool)
             if expr is None:
-                out[:] = True
-                return out
+                return np.ones(len(frame), dtype=bool)
+            out = np.zeros(len(frame), dtype=bool)
             names = sorted({t[0] for conj in dnf for t in conj if t[0] in frame.columns})
             table = pa.Table.from_pandas(frame[names], preserve_index=False)
             table = table.append_column("__row", pa.array(np.arange(len(frame), dtype=np.int64)))

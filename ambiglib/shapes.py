@@ -184,7 +184,7 @@ def applicable_parts(rs: RunSet, shape: Shape) -> list[tuple[str, RunSet]]:
 
     The split by benchmark (:meth:`RunSet._parts`) and each test of a shape are kept with the run
     set while its frames are unchanged: a notebook's tables split one log, and test its parts, once."""
-    return [(b, sub) for b, sub in rs._parts("benchmark") if _has(sub, shape)]
+    return [(b, sub) for b, sub in rs._parts() if _has(sub, shape)]
 
 
 def _has(rs: RunSet, shape: Shape) -> bool:

@@ -226,3 +226,6 @@ def test_tables_split_a_log_once_and_again_after_an_edit():
     # a run set built by hand (columns not Arrow-backed) keeps nothing and is split at each call
     plain = ambiglib.RunSet(**{k: v.astype(object) for k, v in rs.frames().items()})
     assert applicable(plain, SHAPES["blockers"]) == applicable(rs, SHAPES["blockers"]) and not plain._cache
+    # a frame with a column name twice (built by hand) is kept and compared column by column
+    twice = ambiglib.RunSet(**{**rs.frames(), "tasks": pd.concat([rs.tasks, rs.tasks[["meta"]]], axis=1)})
+    assert applicable(twice, SHAPES["blockers"]) == applicable(rs, SHAPES["blockers"])
