@@ -25,7 +25,7 @@ import pandas as pd
 from . import metrics
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
-from .stats import bootstrap_blocks, holm, percentile_ci, sps
+from .stats import bootstrap_totals, holm, percentile_ci, sps
 
 __all__ = ["paired_comparison", "COMPARABLE", "rank_biserial", "common_language"]
 
@@ -229,9 +229,8 @@ def _pairs(block: pd.DataFrame, between: str, cols: list[str], stat, n_boot: int
         A, B = ta.loc[shared].to_numpy(float), tb.loc[shared].to_numpy(float)
         va = float(stat(dict(zip(cols, A.sum(axis=0)[:, None])))[0])
         vb = float(stat(dict(zip(cols, B.sum(axis=0)[:, None])))[0])
-        ra, rb = np.empty((n_boot, A.shape[1])), np.empty((n_boot, B.shape[1]))
-        for part, counts in bootstrap_blocks(len(shared), n_boot, seed):  # both sides under the same draws
-            ra[part], rb[part] = counts @ A, counts @ B
+        both = bootstrap_totals(np.hstack([A, B]), n_boot, seed)  # both sides under the same draws
+        ra, rb = both[:, :A.shape[1]], both[:, A.shape[1]:]
         diff = np.asarray(stat({c: ra[:, i] for i, c in enumerate(cols)}), float) \
             - np.asarray(stat({c: rb[:, i] for i, c in enumerate(cols)}), float)
         low, high = percentile_ci(diff, confidence) if np.isfinite(diff).any() else (np.nan, np.nan)
