@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import ambiglib
@@ -119,6 +120,38 @@ def test_filter_through_arrow_gives_pandas_boolean_indexing(monkeypatch, criteri
         pd.testing.assert_frame_equal(getattr(by_arrow, name), getattr(by_pandas, name), check_exact=True)
     assert len(by_arrow.runs) == int(np.sum([all(r[k] in (v if isinstance(v, list) else [v]) for k, v in criteria.items())
                                              for _, r in rs.runs.iterrows()]))
+
+
+@pytest.mark.parametrize("arrow_from", [0, 10**9])
+@pytest.mark.parametrize("kept", ["all", "none", "first", "last", "middle", "one", "two blocks", "every other"])
+def test_rows_equals_pandas_boolean_indexing_for_blocks_and_scatter(monkeypatch, kept, arrow_from):
+    """runset._rows takes rows kept in one unbroken block as a slice, others through Arrow or pandas; every
+    way gives pandas' boolean indexing of the same rows: values, dtypes, order, a fresh 0..n-1 index, attrs.
+    A slice changed afterwards leaves the frame it came from as it was."""
+    from ambiglib import runset as rs_mod
+
+    monkeypatch.setattr(rs_mod, "_ARROW_ROWS", arrow_from)
+    n = 12
+    frame = pd.DataFrame({"run_id": [f"r{i}" for i in range(n)], "score": np.linspace(0, 1, n)},
+                         index=pd.RangeIndex(5, 5 + 2 * n, 2))  # not 0..n-1: the result must be renumbered
+    frame = frame.astype({"run_id": pd.ArrowDtype(pa.string()), "score": pd.ArrowDtype(pa.float64())})
+    frame.attrs["note"] = "kept"
+    keep = np.zeros(n, dtype=bool)
+    blocks = {"all": [slice(None)], "none": [], "first": [slice(0, 4)], "last": [slice(8, None)],
+              "middle": [slice(3, 9)], "one": [slice(6, 7)], "two blocks": [slice(0, 3), slice(5, 8)],
+              "every other": [slice(0, None, 2)]}[kept]
+    for block in blocks:
+        keep[block] = True
+    before = frame.copy()
+    got = rs_mod._rows(frame, keep)
+    want = frame[keep].reset_index(drop=True)
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert isinstance(got.index, pd.RangeIndex) and list(got.index) == list(range(int(keep.sum())))
+    assert got.attrs == {"note": "kept"}
+    if len(got):
+        got.loc[0, "score"] = -1.0
+        got.loc[0, "run_id"] = "changed"
+    pd.testing.assert_frame_equal(frame, before, check_exact=True)
 
 
 def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits():
