@@ -532,13 +532,27 @@ def _duplicates(frame: pd.DataFrame, key: tuple[str, ...], sources: pd.Series, w
 
 
 def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
-    """Turn the records read from files into a RunSet, rejecting repeated keys."""
-    tables, errors = build_tables(reads)
-    return RunSet(**{name: _frame(table) for name, table in tables.items()}), errors
+    """Turn the records read from files into a RunSet, rejecting repeated keys.
+
+    Each question and label comes from its run's record, so which run it belongs to is known here
+    and kept (:meth:`RunSet._links`), where every run has an id: run ids are unique once repeated
+    keys are rejected, the key's parts being escaped before they are joined (:func:`_run_ids`)."""
+    tables, links, errors = _build_tables(reads)
+    rs = RunSet(**{name: _frame(table) for name, table in tables.items()})
+    if tables["runs"].column("run_id").null_count == 0:
+        for name, pos in links.items():
+            rs._remember(name, pos)
+    return rs, errors
 
 
 def build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], list[LoadError]]:
     """The five frames, as Arrow tables, of the records read from files; repeated keys rejected."""
+    tables, _, errors = _build_tables(reads)
+    return tables, errors
+
+
+def _build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], list[LoadError]]:
+    """:func:`build_tables`, and the run row of each question and label row."""
     tables = [r.table for r in reads if r.table.num_rows]
     table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
     if any(r.n_task_records for r in reads):
@@ -576,7 +590,8 @@ def build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], list[LoadE
         tasks = tasks.filter(pa.array(~dup))
         errors += dup_errors
 
-    return _assemble(runs, tasks), errors
+    tables, links = _assemble(runs, tasks)
+    return tables, links, errors
 
 
 def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
@@ -589,7 +604,8 @@ def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.nd
     return values, parents, position
 
 
-def _assemble(runs: pa.Table, tasks: pa.Table) -> dict[str, pa.Table]:
+def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dict[str, np.ndarray]]:
+    """The five frames, and the run row each question and label row was read from."""
     n = runs.num_rows
     run_id = _run_ids(runs) if n else pa.chunked_array([], pa.string())
     n_questions = pc.fill_null(pc.list_value_length(runs.column("questions")), 0)
@@ -601,10 +617,10 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> dict[str, pa.Table]:
     runs_out = pa.table({c: run_cols[c] if c in run_cols else runs.column(c)
                          for c in COLUMNS["runs"]})
 
-    q, parents, position = _flatten(runs.column("questions"))
+    q, q_parents, position = _flatten(runs.column("questions"))
     blocker_id = pc.struct_field(q, "blocker_id")
     questions = pa.table({
-        "run_id": run_id.take(pa.array(parents)),
+        "run_id": run_id.take(pa.array(q_parents)),
         "q_index": pa.array(position),
         "text": pc.struct_field(q, "text"),
         "blocker_id": blocker_id,
@@ -613,9 +629,9 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> dict[str, pa.Table]:
         "step": pc.struct_field(q, "step"),
         "in_scope": pc.struct_field(q, "in_scope"),
     })
-    lab, parents, _ = _flatten(runs.column("labels"))
+    lab, l_parents, _ = _flatten(runs.column("labels"))
     labels = pa.table({
-        "run_id": run_id.take(pa.array(parents)),
+        "run_id": run_id.take(pa.array(l_parents)),
         "facet": pc.struct_field(lab, "facet"),
         "judge": pc.fill_null(pc.struct_field(lab, "judge"), DEFAULT_JUDGE),
         "call": pc.fill_null(pc.struct_field(lab, "call"), DEFAULT_CALL),
@@ -637,5 +653,5 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> dict[str, pa.Table]:
         "type": pc.struct_field(b, "type"),
         "subtype": pc.struct_field(b, "subtype"),
     })
-    return {"runs": runs_out, "questions": questions, "labels": labels, "tasks": tasks_out,
-            "blockers": blockers}
+    return ({"runs": runs_out, "questions": questions, "labels": labels, "tasks": tasks_out, "blockers": blockers},
+            {"questions": q_parents, "labels": l_parents})

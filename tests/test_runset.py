@@ -187,6 +187,42 @@ def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits()
     by_value(twice, twice.filter(ask_tool=True))
 
 
+def _join_on_run_id(rs, name):
+    """Which run each row belongs to, by pandas' own join on run_id: the independent truth for the links."""
+    return pd.Index(rs.runs["run_id"]).get_indexer(getattr(rs, name)["run_id"])
+
+
+@pytest.mark.parametrize("source", ["example", "paper", "repeated run key", "python engine"])
+def test_a_load_keeps_the_run_of_each_question_and_label_as_the_join_finds_it(tmp_path, source):
+    """A load knows which run each question and label came from (its record) and keeps it; it equals
+    the join on run_id, also when a repeated run key was rejected (its questions go with it)."""
+    from pathlib import Path
+
+    from ambiglib.report import example_runs
+
+    engine = "auto"
+    if source == "example" or source == "python engine":
+        path = example_runs()
+        engine = "python" if source == "python engine" else "auto"
+    elif source == "paper":
+        path = Path(__file__).resolve().parent.parent / "data" / "paper"
+    else:
+        first = run_record(trial=1, questions=[{"text": "which table?", "blocker_id": "b1"}])
+        again = run_record(trial=1, questions=[{"text": "a", "blocker_id": None}, {"text": "b", "blocker_id": None}])
+        other = run_record(trial=2, questions=[{"text": "which column?", "blocker_id": None}],
+                           labels=[{"facet": "trace", "label": "intended", "judge": j} for j in ("j1", "j2", "j3")])
+        path = write_jsonl(tmp_path / "runs.jsonl", [first, again, other, task_record()])
+    if path is None or not Path(path).exists():
+        pytest.skip(f"{source}: not in this tree")
+    rs, errors = ambiglib.load(path, strict=False, quiet=True, engine=engine)
+    if source == "repeated run key":
+        assert [e.kind for e in errors] == ["schema"] and len(rs.runs) == 2 and len(rs.questions) == 2
+    for name in ("questions", "labels"):
+        assert name in rs._cache  # kept by the load, not joined later
+        np.testing.assert_array_equal(rs._links(name), _join_on_run_id(rs, name))
+        assert (rs._links(name) >= 0).all()
+
+
 def test_a_snapshot_keeps_the_run_links_and_a_wrong_one_is_not_used(tmp_path):
     """The report's snapshot stores which run each question and label row belongs to; loading it adopts them
     only after checking them against the run ids, and filters give the same frames either way."""
