@@ -203,7 +203,14 @@ def _hil_rows(hil: list[dict[str, Any]], rs: RunSet) -> list[dict[str, Any]]:
                      "num_blockers_resolved": hr.get("num_blockers_resolved"),
                      "total_num_blockers": hr.get("total_num_blockers"),
                      "passes": meta.get("passes")})
+    for row in rows:  # what summarize_rows adds up, as floats, once per row (a row counts in its suite and in "both")
+        row["_totals"] = tuple(_f(row[k]) for k in _TOTALLED)
     return rows
+
+
+#: the pass-level fields ``summarize_rows`` sums over a cell's passes
+_TOTALLED = ("cost", "num_steps", "tokens_sent", "tokens_received", "num_questions", "num_blockers_resolved",
+             "total_num_blockers")
 
 
 def _hil_summary(hil: list[dict[str, Any]], rs: RunSet, include_partial: bool) -> list[tuple]:
@@ -288,9 +295,8 @@ def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
     for (mode, model), cell in sorted(by_cell.items()):
         passes = [r for valid in cell for r in valid]
         n = len(passes)
-        tot = {k: sum(_f(r[k]) for r in passes) for k in ("cost", "num_steps", "tokens_sent", "tokens_received",
-                                                           "num_questions", "num_blockers_resolved",
-                                                           "total_num_blockers")}
+        # each field summed by sum() over the passes in order, as before: the same floats, the same result
+        tot = dict(zip(_TOTALLED, map(sum, zip(*(r["_totals"] for r in passes))))) if n else dict.fromkeys(_TOTALLED, 0)
         stats: dict[str, tuple[float, int]] = {
             "num_included_attempts": (len(cell), len(cell)), "num_passes": (expected, len(cell)),
             "total_attempts_and_passes": (n, n),
@@ -300,9 +306,12 @@ def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
             "avg_tokens_received_per_pass": (tot["tokens_received"] / n if n else 0.0, n),
             "avg_tokens_total_per_pass": ((tot["tokens_sent"] + tot["tokens_received"]) / n if n else 0.0, n),
         }
+        # the first of each attempt's valid passes that resolved (its length when none did): an attempt with k
+        # passes solves first-k pass@k when that pass is among its first k
+        first = [(len(valid), next((i for i, r in enumerate(valid) if r["resolved"]), len(valid))) for valid in cell]
         for k in range(1, expected + 1):
-            eligible = [valid for valid in cell if len(valid) >= k]
-            solved = sum(any(r["resolved"] for r in valid[:k]) for valid in eligible)
+            eligible = [f for length, f in first if length >= k]
+            solved = sum(f < k for f in eligible)
             stats[f"pass_at_{k}"] = (solved / len(eligible) if eligible else 0.0, len(eligible))
         if mode == "ask_human":
             q, found, present = tot["num_questions"], tot["num_blockers_resolved"], tot["total_num_blockers"]
@@ -365,11 +374,12 @@ def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
             for name, value in s.items():
                 out.append((bench, "target", model, policy, name, value, n))
     # step 7: per run name, over every task folder the run holds
+    target = _target_labels(rs)
     for (bench, model, run_name), group in _groups(recs, ("benchmark", "model", "_run_name"), suite="target"):
         folders = [r for r in group if r["_meta"].get("task_folder", True)]
         if not folders:
             continue
-        labels = _target_labels(rs, [r["run_id"] for r in folders])
+        labels = {r["run_id"]: target[r["run_id"]] for r in folders if r["run_id"] in target}
         if not labels:  # step 7 was not run on this run (it writes a _target_audit.json into every folder)
             continue
         n = len(folders)
@@ -412,12 +422,14 @@ def _groups(recs: list[dict[str, Any]], keys: Sequence[str], *, suite: str) -> I
     return sorted(groups.items(), key=lambda kv: tuple(str(x) for x in kv[0]))
 
 
-def _target_labels(rs: RunSet, run_ids: list[str]) -> dict[str, str]:
+def _target_labels(rs: RunSet) -> dict[str, str]:
+    """Each run's ``target`` label (step 7's ``_target_audit.json``), the last where a run has several:
+    read once for every run name, not once per run name (the labels of a large log are millions of rows)."""
     labels = rs.labels
     if not len(labels):
         return {}
-    lab = labels[(labels["facet"] == "target") & labels["run_id"].isin(run_ids)].astype(object)
-    return dict(zip(lab["run_id"], lab["label"]))
+    lab = labels.loc[(labels["facet"] == "target").to_numpy(dtype=bool, na_value=False), ["run_id", "label"]]
+    return dict(zip(lab["run_id"].astype(object), lab["label"].astype(object)))
 
 
 # ----------------------------------------------------------------------------- LHAW on MCP-Atlas
