@@ -639,7 +639,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
                           if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
             jobs_args.append((path, out, params, os.getcwd()))
-        futures = [pool.submit(_run_one, *a) for a in jobs_args]
+        futures = [pool.submit(_run_one, *a) for a in _longest_first(jobs_args)]
         for future in as_completed(futures):
             result = future.result()
             results[result.name] = result
@@ -659,6 +659,25 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     _collect(out, ordered)
     index = _write_index(out, ordered, runs, wall, nb_dir)
     return index, [r for r in ordered if r.error]
+
+
+#: Seconds each bundled notebook took in the report on the simulator at 1000x (bench/report.py,
+#: docs/performance.md). Only the order in which the notebooks start follows them: the longest first, so
+#: that the workers finish together instead of one running the last long notebook alone.
+_MEASURED_SECONDS = {
+    "conventions": 20.4, "hilbench_judgment_gap": 13.4, "model_comparison": 13.3, "hilbench_failure_modes": 12.4,
+    "lhaw_strategies_and_personas": 11.3, "lhaw_ask_failures": 11.1, "lhaw_dimensions": 9.9,
+    "ambigds_performance": 9.5, "lhaw_value_of_information": 7.5, "lhaw_ambiguity_classes": 7.3,
+    "ambigds_calibration": 6.0, "hilbench_questions": 6.1, "power_analysis": 5.3, "ambigds_construction_audits": 5.2,
+    "ambigds_recognition": 4.0, "ambigds_framing": 3.9, "quickstart": 3.4, "hilbench_dataset": 2.3,
+}
+
+
+def _longest_first(jobs_args: list[tuple]) -> list[tuple]:
+    """The notebooks in the order they start: bundled ones by their measured time, longest first, then the
+    others (a user's own) in the order given. The report lists them in the order given, whatever the order
+    they ran in."""
+    return sorted(jobs_args, key=lambda a: -_MEASURED_SECONDS.get(a[0].stem, 0.0))
 
 
 def _warm() -> None:

@@ -54,6 +54,24 @@ def test_every_table_is_written_three_ways_and_every_figure_as_png(report):
         assert (out / f["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_notebooks_start_longest_first_and_the_report_lists_them_in_order(tmp_path):
+    """The bundled notebooks start in the order of their measured time, longest first (with one worker,
+    they finish in that order); the index and the manifest list them as always, quickstart first."""
+    import json
+
+    from ambiglib.report import _MEASURED_SECONDS
+
+    names = ["quickstart", "ambigds_recognition"]
+    assert _MEASURED_SECONDS["ambigds_recognition"] > _MEASURED_SECONDS["quickstart"]
+    finished = []
+    run_report(None, tmp_path / "out", notebooks=names, jobs=1, progress=lambda done, total, r: finished.append(r.name))
+    assert finished == ["ambigds_recognition", "quickstart"]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert [e["notebook"] for e in manifest["notebooks"]] == names
+    index = (tmp_path / "out" / "index.html").read_text()
+    assert index.index("quickstart.html") < index.index("ambigds_recognition.html")
+
+
 def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
     params = tmp_path / "params.yaml"
     params.write_text("n_boot: 200\nnotebooks:\n  ambigds_performance:\n    seed: 7\n")
