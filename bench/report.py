@@ -1,13 +1,17 @@
 """Benchmark: the report at 1x and Nx, beside its floor, with a breakdown per notebook and phase.
 
-Three reports are run one after another in this process (each notebook in a fresh kernel, two at a
-time, as ``ambiglib report`` runs them):
+Four reports are run one after another in this process (each notebook in a fresh kernel, two at a
+time, as ``ambiglib report`` runs them), ``--repeat`` times, alternately:
 
 * the report on the example data (1x, 516 records);
 * the report on the simulator at ``--scale N`` (``simulate.example_records(scale=N)``, written as
   one JSON Lines file first; the write is not timed);
 * the floor: as many one-cell notebooks (``import pandas``, ``import matplotlib``, one plot) run by
-  the same machinery (papermill, two at a time, exported to HTML) on the example data.
+  the same machinery (papermill, two at a time, exported to HTML) on the example data;
+* the floor with the report's libraries: the same, each notebook also importing ambiglib, loading
+  the log as the report's notebooks do, and importing what its bundled notebook loads on first use
+  (scipy.stats, seaborn, statsmodels: found by running that notebook's code first). What the report
+  takes beyond it is its tables and figures.
 
 Per notebook and phase, from papermill's own cell timings: kernel start, the first code cell
 (imports and load), table cells, plot cells, the rest, and the HTML export (what the notebook's
@@ -30,7 +34,7 @@ import nbformat
 import pandas as pd
 
 from ambiglib import simulate
-from ambiglib.report import bundled_notebooks, run_report
+from ambiglib.report import bundled_notebooks, example_runs, run_report
 
 FLOOR_CELL = ("import pandas as pd\nimport matplotlib\nimport matplotlib.pyplot as plt\n"
               "fig, ax = plt.subplots()\nax.plot([0, 1], [0, 1])\nplt.show()")
@@ -45,6 +49,50 @@ def _floor_notebooks(folder: Path, n: int) -> Path:
         nb.cells = [params, nbformat.v4.new_code_cell(FLOOR_CELL)]
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, folder / f"floor_{i:02d}.ipynb")
+    return folder
+
+
+#: modules a notebook loads on first use that the floor's notebooks do not (docs/performance.md)
+LIBRARIES = ("scipy.stats", "seaborn", "statsmodels")
+
+
+def _libraries_used(example: Path) -> dict[str, list[str]]:
+    """Which of LIBRARIES each bundled notebook loads: its code cells run in order as one script (as
+    bench/profile.py runs them) on the example data, in a fresh interpreter each."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    spec = importlib.util.spec_from_file_location("ambiglib_bench_profile", Path(__file__).with_name("profile.py"))
+    profile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(profile)
+    used = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for nb in sorted(bundled_notebooks().glob("*.ipynb")):
+            script = Path(tmp) / f"{nb.stem}.py"
+            script.write_text(profile._script(nb, str(example), str(Path(tmp) / nb.stem)) +
+                              f"\nimport sys\nprint('LOADED', [m for m in {LIBRARIES!r} if m in sys.modules])\n")
+            done = subprocess.run([sys.executable, str(script)], cwd=nb.parent, capture_output=True, text=True,
+                                  check=True)
+            line = [ln for ln in done.stdout.splitlines() if ln.startswith("LOADED ")][-1]
+            used[nb.stem] = json.loads(line[len("LOADED "):].replace("'", '"'))
+    return used
+
+
+def _library_floor_notebooks(folder: Path, used: dict[str, list[str]]) -> Path:
+    """One notebook per bundled notebook: the floor's cell after importing ambiglib, loading the log as
+    the report's notebooks do, and importing the libraries that notebook loads (``_libraries_used``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, libraries in used.items():
+        nb = nbformat.v4.new_notebook()
+        params = nbformat.v4.new_code_cell('runs: str = "../data/example"\nout_dir: str = "artifacts"')
+        params.metadata["tags"] = ["parameters"]
+        setup = ("import ambiglib\nfrom ambiglib import metrics, tables, plots\nfrom ambiglib.report import show_table\n"
+                 "rs, rejected = ambiglib.load(runs, strict=False, quiet=True)\n"
+                 + "".join(f"import {m}\n" for m in libraries))
+        nb.cells = [params, nbformat.v4.new_code_cell(setup + FLOOR_CELL)]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, folder / f"{name}.ipynb")
     return folder
 
 
@@ -82,7 +130,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=1000, help="simulator scale of the large log (default 1000)")
     parser.add_argument("--repeat", type=int, default=1,
-                        help="run the 1x report and the floor this many times, alternately, and compare their medians"
+                        help="run the 1x and Nx reports and the floors this many times, alternately, and compare their"
+                             " medians"
                              " (on a shared machine the floor alone has ranged 24-30 s between runs)")
     args = parser.parse_args()
     print(f"machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
@@ -101,28 +150,42 @@ def main() -> None:
         print(f"log at {args.scale}x: {n_records:,} records, {big.stat().st_size / 1e6:.0f} MB of JSON Lines"
               f" (simulated and written in {time.perf_counter() - t0:.0f} s, not timed below)")
         floor_nbs = _floor_notebooks(tmp / "floor-nbs", n_notebooks)
-        ones, floors = [], []
-        one, one_phases = _report(None, tmp / "r1")
-        ones.append(one)
-        many, many_phases = _report(big, tmp / "rN")
-        floors.append(_report(None, tmp / "floor", notebooks_dir=floor_nbs)[0])
-        for i in range(1, args.repeat):
-            ones.append(_report(None, tmp / f"r1-{i}")[0])
+        used = _libraries_used(example_runs())
+        library_nbs = _library_floor_notebooks(tmp / "library-floor-nbs", used)
+        ones, manys, floors, library_floors = [], [], [], []
+        many_phases = one_phases = None
+        for i in range(args.repeat):  # alternately, so that a slow spell of the machine touches each alike
+            one, phases = _report(None, tmp / f"r1-{i}")
+            ones.append(one)
+            one_phases = one_phases if one_phases is not None else phases
+            many, phases = _report(big, tmp / f"rN-{i}")
+            manys.append(many)
+            many_phases = many_phases if many_phases is not None else phases
             floors.append(_report(None, tmp / f"floor-{i}", notebooks_dir=floor_nbs)[0])
-        one, floor = statistics.median(ones), statistics.median(floors)
+            library_floors.append(_report(None, tmp / f"library-floor-{i}", notebooks_dir=library_nbs)[0])
+        one, many = statistics.median(ones), statistics.median(manys)
+        floor, library_floor = statistics.median(floors), statistics.median(library_floors)
     pd.set_option("display.width", 200)
     for label, phases in (("1x", one_phases), (f"{args.scale}x", many_phases)):
         print(f"\nper notebook and phase, report at {label} (seconds):")
         print(phases.round(2).to_string(index=False))
         print("sum:", phases.drop(columns="notebook").sum().round(1).to_dict())
+    print("\nlibraries each notebook loads on first use (the floor's notebooks load none of them):")
+    for name, libraries in used.items():
+        print(f"  {name:<30} {', '.join(libraries) or '-'}")
     if args.repeat > 1:
-        print(f"\n1x runs: {', '.join(f'{t:.1f}' for t in ones)} s; floor runs: {', '.join(f'{t:.1f}' for t in floors)} s"
-              f" (medians below)")
+        def runs_of(times: list[float]) -> str:
+            return ", ".join(f"{t:.1f}" for t in times)
+
+        print(f"\nruns (medians below): 1x {runs_of(ones)} s; {args.scale}x {runs_of(manys)} s; floor {runs_of(floors)} s;"
+              f" floor with the report's libraries {runs_of(library_floors)} s")
     print(f"\nreport at 1x:              {one:6.1f} s wall ({n_notebooks} notebooks, two at a time)")
     print(f"report at {args.scale}x:{'':{max(0, 12 - len(str(args.scale)))}}{many:6.1f} s wall"
           f"   {args.scale}x / 1x = {many / one:.2f}   (goal <= 2.0: {'PASS' if many / one <= 2.0 else 'FAIL'})")
     print(f"floor ({n_notebooks} one-cell notebooks): {floor:6.1f} s wall"
           f"   1x / floor = {one / floor:.2f}   (goal <= 1.5: {'PASS' if one / floor <= 1.5 else 'FAIL'})")
+    print(f"floor with the report's libraries: {library_floor:6.1f} s wall   1x / it = {one / library_floor:.2f}"
+          f"   (each one-cell notebook also imports ambiglib, loads the log and imports what its notebook loads)")
 
 
 if __name__ == "__main__":
