@@ -187,6 +187,33 @@ def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits()
     by_value(twice, twice.filter(ask_tool=True))
 
 
+@pytest.mark.parametrize("duplicate_ids", [False, True])
+def test_keeping_runs_by_mask_is_filtering_by_their_run_ids(duplicate_ids):
+    """RunSet._with_run_ids_of(keep) gives what filter(run_id=[ids of the runs where keep]) gives, every
+    frame exactly, for masks that keep nothing, everything, blocks and scattered runs; with a run id
+    repeated (a run set built by hand), both of its runs, as filter keeps them."""
+    from ambiglib.report import example_runs
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs = ambiglib.load(example, quiet=True)
+    if duplicate_ids:
+        rs = ambiglib.RunSet(runs=pd.concat([rs.runs, rs.runs.iloc[[3, 40]]], ignore_index=True),
+                             questions=rs.questions, labels=rs.labels, tasks=rs.tasks, blockers=rs.blockers)
+    n = len(rs.runs)
+    rng = np.random.default_rng(5)
+    masks = [np.zeros(n, bool), np.ones(n, bool), np.arange(n) < n // 3, rng.random(n) < 0.3,
+             (rs.runs["ask_tool"].to_numpy(dtype=bool, na_value=False)), np.isin(np.arange(n), [3])]
+    for keep in masks:
+        got = rs._with_run_ids_of(keep)
+        want = rs.filter(run_id=list(rs.runs["run_id"][keep]))
+        for name in ("runs", "questions", "labels", "tasks", "blockers"):
+            pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name), check_exact=True)
+    if duplicate_ids:
+        assert len(rs._with_run_ids_of(np.isin(np.arange(n), [3])).runs) == 2
+
+
 def _join_on_run_id(rs, name):
     """Which run each row belongs to, by pandas' own join on run_id: the independent truth for the links."""
     return pd.Index(rs.runs["run_id"]).get_indexer(getattr(rs, name)["run_id"])
