@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal, overload
 
+import numpy as np
 from tqdm import tqdm
 
 from .errors import FormatError, LoadError
@@ -19,6 +20,7 @@ from .runlog import (
     is_parquet_store,
     is_snapshot,
     jsonl_files,
+    links_digest,
     read_file,
     read_parquet_tables,
     read_snapshot,
@@ -92,13 +94,19 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     from .parquet_check import _conform, _expected
     from .runset import _frame
 
-    tables, skipped, errors = read_snapshot(path)
+    tables, skipped, errors, digest = read_snapshot(path)
     expected = _expected()
     frames = {name: _frame(_conform(table, expected[name], str(path / f"{name}.arrow")))
               for name, table in tables.items()}
     rs = RunSet(**frames, skipped=skipped)
-    for name, pos in snapshot_links(path).items():
-        rs._adopt(name, pos)
+    links = snapshot_links(path)
+    # the ids and links the report wrote (links_digest): taken as they are; anything else is checked first
+    written = bool(links) and digest is not None and digest == links_digest(tables, links)
+    for name, pos in links.items():
+        if written:
+            rs._remember(name, np.array(pos, dtype=np.int64))
+        else:
+            rs._adopt(name, pos)
     return rs, errors
 
 

@@ -282,6 +282,52 @@ def test_a_snapshot_keeps_the_run_links_and_a_wrong_one_is_not_used(tmp_path):
                                   check_exact=True)
 
 
+@pytest.mark.parametrize("change", ["none", "runs replaced", "digest changed", "links removed"])
+def test_a_snapshot_s_links_are_taken_unchecked_only_with_the_digest_the_report_wrote(tmp_path, monkeypatch, change):
+    """A snapshot records a SHA-256 of its run ids and links (runlog.links_digest). Loading it takes the links
+    as they are when the files still give that digest, and checks them row by row (RunSet._adopt) otherwise:
+    a runs file replaced by another (its rows in another order) gets its links refused and joined afresh.
+    Either way every question and label belongs to the run pandas' join on run_id finds."""
+    import json
+
+    import pyarrow as pa
+
+    from ambiglib.report import example_runs
+    from ambiglib.runlog import write_snapshot
+    from ambiglib.runset import RunSet
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs, errors = ambiglib.load(example, strict=False, quiet=True)
+    snap = write_snapshot(rs, errors, str(example), tmp_path / "snapshot")
+    meta = json.loads((snap / "snapshot.json").read_text())
+    assert len(meta["links_sha256"]) == 64
+    if change == "runs replaced":
+        with pa.memory_map(str(snap / "runs.arrow"), "r") as source:
+            table = pa.ipc.open_file(source).read_all()
+        table = table.take(pa.array(np.arange(table.num_rows)[::-1]))
+        with pa.OSFile(str(snap / "runs.arrow"), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    elif change == "digest changed":
+        (snap / "snapshot.json").write_text(json.dumps({**meta, "links_sha256": "0" * 64}))
+    elif change == "links removed":
+        (snap / "labels.links.arrow").unlink()
+    checked = []
+    adopt = RunSet._adopt
+    monkeypatch.setattr(RunSet, "_adopt", lambda self, name, pos: checked.append(name) or adopt(self, name, pos))
+    loaded = ambiglib.load(snap, quiet=True)
+    assert checked == {"none": [], "runs replaced": ["questions", "labels"], "digest changed": ["questions", "labels"],
+                       "links removed": ["questions"]}[change]
+    assert ("questions" in loaded._cache) == (change != "runs replaced")  # a wrong link is never kept
+    for name in ("questions", "labels"):
+        np.testing.assert_array_equal(loaded._links(name), _join_on_run_id(loaded, name))
+    want = rs.filter(benchmark="hil-bench", suite="sql")
+    got = loaded.filter(benchmark="hil-bench", suite="sql")
+    for name in ("questions", "labels"):
+        pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name), check_exact=True)
+
+
 def test_tables_split_a_log_once_and_again_after_an_edit():
     """The split by benchmark and each shape test are kept with the run set (a notebook's tables reuse
     them), and worked out again when the run set or a part of it is changed in place: a table is always
