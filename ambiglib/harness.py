@@ -296,7 +296,9 @@ def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
         passes = [r for valid in cell for r in valid]
         n = len(passes)
         # each field summed by sum() over the passes in order, as before: the same floats, the same result
-        tot = dict(zip(_TOTALLED, map(sum, zip(*(r["_totals"] for r in passes))))) if n else dict.fromkeys(_TOTALLED, 0)
+        # (rows from _hil_rows carry them as floats; others, e.g. the simulator's, are converted here)
+        floats = (r.get("_totals") or tuple(_f(r[k]) for k in _TOTALLED) for r in passes)
+        tot = dict(zip(_TOTALLED, map(sum, zip(*floats)))) if n else dict.fromkeys(_TOTALLED, 0)
         stats: dict[str, tuple[float, int]] = {
             "num_included_attempts": (len(cell), len(cell)), "num_passes": (expected, len(cell)),
             "total_attempts_and_passes": (n, n),
