@@ -81,7 +81,7 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
     result is the same frame, dtypes and ``attrs`` included. Smaller ones, where pandas is faster,
     and others are indexed by pandas.
 
-    Rows kept in one unbroken run (one benchmark of a log written benchmark by benchmark, as the
+    Rows kept in one unbroken block (one benchmark of a log written benchmark by benchmark, as the
     harnesses and importers write them) are taken as a slice: Arrow slices without copying."""
     start = int(np.argmax(keep)) if len(keep) else 0
     count = int(np.count_nonzero(keep))
