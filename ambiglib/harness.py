@@ -203,14 +203,7 @@ def _hil_rows(hil: list[dict[str, Any]], rs: RunSet) -> list[dict[str, Any]]:
                      "num_blockers_resolved": hr.get("num_blockers_resolved"),
                      "total_num_blockers": hr.get("total_num_blockers"),
                      "passes": meta.get("passes")})
-    for row in rows:  # what summarize_rows adds up, as floats, once per row (a row counts in its suite and in "both")
-        row["_totals"] = tuple(_f(row[k]) for k in _TOTALLED)
     return rows
-
-
-#: the pass-level fields ``summarize_rows`` sums over a cell's passes
-_TOTALLED = ("cost", "num_steps", "tokens_sent", "tokens_received", "num_questions", "num_blockers_resolved",
-             "total_num_blockers")
 
 
 def _hil_summary(hil: list[dict[str, Any]], rs: RunSet, include_partial: bool) -> list[tuple]:
@@ -280,6 +273,11 @@ def _f(x: Any) -> float:
     return float(x) if x is not None and x == x else 0.0
 
 
+#: the pass-level fields ``summarize_rows`` sums over a cell's passes
+_TOTALLED = ("cost", "num_steps", "tokens_sent", "tokens_received", "num_questions", "num_blockers_resolved",
+             "total_num_blockers")
+
+
 def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
                ) -> dict[tuple[str, str], dict[str, tuple[float, int]]]:
     """``summarize_rows``: the pass filter, first-k pass@k, and per-pass means over valid passes."""
@@ -296,8 +294,7 @@ def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
         passes = [r for valid in cell for r in valid]
         n = len(passes)
         # each field summed by sum() over the passes in order, as before: the same floats, the same result
-        # (rows from _hil_rows carry them as floats; others, e.g. the simulator's, are converted here)
-        floats = (r.get("_totals") or tuple(_f(r[k]) for k in _TOTALLED) for r in passes)
+        floats = (tuple(_f(r[k]) for k in _TOTALLED) for r in passes)
         tot = dict(zip(_TOTALLED, map(sum, zip(*floats)))) if n else dict.fromkeys(_TOTALLED, 0)
         stats: dict[str, tuple[float, int]] = {
             "num_included_attempts": (len(cell), len(cell)), "num_passes": (expected, len(cell)),
