@@ -86,9 +86,7 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
     start = int(np.argmax(keep)) if len(keep) else 0
     count = int(np.count_nonzero(keep))
     if count and keep[start:start + count].all():
-        out = frame.iloc[start:start + count]
-        return out if start == 0 and isinstance(out.index, pd.RangeIndex) and out.index.start == 0 \
-            and out.index.step == 1 else out.reset_index(drop=True)
+        return frame.iloc[start:start + count].reset_index(drop=True)
     if len(frame) >= _ARROW_ROWS and len(frame.columns) and frame.columns.is_unique \
             and all(isinstance(t, pd.ArrowDtype) for t in frame.dtypes):
         table = pa.Table.from_pandas(frame, preserve_index=False)
