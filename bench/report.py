@@ -40,16 +40,21 @@ FLOOR_CELL = ("import pandas as pd\nimport matplotlib\nimport matplotlib.pyplot 
               "fig, ax = plt.subplots()\nax.plot([0, 1], [0, 1])\nplt.show()")
 
 
-def _floor_notebooks(folder: Path, n: int) -> Path:
+def _one_cell_notebooks(folder: Path, cells: dict[str, str]) -> Path:
+    """A notebook ``<name>.ipynb`` per entry: a parameters cell (``runs``, ``out_dir``), then the one cell."""
     folder.mkdir(parents=True, exist_ok=True)
-    for i in range(n):
+    for name, source in cells.items():
         nb = nbformat.v4.new_notebook()
         params = nbformat.v4.new_code_cell('runs: str = "../data/example"\nout_dir: str = "artifacts"')
         params.metadata["tags"] = ["parameters"]
-        nb.cells = [params, nbformat.v4.new_code_cell(FLOOR_CELL)]
+        nb.cells = [params, nbformat.v4.new_code_cell(source)]
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, folder / f"floor_{i:02d}.ipynb")
+        nbformat.write(nb, folder / f"{name}.ipynb")
     return folder
+
+
+def _floor_notebooks(folder: Path, n: int) -> Path:
+    return _one_cell_notebooks(folder, {f"floor_{i:02d}": FLOOR_CELL for i in range(n)})
 
 
 #: modules a notebook loads on first use that the floor's notebooks do not (docs/performance.md)
@@ -71,29 +76,21 @@ def _libraries_used(example: Path) -> dict[str, list[str]]:
         for nb in sorted(bundled_notebooks().glob("*.ipynb")):
             script = Path(tmp) / f"{nb.stem}.py"
             script.write_text(profile._script(nb, str(example), str(Path(tmp) / nb.stem)) +
-                              f"\nimport sys\nprint('LOADED', [m for m in {LIBRARIES!r} if m in sys.modules])\n")
+                              f"\nimport json, sys\nprint('LOADED', json.dumps([m for m in {LIBRARIES!r} if m in sys.modules]))\n")
             done = subprocess.run([sys.executable, str(script)], cwd=nb.parent, capture_output=True, text=True,
                                   check=True)
             line = [ln for ln in done.stdout.splitlines() if ln.startswith("LOADED ")][-1]
-            used[nb.stem] = json.loads(line[len("LOADED "):].replace("'", '"'))
+            used[nb.stem] = json.loads(line[len("LOADED "):])
     return used
 
 
 def _library_floor_notebooks(folder: Path, used: dict[str, list[str]]) -> Path:
     """One notebook per bundled notebook: the floor's cell after importing ambiglib, loading the log as
     the report's notebooks do, and importing the libraries that notebook loads (``_libraries_used``)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, libraries in used.items():
-        nb = nbformat.v4.new_notebook()
-        params = nbformat.v4.new_code_cell('runs: str = "../data/example"\nout_dir: str = "artifacts"')
-        params.metadata["tags"] = ["parameters"]
-        setup = ("import ambiglib\nfrom ambiglib import metrics, tables, plots\nfrom ambiglib.report import show_table\n"
-                 "rs, rejected = ambiglib.load(runs, strict=False, quiet=True)\n"
-                 + "".join(f"import {m}\n" for m in libraries))
-        nb.cells = [params, nbformat.v4.new_code_cell(setup + FLOOR_CELL)]
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-        nbformat.write(nb, folder / f"{name}.ipynb")
-    return folder
+    setup = ("import ambiglib\nfrom ambiglib import metrics, tables, plots\nfrom ambiglib.report import show_table\n"
+             "rs, rejected = ambiglib.load(runs, strict=False, quiet=True)\n")
+    return _one_cell_notebooks(folder, {name: setup + "".join(f"import {m}\n" for m in libraries) + FLOOR_CELL
+                                        for name, libraries in used.items()})
 
 
 def _phases(out: Path, manifest: dict) -> pd.DataFrame:
