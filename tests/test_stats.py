@@ -116,6 +116,22 @@ def test_bootstrap_counts_tally_the_draws():
     assert (counts[13] == np.bincount(idx[13], minlength=7)).all()
 
 
+@pytest.mark.parametrize("n", [stats._TALLY_BY_ROW - 1, stats._TALLY_BY_ROW, 3001])
+def test_both_tallies_are_the_harness_draws_counted(n, monkeypatch):
+    """Below and from ``_TALLY_BY_ROW`` units the counts are tallied differently (the whole block at
+    once, each replicate alone); both are exactly the harness's draws, counted, and equal each other."""
+    draws = np.random.default_rng(4).integers(0, n, size=(40, n))
+    expected = np.stack([np.bincount(row, minlength=n) for row in draws]).astype(float)
+    ours = stats.bootstrap_counts(n, 40, seed=4)
+    assert ours.dtype == np.float64 and np.array_equal(ours, expected)
+    # the other tally on the same draws: every unit count the same
+    monkeypatch.setattr(stats, "_TALLY_BY_ROW", 1 if n < stats._TALLY_BY_ROW else n + 1)
+    assert np.array_equal(stats.bootstrap_counts(n, 40, seed=4), expected)
+    rng = np.random.default_rng(4)  # a generator carries on from block to block, whichever tally
+    first = stats.bootstrap_counts(n, 25, rng)
+    assert np.array_equal(np.vstack([first, stats.bootstrap_counts(n, 15, rng)]), expected)
+
+
 def test_replicates_in_blocks_are_the_harness_draws(monkeypatch):
     """With blocks of a few replicates (as a large log's tasks get), the blocks are the rows of the
     one count matrix, totals are its products, and the paired interval is still the harness's."""
