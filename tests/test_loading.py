@@ -455,6 +455,28 @@ def test_meta_is_found_in_lines_whose_strings_look_like_json(tmp_path):
     assert arrow.runs["meta"].notna().all()
 
 
+def test_lines_ending_with_the_same_meta_bytes_share_it_and_no_other_does(tmp_path):
+    # the Arrow path reuses a meta for a line whose bytes from meta on repeat an earlier line's; metas that
+    # differ only in a value, a number's form, spacing or a following key must each still be read for themselves
+    pool = ['{"mode":"baseline"}', '{"mode":"baselinf"}', '{"mode": "baseline"}', '{"n":1}', '{"n":1.0}',
+            '{"n":2}', '{"mode":"baseline","n":1}', '{"a":{"meta":{"x":1}}}', '{"a":{"meta":{"x":2}}}']
+    followers = ["", ', "cost_usd": 0.25', ', "duration_s": 3.0']
+    lines, expected = [], []
+    for i in range(120):
+        meta, follow = pool[i % len(pool)], followers[(i // len(pool)) % len(followers)]
+        rec = json.dumps(run_record(trial=i + 1, task_id=f"t{i % 4}"))
+        if follow:  # meta in the middle: its key after it replaces the record's own
+            rec = json.dumps({k: v for k, v in json.loads(rec).items() if k != follow.split('"')[1]})
+        lines.append(rec[:-1] + f', "meta": {meta}{follow}}}')
+        expected.append(json.loads(meta))
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    arrow, python = ambiglib.load(path, engine="arrow"), ambiglib.load(path, engine="python")
+    pd.testing.assert_frame_equal(arrow.runs, python.runs)
+    assert [json.loads(m) for m in arrow.runs["meta"]] == expected
+    assert arrow.runs["meta"].tolist() == python.runs["meta"].tolist()  # 1 and 1.0 each as written
+
+
 def test_meta_key_that_cannot_be_told_from_its_text_is_parsed_whole():
     from ambiglib.runlog import _meta_start
 
