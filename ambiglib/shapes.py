@@ -58,9 +58,17 @@ class Shape:
         return f"no {self.needs} in this log"
 
 
-def _ok(rs: RunSet) -> pd.DataFrame:
+#: The runs columns the shape tests read: only these are taken row by row (a log's runs have ~30 columns,
+#: some of them long texts, and every test selects rows)
+_READ = ("status", "spec", "ask_tool", "protocol", "task_id", "variant_id", "passed", "category", "score",
+         "checkpoints")
+
+
+def _ok(rs: RunSet, read: tuple[str, ...] | None = _READ) -> pd.DataFrame:
+    """The runs that did not fail with an error: their columns ``read`` (None: all)."""
     runs = rs.runs
-    return runs[runs["status"].astype(object) != "error"]
+    keep = (runs["status"].astype(object) != "error").to_numpy()
+    return (runs if read is None else runs[[c for c in read if c in runs.columns]])[keep]
 
 
 def _cell(runs: pd.DataFrame, *, spec: str | None = None, ask_tool: bool | None = None,
@@ -260,7 +268,7 @@ def metric_warnings(rs: RunSet) -> list[str]:
       metric refuses to pool them; the tables split by policy).
     """
     out: list[str] = []
-    runs = _ok(rs)
+    runs = _ok(rs, read=None)
     with_blockers = set(rs.blockers["benchmark"].astype(object))
     keyed = rs.tasks[["benchmark", "suite", "variant_id"]].astype(object)
     known = set(map(tuple, keyed.to_numpy()))
