@@ -64,10 +64,16 @@ _READ = ("status", "spec", "ask_tool", "protocol", "task_id", "variant_id", "pas
          "checkpoints")
 
 
+def _equals(column: pd.Series, value: object) -> np.ndarray:
+    """Which rows hold ``value`` (a null holds none): compared where the column is, in Arrow for an
+    Arrow-backed one, without a Python object per row."""
+    return (column == value).to_numpy(dtype=bool, na_value=False)
+
+
 def _ok(rs: RunSet, read: tuple[str, ...] | None = _READ) -> pd.DataFrame:
     """The runs that did not fail with an error: their columns ``read`` (None: all)."""
     runs = rs.runs
-    keep = (runs["status"].astype(object) != "error").to_numpy()
+    keep = ~_equals(runs["status"], "error")
     return (runs if read is None else runs[[c for c in read if c in runs.columns]])[keep]
 
 
@@ -75,11 +81,11 @@ def _cell(runs: pd.DataFrame, *, spec: str | None = None, ask_tool: bool | None 
           protocol: str | None = None) -> pd.DataFrame:
     keep = np.ones(len(runs), dtype=bool)
     if spec is not None:
-        keep &= (runs["spec"].astype(object) == spec).to_numpy()
+        keep &= _equals(runs["spec"], spec)
     if ask_tool is not None:
         keep &= runs["ask_tool"].to_numpy(dtype=bool, na_value=False) == ask_tool
     if protocol is not None:
-        keep &= (runs["protocol"].astype(object) == protocol).to_numpy()
+        keep &= _equals(runs["protocol"], protocol)
     return runs[keep]
 
 
@@ -153,7 +159,7 @@ def _task_field(column: str) -> Callable[[RunSet], bool]:
 def labels_of(facet: str) -> Shape:
     """Judge labels of one facet (``trace``, ``failure.logic``, ``over_ask``, ...)."""
     return Shape(f"labels:{facet}", f"judge labels of facet {facet!r}",
-                 lambda rs: bool((rs.labels["facet"].astype(object) == facet).any()))
+                 lambda rs: bool(_equals(rs.labels["facet"], facet).any()))
 
 
 @functools.cache

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -371,3 +373,21 @@ def test_tables_split_a_log_once_and_again_after_an_edit():
     # a frame with a column name twice (built by hand) is kept and compared column by column
     twice = ambiglib.RunSet(**{**rs.frames(), "tasks": pd.concat([rs.tasks, rs.tasks[["meta"]]], axis=1)})
     assert applicable(twice, SHAPES["blockers"]) == applicable(rs, SHAPES["blockers"])
+
+
+@pytest.mark.parametrize("dtype", ["str", "arrow", "object", "category"])
+def test_shape_tests_compare_as_python_compares(dtype):
+    """The shape tests compare a column with a value where the column is (in Arrow for an Arrow-backed one):
+    the same rows as comparing each value as a Python object, a null holding no value, so a run whose status
+    is null is not an error run."""
+    from ambiglib import shapes
+
+    values = ["error", None, "ok", "invalid", "error", None, "timeout"]
+    column = pd.Series(values, dtype={"arrow": pd.ArrowDtype(pa.string())}.get(dtype, dtype), index=range(10, 17))
+    for value in ("error", "ok", "missing"):
+        assert shapes._equals(column, value).tolist() == [v == value for v in values]
+    runs = pd.DataFrame({"status": column, "spec": column, "protocol": column, "ask_tool": [True] * 7})
+    rs = SimpleNamespace(runs=runs)  # _ok reads the runs only
+    assert [None if pd.isna(v) else v for v in shapes._ok(rs, read=None)["status"]] == [v for v in values if v != "error"]
+    kept = shapes._cell(runs, spec="ok", protocol="ok", ask_tool=True)
+    assert kept.index.tolist() == [12]
