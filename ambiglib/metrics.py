@@ -32,7 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .runset import RunSet
+from .runset import RunSet, _arrow_of
 from .schema import DEFAULT_POLICY
 from .stats import bootstrap_totals, majority_vote, paired_bootstrap_ci, paired_wilcoxon, percentile_ci, wilson_ci
 
@@ -809,10 +809,13 @@ def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
     work = _work(rs)
     runs = work[(work["spec"] == "ambiguous") & ~work["ask_tool"] & ~work["error"]
                 & (work["protocol"] == "solve")]
-    cps = rs.runs.set_index(rs.runs["run_id"].astype(object))["checkpoints"]
+    # each run's checkpoints, by its row in rs.runs (``_work`` keeps the rows in order, numbered from 0),
+    # made Python values in one conversion rather than one lookup and one conversion per run
+    checkpoints = rs.runs["checkpoints"].iloc[runs.index.to_numpy()]
+    arrow = _arrow_of(checkpoints)
+    cps = arrow.to_pylist() if arrow is not None else checkpoints.tolist()
     states = []
-    for run_id, passed in zip(runs["run_id"], runs["passed"]):
-        cp = cps.get(run_id)
+    for cp, passed in zip(cps, runs["passed"]):
         if isinstance(cp, (list, np.ndarray)) and len(cp):
             states.append(tuple(float(c["result"]) for c in cp))
         else:
@@ -955,8 +958,9 @@ def _grid(runs: pd.DataFrame, by: list[str], column: str, values: list) -> pd.Da
 
 
 def _category_frame(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    seen = list(dict.fromkeys([*[c for c in CATEGORY_ORDER if c in set(runs["category"])],
-                               *sorted(set(runs["category"]) - set(CATEGORY_ORDER))]))
+    present = set(runs["category"].unique())  # the distinct values, not a Python object per run
+    seen = list(dict.fromkeys([*[c for c in CATEGORY_ORDER if c in present],
+                               *sorted(present - set(CATEGORY_ORDER))]))
     return _grid(runs, by, "category", seen)
 
 

@@ -717,7 +717,7 @@ def _ask_failure_modes(lhaw: RunSet, failed_only: bool) -> pd.DataFrame:
 
     if failed_only:
         lhaw = lhaw.filter(passed=False)
-    facets = sorted(set(lhaw.labels["facet"].astype(str)))
+    facets = sorted(set(lhaw.labels["facet"].astype(str).unique()))
     categories = {c: [f for f in facets if f.startswith(f"lhaw.{c}.")] for c in LHAW_FAILURE_CATEGORIES}
     categories = {c: fs for c, fs in categories.items() if fs}
     if not categories:
@@ -753,7 +753,7 @@ def _ask_failure_flags(lhaw: RunSet, by: str | None, failed_only: bool) -> pd.Da
 
     if failed_only:
         lhaw = lhaw.filter(passed=False)
-    facets = sorted(f for f in set(lhaw.labels["facet"].astype(str)) if f.startswith("lhaw.") and f.count(".") == 2)
+    facets = sorted(f for f in set(lhaw.labels["facet"].astype(str).unique()) if f.startswith("lhaw.") and f.count(".") == 2)
     if not facets:
         return pd.DataFrame()
     parts = []

@@ -425,6 +425,12 @@ def test_ambiguity_classes_follow_lhaw_definition_3_1():
     assert out["ambiguity_class"].to_dict() == {"ben": "benign", "div": "divergent", "judged": "outcome-critical",
                                                 "new": "new-task", "oc": "outcome-critical"}
     assert out.loc["div", ["n_trials", "n_successes", "n_terminal_states"]].tolist() == [3, 2, 2]
+    # each run's checkpoints are its own whatever the runs frame's row labels and order (built by hand)
+    rs = RunSet.from_records(records)
+    order = np.random.default_rng(3).permutation(len(rs.runs))
+    shuffled = RunSet(**{**rs.frames(), "runs": rs.runs.iloc[order].set_axis(np.arange(len(order))[::-1] * 7)})
+    again = metrics.ambiguity_classes(shuffled).set_index("variant_id")
+    pd.testing.assert_frame_equal(again, out)
 
 
 def test_ambiguity_classes_use_passed_when_there_are_no_checkpoints():
