@@ -309,7 +309,8 @@ class RunSet:
         Worked out once and kept while neither this run set nor any part has changed: the tables
         split a log by benchmark at every call."""
         def split() -> list[tuple[Any, RunSet, tuple | None]]:
-            names = set(self.runs["benchmark"].astype(object)) | set(self.tasks["benchmark"].astype(object))
+            names = set(self.runs["benchmark"].drop_duplicates().astype(object)) \
+                | set(self.tasks["benchmark"].drop_duplicates().astype(object))  # Python values of the few names
             out = []
             for name in sorted(names):
                 part = self.filter(benchmark=name)
