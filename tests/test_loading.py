@@ -455,9 +455,9 @@ def test_meta_is_found_in_lines_whose_strings_look_like_json(tmp_path):
     assert arrow.runs["meta"].notna().all()
 
 
-def test_lines_ending_with_the_same_meta_bytes_share_it_and_no_other_does(tmp_path):
-    # the Arrow path reuses a meta for a line whose bytes from meta on repeat an earlier line's; metas that
-    # differ only in a value, a number's form, spacing or a following key must each still be read for themselves
+def test_metas_that_differ_only_a_little_are_each_read_for_themselves(tmp_path):
+    # the Arrow path reads meta alone from each line (and makes each distinct text canonical once): metas
+    # that differ only in a value, a number's form, spacing or a following key must each be read as written
     pool = ['{"mode":"baseline"}', '{"mode":"baselinf"}', '{"mode": "baseline"}', '{"n":1}', '{"n":1.0}',
             '{"n":2}', '{"mode":"baseline","n":1}', '{"a":{"meta":{"x":1}}}', '{"a":{"meta":{"x":2}}}']
     followers = ["", ', "cost_usd": 0.25', ', "duration_s": 3.0']
