@@ -9,7 +9,8 @@ measures, against the baselines named in the foundation issue:
 4. peak memory of the load (in a fresh process) against the Arrow size of the frames (target: <= 3x);
 5. on the simulator's log at ``--store-scale`` (1000: 516k records), partitioned by benchmark and model
    (``RunSet.to_parquet(partition_by=...)``): ``load(store, filters=[("benchmark", "==", X)])`` against
-   loading the whole store, for each benchmark X (target: <= 0.6x, with exactly X's runs).
+   loading the whole store, for each benchmark X (target: <= 0.6x, with exactly X's runs); beside it the
+   floor, pyarrow alone reading the same partitions of the five frames, checking nothing.
 
 Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look.
 Copy the printed figures into docs/performance.md.
@@ -132,7 +133,12 @@ def main() -> None:
     parser.add_argument("--questions", type=int, default=10, help="questions per run")
     parser.add_argument("--repeat", type=int, default=5, help="fresh processes per figure (best is kept)")
     parser.add_argument("--store-scale", type=int, default=1000, help="simulator scale of the partitioned store")
+    parser.add_argument("--store-only", action="store_true", help="only figure 5, the partitioned store")
     args = parser.parse_args()
+    if args.store_only:
+        OUT.mkdir(exist_ok=True)
+        _print_rows(store_rows(args.store_scale, args.repeat))
+        return
 
     OUT.mkdir(exist_ok=True)
     path = OUT / f"runs_{args.runs}x{args.questions}.jsonl"
@@ -174,6 +180,10 @@ def main() -> None:
          "<= 3x " + ("PASS" if peak <= 3 * size else "FAIL")),
     ]
     rows += store_rows(args.store_scale, args.repeat)
+    _print_rows(rows)
+
+
+def _print_rows(rows: list[tuple[str, str, str, str]]) -> None:
     width = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, width)))
@@ -194,16 +204,33 @@ def store_rows(scale: int, repeat: int) -> list[tuple[str, str, str, str]]:
     counts = full_rs.runs["benchmark"].value_counts().to_dict()
     del full_rs
     t_full = fresh("ambiglib.load(path, quiet=True)", store, repeat)
-    rows = [(f"ambiglib.load, partitioned store at {scale}x", f"{t_full:.3f} s", f"{sum(counts.values()):,} runs", "")]
+    t_floor = fresh(_READ_STORE.format(bench=None), store, repeat)
+    rows = [(f"ambiglib.load, partitioned store at {scale}x", f"{t_full:.3f} s", f"{sum(counts.values()):,} runs", ""),
+            ("  floor: pyarrow.dataset reads all five frames", f"{t_floor:.3f} s", "nothing checked", "")]
     for bench in sorted(counts):
         flt = [("benchmark", "==", bench)]
         t = fresh(f"rs = ambiglib.load(path, quiet=True, filters={flt!r})\n"
                   f"assert len(rs.runs) == {counts[bench]} and set(rs.runs['benchmark']) == {{{bench!r}}}",
                   store, repeat)
+        t_part = fresh(_READ_STORE.format(bench=repr(bench)), store, repeat)
         rows.append((f"  filters=[('benchmark', '==', {bench!r})]", f"{t:.3f} s",
                      f"filtered / full = {t / t_full:.2f}x ({counts[bench]:,} runs)",
                      "<= 0.6x " + ("PASS" if t <= 0.6 * t_full else "FAIL")))
+        rows.append(("    floor: pyarrow.dataset, the same filter", f"{t_part:.3f} s",
+                     f"filtered / full = {t_part / t_floor:.2f}x", ""))
     return rows
+
+
+#: The floor of a filtered load: pyarrow reading each frame of a partitioned store, the partitions the
+#: filter names (``bench`` None: all), into Arrow tables, checking nothing
+_READ_STORE = """
+import pyarrow.dataset as ds
+from pathlib import Path
+for frame in sorted(p for p in Path(path).iterdir() if p.is_dir()):
+    d = ds.dataset(frame, format="parquet", partitioning="hive")
+    bench = {bench}
+    d.to_table(filter=ds.field("benchmark") == bench if bench is not None and "benchmark" in d.schema.names else None)
+"""
 
 
 if __name__ == "__main__":
