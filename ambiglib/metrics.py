@@ -100,12 +100,11 @@ def _isin(column: pd.Series, values: Any) -> pd.Series:
     pandas makes an Arrow scalar of each value first (3 s for the run ids of a large log's judge votes,
     matched a dozen times in a notebook). Null matches null, as in pandas; values that are not all text
     take pandas' way."""
-    array = column.array
     if _text_in_arrow(column):
-        mine = array.__arrow_array__()
+        mine = column.array.__arrow_array__()
         try:
             if isinstance(values, pd.Series) and _text_in_arrow(values):
-                wanted = _chunks_joined(values.array.__arrow_array__()).cast(mine.type)
+                wanted = values.array.__arrow_array__().combine_chunks().cast(mine.type)
             else:
                 wanted = pa.array(list(values), type=mine.type, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
@@ -120,10 +119,6 @@ def _text_in_arrow(column: pd.Series) -> bool:
     return isinstance(column.array, pd.arrays.ArrowStringArray) or (
         isinstance(column.dtype, pd.ArrowDtype)
         and (pa.types.is_string(column.dtype.pyarrow_dtype) or pa.types.is_large_string(column.dtype.pyarrow_dtype)))
-
-
-def _chunks_joined(array: Any) -> pa.Array:
-    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
 def _check_by(work: pd.DataFrame, by: Sequence[str], fn: str) -> list[str]:

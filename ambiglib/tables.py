@@ -753,7 +753,8 @@ def _ask_failure_flags(lhaw: RunSet, by: str | None, failed_only: bool) -> pd.Da
 
     if failed_only:
         lhaw = lhaw.filter(passed=False)
-    facets = sorted(f for f in set(lhaw.labels["facet"].astype(str).unique()) if f.startswith("lhaw.") and f.count(".") == 2)
+    facets = sorted(f for f in set(lhaw.labels["facet"].astype(str).unique())
+                    if f.startswith("lhaw.") and f.count(".") == 2)
     if not facets:
         return pd.DataFrame()
     parts = []

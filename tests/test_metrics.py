@@ -771,15 +771,16 @@ def test_pass_rates_share_full_information_with_every_policy_and_no_tool_runs_by
     assert gap.loc[("m", "q"), "pass_at_k_full_info"] == 0.5 and gap.loc[("m", "r"), "pass_at_k_no_tool"] == 1.0
 
 
-_TEXT_DTYPES = {"str": "str", "arrow string": pd.ArrowDtype(pa.string()), "arrow large_string": pd.ArrowDtype(pa.large_string()),
-                "object": object}
+_TEXT_DTYPES = {"str": "str", "arrow string": pd.ArrowDtype(pa.string()),
+                "arrow large_string": pd.ArrowDtype(pa.large_string()), "object": object}
 
 
 @pytest.mark.parametrize("column_dtype", list(_TEXT_DTYPES))
 @pytest.mark.parametrize("values", [
     ["r1", None], [np.nan], [1, "r2"], set(), {"r3"}, ["r9"],
     pd.Series(["r2", None], dtype=object), pd.Series(["r2", "r1"], dtype="str"),
-    pd.Series(["r3", None], dtype=pd.ArrowDtype(pa.string())), pd.Series(["r3"], dtype=pd.ArrowDtype(pa.large_string())),
+    pd.Series(["r3", None], dtype=pd.ArrowDtype(pa.string())),
+    pd.Series(["r3"], dtype=pd.ArrowDtype(pa.large_string())),
 ], ids=lambda v: repr(list(v)) + (f" {v.dtype}" if isinstance(v, pd.Series) else ""))
 def test_isin_is_pandas_isin(column_dtype, values):
     """The metrics match run ids in Arrow where both sides are text (``metrics._isin``): the same answer as
