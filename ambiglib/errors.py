@@ -22,6 +22,8 @@ __all__ = [
     "SchemaError",
     "RunLogNotFoundError",
     "ArgumentError",
+    "ReportError",
+    "ParameterError",
     "LoadError",
 ]
 
@@ -44,6 +46,16 @@ class RunLogNotFoundError(FormatError, FileNotFoundError):
 
 class ArgumentError(AmbiglibError, ValueError):
     """An argument that names something a run log does not have (a filter's column, a partition column)."""
+
+
+class ReportError(AmbiglibError):
+    """The report cannot run or a notebook of it failed; the message names the notebook and the cell,
+    or the folder, file or parameter at fault."""
+
+
+class ParameterError(ReportError):
+    """A parameters file or value that cannot be given to a notebook; the message names the file, the
+    parameter, the value and what is expected."""
 
 
 @dataclass(frozen=True)

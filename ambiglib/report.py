@@ -31,15 +31,13 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .errors import AmbiglibError, LoadError
+from .errors import LoadError, ReportError
 from .loading import load
+from .parameters import (SNAPSHOT_PARAMETER, check_parameters, inject_parameters, notebook_parameters,
+                         read_params_file)
 
 #: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).
 SNAPSHOT_DIR = "snapshot"
-#: The notebook parameter the report sets to its snapshot (reserved, like ``out_dir``)
-SNAPSHOT_PARAMETER = "snapshot"
-#: Parameters the report sets itself for every notebook; a params file cannot
-_RESERVED = ("out_dir", SNAPSHOT_PARAMETER)
 
 __all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summary", "run_report", "ReportError",
            "errors_frame", "render_table", "notebook_parameters", "bundled_notebooks", "example_runs"]
@@ -66,10 +64,6 @@ def bundled_notebooks() -> Path:
 def example_runs() -> Path | None:
     """The bundled example run log (``ambiglib/example`` installed, ``data/example`` in the source tree), if present."""
     return _bundled(_HERE / "example", _HERE.parent / "data" / "example", "*.jsonl")
-
-
-class ReportError(AmbiglibError):
-    """A notebook of the report failed; the message names the notebook and the cell."""
 
 
 # ----------------------------------------------------------------------------- used inside notebooks
@@ -375,14 +369,6 @@ class NotebookResult:
     notes: list[dict] = field(default_factory=list)
 
 
-def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
-    """A notebook's parameters as papermill reads its ``parameters`` cell: name → ``{name,
-    inferred_type_name, default, help}`` (nothing is executed)."""
-    import papermill
-
-    return dict(papermill.inspect_notebook(str(path)))
-
-
 def _report_kernel_manager():
     """The kernel manager of the report's kernels.
 
@@ -419,48 +405,6 @@ def _report_kernel_manager():
     return ReportKernelManager
 
 
-def _read_params(params_file: str | os.PathLike[str] | None) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    """Top-level keys go to every notebook that has the parameter; ``notebooks: {name: {...}}`` to one."""
-    if not params_file:
-        return {}, {}
-    import yaml
-
-    path = Path(params_file)
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ReportError(f"{path}: not a readable YAML parameters file ({exc})") from exc
-    if not isinstance(data, dict):
-        raise ReportError(f"{path}: parameters must be a mapping of name: value (got {type(data).__name__})")
-    per_notebook = data.pop("notebooks", {}) or {}
-    if not isinstance(per_notebook, dict) or not all(isinstance(v, dict) for v in per_notebook.values()):
-        raise ReportError(f"{path}: 'notebooks' must map notebook names to parameter mappings")
-    return data, per_notebook
-
-
-def _check_params(params_file, common: dict[str, Any], per_notebook: dict[str, dict[str, Any]],
-                  declared: dict[str, dict[str, Any]], chosen: list[str]) -> None:
-    """Refuse, before anything runs, a parameter no notebook has or a notebook that does not exist."""
-    where = f"{params_file}: " if params_file else ""
-    unknown_nb = sorted(set(per_notebook) - set(declared))
-    if unknown_nb:
-        raise ReportError(f"{where}no notebook named {', '.join(map(repr, unknown_nb))}; the notebooks are"
-                          f" {', '.join(sorted(declared))}")
-    every = sorted({p for name in chosen for p in declared[name]} - set(_RESERVED))
-    for key in common:
-        if key not in every:
-            raise ReportError(f"{where}unknown parameter {key!r}: no notebook of the report has it; the parameters"
-                              f" are {', '.join(every)}")
-    for name, params in per_notebook.items():
-        for key in params:
-            if key == "runs":
-                raise ReportError(f"{where}notebooks: {name}: 'runs' is one run log for the whole report (set it"
-                                  " at the top level or with --runs)")
-            if key not in declared[name] or key in _RESERVED:
-                raise ReportError(f"{where}notebooks: {name}: unknown parameter {key!r}; {name} has"
-                                  f" {', '.join(p for p in declared[name] if p not in _RESERVED)}")
-
-
 def _run_one(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) -> NotebookResult:
     import nbformat
     import papermill
@@ -472,12 +416,16 @@ def _run_one(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) ->
     result = NotebookResult(name, 0.0)
     executed = out / f"{name}.ipynb"
     manager = _report_kernel_manager()
+    # the parameters cell is ours, not papermill's translator's: each value a literal, proven so
+    # (ambiglib.parameters); papermill then runs the notebook as written, with no parameters of its own
+    nbformat.write(inject_parameters(nbformat.read(str(notebook), as_version=4), parameters), str(executed))
+    as_given = str(executed).replace("{", "{{").replace("}", "}}")  # papermill str.format()s its paths
     for attempt in (1, 2):
         try:
             # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
             # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
             # against the folder the report was started in, as --runs does
-            papermill.execute_notebook(str(notebook), str(executed), parameters=parameters,
+            papermill.execute_notebook(as_given, as_given, parameters=None,
                                        cwd=cwd, kernel_name="python3", progress_bar=False,
                                        log_output=False, kernel_manager_class=manager)
         except papermill.PapermillExecutionError as exc:
@@ -575,9 +523,9 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
             raise ReportError(f"no such notebook(s) {sorted(unknown)} in {nb_dir} (have {[p.stem for p in paths]})")
         paths = [p for p in paths if p.stem in wanted]
     declared = {p.stem: notebook_parameters(p) for p in sorted(nb_dir.glob("*.ipynb"))}
-    common, per_notebook = _read_params(params_file)
+    common, per_notebook = read_params_file(params_file) if params_file else ({}, {})
     common.update(parameters or {})
-    _check_params(params_file, common, per_notebook, declared, [p.stem for p in paths])
+    check_parameters(params_file, common, per_notebook, declared, [p.stem for p in paths])
     from_file = common.pop("runs", None)
     if from_file is not None and runs is not None and Path(from_file).resolve() != Path(runs).resolve():
         raise ReportError(f"{params_file}: runs: {from_file!r} disagrees with --runs {str(runs)!r}; give the run log once")

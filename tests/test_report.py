@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -302,7 +303,7 @@ def test_executed_notebooks_name_the_log_and_read_the_snapshot(report):
     for entry in manifest["notebooks"]:
         nb = nbformat.read(out / f"{entry['notebook']}.ipynb", as_version=4)
         injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
-        values = dict(re.findall(r'^(runs|snapshot) = "(.*)"$', injected.source, flags=re.M))
+        values = {stmt.targets[0].id: ast.literal_eval(stmt.value) for stmt in ast.parse(injected.source).body}
         assert values["runs"] == str(ROOT / "data" / "example"), entry["notebook"]
         assert values["snapshot"].endswith("/snapshot") and not Path(values["snapshot"]).exists()
         assert ".building-" in values["snapshot"], values["snapshot"]
