@@ -24,7 +24,6 @@ import os
 import time
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -33,8 +32,9 @@ import pandas as pd
 
 from .errors import LoadError, ReportError
 from .loading import load
-from .parameters import (SNAPSHOT_PARAMETER, check_parameters, inject_parameters, notebook_parameters,
-                         read_params_file)
+from .notebook_runner import NotebookResult, longest_first, run_notebook, warm, worker_started
+from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
+from .report_folder import ReportFolder
 
 #: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).
 SNAPSHOT_DIR = "snapshot"
@@ -354,117 +354,6 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
 # ----------------------------------------------------------------------------- running the notebooks
 
 
-@dataclass
-class NotebookResult:
-    name: str
-    seconds: float
-    kernel_start_seconds: float | None = None
-    error: str | None = None
-    #: kernel starts retried: a kernel that never answered (e.g. two kernels launched at once racing for
-    #: the same TCP port) is started again once; no cell has run then
-    kernel_restarts: int = 0
-    tables: list[str] = field(default_factory=list)
-    figures: list[str] = field(default_factory=list)
-    #: what the notebook did not show, and why: ``{"name", "caption", "note", "kind"}``
-    notes: list[dict] = field(default_factory=list)
-
-
-def _report_kernel_manager():
-    """The kernel manager of the report's kernels.
-
-    * IPC transport: each kernel talks over Unix sockets in a private temporary folder, so two
-      kernels started at once cannot race for one TCP port, and ipykernel (≥ 7) has no reason to
-      warn that the kernel "is running over TCP without encryption".
-    * No interrupt on shutdown: jupyter_client sends SIGINT before every shutdown, in case the
-      kernel is busy; ours are idle (every cell has run), and the signal only made ipykernel log
-      "KeyboardInterrupt caught in kernel".
-    """
-    import tempfile
-
-    from jupyter_client.manager import AsyncKernelManager
-
-    class ReportKernelManager(AsyncKernelManager):
-        def __init__(self, **kwargs: Any) -> None:
-            self._ipc_dir = tempfile.mkdtemp(prefix="ambiglib-kernel-")
-            kwargs.setdefault("transport", "ipc")
-            kwargs.setdefault("ip", os.path.join(self._ipc_dir, "kernel"))
-            super().__init__(**kwargs)
-
-        async def _async_interrupt_kernel(self) -> None:
-            if self.shutting_down:  # set by shutdown_kernel before it interrupts
-                return
-            await super()._async_interrupt_kernel()
-
-        async def _async_cleanup_resources(self, restart: bool = False) -> None:
-            await super()._async_cleanup_resources(restart=restart)
-            if not restart:
-                import shutil
-
-                shutil.rmtree(self._ipc_dir, ignore_errors=True)
-
-    return ReportKernelManager
-
-
-def _run_one(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) -> NotebookResult:
-    import nbformat
-    import papermill
-    from nbconvert import HTMLExporter
-    from traitlets.config import Config
-
-    name = notebook.stem
-    started = time.perf_counter()
-    result = NotebookResult(name, 0.0)
-    executed = out / f"{name}.ipynb"
-    manager = _report_kernel_manager()
-    # the parameters cell is ours, not papermill's translator's: each value a literal, proven so
-    # (ambiglib.parameters); papermill then runs the notebook as written, with no parameters of its own
-    nbformat.write(inject_parameters(nbformat.read(str(notebook), as_version=4), parameters), str(executed))
-    as_given = str(executed).replace("{", "{{").replace("}", "}}")  # papermill str.format()s its paths
-    for attempt in (1, 2):
-        try:
-            # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
-            # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
-            # against the folder the report was started in, as --runs does
-            papermill.execute_notebook(as_given, as_given, parameters=None,
-                                       cwd=cwd, kernel_name="python3", progress_bar=False,
-                                       log_output=False, kernel_manager_class=manager)
-        except papermill.PapermillExecutionError as exc:
-            first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
-            result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
-                            f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
-        except Exception as exc:  # kernel died, bad parameters, ...
-            if attempt == 1 and "Kernel didn't respond" in str(exc):
-                result.kernel_restarts += 1
-                continue
-            result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
-        break
-    result.seconds = time.perf_counter() - started
-    if executed.is_file():
-        nb = nbformat.read(executed, as_version=4)
-        meta = nb.metadata.get("papermill", {})
-        cells = [c for c in nb.cells if c.cell_type == "code"]
-        if cells and meta.get("start_time") and cells[0].metadata.get("papermill", {}).get("start_time"):
-            first = pd.Timestamp(cells[0].metadata["papermill"]["start_time"])
-            result.kernel_start_seconds = (first - pd.Timestamp(meta["start_time"])).total_seconds()
-        # the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML
-        config = Config()
-        config.TagRemovePreprocessor.enabled = True
-        config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
-        body, _ = HTMLExporter(template_name="lab", config=config).from_notebook_node(nb)
-        (out / f"{name}.html").write_text(body, encoding="utf-8")
-    artifacts = Path(parameters["out_dir"])
-
-    def in_order(pattern: str) -> list[str]:  # the order the notebook saved them in
-        return [p.stem for p in sorted(artifacts.glob(pattern), key=lambda p: p.stat().st_mtime_ns)]
-
-    result.tables = in_order("*.csv")
-    result.figures = in_order("*.png")
-    for kind in ("table", "figure"):
-        for path in sorted(artifacts.glob(f"*.{kind}-note.txt"), key=lambda p: p.stat().st_mtime_ns):
-            result.notes.append({**json.loads(path.read_text(encoding="utf-8")), "kind": kind})
-    return result
-
-
 def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] = "reports", *,
                params_file: str | os.PathLike[str] | None = None, notebooks: Sequence[str] | None = None,
                notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
@@ -537,7 +426,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         raise ReportError(f"--runs {runs}: no such file or folder")
     out = Path(out).resolve()
     try:
-        with _ReportFolder(out) as folder:
+        with ReportFolder(out) as folder:
             assert folder.work is not None
             _, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs, progress,
                                       nb_dir, out)
@@ -566,11 +455,11 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     # one process per running notebook: papermill's working-directory switch cannot race. The
     # workers start, and import papermill and nbconvert, while this process loads the log
     pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_die_with_parent)
+                               initializer=worker_started)
     results: dict[str, NotebookResult] = {}
     try:
         for _ in range(max(1, jobs)):
-            pool.submit(_warm)
+            pool.submit(warm)
         loaded = load(runs, strict=False, quiet=True)
         write_summary(runs, out, quiet=True, loaded=loaded)
         snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
@@ -587,7 +476,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
                           if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
             jobs_args.append((path, out, params, os.getcwd()))
-        futures = [pool.submit(_run_one, *a) for a in _longest_first(jobs_args)]
+        futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
         for future in as_completed(futures):
             result = future.result()
             results[result.name] = result
@@ -607,134 +496,6 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     _collect(out, ordered)
     index = _write_index(out, ordered, runs, wall, nb_dir)
     return index, [r for r in ordered if r.error]
-
-
-#: Seconds each bundled notebook took in the report on the simulator at 1000x (bench/report.py,
-#: docs/performance.md). Only the order in which the notebooks start follows them: the longest first, so
-#: that the workers finish together instead of one running the last long notebook alone.
-_MEASURED_SECONDS = {
-    "conventions": 20.4, "hilbench_judgment_gap": 13.4, "model_comparison": 13.3, "hilbench_failure_modes": 12.4,
-    "lhaw_strategies_and_personas": 11.3, "lhaw_ask_failures": 11.1, "lhaw_dimensions": 9.9,
-    "ambigds_performance": 9.5, "lhaw_value_of_information": 7.5, "lhaw_ambiguity_classes": 7.3,
-    "ambigds_calibration": 6.0, "hilbench_questions": 6.1, "power_analysis": 5.3, "ambigds_construction_audits": 5.2,
-    "ambigds_recognition": 4.0, "ambigds_framing": 3.9, "quickstart": 3.4, "hilbench_dataset": 2.3,
-}
-
-
-def _longest_first(jobs_args: list[tuple]) -> list[tuple]:
-    """The notebooks in the order they start: bundled ones by their measured time, longest first, then the
-    others (a user's own) in the order given. The report lists them in the order given, whatever the order
-    they ran in."""
-    return sorted(jobs_args, key=lambda a: -_MEASURED_SECONDS.get(a[0].stem, 0.0))
-
-
-def _warm() -> None:
-    """In a report worker, before its first notebook: import what running one needs."""
-    import importlib
-
-    for name in ("nbformat", "papermill", "nbconvert"):
-        importlib.import_module(name)
-
-
-def _die_with_parent() -> None:
-    """In a report worker: end when the report's process ends, however it ends.
-
-    On Linux the kernel sends this process SIGTERM when its parent dies (even by
-    SIGKILL); SIGTERM raises SystemExit, so papermill shuts the notebook's kernel down
-    on the way out. Elsewhere, the parent's own handler stops the workers.
-    """
-    import signal
-
-    def stop(signum: int, frame: Any) -> None:
-        raise SystemExit(128 + signum)
-
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent died before the signal was asked for
-        raise SystemExit(1)
-
-
-class _ReportFolder:
-    """A report is built in a private folder beside ``--out`` and moved into place whole.
-
-    * Only one report writes a given ``--out`` at a time: a second one is refused (an
-      advisory lock held for the whole run, released by the system even if the process
-      is killed).
-    * Until the report is complete, ``--out`` keeps what it held (an older report, or
-      nothing); an interrupted or failed run leaves no trace.
-    * An existing ``--out`` that is not an ambiglib report (no ``manifest.json`` of ours)
-      is never replaced.
-    """
-
-    def __init__(self, out: Path):
-        self.out = out
-        self.work: Path | None = None
-        self._lock: Any = None
-
-    def __enter__(self) -> "_ReportFolder":
-        import fcntl
-        import tempfile
-
-        out = self.out
-        if out.exists() and not out.is_dir():
-            raise ReportError(f"--out {out}: exists and is not a folder")
-        if out.is_dir() and any(out.iterdir()) and not _is_report(out):
-            raise ReportError(f"--out {out}: holds files that are not an ambiglib report; choose a new or empty"
-                              " folder (a report replaces its --out whole)")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = out.parent / f".{out.name}.ambiglib-lock"
-        self._lock = open(lock_path, "a+")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.seek(0)
-            holder = self._lock.read().strip() or "another process"
-            self._lock.close()
-            raise ReportError(f"--out {out}: another ambiglib report is writing it ({holder});"
-                              " wait for it to finish or choose another --out") from None
-        self._lock.seek(0)
-        self._lock.truncate()
-        self._lock.write(f"pid {os.getpid()}")
-        self._lock.flush()
-        self.work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-        return self
-
-    def commit(self) -> None:
-        """Put the finished report in place of ``--out``."""
-        import shutil
-
-        assert self.work is not None
-        old = None
-        if self.out.exists():
-            old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
-            os.replace(self.out, old)
-        os.replace(self.work, self.out)
-        self.work = None
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-
-    def __exit__(self, *exc: Any) -> None:
-        import shutil
-
-        if self.work is not None:
-            shutil.rmtree(self.work, ignore_errors=True)
-        if self._lock is not None and not self._lock.closed:
-            self._lock.close()  # releases the lock; the empty lock file stays, harmless
-        return None
-
-
-def _is_report(folder: Path) -> bool:
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and "notebooks" in manifest and "runs" in manifest
 
 
 def _collect(out: Path, results: list[NotebookResult]) -> None:

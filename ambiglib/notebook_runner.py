@@ -1,0 +1,184 @@
+"""Running one notebook of the report: a worker process, its kernel, papermill, and the notebook's HTML.
+
+The report (:mod:`ambiglib.report`) runs each notebook in a worker process of its own (papermill
+changes the process's working directory), started with :func:`worker_started` and warmed with
+:func:`warm`; :func:`run_notebook` injects the parameters (:mod:`ambiglib.parameters`), executes the
+notebook in a kernel of :func:`kernel_manager`'s class and writes its ``.ipynb`` and ``.html``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .parameters import inject_parameters
+
+__all__ = ["NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager"]
+
+
+@dataclass
+class NotebookResult:
+    name: str
+    seconds: float
+    kernel_start_seconds: float | None = None
+    error: str | None = None
+    #: kernel starts retried: a kernel that never answered (e.g. two kernels launched at once racing for
+    #: the same TCP port) is started again once; no cell has run then
+    kernel_restarts: int = 0
+    tables: list[str] = field(default_factory=list)
+    figures: list[str] = field(default_factory=list)
+    #: what the notebook did not show, and why: ``{"name", "caption", "note", "kind"}``
+    notes: list[dict] = field(default_factory=list)
+
+
+def kernel_manager():
+    """The kernel manager of the report's kernels.
+
+    * IPC transport: each kernel talks over Unix sockets in a private temporary folder, so two
+      kernels started at once cannot race for one TCP port, and ipykernel (≥ 7) has no reason to
+      warn that the kernel "is running over TCP without encryption".
+    * No interrupt on shutdown: jupyter_client sends SIGINT before every shutdown, in case the
+      kernel is busy; ours are idle (every cell has run), and the signal only made ipykernel log
+      "KeyboardInterrupt caught in kernel".
+    """
+    import tempfile
+
+    from jupyter_client.manager import AsyncKernelManager
+
+    class ReportKernelManager(AsyncKernelManager):
+        def __init__(self, **kwargs: Any) -> None:
+            self._ipc_dir = tempfile.mkdtemp(prefix="ambiglib-kernel-")
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", os.path.join(self._ipc_dir, "kernel"))
+            super().__init__(**kwargs)
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:  # set by shutdown_kernel before it interrupts
+                return
+            await super()._async_interrupt_kernel()
+
+        async def _async_cleanup_resources(self, restart: bool = False) -> None:
+            await super()._async_cleanup_resources(restart=restart)
+            if not restart:
+                import shutil
+
+                shutil.rmtree(self._ipc_dir, ignore_errors=True)
+
+    return ReportKernelManager
+
+
+def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) -> NotebookResult:
+    import nbformat
+    import papermill
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    name = notebook.stem
+    started = time.perf_counter()
+    result = NotebookResult(name, 0.0)
+    executed = out / f"{name}.ipynb"
+    manager = kernel_manager()
+    # the parameters cell is ours, not papermill's translator's: each value a literal, proven so
+    # (ambiglib.parameters); papermill then runs the notebook as written, with no parameters of its own
+    nbformat.write(inject_parameters(nbformat.read(str(notebook), as_version=4), parameters), str(executed))
+    as_given = str(executed).replace("{", "{{").replace("}", "}}")  # papermill str.format()s its paths
+    for attempt in (1, 2):
+        try:
+            # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
+            # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
+            # against the folder the report was started in, as --runs does
+            papermill.execute_notebook(as_given, as_given, parameters=None,
+                                       cwd=cwd, kernel_name="python3", progress_bar=False,
+                                       log_output=False, kernel_manager_class=manager)
+        except papermill.PapermillExecutionError as exc:
+            first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
+            result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
+                            f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
+        except Exception as exc:  # kernel died, bad parameters, ...
+            if attempt == 1 and "Kernel didn't respond" in str(exc):
+                result.kernel_restarts += 1
+                continue
+            result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
+        break
+    result.seconds = time.perf_counter() - started
+    if executed.is_file():
+        nb = nbformat.read(executed, as_version=4)
+        meta = nb.metadata.get("papermill", {})
+        cells = [c for c in nb.cells if c.cell_type == "code"]
+        if cells and meta.get("start_time") and cells[0].metadata.get("papermill", {}).get("start_time"):
+            first = pd.Timestamp(cells[0].metadata["papermill"]["start_time"])
+            result.kernel_start_seconds = (first - pd.Timestamp(meta["start_time"])).total_seconds()
+        # the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML
+        config = Config()
+        config.TagRemovePreprocessor.enabled = True
+        config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
+        body, _ = HTMLExporter(template_name="lab", config=config).from_notebook_node(nb)
+        (out / f"{name}.html").write_text(body, encoding="utf-8")
+    artifacts = Path(parameters["out_dir"])
+
+    def in_order(pattern: str) -> list[str]:  # the order the notebook saved them in
+        return [p.stem for p in sorted(artifacts.glob(pattern), key=lambda p: p.stat().st_mtime_ns)]
+
+    result.tables = in_order("*.csv")
+    result.figures = in_order("*.png")
+    for kind in ("table", "figure"):
+        for path in sorted(artifacts.glob(f"*.{kind}-note.txt"), key=lambda p: p.stat().st_mtime_ns):
+            result.notes.append({**json.loads(path.read_text(encoding="utf-8")), "kind": kind})
+    return result
+
+
+#: Seconds each bundled notebook took in the report on the simulator at 1000x (bench/report.py,
+#: docs/performance.md). Only the order in which the notebooks start follows them: the longest first, so
+#: that the workers finish together instead of one running the last long notebook alone.
+_MEASURED_SECONDS = {
+    "conventions": 20.4, "hilbench_judgment_gap": 13.4, "model_comparison": 13.3, "hilbench_failure_modes": 12.4,
+    "lhaw_strategies_and_personas": 11.3, "lhaw_ask_failures": 11.1, "lhaw_dimensions": 9.9,
+    "ambigds_performance": 9.5, "lhaw_value_of_information": 7.5, "lhaw_ambiguity_classes": 7.3,
+    "ambigds_calibration": 6.0, "hilbench_questions": 6.1, "power_analysis": 5.3, "ambigds_construction_audits": 5.2,
+    "ambigds_recognition": 4.0, "ambigds_framing": 3.9, "quickstart": 3.4, "hilbench_dataset": 2.3,
+}
+
+
+def longest_first(jobs_args: list[tuple]) -> list[tuple]:
+    """The notebooks in the order they start: bundled ones by their measured time, longest first, then the
+    others (a user's own) in the order given. The report lists them in the order given, whatever the order
+    they ran in."""
+    return sorted(jobs_args, key=lambda a: -_MEASURED_SECONDS.get(a[0].stem, 0.0))
+
+
+def warm() -> None:
+    """In a report worker, before its first notebook: import what running one needs."""
+    import importlib
+
+    for name in ("nbformat", "papermill", "nbconvert"):
+        importlib.import_module(name)
+
+
+def worker_started() -> None:
+    """In a report worker: end when the report's process ends, however it ends.
+
+    On Linux the kernel sends this process SIGTERM when its parent dies (even by
+    SIGKILL); SIGTERM raises SystemExit, so papermill shuts the notebook's kernel down
+    on the way out. Elsewhere, the parent's own handler stops the workers.
+    """
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before the signal was asked for
+        raise SystemExit(1)
