@@ -3,33 +3,39 @@
 Data flows one way: native harness output → importers → canonical run log →
 tidy frames (:class:`RunSet`) → metrics and statistics → tables and plots →
 notebooks → report.
+
+``import ambiglib`` is light: the names below and the submodules are imported when first used
+(``ambiglib.load``, ``ambiglib.tables``), so that the command line can take Ctrl-C from its first
+line and ``import ambiglib`` does not load pandas, scipy, statsmodels, matplotlib or seaborn.
 """
 
 from .errors import AmbiglibError, FormatError, LoadError, RunLogNotFoundError, SchemaError
-from .importers import read_ambigds, read_hilbench, read_hilbench_registries, read_lhaw
-from .loading import load
-from .runlog import write_jsonl
-from .runset import RunSet
 
 __version__ = "0.1.0"
 
-#: Submodules reachable as attributes (``ambiglib.tables``), imported on first use so that
-#: ``import ambiglib`` does not load scipy, statsmodels, matplotlib or seaborn.
+#: Names of the package, from the module that defines them, imported on first use.
+_NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_ambigds": "importers",
+          "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers"}
+#: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
 _LAZY = ("metrics", "stats", "tables", "plots", "report", "shapes", "comparisons", "harness", "simulate", "cli")
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    import importlib
 
-        module = importlib.import_module(f".{name}", __name__)
-        globals()[name] = module
-        return module
-    raise AttributeError(f"module 'ambiglib' has no attribute {name!r}")
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+    elif name in _LAZY:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'ambiglib' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *_NAMES, *_LAZY])
+
 
 __all__ = [
     "load",

@@ -10,9 +10,10 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .errors import AmbiglibError
-from .loading import load
-from .report import ReportError, bundled_notebooks, example_runs, notebook_parameters, run_report, write_summary
+from .errors import AmbiglibError, ReportError
+
+# Everything heavy (pandas, pyarrow, papermill) is imported inside the commands, after main() has taken
+# SIGINT and SIGTERM: an interrupt at any moment is one line, never a traceback from an import.
 
 RUNS_HELP = ("run log: canonical JSON Lines (.jsonl, .jsonl.gz) or Parquet, a folder of them, or a harness's own"
              " output folder (docs/importers.md)")
@@ -42,14 +43,10 @@ def _progress(quiet: bool):
 
 
 def _report(args: argparse.Namespace) -> int:
-    import signal
-
-    def terminated(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt  # unwinds through run_report, which stops its workers and cleans up
-
-    previous = signal.signal(signal.SIGTERM, terminated)
     progress, close = _progress(args.quiet)
     try:
+        from .report import run_report
+
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
                            keep_snapshot=args.keep_snapshot)
@@ -57,18 +54,18 @@ def _report(args: argparse.Namespace) -> int:
         close()
         print(f"ambiglib report: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): run_report has stopped its workers and cleaned up
         close()
         print(f"ambiglib report: interrupted; {args.out} is as it was before this run", file=sys.stderr)
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     close()
     print(f"wrote {index}")
     return 0
 
 
 def _summary(args: argparse.Namespace) -> int:
+    from .report import example_runs, write_summary
+
     runs = args.runs or example_runs()
     if runs is None:
         print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
@@ -79,6 +76,8 @@ def _summary(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from .loading import load
+
     runset, errors = load(args.runs, strict=False, quiet=args.quiet)
     for error in errors:
         print(error.message)
@@ -112,6 +111,8 @@ def _error_reasons(runset) -> dict[str, int]:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    from .loading import load
+
     partition_by = tuple(c.strip() for c in args.partition_by.split(",") if c.strip()) if args.partition_by else ()
     if partition_by and args.to != "parquet":
         print("ambiglib: --partition-by needs --to parquet", file=sys.stderr)
@@ -125,6 +126,8 @@ def _convert(args: argparse.Namespace) -> int:
 
 def _parameters_help() -> str:
     """The notebooks' parameters, for ``report --help``."""
+    from .report import bundled_notebooks, notebook_parameters
+
     try:
         folder = bundled_notebooks()
     except ReportError:
@@ -194,16 +197,37 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """SIGINT or SIGTERM: the first unwinds the command (KeyboardInterrupt), and the rest are ignored while it
+    cleans up, so that the command ends with its one line, not a traceback from inside its cleanup."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    # the notebook parameters are read only when report's help is asked for
-    parser = _parser(with_parameters="report" in argv and any(a in ("-h", "--help") for a in argv))
-    args = parser.parse_args(argv)
+    import signal
+
+    previous = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    command = "ambiglib"
     try:
+        argv = sys.argv[1:] if argv is None else list(argv)
+        # the notebook parameters are read only when report's help is asked for
+        parser = _parser(with_parameters="report" in argv and any(a in ("-h", "--help") for a in argv))
+        args = parser.parse_args(argv)
+        command = f"ambiglib {args.command}"
         return args.func(args)
     except AmbiglibError as exc:
         print(f"ambiglib: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

@@ -37,16 +37,35 @@ class NotebookResult:
     notes: list[dict] = field(default_factory=list)
 
 
+#: The kernels this worker has running (their managers): what :func:`_stop_now` kills on the way out.
+_RUNNING: set[Any] = set()
+
+
+def _die_with_parent(signum: int) -> None:
+    """Ask the system to send this process ``signum`` when the thread that started it ends (Linux
+    ``PR_SET_PDEATHSIG``; nothing elsewhere). Safe between fork and exec: one system call."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signum)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def kernel_manager():
     """The kernel manager of the report's kernels.
 
-    * IPC transport: each kernel talks over Unix sockets in a private temporary folder, so two
-      kernels started at once cannot race for one TCP port, and ipykernel (≥ 7) has no reason to
-      warn that the kernel "is running over TCP without encryption".
+    * IPC transport: each kernel talks over Unix sockets in a private temporary folder (with its
+      connection file), so two kernels started at once cannot race for one TCP port, ipykernel (≥ 7)
+      has no reason to warn that the kernel "is running over TCP without encryption", and one folder
+      removed cleans up after it.
     * No interrupt on shutdown: jupyter_client sends SIGINT before every shutdown, in case the
       kernel is busy; ours are idle (every cell has run), and the signal only made ipykernel log
       "KeyboardInterrupt caught in kernel".
+    * The kernel dies with its worker: it is started with ``PR_SET_PDEATHSIG`` = SIGKILL, so however
+      the worker ends (killed outright included), its kernel ends with it.
     """
+    import signal
     import tempfile
 
     from jupyter_client.manager import AsyncKernelManager
@@ -56,7 +75,13 @@ def kernel_manager():
             self._ipc_dir = tempfile.mkdtemp(prefix="ambiglib-kernel-")
             kwargs.setdefault("transport", "ipc")
             kwargs.setdefault("ip", os.path.join(self._ipc_dir, "kernel"))
+            kwargs.setdefault("connection_file", os.path.join(self._ipc_dir, "kernel.json"))
             super().__init__(**kwargs)
+            _RUNNING.add(self)
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            kw["preexec_fn"] = lambda: _die_with_parent(signal.SIGKILL)
+            await super()._async_launch_kernel(kernel_cmd, **kw)
 
         async def _async_interrupt_kernel(self) -> None:
             if self.shutting_down:  # set by shutdown_kernel before it interrupts
@@ -69,6 +94,7 @@ def kernel_manager():
                 import shutil
 
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
+                _RUNNING.discard(self)
 
     return ReportKernelManager
 
@@ -160,25 +186,38 @@ def warm() -> None:
         importlib.import_module(name)
 
 
-def worker_started() -> None:
-    """In a report worker: end when the report's process ends, however it ends.
+def worker_started(parent: int) -> None:
+    """In a report worker, first: end when the report's process ends, however it ends, and leave Ctrl-C
+    to the report.
 
-    On Linux the kernel sends this process SIGTERM when its parent dies (even by
-    SIGKILL); SIGTERM raises SystemExit, so papermill shuts the notebook's kernel down
-    on the way out. Elsewhere, the parent's own handler stops the workers.
+    * On Linux the system sends this process SIGTERM when the report's process dies (even by SIGKILL);
+      elsewhere the report's own handler terminates the workers. Either way SIGTERM kills this worker's
+      kernels, removes their folders and ends the process at once (:func:`_stop_now`): raising
+      SystemExit instead let ``concurrent.futures`` catch it and wait forever for the next notebook.
+    * SIGINT (Ctrl-C reaches every process of the terminal's group) is ignored: the report stops the
+      workers itself and prints one line; a worker's traceback would come before it.
     """
     import signal
 
-    def stop(signum: int, frame: Any) -> None:
-        raise SystemExit(128 + signum)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _stop_now)
+    _die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:  # the report died before the signal was asked for
+        _stop_now(signal.SIGTERM, None)
 
-    signal.signal(signal.SIGTERM, stop)
-    try:
-        import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() == 1:  # the parent died before the signal was asked for
-        raise SystemExit(1)
+def _stop_now(signum: int, frame: Any) -> None:
+    """Kill this worker's kernels (their process groups: a kernel's own children too), remove their
+    folders, and end the process without unwinding (no cleanup that waits on a dead report)."""
+    import shutil
+    import signal
+
+    for manager in list(_RUNNING):
+        process = getattr(getattr(manager, "provisioner", None), "process", None)
+        if process is not None:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)  # started in a session of its own: pgid == pid
+            except OSError:
+                pass
+        shutil.rmtree(manager._ipc_dir, ignore_errors=True)
+    os._exit(128 + signum)

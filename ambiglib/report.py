@@ -13,7 +13,9 @@ any parameters, and writes:
 * ``<out>/figures/<notebook>/<figure>.png`` — every figure saved with :func:`save_figure`;
 * ``<out>/summary.md`` and ``<out>/rejected.csv`` — what was read, rejected and skipped;
 * ``<out>/index.html`` — links to all of it, each table and figure shown inline;
-* ``<out>/manifest.json`` — the same list, for tools and tests.
+* ``<out>/manifest.json`` — the same list, for tools and tests, with every file the report wrote
+  (``files``) and its marker (``"format": "ambiglib-report"``): a later report replaces only a folder
+  that is such a report, and deletes only the files it lists (:mod:`ambiglib.report_folder`).
 """
 
 from __future__ import annotations
@@ -425,27 +427,42 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     if not runs.exists():
         raise ReportError(f"--runs {runs}: no such file or folder")
     out = Path(out).resolve()
+    inputs = {"--runs": runs, **({"--params": Path(params_file)} if params_file else {}),
+              **({"--notebooks-dir": nb_dir} if notebooks_dir else {}), **_paths_among(common, per_notebook)}
     try:
-        with ReportFolder(out) as folder:
+        with ReportFolder(out, inputs) as folder:
             assert folder.work is not None
-            _, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs, progress,
-                                      nb_dir, out)
-            if not keep_snapshot:
-                import shutil
-
-                shutil.rmtree(folder.work / SNAPSHOT_DIR)
-            folder.commit()
+            manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
+                                             progress, nb_dir, out, keep_snapshot)
+            folder.commit(manifest)
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
+    if folder.left_behind:
+        import warnings
+
+        warnings.warn(f"--out {out}: an older report's folder beside it kept what was not the report's own:"
+                      f" {', '.join(folder.left_behind[:5])}", stacklevel=2)
     if failed:
         raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
     return out / "index.html"
 
 
+def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
+    """Parameters whose text names an existing file or folder (e.g. ``selector_audit``): inputs too."""
+    found = {}
+    for where, params in [("", common), *((f"notebooks: {n}: ", p) for n, p in per_notebook.items())]:
+        for key, value in params.items():
+            if isinstance(value, str) and value and os.path.exists(value):
+                found[f"parameter {where}{key}"] = Path(value)
+    return found
+
+
 def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
-                  jobs: int, progress: Callable | None, nb_dir: Path, final: Path) -> tuple[Path, list[NotebookResult]]:
-    """Run the notebooks into ``out`` (the report's private work folder) and write its index;
-    messages name the files where they will be, in ``final``.
+                  jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
+                  keep_snapshot: bool) -> tuple[dict, list[NotebookResult]]:
+    """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
+    the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
+    files where they will be, in ``final``.
 
     The log is loaded and checked once, here: the summary says what it held and rejected, and
     every notebook gets a snapshot of it (Arrow IPC, memory-mapped: ``write_snapshot``) as its
@@ -455,7 +472,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     # one process per running notebook: papermill's working-directory switch cannot race. The
     # workers start, and import papermill and nbconvert, while this process loads the log
     pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
-                               initializer=worker_started)
+                               initializer=worker_started, initargs=(os.getpid(),))
     results: dict[str, NotebookResult] = {}
     try:
         for _ in range(max(1, jobs)):
@@ -494,8 +511,12 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             r.error = r.error.replace(str(out), str(final))
     wall = time.perf_counter() - started
     _collect(out, ordered)
-    index = _write_index(out, ordered, runs, wall, nb_dir)
-    return index, [r for r in ordered if r.error]
+    if not keep_snapshot:
+        import shutil
+
+        shutil.rmtree(out / SNAPSHOT_DIR)
+    manifest = _write_index(out, ordered, runs, wall, nb_dir)
+    return manifest, [r for r in ordered if r.error]
 
 
 def _collect(out: Path, results: list[NotebookResult]) -> None:
@@ -525,7 +546,8 @@ def _attr(text: str) -> str:
     return html.escape(quote(str(text), safe="/"), quote=True)
 
 
-def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: float, nb_dir: Path) -> Path:
+def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: float, nb_dir: Path) -> dict:
+    """Write ``index.html``; return the manifest: the same list, for tools and tests."""
     manifest = {"runs": str(runs), "notebooks_dir": str(Path(nb_dir).resolve()), "wall_seconds": round(wall, 2),
                 "notebooks": []}
     parts = [
@@ -585,5 +607,4 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
     parts.append("</body></html>")
     index = out / "index.html"
     index.write_text("\n".join(parts), encoding="utf-8")
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    return index
+    return manifest

@@ -1,49 +1,217 @@
-"""The report's folder: built aside, moved into place whole, and never anyone else's.
+"""The report's folder: built aside, swapped into place in one step, and never anyone else's.
 
-See :class:`ReportFolder` and ``docs/trust.md`` ("What a report run guarantees").
+A report is built in a private work folder beside ``--out`` (``.<name>.building-*``) and put in
+place of ``--out`` only when complete. What it may delete, and what it never will
+(``docs/trust.md``, "What a report run guarantees"):
+
+* **Its own files only.** A report's ``manifest.json`` carries a marker only ambiglib writes
+  (``"format": "ambiglib-report"``) and the list of every file the report wrote. An existing
+  ``--out`` is replaced only when it is such a report and holds nothing else: a file or folder
+  the manifest does not list, a symbolic link, anything unreadable, and the report is refused
+  before it runs, naming what is in the way. The old report is then removed file by file from its
+  list (never a recursive delete), and a folder only once it is empty.
+* **Never its input.** A run log, parameters file, notebooks folder or a path given as a parameter
+  that lies inside ``--out`` is refused: it would be deleted with the old report.
+* **One step.** The finished report and the old one trade places in one ``renameat2(RENAME_EXCHANGE)``
+  (Linux); elsewhere, or on a file system without it, the old report is first renamed aside and a
+  later run puts it back if the process died between the two renames. Every later run (under the
+  lock) also clears what a killed run left: its work folder, or the old report it had swapped out.
+* **One writer.** An advisory lock (``.<name>.ambiglib-lock`` beside ``--out``, released by the system
+  however the process ends) refuses a second report into the same ``--out``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Mapping
 
 from .errors import ReportError
 
-__all__ = ["ReportFolder", "is_report"]
+__all__ = ["ReportFolder", "is_report", "report_files", "REPORT_FORMAT"]
+
+#: The marker of a report's ``manifest.json`` (``"format"``); with ``"files"``, what the report wrote.
+REPORT_FORMAT = "ambiglib-report"
+MANIFEST = "manifest.json"
+#: A work folder holds this file from its creation until the finished report is swapped into place.
+WORK_MARKER = ".ambiglib-building"
+
+
+def _manifest(folder: Path) -> dict | None:
+    try:
+        with open(folder / MANIFEST, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return None
+            manifest = json.loads(fh.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(manifest, dict) and manifest.get("format") == REPORT_FORMAT
+            and isinstance(manifest.get("files"), list) and all(isinstance(f, str) for f in manifest["files"])):
+        return None
+    return manifest
+
+
+def is_report(folder: Path) -> bool:
+    """Whether ``folder`` holds an ambiglib report's manifest (its marker and its list of files)."""
+    return _manifest(folder) is not None
+
+
+def report_files(folder: Path) -> list[str]:
+    """Every regular file under ``folder``, as relative POSIX paths (what a manifest lists)."""
+    found = []
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            rel = (Path(top) / name).relative_to(folder).as_posix()
+            if rel not in (MANIFEST, WORK_MARKER):
+                found.append(rel)
+    return found
+
+
+def _walk_errors(folder: Path) -> Iterable[tuple[str, str]]:
+    """(relative path, what it is) for everything under ``folder``, without following links."""
+    stack = [Path("")]
+    while stack:
+        rel = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder / rel), key=lambda e: e.name)
+        except OSError as exc:
+            yield rel.as_posix() or ".", f"unreadable ({exc.strerror})"
+            continue
+        for entry in entries:
+            path = (rel / entry.name)
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError as exc:
+                yield path.as_posix(), f"unreadable ({exc.strerror})"
+                continue
+            if stat.S_ISDIR(mode):
+                yield path.as_posix() + "/", "folder"
+                stack.append(path)
+            elif stat.S_ISREG(mode):
+                yield path.as_posix(), "file"
+            else:
+                yield path.as_posix(), "symbolic link" if stat.S_ISLNK(mode) else "special file"
+
+
+def foreign_entries(folder: Path, manifest: Mapping[str, Any]) -> list[str]:
+    """What is in a report's folder that the report did not write: files it does not list, folders that
+    hold none of its files, links, special and unreadable entries."""
+    listed = set(manifest["files"]) | {MANIFEST}
+    parents = {p.as_posix() + "/" for f in listed for p in Path(f).parents if p != Path(".")}
+    out = []
+    for rel, kind in _walk_errors(folder):
+        if kind == "file" and rel in listed or kind == "folder" and rel in parents:
+            continue
+        out.append(rel if kind in ("file", "folder") else f"{rel} ({kind})")
+    return out
+
+
+def _remove_listed(folder: Path) -> list[str]:
+    """Delete a report's own files (those its manifest lists, regular files only), then its folders once
+    empty; return what was left (nothing, unless something not the report's appeared in it)."""
+    manifest = _manifest(folder)
+    listed = set(manifest["files"]) | {MANIFEST} if manifest is not None else set()
+    for top, dirs, files in os.walk(folder, topdown=False):  # never follows a link into another folder
+        for name in files:
+            path = Path(top) / name
+            if path.relative_to(folder).as_posix() in listed and stat.S_ISREG(os.lstat(path).st_mode):
+                path.unlink()
+        for name in dirs:
+            try:
+                (Path(top) / name).rmdir()  # only when empty
+            except OSError:
+                pass
+    try:
+        folder.rmdir()
+    except OSError:
+        return [rel for rel, _ in _walk_errors(folder)]
+    return []
+
+
+def _remove_work(folder: Path) -> None:
+    """Delete a work folder, which only this report's process writes (it holds :data:`WORK_MARKER`)."""
+    import shutil
+
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+# ----------------------------------------------------------------------------- one rename
+
+
+_RENAME_EXCHANGE = 2
+_RENAME_NOREPLACE = 1
+_AT_FDCWD = -100
+
+
+def _renameat2(src: Path, dst: Path, flags: int) -> bool:
+    """``renameat2(src, dst, flags)``; False where the system or the file system lacks it."""
+    import ctypes
+    import errno
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        call = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    if call(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(dst))
+
+
+# ----------------------------------------------------------------------------- the folder
 
 
 class ReportFolder:
-    """A report is built in a private folder beside ``--out`` and moved into place whole.
+    """``with ReportFolder(out, inputs) as folder:`` build into ``folder.work``, then ``folder.commit(manifest)``.
 
-    * Only one report writes a given ``--out`` at a time: a second one is refused (an
-      advisory lock held for the whole run, released by the system even if the process
-      is killed).
-    * Until the report is complete, ``--out`` keeps what it held (an older report, or
-      nothing); an interrupted or failed run leaves no trace.
-    * An existing ``--out`` that is not an ambiglib report (no ``manifest.json`` of ours)
-      is never replaced.
+    ``inputs`` names what the report reads (``{"--runs": path, ...}``): none may lie inside ``out``.
+    On leaving without a commit (an error, Ctrl-C), the work folder is removed and ``out`` is as it was.
     """
 
-    def __init__(self, out: Path):
+    def __init__(self, out: Path, inputs: Mapping[str, Path] | None = None):
         self.out = out
+        self.inputs = dict(inputs or {})
         self.work: Path | None = None
+        #: what a commit could not remove of the old report (anything not its own that appeared in it)
+        self.left_behind: list[str] = []
         self._lock: Any = None
 
+    # -- entering: checks, the lock, what a killed run left, the work folder
+
     def __enter__(self) -> "ReportFolder":
-        import fcntl
         import tempfile
 
         out = self.out
-        if out.exists() and not out.is_dir():
+        for flag, path in self.inputs.items():
+            resolved = Path(path).resolve()
+            if resolved == out or out in resolved.parents:
+                raise ReportError(f"{flag} {path} lies inside --out {out}, which the report replaces (and would"
+                                  " delete it with the old report); move it or choose another --out")
+        if out.is_symlink() or out.exists() and not out.is_dir():
             raise ReportError(f"--out {out}: exists and is not a folder")
-        if out.is_dir() and any(out.iterdir()) and not is_report(out):
-            raise ReportError(f"--out {out}: holds files that are not an ambiglib report; choose a new or empty"
-                              " folder (a report replaces its --out whole)")
         out.parent.mkdir(parents=True, exist_ok=True)
-        lock_path = out.parent / f".{out.name}.ambiglib-lock"
+        self._take_lock()
+        try:
+            self._recover()
+            self._check_replaceable()
+            self.work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
+            (self.work / WORK_MARKER).write_text(f"pid {os.getpid()}\n", encoding="utf-8")
+        except BaseException:
+            self._lock.close()
+            raise
+        return self
+
+    def _take_lock(self) -> None:
+        import fcntl
+
+        lock_path = self.out.parent / f".{self.out.name}.ambiglib-lock"
         self._lock = open(lock_path, "a+")
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -51,42 +219,85 @@ class ReportFolder:
             self._lock.seek(0)
             holder = self._lock.read().strip() or "another process"
             self._lock.close()
-            raise ReportError(f"--out {out}: another ambiglib report is writing it ({holder});"
+            raise ReportError(f"--out {self.out}: another ambiglib report is writing it ({holder});"
                               " wait for it to finish or choose another --out") from None
         self._lock.seek(0)
         self._lock.truncate()
         self._lock.write(f"pid {os.getpid()}")
         self._lock.flush()
-        self.work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
-        return self
 
-    def commit(self) -> None:
-        """Put the finished report in place of ``--out``."""
-        import shutil
+    def _leftovers(self, kind: str) -> list[Path]:
+        prefix = f".{self.out.name}.{kind}-"
+        return sorted(p for p in self.out.parent.iterdir()
+                      if p.name.startswith(prefix) and p.is_dir() and not p.is_symlink())
 
+    def _recover(self) -> None:
+        """Under the lock: put back an old report a killed run had renamed aside, and clear what killed runs
+        left (their work folders; an old report swapped out but not yet removed)."""
+        for old in self._leftovers("old"):
+            if not is_report(old):
+                continue
+            if not self.out.exists():
+                os.rename(old, self.out)  # the run died between its two renames: the old report comes back
+            else:
+                self.left_behind += _remove_listed(old)
+        for work in self._leftovers("building"):
+            if (work / WORK_MARKER).is_file():
+                _remove_work(work)
+            elif is_report(work):  # the old report an exchange put here, or a finished report never swapped in
+                self.left_behind += _remove_listed(work)
+
+    def _check_replaceable(self) -> None:
+        out = self.out
+        if not out.is_dir() or not any(out.iterdir()):
+            return
+        manifest = _manifest(out)
+        if manifest is None:
+            raise ReportError(f"--out {out}: holds files that are not an ambiglib report (no manifest.json of ours,"
+                              " or one from an older ambiglib that did not list its files); choose a new or empty"
+                              " folder (a report replaces its --out)")
+        foreign = foreign_entries(out, manifest)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise ReportError(f"--out {out}: holds what the previous report did not write ({shown}); a report"
+                              " deletes only its own files: move these out or choose another --out")
+
+    # -- committing: the manifest, the swap, the old report's removal
+
+    def commit(self, manifest: dict[str, Any]) -> None:
+        """Write ``manifest.json`` (with the marker and every file of the work folder), then put the finished
+        report in place of ``--out`` and remove the old report's own files."""
         assert self.work is not None
-        old = None
-        if self.out.exists():
+        work = self.work
+        manifest = {"format": REPORT_FORMAT, **manifest, "files": report_files(work)}
+        (work / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        try:
+            self._check_replaceable()  # again: something may have been put into --out while the report ran
+        except ReportError as exc:  # keep what this run made: a later run clears it (it has its manifest)
+            (work / WORK_MARKER).unlink()
+            self.work = None
+            raise ReportError(f"{exc}; this run's report is in {work}") from None
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(work, 0o777 & ~mask)  # a report folder as any folder the user makes (mkdtemp's is private)
+        (work / WORK_MARKER).unlink()
+        if not self.out.exists():
+            if not _renameat2(work, self.out, _RENAME_NOREPLACE):
+                os.rename(work, self.out)
+            self.work = None
+            return
+        if _renameat2(work, self.out, _RENAME_EXCHANGE):
+            old = work  # the old report now sits where the work folder was
+        else:
             old = self.out.parent / f".{self.out.name}.old-{os.getpid()}"
-            os.replace(self.out, old)
-        os.replace(self.work, self.out)
+            os.rename(self.out, old)
+            os.rename(work, self.out)  # a death between the two: the next run puts the old report back
         self.work = None
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        self.left_behind += _remove_listed(old)
 
     def __exit__(self, *exc: Any) -> None:
-        import shutil
-
-        if self.work is not None:
-            shutil.rmtree(self.work, ignore_errors=True)
+        if self.work is not None and (self.work / WORK_MARKER).is_file():
+            _remove_work(self.work)
         if self._lock is not None and not self._lock.closed:
             self._lock.close()  # releases the lock; the empty lock file stays, harmless
         return None
-
-
-def is_report(folder: Path) -> bool:
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and "notebooks" in manifest and "runs" in manifest
