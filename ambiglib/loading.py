@@ -18,17 +18,14 @@ from .runlog import (
     is_jsonl,
     is_parquet_runlog,
     is_parquet_store,
-    is_snapshot,
     jsonl_files,
-    links_digest,
     read_file,
     read_parquet_tables,
-    read_snapshot,
     read_store_tables,
-    snapshot_links,
     require_exists,
 )
 from .runset import RunSet, build_runset
+from .snapshot import is_snapshot, read_snapshot
 
 __all__ = ["load", "LAYOUTS", "Layout"]
 
@@ -94,19 +91,13 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     from .parquet_check import _conform, _expected
     from .runset import _frame
 
-    tables, skipped, errors, digest = read_snapshot(path)
+    tables, skipped, errors, links = read_snapshot(path)  # every file verified against its SHA-256
     expected = _expected()
     frames = {name: _frame(_conform(table, expected[name], str(path / f"{name}.arrow")))
               for name, table in tables.items()}
     rs = RunSet(**frames, skipped=skipped)
-    links = snapshot_links(path)
-    # the ids and links the report wrote (links_digest): taken as they are; anything else is checked first
-    written = bool(links) and digest is not None and digest == links_digest(tables, links)
-    for name, pos in links.items():
-        if written:
-            rs._remember(name, np.array(pos, dtype=np.int64))
-        else:
-            rs._adopt(name, pos)
+    for name, pos in links.items():  # the links the report's own load found, verified with the files
+        rs._remember(name, np.array(pos, dtype=np.int64))
     return rs, errors
 
 

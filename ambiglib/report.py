@@ -467,7 +467,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     The log is loaded and checked once, here: the summary says what it held and rejected, and
     every notebook gets a snapshot of it (Arrow IPC, memory-mapped: ``write_snapshot``) as its
     ``runs``, with the same rejected records, instead of loading and checking the log again."""
-    from .runlog import write_snapshot
+    from .snapshot import write_snapshot
 
     # one process per running notebook: papermill's working-directory switch cannot race. The
     # workers start, and import papermill and nbconvert, while this process loads the log

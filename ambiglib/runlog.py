@@ -15,7 +15,6 @@ Reading a JSON Lines file takes one of two paths that give identical results:
 from __future__ import annotations
 
 import gzip
-import hashlib
 import io
 import json
 import math
@@ -23,7 +22,7 @@ import os
 import re
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Iterable, Literal
 
@@ -694,117 +693,3 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
 def require_exists(path: Path) -> None:
     if not path.exists():
         raise RunLogNotFoundError(f"{path}: no such file or folder")
-
-
-# ----------------------------------------------------------------------------- the report's snapshot
-
-SNAPSHOT_FILE = "snapshot.json"
-
-
-def is_snapshot(path: Path) -> bool:
-    return path.is_dir() and (path / SNAPSHOT_FILE).is_file() and (path / "runs.arrow").is_file()
-
-
-def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str | os.PathLike[str]) -> Path:
-    """Write a loaded run set as Arrow IPC files (``<frame>.arrow``) with what its load rejected
-    (``snapshot.json``): the report's copy of the log, read and checked once, that every notebook
-    opens memory-mapped in milliseconds (:func:`read_snapshot`)."""
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
-    for name in FRAMES:
-        _write_arrow(_versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False)),
-                     path / f"{name}.arrow")
-    for name in ("questions", "labels"):  # which run each row belongs to: notebooks need not join again
-        pos = runset._links(name)
-        if pos is not None:
-            _write_arrow(pa.table({"run_row": pa.array(pos, type=pa.int64())}), path / f"{name}.links.arrow")
-    links = snapshot_links(path)
-    meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
-            "errors": [asdict(e) for e in errors],
-            # of the files as a reader maps them: the ids and links this report worked out itself
-            "links_sha256": links_digest(_read_frames(path), links) if links else None}
-    (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
-    return path
-
-
-def links_digest(tables: dict[str, pa.Table], links: dict[str, np.ndarray]) -> str:
-    """SHA-256 of a snapshot's run links and of what they were worked out from: the ``run_id`` columns of
-    runs, questions and labels (each Arrow buffer, length-prefixed) and each links array.
-
-    The report records it when it writes the snapshot, from the links its own load found (each question
-    and label came from its run's record; run ids are unique once repeated keys are rejected). A reader
-    that finds the same digest holds those very ids and links, and takes the links without checking them
-    row by row (at 1000x, 0.1 s against 0.5 s); any other digest, and it checks them (``RunSet._adopt``).
-    Like the records themselves, which a snapshot does not check again, this guards against a file
-    replaced or damaged, not against one forged together with its digest."""
-    digest = hashlib.sha256()
-
-    def part(data: Any) -> None:
-        if data is None:
-            digest.update(b"N")
-            return
-        view = memoryview(data).cast("B")
-        digest.update(b"B" + len(view).to_bytes(8, "little"))
-        digest.update(view)
-
-    for name in ("runs", "questions", "labels"):
-        column = tables[name].column("run_id")
-        part(str(column.type).encode())
-        for chunk in column.chunks:
-            part(f"{chunk.offset}:{len(chunk)}".encode())
-            for buffer in chunk.buffers():
-                part(buffer)
-    for name in sorted(links):
-        part(name.encode())
-        part(np.ascontiguousarray(links[name], dtype=np.int64))
-    return digest.hexdigest()
-
-
-def _write_arrow(table: pa.Table, file: Path) -> None:
-    with pa.OSFile(str(file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-        writer.write_table(table)
-
-
-def _read_frames(path: Path) -> dict[str, pa.Table]:
-    tables = {}
-    for name in FRAMES:
-        with pa.memory_map(str(path / f"{name}.arrow"), "r") as source:
-            tables[name] = pa.ipc.open_file(source).read_all()
-    return tables
-
-
-def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], str | None]:
-    """The frames of a snapshot (memory-mapped), its ``skipped`` counts, the load errors it keeps and the
-    digest of its run links (:func:`snapshot_links` gives the links, :func:`links_digest` the digest).
-
-    A snapshot is what a report wrote after loading and checking a log, so its records are
-    not checked again; its version and every frame's schema are."""
-    try:
-        meta = json.loads((path / SNAPSHOT_FILE).read_text(encoding="utf-8"))
-        if meta.get("runlog_version") != RUNLOG_VERSION:
-            raise FormatError(f"{path / SNAPSHOT_FILE}: run-log version must be {RUNLOG_VERSION}"
-                              f" (got {meta.get('runlog_version')!r})")
-        tables = _read_frames(path)
-        errors = [LoadError(**e) for e in meta["errors"]]
-    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
-        raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
-    digest = meta.get("links_sha256")
-    return tables, dict(meta.get("skipped") or {}), errors, digest if isinstance(digest, str) else None
-
-
-def snapshot_links(path: Path) -> dict[str, np.ndarray]:
-    """The run row of each question and label row, as the report worked it out before writing the snapshot
-    (``<frame>.links.arrow``); empty where it kept none or they cannot be read. The reader checks them
-    (``RunSet._adopt``) before using them."""
-    out = {}
-    for name in ("questions", "labels"):
-        file = path / f"{name}.links.arrow"
-        if not file.is_file():
-            continue
-        try:
-            # read into memory, not mapped: a file replaced in place must not pull memory from under the run set
-            with pa.OSFile(str(file), "rb") as source:
-                out[name] = pa.ipc.open_file(source).read_all().column("run_row").to_numpy()
-        except (OSError, KeyError, pa.ArrowException):
-            continue  # only an optimisation: without it the run set joins on run_id itself
-    return out

@@ -254,25 +254,6 @@ class RunSet:
             self._cache[name] = (ids, run_ids, pos)
         return pos
 
-    def _adopt(self, name: str, pos: np.ndarray) -> bool:
-        """Take links computed elsewhere (a report's snapshot keeps them) after checking them: every row's
-        run must exist and carry its ``run_id``, and run ids must be unique. False (nothing kept) otherwise."""
-        frame = getattr(self, name)
-        ids, run_ids = _arrow_of(frame["run_id"]), _arrow_of(self.runs["run_id"])
-        pos = np.asarray(pos)
-        if ids is None or run_ids is None or pos.dtype.kind != "i" or pos.shape != (len(frame),):
-            return False
-        if len(pos) and (pos.min() < 0 or pos.max() >= len(self.runs)):
-            return False
-        if self._cache.get("unique run ids") is not run_ids:
-            if run_ids.null_count or not pd.Index(self.runs["run_id"]).is_unique:
-                return False
-            self._cache["unique run ids"] = run_ids  # checked once for both frames
-        if pc.all(pc.equal(pc.take(run_ids, pa.array(pos)), ids)).as_py() is False:
-            return False
-        self._remember(name, pos.astype(np.int64))
-        return True
-
     def _state(self) -> tuple | None:
         """What the frames are made of now: each frame, its index, its columns and each column's Arrow
         array. A result kept by :meth:`_memo` is used while every one of these is the same object (Arrow

@@ -88,7 +88,7 @@ def main() -> None:
 
     from ambiglib import load, simulate
     from ambiglib.report import bundled_notebooks
-    from ambiglib.runlog import write_snapshot
+    from ambiglib.snapshot import write_snapshot
 
     work = Path(tempfile.mkdtemp(prefix="ambiglib-profile-"))
     # the snapshot is kept between runs (bench/out/, not tracked): writing it is not what is profiled

@@ -1,0 +1,136 @@
+"""The report's snapshot of a loaded log: Arrow IPC files every notebook maps in milliseconds, verified first.
+
+``ambiglib report`` loads and checks the log once and writes the run set it got as ``<frame>.arrow``
+files, the run each question and label row belongs to (``<frame>.links.arrow``), and
+``snapshot.json``: the load's rejected records and skipped counts, the run-log version, and the size
+and SHA-256 of every file, with a SHA-256 of ``snapshot.json``'s own content. A reader checks all of
+it before it maps a single file (:func:`read_snapshot`): a damaged, truncated, replaced or missing
+file, or a ``snapshot.json`` changed in any byte, is a :class:`~ambiglib.errors.FormatError` naming
+the file, never a crash of the process (Arrow maps what it is given: a flipped bit in an IPC file
+crashed it, or changed values in silence). The digests guard against damage and replacement, not
+against a snapshot forged together with its digests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from .errors import FormatError, LoadError
+from .files import open_regular
+from .runlog import FRAMES, _strict_loads, _versioned
+from .schema import RUNLOG_VERSION
+
+__all__ = ["SNAPSHOT_FILE", "is_snapshot", "write_snapshot", "read_snapshot"]
+
+SNAPSHOT_FILE = "snapshot.json"
+_LINKED = ("questions", "labels")
+
+
+def is_snapshot(path: Path) -> bool:
+    """A folder holding ``snapshot.json`` (whatever state its files are in: reading it says what is wrong)."""
+    return path.is_dir() and os.path.lexists(path / SNAPSHOT_FILE)
+
+
+def _digest(file: Path) -> dict[str, Any]:
+    with open_regular(file) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        return {"bytes": size, "sha256": hashlib.file_digest(fh, "sha256").hexdigest()}
+
+
+def _meta_digest(meta: dict[str, Any]) -> str:
+    text = json.dumps(meta, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _write_arrow(table: pa.Table, file: Path) -> None:
+    with pa.OSFile(str(file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table)
+
+
+def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str | os.PathLike[str]) -> Path:
+    """Write a loaded run set as Arrow IPC files (``<frame>.arrow``), its run links, and ``snapshot.json``
+    (what its load rejected and skipped, and every file's size and SHA-256): the report's copy of the
+    log, read and checked once, that every notebook opens memory-mapped (:func:`read_snapshot`)."""
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    names = []
+    for name in FRAMES:
+        _write_arrow(_versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False)),
+                     path / f"{name}.arrow")
+        names.append(f"{name}.arrow")
+    for name in _LINKED:  # which run each row belongs to, known from the load: notebooks need not join again
+        pos = runset._links(name)
+        if pos is not None:
+            _write_arrow(pa.table({"run_row": pa.array(pos, type=pa.int64())}), path / f"{name}.links.arrow")
+            names.append(f"{name}.links.arrow")
+    meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
+            "errors": [asdict(e) for e in errors], "files": {n: _digest(path / n) for n in names}}
+    meta["sha256"] = _meta_digest(meta)
+    (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
+    return path
+
+
+def _verified_meta(path: Path) -> dict[str, Any]:
+    file = path / SNAPSHOT_FILE
+    with open_regular(file) as fh:
+        raw = fh.read()
+    try:
+        meta = _strict_loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise FormatError(f"{file}: not a readable ambiglib snapshot (not JSON: {str(exc)[:120]})") from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("sha256"), str):
+        raise FormatError(f"{file}: not an ambiglib snapshot (no 'sha256' of its content); write snapshots with"
+                          " ambiglib report --keep-snapshot")
+    recorded = meta.pop("sha256")
+    if _meta_digest(meta) != recorded:
+        raise FormatError(f"{file}: damaged or edited since the report wrote it (its SHA-256 does not match)")
+    if meta.get("runlog_version") != RUNLOG_VERSION:
+        raise FormatError(f"{file}: run-log version must be {RUNLOG_VERSION} (got {meta.get('runlog_version')!r})")
+    files = meta.get("files")
+    expected = {f"{n}.arrow" for n in FRAMES}
+    if not isinstance(files, dict) or not expected <= set(files) <= expected | {f"{n}.links.arrow" for n in _LINKED}:
+        raise FormatError(f"{file}: 'files' must list {', '.join(sorted(expected))} and at most the links files")
+    return meta
+
+
+def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray]]:
+    """The frames of a snapshot (memory-mapped), its ``skipped`` counts, the load errors it keeps, and the run
+    row of each question and label row (where the report kept them), after verifying every file.
+
+    Every file ``snapshot.json`` lists must have the size and SHA-256 recorded there, and ``snapshot.json``
+    its own SHA-256; anything else is a FormatError naming the file. Verified, the records are those the
+    report checked a moment before, so they are not checked again (only each frame's schema is, by the
+    caller), and the links are those its load found."""
+    meta = _verified_meta(path)
+    for name, recorded in sorted(meta["files"].items()):
+        found = _digest(path / name)
+        if found != recorded:
+            wrote = recorded.get("bytes")
+            if found["bytes"] == wrote:
+                what = "its SHA-256 does not match"
+            else:
+                what = f"{found['bytes']:,} bytes where the report wrote " + (
+                    f"{wrote:,}" if isinstance(wrote, int) else repr(wrote))
+            raise FormatError(f"{path / name}: damaged or replaced since the report wrote it ({what})")
+    try:
+        tables = {}
+        for name in FRAMES:
+            with pa.memory_map(str(path / f"{name}.arrow"), "r") as source:
+                tables[name] = pa.ipc.open_file(source).read_all()
+        links = {}
+        for name in _LINKED:
+            if f"{name}.links.arrow" in meta["files"]:
+                with pa.OSFile(str(path / f"{name}.links.arrow"), "rb") as source:
+                    links[name] = pa.ipc.open_file(source).read_all().column("run_row").to_numpy()
+        errors = [LoadError(**e) for e in meta["errors"]]
+    except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:  # a file replaced since verified
+        raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
+    return tables, dict(meta.get("skipped") or {}), errors, links
