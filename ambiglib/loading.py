@@ -12,18 +12,8 @@ from tqdm import tqdm
 
 from .errors import FormatError, LoadError
 from .filters import Filters
-from .runlog import (
-    Engine,
-    FileRead,
-    is_jsonl,
-    is_parquet_runlog,
-    is_parquet_store,
-    jsonl_files,
-    read_file,
-    read_parquet_tables,
-    read_store_tables,
-    require_exists,
-)
+from .parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
+from .runlog import Engine, FileRead, is_jsonl, jsonl_files, read_file, require_exists
 from .runset import RunSet, build_runset
 from .snapshot import is_snapshot, read_snapshot
 
@@ -81,10 +71,10 @@ def _read_canonical_parquet(path: Path, **_: object) -> tuple[RunSet, list[LoadE
 def _read_parquet_store(path: Path, *, filters: object = None, **_: object) -> tuple[RunSet, list[LoadError]]:
     from .parquet_check import check_tables
 
-    tables = read_store_tables(path, filters)
+    tables, origins = read_store_tables(path, filters)
     if tables["runs"].num_rows == 0 and filters is None:
         raise FormatError(f"{path}: no run records found in runs/")
-    return check_tables(tables, path)
+    return check_tables(tables, path, origins.locate)
 
 
 def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
@@ -104,7 +94,7 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
 def _detect_jsonl(path: Path) -> bool:
     if path.is_file():
         return is_jsonl(path)
-    return any(is_jsonl(p) for p in path.rglob("*") if p.is_file())
+    return any(is_jsonl(p) and not p.is_dir() for p in path.rglob("*"))
 
 
 def _detect_hilbench(path: Path) -> bool:
@@ -235,7 +225,8 @@ def _units(root: Path) -> list[tuple[str, Path]]:
             units.append((claimed, folder))
             continue
         entries = _entries(folder)
-        units += [("runlog-jsonl", p) for p in entries if p.is_file() and is_jsonl(p)]
+        # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
+        units += [("runlog-jsonl", p) for p in entries if is_jsonl(p) and not p.is_dir()]
         stack += [p for p in reversed(entries) if p.is_dir()]
     return units
 

@@ -14,9 +14,10 @@ on disk is an error, never a silently different log.
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pyarrow as pa
@@ -48,8 +49,9 @@ def _expected() -> dict[str, pa.Schema]:
             for name in FRAMES}
 
 
-def _conform(table: pa.Table, schema: pa.Schema, file: str) -> pa.Table:
-    """The frame's columns, in order, with the contract's types; anything else is a FormatError."""
+def _conform(table: pa.Table, schema: pa.Schema, file: str, where: "Callable[[int], str] | None" = None) -> pa.Table:
+    """The frame's columns, in order, each of exactly the contract's type (a float32 score was rounded on the
+    way: refused, not cast), with valid UTF-8 text and a ``source`` in every row; else a FormatError."""
     names = table.schema.names
     missing = [n for n in schema.names if n not in names]
     extra = [n for n in names if n not in schema.names]
@@ -57,28 +59,48 @@ def _conform(table: pa.Table, schema: pa.Schema, file: str) -> pa.Table:
         parts = ([f"missing column(s) {', '.join(missing)}"] if missing else []) + (
             [f"unknown column(s) {', '.join(extra)}"] if extra else [])
         raise FormatError(f"{file}: {'; '.join(parts)}; this frame has {', '.join(schema.names)}")
+    where = where or (lambda row: f"{file}:{row + 1}")
     columns = []
     for f in schema:
         col = table.column(f.name)
         if not col.type.equals(f.type):
-            try:
-                col = col.cast(f.type, safe=True)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-                raise FormatError(f"{file}: column '{f.name}' must be {f.type} (got {col.type}: {exc})") from exc
+            raise FormatError(f"{file}: column '{f.name}' must be {f.type} (got {col.type})")
+        if pa.types.is_string(f.type):
+            _valid_text(col, f.name, where)
+        if f.name == "source" and col.null_count:
+            row = int(np.flatnonzero(pc.is_null(col).to_numpy(zero_copy_only=False))[0])
+            raise FormatError(f"{where(row)}: column 'source' is null; every record keeps the file and line it was"
+                              " read from")
         columns.append(col)
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, file: str,
+def _valid_text(col: pa.ChunkedArray, name: str, where: "Callable[[int], str]") -> None:
+    """Every value of a text column valid UTF-8 (Arrow does not check it when reading Parquet)."""
+    start = 0
+    for chunk in col.chunks:
+        try:
+            chunk.validate(full=True)
+        except pa.ArrowInvalid as exc:
+            found = re.search(r"string index (\d+)", str(exc))
+            row = start + (int(found.group(1)) if found else 0)
+            raise FormatError(f"{where(row)}: column '{name}' is not valid UTF-8 text") from None
+        start += len(chunk)
+
+
+def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: "Callable[[int], str]",
                  what: str, parent_file: str) -> np.ndarray:
-    """Row of the parent frame each child row belongs to; a child without one is an error.
+    """Row of the parent frame each child row belongs to; a child without one (or without a key) is an error.
 
     Children are stored in runs of one parent (all of a run's questions together), so
     only the first key of each run is looked up.
     """
     key = key.combine_chunks() if isinstance(key, pa.ChunkedArray) else key
     n = len(key)
-    if n > 1 and key.null_count == 0:
+    if key.null_count:
+        row = int(np.flatnonzero(pc.is_null(key).to_numpy(zero_copy_only=False))[0])
+        raise FormatError(f"{where(row)}: {what} is null ({key.null_count} such row{'s' if key.null_count > 1 else ''})")
+    if n > 1:
         change = pc.not_equal(key.slice(1), key.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         starts = np.concatenate(([0], np.flatnonzero(change) + 1))
         group_idx = pc.index_in(key.take(pa.array(starts)), value_set=parents)
@@ -90,7 +112,7 @@ def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, file: str,
         row = int(np.flatnonzero(~pc.is_valid(idx).to_numpy(zero_copy_only=False))[0])
         shown = key[row].as_py()
         shown = repr(tuple(shown.split("\x1f"))) if "\x1f" in shown else repr(shown)
-        raise FormatError(f"{file}:{row + 1}: {what} {shown} names no row of {parent_file}"
+        raise FormatError(f"{where(row)}: {what} {shown} names no row of {parent_file}"
                           f" ({idx.null_count} such row{'s' if idx.null_count > 1 else ''})")
     return idx.to_numpy(zero_copy_only=False).astype(np.int64)
 
@@ -189,7 +211,8 @@ def _take(column: pa.ChunkedArray, rows: np.ndarray | None) -> pa.ChunkedArray:
     return column if rows is None else column.take(pa.array(rows, pa.int64()))
 
 
-def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray | None, file: str) -> str | None:
+def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray | None, file: str,
+              where: "Callable[[int], str]") -> str | None:
     """The first derived cell where a stored frame differs from the one its records give.
 
     ``rows`` are the stored rows matching the rebuilt ones, in order (None: all, as stored).
@@ -205,7 +228,7 @@ def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray |
         if pc.all(ok).as_py() is False:  # (None for no rows)
             i = int(np.flatnonzero(~ok.to_numpy())[0])
             row = i if rows is None else int(rows[i])
-            return (f"{file}:{row + 1}: column '{column}' is {a[i].as_py()!r} but the records"
+            return (f"{where(row)}: column '{column}' is {a[i].as_py()!r} but the records"
                     f" give {b[i].as_py()!r} (write Parquet run logs with RunSet.to_parquet)")
     return None
 
@@ -215,22 +238,59 @@ def _in_order(order: np.ndarray) -> np.ndarray | None:
     return None if bool((order == np.arange(len(order))).all()) else order
 
 
-def check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[LoadError]]:
-    """Check a Parquet run log's frames against the contract; return the RunSet and rejected rows."""
+Locate = Callable[[str, int], "tuple[str, int | None]"]
+
+
+def check_tables(tables: dict[str, pa.Table], folder: Path,
+                 locate: Locate | None = None) -> tuple[Any, list[LoadError]]:
+    """Check a Parquet run log's frames against the contract; return the RunSet and rejected rows.
+
+    ``locate(frame, row)`` gives the file and 1-based row a frame's row was read from, for a store of
+    part files (:class:`ambiglib.parquet_log.StoreRows`); messages then name it, not ``<frame>.parquet``."""
+    if locate is None:
+        return _check_tables(tables, folder)
+    files = {name: str(folder / f"{name}.parquet") for name in FRAMES}  # what the checks write, replaced here
+    pattern = re.compile("|".join(rf"(?P<{n}>{re.escape(f)})(?::(?P<{n}_row>\d+))?" for n, f in files.items()))
+
+    def place(match: re.Match) -> str:
+        name = next(n for n in files if match.group(n))
+        row = match.group(f"{name}_row")
+        if row is None:
+            return str(folder / name)
+        file, line = locate(name, int(row) - 1)
+        return f"{file}:{line if line is not None else '?'}"
+
+    try:
+        runset, errors = _check_tables(tables, folder)
+    except FormatError as exc:
+        raise FormatError(pattern.sub(place, str(exc))) from None
+    moved = []
+    for e in errors:
+        name = next((n for n, f in files.items() if e.file == f), None)
+        file, line = locate(name, e.line - 1) if name is not None and e.line else (e.file, e.line)
+        moved.append(LoadError(file, line, e.field, pattern.sub(place, e.message), e.kind, e.record))
+    return runset, moved
+
+
+def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[LoadError]]:
     from .runset import RunSet, _frame, build_tables
 
     files = {name: str(folder / f"{name}.parquet") for name in FRAMES}
+
+    def at(name: str) -> Callable[[int], str]:
+        return lambda row: f"{files[name]}:{row + 1}"
+
     expected = _expected()
     t = {name: _conform(tables[name], expected[name], files[name]) for name in FRAMES}
     runs, tasks = t["runs"], t["tasks"]
     run_ids = runs.column("run_id").combine_chunks()
 
     q, lab, blk = t["questions"], t["labels"], t["blockers"]
-    q_parent = _parent_rows(q.column("run_id"), run_ids, files["questions"], "run_id", files["runs"])
+    q_parent = _parent_rows(q.column("run_id"), run_ids, at("questions"), "run_id", files["runs"])
     q_order = np.lexsort((q.column("q_index").to_numpy(), q_parent))
-    l_parent = _parent_rows(lab.column("run_id"), run_ids, files["labels"], "run_id", files["runs"])
+    l_parent = _parent_rows(lab.column("run_id"), run_ids, at("labels"), "run_id", files["runs"])
     l_order = np.argsort(l_parent, kind="stable")
-    b_parent = _parent_rows(_task_key(blk), _task_key(tasks).combine_chunks(), files["blockers"],
+    b_parent = _parent_rows(_task_key(blk), _task_key(tasks).combine_chunks(), at("blockers"),
                             "task (benchmark, suite, variant_id)", files["tasks"])
     b_order = np.argsort(b_parent, kind="stable")
 
@@ -262,7 +322,7 @@ def check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[L
         rows = {"runs": kept_runs, "tasks": kept_tasks, "questions": q_order[keep_run[q_parent[q_order]]],
                 "labels": l_order[keep_run[l_parent[l_order]]], "blockers": b_order[keep_task[b_parent[b_order]]]}
     for name in FRAMES:
-        problem = _mismatch(name, t[name], rebuilt[name], rows[name], files[name])
+        problem = _mismatch(name, t[name], rebuilt[name], rows[name], files[name], at(name))
         if problem:
             raise FormatError(problem)
     frames = {name: _frame(t[name] if rows[name] is None else t[name].take(pa.array(rows[name], pa.int64())))

@@ -1,4 +1,4 @@
-"""Read and write the canonical run log (JSON Lines, plain or gzip, and Parquet).
+"""Read and write the canonical run log as JSON Lines, plain or gzip (Parquet: :mod:`ambiglib.parquet_log`).
 
 Reading a JSON Lines file takes one of two paths that give identical results:
 
@@ -21,24 +21,23 @@ import math
 import os
 import re
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Literal
+from typing import IO, Any, Iterable, Iterator, Literal
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
-import pyarrow.parquet as pq
 
-from .errors import ArgumentError, FormatError, LoadError, RunLogNotFoundError
+from .errors import FormatError, LoadError, RunLogNotFoundError
+from .files import open_regular
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
     MAX_DEPTH,
     RUN_FIELDS,
-    RUNLOG_VERSION,
     TASK_FIELDS,
     RecordError,
     reject_duplicate_keys,
@@ -51,7 +50,6 @@ Engine = Literal["auto", "arrow", "python"]
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
-_PARQUET_META_KEY = b"ambiglib.runlog_version"
 _BLOCK = 1 << 24
 _JSON_BLOCK = 1 << 22  # 4 MiB: measured ~15% faster than pyarrow's 1 MiB default on large logs
 
@@ -89,10 +87,11 @@ def is_jsonl(path: Path) -> bool:
 
 
 def jsonl_files(root: Path) -> list[Path]:
-    """List the run-log files of a folder (recursively) in name order, or the file itself."""
-    if root.is_file():
+    """List the run-log files of a folder (recursively) in name order, or the file itself. A name ending
+    in ``.jsonl`` that is not a file (a FIFO, a link to nothing) is listed too: reading it says what it is."""
+    if not root.is_dir():
         return [root]
-    files = [p for p in root.rglob("*") if p.is_file() and is_jsonl(p)]
+    files = [p for p in root.rglob("*") if is_jsonl(p) and not p.is_dir()]
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
@@ -100,10 +99,17 @@ def is_parquet_runlog(path: Path) -> bool:
     return path.is_dir() and (path / "runs.parquet").is_file()
 
 
-def _open(path: Path) -> IO[bytes]:
+@contextmanager
+def _open(path: Path) -> Iterator[IO[bytes]]:
     """Open a run-log file for reading; ``.gz`` through Python's gzip, for both engines,
-    so that they take and refuse exactly the same compressed bytes."""
-    return gzip.open(path, "rb") if path.name.endswith(".gz") else open(path, "rb")
+    so that they take and refuse exactly the same compressed bytes. Anything but a regular
+    file (a FIFO, a link to nothing, a folder) is a FormatError naming it (:func:`open_regular`)."""
+    with open_regular(path) as raw:
+        if path.name.endswith(".gz"):
+            with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
+                yield fh
+        else:
+            yield raw
 
 
 def _reason(exc: BaseException) -> str:
@@ -502,192 +508,6 @@ def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
         for rec in records:
             fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
             fh.write("\n")
-
-
-#: Columns whose values rarely repeat: PLAIN-encoded. The rest (run_id repeats per question, responses
-#: repeat the blocker resolutions) decode faster from a dictionary (measured, docs/performance.md).
-_PLAIN_COLUMNS = frozenset({"text", "source", "meta"})
-
-
-def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
-                  compression: str | None = None, partition_by: tuple[str, ...] = ()) -> Path:
-    """Write the five frames as ``<frame>.parquet`` files in a folder, or with
-    ``partition_by`` as a hive-partitioned store (:func:`write_store`).
-
-    Uncompressed by default: the Parquet copy of a run log is there to reload fast,
-    and decompression costs more than reading the larger file (``docs/performance.md``).
-    Pass ``compression="zstd"`` for smaller files.
-    """
-    if partition_by:
-        return write_store(frames, path, partition_by, compression=compression)
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
-    for name in FRAMES:
-        table = _versioned(pa.Table.from_pandas(frames[name], preserve_index=False))
-        pq.write_table(table, path / f"{name}.parquet", compression=compression or "none",
-                       use_dictionary=_dictionary_columns(table.schema), write_page_checksum=True)
-    return path
-
-
-def _versioned(table: pa.Table, **more: bytes) -> pa.Table:
-    return table.replace_schema_metadata(
-        {**(table.schema.metadata or {}), _PARQUET_META_KEY: str(RUNLOG_VERSION).encode(), **more})
-
-
-def _require_version(schema: pa.Schema, file: Path, writer: str) -> None:
-    """A frame written by ambiglib for this run-log version, else a FormatError naming the file."""
-    version = (schema.metadata or {}).get(_PARQUET_META_KEY)
-    if version != str(RUNLOG_VERSION).encode():
-        found = version.decode() if version else "none"
-        raise FormatError(f"{file}: run-log version must be {RUNLOG_VERSION} (got {found}); write {writer}")
-
-
-def _dictionary_columns(schema: pa.Schema) -> list[str]:
-    return [c for c in schema.names if c not in _PLAIN_COLUMNS and pa.types.is_string(schema.field(c).type)]
-
-
-# ----------------------------------------------------------------------------- the partitioned store
-
-#: Schema metadata of a store's frames: the partition columns, as JSON.
-_PARTITION_META_KEY = b"ambiglib.partition_by"
-#: The column that keeps each row's place in its frame (rows come back in order after a partitioned read).
-STORE_ROW = "_row"
-_COMMON = "_common_metadata"
-
-
-def is_parquet_store(path: Path) -> bool:
-    return path.is_dir() and (path / "runs" / _COMMON).is_file()
-
-
-def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_by: tuple[str, ...], *,
-                compression: str | None = None) -> Path:
-    """Write the five frames as hive-partitioned Parquet datasets, ``<path>/<frame>/<col>=<value>/...``.
-
-    Runs, tasks and blockers are partitioned by the columns of ``partition_by`` they have;
-    questions and labels by their run's (the values are in the path only, as hive
-    partitioning stores them). Each file keeps its rows' places in the frame
-    (``_row``), and each frame folder its schema (``_common_metadata``), so that a read
-    gives back exactly the frames written. Values are percent-encoded in folder names
-    (``model=Claude%20Opus%204.5``), so no value can name another folder.
-    """
-    import pyarrow.dataset as ds
-
-    path = Path(path)
-    runs = frames["runs"]
-    text = {f.name for f in pa.Schema.from_pandas(runs, preserve_index=False) if pa.types.is_string(f.type)}
-    bad = [c for c in partition_by if c not in text]
-    if bad or len(set(partition_by)) != len(partition_by):
-        raise ArgumentError(f"partition_by {list(partition_by)}: each column must be a text column of runs, once"
-                            f" ({', '.join(sorted(text))}); got {', '.join(map(repr, bad)) or 'a repeat'}")
-    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not is_parquet_store(path))):
-        raise FormatError(f"{path}: exists and is not an ambiglib Parquet store; write the store to a new folder")
-    path.mkdir(parents=True, exist_ok=True)
-    keys = pa.Table.from_pandas(runs[["run_id", *partition_by]], preserve_index=False)
-    fmt = ds.ParquetFileFormat()
-    for name in FRAMES:
-        table = pa.Table.from_pandas(frames[name], preserve_index=False)
-        own = [c for c in partition_by if c in table.schema.names]
-        schema = _versioned(table, **{_PARTITION_META_KEY.decode(): json.dumps(own).encode()}).schema
-        table = table.append_column(STORE_ROW, pa.array(np.arange(table.num_rows, dtype=np.int64)))
-        part = own
-        if name in ("questions", "labels"):  # by their run's partition: the values live in the paths only
-            joined = table.select(["run_id", STORE_ROW]).join(keys, "run_id", join_type="left outer")
-            joined = joined.sort_by(STORE_ROW)
-            for c in partition_by:
-                table = table.append_column(c, joined.column(c))
-            part = list(partition_by)
-        folder = path / name
-        if folder.exists():  # a store written before: replace it whole
-            import shutil
-
-            shutil.rmtree(folder)
-        options = fmt.make_write_options(compression=compression or "none", write_page_checksum=True,
-                                         use_dictionary=_dictionary_columns(table.schema))
-        partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None
-        ds.write_dataset(table, folder, format=fmt, file_options=options, partitioning=partitioning,
-                         basename_template="part-{i}.parquet", existing_data_behavior="error",
-                         max_rows_per_file=1 << 22, max_rows_per_group=1 << 17, min_rows_per_group=1 << 14)
-        pq.write_metadata(schema, folder / _COMMON)
-    return path
-
-
-def read_store_tables(path: Path, filters: Any = None) -> dict[str, pa.Table]:
-    """Read a store written by :func:`write_store`: only the partitions ``filters`` (in
-    :mod:`ambiglib.filters`' normal form) can match, then exactly the rows it keeps of
-    runs, their questions and labels, and the tasks and blockers it keeps."""
-    import pyarrow.dataset as ds
-
-    from . import filters as flt
-
-    fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
-        page_checksum_verification=True))
-    schemas = {}
-    for name in FRAMES:
-        try:
-            schemas[name] = pq.read_schema(path / name / _COMMON)
-        except (pa.ArrowException, OSError) as exc:
-            raise FormatError(f"{path / name / _COMMON}: missing or unreadable; a Parquet store has"
-                              f" {', '.join(f + '/' + _COMMON for f in FRAMES)} ({exc})") from exc
-        _require_version(schemas[name], path / name / _COMMON,
-                         "Parquet stores with RunSet.to_parquet(partition_by=...)")
-    runs_part = json.loads((schemas["runs"].metadata or {}).get(_PARTITION_META_KEY, b"[]"))
-    out: dict[str, pa.Table] = {}
-    for name, schema in schemas.items():
-        folder = path / name
-        # questions and labels are partitioned by their run's columns
-        part = runs_part if name in ("questions", "labels") else json.loads(
-            (schema.metadata or {}).get(_PARTITION_META_KEY, b"[]"))
-        if name == "runs":
-            expr = flt.expression(filters)
-        elif name in ("questions", "labels"):
-            expr = flt.expression(filters, part)  # prune by the run's partition; run_id decides below
-        else:
-            expr = flt.expression(filters, flt.TASK_COLUMNS)
-        try:
-            dataset = ds.dataset(folder, format=fmt, partitioning=ds.partitioning(
-                pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None)
-            table = dataset.to_table(filter=expr) if expr is not None else dataset.to_table()
-        except (pa.ArrowException, OSError, ValueError) as exc:
-            raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
-        if STORE_ROW not in table.schema.names:
-            raise FormatError(f"{folder}: column '{STORE_ROW}' missing; write Parquet stores with RunSet.to_parquet")
-        # rows back in their order; the columns are checked and typed with the contract's, as a Parquet
-        # folder's are (parquet_check.check_tables)
-        paths_only = [c for c in part if c not in schema.names]  # a question's run partition
-        out[name] = table.sort_by(STORE_ROW).drop_columns([STORE_ROW, *paths_only])
-    if filters is not None:  # exactly the questions and labels of the runs kept
-        ids = out["runs"].column("run_id")
-        for name in ("questions", "labels"):
-            out[name] = out[name].filter(pc.is_in(out[name].column("run_id"), value_set=ids.combine_chunks()))
-    return out
-
-
-def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
-    """Read a Parquet run-log folder written by :func:`write_parquet`."""
-    for name in FRAMES:
-        file = path / f"{name}.parquet"
-        if not file.is_file():
-            raise FormatError(
-                f"{file}: missing; a Parquet run log is a folder of {', '.join(f + '.parquet' for f in FRAMES)}"
-            )
-
-    def read(name: str) -> pa.Table | Exception:
-        try:
-            # page checksums (written since issue 11) turn a flipped bit into an error, not a value
-            return pq.read_table(path / f"{name}.parquet", page_checksum_verification=True)
-        except (pa.ArrowException, OSError, ValueError) as exc:
-            return exc
-
-    with ThreadPoolExecutor(len(FRAMES)) as pool:  # Arrow releases the GIL while decoding
-        read_tables = dict(zip(FRAMES, pool.map(read, FRAMES)))
-    tables = {}
-    for name, table in read_tables.items():
-        file = path / f"{name}.parquet"
-        if isinstance(table, Exception):
-            raise FormatError(f"{file}: not a readable Parquet file ({table})") from table
-        _require_version(table.schema, file, "Parquet run logs with RunSet.to_parquet")
-        tables[name] = table
-    return tables
 
 
 def require_exists(path: Path) -> None:

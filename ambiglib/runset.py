@@ -19,7 +19,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import FormatError, LoadError
-from .runlog import FRAMES, FileRead, write_jsonl, write_parquet
+from .parquet_log import write_parquet
+from .runlog import FRAMES, FileRead, write_jsonl
 from .schema import (
     DEFAULT_CALL,
     DEFAULT_JUDGE,

@@ -25,7 +25,8 @@ import pyarrow as pa
 
 from .errors import FormatError, LoadError
 from .files import open_regular
-from .runlog import FRAMES, _strict_loads, _versioned
+from .parquet_log import versioned
+from .runlog import FRAMES, _strict_loads
 from .schema import RUNLOG_VERSION
 
 __all__ = ["SNAPSHOT_FILE", "is_snapshot", "write_snapshot", "read_snapshot"]
@@ -63,7 +64,7 @@ def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str 
     path.mkdir(parents=True, exist_ok=True)
     names = []
     for name in FRAMES:
-        _write_arrow(_versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False)),
+        _write_arrow(versioned(pa.Table.from_pandas(getattr(runset, name), preserve_index=False)),
                      path / f"{name}.arrow")
         names.append(f"{name}.arrow")
     for name in _LINKED:  # which run each row belongs to, known from the load: notebooks need not join again

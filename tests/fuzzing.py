@@ -302,12 +302,16 @@ def _parquet_invalid(rng: random.Random, root: Path) -> Mutation:
 
 def rewrite_parquet(file: Path, column: str | None, value: Any) -> None:
     """Rewrite one Parquet frame: row 0's ``column`` set to ``value``; a column it lacks added with
-    ``value`` in every row; ``value == "drop"`` drops the column; ``column=None`` repeats row 0."""
+    ``value`` in every row; ``value == "drop"`` drops the column; ``column=None`` repeats row 0 (as a
+    new last row, or with ``value == "over row K"`` in place of row K)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = pq.read_table(file)
-    if column is None:
+    if column is None and isinstance(value, str) and value.startswith("over row "):
+        k = int(value.removeprefix("over row "))
+        table = pa.concat_tables([table.slice(0, k), table.slice(0, 1), table.slice(k + 1)])
+    elif column is None:
         table = pa.concat_tables([table, table.slice(0, 1)])
     elif value == "drop":
         table = table.drop_columns([column])

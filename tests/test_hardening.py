@@ -199,7 +199,7 @@ PARQUET_ROW_ERRORS = [  # (frame, column, value, the message after "<file>:<row>
     ("runs", "cost_usd", -1.0, "field 'cost_usd' must be a number >= 0 or null (got -1.0)"),
     ("runs", "meta", "{x", "field 'meta' is not valid JSON"),
     ("runs", "meta", "[1]", "field 'meta' must be the JSON text of an object"),
-    ("runs", None, None, "duplicate run key"),
+    ("runs", None, "over a childless row", "duplicate run key"),  # as many rows as written
 ]
 
 
@@ -207,14 +207,18 @@ PARQUET_ROW_ERRORS = [  # (frame, column, value, the message after "<file>:<row>
                          ids=[f"{c}={v!r}" if c else "duplicate" for _, c, v, _ in PARQUET_ROW_ERRORS])
 def test_parquet_rows_meet_the_jsonl_contract(tmp_path, frame, column, value, message):
     """Parquet was not validated at all: these all loaded silently."""
+    row = 1
+    if value == "over a childless row":  # a run without questions or labels takes row 0's values (and key)
+        runs = ambiglib.load(EXAMPLE).runs
+        row = int(((runs["n_questions"] == 0) & (runs["n_labels"] == 0)).to_numpy().nonzero()[0][1]) + 1
+        value = f"over row {row - 1}"
     root = _parquet_with(tmp_path, frame, column, value)
     n = len(ambiglib.load(EXAMPLE).runs)
     rs, errors = ambiglib.load(root, strict=False, quiet=True)
     assert len(errors) == 1
-    row = n + 1 if column is None else 1
     assert errors[0].message.startswith(f"{root / 'runs.parquet'}:{row}: {message}")
     assert errors[0].line == row and errors[0].file == str(root / "runs.parquet")
-    assert len(rs.runs) == n - (column is not None)  # the rejected row only
+    assert len(rs.runs) == n - 1  # the rejected row only
     with pytest.raises(SchemaError, match="runs.parquet"):
         ambiglib.load(root, quiet=True)
 
@@ -226,6 +230,7 @@ def test_parquet_rows_meet_the_jsonl_contract(tmp_path, frame, column, value, me
     ("questions", "q_index", 7, r"questions\.parquet:1: column 'q_index' is 7"),
     ("blockers", "variant_id", "nowhere", r"blockers\.parquet:1: task .*'nowhere'\) names no row"),
     ("runs", "extra", 1, r"runs\.parquet: unknown column\(s\) extra"),
+    ("runs", None, None, r"runs\.parquet: 488 rows where RunSet.to_parquet wrote 487 \(rows deleted or added"),
 ])
 def test_parquet_frames_that_disagree_with_their_records_are_format_errors(tmp_path, frame, column, value,
                                                                            message):
@@ -689,3 +694,29 @@ def test_inside_refuses_a_path_that_leaves_the_log(tmp_path, relative):
     with pytest.raises(RowError):
         inside(tmp_path, relative, "model")
     assert inside(tmp_path, "a/b.json", "model") == tmp_path / "a" / "b.json"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "broken symlink", "symlink loop"])
+def test_a_canonical_jsonl_that_is_not_a_regular_file_is_named_not_skipped(tmp_path, kind):
+    """A folder of .jsonl files where one was a FIFO or a broken symlink loaded the rest without a word."""
+    import shutil
+
+    folder = tmp_path / "logs"
+    shutil.copytree(EXAMPLE, folder)
+    odd = folder / "more.jsonl"
+    if kind == "fifo":
+        os.mkfifo(odd)
+    elif kind == "broken symlink":
+        odd.symlink_to(tmp_path / "gone.jsonl")
+    else:
+        odd.symlink_to(odd)
+    said = {"fifo": "expected a file, found a FIFO",
+            "broken symlink": f"a symbolic link to nothing ({tmp_path / 'gone.jsonl'})",
+            "symlink loop": "cannot be read (Too many levels of symbolic links)"}[kind]
+    code = ("import sys, ambiglib\nfrom ambiglib.errors import FormatError\n"
+            "for strict in (True, False):\n"
+            "    try:\n        ambiglib.load(sys.argv[1], strict=strict, quiet=True)\n"
+            "    except FormatError as exc:\n        print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"{odd}: {said}"] * 2

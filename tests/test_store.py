@@ -3,6 +3,7 @@ loading everything and filtering, on every kind of log."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -95,7 +96,7 @@ def test_a_filtered_store_read_skips_the_other_partitions(paper, tmp_path):
     victim.write_bytes(b"not parquet at all")
     lhaw = ambiglib.load(store, filters=[("benchmark", "==", "lhaw")])
     assert set(lhaw.runs["benchmark"]) == {"lhaw"} and len(lhaw.runs) == 12975
-    with pytest.raises(FormatError, match="runs: not a readable Parquet dataset"):
+    with pytest.raises(FormatError, match=re.escape(f"{victim}: not a readable Parquet file")):
         ambiglib.load(store)
 
 
@@ -151,3 +152,133 @@ def test_convert_writes_a_partitioned_store(tmp_path, capsys):
     assert "--partition-by needs --to parquet" in capsys.readouterr().err
     assert main(["convert", "--runs", str(EXAMPLE), "--out", str(tmp_path / "t"), "--partition-by", "trial"]) == 2
     assert "each column must be a text column of runs" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- damage (issue 31)
+
+
+def _rewrite(file: Path, change) -> None:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(file)  # keeps the schema's metadata, as a tool editing the file would
+    pq.write_table(change(table), file)
+
+
+def _set_column(table, name, array):
+    return table.set_column(table.schema.get_field_index(name), table.schema.field(name).with_type(array.type), array)
+
+
+def _first_null(table, name):
+    import pyarrow as pa
+
+    values = table.column(name).to_pylist()
+    values[0] = None
+    return _set_column(table, name, pa.array(values, table.schema.field(name).type))
+
+
+def _bad_utf8(table, name):
+    import pyarrow as pa
+
+    values = [v.encode() for v in table.column(name).to_pylist()]
+    values[1] = b"caf\xe9"  # Latin-1, not UTF-8
+    return _set_column(table, name, pa.array(values, pa.binary()).view(pa.string()))
+
+
+def _float32(table, name):
+    import pyarrow as pa
+
+    return _set_column(table, name, table.column(name).cast(pa.float32()))
+
+
+PLAIN_DAMAGE = {  # what was done to the Parquet folder's file: the message after "<folder>/"
+    "null questions.run_id (a TypeError)": (
+        "questions", lambda t: _first_null(t, "run_id"), r"questions\.parquet:1: run_id is null \(1 such row\)"),
+    "invalid UTF-8 in runs.model (a UnicodeDecodeError)": (
+        "runs", lambda t: _bad_utf8(t, "model"), r"runs\.parquet:2: column 'model' is not valid UTF-8 text"),
+    "score stored as float32 (rounded in silence)": (
+        "runs", lambda t: _float32(t, "score"), r"runs\.parquet: column 'score' must be double \(got float\)"),
+    "a null source (accepted in silence)": (
+        "runs", lambda t: _first_null(t, "source"), r"runs\.parquet:1: column 'source' is null"),
+    "a run row deleted (unnoticed)": (
+        "runs", lambda t: t.slice(1), r"runs\.parquet: 486 rows where RunSet.to_parquet wrote 487 \(rows deleted"),
+    "a task row deleted": (
+        "tasks", lambda t: t.slice(0, t.num_rows - 1), r"tasks\.parquet: \d+ rows where RunSet.to_parquet wrote"),
+}
+
+
+@pytest.mark.parametrize("damage", list(PLAIN_DAMAGE))
+def test_a_damaged_parquet_folder_is_a_format_error_naming_file_row_and_column(tmp_path, damage):
+    frame, change, message = PLAIN_DAMAGE[damage]
+    root = ambiglib.load(EXAMPLE, quiet=True).to_parquet(tmp_path / "plain")
+    _rewrite(root / f"{frame}.parquet", change)
+    for strict in (True, False):
+        with pytest.raises(FormatError, match=f"^{re.escape(str(root))}/{message}"):
+            ambiglib.load(root, strict=strict, quiet=True)
+
+
+def _part(store: Path, frame: str, benchmark: str = "hil-bench") -> Path:
+    return sorted((store / frame / f"benchmark={benchmark}").rglob("part-*.parquet"))[0]
+
+
+STORE_DAMAGE = {  # what was done to the store: (what it does, the file named, the message after it)
+    "a stray .parquet in a partition (a raw exception)": (
+        lambda s: shutil.copy(_part(s, "runs", "lhaw"), _part(s, "runs").parent / "stray.parquet"),
+        lambda s: _part(s, "runs").parent / "stray.parquet", r": not a part of this store \(.* lists \d+ parts\)"),
+    "a partition folder without '=' (a raw exception)": (
+        lambda s: ((s / "runs" / "junk").mkdir(), shutil.copy(_part(s, "runs"), s / "runs" / "junk" / "p.parquet")),
+        lambda s: s / "runs" / "junk" / "p.parquet", r": not a part of this store"),
+    "a part missing its score column (nulls in silence)": (
+        lambda s: _rewrite(_part(s, "runs"), lambda t: t.drop_columns(["score"])),
+        lambda s: _part(s, "runs"), r": column 'score' missing; every part of the frame has it"),
+    "a part whose score is float32": (
+        lambda s: _rewrite(_part(s, "runs"), lambda t: _float32(t, "score")),
+        lambda s: _part(s, "runs"), r": column 'score' must be double \(got float\)"),
+    "a run row deleted from a part (unnoticed)": (
+        lambda s: _rewrite(_part(s, "runs"), lambda t: t.slice(1)),
+        lambda s: _part(s, "runs"), r": \d+ rows where RunSet.to_parquet wrote \d+ \(rows deleted or added since\)"),
+    "a part deleted": (
+        lambda s: _part(s, "tasks").unlink(), lambda s: _part(s, "tasks"), r": missing; .*_common_metadata lists it"),
+    "a link in the store": (
+        lambda s: (_part(s, "runs").parent / "link.parquet").symlink_to(_part(s, "runs", "lhaw")),
+        lambda s: _part(s, "runs").parent / "link.parquet", r": a symbolic link inside a Parquet store"),
+    "a null questions.run_id in a part (a TypeError)": (
+        lambda s: _rewrite(_part(s, "questions"), lambda t: _first_null(t, "run_id")),
+        lambda s: _part(s, "questions"), r":1: run_id is null"),
+    "invalid UTF-8 in a part's runs.model": (
+        lambda s: _rewrite(_part(s, "runs"), lambda t: _bad_utf8(t, "task_id")),
+        lambda s: _part(s, "runs"), r":2: column 'task_id' is not valid UTF-8 text"),
+}
+
+
+@pytest.mark.parametrize("damage", list(STORE_DAMAGE))
+def test_a_damaged_store_is_a_format_error_naming_the_part_file(tmp_path, damage):
+    do, file, message = STORE_DAMAGE[damage]
+    store = ambiglib.load(EXAMPLE, quiet=True).to_parquet(tmp_path / "store", partition_by=("benchmark", "model"))
+    named = file(store)
+    do(store)
+    with pytest.raises(FormatError, match=f"^{re.escape(str(named))}{message}"):
+        ambiglib.load(store, quiet=True)
+
+
+def test_a_store_names_the_part_file_and_its_row_of_a_rejected_record(tmp_path):
+    """Store errors named `runs.parquet:<row>`, a file a store does not have."""
+    import pyarrow as pa
+
+    store = ambiglib.load(EXAMPLE, quiet=True).to_parquet(tmp_path / "store", partition_by=("benchmark", "model"))
+    part = _part(store, "runs")
+    def third_trial_negative(t):
+        values = t.column("trial").to_pylist()
+        values[2] = -3
+        return _set_column(t, "trial", pa.array(values, t.schema.field("trial").type))
+
+    _rewrite(part, third_trial_negative)
+    rs, errors = ambiglib.load(store, strict=False, quiet=True)
+    assert [(e.file, e.line) for e in errors] == [(str(part), 3)]
+    assert errors[0].message == f"{part}:3: field 'trial' must be an integer >= 1 or null (got -3)"
+    # an orphan question names its part file and row too
+    questions = _part(store, "questions")
+    _rewrite(questions, lambda t: _set_column(t, "run_id", pa.array(["no|run"] + t.column("run_id").to_pylist()[1:],
+                                                                    pa.string())))
+    with pytest.raises(FormatError, match=f"^{re.escape(str(questions))}:1: run_id 'no\\|run' names no row of"
+                                          f" {re.escape(str(store / 'runs'))} "):
+        ambiglib.load(store, quiet=True)

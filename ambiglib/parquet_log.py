@@ -1,0 +1,387 @@
+"""Parquet run logs and partitioned stores: writing them, and reading back exactly what was written.
+
+A Parquet run log is a folder of five files, ``<frame>.parquet``; a partitioned store is five
+hive-partitioned datasets, ``<frame>/<col>=<value>/part-N.parquet``, each with its schema in
+``<frame>/_common_metadata``. Both are binary copies of a checked log, made by
+``RunSet.to_parquet``; what they hold is checked again on reading
+(:mod:`ambiglib.parquet_check`), and before that, here, what they are:
+
+* pages carry checksums (a flipped bit is an error, not a value);
+* each file records the run-log version and how many rows it was written with (a row deleted or
+  added since is an error: such a row may carry nothing else that would show its absence);
+* a store's ``_common_metadata`` lists every part file with its row count: a part missing, a file
+  that is not one of the parts (a stray ``.parquet``, a folder without ``=``), a link or anything
+  unreadable in the store is an error naming it, and every part must hold every column of its frame
+  with the frame's type (a part missing ``score`` read as nulls before);
+* every row of a store keeps its place in its frame (``_row``), so the frames come back in order and a
+  row repeated or lost between parts shows.
+
+Errors name the file, and for a store the part file and its row, never a file the store does not have.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .errors import ArgumentError, FormatError
+from .files import kind_of, open_regular
+from .runlog import FRAMES
+from .schema import RUNLOG_VERSION
+
+__all__ = ["is_parquet_runlog", "is_parquet_store", "write_parquet", "write_store", "read_parquet_tables",
+           "read_store_tables", "StoreRows", "STORE_ROW"]
+
+_VERSION_KEY = b"ambiglib.runlog_version"
+#: Schema metadata: the rows a file (or a store frame) was written with.
+_ROWS_KEY = b"ambiglib.rows"
+#: Schema metadata of a store's frames: the partition columns, as JSON; and every part with its rows.
+_PARTITION_META_KEY = b"ambiglib.partition_by"
+_PARTS_KEY = b"ambiglib.parts"
+#: The column that keeps each row's place in its frame (rows come back in order after a partitioned read).
+STORE_ROW = "_row"
+_COMMON = "_common_metadata"
+#: Columns whose values rarely repeat: PLAIN-encoded. The rest (run_id repeats per question, responses
+#: repeat the blocker resolutions) decode faster from a dictionary (measured, docs/performance.md).
+_PLAIN_COLUMNS = frozenset({"text", "source", "meta"})
+
+
+def is_parquet_runlog(path: Path) -> bool:
+    return path.is_dir() and os.path.lexists(path / "runs.parquet")
+
+
+def is_parquet_store(path: Path) -> bool:
+    return path.is_dir() and os.path.lexists(path / "runs" / _COMMON)
+
+
+def versioned(table: pa.Table, **more: bytes) -> pa.Table:
+    """The table with the run-log version (and ``more``) in its schema metadata."""
+    return table.replace_schema_metadata(
+        {**(table.schema.metadata or {}), _VERSION_KEY: str(RUNLOG_VERSION).encode(), **more})
+
+
+def _require_version(schema: pa.Schema, file: Path, writer: str) -> None:
+    """A frame written by ambiglib for this run-log version, else a FormatError naming the file."""
+    version = (schema.metadata or {}).get(_VERSION_KEY)
+    if version != str(RUNLOG_VERSION).encode():
+        found = version.decode(errors="replace") if version else "none"
+        raise FormatError(f"{file}: run-log version must be {RUNLOG_VERSION} (got {found}); write {writer}")
+
+
+def _written_rows(schema: pa.Schema, file: Path, writer: str) -> int:
+    raw = (schema.metadata or {}).get(_ROWS_KEY)
+    try:
+        rows = int(raw.decode("ascii")) if raw is not None else None
+    except (UnicodeDecodeError, ValueError):
+        rows = None
+    if rows is None or rows < 0:
+        raise FormatError(f"{file}: no record of the rows it was written with (an ambiglib older than this"
+                          f" check, or an edited file); write {writer}")
+    return rows
+
+
+def _dictionary_columns(schema: pa.Schema) -> list[str]:
+    return [c for c in schema.names if c not in _PLAIN_COLUMNS and pa.types.is_string(schema.field(c).type)]
+
+
+# ----------------------------------------------------------------------------- a folder of five files
+
+
+def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
+                  compression: str | None = None, partition_by: tuple[str, ...] = ()) -> Path:
+    """Write the five frames as ``<frame>.parquet`` files in a folder, or with
+    ``partition_by`` as a hive-partitioned store (:func:`write_store`).
+
+    Uncompressed by default: the Parquet copy of a run log is there to reload fast,
+    and decompression costs more than reading the larger file (``docs/performance.md``).
+    Pass ``compression="zstd"`` for smaller files.
+    """
+    if partition_by:
+        return write_store(frames, path, partition_by, compression=compression)
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    for name in FRAMES:
+        table = pa.Table.from_pandas(frames[name], preserve_index=False)
+        table = versioned(table, **{_ROWS_KEY.decode(): str(table.num_rows).encode()})
+        pq.write_table(table, path / f"{name}.parquet", compression=compression or "none",
+                       use_dictionary=_dictionary_columns(table.schema), write_page_checksum=True)
+    return path
+
+
+def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
+    """Read a Parquet run-log folder written by :func:`write_parquet`: each file regular, readable, of
+    this run-log version and with the rows it was written with."""
+    def read(name: str) -> pa.Table | Exception:
+        try:
+            with open_regular(path / f"{name}.parquet") as fh:
+                # page checksums (written since issue 11) turn a flipped bit into an error, not a value
+                return pq.read_table(fh, page_checksum_verification=True)
+        except FormatError as exc:
+            return exc
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            return FormatError(f"{path / f'{name}.parquet'}: not a readable Parquet file ({exc})")
+
+    with ThreadPoolExecutor(len(FRAMES)) as pool:  # Arrow releases the GIL while decoding
+        read_tables = dict(zip(FRAMES, pool.map(read, FRAMES)))
+    tables = {}
+    writer = "Parquet run logs with RunSet.to_parquet"
+    for name, table in read_tables.items():
+        file = path / f"{name}.parquet"
+        if isinstance(table, FormatError):
+            if str(table).endswith(": no such file"):
+                raise FormatError(f"{file}: missing; a Parquet run log is a folder of"
+                                  f" {', '.join(f + '.parquet' for f in FRAMES)}")
+            raise table
+        _require_version(table.schema, file, writer)
+        rows = _written_rows(table.schema, file, writer)
+        if rows != table.num_rows:
+            raise FormatError(f"{file}: {table.num_rows:,} rows where RunSet.to_parquet wrote {rows:,}"
+                              " (rows deleted or added since)")
+        tables[name] = table
+    return tables
+
+
+# ----------------------------------------------------------------------------- the partitioned store
+
+
+def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_by: tuple[str, ...], *,
+                compression: str | None = None) -> Path:
+    """Write the five frames as hive-partitioned Parquet datasets, ``<path>/<frame>/<col>=<value>/...``.
+
+    Runs, tasks and blockers are partitioned by the columns of ``partition_by`` they have;
+    questions and labels by their run's (the values are in the path only, as hive
+    partitioning stores them). Each file keeps its rows' places in the frame
+    (``_row``), and each frame folder its schema and its list of parts with their rows
+    (``_common_metadata``), so that a read gives back exactly the frames written. Values are
+    percent-encoded in folder names (``model=Claude%20Opus%204.5``), so no value can name another
+    folder.
+    """
+    import pyarrow.dataset as ds
+
+    path = Path(path)
+    runs = frames["runs"]
+    text = {f.name for f in pa.Schema.from_pandas(runs, preserve_index=False) if pa.types.is_string(f.type)}
+    bad = [c for c in partition_by if c not in text]
+    if bad or len(set(partition_by)) != len(partition_by):
+        raise ArgumentError(f"partition_by {list(partition_by)}: each column must be a text column of runs, once"
+                            f" ({', '.join(sorted(text))}); got {', '.join(map(repr, bad)) or 'a repeat'}")
+    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not is_parquet_store(path))):
+        raise FormatError(f"{path}: exists and is not an ambiglib Parquet store; write the store to a new folder")
+    path.mkdir(parents=True, exist_ok=True)
+    keys = pa.Table.from_pandas(runs[["run_id", *partition_by]], preserve_index=False)
+    fmt = ds.ParquetFileFormat()
+    for name in FRAMES:
+        table = pa.Table.from_pandas(frames[name], preserve_index=False)
+        own = [c for c in partition_by if c in table.schema.names]
+        n_rows = table.num_rows
+        table = table.append_column(STORE_ROW, pa.array(np.arange(table.num_rows, dtype=np.int64)))
+        part = own
+        if name in ("questions", "labels"):  # by their run's partition: the values live in the paths only
+            joined = table.select(["run_id", STORE_ROW]).join(keys, "run_id", join_type="left outer")
+            joined = joined.sort_by(STORE_ROW)
+            for c in partition_by:
+                table = table.append_column(c, joined.column(c))
+            part = list(partition_by)
+        folder = path / name
+        if folder.exists():  # a store written before: replace it whole
+            import shutil
+
+            shutil.rmtree(folder)
+        options = fmt.make_write_options(compression=compression or "none", write_page_checksum=True,
+                                         use_dictionary=_dictionary_columns(table.schema))
+        partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None
+        written: dict[str, int] = {}
+        ds.write_dataset(table, folder, format=fmt, file_options=options, partitioning=partitioning,
+                         basename_template="part-{i}.parquet", existing_data_behavior="error",
+                         max_rows_per_file=1 << 22, max_rows_per_group=1 << 17, min_rows_per_group=1 << 14,
+                         file_visitor=lambda f: written.__setitem__(
+                             Path(f.path).relative_to(folder).as_posix(), f.metadata.num_rows))
+        schema = versioned(pa.Table.from_pandas(frames[name].head(0), preserve_index=False), **{
+            _PARTITION_META_KEY.decode(): json.dumps(own).encode(), _ROWS_KEY.decode(): str(n_rows).encode(),
+            _PARTS_KEY.decode(): json.dumps(dict(sorted(written.items()))).encode()}).schema
+        pq.write_metadata(schema, folder / _COMMON)
+    return path
+
+
+class StoreRows:
+    """Where each row of a store's frames came from: its part file and its row there (for messages)."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.origins: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
+
+    def keep(self, name: str, table: pa.Table, files: pa.ChunkedArray) -> None:
+        codes = pc.dictionary_encode(files).combine_chunks()
+        self.origins[name] = (codes.indices.to_numpy(zero_copy_only=False), codes.dictionary.to_pylist(),
+                              table.column(STORE_ROW).to_numpy())
+
+    def locate(self, name: str, row: int) -> tuple[str, int | None]:
+        """The part file and 1-based row there of row ``row`` (0-based) of the frame as read (None: unknown)."""
+        codes, files, store_rows = self.origins[name]
+        part = files[int(codes[row])]
+        try:  # the row's place in its file: its _row among the file's (read only for a message)
+            with open_regular(part) as fh:
+                column = pq.read_table(fh, columns=[STORE_ROW]).column(STORE_ROW).to_numpy()
+            return part, int(np.flatnonzero(column == store_rows[row])[0]) + 1
+        except (FormatError, pa.ArrowException, OSError, IndexError):
+            return part, None
+
+
+def _store_schemas(path: Path) -> dict[str, pa.Schema]:
+    schemas = {}
+    for name in FRAMES:
+        file = path / name / _COMMON
+        try:
+            with open_regular(file) as fh:
+                schemas[name] = pq.read_schema(fh)
+        except FormatError as exc:
+            raise FormatError(f"{exc}; a Parquet store has {', '.join(f + '/' + _COMMON for f in FRAMES)}") from None
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise FormatError(f"{file}: not a readable Parquet schema ({exc})") from exc
+        _require_version(schemas[name], file, "Parquet stores with RunSet.to_parquet(partition_by=...)")
+    return schemas
+
+
+def _listed_parts(schema: pa.Schema, folder: Path) -> dict[str, int]:
+    """The parts ``_common_metadata`` lists; every file of the folder must be one of them, and each there."""
+    try:
+        parts = json.loads((schema.metadata or {})[_PARTS_KEY])
+        if not (isinstance(parts, dict) and all(isinstance(k, str) and type(v) is int and v >= 0
+                                                for k, v in parts.items())):
+            raise ValueError
+    except (KeyError, ValueError):
+        raise FormatError(f"{folder / _COMMON}: no list of the store's parts (an ambiglib older than this check, or"
+                          " an edited file); write Parquet stores with RunSet.to_parquet(partition_by=...)") from None
+    found = set()
+    for top, dirs, files in os.walk(folder, onerror=_unreadable):
+        for entry in sorted(dirs + files):
+            full = Path(top) / entry
+            mode = os.lstat(full).st_mode
+            if stat.S_ISDIR(mode):
+                continue
+            rel = full.relative_to(folder).as_posix()
+            if rel == _COMMON:
+                continue
+            if not stat.S_ISREG(mode):
+                raise FormatError(f"{full}: {kind_of(mode)} inside a Parquet store, which holds part files only")
+            if rel not in parts:
+                raise FormatError(f"{full}: not a part of this store ({folder / _COMMON} lists {len(parts)}"
+                                  f" part{'s' if len(parts) != 1 else ''}); move it out of the store")
+            found.add(rel)
+    missing = sorted(set(parts) - found)
+    if missing:
+        raise FormatError(f"{folder / missing[0]}: missing; {folder / _COMMON} lists it"
+                          + (f" (and {len(missing) - 1} more parts)" if len(missing) > 1 else ""))
+    return parts
+
+
+def _unreadable(exc: OSError) -> None:
+    raise FormatError(f"{exc.filename}: cannot be read ({exc.strerror or exc})")
+
+
+def _check_part(file: Path, rows: int, columns: pa.Schema) -> None:
+    """A part file with its listed rows and every column of its frame, typed as the frame's."""
+    try:
+        with open_regular(file) as fh:
+            meta = pq.ParquetFile(fh).metadata
+            schema = meta.schema.to_arrow_schema()
+    except FormatError:
+        raise
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise FormatError(f"{file}: not a readable Parquet file ({exc})") from exc
+    if meta.num_rows != rows:
+        raise FormatError(f"{file}: {meta.num_rows:,} rows where RunSet.to_parquet wrote {rows:,}"
+                          " (rows deleted or added since)")
+    for f in columns:
+        i = schema.get_field_index(f.name)
+        if i < 0:
+            raise FormatError(f"{file}: column '{f.name}' missing; every part of the frame has it")
+        if not schema.field(i).type.equals(f.type):
+            raise FormatError(f"{file}: column '{f.name}' must be {f.type} (got {schema.field(i).type})")
+
+
+def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Table], StoreRows]:
+    """Read a store written by :func:`write_store`: only the partitions ``filters`` (in
+    :mod:`ambiglib.filters`' normal form) can match, then exactly the rows it keeps of
+    runs, their questions and labels, and the tasks and blockers it keeps; and where each row came from."""
+    import pyarrow.dataset as ds
+
+    from . import filters as flt
+
+    fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
+        page_checksum_verification=True))
+    schemas = _store_schemas(path)
+    runs_part = json.loads((schemas["runs"].metadata or {}).get(_PARTITION_META_KEY, b"[]"))
+    out: dict[str, pa.Table] = {}
+    origins = StoreRows(path)
+    for name, schema in schemas.items():
+        folder = path / name
+        # questions and labels are partitioned by their run's columns
+        part = runs_part if name in ("questions", "labels") else json.loads(
+            (schema.metadata or {}).get(_PARTITION_META_KEY, b"[]"))
+        parts = _listed_parts(schema, folder)
+        total = _written_rows(schema, folder / _COMMON, "Parquet stores with RunSet.to_parquet(partition_by=...)")
+        if sum(parts.values()) != total:
+            raise FormatError(f"{folder / _COMMON}: its parts hold {sum(parts.values()):,} rows, the frame {total:,}")
+        stored = pa.schema([f for f in schema if f.name not in part] + [pa.field(STORE_ROW, pa.int64())])
+        if name == "runs":
+            expr = flt.expression(filters)
+        elif name in ("questions", "labels"):
+            expr = flt.expression(filters, part)  # prune by the run's partition; run_id decides below
+        else:
+            expr = flt.expression(filters, flt.TASK_COLUMNS)
+        partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None
+        try:
+            dataset = ds.dataset([str(folder / rel) for rel in parts], format=fmt, partition_base_dir=str(folder),
+                                 partitioning=partitioning)
+            # the parts a filter's partitions select (all without one): the others are never opened
+            chosen = [f.path for f in dataset.get_fragments(filter=expr)] if expr is not None else None
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
+        for rel, rows in parts.items():  # footers first: rows and columns as written
+            if chosen is None or str(folder / rel) in chosen:
+                _check_part(folder / rel, rows, stored)
+        try:
+            if chosen is not None:
+                dataset = ds.dataset(chosen, format=fmt, partition_base_dir=str(folder), partitioning=partitioning,
+                                     schema=dataset.schema)
+            table = dataset.to_table(filter=expr, columns=[*dataset.schema.names, "__filename"])
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
+        table = table.sort_by(STORE_ROW)
+        _check_places(table.column(STORE_ROW), total, expr is None, folder)
+        origins.keep(name, table, table.column("__filename"))
+        # the columns are checked and typed with the contract's, as a Parquet folder's are (parquet_check)
+        paths_only = [c for c in part if c not in schema.names]  # a question's run partition
+        out[name] = table.drop_columns([STORE_ROW, "__filename", *paths_only])
+    if filters is not None:  # exactly the questions and labels of the runs kept
+        ids = out["runs"].column("run_id")
+        for name in ("questions", "labels"):
+            keep = pc.is_in(out[name].column("run_id"), value_set=ids.combine_chunks())
+            out[name] = out[name].filter(keep)
+            codes, files, store_rows = origins.origins[name]
+            mask = keep.to_numpy(zero_copy_only=False)
+            origins.origins[name] = (codes[mask], files, store_rows[mask])
+    return out, origins
+
+
+def _check_places(places: pa.ChunkedArray, total: int, whole: bool, folder: Path) -> None:
+    """Each row's place in its frame (sorted): 0..total-1 once each, read whole; else each once, in range."""
+    values = places.to_numpy()
+    if len(values) and (values[0] < 0 or values[-1] >= total):
+        raise FormatError(f"{folder}: column '{STORE_ROW}' holds {values[0] if values[0] < 0 else values[-1]}, outside"
+                          f" the frame's {total:,} rows")
+    if len(values) > 1 and not bool((values[1:] != values[:-1]).all()):
+        raise FormatError(f"{folder}: a row is in the store twice (column '{STORE_ROW}' repeats)")
+    if whole and len(values) != total:
+        raise FormatError(f"{folder}: {len(values):,} rows read where the store holds {total:,}")
+
