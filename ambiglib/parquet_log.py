@@ -340,21 +340,19 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         else:
             expr = flt.expression(filters, flt.TASK_COLUMNS)
         partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None
+        # with the schema given, making the dataset opens no file; a filter's partitions are chosen by path
+        full = pa.schema([*stored, *(pa.field(c, pa.string()) for c in part)])
         try:
             dataset = ds.dataset([str(folder / rel) for rel in parts], format=fmt, partition_base_dir=str(folder),
-                                 partitioning=partitioning)
-            # the parts a filter's partitions select (all without one): the others are never opened
-            chosen = [f.path for f in dataset.get_fragments(filter=expr)] if expr is not None else None
+                                 partitioning=partitioning, schema=full)
+            chosen = {f.path for f in dataset.get_fragments(filter=expr)} if expr is not None else None
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
-        for rel, rows in parts.items():  # footers first: rows and columns as written
+        for rel, rows in parts.items():  # footers first: rows and columns as written; other partitions unopened
             if chosen is None or str(folder / rel) in chosen:
                 _check_part(folder / rel, rows, stored)
         try:
-            if chosen is not None:
-                dataset = ds.dataset(chosen, format=fmt, partition_base_dir=str(folder), partitioning=partitioning,
-                                     schema=dataset.schema)
-            table = dataset.to_table(filter=expr, columns=[*dataset.schema.names, "__filename"])
+            table = dataset.to_table(filter=expr, columns=[*full.names, "__filename"])
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
         table = table.sort_by(STORE_ROW)

@@ -9,6 +9,8 @@ crash (a signal) or a hang (a per-case alarm) is observed, not suffered.
 Sources
     ``jsonl``, ``jsonl.gz``  canonical JSON Lines (``data/example``)
     ``parquet``             ``RunSet.to_parquet`` of the same log
+    ``store``               the same log as a store partitioned by benchmark and model
+    ``snapshot``            the report's snapshot of it (Arrow IPC files, verified by their SHA-256)
     ``hil-bench``, ``ambig-ds``, ``lhaw``  the native trees of ``data/example-native``
 
 Oracles (a case fails with the first that does not hold)
@@ -21,6 +23,12 @@ Oracles (a case fails with the first that does not hold)
     ``silent-change``   a run whose files the mutation damaged loads with other values and no error
     ``silent-drop``     runs disappear and no error or counted skip accounts for them
     ``accepted``        a mutation that makes the log invalid was loaded without an error
+                        (for a snapshot, whose every byte is checked: any change of a byte)
+
+Time limits: each case has ``CASE_SECONDS`` in its worker (an alarm, for a hang in Python) and the
+parent kills a worker whose case runs ``KILL_AFTER`` seconds more (a hang inside Arrow, which no
+alarm interrupts), records the hang and goes on in a new worker; the whole run has a limit too
+(``run(..., total_seconds=)``), so a fuzz run never outlives its budget.
 
 Run one worker by hand: ``python tests/fuzzing.py <source> <seed> <start> <count>``.
 """
@@ -46,8 +54,10 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
 NATIVE = ROOT / "data" / "example-native"
-SOURCES = ("jsonl", "jsonl.gz", "parquet", "hil-bench", "ambig-ds", "lhaw")
+SOURCES = ("jsonl", "jsonl.gz", "parquet", "store", "snapshot", "hil-bench", "ambig-ds", "lhaw")
 CASE_SECONDS = 20
+#: A case that runs this much longer than its alarm is killed by the parent.
+KILL_AFTER = 10
 
 
 # ----------------------------------------------------------------------------- random values
@@ -256,11 +266,13 @@ def mutate_gzip(rng: random.Random, file: Path) -> Mutation:
     return Mutation("gz-" + m.name, file, m.detail, undo=undo)
 
 
-def mutate_fs(rng: random.Random, file: Path, root: Path) -> Mutation:
+def mutate_fs(rng: random.Random, file: Path, root: Path, *, every_file_needed: bool = False) -> Mutation:
+    """Replace a file by nothing, a folder, a FIFO, a link out of the log or to itself, or an empty file.
+    ``every_file_needed``: the log cannot lack any of its files (a store, a snapshot): each is invalid."""
     undo = _snapshot(file)
     kind = rng.choice(["delete", "dir", "fifo", "symlink-out", "symlink-self", "empty"])
     file.unlink()
-    corrupting = kind != "delete"  # an optional file may be absent: that alone is not damage
+    corrupting = kind != "delete" or every_file_needed  # an optional native file may be absent
     if kind == "dir":
         file.mkdir()
     elif kind == "fifo":
@@ -272,7 +284,7 @@ def mutate_fs(rng: random.Random, file: Path, root: Path) -> Mutation:
         file.symlink_to(file)
     elif kind == "empty":
         file.write_bytes(b"")
-    return Mutation("fs-" + kind, file, "", corrupting=corrupting, undo=undo)
+    return Mutation("fs-" + kind, file, "", corrupting=corrupting, invalid=every_file_needed, undo=undo)
 
 
 # ----------------------------------------------------------------------------- Parquet values
@@ -325,6 +337,69 @@ def rewrite_parquet(file: Path, column: str | None, value: Any) -> None:
     pq.write_table(table, file)
 
 
+def _store_invalid(rng: random.Random, root: Path) -> Mutation:
+    """A store damaged as a file system or a tool would: a value the contract forbids, a part rewritten with a
+    row less or a column less or another type, a stray file, a folder without ``=``, a part removed."""
+    import pyarrow as pa
+
+    frame = rng.choice(["runs", "runs", "questions", "labels", "tasks", "blockers"])
+    parts = sorted((root / frame).rglob("*.parquet"))
+    part = rng.choice(parts)
+    kind = rng.choice(["value", "value", "row-less", "column-less", "float32", "stray", "no-equals", "delete"])
+    undo = _snapshot(part)
+    extra: list[Path] = []
+    if kind == "value":
+        column, value = rng.choice({
+            "runs": [("score", 5.0), ("trial", -3), ("spec", "amb"), ("meta", "{x"), ("source", None),
+                     ("n_questions", 99), ("run_id", "other")],
+            "questions": [("run_id", None), ("run_id", "no|run"), ("q_index", 7), ("text", " ")],
+            "labels": [("call", 0), ("run_id", "no|run")], "tasks": [("ambiguity_class", "x"), ("source", None)],
+            "blockers": [("variant_id", "nowhere")]}[frame])
+        rewrite_parquet(part, column, value)
+        detail = f"{frame}.{column} = {value!r}"
+    elif kind == "row-less":
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(part)
+        pq.write_table(table.slice(1), part)
+        detail = frame
+    elif kind == "column-less":
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(part)
+        column = rng.choice([c for c in table.schema.names if c != "_row"])
+        pq.write_table(table.drop_columns([column]), part)
+        detail = f"{frame}.{column}"
+    elif kind == "float32":
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(part)
+        floats = [f.name for f in table.schema if pa.types.is_float64(f.type)] or ["_row"]
+        column = rng.choice(floats)
+        i = table.schema.get_field_index(column)
+        pq.write_table(table.set_column(i, column, table.column(column).cast(pa.float32())), part)
+        detail = f"{frame}.{column}"
+    elif kind == "stray":
+        extra.append(part.parent / "stray.parquet")
+        shutil.copy(part, extra[0])
+        detail = str(extra[0].relative_to(root))
+    elif kind == "no-equals":
+        extra.append(root / frame / "junk")
+        extra[0].mkdir()
+        shutil.copy(part, extra[0] / "part-0.parquet")
+        detail = frame
+    else:
+        part.unlink()
+        detail = str(part.relative_to(root))
+
+    def undo_all() -> None:
+        for path in extra:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
+        undo()
+
+    return Mutation("store-" + kind, part, detail, invalid=True, undo=undo_all)
+
+
 # ----------------------------------------------------------------------------- sources
 
 
@@ -338,10 +413,17 @@ def prepare(source: str, work: Path) -> Path:
         out = work / "log.jsonl.gz"
         out.write_bytes(gzip.compress((EXAMPLE / "lhaw.jsonl").read_bytes()))
         return out
-    if source == "parquet":
+    if source in ("parquet", "store", "snapshot"):
         import ambiglib
 
-        return ambiglib.load(EXAMPLE).to_parquet(work / "store")
+        if source == "parquet":
+            return ambiglib.load(EXAMPLE).to_parquet(work / "store")
+        if source == "store":
+            return ambiglib.load(EXAMPLE).to_parquet(work / "store", partition_by=("benchmark", "model"))
+        from ambiglib.snapshot import write_snapshot
+
+        rs, errors = ambiglib.load(EXAMPLE, strict=False, quiet=True)
+        return write_snapshot(rs, errors, str(EXAMPLE), work / "snapshot")
     out = work / source
     shutil.copytree(NATIVE / source, out, symlinks=True)
     return out
@@ -359,6 +441,19 @@ def choose(rng: random.Random, source: str, root: Path) -> Mutation:
     if source == "jsonl":
         return mutate_bytes(rng, root)
     files = files_of(root)
+    if source == "snapshot":  # every byte is checked: any change must be refused
+        m = (mutate_fs(rng, rng.choice(files), root, every_file_needed=True) if rng.random() < 0.15
+             else mutate_bytes(rng, rng.choice(files)))
+        m.name, m.invalid = "snapshot-" + m.name, m.invalid or m.file is not None and _changed(m)
+        return m
+    if source == "store":
+        if rng.random() < 0.5:
+            return _store_invalid(rng, root)
+        file = rng.choice(files)
+        m = (mutate_fs(rng, file, root, every_file_needed=True) if rng.random() < 0.15
+             else mutate_bytes(rng, file))
+        m.name = "store-" + m.name
+        return m
     if source == "parquet":
         if rng.random() < 0.4:
             return _parquet_invalid(rng, root)
@@ -371,6 +466,17 @@ def choose(rng: random.Random, source: str, root: Path) -> Mutation:
     if rng.random() < 0.15:
         return mutate_fs(rng, file, root)
     return mutate_bytes(rng, file)
+
+
+def _changed(m: Mutation) -> bool:
+    """Whether a byte mutation left its file with other bytes than before (a value replaced by itself
+    does not)."""
+    assert m.file is not None
+    new = m.file.read_bytes()
+    m.undo()
+    old = m.file.read_bytes()
+    m.file.write_bytes(new)
+    return new != old
 
 
 # ----------------------------------------------------------------------------- oracles
@@ -464,9 +570,10 @@ def check(source: str, path: Path, m: Mutation, baseline: Any) -> tuple[str, str
             mutated = str(m.file) if m.file else None
             changed = [k for k, v in after.items() if k in before and before[k] != v]
             new = [k for k in after if k not in before]
-            if (changed or new) and not errors and source != "parquet":
+            binary = source in ("parquet", "store", "snapshot")
+            if (changed or new) and not errors and not binary:
                 return "silent-change", f"{len(changed) + len(new)} runs changed, no error: {(changed + new)[0]}"[:300]
-            if source == "parquet" and (changed or new):
+            if binary and (changed or new):
                 return "silent-change", f"{len(changed) + len(new)} runs changed: {(changed + new)[0]}"[:300]
             missing = [k for k in before if k not in after]
             accounted = len(errors) + max(0, sum(rs.skipped.values()) - skipped_before)
@@ -528,30 +635,79 @@ class Report:
         return Counter(o["result"] for o in self.outcomes)
 
 
-def run(source: str, seed: int, n: int, *, python: str = sys.executable) -> Report:
-    """Run ``n`` cases of one source in child processes, restarting after a crash."""
+def _lines(proc: subprocess.Popen, timeout: float) -> Any:
+    """The worker's next stdout line (without its end), "" at its end, or None when ``timeout`` passes first."""
+    import selectors
+
+    buffer = getattr(proc, "_fuzz_buffer", b"")
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while b"\n" not in buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not selector.select(left):
+                proc._fuzz_buffer = buffer  # type: ignore[attr-defined]
+                return None
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]
+            if not chunk:
+                proc._fuzz_buffer = b""  # type: ignore[attr-defined]
+                return buffer.decode() if buffer else ""
+            buffer += chunk
+    line, _, rest = buffer.partition(b"\n")
+    proc._fuzz_buffer = rest  # type: ignore[attr-defined]
+    return line.decode()
+
+
+def run(source: str, seed: int, n: int, *, python: str = sys.executable,
+        total_seconds: float | None = None, case_limit: float = CASE_SECONDS + KILL_AFTER) -> Report:
+    """Run ``n`` cases of one source in child processes, restarting after a crash or a hang.
+
+    A case that outlives its alarm by ``KILL_AFTER`` seconds (a hang no alarm interrupts) has its worker
+    killed (``case_limit``) and counts as ``hang``; the run stops when ``total_seconds`` (default: every case at its limit,
+    plus a minute) have passed, killing its worker, and raises, so that a fuzz run never outlives its
+    budget."""
     report = Report(source)
+    budget = total_seconds if total_seconds is not None else 60 + n * case_limit
+    deadline = time.monotonic() + budget
     case = 0
     while case < n:
         proc = subprocess.Popen([python, __file__, source, str(seed), str(case), str(n - case)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-        in_flight = None
-        for line in proc.stdout:  # type: ignore[union-attr]
-            event = json.loads(line)
-            if "begin" in event:
-                in_flight = event["begin"]
-            else:
-                report.outcomes.append(event)
-                in_flight = None
-                case = event["case"] + 1
-        stderr = proc.stderr.read()  # type: ignore[union-attr]
-        code = proc.wait()
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        in_flight, hung, began = None, False, time.monotonic()
+        try:
+            while True:
+                limit = deadline - time.monotonic()
+                if in_flight is not None:
+                    limit = min(limit, case_limit - (time.monotonic() - began))
+                line = _lines(proc, max(0.0, limit))
+                if line is None:  # a case over its limit, or the run over its budget
+                    proc.kill()
+                    hung = in_flight is not None and time.monotonic() < deadline
+                    break
+                if line == "":
+                    break
+                event = json.loads(line)
+                if "begin" in event:
+                    in_flight, began = event["begin"], time.monotonic()
+                else:
+                    report.outcomes.append(event)
+                    in_flight = None
+                    case = event["case"] + 1
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            _, stderr_bytes = proc.communicate()
+        stderr = stderr_bytes.decode(errors="replace")
+        if time.monotonic() >= deadline and case < n and not hung:
+            raise RuntimeError(f"fuzz run of {source} over its {budget:.0f} s budget after {case} of {n} cases")
         if in_flight is not None:
+            result = "hang" if hung else "crash"
+            message = (f"killed after {case_limit:g} s" if hung
+                       else f"exit {proc.returncode}: {stderr[-300:]}")
             report.outcomes.append({"case": in_flight, "mutation": "?", "detail": "", "file": "",
-                                    "result": "crash", "message": f"exit {code}: {stderr[-300:]}",
-                                    "seconds": 0})
+                                    "result": result, "message": message, "seconds": 0})
             case = in_flight + 1
-        elif code != 0:
+        elif proc.returncode != 0 and case < n:
             raise RuntimeError(f"fuzz worker for {source} failed before its first case:\n{stderr}")
     return report
 

@@ -1,5 +1,6 @@
-"""A bounded fuzz run (issue 11): random corruptions of a canonical JSON Lines log, its
-Parquet copy and the three native trees, each loaded in a child process under a time limit.
+"""A bounded fuzz run (issues 11, 31): random corruptions of a canonical JSON Lines log, its
+Parquet copy and partitioned store, the report's snapshot of it and the three native trees, each
+loaded in a child process under a time limit (the run as a whole too).
 
 Every case must end in a load or an ``AmbiglibError`` — no other exception, no crash, no
 hang — and pass the oracles of ``tests/fuzzing.py`` (the lenient counting rule, the two
@@ -18,12 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fuzzing  # noqa: E402
 
-CASES = {"jsonl": 60, "jsonl.gz": 30, "parquet": 60, "hil-bench": 25, "ambig-ds": 25, "lhaw": 25}
+CASES = {"jsonl": 60, "jsonl.gz": 30, "parquet": 60, "store": 40, "snapshot": 40, "hil-bench": 25, "ambig-ds": 25,
+         "lhaw": 25}
 
 
 @pytest.mark.parametrize("source", list(CASES))
 def test_random_corruptions_end_in_a_load_or_our_error(source):
-    report = fuzzing.run(source, seed=11, n=CASES[source])
+    report = fuzzing.run(source, seed=11, n=CASES[source], total_seconds=600)
     assert len(report.outcomes) == CASES[source]
     assert report.failures == [], "\n".join(
         f"case {o['case']}: {o['result']} after {o['mutation']} of {o['file']} ({o['detail']}): {o['message']}"
@@ -31,3 +33,34 @@ def test_random_corruptions_end_in_a_load_or_our_error(source):
     # the run exercised several kinds of damage, and some were refused or reported
     assert len({o["mutation"] for o in report.outcomes}) >= 4
     assert any(o["result"] == "error" or not o["message"].endswith(" 0 errors") for o in report.outcomes)
+
+
+_STUCK_WORKER = """
+import json, signal, sys, time
+case = int(sys.argv[3])
+if sys.argv[1] == "silent":
+    time.sleep(60)
+print(json.dumps({"begin": case}), flush=True)
+if case == 0:  # a hang no alarm can end: the signal is blocked, as inside a C library that never returns
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    time.sleep(60)
+print(json.dumps({"case": case, "mutation": "m", "detail": "", "file": "", "result": "ok", "message": "",
+                  "seconds": 0}), flush=True)
+"""
+
+
+def test_the_parent_kills_a_case_that_hangs_where_no_alarm_reaches_and_keeps_its_budget(tmp_path):
+    """A corrupted snapshot hung inside Arrow once: the worker's alarm cannot end that, its parent must."""
+    import time
+
+    worker = tmp_path / "worker.py"
+    worker.write_text(_STUCK_WORKER)
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f"#!/bin/sh\nshift\nexec {sys.executable} {worker} \"$@\"\n")
+    wrapper.chmod(0o755)
+    started = time.monotonic()
+    report = fuzzing.run("stuck", 0, 3, python=str(wrapper), case_limit=2, total_seconds=30)
+    assert [o["result"] for o in report.outcomes] == ["hang", "ok", "ok"]
+    assert time.monotonic() - started < 20
+    with pytest.raises(RuntimeError, match=r"fuzz run of silent over its 3 s budget after 0 of 1 cases"):
+        fuzzing.run("silent", 0, 1, python=str(wrapper), case_limit=2, total_seconds=3)
