@@ -27,7 +27,9 @@ __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_
 
 
 def _style(style: str = "whitegrid") -> None:
-    sns.set_theme(style=style, context="notebook")
+    # labels, models and categories come from logs: drawn as written, never parsed as mathtext ("$\\foo$" in a
+    # judge label raised ParseFatalException; "$x$" would have been typeset)
+    sns.set_theme(style=style, context="notebook", rc={"text.parse_math": False})
 
 
 def _nothing(data: pd.DataFrame, what: str, ax=None):

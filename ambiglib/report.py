@@ -170,11 +170,13 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
-    """The frame with text cells that a spreadsheet would run as a formula prefixed by ``'``.
+    """The frame with text cells and column names that a spreadsheet would run as a formula prefixed by ``'``.
 
-    Only text cells: numbers, negative ones included, stay numbers.
+    Only text: numbers, negative ones included, stay numbers. Column names count: the failure-mode,
+    framing and conditional-score tables make a column of each label a log holds.
     """
     out = _as_text_cells(frame)
+    out.columns = ["'" + c if isinstance(c, str) and c.startswith(_FORMULA_START) else c for c in out.columns]
     for c in out.columns:
         col = out[c]
         if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):

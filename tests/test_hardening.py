@@ -720,3 +720,41 @@ def test_a_canonical_jsonl_that_is_not_a_regular_file_is_named_not_skipped(tmp_p
     done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"{odd}: {said}"] * 2
+
+
+def test_csv_headers_made_from_log_values_are_neutralised_too(tmp_path):
+    """The failure-mode, framing and conditional-score tables make a column of each label a log holds:
+    formula neutralisation covered their cells, not their headers."""
+    import csv
+
+    from ambiglib import tables
+    from ambiglib.report import save_table
+
+    hostile = ['=HYPERLINK("http://x")', "@SUM(A1)", "+1", "-1+2", "plain"]
+    from conftest import run_record
+
+    records = [run_record(trial=i + 1, labels=[{"facet": "failure.logic", "label": label, "judge": "j", "call": 1}])
+               for i, label in enumerate(hostile)]
+    table = tables.failure_modes(ambiglib.RunSet.from_records(records), dimension="logic")
+    assert set(hostile) <= set(table.columns)
+    save_table(table, "logic", tmp_path)
+    header = next(csv.reader(open(tmp_path / "logic.csv", newline="")))
+    assert {h for h in header if h[:1] in "=+-@'"} == {"'" + h for h in hostile[:4]}
+    assert "plain" in header and "benchmark" in header
+
+
+def test_text_from_a_log_is_drawn_as_written_never_as_mathtext(tmp_path):
+    """A judge label `$\\foo$` crashed the failure-modes notebook (matplotlib's mathtext ParseFatalException)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import pandas as pd
+
+    from ambiglib import plots
+
+    shares = pd.DataFrame({"model": ["m $\\foo$", "m $x^2$"], "label": ["$\\foo$ bar", "$x^2$"], "share": [0.5, 0.2]})
+    fig = plots.failure_heatmap(shares)
+    fig.savefig(tmp_path / "f.png")
+    ax = fig.axes[0]
+    assert sorted(t.get_text() for t in ax.get_xticklabels()) == ["$\\foo$ bar", "$x^2$"]
+    assert all(not t._parse_math for t in ax.get_xticklabels() + ax.get_yticklabels())
