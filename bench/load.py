@@ -10,9 +10,14 @@ measures, against the baselines named in the foundation issue:
 5. on the simulator's log at ``--store-scale`` (1000: 516k records), partitioned by benchmark and model
    (``RunSet.to_parquet(partition_by=...)``): ``load(store, filters=[("benchmark", "==", X)])`` against
    loading the whole store, for each benchmark X (target: <= 0.6x, with exactly X's runs); beside it the
-   floor, pyarrow alone reading the same partitions of the five frames, checking nothing.
+   floor, pyarrow alone reading the same partitions of the five frames, checking nothing;
+6. logs whose ``meta`` objects hold other keys in every record (issue 31: Arrow inferred one struct
+   field per distinct key for every row, 8.9 s and 2.5 GB for a 4.6 MB file): time and peak memory of
+   the default engine and of the Python engine, against the file's size (target: peak <= 20x the file,
+   the Python engine's own ratio, and no more than the Python engine's time).
 
-Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look.
+Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look;
+``--store-only`` and ``--meta-only`` run one figure.
 Copy the printed figures into docs/performance.md.
 """
 
@@ -105,19 +110,19 @@ def arrow_nbytes(runset: ambiglib.RunSet) -> int:
     return sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in runset.frames().values())
 
 
-def peak_memory(path: Path) -> tuple[int, int]:
+def peak_memory(path: Path, engine: str = "auto") -> tuple[int, int]:
     """Peak RSS growth of ``ambiglib.load`` in a fresh process, and the Arrow size of its frames.
 
     After the imports, the process resets its high-water mark (``/proc/self/clear_refs``),
     so the peak is the load's own, measured from the resident size just before it.
     """
     code = (
-        "import re, sys, ambiglib, pyarrow as pa\n"
+        "import re, sys, ambiglib, ambiglib.loading, pyarrow as pa\n"
         "def status(key):\n"
         "    return int(re.search(key + r':\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) * 1024\n"
         "open('/proc/self/clear_refs', 'w').write('5')\n"
         "before = status('VmRSS')\n"
-        "rs = ambiglib.load(sys.argv[1], quiet=True)\n"
+        f"rs = ambiglib.load(sys.argv[1], quiet=True, engine={engine!r})\n"
         "peak = status('VmHWM') - before\n"
         "size = sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in rs.frames().values())\n"
         "print(peak, size)\n"
@@ -134,10 +139,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="fresh processes per figure (best is kept)")
     parser.add_argument("--store-scale", type=int, default=1000, help="simulator scale of the partitioned store")
     parser.add_argument("--store-only", action="store_true", help="only figure 5, the partitioned store")
+    parser.add_argument("--meta-only", action="store_true", help="only figure 6, logs with varied meta keys")
     args = parser.parse_args()
-    if args.store_only:
+    if args.store_only or args.meta_only:
         OUT.mkdir(exist_ok=True)
-        _print_rows(store_rows(args.store_scale, args.repeat))
+        _print_rows(store_rows(args.store_scale, args.repeat) if args.store_only else meta_rows(args.repeat))
         return
 
     OUT.mkdir(exist_ok=True)
@@ -180,6 +186,7 @@ def main() -> None:
          "<= 3x " + ("PASS" if peak <= 3 * size else "FAIL")),
     ]
     rows += store_rows(args.store_scale, args.repeat)
+    rows += meta_rows(args.repeat)
     _print_rows(rows)
 
 
@@ -218,6 +225,34 @@ def store_rows(scale: int, repeat: int) -> list[tuple[str, str, str, str]]:
                      "<= 0.6x " + ("PASS" if t <= 0.6 * t_full else "FAIL")))
         rows.append(("    floor: pyarrow.dataset, the same filter", f"{t_part:.3f} s",
                      f"filtered / full = {t_part / t_floor:.2f}x", ""))
+    return rows
+
+
+def meta_rows(repeat: int) -> list[tuple[str, str, str, str]]:
+    """Figure 6: logs whose records each carry ``meta`` keys no other record has."""
+    rows = []
+    for n_runs, per_run in ((8_000, 3), (16_000, 3), (16_000, 1)):
+        path = OUT / f"meta_{n_runs}x{per_run}.jsonl"
+        if not path.exists():
+            with open(path, "w", encoding="utf-8") as fh:
+                for i in range(n_runs):
+                    rec = {"benchmark": "b", "suite": "s", "task_id": f"t{i}", "model": "m", "spec": "ambiguous",
+                           "ask_tool": True, "trial": 1, "score": 0.5,
+                           "questions": [{"text": "Which one?", "response": "that one", "step": 2}],
+                           "meta": {f"key_{i}_{j}": {"value": j, "note": "x" * 20} for j in range(per_run)}}
+                    fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+        size = path.stat().st_size
+        kinds = f"{n_runs:,} records, {per_run} own key{'s' if per_run > 1 else ''} each, {size / 1e6:.1f} MB"
+        figures = {}
+        for engine in ("auto", "python"):
+            t = fresh(f"ambiglib.load(path, quiet=True, engine={engine!r})", path, repeat)
+            peak, _ = peak_memory(path, engine)
+            figures[engine] = (t, peak)
+        (t_auto, p_auto), (t_py, p_py) = figures["auto"], figures["python"]
+        rows.append((f"varied meta: {kinds}", f"{t_auto:.2f} s", f"{p_auto / 1e6:.0f} MB = {p_auto / size:.1f}x the file",
+                     "<= 20x " + ("PASS" if p_auto <= 20 * size else "FAIL")))
+        rows.append(("  engine='python'", f"{t_py:.2f} s", f"{p_py / 1e6:.0f} MB = {p_py / size:.1f}x the file",
+                     f"auto / python time = {t_auto / t_py:.2f}x"))
     return rows
 
 
