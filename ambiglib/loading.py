@@ -207,6 +207,35 @@ _CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
 ]
 
 
+#: (outer, inner): a tree of the inner layout inside the outer one is the outer importer's to read (an LHAW
+#: manifest names the MCP-Atlas scored CSVs beside it)
+_CONSUMES = {("lhaw", "mcp-atlas")}
+
+
+def _claim(folder: Path) -> str | None:
+    return next((name for name, claims in _CLAIMS if claims(folder)), None)
+
+
+def _nested(root: Path, layout: str, seen: set[str]) -> list[tuple[str, Path]]:
+    """Logs of another layout inside a claimed folder (a HIL-Bench run folder holding an Ambig-DS results
+    tree): each is loaded by its own importer too, instead of being ignored without a word."""
+    found: list[tuple[str, Path]] = []
+    stack = [p for p in reversed(_entries(root)) if p.is_dir()]
+    while stack:
+        folder = stack.pop()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        other = _claim(folder)
+        if other is not None and other != layout and (layout, other) not in _CONSUMES:
+            found.append((other, folder))
+            found += _nested(folder, other, seen)
+            continue
+        stack += [p for p in reversed(_entries(folder)) if p.is_dir()]
+    return found
+
+
 def _units(root: Path) -> list[tuple[str, Path]]:
     """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the
     walk meets (it does not go into them) and ``("runlog-jsonl", file)`` for each canonical file
@@ -220,9 +249,10 @@ def _units(root: Path) -> list[tuple[str, Path]]:
         if real in seen:
             continue
         seen.add(real)
-        claimed = next((name for name, claims in _CLAIMS if claims(folder)), None)
+        claimed = _claim(folder)
         if claimed:
             units.append((claimed, folder))
+            units += _nested(folder, claimed, seen)
             continue
         entries = _entries(folder)
         # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is

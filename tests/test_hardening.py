@@ -758,3 +758,104 @@ def test_text_from_a_log_is_drawn_as_written_never_as_mathtext(tmp_path):
     ax = fig.axes[0]
     assert sorted(t.get_text() for t in ax.get_xticklabels()) == ["$\\foo$ bar", "$x^2$"]
     assert all(not t._parse_math for t in ax.get_xticklabels() + ax.get_yticklabels())
+
+
+# ----------------------------------------------------------------------------- runs that vanish (issue 31)
+
+
+def _reasons(rs) -> dict:
+    from collections import Counter
+
+    return dict(Counter(json.loads(m).get("error_reason") for m in rs.runs["meta"] if m) - Counter())
+
+
+@pytest.mark.parametrize("deleted, reason", [
+    ("gpt-5.4/baseline/pass_2", "missing_pass"),
+    ("gpt-5.4/baseline/pass_1", "missing_pass"),  # the harness then read no pass of the mode at all
+    ("gpt-5.4/baseline", "missing_from_tree"),    # batch_config.json names the model and the mode
+    ("gpt-5.4", "missing_from_tree"),
+])
+def test_a_hil_bench_pass_mode_or_model_folder_deleted_leaves_error_runs_not_a_gap(native, deleted, reason):
+    run = native / "hil-bench" / "results" / "example_baseline_sql"
+    before, _ = _lenient(run)
+    import shutil
+
+    n_gone = sum(1 for _ in (run / deleted).rglob("*.traj")) or None
+    shutil.rmtree(run / deleted)
+    after, errors = _lenient(run)
+    assert errors == [] and len(after.runs) == len(before.runs)
+    gone = _reasons(after).get(reason, 0) - _reasons(before).get(reason, 0)
+    assert gone > 0 and (n_gone is None or gone == n_gone), (gone, n_gone)
+    assert set(after.runs.loc[after.runs["status"] == "error", "model"]) >= {"gpt-5.4"}
+
+
+def test_a_hil_bench_metrics_field_of_the_wrong_type_is_an_error_not_an_infra_error(native):
+    """`"results": true` made every instance of the pass not completed: infra_error runs, no word."""
+    run = native / "hil-bench" / "results" / "example_baseline_sql"
+    metrics = run / "gpt-5.4" / "baseline" / "pass_1" / "metrics.json"
+    data = json.loads(metrics.read_text())
+    data["results"] = True
+    metrics.write_text(json.dumps(data))
+    rs, errors = _lenient(run)
+    assert errors == [f"{metrics}: field 'results' must be an object (got true)"]
+    assert "infra_error" not in _reasons(rs)
+
+
+def test_ambig_ds_runs_named_by_the_runlog_or_the_harness_summaries_do_not_vanish(native):
+    import shutil
+
+    results = native / "ambig-ds" / "results"
+    before, _ = _lenient(results)
+    task = results / "opencode_gpt-5.4_ambig_target" / "dsbench-bike-sharing"
+    shutil.rmtree(task)  # its runlog line stays: an error run
+    rs, errors = _lenient(results)
+    assert errors == [] and len(rs.runs) == len(before.runs) and _reasons(rs)["task_folder_missing"] == 1
+    shutil.rmtree(results / "opencode_gpt-5.4_ambig_target")  # with its runlog: step 7's audit still names it
+    rs, errors = _lenient(results)
+    audit = results / "_aggregate" / "target_audit" / "opencode_gpt-5.4_ambig_target.json"
+    assert errors == [
+        f"{audit}: the harness audited run 'opencode_gpt-5.4_ambig_target' (8 attempted tasks), but"
+        f" {results / 'opencode_gpt-5.4_ambig_target'} is not here: its runs are missing"]
+
+
+def test_ambig_ds_timed_out_of_another_type_is_an_error(native):
+    """`timed_out: "<text>"` read as true."""
+    results = native / "ambig-ds" / "results"
+    traj = next((results / "opencode_gpt-5.4_ambig_target").glob("*/_traj.json"))
+    data = json.loads(traj.read_text())
+    data["timed_out"] = "after 3600 s"
+    traj.write_text(json.dumps(data))
+    _, errors = _lenient(results)
+    assert len(errors) == 1 and "field 'timed_out' must be true or false (got 'after 3600 s')" in errors[0]
+
+
+@pytest.mark.parametrize("damage", ["scored file deleted", "scored row deleted"])
+def test_mcp_atlas_completions_the_judge_never_scored_are_error_runs(native, damage):
+    import csv
+
+    root = native / "lhaw" / "mcp-atlas" / "opus-4.5"
+    before, _ = _lenient(root)
+    scored = sorted((root / "evaluation_results").glob("scored_*.csv"))[0]
+    csv.field_size_limit(1 << 30)
+    rows = list(csv.reader(open(scored, newline="", encoding="utf-8")))
+    if damage == "scored file deleted":
+        scored.unlink()
+        n = len(rows) - 1
+    else:
+        with open(scored, "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(rows[:-1])
+        n = 1
+    rs, errors = _lenient(root)
+    assert errors == [] and len(rs.runs) == len(before.runs) and _reasons(rs).get("not_scored") == n
+
+
+def test_a_harness_log_nested_in_another_layout_s_folder_is_loaded_too(native):
+    """An Ambig-DS results tree inside a HIL-Bench run folder was ignored without a word."""
+    import shutil
+
+    run = native / "hil-bench" / "results" / "example_baseline_sql"
+    alone, _ = _lenient(run)
+    ambig, _ = _lenient(native / "ambig-ds" / "results")
+    shutil.move(str(native / "ambig-ds" / "results"), str(run / "extra" / "results"))
+    both, errors = _lenient(run)
+    assert errors == [] and len(both.runs) == len(alone.runs) + len(ambig.runs)

@@ -239,6 +239,9 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
     traj = read_json(files["_traj.json"])
     if not isinstance(traj, dict):
         raise RowError("_traj.json", f"{files['_traj.json']}: must be an object")
+    if traj.get("timed_out") is not None and not isinstance(traj.get("timed_out"), bool):
+        raise RowError("timed_out", f"{files['_traj.json']}: field 'timed_out' must be true or false"
+                                    f" (got {traj['timed_out']!r:.60})")
     timed_out = bool(traj.get("timed_out")) or str(traj.get("summary", "")).startswith("ERROR: timeout")
     cost, estimated = _cost(traj.get("cost"))
     if clarify and clarify.get("ask_cost") not in (None, ""):
@@ -353,7 +356,8 @@ def _sibling_track(run_dir: Path) -> str | None:
     return tracks.pop() if len(tracks) == 1 else None
 
 
-def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: dict[str, set[str]]) -> None:
+def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: dict[str, set[str]]) -> int:
+    """Read one run folder into ``out``; return how many tasks it holds (task folders and runlog entries)."""
     runlog = run_dir / "_runlog.jsonl"
     entries: list[tuple[int, Any]] = list(read_jsonl(runlog)) if present(runlog) else []
     try:
@@ -363,7 +367,7 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
             cond = _condition_from_files(run_dir, entries)
         except FormatError as exc:
             out.reject(run_dir, None, "run name", str(exc).split(": ", 1)[1])
-            return
+            return 0
     # a full run says its track only through its files; an ask-only one (just _clarify.json) not even
     # there, so it takes the track of the ambiguous runs beside it when they all share one
     suite = _track_of(run_dir, cond["variant"], track) or _sibling_track(run_dir)
@@ -371,7 +375,7 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
         out.reject(run_dir, None, "track", "cannot tell whether this run is on the target or the objective"
                    " track (a full run with no graded task, beside runs of both tracks or none); pass"
                    " track='target' or track='objective'")
-        return
+        return 0
     # one line per task and invocation, appended: a task's last invocation that did something stands;
     # every other line (earlier invocations, re-invocations that skipped an existing result) is counted
     last_status: dict[str, tuple[int, str]] = {}
@@ -412,7 +416,14 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
             out.add(runlog, line, rec)
             slugs_by_suite.setdefault(suite, set()).add(slug)
         else:
-            out.skip(f"_runlog.jsonl entry with status {status!r} and no task folder")
+            # the task ran (the runlog says so), but its folder, and with it its result, is gone: an error run,
+            # counted and shown, not a run that vanishes
+            rec = _base_record(run_dir, slug, cond, suite)
+            rec["status"] = "error"
+            rec["meta"].update(runlog_status=status, error_reason="task_folder_missing", task_folder="absent")
+            out.add(runlog, line, rec)
+            slugs_by_suite.setdefault(suite, set()).add(slug)
+    return len(set(slug_dirs) | set(last_status))
 
 
 def _base_record(run_dir: Path, slug: str, cond: dict[str, Any], suite: str) -> dict[str, Any]:
@@ -440,6 +451,39 @@ def _failed_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str
     if labels:
         rec["labels"] = labels
     return slug_dir, rec
+
+
+def _check_aggregates(results: Path, tasks_in: dict[Path, int], out: Collected) -> None:
+    """What the harness's own summaries (``results/_aggregate/``) say was run must be here: a run folder named
+    by step 7's audit (``target_audit/<run>.json``) with at least the tasks it counted as attempted, and for
+    each step-6 aggregate (``<prefix>.json``) a run folder of that prefix. A run folder deleted whole takes its
+    ``_runlog.jsonl`` with it: without this, its runs would vanish without a word."""
+    aggregate = results / "_aggregate"
+    if not aggregate.is_dir():
+        return
+    runs_of = {d.name: n for d, n in tasks_in.items() if d.parent == results}
+    for file in sorted((aggregate / "target_audit").glob("*.json")) if (aggregate / "target_audit").is_dir() else []:
+        with out.row(file, None, "the harness's step-7 summary"):
+            summary = read_json(file)
+            name = summary.get("run_name") if isinstance(summary, dict) else None
+            attempted = summary.get("n_attempted") if isinstance(summary, dict) else None
+            if not isinstance(name, str) or type(attempted) is not int:
+                raise RowError("run_name", "a step-7 summary names its run ('run_name') and counts its attempted"
+                                           " tasks ('n_attempted')")
+            if name not in runs_of:
+                raise RowError("run_name", f"the harness audited run {name!r} ({attempted} attempted tasks), but"
+                                           f" {results / name} is not here: its runs are missing")
+            if runs_of[name] < attempted:
+                raise RowError("n_attempted", f"the harness audited {attempted} attempted tasks of {name!r}, but"
+                                              f" {results / name} holds {runs_of[name]}: task folders or runlog"
+                                              " lines are missing")
+    for file in sorted(aggregate.glob("*.json")):
+        with out.row(file, None, "the harness's step-6 summary"):
+            summary = read_json(file)
+            prefix = summary.get("run_prefix") if isinstance(summary, dict) else None
+            if isinstance(prefix, str) and not any(n.startswith(prefix + "_") for n in runs_of):
+                raise RowError("run_prefix", f"the harness aggregated runs {prefix}_* (tasks"
+                                             f" {summary.get('tasks')!r:.80}), but no such run folder is in {results}")
 
 
 @guard("Ambig-DS results")
@@ -473,8 +517,9 @@ def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "obje
                           " with task folders or _runlog.jsonl here, in results/, or one level down)")
     out = Collected("Ambig-DS results")
     slugs: dict[str, set[str]] = {}
-    for run_dir in run_dirs:
-        _read_run(run_dir, out, track, slugs)
+    tasks_in = {run_dir: _read_run(run_dir, out, track, slugs) for run_dir in run_dirs}
+    for results in sorted({d.parent for d in run_dirs}):
+        _check_aggregates(results, tasks_in, out)
     for suite, names in sorted(slugs.items()):
         for slug in sorted(names):
             out.add(f"<ambig-ds {suite} tasks>", len(out.records.get(f"<ambig-ds {suite} tasks>", [])) + 1, {

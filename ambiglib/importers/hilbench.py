@@ -64,6 +64,8 @@ def ask_prf(found: float, asked: float, present: float) -> tuple[float, float, f
 INVALID_REASONS = {
     "infra_error": "status infra_error (SQL not completed; SWE evaluation error)",
     "missing_pass": "no metrics.json/preds.json entry for this pass (the harness pads it as infra_error)",
+    "missing_from_tree": "batch_config.json or the harness's CSV names this model and mode, but the run folder"
+                         " has no files for it (the harness would leave it out without a word)",
     "timeout_obs>=3": "3 or more observations 'Command [...] timed out after N seconds'",
     "hiccup_obs": "an observation \"can't answer (perhaps transient hiccup)\" (judge or server failure)",
     "env_died_obs": "last observation holds 'Environment died unexpectedly'",
@@ -458,10 +460,10 @@ class _RunFolder:
         for model_dir in sorted(p for p in self.dir.iterdir() if p.is_dir() and p.name not in ("metadata",
                                                                                                  "public_metrics")):
             for mode_dir in sorted(p for p in model_dir.iterdir() if p.is_dir()):
-                dirs = [mode_dir]
-                if (mode_dir / "pass_1").exists():
-                    dirs = sorted((p for p in mode_dir.iterdir() if p.is_dir() and re.fullmatch(r"pass_\d+", p.name)),
-                                  key=lambda p: int(p.name[5:]))
+                # pass folders wherever any is there (the harness looks for pass_1 only: with it gone, it read
+                # no pass of the mode at all); the passes missing are padded (_pad)
+                dirs = sorted((p for p in mode_dir.iterdir() if p.is_dir() and re.fullmatch(r"pass_\d+", p.name)),
+                              key=lambda p: int(p.name[5:])) or [mode_dir]
                 for d in dirs:
                     if present(d / "metrics.json") and present(d / "preds.json"):
                         out.append((model_dir.name, mode_dir.name, int(d.name[5:]) if d.name.startswith("pass_")
@@ -489,12 +491,14 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
             own_log_file = pdir / "ask_human_logs.json"
             own_log = folder.logs.read(own_log_file) if present(own_log_file) else {}
             pass_hil = (metrics.get("hil_metrics") or {}) if not present(own_log_file) else {}
-            results = metrics.get("results") if isinstance(metrics.get("results"), dict) else {}
-            raw_eval = metrics.get("raw_eval_results") if isinstance(metrics.get("raw_eval_results"), dict) else {}
-            swe_results = raw_eval.get("results") if isinstance(raw_eval.get("results"), dict) else {}
-            swe_errors = set(raw_eval.get("error_ids") or [])
-            swe_resolved = set(metrics.get("resolved_instances") or [])
-            inst_metrics = metrics.get("instances") if isinstance(metrics.get("instances"), dict) else {}
+            # a field of a type the harness never writes is an error, not an empty value ("results": true made
+            # every instance not completed: infra_error)
+            results = _typed(metrics, "results", dict)
+            raw_eval = _typed(metrics, "raw_eval_results", dict)
+            swe_results = _typed(raw_eval, "results", dict, "raw_eval_results.")
+            swe_errors = set(_typed(raw_eval, "error_ids", list, "raw_eval_results."))
+            swe_resolved = set(_typed(metrics, "resolved_instances", list))
+            inst_metrics = _typed(metrics, "instances", dict)
             for iid in preds:
                 task = iid.split("__")[0]
                 suite = _suite(task, folder.dir, folder.task_type)
@@ -509,7 +513,7 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     traj = _read_traj(traj_file) if present(traj_file) else None
                     ts = traj.stats if traj else {}
                     if suite == "sql":
-                        r = results.get(iid) if isinstance(results.get(iid), dict) else {}
+                        r = _typed(results, iid, dict, "results.")
                         completed = r.get("completed", False)
                         resolved = bool(r.get("resolved", False)) if completed else None
                         status = "infra_error" if not completed else ("resolved" if resolved else "unresolved")
@@ -523,7 +527,7 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                             status, resolved = "infra_error", None
                         else:
                             status = "resolved" if resolved else "unresolved"
-                        im = inst_metrics.get(iid) if isinstance(inst_metrics.get(iid), dict) else {}
+                        im = _typed(inst_metrics, iid, dict, "instances.")
                         cost = im.get("cost", ts.get("cost"))
                         steps = ts.get("num_steps") or im.get("num_steps")
                     p = _Pass(folder.dir, source, suite, task, model_safe, mode, pass_num, status, resolved,
@@ -534,7 +538,7 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     h = own_log.get(iid) or {}
                     p.harness_row = _harness_hil_row(h, n_traj, pass_hil)
                     # what batch_runner's per-pass metrics (consolidated_metrics.json) are summed from
-                    im = inst_metrics.get(iid) if isinstance(inst_metrics.get(iid), dict) else {}
+                    im = _typed(inst_metrics, iid, dict, "instances.")
                     pred = preds[iid] if isinstance(preds[iid], dict) else {}
                     p.harness_row.update(
                         cost=_float(im.get("cost"), "cost"), runtime=_float(im.get("runtime"), "runtime"),
@@ -556,19 +560,59 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
     return _pad(folder, passes, csv_lines)
 
 
+def _typed(container: dict, key: str, kind: type, where: str = "") -> Any:
+    """``container[key]`` when it is a ``kind`` (an empty one when absent or null); any other type is a RowError."""
+    value = container.get(key)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        raise RowError(where + key, f"field '{where}{key}' must be {'an object' if kind is dict else 'a list'}"
+                                    f" (got {json.dumps(value)[:40] if _jsonable(value) else type(value).__name__})")
+    return value
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _expected_keys(folder: _RunFolder, passes: list[_Pass], csv_lines: dict) -> set[tuple[str, str, str, str]]:
+    """(suite, task, model_safe, mode) of every run the batch launched, as far as its own files say: each task
+    seen for every model and mode of ``batch_config.json``, and every row of the harness's CSV."""
+    keys = {(p.suite, p.task, p.model_safe, p.mode) for p in passes}
+    tasks = {(suite, task) for suite, task, _, _ in keys}
+    modes = [m.get("name") if isinstance(m, dict) else m for m in folder.config.get("modes") or []]
+    for suite, task in tasks:
+        for model in folder.model_names:
+            for mode in modes:
+                if mode in MODES:
+                    keys.add((suite, task, model, mode))
+    for task, model, mode, _ in csv_lines:
+        suite = _suite(task, folder.dir, folder.task_type)
+        if suite is not None and mode in MODES:
+            keys.add((suite, task, model, mode))
+    return keys
+
+
 def _pad(folder: _RunFolder, passes: list[_Pass], csv_lines: dict) -> list[_Pass]:
-    """The passes the harness pads as ``infra_error`` because the tree has no entry for them."""
+    """The passes the harness pads as ``infra_error`` because the tree has no entry for them (``missing_pass``),
+    and the runs of a model or mode the batch ran whose folder is gone (``missing_from_tree``): the harness
+    leaves those out without a word; here they are error runs, counted and shown."""
     by_key: dict[tuple, dict[int, _Pass]] = defaultdict(dict)
     for p in passes:
         by_key[(p.suite, p.task, p.model_safe, p.mode)][p.pass_num] = p
     expected = folder.expected_passes(p.pass_num for p in passes)
-    for (suite, task, model, mode), got in by_key.items():
+    for suite, task, model, mode in sorted(_expected_keys(folder, passes, csv_lines)):
+        got = by_key.get((suite, task, model, mode), {})
         for k in range(1, expected + 1):
             if k not in got:
                 line = csv_lines.get((task, model, mode, k))
                 src = (folder.csv, line) if line else (folder.dir / model / mode, 1)
                 passes.append(_Pass(folder.dir, src, suite, task, model, mode, k, "infra_error", None,
-                                    reason="missing_pass"))
+                                    reason="missing_pass" if got else "missing_from_tree"))
     for p in passes:
         p.meta["passes"] = expected
     return passes

@@ -373,6 +373,64 @@ def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] 
 LABEL = re.compile(r"^(?P<model>.+?)(?P<ask>_ask_user)?(?:_t(?P<trial>\d+))?$")
 
 
+def _mcp_atlas_run(file: Path, line: int, label: str, row: dict[str, str], threshold: float,
+                   scored: bool = True) -> dict[str, Any]:
+    """The run of one row of a scored CSV (or, ``scored=False``, of a completion CSV the judge never scored)."""
+    where = f"{file}:{line}"
+    m = LABEL.match(label)
+    model, trial = (m.group("model"), int(m.group("trial"))) if m and m.group("trial") else (label, 1)
+    coverage = None
+    if scored and row["coverage_score"] not in ("", None):
+        try:
+            coverage = float(row["coverage_score"])
+        except ValueError:
+            raise RowError("coverage_score", f"field 'coverage_score' must be a number"
+                           f" (got {row['coverage_score']!r})") from None
+    tools = _json_cell(row["ENABLED_TOOLS"], "ENABLED_TOOLS", where)
+    if not isinstance(tools, list):
+        raise RowError("ENABLED_TOOLS", f"field 'ENABLED_TOOLS' must be a JSON list of tool names"
+                       f" (got {row['ENABLED_TOOLS'][:80]!r})")
+    removed = _json_cell(row.get("removed_value"), "removed_value", where)
+    ambiguous = bool(removed) or (bool(row.get("original_prompt")) and row.get("original_prompt") != row["PROMPT"])
+    rec: dict[str, Any] = {
+        "benchmark": "lhaw", "suite": "mcp-atlas", "task_id": row["TASK"], "variant_id": row["TASK"],
+        "model": model, "spec": "ambiguous" if ambiguous else "full", "ask_tool": "ask_user" in tools,
+        "trial": trial, "meta": {"harness": "lhaw", "label": label, **({"removed_value": removed} if removed else {})}}
+    if row.get("trajectory_time") not in (None, ""):
+        try:
+            rec["duration_s"] = float(row["trajectory_time"])
+        except ValueError:
+            raise RowError("trajectory_time", f"field 'trajectory_time' must be a number"
+                                              f" (got {row['trajectory_time']!r})") from None
+    if m and m.group("ask") and not rec["ask_tool"]:
+        raise RowError("ENABLED_TOOLS", f"the label {label!r} says ask_user but ENABLED_TOOLS has no ask_user")
+    _mcp_outcome(rec, row, coverage, threshold, row.get("trajectory"), where)
+    rec.setdefault("meta", {"harness": "lhaw", "label": label})
+    if not scored:
+        rec.update(status="error", score=None, passed=None)
+        rec["meta"]["error_reason"] = "not_scored"
+    return rec
+
+
+def _unscored(completion: Path, label: str, scored: set[str], out: Collected, threshold: float) -> None:
+    """Error runs (``not_scored``) for the rows of a completion CSV that no scored row answers."""
+    if not present(completion):
+        return
+    for line, row in read_csv(completion, ("TASK", "ENABLED_TOOLS", "PROMPT")):
+        if row["TASK"] in scored:
+            continue
+        with out.row(completion, line, "this row"):
+            out.add(completion, line, _mcp_atlas_run(completion, line, label, row, threshold, scored=False))
+
+
+def _completions_without_scores(path: Path, scored_files: list[Path]) -> list[Path]:
+    """Completion CSVs whose ``scored_<label>.csv`` is not there at all."""
+    roots = {f.parent.parent for f in scored_files if f.parent.name == "evaluation_results"}
+    labels = {f.stem[len("scored_"):] for f in scored_files}
+    return sorted(c for root in roots for c in (root / "completion_results").glob("*.csv")
+                  if c.stem not in labels)
+
+
 def _scored_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path] if path.name.startswith("scored_") and path.suffix == ".csv" else []
@@ -404,39 +462,15 @@ def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_
     out = Collected("MCP-Atlas results")
     for file in files:
         label = file.stem[len("scored_"):]
-        m = LABEL.match(label)
-        model, trial = (m.group("model"), int(m.group("trial"))) if m and m.group("trial") else (label, 1)
+        scored: set[str] = set()
         for line, row in read_csv(file, ("TASK", "ENABLED_TOOLS", "PROMPT", "coverage_score")):
-            where = f"{file}:{line}"
+            scored.add(row["TASK"])
             with out.row(file, line, "this row"):
-                try:
-                    coverage = None if row["coverage_score"] in ("", None) else float(row["coverage_score"])
-                except ValueError:
-                    raise RowError("coverage_score", f"field 'coverage_score' must be a number"
-                                   f" (got {row['coverage_score']!r})") from None
-                tools = _json_cell(row["ENABLED_TOOLS"], "ENABLED_TOOLS", where)
-                if not isinstance(tools, list):
-                    raise RowError("ENABLED_TOOLS", f"field 'ENABLED_TOOLS' must be a JSON list of tool names"
-                                   f" (got {row['ENABLED_TOOLS'][:80]!r})")
-                removed = _json_cell(row.get("removed_value"), "removed_value", where)
-                ambiguous = bool(removed) or (bool(row.get("original_prompt"))
-                                              and row.get("original_prompt") != row["PROMPT"])
-                rec: dict[str, Any] = {
-                    "benchmark": "lhaw", "suite": "mcp-atlas", "task_id": row["TASK"], "variant_id": row["TASK"],
-                    "model": model, "spec": "ambiguous" if ambiguous else "full", "ask_tool": "ask_user" in tools,
-                    "trial": trial,
-                    "meta": {"harness": "lhaw", "label": label,
-                             **({"removed_value": removed} if removed else {})}}
-                for key, fld in (("duration_s", "trajectory_time"),):
-                    if row.get(fld) not in (None, ""):
-                        try:
-                            rec[key] = float(row[fld])
-                        except ValueError:
-                            raise RowError(fld, f"field '{fld}' must be a number (got {row[fld]!r})") from None
-                if m and m.group("ask") and not rec["ask_tool"]:
-                    raise RowError("ENABLED_TOOLS", f"the label {label!r} says ask_user but ENABLED_TOOLS has no"
-                                   " ask_user")
-                _mcp_outcome(rec, row, coverage, pass_threshold, row.get("trajectory"), where)
-                rec.setdefault("meta", {"harness": "lhaw", "label": label})
-                out.add(file, line, rec)
+                out.add(file, line, _mcp_atlas_run(file, line, label, row, pass_threshold))
+        # every task the agent completed (completion_results/<label>.csv) must have been scored: one that was not
+        # (its scored row or the whole scored file deleted, the judge never run) is an error run, not a run lost
+        if file.parent.name == "evaluation_results":
+            _unscored(file.parent.parent / "completion_results" / f"{label}.csv", label, scored, out, pass_threshold)
+    for completion in _completions_without_scores(path, files):
+        _unscored(completion, completion.stem, set(), out, pass_threshold)
     return finish(out, path, strict=strict)
