@@ -216,48 +216,31 @@ def _claim(folder: Path) -> str | None:
     return next((name for name, claims in _CLAIMS if claims(folder)), None)
 
 
-def _nested(root: Path, layout: str, seen: set[str]) -> list[tuple[str, Path]]:
-    """Logs of another layout inside a claimed folder (a HIL-Bench run folder holding an Ambig-DS results
-    tree): each is loaded by its own importer too, instead of being ignored without a word."""
-    found: list[tuple[str, Path]] = []
-    stack = [p for p in reversed(_entries(root)) if p.is_dir()]
-    while stack:
-        folder = stack.pop()
-        real = os.path.realpath(folder)
-        if real in seen:
-            continue
-        seen.add(real)
-        other = _claim(folder)
-        if other is not None and other != layout and (layout, other) not in _CONSUMES:
-            found.append((other, folder))
-            found += _nested(folder, other, seen)
-            continue
-        stack += [p for p in reversed(_entries(folder)) if p.is_dir()]
-    return found
-
-
 def _units(root: Path) -> list[tuple[str, Path]]:
-    """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the
-    walk meets (it does not go into them) and ``("runlog-jsonl", file)`` for each canonical file
-    outside them. Symlinked folders are followed once; a loop or an unreadable folder is an error."""
+    """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the walk meets
+    and ``("runlog-jsonl", file)`` for each canonical file outside them. Inside a log's folder, the walk
+    looks on for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is loaded by
+    its own importer, not ignored without a word; an LHAW manifest's MCP-Atlas trees are the manifest's);
+    ``.jsonl`` files there are the harness's own. Symlinked folders are followed once; a loop or an
+    unreadable folder is an error."""
     units: list[tuple[str, Path]] = []
     seen: set[str] = set()
-    stack = [root]
+    stack: list[tuple[Path, str | None]] = [(root, None)]  # a folder, and the layout of the log it is inside
     while stack:
-        folder = stack.pop()
+        folder, inside = stack.pop()
         real = os.path.realpath(folder)
         if real in seen:
             continue
         seen.add(real)
-        claimed = _claim(folder)
-        if claimed:
-            units.append((claimed, folder))
-            units += _nested(folder, claimed, seen)
-            continue
         entries = _entries(folder)
-        # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
-        units += [("runlog-jsonl", p) for p in entries if is_jsonl(p) and not p.is_dir()]
-        stack += [p for p in reversed(entries) if p.is_dir()]
+        claimed = _claim(folder)
+        if claimed is not None and claimed != inside and (inside, claimed) not in _CONSUMES:
+            units.append((claimed, folder))
+            inside = claimed
+        elif inside is None:
+            # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
+            units += [("runlog-jsonl", p) for p in entries if is_jsonl(p) and not p.is_dir()]
+        stack += [(p, inside) for p in reversed(entries) if p.is_dir()]
     return units
 
 
