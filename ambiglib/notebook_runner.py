@@ -41,15 +41,24 @@ class NotebookResult:
 _RUNNING: set[Any] = set()
 
 
-def _die_with_parent(signum: int) -> None:
-    """Ask the system to send this process ``signum`` when the thread that started it ends (Linux
-    ``PR_SET_PDEATHSIG``; nothing elsewhere). Safe between fork and exec: one system call."""
+def _prctl() -> Any:
+    """libc's ``prctl``, or None where there is none (not Linux)."""
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(1, signum)  # PR_SET_PDEATHSIG
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):
-        pass
+        return None
+
+
+def _die_with_parent(signum: int, prctl: Any = None) -> None:
+    """Ask the system to send this process ``signum`` when the thread that started it ends (Linux
+    ``PR_SET_PDEATHSIG``; nothing elsewhere). Between fork and exec, pass ``prctl`` found before the
+    fork: the child then makes one system call and imports nothing (an import could wait forever on a
+    lock another thread of the parent held when it forked)."""
+    prctl = prctl if prctl is not None else _prctl()
+    if prctl is not None:
+        prctl(1, signum)  # PR_SET_PDEATHSIG
 
 
 def kernel_manager():
@@ -80,7 +89,9 @@ def kernel_manager():
             _RUNNING.add(self)
 
         async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            kw["preexec_fn"] = lambda: _die_with_parent(signal.SIGKILL)
+            prctl = _prctl()
+            if prctl is not None:
+                kw["preexec_fn"] = lambda: _die_with_parent(signal.SIGKILL, prctl)
             await super()._async_launch_kernel(kernel_cmd, **kw)
 
         async def _async_interrupt_kernel(self) -> None:
