@@ -83,7 +83,7 @@ def _validate(args: argparse.Namespace) -> int:
         print(error.message)
     for reason, n in sorted(runset.skipped.items()):
         print(f"not a run, counted and left out: {n} x {reason}")
-    from .harness import harness_anomalies
+    from .metrics.harness import harness_anomalies
     from .shapes import metric_warnings
 
     for a in harness_anomalies(runset).itertuples(index=False):

@@ -22,12 +22,15 @@ from typing import Callable, Literal, Mapping
 import numpy as np
 import pandas as pd
 
-from . import metrics
+from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
+from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass
+from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
 from .stats import bootstrap_totals, holm, percentile_ci, sps
+from .tables._common import ConventionsArg, _per_tool_policy
 
-__all__ = ["paired_comparison", "COMPARABLE", "rank_biserial", "common_language"]
+__all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "rank_biserial", "common_language"]
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
@@ -80,33 +83,33 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
                ) -> tuple[pd.DataFrame, list[str], Callable[[Mapping[str, np.ndarray]], np.ndarray]]:
     """Per (keys…, task_id): the additive sums the metric pools, their columns, and the metric of summed columns."""
     if metric == "mean_score":
-        work = metrics._work(rs)
+        work = _work(rs)
         work = work[~work["error"] & (work["protocol"] == "solve")].dropna(subset=["score"])
         per = work.groupby([*keys, "task_id"], sort=True)["score"].mean().rename("score_mean").reset_index()
         per["n"] = 1.0
-        return per, ["score_mean", "n"], lambda t: metrics._ratio(t["score_mean"], t["n"])
+        return per, ["score_mean", "n"], lambda t: _ratio(t["score_mean"], t["n"])
     if metric == "pass_at_k":
-        work = metrics._work(rs)
+        work = _work(rs)
         work = work[~work["error"] & (work["protocol"] == "solve")]
-        metrics._single_condition(work, keys, metrics.CONDITIONS, "paired_comparison")
-        units = metrics._per_unit_pass(work, [*keys, "task_id", "variant_id"], k, conv.pass_estimator)
+        _single_condition(work, keys, CONDITIONS, "paired_comparison")
+        units = _per_unit_pass(work, [*keys, "task_id", "variant_id"], k, conv.pass_estimator)
         units["pk_n"] = units["pass_at_k"].notna().astype(float)
         units["pk"] = units["pass_at_k"].fillna(0.0)
         per = units.groupby([*keys, "task_id"], sort=True)[["pk", "pk_n"]].sum().reset_index()
-        return per, ["pk", "pk_n"], lambda t: metrics._ratio(t["pk"], t["pk_n"])
+        return per, ["pk", "pk_n"], lambda t: _ratio(t["pk"], t["pk_n"])
     if metric in ("ask_f1", "precision", "recall"):
-        runs, additive, stat, _, _ = metrics._ask_f1_parts(rs.filter(protocol="solve"), keys, "relevant", "all_runs",
+        runs, additive, stat, _, _ = _ask_f1_parts(rs.filter(protocol="solve"), keys, "relevant", "all_runs",
                                                            "micro")
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
         return per, additive, lambda t: stat(t)[metric]
     if metric == "calib_score":
-        runs, additive, stat, _, _ = metrics._calibration_parts(rs.filter(protocol=conv.calibration_protocol), keys)
+        runs, additive, stat, _, _ = _calibration_parts(rs.filter(protocol=conv.calibration_protocol), keys)
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
         return per, additive, lambda t: stat(t)["calib_score"]
     if metric in _VOI:
-        parts = metrics._voi_parts(rs, keys, k, True)
-        per = metrics._voi_task_sums(parts)
-        cols = [*metrics.VOI_VARIANT_COLUMNS, *metrics.VOI_BASE_COLUMNS]
+        parts = _voi_parts(rs, keys, k, True)
+        per = _voi_task_sums(parts)
+        cols = [*VOI_VARIANT_COLUMNS, *VOI_BASE_COLUMNS]
         return per, cols, lambda t: parts["stat"](t)[_VOI[metric]]
     raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
 
@@ -202,11 +205,31 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     return out
 
 
+def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", True), n_boot: int = 10_000,
+                     seed: int = 0, metric: str = "mean_score", conventions: ConventionsArg = None) -> pd.DataFrame:
+    """Compare every pair of models on the tasks both ran: paired differences, CIs, Holm-adjusted p.
+
+    Per benchmark, suite and ask policy (two policies of one model are never pooled: each is
+    compared with the other models' runs under the same policy), each task's score is the
+    mean of its non-error solve runs in ``condition`` (invalid and timeout at 0); the
+    difference is model_a − model_b over the shared tasks. Any other metric of
+    :func:`paired_comparison` with ``metric=``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`paired_comparison` with ``between="model"``: ``benchmark, suite, policy, model_a,
+        model_b, metric, n_tasks, value_a, value_b, difference, difference_ci_low,
+        difference_ci_high, n_pairs, W, alternative, p_value`` (two-sided Wilcoxon), ``p_holm``
+        (Holm over all pairs in the table), ``rbc, cles``.
+    """
+    return paired_comparison(rs, metric=metric, between="model", condition=condition, n_boot=n_boot, seed=seed,
+                             conventions=conventions)
+
+
 def _scopes(rs: RunSet, metric: str, between: str, condition):
     """The runs each comparison draws from: (label, runs)."""
     if between == "ask_tool":
-        from .tables import _per_tool_policy
-
         amb = rs.filter(spec="ambiguous", protocol="solve")
         yield from _per_tool_policy(amb)
         return

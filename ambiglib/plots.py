@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._lazy import OnFirstUse
-from .tables import OWN_AGENT, _own_agents
+from .tables._common import OWN_AGENT, _own_agents
 
 
 #: pyplot and seaborn, imported at the first draw (``ambiglib._lazy``)

@@ -219,7 +219,7 @@ def _hil_row(r: dict[str, Any], suite: str, mode: str, ms: str, pass_log: dict[s
 def _write_public_metrics(rows: list[dict[str, Any]], metrics_dir: Path) -> None:
     """``write_public_outputs``: pass_level_metrics.csv (pandas, as the harness writes it) and
     summary_metrics.json (``build_summary`` with ``include_partial=False``)."""
-    from .harness import _summarize
+    from .metrics.harness import _summarize
 
     rows = sorted(rows, key=lambda r: (r["task_type"], r["task_name"], r["model"], r["mode"], r["pass_num"]))
     metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -358,7 +358,7 @@ def write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
     Not written: ``_submission.csv``, ``_shape.json``, the ``_grade/`` grader folder and the
     ``workspaces/`` step 7 reads — no metric code reads them.
     """
-    from .harness import harness_summary
+    from .metrics.harness import harness_summary
     from .importers.ambigds import read_ambigds
 
     results = out / "results"

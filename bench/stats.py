@@ -23,7 +23,7 @@ import scipy
 from scipy import stats as sps
 
 from ambiglib import RunSet, metrics, stats
-from ambiglib.metrics import _cluster_ci
+from ambiglib.metrics._common import _cluster_ci
 
 N_BOOT = 10_000
 

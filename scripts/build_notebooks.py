@@ -39,7 +39,7 @@ snapshot: str = ""  # set by `ambiglib report`: its checked copy of `runs`, read
 SETUP = '''import pandas as pd
 
 import ambiglib
-from ambiglib import metrics, plots, tables
+from ambiglib import comparisons, metrics, plots, tables
 from ambiglib.report import render_table, show_figure, show_table
 
 pd.set_option("display.width", 200)
@@ -233,15 +233,15 @@ SPECS: dict[str, list] = {
         "ask policy: policies are never pooled), with task-paired bootstrap CIs, two-sided Wilcoxon tests on the "
         "per-task values, Holm adjustment over all pairs, and effect sizes (rank-biserial correlation, "
         "common-language effect size).")
-        + table("tables.model_comparison(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "model_comparison",
+        + table("comparisons.model_comparison(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "model_comparison",
                 "Paired model comparison: mean score")
         + md("## Ask-F1 between models\n\nPooled Ask-F1 over the shared tasks, each side recomputed on the same "
              "bootstrap draw of tasks.")
-        + table("tables.paired_comparison(rs, metric='ask_f1', n_boot=n_boot, seed=seed, conventions=conventions)",
+        + table("comparisons.paired_comparison(rs, metric='ask_f1', n_boot=n_boot, seed=seed, conventions=conventions)",
                 "ask_f1_comparison", "Paired model comparison: Ask-F1")
         + md("## With and without the ask tool\n\nEach model's mean score on ambiguous tasks with the tool against "
              "without it, per with-tool policy.")
-        + table("tables.paired_comparison(rs, metric='mean_score', between='ask_tool', n_boot=n_boot, seed=seed,"
+        + table("comparisons.paired_comparison(rs, metric='mean_score', between='ask_tool', n_boot=n_boot, seed=seed,"
                 " conventions=conventions)", "tool_comparison", "With vs without the ask tool: mean score"),
 }
 

@@ -14,6 +14,7 @@ from scipy import stats as sps
 
 from ambiglib import RunSet, metrics, stats
 from ambiglib.metrics import MetricError
+from ambiglib.metrics._common import _isin
 
 
 def run(task="t1", model="m", spec="ambiguous", ask_tool=True, trial=1, **extra):
@@ -790,12 +791,12 @@ def test_isin_is_pandas_isin(column_dtype, values):
         theirs = column.isin(values)
     except pa.ArrowInvalid:  # numbers against an Arrow string column: refused alike
         with pytest.raises(pa.ArrowInvalid):
-            metrics._isin(column, values)
+            _isin(column, values)
         return
     except pa.ArrowTypeError:  # pandas cannot match only nulls against an Arrow string column; null matches null
         assert column_dtype.startswith("arrow") and list(pd.Series(list(values), dtype=object).dropna()) == []
-        assert metrics._isin(column, values).tolist() == column.isna().tolist()
+        assert _isin(column, values).tolist() == column.isna().tolist()
         return
-    ours = metrics._isin(column, values)
+    ours = _isin(column, values)
     assert ours.dtype == bool and ours.index.equals(column.index)
     assert ours.tolist() == theirs.tolist()

@@ -20,7 +20,7 @@ import pytest
 import scipy.stats as sps
 
 import ambiglib
-from ambiglib import metrics, tables
+from ambiglib import comparisons, metrics, tables
 from ambiglib.metrics import MetricError
 from ambiglib.runset import RunSet
 from conftest import write_jsonl
@@ -119,12 +119,12 @@ def test_the_gain_table_matches_metrics_and_the_paper_only_tables_say_why_they_a
 
 
 def test_model_comparison_never_pools_two_policies_of_one_model(rs):
-    out = tables.model_comparison(rs, n_boot=500)
+    out = comparisons.model_comparison(rs, n_boot=500)
     assert set(out["policy"]) == {"default"}  # the ablation has no other model to compare with
     pairs = set(zip(out["model_a"], out["model_b"]))
     assert pairs == {("agent-x", "agent-y"), ("agent-x", "agent-z"), ("agent-y", "agent-z")}
     # the default-policy comparison is the one on the default-policy runs alone: the ablation is not in it
-    alone = tables.model_comparison(rs.filter(policy="default"), n_boot=500)
+    alone = comparisons.model_comparison(rs.filter(policy="default"), n_boot=500)
     pd.testing.assert_frame_equal(out, alone)
     # a metric asked to pool the two policies refuses, naming the fix
     with pytest.raises(MetricError, match=r"mixes policy values \['default', 'no-ask-ablation'\]; add 'policy' to by="):
@@ -132,7 +132,7 @@ def test_model_comparison_never_pools_two_policies_of_one_model(rs):
 
 
 def test_paired_ask_f1_against_an_explicit_task_bootstrap_and_scipy(rs):
-    out = tables.paired_comparison(rs, metric="ask_f1", n_boot=2000, seed=5)
+    out = comparisons.paired_comparison(rs, metric="ask_f1", n_boot=2000, seed=5)
     row = out[(out["model_a"] == "agent-x") & (out["model_b"] == "agent-z")].iloc[0]
     # by hand: per task, the with-tool default runs' questions, relevant questions, blockers, blockers found
     q = rs.questions.merge(rs.runs[["run_id", "task_id", "model", "spec", "ask_tool", "policy", "status"]], on="run_id")
@@ -183,9 +183,9 @@ def test_paired_ask_f1_against_an_explicit_task_bootstrap_and_scipy(rs):
 
 def test_paired_comparisons_of_the_other_metrics_and_with_and_without_the_tool(rs):
     for metric in ("precision", "recall", "pass_at_k", "calib_score", "gain_per_question", "mean_score"):
-        out = tables.paired_comparison(rs, metric=metric, n_boot=200)
+        out = comparisons.paired_comparison(rs, metric=metric, n_boot=200)
         assert len(out) == 3 and set(out["metric"]) == {metric}, metric
-    tool = tables.paired_comparison(rs, metric="mean_score", between="ask_tool", n_boot=200)
+    tool = comparisons.paired_comparison(rs, metric="mean_score", between="ask_tool", n_boot=200)
     assert set(zip(tool["model"], tool["policy"])) == {("agent-x", "default"), ("agent-x", "no-ask-ablation"),
                                                        ("agent-y", "default"), ("agent-z", "default")}
     gain = metrics.value_of_information(rs, by=("suite", "model", "policy"), paired=True).set_index(["model", "policy"])
@@ -193,7 +193,7 @@ def test_paired_comparisons_of_the_other_metrics_and_with_and_without_the_tool(r
     row = tool.set_index(["model", "policy"]).loc[("agent-z", "default")]
     assert 100 * row["difference"] == pytest.approx(gain.loc[("agent-z", "default"), "score_gain_pp"])
     with pytest.raises(ValueError, match="between must be one of"):
-        tables.paired_comparison(rs, between="suite")
+        comparisons.paired_comparison(rs, between="suite")
 
 
 def test_pass_at_k_has_intervals_like_the_other_metrics(rs):

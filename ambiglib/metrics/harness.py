@@ -20,9 +20,9 @@ from typing import Any, Callable, Iterable, Sequence, TypeVar
 import numpy as np
 import pandas as pd
 
-from .importers.hilbench import ask_prf
-from .importers.lhaw import MCP_PASS_THRESHOLD
-from .runset import RunSet, _arrow_of, shared_metas
+from ..importers.hilbench import ask_prf
+from ..importers.lhaw import MCP_PASS_THRESHOLD
+from ..runset import RunSet, _arrow_of, shared_metas
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
@@ -338,7 +338,7 @@ def _ads_score(r: dict[str, Any]) -> float | None:
 
 
 def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
-    from .stats import paired_bootstrap_ci, paired_wilcoxon
+    from ..stats import paired_bootstrap_ci, paired_wilcoxon
 
     out: list[tuple] = []
     recs = _records(ads)

@@ -1,0 +1,360 @@
+"""Did the agent ask well: Ask-F1 with its precision and recall, ask rates and CalibScore, and pass@k."""
+
+from __future__ import annotations
+
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..runset import RunSet
+from ._common import CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _order, _ratio, _single_condition, _wilson_columns, _with_ci, _work
+
+__all__ = ['ask_f1', 'calib_score', 'ask_calibration', 'pass_at_k']
+
+
+def _per_run_asks(rs: RunSet, runs: pd.DataFrame) -> pd.DataFrame:
+    """Per run: relevant questions and distinct registered blockers addressed."""
+    q = rs.questions
+    q = q[_isin(q["run_id"], runs["run_id"])]
+    rel = q[q["relevant"].to_numpy(dtype=bool, na_value=False)]
+    n_rel = rel.groupby("run_id", observed=True).size()
+    n_disc = rel.groupby("run_id", observed=True)["blocker_id"].nunique()
+    out = runs[["run_id"]].copy()
+    out["n_relevant"] = out["run_id"].map(n_rel).fillna(0).astype(int).to_numpy()
+    out["n_discovered"] = out["run_id"].map(n_disc).fillna(0).astype(int).to_numpy()
+    return out, rel
+
+
+def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
+           precision: Literal["relevant", "distinct"] = "relevant",
+           recall: Literal["all_runs", "asking_runs"] = "all_runs",
+           pooling: Literal["micro", "macro"] = "micro", ci: bool = False, n_boot: int = 10_000,
+           seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """Compute question precision, blocker recall and Ask-F1.
+
+    Only runs on ambiguous tasks with the ask tool enter.
+
+    Parameters
+    ----------
+    rs : RunSet
+    by : sequence of str, default ("suite", "model")
+    precision : {"relevant", "distinct"}, default "relevant"
+        ``relevant``: relevant questions / questions (HIL-Bench eq. 1).
+        ``distinct``: distinct blockers addressed / questions (the released
+        harness's ``compute_hil_metrics``); lower whenever a blocker is asked twice.
+    recall : {"all_runs", "asking_runs"}, default "all_runs"
+        ``all_runs``: blockers addressed / registered blockers over every run,
+        so silent guessing lowers recall (the paper's framing). ``asking_runs``:
+        only runs with at least one question (the harness's headline).
+    pooling : {"micro", "macro"}, default "micro"
+        ``micro`` pools counts over the group's runs, then P, R and F1 from the
+        pooled ratios (HIL-Bench Table 1: F1 is the harmonic mean of pooled P and
+        R). ``macro`` averages per-run values: precision over asking runs, recall
+        and F1 over the recall set, a silent run counting F1 = 0.
+    ci : bool, default False
+        Add task-bootstrap intervals for precision, recall and ask_f1.
+    n_boot, seed, confidence
+        Bootstrap replicates, seed and interval level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by…, n_runs, n_questions, n_relevant, n_blockers, n_discovered,
+        precision, recall, ask_f1, n_excluded``: ``n_blockers`` is the registered
+        blockers of the recall set's runs; ``n_discovered`` the distinct registered
+        blockers addressed, summed over runs. Precision with no questions is 0, as
+        in the harness; ``n_questions`` tells the reader.
+
+    Raises
+    ------
+    MetricError
+        A run in the recall set has no task record (its blockers are unknown), a
+        question names a blocker its task does not register, or a group mixes
+        conditions.
+
+    References
+    ----------
+    HIL-Bench §3.5, eq. 1, Table 1; harness: ``compute_hil_metrics``,
+    ``run_hil_bench.py:summarize_rows`` (harness-formats §4.5).
+    """
+    if precision not in ("relevant", "distinct"):
+        raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
+    if recall not in ("all_runs", "asking_runs"):
+        raise ValueError(f"recall must be 'all_runs' or 'asking_runs' (got {recall!r})")
+    if pooling not in ("micro", "macro"):
+        raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
+    runs, additive, stat, excluded, by = _ask_f1_parts(rs, by, precision, recall, pooling)
+    if by:
+        totals = runs.groupby(by, sort=True, dropna=False)[additive].sum()
+        totals["n_runs"] = runs.groupby(by, sort=True, dropna=False).size()
+        totals = totals.reindex(excluded.index, fill_value=0)
+    else:
+        totals = pd.DataFrame([runs[additive].sum()]).assign(n_runs=len(runs))
+    values = stat({c: totals[c].to_numpy(float) for c in additive})
+    out = pd.DataFrame({
+        "n_runs": totals["n_runs"].to_numpy(int), "n_questions": totals["n_questions"].to_numpy(int),
+        "n_relevant": totals["n_relevant"].to_numpy(int), "n_blockers": totals["b_recall"].to_numpy(int),
+        "n_discovered": totals["n_discovered"].to_numpy(int), **values,
+        "n_excluded": excluded.reindex(totals.index).to_numpy(int) if by else [int(excluded.iloc[0])],
+    })
+    if by:
+        out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
+    out = _order(out, by, ["n_runs", "n_questions", "n_relevant", "n_blockers", "n_discovered",
+                           "precision", "recall", "ask_f1"])
+    if ci:
+        sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
+        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
+        out = _with_ci(out, by, cis, ["precision", "recall", "ask_f1"])
+    return out
+
+
+def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
+    """ask_f1's runs with their additive columns, the columns, the statistic of summed columns,
+    the excluded error runs per group, and ``by`` checked."""
+    fn = "ask_f1"
+    work = _work(rs)
+    by = _check_by(work, by, fn)
+    scope = work[(work["spec"] == "ambiguous") & work["ask_tool"]]
+    _single_condition(scope, by, ("policy", "protocol"), fn)
+    excluded = _excluded(scope, by)
+    runs = scope[~scope["error"]].copy()
+
+    per_run, rel = _per_run_asks(rs, runs)
+    runs["n_relevant"] = per_run["n_relevant"].to_numpy()
+    tasks = rs.tasks[["benchmark", "suite", "variant_id", "n_blockers"]].astype(
+        {"benchmark": object, "suite": object, "variant_id": object})
+    runs = runs.merge(tasks.astype({"n_blockers": float}), on=["benchmark", "suite", "variant_id"], how="left")
+    in_recall = np.ones(len(runs), bool) if recall == "all_runs" else runs["n_questions"].to_numpy() > 0
+    unknown = runs[in_recall & runs["n_blockers"].isna()]
+    if len(unknown):
+        first = unknown.iloc[0]
+        n_tasks = unknown[["benchmark", "suite", "variant_id"]].drop_duplicates().shape[0]
+        raise MetricError(
+            f"{fn}: no task record for (benchmark={first['benchmark']!r}, suite={first['suite']!r},"
+            f" variant_id={first['variant_id']!r})"
+            + (f" and {n_tasks - 1} more task(s)" if n_tasks > 1 else "")
+            + f"; recall needs each task's registered blockers (run {first['run_id']!r}). Load the task"
+            " records (e.g. the HIL-Bench blocker registries) or filter those runs out"
+        )
+    # a relevant question must name a blocker its task registers
+    if len(rel):
+        reg = rs.blockers[["benchmark", "suite", "variant_id", "blocker_id"]].astype(object)
+        named = rel[["run_id", "q_index", "blocker_id"]].astype(object).merge(
+            runs[["run_id", "benchmark", "suite", "variant_id", "n_blockers"]], on="run_id")
+        named = named[named["n_blockers"].notna()]
+        check = named.merge(reg.assign(_registered=True), how="left",
+                            on=["benchmark", "suite", "variant_id", "blocker_id"])
+        stray = check[check["_registered"].isna()]
+        if len(stray):
+            s = stray.iloc[0]
+            raise MetricError(
+                f"{fn}: run {s['run_id']!r} question {s['q_index']} names blocker {s['blocker_id']!r}, which"
+                f" task (benchmark={s['benchmark']!r}, suite={s['suite']!r}, variant_id={s['variant_id']!r})"
+                f" does not register ({len(stray)} such question(s))"
+            )
+    runs["n_discovered"] = runs["run_id"].map(per_run.set_index("run_id")["n_discovered"]).to_numpy()
+    runs["n_blockers"] = runs["n_blockers"].fillna(0)
+    runs["in_recall"] = in_recall
+    runs["asking"] = runs["n_questions"] > 0
+    num_p = "n_relevant" if precision == "relevant" else "n_discovered"
+
+    # per-run values for macro pooling
+    runs["p_run"] = _ratio(runs[num_p], runs["n_questions"], 0.0)
+    runs["r_run"] = _ratio(runs["n_discovered"], runs["n_blockers"], 0.0)
+    runs["f_run"] = _f1(runs["p_run"], runs["r_run"])
+    runs["b_recall"] = np.where(in_recall, runs["n_blockers"], 0)
+    runs["d_recall"] = np.where(in_recall, runs["n_discovered"], 0)
+    runs["p_sum"] = np.where(runs["asking"], runs["p_run"], 0.0)
+    runs["r_sum"] = np.where(in_recall, runs["r_run"], 0.0)
+    runs["f_sum"] = np.where(in_recall, runs["f_run"], 0.0)
+
+    def stat(t: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if pooling == "micro":
+            p = _ratio(t[num_p], t["n_questions"], 0.0)
+            r = _ratio(t["d_recall"], t["b_recall"], 0.0)
+            out = {"precision": p, "recall": r, "ask_f1": _f1(p, r)}
+        else:
+            out = {"precision": _ratio(t["p_sum"], t["asking"], 0.0), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
+                   "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
+        # the harness's 0 for "no questions" is about runs that could have asked; a group
+        # with no (non-error) run at all has no value, not 0
+        none = np.asarray(t["n_scored"], dtype=float) == 0
+        return {k: np.where(none, np.nan, v) for k, v in out.items()}
+
+    additive = ["n_questions", "n_relevant", "n_discovered", "b_recall", "d_recall", "asking", "in_recall",
+                "p_sum", "r_sum", "f_sum", "n_scored"]
+    runs["n_scored"] = 1
+    runs[["asking", "in_recall"]] = runs[["asking", "in_recall"]].astype(int)
+    return runs, additive, stat, excluded, by
+
+
+def calib_score(ask_on_ambiguous, ask_on_full):
+    """Return CalibScore: the harmonic mean of ask-on-ambiguous and 1 − ask-on-full (0 when both are 0).
+
+    References
+    ----------
+    Ambig-DS Table 13 (e.g. 100/33 → 0.80, 70/0 → 0.82, 95/95 → 0.10).
+    """
+    return _f1(ask_on_ambiguous, 1 - np.asarray(ask_on_full, dtype=float))
+
+
+def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "policy"), ci: bool = False,
+                    n_boot: int = 10_000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """Compute ask rates on ambiguous and on fully specified tasks, and CalibScore.
+
+    A run asked when it has at least one question. Only runs with the ask tool enter.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by…, n_ambiguous, n_full, ask_on_ambiguous, ask_on_full, calib_score,
+        n_excluded``. A rate with no runs is null. With ``ci=True``: Wilson
+        intervals for the two rates, a task bootstrap for ``calib_score``.
+
+    References
+    ----------
+    Ambig-DS §4.3 and Appendix E.2, Table 13; runlog-v1 B.2. No released code
+    computes these (harness-formats §4.3). Ambig-DS Table 13 uses the ask-only runs:
+    filter ``protocol="ask_only"`` (a group mixing protocols is refused).
+    """
+    runs, additive, stat, excluded, by = _calibration_parts(rs, by)
+    totals = runs.groupby(by, sort=True, dropna=False)[additive].sum().reindex(excluded.index, fill_value=0) \
+        if by else pd.DataFrame([runs[additive].sum()])
+    a = _ratio(totals["asked_amb"], totals["is_amb"])
+    f = _ratio(totals["asked_full"], totals["is_full"])
+    out = pd.DataFrame({
+        "n_ambiguous": totals["is_amb"].to_numpy(int), "n_full": totals["is_full"].to_numpy(int),
+        "ask_on_ambiguous": a, "ask_on_full": f, "calib_score": calib_score(a, f),
+        "n_excluded": excluded.reindex(totals.index).to_numpy(int) if by else [int(excluded.iloc[0])],
+        "_k_amb": totals["asked_amb"].to_numpy(int), "_k_full": totals["asked_full"].to_numpy(int),
+    })
+    if by:
+        out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
+    out = _order(out, by, ["n_ambiguous", "n_full", "ask_on_ambiguous", "ask_on_full", "calib_score"])
+    if ci:
+        out = _wilson_columns(out, "ask_on_ambiguous", "_k_amb", "n_ambiguous", confidence)
+        out = _wilson_columns(out, "ask_on_full", "_k_full", "n_full", confidence)
+        sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
+        only = lambda t: {"calib_score": stat(t)["calib_score"]}  # the rates have Wilson intervals
+        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", only, n_boot, seed, confidence), ["calib_score"])
+    return out.drop(columns=["_k_amb", "_k_full"])
+
+
+def _calibration_parts(rs: RunSet, by: Sequence[str]):
+    """ask_calibration's runs with additive columns, the columns, the statistic, the excluded runs, ``by``."""
+    fn = "ask_calibration"
+    work = _work(rs)
+    by = _check_by(work, by, fn)
+    scope = work[work["ask_tool"]]
+    _single_condition(scope, by, ("policy", "protocol"), fn)
+    excluded = _excluded(scope, by)
+    runs = scope[~scope["error"]].copy()
+    runs["asked"] = (runs["n_questions"] > 0).astype(int)
+    runs["is_amb"] = (runs["spec"] == "ambiguous").astype(int)
+    runs["is_full"] = 1 - runs["is_amb"]
+    runs["asked_amb"] = runs["asked"] * runs["is_amb"]
+    runs["asked_full"] = runs["asked"] * runs["is_full"]
+    additive = ["is_amb", "is_full", "asked_amb", "asked_full"]
+
+    def stat(t):
+        a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
+        return {"calib_score": calib_score(a, f), "ask_on_ambiguous": a, "ask_on_full": f}
+
+    return runs, additive, stat, excluded, by
+
+
+def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """1 − C(n−c, k)/C(n, k) per unit (Chen et al. 2021), computed as a stable product.
+
+    Units share a few (n, c) pairs (n is a handful of trials): each distinct pair is computed once."""
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+    if len(n) == 0:
+        return np.empty(0)
+    span = int(c.max()) - int(c.min()) + 1
+    _, first, inverse = np.unique(n * span + (c - c.min()), return_index=True, return_inverse=True)
+    values = np.array([1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))
+                       for ni, ci_ in zip(n[first], c[first])])
+    return values[inverse.reshape(-1)]
+
+
+def _per_unit_pass(runs: pd.DataFrame, unit: list[str], k: int, estimator: str) -> pd.DataFrame:
+    """Per unit (a variant under one condition): trials, successes, pass@k (NaN if < k trials)."""
+    if estimator == "first_k":
+        known = runs[runs["passed"].notna()].sort_values([*unit, "trial"])
+        first = known.groupby(unit, sort=False, dropna=False).head(k)
+        g = first.groupby(unit, sort=True, dropna=False)
+        out = pd.DataFrame({"n": runs.groupby(unit, sort=True, dropna=False)["passed"].count(),
+                            "c": g["passed"].sum(), "first": g["passed"].max()})
+        out[["c"]] = out[["c"]].fillna(0)
+        out["pass_at_k"] = np.where(out["n"] >= k, out["first"], np.nan)
+        return out.drop(columns="first").reset_index()
+    g = runs.groupby(unit, sort=True, dropna=False)
+    out = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum()})
+    n, c = out["n"].to_numpy(int), out["c"].to_numpy(int)
+    out["pass_at_k"] = np.where(n >= k, _pass_at_k_unbiased(n, c, k), np.nan)
+    return out.reset_index()
+
+
+def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
+              estimator: Literal["unbiased", "first_k"] = "unbiased", ci: bool = False, n_boot: int = 10_000,
+              seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """Compute pass@k per task (variant), averaged over tasks.
+
+    Parameters
+    ----------
+    k : int
+    by : sequence of str, default ("suite", "model")
+        The conditions (``spec``, ``ask_tool``, ``policy``, ``protocol``) must be
+        constant within a group or named here.
+    estimator : {"unbiased", "first_k"}, default "unbiased"
+        ``unbiased``: 1 − C(n−c, k)/C(n, k) with n trials and c successes (Chen et
+        al. 2021). ``first_k``: any success among the first k trials in trial
+        order (the HIL-Bench harness's ``summarize_rows``).
+    ci : bool, default False
+        Add ``pass_at_k_ci_low`` and ``pass_at_k_ci_high``: a bootstrap that resamples tasks
+        (``task_id``, all its variants together) and recomputes the mean over variants.
+    n_boot, seed, confidence
+        Bootstrap replicates, seed and interval level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by…, n_tasks, pass_at_k, n_excluded``: ``n_tasks`` counts variants with
+        at least k non-error trials (the others are left out, as the HIL-Bench
+        harness drops them); ``n_excluded`` counts error runs.
+
+    References
+    ----------
+    runlog-v1 B.4; HIL-Bench §4.1 (pass@3); LHAW Table 3 (pass@3).
+    """
+    fn = "pass_at_k"
+    if estimator not in ("unbiased", "first_k"):
+        raise ValueError(f"estimator must be 'unbiased' or 'first_k' (got {estimator!r})")
+    if not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be a positive integer (got {k!r})")
+    work = _work(rs)
+    by = _check_by(work, by, fn)
+    _single_condition(work, by, CONDITIONS, fn)
+    excluded = _excluded(work, by)
+    runs = work[~work["error"]]
+    units = _per_unit_pass(runs, [*by, "benchmark", "variant_id"], k, estimator)
+    g = units.groupby(by, sort=True, dropna=False) if by else units.assign(_all=0).groupby("_all")
+    out = pd.DataFrame({"n_tasks": g["pass_at_k"].count(), "pass_at_k": g["pass_at_k"].mean()})
+    if by:
+        out = out.reindex(excluded.index)
+        out["n_tasks"] = out["n_tasks"].fillna(0).astype(int)
+        out = out.reset_index()
+    else:
+        out = out.reset_index(drop=True)
+    out["n_excluded"] = excluded.to_numpy(int)
+    out = _order(out, by, ["n_tasks", "pass_at_k"])
+    if ci:
+        task_of = runs.drop_duplicates(["benchmark", "variant_id"]).set_index(["benchmark", "variant_id"])["task_id"]
+        units["task_id"] = [task_of.get((b, v)) for b, v in zip(units["benchmark"], units["variant_id"])]
+        units["pk_n"] = units["pass_at_k"].notna().astype(float)
+        units["pk"] = units["pass_at_k"].fillna(0.0)
+        sums = units.groupby([*by, "task_id"], sort=True, dropna=False)[["pk", "pk_n"]].sum().reset_index()
+        stat = lambda t: {"pass_at_k": _ratio(t["pk"], t["pk_n"])}  # noqa: E731
+        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), ["pass_at_k"])
+    return out

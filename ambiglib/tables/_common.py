@@ -1,0 +1,91 @@
+"""What every table shares: one table per benchmark that has the data's shape, and the names of conditions."""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..runset import RunSet
+from ..schema import DEFAULT_POLICY
+from ..shapes import Conventions, Shape, applicable_parts, conventions_for
+
+
+#: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows
+#: (``"hil-bench"``, ``"ambig-ds"``, ``"lhaw"`` or ``"neutral"``); see :mod:`ambiglib.shapes`.
+ConventionsArg = Mapping[str, str] | None
+
+
+def _per_benchmark(rs: RunSet, shape: Shape, build: Callable[[RunSet, Conventions], pd.DataFrame], *,
+                   conventions: ConventionsArg = None, columns: Sequence[str] = ()) -> pd.DataFrame:
+    """``build`` on each benchmark of ``rs`` that has ``shape``, with a leading ``benchmark`` column.
+
+    With no such benchmark the table is empty (``columns``) and ``attrs["note"]`` says what the
+    log lacks ("no runs with registered blockers and the ask tool in this log").
+    """
+    parts = []
+    for bench, sub in applicable_parts(rs, shape):
+        out = build(sub, conventions_for(bench, conventions))
+        if len(out):
+            out = out.drop(columns="benchmark", errors="ignore")
+            out.insert(0, "benchmark", bench)
+            parts.append(out)
+    if parts:
+        return pd.concat(parts, ignore_index=True)
+    out = pd.DataFrame(columns=["benchmark", *[c for c in columns if c != "benchmark"]])
+    out.attrs["note"] = shape.note
+    return out
+
+
+def _condition(spec: str, ask_tool: bool) -> str:
+    return {("full", False): "Full", ("ambiguous", False): "Ambig.", ("ambiguous", True): "Ask",
+            ("full", True): "Full + ask"}[(spec, bool(ask_tool))]
+
+
+def _wide(frame: pd.DataFrame, index: list[str], column: str, value: str, order: list | None = None) -> pd.DataFrame:
+    wide = frame.pivot(index=index, columns=column, values=value)
+    if order:
+        wide = wide.reindex(columns=[c for c in order if c in wide.columns] +
+                            [c for c in wide.columns if c not in order])
+    wide.columns = [str(c) for c in wide.columns]
+    return wide.reset_index()
+
+
+def _per_tool_policy(rs: RunSet):
+    """(policy, runs) per ask policy of the with-tool runs: that policy's with-tool runs with the
+    no-tool runs of the same policy where there are any (LHAW's prompting strategies also run
+    without the tool), else with the no-tool runs of the default policy (LHAW's personas share
+    them; HIL-Bench and Ambig-DS have only those)."""
+    runs = rs.runs
+    tool = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
+    policy = runs["policy"].astype(object).to_numpy()
+    model = runs["model"].astype(object).to_numpy()
+    no_tool_policies = set(policy[~tool])
+    for p in sorted(set(policy[tool])):
+        base = p if p in no_tool_policies else DEFAULT_POLICY
+        ran = np.isin(model, sorted(set(model[tool & (policy == p)])))  # only the models run with this policy
+        keep = ran & ((tool & (policy == p)) | (~tool & (policy == base)))
+        yield p, rs._with_run_ids_of(keep)
+
+
+def _policy_condition(spec: str, ask_tool: bool, policy: str) -> str:
+    return _condition(spec, ask_tool) + ("" if policy in ("default", "permissive") else f" ({policy})")
+
+
+OWN_AGENT = ("default", "original")  # each model's own agent: no persona or strategy (LHAW's "Original")
+
+
+def _own_agents(frame: pd.DataFrame, policies: "tuple[str, ...] | None" = OWN_AGENT) -> pd.DataFrame:
+    """The rows of each model's own agent, as LHAW's cross-model tables and figures show (Table 13,
+    Figure 4); all rows when there are none of them, or with ``policies=None``."""
+    if policies is None or "policy" not in frame or not frame["policy"].isin(policies).any():
+        return frame
+    return frame[frame["policy"].isin(policies)]
+
+
+def _mode(spec: str, ask_tool: bool, policy: str) -> str:
+    """HIL-Bench's name of a condition: baseline (ambiguous, no tool), ask_human, full_info."""
+    return ({("ambiguous", False): "baseline", ("ambiguous", True): "ask_human",
+             ("full", False): "full_info"}.get((spec, bool(ask_tool)), f"{spec}/{ask_tool}")
+            + ("" if policy == DEFAULT_POLICY else f" ({policy})"))
