@@ -60,7 +60,7 @@ def test_notebooks_start_longest_first_and_the_report_lists_them_in_order(tmp_pa
     they finish in that order); the index and the manifest list them as always, quickstart first."""
     import json
 
-    from ambiglib.notebook_runner import _MEASURED_SECONDS
+    from ambiglib.report.runner import _MEASURED_SECONDS
 
     names = ["quickstart", "ambigds_recognition"]
     assert _MEASURED_SECONDS["ambigds_recognition"] > _MEASURED_SECONDS["quickstart"]

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ambiglib.errors import ParameterError, ReportError
-from ambiglib.parameters import check_parameters, injected_source, notebook_parameters, read_params_file
+from ambiglib.report.parameters import check_parameters, injected_source, notebook_parameters, read_params_file
 from ambiglib.report import run_report
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,7 +28,7 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .errors import ReportError
+from ..errors import ReportError
 
 __all__ = ["ReportFolder", "is_report", "report_files", "REPORT_FORMAT"]
 

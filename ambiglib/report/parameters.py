@@ -27,7 +27,7 @@ import re
 from pathlib import Path
 from typing import Any, Mapping
 
-from .errors import ParameterError
+from ..errors import ParameterError
 
 __all__ = ["ParameterError", "notebook_parameters", "read_params_file", "check_value", "injected_source",
            "inject_parameters", "RESERVED"]

@@ -1,0 +1,240 @@
+"""Tables and figures as a notebook shows them and the report saves them, every text escaped for its format.
+
+Model, policy, label and category names come from logs, which are untrusted: every value rendered
+is escaped for its format (HTML, Markdown, LaTeX, CSV); cells holding lists or objects are first made
+text, so that the format's escaping applies to them too."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ['render_table', 'save_table', 'csv_safe', 'markdown_safe', 'show_table', 'show_figure', 'save_figure']
+
+
+def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
+    """Return a deterministic plain-text rendering of a table (what nbval checks); for an empty
+    table, the line saying why (its ``attrs["note"]``)."""
+    if len(table) == 0:
+        return table.attrs.get("note") or "(no rows)"
+    return table.to_string(index=False, na_rep="–",
+                           float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
+
+
+#: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
+#: Larger than any table of the example or the papers' data, so those are shown whole; a table of one
+#: row per task or variant on a large log is data, not a table to read: its first rows are shown with a
+#: line saying how many more the CSV holds (rendering 18,000 rows took ~20 s and made an unreadable page).
+MAX_ROWS_SHOWN = 1000
+
+
+def _shown_rows(table: pd.DataFrame, name: str, max_rows: int | None) -> tuple[pd.DataFrame, str | None]:
+    """The rows to render, and the note saying what was left to the CSV (None when nothing was)."""
+    if max_rows is None or len(table) <= max_rows:
+        return table, None
+    return table.head(max_rows), f"first {max_rows:,} of {len(table):,} rows; every row is in {name}.csv"
+
+
+def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
+               caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN) -> list[Path]:
+    """Write a table as ``<name>.csv``, ``.md`` and ``.tex`` (booktabs) into ``out_dir``.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+    name : str
+        File stem, e.g. ``"ask_f1"``.
+    out_dir : path-like or None
+        The notebook's ``out_dir`` parameter; None or "" writes nothing (interactive use).
+    caption : str, optional
+        Goes into the TeX table and the report index.
+    precision : int, default 3
+        Decimals in the Markdown and TeX renderings; the CSV keeps full precision.
+    max_rows : int or None, default :data:`MAX_ROWS_SHOWN`
+        Rows in the Markdown and TeX renderings; a longer table renders its first ``max_rows`` and
+        says so (after the Markdown table, in the TeX caption). The CSV has every row. None: all.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written (empty when ``out_dir`` is not set).
+    """
+    if not out_dir:
+        return []
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plain = table.reset_index(drop=True)
+    csv_safe(plain).to_csv(out / f"{name}.csv", index=False)
+    head, cut = _shown_rows(plain, name, max_rows)
+    shown = _as_text_cells(head.astype({c: "float64" for c in head.columns if _is_float(head[c])}))
+    # tabulate prints its missing value only for None, not for NaN
+    as_md = markdown_safe(shown).astype(object).where(shown.notna().to_numpy(), None)
+    md = as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n"
+    if cut:
+        md += f"\n*{_markdown_cell(cut)}*\n"
+    (out / f"{name}.md").write_text(md, encoding="utf-8")
+    styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
+    styler = styler.format_index(escape="latex", axis="columns")
+    tex_caption = " — ".join(t for t in (caption, cut) if t)
+    tex = styler.to_latex(hrules=True, caption=_latex_escape(tex_caption) if tex_caption else None,
+                          label=f"tab:{name}", position="htbp")
+    (out / f"{name}.tex").write_text(tex, encoding="utf-8")
+    if caption:
+        (out / f"{name}.caption.txt").write_text(caption, encoding="utf-8")
+    return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
+
+
+def _as_text_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with list, tuple, array and dict cells turned into their JSON text."""
+    out = frame.copy()
+    for c in out.columns:
+        col = out[c]
+        if col.dtype == object or isinstance(col.dtype, pd.ArrowDtype) and not pd.api.types.is_numeric_dtype(col):
+            values = col.astype(object)
+            nested = values.map(lambda v: isinstance(v, (list, tuple, dict, np.ndarray)))
+            if nested.any():
+                out[c] = values.map(lambda v: json.dumps(v.tolist() if isinstance(v, np.ndarray) else v,
+                                                         ensure_ascii=False, default=str)
+                                    if isinstance(v, (list, tuple, dict, np.ndarray)) else v)
+    return out
+
+
+#: What a spreadsheet reads as the start of a formula (OWASP "CSV injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with text cells and column names that a spreadsheet would run as a formula prefixed by ``'``.
+
+    Only text: numbers, negative ones included, stay numbers. Column names count: the failure-mode,
+    framing and conditional-score tables make a column of each label a log holds.
+    """
+    out = _as_text_cells(frame)
+    out.columns = ["'" + c if isinstance(c, str) and c.startswith(_FORMULA_START) else c for c in out.columns]
+    for c in out.columns:
+        col = out[c]
+        if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+            continue
+        values = col.astype(object)
+        risky = values.map(lambda v: isinstance(v, str) and v.startswith(_FORMULA_START))
+        if risky.any():
+            out[c] = values.where(~risky, "'" + values.astype(str))
+    return out
+
+
+def _markdown_cell(value: Any) -> Any:
+    """A text cell safe in a Markdown table: HTML escaped, pipes and line breaks neutralised."""
+    if not isinstance(value, str):
+        return value
+    return html.escape(value, quote=False).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+
+
+def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with every text cell and column name safe in a Markdown table."""
+    out = _as_text_cells(frame)
+    out.columns = [_markdown_cell(str(c)) for c in out.columns]
+    for c in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[c]):
+            out[c] = out[c].astype(object).map(_markdown_cell)
+    return out
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in text)
+
+
+def _is_float(series: pd.Series) -> bool:
+    return pd.api.types.is_float_dtype(series.dtype)
+
+
+def _counts_as_integers(table: pd.DataFrame) -> pd.DataFrame:
+    """Count columns (``n``, ``n_*``) that became float (a merge, a missing cell) shown as integers."""
+    out = table.copy()
+    for c in out.columns:
+        s = out[c]
+        if (str(c) == "n" or str(c).startswith("n_")) and _is_float(s):
+            v = s.dropna()
+            if (v == v.round()).all():
+                out[c] = s.astype("Int64")
+    return out
+
+
+def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) -> None:
+    if not out_dir:
+        return
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.{kind}-note.txt").write_text(json.dumps({"name": name, "caption": caption or name, "note": note}),
+                                                  encoding="utf-8")
+
+
+def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
+               caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN):
+    """Save a table (:func:`save_table`) and return what a notebook shows for it.
+
+    A table with rows is shown once, as escaped HTML that scrolls sideways when wide, counts
+    as integers; beyond ``max_rows`` rows, its first ``max_rows`` and a line saying how many more
+    the CSV holds. An empty table is not saved: its ``attrs["note"]`` ("no runs with registered
+    blockers and the ask tool in this log") is shown in one line and recorded for the report
+    index.
+    """
+    from IPython.display import HTML
+
+    if len(table) == 0:
+        note = table.attrs.get("note") or f"{name}: nothing to show in this log"
+        _note_file(out_dir, name, note, caption, "table")
+        return HTML(f"<p><em>{html.escape(note)}</em></p>")
+    save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
+    head, cut = _shown_rows(_counts_as_integers(table.reset_index(drop=True)), name, max_rows)
+    shown = _as_text_cells(head)
+    styler = shown.style.format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
+        .format_index(escape="html", axis="columns")
+    more = f"<p><em>{html.escape(cut)}</em></p>" if cut else ""
+    return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
+
+
+def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):
+    """Save a figure (:func:`save_figure`) and return what a notebook shows for it: the saved PNG itself,
+    at the figure's size, so that it is drawn once (the inline backend would draw it again at the cell's
+    end). Without ``out_dir``, nothing is saved and the notebook shows the figure as usual. A figure
+    drawn from nothing (its ``ambiglib_note``) is closed instead, and its note shown in one line and
+    recorded for the report index."""
+    import matplotlib.pyplot as plt
+
+    note = getattr(figure, "ambiglib_note", None)
+    if note:
+        from IPython.display import HTML
+
+        plt.close(figure)
+        _note_file(out_dir, name, note, None, "figure")
+        return HTML(f"<p><em>{html.escape(note)}</em></p>")
+    path = save_figure(figure, name, out_dir, dpi=dpi)
+    if path is None:
+        return None
+    from IPython.display import Image
+
+    plt.close(figure)
+    image = path.read_bytes()
+    width = int.from_bytes(image[16:20], "big")  # the PNG's IHDR width, in pixels at ``dpi``
+    return Image(data=image, format="png", width=round(width * 96 / dpi))  # shown at its size in inches
+
+
+def save_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150) -> Path | None:
+    """Write a matplotlib figure as ``<name>.png`` into ``out_dir`` (nothing when it is not set)."""
+    if not out_dir:
+        return None
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{name}.png"
+    figure.savefig(path, dpi=dpi, bbox_inches="tight")
+    return path

@@ -1,0 +1,211 @@
+"""``ambiglib report``: load the log once, run every notebook two at a time, and put the finished report in place."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import ReportError
+from ..loading import load
+from .folder import ReportFolder
+from .index import _collect, _write_index, write_summary
+from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
+from .runner import NotebookResult, longest_first, run_notebook, warm, worker_started
+
+__all__ = ['bundled_notebooks', 'example_runs', 'run_report']
+
+
+#: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).
+SNAPSHOT_DIR = "snapshot"
+
+
+#: ambiglib/ (installed: it holds notebooks/ and example/; in the source tree they are beside it)
+_HERE = Path(__file__).resolve().parent.parent
+
+
+def _bundled(installed: Path, source: Path, pattern: str) -> Path | None:
+    for candidate in (installed, source):  # the wheel's copy, then the source tree's
+        if candidate.is_dir() and any(candidate.glob(pattern)):
+            return candidate
+    return None
+
+
+def bundled_notebooks() -> Path:
+    """The folder of the report's notebooks: ``ambiglib/notebooks`` when installed, ``notebooks/`` in the source tree."""
+    found = _bundled(_HERE / "notebooks", _HERE.parent / "notebooks", "*.ipynb")
+    if found is None:
+        raise ReportError(f"no notebooks shipped with ambiglib (looked in {_HERE / 'notebooks'} and"
+                          f" {_HERE.parent / 'notebooks'}); pass --notebooks-dir")
+    return found
+
+
+def example_runs() -> Path | None:
+    """The bundled example run log (``ambiglib/example`` installed, ``data/example`` in the source tree), if present."""
+    return _bundled(_HERE / "example", _HERE.parent / "data" / "example", "*.jsonl")
+
+
+def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] = "reports", *,
+               params_file: str | os.PathLike[str] | None = None, notebooks: Sequence[str] | None = None,
+               notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
+               parameters: Mapping[str, Any] | None = None,
+               progress: Callable[[int, int, NotebookResult], None] | None = None,
+               keep_snapshot: bool = False) -> Path:
+    """Run every notebook with papermill and write the report folder.
+
+    The log is loaded and checked once; every notebook reads a memory-mapped snapshot of
+    it (``<out>/snapshot/``, Arrow IPC), which is removed at the end unless ``keep_snapshot``.
+
+    Parameters
+    ----------
+    runs : path-like, optional
+        The run log every notebook analyses (its ``runs`` parameter); by default the
+        ``runs`` of the parameters file, else the bundled example data.
+    out : path-like, default "reports"
+    params_file : path-like, optional
+        YAML: top-level keys are parameters for every notebook that has them (one of them
+        must); ``notebooks: {name: {...}}`` for one notebook. An unknown parameter or
+        notebook is an error before anything runs; so is a ``runs`` that disagrees with
+        ``runs=``.
+    notebooks : sequence of str, optional
+        Notebook names (stems) to run; default all in ``notebooks_dir``.
+    notebooks_dir : path-like, optional
+        A folder of your own notebooks (e.g. edited copies); default the ones shipped with ambiglib.
+    jobs : int, default 2
+        Notebooks run at once.
+    parameters : mapping, optional
+        More parameters for every notebook, as from the top level of a parameters file.
+    progress : callable, optional
+        Called as ``progress(done, total, result)`` as each notebook finishes.
+    keep_snapshot : bool, default False
+        Keep the snapshot in ``<out>/snapshot/``: ``ambiglib.load`` opens it in milliseconds,
+        with the rejected records of the original load.
+
+    Returns
+    -------
+    pathlib.Path
+        ``<out>/index.html``.
+
+    Raises
+    ------
+    ReportError
+        Bad parameters (before anything runs); after writing everything it could, a failed
+        notebook (named, with its cell).
+    """
+    nb_dir = Path(notebooks_dir) if notebooks_dir else bundled_notebooks()
+    paths = sorted(nb_dir.glob("*.ipynb"), key=lambda p: (p.stem != "quickstart", p.stem))  # quickstart first
+    if not paths:
+        raise ReportError(f"{nb_dir}: no notebooks (*.ipynb) to run")
+    if notebooks:
+        wanted = set(notebooks)
+        unknown = wanted - {p.stem for p in paths}
+        if unknown:
+            raise ReportError(f"no such notebook(s) {sorted(unknown)} in {nb_dir} (have {[p.stem for p in paths]})")
+        paths = [p for p in paths if p.stem in wanted]
+    declared = {p.stem: notebook_parameters(p) for p in sorted(nb_dir.glob("*.ipynb"))}
+    common, per_notebook = read_params_file(params_file) if params_file else ({}, {})
+    common.update(parameters or {})
+    check_parameters(params_file, common, per_notebook, declared, [p.stem for p in paths])
+    from_file = common.pop("runs", None)
+    if from_file is not None and runs is not None and Path(from_file).resolve() != Path(runs).resolve():
+        raise ReportError(f"{params_file}: runs: {from_file!r} disagrees with --runs {str(runs)!r}; give the run log once")
+    runs = runs if runs is not None else from_file if from_file is not None else example_runs()
+    if runs is None:
+        raise ReportError("no run log: pass --runs (no example data is bundled with this installation)")
+    runs = Path(runs).resolve()
+    if not runs.exists():
+        raise ReportError(f"--runs {runs}: no such file or folder")
+    out = Path(out).resolve()
+    inputs = {"--runs": runs, **({"--params": Path(params_file)} if params_file else {}),
+              **({"--notebooks-dir": nb_dir} if notebooks_dir else {}), **_paths_among(common, per_notebook)}
+    try:
+        with ReportFolder(out, inputs) as folder:
+            assert folder.work is not None
+            manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
+                                             progress, nb_dir, out, keep_snapshot)
+            folder.commit(manifest)
+    except OSError as exc:  # a read-only or full --out, a folder that vanished
+        raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
+    if folder.left_behind:
+        import warnings
+
+        warnings.warn(f"--out {out}: an older report's folder beside it kept what was not the report's own:"
+                      f" {', '.join(folder.left_behind[:5])}", stacklevel=2)
+    if failed:
+        raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
+    return out / "index.html"
+
+
+def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
+    """Parameters whose text names an existing file or folder (e.g. ``selector_audit``): inputs too."""
+    found = {}
+    for where, params in [("", common), *((f"notebooks: {n}: ", p) for n, p in per_notebook.items())]:
+        for key, value in params.items():
+            if isinstance(value, str) and value and os.path.exists(value):
+                found[f"parameter {where}{key}"] = Path(value)
+    return found
+
+
+def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
+                  jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
+                  keep_snapshot: bool) -> tuple[dict, list[NotebookResult]]:
+    """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
+    the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
+    files where they will be, in ``final``.
+
+    The log is loaded and checked once, here: the summary says what it held and rejected, and
+    every notebook gets a snapshot of it (Arrow IPC, memory-mapped: ``write_snapshot``) as its
+    ``runs``, with the same rejected records, instead of loading and checking the log again."""
+    from ..snapshot import write_snapshot
+
+    # one process per running notebook: papermill's working-directory switch cannot race. The
+    # workers start, and import papermill and nbconvert, while this process loads the log
+    pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
+                               initializer=worker_started, initargs=(os.getpid(),))
+    results: dict[str, NotebookResult] = {}
+    try:
+        for _ in range(max(1, jobs)):
+            pool.submit(warm)
+        loaded = load(runs, strict=False, quiet=True)
+        write_summary(runs, out, quiet=True, loaded=loaded)
+        snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
+        del loaded
+        started = time.perf_counter()
+        jobs_args = []
+        for path in paths:
+            mine = declared[path.stem]
+            params = {k: v for k, v in common.items() if k in mine}
+            params.update(per_notebook.get(path.stem, {}))
+            params.update(out_dir=str(out / "artifacts" / path.stem))
+            # a notebook with a ``snapshot`` parameter reads the snapshot and shows the log it came from
+            # as ``runs``; another (a user's own) gets the snapshot as its ``runs``
+            params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
+                          if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
+            jobs_args.append((path, out, params, os.getcwd()))
+        futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
+        for future in as_completed(futures):
+            result = future.result()
+            results[result.name] = result
+            if progress is not None:
+                progress(len(results), len(paths), result)
+    except BaseException:  # bad input, Ctrl-C, SIGTERM, a crash: stop every worker (and its kernel) now
+        for proc in list(getattr(pool, "_processes", {}).values()):
+            proc.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    ordered = [results[p.stem] for p in paths]
+    for r in ordered:
+        if r.error:
+            r.error = r.error.replace(str(out), str(final))
+    wall = time.perf_counter() - started
+    _collect(out, ordered)
+    if not keep_snapshot:
+        import shutil
+
+        shutil.rmtree(out / SNAPSHOT_DIR)
+    manifest = _write_index(out, ordered, runs, wall, nb_dir)
+    return manifest, [r for r in ordered if r.error]
