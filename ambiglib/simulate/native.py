@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from .importers.hilbench import CSV_COLUMNS, HICCUP, ask_prf, model_safe
-from .simulate import HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
+from ..importers.hilbench import CSV_COLUMNS, HICCUP, ask_prf, model_safe
+from .constants import DEFAULT_SEED, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
+from .records import example_records
 
 #: where the simulated harness ran: its CSVs, batch configs and trajectories hold absolute paths
 HARNESS_HOME = "/home/researcher/hil-bench"
@@ -219,7 +221,7 @@ def _hil_row(r: dict[str, Any], suite: str, mode: str, ms: str, pass_log: dict[s
 def _write_public_metrics(rows: list[dict[str, Any]], metrics_dir: Path) -> None:
     """``write_public_outputs``: pass_level_metrics.csv (pandas, as the harness writes it) and
     summary_metrics.json (``build_summary`` with ``include_partial=False``)."""
-    from .metrics.harness import _summarize
+    from ..metrics.harness import _summarize
 
     rows = sorted(rows, key=lambda r: (r["task_type"], r["task_name"], r["model"], r["mode"], r["pass_num"]))
     metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -358,8 +360,8 @@ def write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
     Not written: ``_submission.csv``, ``_shape.json``, the ``_grade/`` grader folder and the
     ``workspaces/`` step 7 reads — no metric code reads them.
     """
-    from .metrics.harness import harness_summary
-    from .importers.ambigds import read_ambigds
+    from ..importers.ambigds import read_ambigds
+    from ..metrics.harness import harness_summary
 
     results = out / "results"
     runlogs: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -542,3 +544,28 @@ def write_lhaw(records: list[dict[str, Any]], out: Path) -> None:
         writer = csv.writer(fh)
         writer.writerow(["path", "harness", "model", "spec", "ask_tool", "trial", "policy", "variant_id", "trajectory"])
         writer.writerows(manifest)
+
+
+def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Path]:
+    """Write the example run log in each harness's own layout, one folder per benchmark.
+
+    ``ambiglib.load`` (or the importers) reads each folder back into the runs of
+    :func:`write_example`, less what the harness cannot hold (e.g. judge labels the
+    harness does not write).
+
+    Returns
+    -------
+    dict
+        Benchmark name → its folder.
+    """
+    path = Path(path)
+    records = example_records(seed)
+    writers = {"hil-bench": write_hilbench, "ambig-ds": write_ambigds, "lhaw": write_lhaw}
+    out = {}
+    for name, writer in writers.items():
+        folder = path / name
+        if folder.exists():
+            shutil.rmtree(folder)
+        writer(records[name], folder)
+        out[name] = folder
+    return out

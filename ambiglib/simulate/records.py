@@ -1,26 +1,8 @@
-"""Write a small, seeded example run log covering the three benchmarks.
-
-The example exists so that ``make report`` and the notebooks run out of the box.
-Each benchmark is simulated in its own design — Ambig-DS's Full / Ambig. / Ask
-conditions and ask-only calibration runs with five judge calls per run; HIL-Bench's
-``baseline`` / ``ask_human`` / ``full_info`` modes, three passes, registered blockers
-and the oracle's three-answer cap; LHAW's variants with removed segments, three
-trials with and without ``ask_user``, and checkpoint progress. Each model has its
-own propensities — how often it asks under each policy, how precise its questions
-are, how well it solves — taken from the papers' published aggregates (Ambig-DS
-Tables 2, 11, 13; HIL-Bench Tables 1, 7; LHAW Table 3), so that a large simulation
-lands on the printed numbers within sampling noise (``tests/test_simulate.py``).
-Quantities the papers do not publish (e.g. how many HIL-Bench runs ask at all) are
-chosen and marked as such.
-
-Run ``python -m ambiglib.simulate data/example --native data/example-native`` (or
-``make example``) to regenerate the canonical log and each harness's own layout;
-the same seed always writes the same bytes.
-"""
+"""The example run log as canonical records: each benchmark simulated in its own design, each model with
+the propensities the papers publish."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +10,10 @@ from typing import Any, Iterator
 
 import numpy as np
 
-# what the ask_human server answers besides a blocker's resolution, and its answer cap
-from .importers.hilbench import HICCUP, IRRELEVANT, MAX_ANSWERED, MODES
+from ..importers.hilbench import HICCUP, IRRELEVANT, MAX_ANSWERED
+from .constants import DEFAULT_SEED, HIL_MODES, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
 
-__all__ = ["example_records", "write_example", "write_native"]
-
-DEFAULT_SEED = 20261122
+__all__ = ['AmbigDSAgent', 'HILAgent', 'LHAWAgent', 'example_records', 'write_example']
 
 
 @dataclass(frozen=True)
@@ -76,28 +56,39 @@ AMBIG_DS_AGENTS = (
     AmbigDSAgent("gemini-3.1-pro", (0.90, 0.55, 0.96), (0.04, 0.02), (0.98, 0.51), (0.94, 0.00), 0.80, 0.13),
     AmbigDSAgent("gpt-5.4", (0.90, 0.27, 0.71), (0.06, 0.04), (0.94, 0.65), (0.33, 0.04), 0.85, 0.14),
 )
+
+
 HIL_AGENTS = (
     # HIL-Bench Tables 1 and 7, SQL: pass@3 full info 90.7 / 86.0, 4.5 / 1.7 questions per task, pooled
     # precision 54.3% for both, which the cap pulls below the per-question rate for a model asking ~5 per run
     HILAgent("claude-opus-4.6", 1 - (1 - 0.907) ** (1 / 3), 0.90, 4.5, 0.68),
     HILAgent("gpt-5.4", 1 - (1 - 0.860) ** (1 / 3), 0.60, 1.7, 0.56),
 )
+
+
 LHAW_AGENTS = (
     # LHAW Table 3, MCP-Atlas: Ask % 73 / 97, Avg/Traj 1.10 / 1.73
     LHAWAgent("opus-4.5", 0.80, 1 - (1 - 0.73) ** (1 / 3), 0.10, 0.80),
     LHAWAgent("gpt-5.2", 0.76, 1 - (1 - 0.97) ** (1 / 3), 0.73, 0.65),
 )
 
-#: what MCP-Atlas's completion script writes when the agent call raises
-MCP_FAILED_COMPLETION = "ERROR: LLM completion failed: rate limit exceeded"
+
 _HIL_SQL_TYPES = (("question", "timeframe_ambiguity"), ("business info", "missing_information"),
                   ("schema", "confusing_column_or_column_definition"), ("question", "unclear_value"),
                   ("business info", "underspecified_concepts"))
+
+
 _HIL_SWE_TYPES = ("missing parameters", "contradictory requirements", "ambiguous requirements")
+
+
 _DIMENSIONS = ("goal", "constraint", "input", "context")
+
+
 _HIL_FAILURES = {"tool_use": ("completion", "accuracy", "strategy"),
                  "alignment": ("accuracy", "strategy", "self_assessment", "completion"),
                  "logic": ("accuracy", "strategy", "self_assessment", "completion")}
+
+
 #: LHAW Table 4's categories and a flag of each, named lhaw.<category>.<flag>
 _LHAW_FLAGS = (("question_quality", "compound_questions"), ("question_targeting", "off_target"),
                ("information_integration", "ignored_answer"), ("over_clarification", "unneeded_question"),
@@ -177,16 +168,6 @@ def _ambig_ds(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, An
                                              "response": "The count column." if spec == "ambiguous" else "As stated.",
                                              "blocker_id": "target" if spec == "ambiguous" else None}]
                     yield rec
-
-
-HIL_MODES = tuple(MODES)  # baseline, ask_human, full_info: one harness run each
-HIL_PASSES = 3
-
-
-def hil_resolution(blocker_id: str) -> str:
-    """The oracle's verbatim answer for a simulated blocker (its registry ``resolution``)."""
-    task, _, j = blocker_id.rpartition("_blocker_")
-    return f"For {task}, blocker {j}: use the definition in the analyst notes (section {int(j) + 1})."
 
 
 def _hil_question(rng: np.random.Generator, blocker: dict[str, Any], on_target: bool) -> str:
@@ -450,52 +431,3 @@ def write_example(path: str | Path, *, seed: int = DEFAULT_SEED) -> list[Path]:
                 fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
         written.append(file)
     return written
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m ambiglib.simulate", description=__doc__.split("\n")[0])
-    parser.add_argument("out", nargs="?", default="data/example", help="folder to write (default: data/example)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--native", default=None, help="also write each harness's own layout into this folder")
-    args = parser.parse_args(argv)
-    for file in write_example(args.out, seed=args.seed):
-        print(f"wrote {file}")
-    if args.native:
-        for name, folder in write_native(args.native, seed=args.seed).items():
-            print(f"wrote {folder} ({name}'s own layout)")
-
-
-
-# ----------------------------------------------------------------------------- native harness layouts
-
-def write_native(path: str | Path, *, seed: int = DEFAULT_SEED) -> dict[str, Path]:
-    """Write the example run log in each harness's own layout, one folder per benchmark.
-
-    ``ambiglib.load`` (or the importers) reads each folder back into the runs of
-    :func:`write_example`, less what the harness cannot hold (e.g. judge labels the
-    harness does not write).
-
-    Returns
-    -------
-    dict
-        Benchmark name → its folder.
-    """
-    path = Path(path)
-    records = example_records(seed)
-    from .simulate_native import write_ambigds, write_hilbench, write_lhaw
-
-    writers = {"hil-bench": write_hilbench, "ambig-ds": write_ambigds, "lhaw": write_lhaw}
-    out = {}
-    for name, writer in writers.items():
-        folder = path / name
-        if folder.exists():
-            import shutil
-
-            shutil.rmtree(folder)
-        writer(records[name], folder)
-        out[name] = folder
-    return out
-
-
-if __name__ == "__main__":
-    main()
