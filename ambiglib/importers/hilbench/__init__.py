@@ -1,0 +1,112 @@
+"""HIL-Bench: ``run_hil_bench.py`` and ``hil sql|swe`` output, the Harbor ask-human metrics, blocker registries.
+
+Two ways in, chosen per run folder:
+
+- **the per-pass tree** (``<run>/<model_safe>/<mode>/[pass_<k>/]metrics.json`` + ``preds.json`` and each
+  instance's ``.traj``): what the harness's own ``parse_metrics_rows`` reads, written by both
+  ``run_hil_bench.py`` and the ``hil`` CLI. Questions come from the trajectories (every ``ask_human``
+  action), matched to the server log's blocker attributions.
+- **``public_metrics/pass_level_metrics.csv``** alone (a copied or shared CSV): questions from the exported
+  public trajectories where present, else from the server logs under each instance's own id.
+
+The mapping into the canonical run log, field by field, is in ``docs/importers.md``; the harness's
+rules reproduced here (invalid passes, the pass filter) are in ``docs/metrics.md``.
+
+One module per thing read: :mod:`.tree` (a run folder's per-pass tree), :mod:`.public_metrics` (a copied
+``public_metrics/`` alone), :mod:`.trajectories` (``.traj`` files), :mod:`.logs` and :mod:`.attribution`
+(the ask_human server's logs, and which entry each question is), :mod:`.registries` (blocker registries);
+:mod:`.conventions` holds what the harness's own code fixes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ...errors import FormatError, LoadError
+from ...runlog import require_exists
+from ...runset import RunSet
+from .._common import Collected, finish, guard
+from .conventions import (CSV_COLUMNS, HICCUP, INVALID_REASONS, IRRELEVANT, MAX_ANSWERED, MODES, _run_dirs, ask_prf,
+                          is_hilbench_run, model_safe)
+from .attribution import _attribute
+from .public_metrics import _csv_passes
+from .registries import read_hilbench_registries, registry_task_records
+from .trajectories import ask_human_question, invalid_pass_reason
+from .tree import _RunFolder, _record, _tree_passes
+
+__all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "registry_task_records",
+           "ask_human_question", "invalid_pass_reason", "INVALID_REASONS", "MODES", "CSV_COLUMNS", "HICCUP",
+           "IRRELEVANT", "MAX_ANSWERED", "ask_prf", "model_safe"]
+
+
+@guard("HIL-Bench output")
+def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike[str] | None = None,
+                  strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """Read HIL-Bench output (``run_hil_bench.py`` or the ``hil sql|swe`` CLI) into a RunSet.
+
+    Parameters
+    ----------
+    path : path-like
+        A run folder (``<out>/<run>/``), or a folder holding several (an output root, a
+        ``--task-type both`` root with ``<run>_sql/``, ``<run>_swe/`` and the combined ``<run>/``).
+    registries : path-like, optional
+        Blocker registries (see :func:`registry_task_records`); they give every task
+        its registered blockers. Without them, a task's blockers come from the ask_human
+        server log of any instance that asked (the log lists every registered blocker);
+        tasks nobody asked about then have no task record, and recall over all runs
+        says so.
+    strict : bool, default True
+        Raise on the first problem; with False, return ``(runset, errors)``.
+
+    Returns
+    -------
+    RunSet
+        One run per instance and pass (the harness's pass-level rows, padded passes included);
+        passes the harness leaves out of its statistics are ``error`` runs with
+        ``meta.error_reason``. ``docs/importers.md`` gives the mapping field by field.
+    """
+    path = Path(path)
+    require_exists(path)
+    run_dirs = _run_dirs(path)
+    if not run_dirs:
+        raise FormatError(f"{path}: not a HIL-Bench run folder (no public_metrics/pass_level_metrics.csv or"
+                          " batch_config.json here or below)")
+    out = Collected("HIL-Bench run")
+    task_records: list[tuple[Path, dict[str, Any]]] = []
+    registry_answers: dict[str, dict[str, str]] = {}
+    registered = set()
+    if registries is not None:
+        for file, record in registry_task_records(Path(registries)):
+            task_records.append((file, record))
+            registered.add((record["suite"], record["task_id"]))
+            registry_answers[record["task_id"]] = (record.get("meta") or {}).get("resolutions", {})
+    folders = []
+    for run_dir in run_dirs:
+        try:
+            folders.append(_RunFolder(run_dir))
+        except FormatError as exc:
+            out.reject(run_dir, None, None, f"cannot read this run folder: {exc}")
+    tree = {f.dir for f in folders if f.has_tree()}
+    blockers_seen: dict[tuple[str, str], tuple[Path, list[str]]] = {}
+    for folder in folders:
+        try:
+            passes = _tree_passes(folder, out) if folder.dir in tree else _csv_passes(folder, out, tree)
+            _attribute(folder, passes, registry_answers)
+            registered_here = folder.logs.registered()
+        except FormatError as exc:
+            out.reject(folder.dir, None, None, f"cannot read this run folder: {exc}")
+            continue
+        for p in passes:
+            out.add(p.source[0], p.source[1], _record(folder, p))
+            if p.mode == "ask_human" and p.task in registered_here:
+                blockers_seen.setdefault((p.suite, p.task), registered_here[p.task])
+    for file, record in task_records:
+        out.add(file, 1, record)
+    for (suite, task), (file, ids) in sorted(blockers_seen.items()):
+        if (suite, task) not in registered:
+            out.add(file, 1, {"record": "task", "benchmark": "hil-bench", "suite": suite, "task_id": task,
+                              "blockers": [{"id": i} for i in ids],
+                              "meta": {"blockers_from": "ask_human server log"}})
+    return finish(out, path, strict=strict)
