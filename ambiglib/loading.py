@@ -79,7 +79,7 @@ def _read_parquet_store(path: Path, *, filters: object = None, **_: object) -> t
 
 def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     from .parquet_check import _conform, _expected
-    from .runset import _frame
+    from .frames import _frame
 
     tables, skipped, errors, links = read_snapshot(path)  # every file verified against its SHA-256
     expected = _expected()
@@ -368,7 +368,7 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     >>> rs.runs[["benchmark", "suite"]].value_counts()  # doctest: +SKIP
     """
     from .filters import normalize
-    from .runset import COLUMNS
+    from .frames import COLUMNS
 
     path = Path(path)
     require_exists(path)

@@ -3,7 +3,7 @@
 The five frames read from a ``RunSet.to_parquet`` folder are turned back into the
 records they hold (one per row of ``runs.parquet`` and ``tasks.parquet``, with their
 questions, labels and blockers nested), and those records go through the same two
-validators as a JSON Lines file: :func:`ambiglib.schema.table_is_valid` for the whole
+validators as a JSON Lines file: :func:`ambiglib.validity.table_is_valid` for the whole
 table at once and, when it says no, :func:`ambiglib.schema.validate_record` row by
 row, whose messages name ``runs.parquet:<row>`` and the field. The run set built from
 the records must then equal the stored frames in every derived column (``run_id``,
@@ -33,8 +33,8 @@ from .schema import (
     QUESTION_TYPE,
     RecordError,
     meta_text,
-    table_is_valid,
 )
+from .validity import table_is_valid
 
 __all__ = ["check_tables"]
 
@@ -273,7 +273,8 @@ def check_tables(tables: dict[str, pa.Table], folder: Path,
 
 
 def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[LoadError]]:
-    from .runset import RunSet, _frame, build_tables
+    from .frames import _frame, build_tables
+    from .runset import RunSet
 
     files = {name: str(folder / f"{name}.parquet") for name in FRAMES}
 

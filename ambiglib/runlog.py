@@ -3,7 +3,7 @@
 Reading a JSON Lines file takes one of two paths that give identical results:
 
 * the Arrow path: ``pyarrow.json.read_json`` parses the whole file with the
-  contract's schema, and :func:`ambiglib.schema.table_is_valid` checks every row
+  contract's schema, and :func:`ambiglib.validity.table_is_valid` checks every row
   at once. This is the path a well-formed file takes.
 * the reference path: each line is parsed with :mod:`json` and checked by
   :func:`ambiglib.schema.validate_record`, which names the line, the field, what
@@ -41,10 +41,10 @@ from .schema import (
     TASK_FIELDS,
     RecordError,
     reject_duplicate_keys,
-    table_is_valid,
     meta_text,
     validate_record,
 )
+from .validity import table_is_valid
 
 Engine = Literal["auto", "arrow", "python"]
 

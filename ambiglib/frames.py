@@ -1,0 +1,220 @@
+"""The five frames built from checked records, as Arrow tables: their columns, run ids, the runs' questions and
+labels and the tasks' blockers flattened, defaults filled in, repeated run and task keys rejected (naming both
+places). :func:`ambiglib.runset.build_runset` makes a RunSet of them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import LoadError
+from .runlog import FileRead
+from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, DEFAULT_POLICY, DEFAULT_PROTOCOL, DEFAULT_STATUS, DEFAULT_TRIAL,
+                     FILE_SCHEMA, RUN_KEY, TASK_KEY)
+
+__all__ = ["COLUMNS", "build_tables"]
+
+
+#: The columns of each frame, in order.
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "runs": (
+        "run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "ask_tool",
+        "policy", "protocol", "trial", "status", "score", "passed", "checkpoints", "category",
+        "n_questions", "n_labels", "cost_usd", "tokens_in", "tokens_out", "steps", "duration_s",
+        "meta", "source",
+    ),
+    "questions": (
+        "run_id", "q_index", "text", "blocker_id", "relevant", "response", "step", "in_scope",
+    ),
+    "labels": ("run_id", "facet", "judge", "call", "label"),
+    "tasks": (
+        "benchmark", "suite", "task_id", "variant_id", "n_blockers", "ambiguity_class",
+        "dimensions", "strategy", "meta", "source",
+    ),
+    "blockers": ("benchmark", "suite", "task_id", "variant_id", "blocker_id", "type", "subtype"),
+}
+
+
+def _frame(table: pa.Table) -> pd.DataFrame:
+    return table.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
+
+
+def _coalesce(arr: pa.ChunkedArray, default: object) -> pa.ChunkedArray:
+    return pc.fill_null(arr, pa.scalar(default, arr.type)) if arr.null_count else arr
+
+
+def _escape(arr: pa.ChunkedArray) -> pa.ChunkedArray:
+    arr = pc.cast(arr, pa.string())
+    if not (pc.any(pc.match_substring(arr, "|")).as_py() or pc.any(pc.match_substring(arr, "%")).as_py()):
+        return arr
+    return pc.replace_substring(pc.replace_substring(arr, "%", "%25"), "|", "%7C")
+
+
+def _run_ids(runs: pa.Table) -> pa.ChunkedArray:
+    """``benchmark|suite|variant_id|model|spec|tool-or-notool|policy|protocol|trial``."""
+    parts = []
+    for name in RUN_KEY:
+        col = runs.column(name)
+        if name == "ask_tool":
+            col = pc.if_else(col, "tool", "notool")
+        parts.append(_escape(col))
+    return pc.binary_join_element_wise(*parts, "|")
+
+
+def _sources(reads: list[FileRead], which: str) -> pa.ChunkedArray:
+    """``file:line`` of each record of one kind, in read order."""
+    chunks = []
+    for read in reads:
+        lines = read.table.column("_line")
+        is_task = _is_task(read.table)
+        if which == "task":
+            lines = lines.filter(is_task) if read.n_task_records else lines.slice(0, 0)
+        elif read.n_task_records:
+            lines = lines.filter(pc.invert(is_task))
+        joined = pc.binary_join_element_wise(read.file, pc.cast(lines, pa.string()), ":")
+        chunks.extend(joined.chunks)
+    return pa.chunked_array(chunks, pa.string())
+
+
+def _is_task(table: pa.Table) -> pa.ChunkedArray:
+    return pc.fill_null(pc.equal(table.column("record"), "task"), False)
+
+
+def _duplicates(frame: pd.DataFrame, key: tuple[str, ...], sources: pd.Series, what: str,
+                record: str) -> tuple[np.ndarray, list[LoadError]]:
+    """Flag later repeats of a key; the error names the line of the first."""
+    dup = frame.duplicated(list(key), keep="first").to_numpy()
+    errors: list[LoadError] = []
+    if not dup.any():
+        return dup, errors
+    first = frame.groupby(list(key), sort=False, dropna=False).cumcount().to_numpy() == 0
+    firsts = frame[first].assign(_src=sources[first].to_numpy())
+    first_src = dict(zip(map(tuple, firsts[list(key)].astype(object).to_numpy()), firsts["_src"]))
+    for i in np.flatnonzero(dup):
+        values = tuple(frame.iloc[i][list(key)].astype(object))
+        shown = ", ".join(
+            f"{k}={('true' if v else 'false') if isinstance(v, (bool, np.bool_)) else repr(v)}"
+            for k, v in zip(key, values)
+        )
+        src = str(sources.iloc[i])
+        file, _, line = src.rpartition(":")
+        errors.append(LoadError(
+            file, int(line), None,
+            f"{src}: duplicate {what} ({shown}): first seen at {first_src[values]}",
+            "schema", record,  # type: ignore[arg-type]
+        ))
+    return dup, errors
+
+
+def build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], list[LoadError]]:
+    """The five frames, as Arrow tables, of the records read from files; repeated keys rejected."""
+    tables, _, errors = _build_tables(reads)
+    return tables, errors
+
+
+def _build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], list[LoadError]]:
+    """:func:`build_tables`, and the run row of each question and label row."""
+    tables = [r.table for r in reads if r.table.num_rows]
+    table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
+    if any(r.n_task_records for r in reads):
+        is_task = _is_task(table)
+        runs, tasks = table.filter(pc.invert(is_task)), table.filter(is_task)
+    else:  # the common case, a file of runs: no copy
+        runs, tasks = table, table.slice(0, 0)
+    errors: list[LoadError] = []
+
+    runs = runs.set_column(
+        runs.schema.get_field_index("variant_id"), "variant_id",
+        pc.coalesce(runs.column("variant_id"), runs.column("task_id")),
+    )
+    for name, default in (("policy", DEFAULT_POLICY), ("protocol", DEFAULT_PROTOCOL),
+                          ("trial", DEFAULT_TRIAL), ("status", DEFAULT_STATUS)):
+        i = runs.schema.get_field_index(name)
+        runs = runs.set_column(i, name, _coalesce(runs.column(name), default))
+    run_sources = _sources(reads, "run")
+    runs = runs.append_column("source", run_sources)
+    key_frame = _frame(runs.select(list(RUN_KEY)))
+    dup, dup_errors = _duplicates(key_frame, RUN_KEY, _frame(runs.select(["source"]))["source"],
+                                  "run key", "run")
+    if dup.any():
+        runs = runs.filter(pa.array(~dup))
+        errors += dup_errors
+
+    tasks = tasks.set_column(
+        tasks.schema.get_field_index("variant_id"), "variant_id",
+        pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
+    )
+    tasks = tasks.append_column("source", _sources(reads, "task"))
+    dup, dup_errors = _duplicates(_frame(tasks.select(list(TASK_KEY))), TASK_KEY,
+                                  _frame(tasks.select(["source"]))["source"], "task record", "task")
+    if dup.any():
+        tasks = tasks.filter(pa.array(~dup))
+        errors += dup_errors
+
+    tables, links = _assemble(runs, tasks)
+    return tables, links, errors
+
+
+def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
+    """Flatten a list column: values, parent row of each value, position within its list."""
+    values = pc.list_flatten(lists)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy().astype(np.int64)
+    parents = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    starts = np.cumsum(lengths) - lengths
+    position = np.arange(len(parents), dtype=np.int64) - np.repeat(starts, lengths)
+    return values, parents, position
+
+
+def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dict[str, np.ndarray]]:
+    """The five frames, and the run row each question and label row was read from."""
+    n = runs.num_rows
+    run_id = _run_ids(runs) if n else pa.chunked_array([], pa.string())
+    n_questions = pc.fill_null(pc.list_value_length(runs.column("questions")), 0)
+    n_labels = pc.fill_null(pc.list_value_length(runs.column("labels")), 0)
+    run_cols = {
+        "run_id": run_id, "n_questions": pc.cast(n_questions, pa.int64()),
+        "n_labels": pc.cast(n_labels, pa.int64()),
+    }
+    runs_out = pa.table({c: run_cols[c] if c in run_cols else runs.column(c)
+                         for c in COLUMNS["runs"]})
+
+    q, q_parents, position = _flatten(runs.column("questions"))
+    blocker_id = pc.struct_field(q, "blocker_id")
+    questions = pa.table({
+        "run_id": run_id.take(pa.array(q_parents)),
+        "q_index": pa.array(position),
+        "text": pc.struct_field(q, "text"),
+        "blocker_id": blocker_id,
+        "relevant": pc.is_valid(blocker_id),
+        "response": pc.struct_field(q, "response"),
+        "step": pc.struct_field(q, "step"),
+        "in_scope": pc.struct_field(q, "in_scope"),
+    })
+    lab, l_parents, _ = _flatten(runs.column("labels"))
+    labels = pa.table({
+        "run_id": run_id.take(pa.array(l_parents)),
+        "facet": pc.struct_field(lab, "facet"),
+        "judge": pc.fill_null(pc.struct_field(lab, "judge"), DEFAULT_JUDGE),
+        "call": pc.fill_null(pc.struct_field(lab, "call"), DEFAULT_CALL),
+        "label": pc.struct_field(lab, "label"),
+    })
+
+    n_blockers = pc.cast(pc.fill_null(pc.list_value_length(tasks.column("blockers")), 0), pa.int64())
+    tasks_out = pa.table({
+        c: n_blockers if c == "n_blockers" else tasks.column(c) for c in COLUMNS["tasks"]
+    })
+    b, parents, _ = _flatten(tasks.column("blockers"))
+    take = pa.array(parents)
+    blockers = pa.table({
+        "benchmark": tasks.column("benchmark").take(take),
+        "suite": tasks.column("suite").take(take),
+        "task_id": tasks.column("task_id").take(take),
+        "variant_id": tasks.column("variant_id").take(take),
+        "blocker_id": pc.struct_field(b, "id"),
+        "type": pc.struct_field(b, "type"),
+        "subtype": pc.struct_field(b, "subtype"),
+    })
+    return ({"runs": runs_out, "questions": questions, "labels": labels, "tasks": tasks_out, "blockers": blockers},
+            {"questions": q_parents, "labels": l_parents})

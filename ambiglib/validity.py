@@ -1,0 +1,167 @@
+"""The vectorised validator: whether every row of a freshly read table meets the run-log contract, at once.
+
+A file the Arrow reader parsed is checked here with Arrow compute, column by column; a False answer says
+nothing about which row is bad, and the caller reads the file again with the reference validator
+(:func:`ambiglib.schema.validate_record`), whose messages name the line, the field, what was expected and
+what was found. Both validators take and refuse exactly the same records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, INPUT_SCHEMA, NESTED, RECORD_KINDS, RUN_FIELDS, RUN_ONLY, TASK_FIELDS,
+                     TASK_ONLY, Field)
+
+__all__ = ["table_is_valid"]
+
+
+def _nonempty(arr: pa.Array) -> pa.Array:
+    """null-or-non-empty, as a boolean array without nulls."""
+    return pc.fill_null(pc.greater(pc.binary_length(arr), 0), True)
+
+
+def _in_enum(arr: pa.Array, values: tuple[str, ...]) -> pa.Array:
+    return pc.or_(pc.is_null(arr), pc.is_in(arr, value_set=pa.array(values)))
+
+
+def _range_ok(arr: pa.Array, lo: float | None, hi: float | None) -> pa.Array:
+    ok = pc.is_valid(arr)
+    if pa.types.is_floating(arr.type):
+        ok = pc.and_(ok, pc.is_finite(arr))
+    if lo is not None:
+        ok = pc.and_(ok, pc.greater_equal(arr, lo))
+    if hi is not None:
+        ok = pc.and_(ok, pc.less_equal(arr, hi))
+    return pc.or_(pc.is_null(arr), pc.fill_null(ok, False))
+
+
+def _scalar_ok(arr: pa.Array, f: Field) -> pa.Array:
+    """Per-element check of a scalar field (nulls pass; requiredness is checked apart)."""
+    if f.kind == "str":
+        ok = _nonempty(arr)
+        return pc.and_(ok, _in_enum(arr, f.enum)) if f.enum else ok
+    if f.kind == "text":  # not blank; utf8_is_space agrees with str.isspace on every code point
+        blank = pc.or_(pc.equal(pc.binary_length(arr), 0), pc.utf8_is_space(arr))
+        return pc.invert(pc.fill_null(blank, False))
+    if f.kind in ("int", "number"):
+        return _range_ok(arr, f.minimum, f.maximum)
+    return pa.array(np.ones(len(arr), dtype=bool))
+
+
+def _all(mask: pa.Array) -> bool:
+    return len(mask) == 0 or bool(pc.all(mask).as_py())
+
+
+def _nested_ok(lists: pa.ChunkedArray, item: str) -> tuple[bool, pa.ChunkedArray, np.ndarray]:
+    """Check every element of a list column; return (ok, flat values, parent row index)."""
+    flat = pc.list_flatten(lists)
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy()
+    parents = np.repeat(np.arange(len(lengths)), lengths)
+    if len(flat) == 0:
+        return True, flat, parents
+    if flat.null_count:
+        return False, flat, parents
+    if item == "str":
+        return _all(_nonempty(flat)), flat, parents
+    for f in NESTED[item]:
+        values = pc.struct_field(flat, f.name)
+        if f.required and values.null_count:
+            return False, flat, parents
+        if not _all(_scalar_ok(values, f)):
+            return False, flat, parents
+    return True, flat, parents
+
+
+def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
+    if len(parents) < 2:
+        return True
+    frame = {"p": parents}
+    for i, col in enumerate(columns):
+        frame[f"c{i}"] = col.to_numpy(zero_copy_only=False)
+    import pandas as pd  # local: schema stays importable without pandas' start-up cost
+
+    return not pd.DataFrame(frame).duplicated().any()
+
+
+def table_is_valid(table: pa.Table) -> bool:
+    """Tell whether every row of a freshly read table meets the contract.
+
+    The table must have :data:`INPUT_SCHEMA`'s columns, possibly followed by an
+    inferred ``meta`` column. A False answer says nothing about which row is bad:
+    the caller re-reads the file with :func:`validate_record` to find out.
+    """
+    expected = INPUT_SCHEMA
+    extra = [n for n in table.schema.names if n not in expected.names]
+    if extra not in ([], ["meta"]):
+        return False
+    for name in expected.names:
+        # exactly the expected type: an inferred extra field inside a struct changes it
+        if not table.schema.field(name).type.equals(expected.field(name).type):
+            return False
+    if "meta" in table.schema.names:
+        meta_type = table.schema.field("meta").type  # null: every meta in the file is null
+        if not (pa.types.is_struct(meta_type) or pa.types.is_null(meta_type)):
+            return False
+    if table.num_rows == 0:
+        return True
+    col = {name: table.column(name) for name in expected.names}  # chunked: no copies
+    record = col["record"]
+    if not _all(_in_enum(record, RECORD_KINDS)):
+        return False
+    is_task = pc.fill_null(pc.equal(record, "task"), False)
+    is_run = pc.invert(is_task)
+    n_task = int(pc.sum(is_task).as_py() or 0)
+
+    def present(name: str) -> pa.Array:
+        return pc.is_valid(col[name])
+
+    for kind, rows, fields, foreign in (
+        ("run", is_run, RUN_FIELDS, TASK_ONLY),
+        ("task", is_task, TASK_FIELDS, RUN_ONLY),
+    ):
+        if kind == "task" and n_task == 0:
+            continue
+        for name in foreign:
+            if not _all(pc.or_(pc.invert(rows), pc.invert(present(name)))):
+                return False
+        for f in fields:
+            if f.name == "meta":
+                continue
+            arr = col[f.name]
+            if f.required and not _all(pc.or_(pc.invert(rows), present(f.name))):
+                return False
+            if f.kind != "list" and not _all(_scalar_ok(arr, f)):
+                return False
+    # lists, checked over all rows: the foreign-field rule already keeps them to their kind
+    ok, _, _ = _nested_ok(col["checkpoints"], "checkpoint")
+    if not ok:
+        return False
+    checkpoints = pc.list_flatten(col["checkpoints"])
+    if len(checkpoints) and not _all(
+        pc.less_equal(pc.struct_field(checkpoints, "result"), pc.struct_field(checkpoints, "total"))
+    ):
+        return False
+    ok, _, _ = _nested_ok(col["questions"], "question")
+    if not ok:
+        return False
+    asked = pc.greater(pc.fill_null(pc.list_value_length(col["questions"]), 0), 0)
+    if not _all(pc.invert(pc.and_(asked, pc.equal(pc.fill_null(col["ask_tool"], True), False)))):
+        return False
+    ok, labels, parents = _nested_ok(col["labels"], "label")
+    if not ok:
+        return False
+    if not _no_repeats(
+        parents,
+        pc.struct_field(labels, "facet"),
+        pc.fill_null(pc.struct_field(labels, "judge"), DEFAULT_JUDGE),
+        pc.fill_null(pc.struct_field(labels, "call"), DEFAULT_CALL),
+    ):
+        return False
+    ok, blockers, parents = _nested_ok(col["blockers"], "blocker")
+    if not ok or not _no_repeats(parents, pc.struct_field(blockers, "id")):
+        return False
+    ok, _, _ = _nested_ok(col["dimensions"], "str")
+    return ok

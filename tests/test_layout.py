@@ -1,0 +1,134 @@
+"""The house a newcomer can live in (issue 26): no import circle inside the package, deferred imports
+included; no module importing one above it in the pipeline; no module over 600 lines or with more than 15
+public functions and classes. An AST walk of the source, not a timed test."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "ambiglib"
+MAX_LINES = 600
+MAX_PUBLIC = 15
+
+#: The layers, from the bottom: a module may import its own layer and those below, never one above.
+#: Data flows importers -> canonical run log -> frames -> metrics -> tables -> comparisons -> plots ->
+#: report -> cli; code depends the other way, each stage on the contract and the stages before it.
+LAYERS = [
+    # what every module may raise, open or compute with: stats is statistics on plain arrays, knowing nothing of
+    # run logs (it imports only _lazy), so the importers may take a majority vote as the harnesses do
+    {"errors", "files", "_lazy", "stats"},
+    {"schema", "validity", "filters"},                                     # the run-log contract, checked
+    {"runlog", "parquet_log"},                                             # reading and writing it
+    {"frames", "runset", "snapshot", "parquet_check"},                     # the five frames
+    {"importers"},                                                         # each harness's own output
+    {"loading"},                                                           # ambiglib.load
+    {"shapes", "metrics"},                                                 # what a log can show; the numbers
+    {"tables"},                                                            # paper-shaped tables
+    {"comparisons"},                                                       # paired comparisons of tables' metrics
+    {"plots"},                                                             # figures of tables
+    {"report"},                                                            # the notebooks' report
+    {"simulate"},                                                          # example data, checked by the importers
+    {"cli", "__main__", "__init__"},                                       # the command line; the package itself
+]
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for file in sorted(PACKAGE.rglob("*.py")):
+        parts = file.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        out[name] = file
+    return out
+
+
+def _imports(name: str, file: Path, modules: dict[str, Path]) -> set[str]:
+    """Every module of the package ``name`` imports, at the top or inside a function."""
+    package = name if file.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:  # "from . import metrics" imports a module; "from .x import y" module x
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return {m for m in found if m in modules and m != name}
+
+
+def _layer(name: str) -> int:
+    top = name.split(".")[1] if "." in name else "__init__"
+    return next(i for i, layer in enumerate(LAYERS) if top in layer)
+
+
+def test_every_module_has_a_layer():
+    unplaced = [name for name in _modules() if not any((name.split(".") + ["__init__"])[1] in layer
+                                                        for layer in LAYERS)]
+    assert unplaced == [], f"add these to LAYERS: {unplaced}"
+
+
+def test_no_import_circle_inside_the_package_deferred_imports_included():
+    modules = _modules()
+    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
+    # a package's __init__ may import its own modules; a module importing its package's __init__ back is a circle
+    cycles, state, stack = [], {}, []
+
+    def visit(node: str) -> None:
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = "done"
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name)
+    assert cycles == [], "import circles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def test_no_module_imports_one_above_it_in_the_pipeline():
+    modules = _modules()
+    upward = []
+    for name, file in modules.items():
+        if name == "ambiglib":
+            continue  # the package re-exports on first use (__getattr__), by name, importing nothing up front
+        for target in _imports(name, file, modules):
+            if target != "ambiglib" and _layer(target) > _layer(name):
+                upward.append(f"{name} imports {target}")
+    assert upward == []
+
+
+def _python_files() -> list[Path]:
+    return sorted([*PACKAGE.rglob("*.py"), *(ROOT / "scripts").rglob("*.py"), *(ROOT / "bench").rglob("*.py")])
+
+
+@pytest.mark.parametrize("file", _python_files(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_module_is_over_600_lines_or_15_public_names(file):
+    text = file.read_text(encoding="utf-8")
+    n_lines = len(text.splitlines())
+    public = [node.name for node in ast.parse(text).body
+              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not node.name.startswith("_")]
+    assert n_lines <= MAX_LINES, f"{file.relative_to(ROOT)}: {n_lines} lines (at most {MAX_LINES})"
+    assert len(public) <= MAX_PUBLIC, f"{file.relative_to(ROOT)}: {len(public)} public names: {public}"
+
+
+def test_the_checks_see_what_they_are_for(tmp_path):
+    """The walk finds a deferred import and a circle through it, and counts lines and public names."""
+    modules = {"ambiglib.a": tmp_path / "a.py", "ambiglib.b": tmp_path / "b.py"}
+    modules["ambiglib.a"].write_text("from .b import x\n")
+    modules["ambiglib.b"].write_text("def f():\n    from . import a\n    return a\n")
+    assert _imports("ambiglib.a", modules["ambiglib.a"], modules) == {"ambiglib.b"}
+    assert _imports("ambiglib.b", modules["ambiglib.b"], modules) == {"ambiglib.a"}
+    assert _layer("ambiglib.tables.asking") > _layer("ambiglib.metrics.asking") > _layer("ambiglib.runset")
