@@ -29,7 +29,7 @@ INCONSISTENT = "paper inconsistency"
 OURS = "our convention"
 
 ROUNDED_RATES = ("CalibScore was computed from the rounded percentages: from the printed rates it is exact "
-                 "(tests/test_metrics.py); no count out of the task total gives both printed rates and this score")
+                 "(tests/test_metrics_asking.py); no count out of the task total gives both printed rates and this score")
 T12 = ("Table 12 repeats Table 7's outcome-critical MCP-Atlas rows with other values for this model"
        " (Table 7: the fixture follows it, and it sums with the other classes to Table 3's pass@3)")
 TAC_PRO_Q = ("Table 3's own row: Gain/Q 0.24 (4.8 pp) and 0.11 (2.2 pp) both need 20 questions, which at"
@@ -307,8 +307,8 @@ def test_the_paper_logs_are_what_the_script_writes(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("mk", Path(__file__).resolve().parents[1] / "scripts" / "make_paper_fixtures.py")
     mk = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mk)
-    monkeypatch.setattr(mk, "OUT", tmp_path)
-    mk.main()
+    assert mk.OUT == PAPER  # the script writes data/paper by default; here it writes tmp_path
+    mk.main(tmp_path)
     for name in ("ambig-ds.jsonl", "hil-bench.jsonl", "lhaw.jsonl", "printed.json", "inferability_audit.csv"):
         assert (tmp_path / name).read_bytes() == (PAPER / name).read_bytes(), name
 

@@ -1,0 +1,342 @@
+"""ambiglib.metrics.asking against the papers' printed numbers (HIL-Bench Table 1, Ambig-DS Table 13), hand
+computation, brute force and properties that must hold for any log."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ambiglib import RunSet, metrics, stats
+from ambiglib.metrics import MetricError
+
+from builders import q, row, run, task
+
+# HIL-Bench Table 1: pooled recall and precision (%) and the printed Ask-F1 (%).
+TABLE1 = [
+    ("sql", "GPT-5.3-Codex", 14.0, 55.3, 22.3), ("sql", "GPT-5.4", 22.7, 54.3, 32.1),
+    ("sql", "Gemini 3.1 Pro", 59.2, 35.6, 44.5), ("sql", "Claude Opus 4.6", 61.2, 54.3, 57.5),
+    ("swe", "GPT-5.3-Codex", 23.5, 56.5, 33.2), ("swe", "GPT-5.4", 27.0, 52.3, 35.6),
+    ("swe", "Gemini 3.1 Pro", 36.2, 47.5, 41.1), ("swe", "Claude Opus 4.6", 34.6, 26.3, 29.9),
+]
+
+
+@pytest.mark.parametrize("suite, model, recall, precision, f1", TABLE1)
+def test_ask_f1_reproduces_hil_bench_table1(suite, model, recall, precision, f1):
+    # HIL-Bench Table 1: Ask-F1 is the harmonic mean of the pooled precision and recall (runlog-v1 B.1).
+    # The printed P and R are rounded to 0.1 pp, so look inside their rounding boxes (at 0.01 pp)
+    # for pooled values that give all three printed numbers, then build a log with exactly those
+    # pooled counts and run it through ask_f1 end to end.
+    def f1_of(p, r):
+        return 2 * p * r / (p + r)
+
+    grid = np.arange(-4, 5) / 100  # offsets in pp: x - 0.04 ... x + 0.04
+    found = [(precision + dp, recall + dr) for dp in grid for dr in grid
+             if round(100 * f1_of((precision + dp) / 100, (recall + dr) / 100), 1) == f1]
+    assert found, "no P and R that round to the printed values give the printed F1"
+    p_pct, r_pct = min(found, key=lambda pr: abs(pr[0] - precision) + abs(pr[1] - recall))
+    n_rel, n_disc, n_q, n_b = round(p_pct * 100), round(r_pct * 100), 10_000, 10_000
+    if n_disc > n_rel:  # one distinct blocker per relevant question at most: ask twice as many
+        n_q, n_rel = 2 * n_q, 2 * n_rel
+    questions = [q(f"b{i % n_disc}") for i in range(n_rel)] + [q(None)] * (n_q - n_rel)
+    rs = RunSet.from_records([task("t", n_b, suite=suite), run("t", model=model, suite=suite, questions=questions)])
+    out = metrics.ask_f1(rs).iloc[0]
+    assert round(100 * out["precision"], 1) == precision
+    assert round(100 * out["recall"], 1) == recall
+    assert round(100 * out["ask_f1"], 1) == f1
+
+
+def test_hil_bench_table1_f1_is_not_the_mean_or_product_of_p_and_r():
+    # the printed F1 rules out the other plausible poolings of the printed P and R (Claude Opus 4.6, SQL)
+    p, r = 0.543, 0.612
+    assert round(100 * 2 * p * r / (p + r), 1) == 57.5
+    assert round(100 * (p + r) / 2, 1) != 57.5 and round(100 * p * r, 1) != 57.5
+
+
+def _duplicate_question_fixture():
+    # one task with 4 blockers; run 1 asks twice about b0, once about b1, once irrelevantly;
+    # run 2 never asks (silent guessing); run 3 asks one irrelevant question.
+    return RunSet.from_records([
+        task("t1", 4),
+        run("t1", trial=1, questions=[q("b0"), q("b0"), q("b1"), q(None)]),
+        run("t1", trial=2),
+        run("t1", trial=3, questions=[q(None)]),
+    ])
+
+
+def test_relevant_versus_distinct_precision_by_hand():
+    rs = _duplicate_question_fixture()
+    relevant = metrics.ask_f1(rs).iloc[0]
+    distinct = metrics.ask_f1(rs, precision="distinct").iloc[0]
+    # 5 questions; 3 relevant (b0, b0, b1); 2 distinct blockers addressed
+    assert (relevant["n_questions"], relevant["n_relevant"], relevant["n_discovered"]) == (5, 3, 2)
+    assert relevant["precision"] == 3 / 5
+    assert distinct["precision"] == 2 / 5
+
+
+def test_all_runs_versus_asking_runs_recall_by_hand():
+    rs = _duplicate_question_fixture()
+    all_runs = metrics.ask_f1(rs).iloc[0]
+    asking = metrics.ask_f1(rs, recall="asking_runs").iloc[0]
+    # all runs: 2 discovered of 3 runs x 4 blockers; asking runs (1 and 3): 2 of 8
+    assert (all_runs["n_blockers"], all_runs["recall"]) == (12, 2 / 12)
+    assert (asking["n_blockers"], asking["recall"]) == (8, 2 / 8)
+    p, r = 3 / 5, 2 / 12
+    assert all_runs["ask_f1"] == pytest.approx(2 * p * r / (p + r))
+
+
+def test_macro_pooling_by_hand():
+    rs = _duplicate_question_fixture()
+    out = metrics.ask_f1(rs, pooling="macro").iloc[0]
+    p1, r1 = 3 / 4, 2 / 4
+    f1 = 2 * p1 * r1 / (p1 + r1)
+    assert out["precision"] == pytest.approx((p1 + 0) / 2)  # over asking runs 1 and 3
+    assert out["recall"] == pytest.approx((r1 + 0 + 0) / 3)  # over all runs
+    assert out["ask_f1"] == pytest.approx((f1 + 0 + 0) / 3)  # a silent run counts F1 = 0
+
+
+def test_ask_f1_only_counts_ambiguous_runs_with_the_tool_and_excludes_errors():
+    rs = RunSet.from_records([
+        task("t1", 2),
+        run("t1", trial=1, questions=[q("b0")]),
+        run("t1", trial=2, status="error", questions=[q("b1")]),
+        run("t1", ask_tool=False),
+        run("t1", spec="full", questions=[q("b1")]),
+    ])
+    out = metrics.ask_f1(rs).iloc[0]
+    assert (out["n_runs"], out["n_questions"], out["n_excluded"]) == (1, 1, 1)
+    assert (out["precision"], out["recall"]) == (1.0, 0.5)
+
+
+def test_ask_f1_precision_is_zero_without_questions():
+    rs = RunSet.from_records([task("t1", 3), run("t1")])
+    out = metrics.ask_f1(rs).iloc[0]
+    assert (out["n_questions"], out["precision"], out["recall"], out["ask_f1"]) == (0, 0.0, 0.0, 0.0)
+
+
+def test_ask_f1_names_a_task_without_blocker_record():
+    rs = RunSet.from_records([task("t1", 3), run("t1"), run("t9", questions=[q("b0")])])
+    with pytest.raises(MetricError, match=r"no task record for \(benchmark='hil-bench', suite='sql', variant_id='t9'\)"):
+        metrics.ask_f1(rs)
+    # asking_runs recall needs blockers only for runs that asked
+    rs = RunSet.from_records([task("t1", 3), run("t1", questions=[q("b0")]), run("t9")])
+    assert metrics.ask_f1(rs, recall="asking_runs").iloc[0]["recall"] == 1 / 3
+    with pytest.raises(MetricError, match="no task record"):
+        metrics.ask_f1(rs)
+
+
+def test_ask_f1_refuses_a_blocker_the_task_does_not_register():
+    rs = RunSet.from_records([task("t1", 2), run("t1", questions=[q("b0"), q("b7")])])
+    with pytest.raises(MetricError, match=r"question 1 names blocker 'b7', which task .* does not register"):
+        metrics.ask_f1(rs)
+
+
+def test_ask_f1_refuses_groups_that_mix_policies():
+    rs = RunSet.from_records([task("t1", 2), run("t1", policy="supervisor"), run("t1", policy="executive")])
+    with pytest.raises(MetricError, match=r"mixes policy values \['executive', 'supervisor'\]; add 'policy' to by="):
+        metrics.ask_f1(rs)
+    assert len(metrics.ask_f1(rs, by=("suite", "model", "policy"))) == 2
+
+
+def test_ask_f1_ci_equals_the_generic_cluster_bootstrap():
+    rng = np.random.default_rng(1)
+    records = []
+    for t in range(15):
+        records.append(task(f"t{t}", 3))
+        for trial in (1, 2, 3):
+            asks = [q(f"b{rng.integers(3)}" if rng.random() < 0.6 else None) for _ in range(rng.integers(0, 4))]
+            records.append(run(f"t{t}", trial=trial, questions=asks))
+    rs = RunSet.from_records(records)
+    out = metrics.ask_f1(rs, ci=True, n_boot=800, seed=3).iloc[0]
+    # the same statistic through stats.cluster_bootstrap on per-run rows
+    per_run = rs.runs[["run_id", "task_id", "n_questions"]].astype({"task_id": object}).copy()
+    rel = rs.questions[rs.questions["relevant"].astype(bool)]
+    per_run["rel"] = per_run["run_id"].map(rel.groupby("run_id").size()).fillna(0)
+    per_run["disc"] = per_run["run_id"].map(rel.groupby("run_id")["blocker_id"].nunique()).fillna(0)
+    per_run["b"] = 3.0
+
+    def f1(f, w):
+        p = (w @ f["rel"].to_numpy(float)) / (w @ f["n_questions"].to_numpy(float))
+        r = (w @ f["disc"].to_numpy(float)) / (w @ f["b"].to_numpy(float))
+        return np.column_stack([p, r, 2 * p * r / (p + r)])
+
+    generic = stats.cluster_bootstrap(per_run, f1, n_boot=800, seed=3)
+    for i, name in enumerate(["precision", "recall", "ask_f1"]):
+        assert out[name] == pytest.approx(generic.loc[i, "estimate"])
+        assert (out[f"{name}_ci_low"], out[f"{name}_ci_high"]) == pytest.approx(
+            (generic.loc[i, "ci_low"], generic.loc[i, "ci_high"]), abs=1e-12)
+        assert out[f"{name}_ci_low"] <= out[name] <= out[f"{name}_ci_high"]
+
+
+# Ambig-DS Table 13: (axis, model, ask on ambiguous %, ask on full %, CalibScore) per policy.
+TABLE13 = [
+    ("objective", "Gemini 3 Flash", "permissive", 95, 95, 0.10), ("objective", "Gemini 3 Flash", "conservative", 16, 5, 0.27),
+    ("objective", "GPT-5.4 Nano", "permissive", 79, 87, 0.22), ("objective", "GPT-5.4 Nano", "conservative", 0, 5, 0.00),
+    ("objective", "Claude Haiku 4.5", "permissive", 100, 100, 0.00), ("objective", "Claude Haiku 4.5", "conservative", 5, 5, 0.10),
+    ("objective", "Gemini 3.1 Pro", "permissive", 100, 33, 0.80), ("objective", "Gemini 3.1 Pro", "conservative", 70, 0, 0.82),
+    ("objective", "GPT-5.4", "permissive", 100, 87, 0.23), ("objective", "GPT-5.4", "conservative", 0, 0, 0.00),
+    ("target", "Gemini 3 Flash", "permissive", 98, 88, 0.21), ("target", "Gemini 3 Flash", "conservative", 96, 2, 0.97),
+    ("target", "GPT-5.4 Nano", "permissive", 100, 98, 0.04), ("target", "GPT-5.4 Nano", "conservative", 51, 8, 0.66),
+    ("target", "Claude Haiku 4.5", "permissive", 100, 100, 0.00), ("target", "Claude Haiku 4.5", "conservative", 67, 2, 0.80),
+    ("target", "Gemini 3.1 Pro", "permissive", 98, 51, 0.65), ("target", "Gemini 3.1 Pro", "conservative", 94, 0, 0.97),
+    ("target", "GPT-5.4", "permissive", 94, 65, 0.51), ("target", "GPT-5.4", "conservative", 33, 4, 0.49),
+]
+
+
+def test_ask_calibration_reproduces_all_20_rows_of_ambig_ds_table13():
+    # 100 ask-only runs per spec, so the printed percentages are exact counts
+    records = []
+    for suite, model, policy, amb, full, _ in TABLE13:
+        for spec, pct in (("ambiguous", amb), ("full", full)):
+            for i in range(100):
+                records.append({"benchmark": "ambig-ds", "suite": suite, "task_id": f"task{i}", "model": model,
+                                "spec": spec, "ask_tool": True, "policy": policy, "protocol": "ask_only",
+                                "questions": [q()] if i < pct else []})
+    out = metrics.ask_calibration(RunSet.from_records(records))
+    assert len(out) == 20
+    for suite, model, policy, amb, full, calib in TABLE13:
+        r = row(out, suite=suite, model=model, policy=policy)
+        assert (r["n_ambiguous"], r["n_full"]) == (100, 100)
+        assert (r["ask_on_ambiguous"], r["ask_on_full"]) == (amb / 100, full / 100)
+        assert round(r["calib_score"], 2) == calib, (suite, model, policy)
+
+
+def test_calib_score_is_zero_when_both_terms_are_zero():
+    assert metrics.calib_score(0.0, 1.0) == 0.0
+    assert metrics.calib_score(1.0, 0.0) == 1.0
+
+
+def test_ask_calibration_cis_are_wilson_and_task_bootstrap():
+    records = [run(f"t{i}", spec=s, policy="p", protocol="ask_only", questions=[q()] if (i + (s == "full")) % 3 == 0 else [])
+               for i in range(20) for s in ("ambiguous", "full")]
+    out = metrics.ask_calibration(RunSet.from_records(records), ci=True, n_boot=500).iloc[0]
+    k = round(out["ask_on_ambiguous"] * out["n_ambiguous"])
+    assert (out["ask_on_ambiguous_ci_low"], out["ask_on_ambiguous_ci_high"]) == pytest.approx(stats.wilson_ci(k, 20))
+    assert out["calib_score_ci_low"] <= out["calib_score"] <= out["calib_score_ci_high"]
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 7])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_unbiased_pass_at_k_equals_brute_force_over_all_k_subsets(n, k):
+    for c in range(n + 1):
+        outcomes = [1] * c + [0] * (n - c)
+        subsets = list(itertools.combinations(range(n), k))
+        brute = np.mean([any(outcomes[i] for i in s) for s in subsets])
+        records = [run("t", spec="full", ask_tool=False, trial=i + 1, passed=bool(o)) for i, o in enumerate(outcomes)]
+        out = metrics.pass_at_k(RunSet.from_records(records), k=k).iloc[0]
+        assert out["pass_at_k"] == pytest.approx(brute, abs=1e-12), (n, k, c)
+
+
+def test_first_k_pass_at_k_is_the_harness_rule():
+    # task a: successes only after the first 3 valid passes; task b: one in pass 2; an error pass is skipped
+    records = [run("a", spec="full", ask_tool=False, trial=t, passed=t == 4) for t in (1, 2, 3, 4)]
+    records += [run("b", spec="full", ask_tool=False, trial=1, status="error"),
+                run("b", spec="full", ask_tool=False, trial=2, passed=True),
+                run("b", spec="full", ask_tool=False, trial=3, passed=False),
+                run("b", spec="full", ask_tool=False, trial=4, passed=False)]
+    rs = RunSet.from_records(records)
+    first = metrics.pass_at_k(rs, k=3, estimator="first_k").iloc[0]
+    unbiased = metrics.pass_at_k(rs, k=3).iloc[0]
+    assert (first["n_tasks"], first["pass_at_k"], first["n_excluded"]) == (2, 0.5, 1)
+    # unbiased: a has n=4, c=1 → 1 − C(3,3)/C(4,3) = 0.75; b has n=3, c=1 → 1
+    assert unbiased["pass_at_k"] == pytest.approx((0.75 + 1) / 2)
+
+
+def test_pass_at_k_leaves_out_tasks_with_fewer_than_k_trials_and_refuses_mixed_conditions():
+    records = [run("a", spec="full", ask_tool=False, trial=t, passed=True) for t in (1, 2)]
+    records += [run("b", spec="full", ask_tool=False, trial=t, passed=False) for t in (1, 2, 3)]
+    out = metrics.pass_at_k(RunSet.from_records(records), k=3).iloc[0]
+    assert (out["n_tasks"], out["pass_at_k"]) == (1, 0.0)
+    mixed = RunSet.from_records(records + [run("a", trial=9)])
+    with pytest.raises(MetricError, match=r"mixes spec values \['ambiguous', 'full'\]"):
+        metrics.pass_at_k(mixed, k=3)
+
+
+@st.composite
+def ask_logs(draw):
+    n_tasks = draw(st.integers(1, 4))
+    records = []
+    for t in range(n_tasks):
+        n_b = draw(st.integers(0, 4))
+        records.append(task(f"t{t}", n_b))
+        for trial in range(1, draw(st.integers(1, 3)) + 1):
+            asks = draw(st.lists(st.one_of(st.none(), st.integers(0, max(n_b - 1, 0))), max_size=5))
+            questions = [q(None if a is None or n_b == 0 else f"b{a}") for a in asks]
+            records.append(run(f"t{t}", trial=trial, questions=questions,
+                               status=draw(st.sampled_from(["ok", "ok", "invalid", "error"]))))
+    return records
+
+
+VARIANTS = [dict(precision=p, recall=r, pooling=m) for p in ("relevant", "distinct")
+            for r in ("all_runs", "asking_runs") for m in ("micro", "macro")]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(records=ask_logs(), variant=st.sampled_from(VARIANTS))
+def test_every_rate_lies_in_the_unit_interval(records, variant):
+    out = metrics.ask_f1(RunSet.from_records(records), **variant)
+    empty = out["n_runs"] == 0  # every run of the group errored: no value (issue 11), never a silent 0
+    for c in ("precision", "recall", "ask_f1"):
+        assert out.loc[empty, c].isna().all()
+        assert ((out.loc[~empty, c] >= 0) & (out.loc[~empty, c] <= 1)).all()
+
+
+@settings(max_examples=150, deadline=None)
+@given(records=ask_logs())
+def test_ask_f1_is_zero_when_nothing_relevant_is_asked(records):
+    for r in records:
+        for question in r.get("questions", []):
+            question["blocker_id"] = None
+    out = metrics.ask_f1(RunSet.from_records(records)).iloc[0]
+    if out["n_runs"] == 0:  # every run errored: nothing to score (issue 11)
+        assert pd.isna(out["ask_f1"]) and pd.isna(out["precision"]) and pd.isna(out["recall"])
+    else:
+        assert out["ask_f1"] == 0 and out["precision"] == 0 and out["recall"] == 0
+
+
+def _first_ok_run(records):
+    return next(i for i, r in enumerate(records) if r.get("record") != "task" and r["status"] != "error")
+
+
+@settings(max_examples=150, deadline=None)
+@given(records=ask_logs(), precision=st.sampled_from(["relevant", "distinct"]))
+def test_an_extra_irrelevant_question_never_raises_precision(records, precision):
+    if not any(r.get("record") != "task" and r["status"] != "error" for r in records):
+        return
+    before = metrics.ask_f1(RunSet.from_records(records), precision=precision).iloc[0]["precision"]
+    i = _first_ok_run(records)
+    records[i] = {**records[i], "questions": [*records[i]["questions"], q(None, "irrelevant?")]}
+    after = metrics.ask_f1(RunSet.from_records(records), precision=precision).iloc[0]["precision"]
+    assert after <= before + 1e-12
+
+
+@settings(max_examples=150, deadline=None)
+@given(records=ask_logs())
+def test_a_repeated_relevant_question_never_lowers_relevant_precision_and_never_raises_distinct(records):
+    ok = [i for i, r in enumerate(records) if r.get("record") != "task" and r["status"] != "error"
+          and any(x["blocker_id"] for x in r["questions"])]
+    if not ok:
+        return
+    rs = RunSet.from_records(records)
+    rel0 = metrics.ask_f1(rs).iloc[0]["precision"]
+    dis0 = metrics.ask_f1(rs, precision="distinct").iloc[0]["precision"]
+    i = ok[0]
+    dup = next(x for x in records[i]["questions"] if x["blocker_id"])
+    records[i] = {**records[i], "questions": [*records[i]["questions"], dict(dup)]}
+    rs = RunSet.from_records(records)
+    assert metrics.ask_f1(rs).iloc[0]["precision"] >= rel0 - 1e-12
+    assert metrics.ask_f1(rs, precision="distinct").iloc[0]["precision"] <= dis0 + 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(records=ask_logs(), seed=st.integers(0, 2**16))
+def test_row_order_never_changes_a_result(records, seed):
+    order = np.random.default_rng(seed).permutation(len(records))
+    shuffled = [records[i] for i in order]
+    a, b = RunSet.from_records(records), RunSet.from_records(shuffled)
+    pd.testing.assert_frame_equal(metrics.ask_f1(a, ci=True, n_boot=50), metrics.ask_f1(b, ci=True, n_boot=50))
+    pd.testing.assert_frame_equal(metrics.ask_calibration(a.filter(ask_tool=True)),
+                                  metrics.ask_calibration(b.filter(ask_tool=True)))

@@ -1,0 +1,41 @@
+"""ambiglib.tables.labels by hand: judge reliability."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ambiglib import RunSet, stats
+
+from builders import run
+
+def test_judge_reliability_by_hand():
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    from ambiglib import tables
+
+    gpt = ["y", "x", "y", "x", "x", "y"]
+    records = []
+    for i in range(6):
+        a = ["x", "x", "x"] if i % 2 else ["y", "y", "x"]
+        labels = [{"facet": "trace", "label": lab, "judge": "claude", "call": c + 1} for c, lab in enumerate(a)]
+        labels.append({"facet": "trace", "label": gpt[i], "judge": "gpt", "call": 1})
+        records.append(run(f"t{i}", labels=labels, category="x" if i else "y"))
+    out = tables.judge_reliability(RunSet.from_records(records)).set_index("diagnostic")
+    claude = pd.DataFrame([{"run_id": f"r{i}", "call": c, "label": lab} for i in range(6)
+                           for c, lab in enumerate(["x", "x", "x"] if i % 2 else ["y", "y", "x"])])
+    assert out.loc["Fleiss kappa (3 calls)", "value"] == pytest.approx(stats.fleiss_kappa(claude))
+    # majority labels: claude y,x,y,x,y,x; gpt y,x,y,x,x,y → rows claude x/y, columns gpt x/y: [[2, 1], [1, 2]]
+    assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(cohens_kappa([[2, 1], [1, 2]]).kappa)
+    assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(1 / 3)
+    # each judge's majority vs the final category (y, x, x, x, x, x): claude y, x, y, x, y, x overridden on
+    # r2 and r4, 2 of 6; gpt y, x, y, x, x, y on r2 and r5, 2 of 6 (Ambig-DS Table 9: the Claude panel's rate)
+    rows = out.loc["override rate (category differs from judge majority)"].set_index("judge")
+    assert (rows.loc["claude", "value"], rows.loc["claude", "n"]) == (pytest.approx(2 / 6), 6)
+    assert (rows.loc["gpt", "value"], rows.loc["gpt", "n"]) == (pytest.approx(2 / 6), 6)
+    # a failed run's category (timeout) agrees with the judges' "invalid"
+    failed = [run("tf", status="timeout", category="timeout",
+                  labels=[{"facet": "trace", "label": "invalid", "judge": "claude", "call": c} for c in (1, 2, 3)])]
+    out = tables.judge_reliability(RunSet.from_records(records + failed)).set_index("diagnostic")
+    rows = out.loc["override rate (category differs from judge majority)"].set_index("judge")
+    assert (rows.loc["claude", "value"], rows.loc["claude", "n"]) == (pytest.approx(2 / 7), 7)
