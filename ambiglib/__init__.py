@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_ambigds": "importers",
           "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers"}
 #: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
-_LAZY = ("metrics", "stats", "tables", "plots", "report", "shapes", "comparisons", "harness", "simulate", "cli")
+_LAZY = ("metrics", "stats", "tables", "plots", "report", "shapes", "comparisons", "simulate", "cli")
 
 
 def __getattr__(name: str):

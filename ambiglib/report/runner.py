@@ -2,7 +2,7 @@
 
 The report (:mod:`ambiglib.report`) runs each notebook in a worker process of its own (papermill
 changes the process's working directory), started with :func:`worker_started` and warmed with
-:func:`warm`; :func:`run_notebook` injects the parameters (:mod:`ambiglib.parameters`), executes the
+:func:`warm`; :func:`run_notebook` injects the parameters (:mod:`ambiglib.report.parameters`), executes the
 notebook in a kernel of :func:`kernel_manager`'s class and writes its ``.ipynb`` and ``.html``.
 """
 

@@ -356,7 +356,7 @@ def write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
     ``_runlog.jsonl`` (one line per task and invocation, a re-invocation that skipped an existing result
     included). A ``build_failed`` folder holds only step 7's audit, a ``build_failed_solve`` folder only
     ``_clarify.json``. ``_aggregate/opencode_<model>.json`` (step 6) and
-    ``_aggregate/target_audit/<run>.json`` (step 7) are computed by :func:`ambiglib.harness.harness_summary`.
+    ``_aggregate/target_audit/<run>.json`` (step 7) are computed by :func:`ambiglib.metrics.harness.harness_summary`.
     Not written: ``_submission.csv``, ``_shape.json``, the ``_grade/`` grader folder and the
     ``workspaces/`` step 7 reads — no metric code reads them.
     """
