@@ -11,7 +11,7 @@ from ..runset import RunSet
 from ._common import (CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _order, _ratio,
                       _single_condition, _wilson_columns, _with_ci, _work)
 
-__all__ = ['ask_f1', 'calib_score', 'ask_calibration', 'pass_at_k']
+__all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
 
 
 def _per_run_asks(rs: RunSet, runs: pd.DataFrame) -> pd.DataFrame:

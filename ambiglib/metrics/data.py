@@ -8,7 +8,7 @@ import pandas as pd
 from ..runset import RunSet, _arrow_of
 from ._common import _work
 
-__all__ = ['ambiguity_classes']
+__all__ = ["ambiguity_classes"]
 
 
 def _as_bool(label: object) -> bool | None:

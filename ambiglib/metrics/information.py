@@ -14,7 +14,7 @@ from ..stats import paired_bootstrap_ci, paired_wilcoxon
 from ._common import _check_by, _cluster_ci, _excluded, _order, _ratio, _single_condition, _with_ci, _work
 from .asking import _per_unit_pass
 
-__all__ = ['value_of_information', 'performance']
+__all__ = ["value_of_information", "performance"]
 
 
 def _tool_split(work: pd.DataFrame, by: list[str], fn: str) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:

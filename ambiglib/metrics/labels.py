@@ -11,7 +11,7 @@ from ..runset import RunSet
 from ..stats import majority_vote
 from ._common import CONDITIONS, FAILED, _check_by, _excluded, _isin, _ratio, _single_condition, _wilson_columns, _work
 
-__all__ = ['category_shares', 'conditional_scores', 'majority_labels', 'label_shares', 'flag_shares']
+__all__ = ["category_shares", "conditional_scores", "majority_labels", "label_shares", "flag_shares"]
 
 
 CATEGORY_ORDER = ("intended", "alternative", "degenerate", "invalid", "timeout")

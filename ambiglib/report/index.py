@@ -15,7 +15,7 @@ from ..loading import load
 from .runner import NotebookResult
 from .rendering import MAX_ROWS_SHOWN, _counts_as_integers, _markdown_cell, _shown_rows, csv_safe, markdown_safe
 
-__all__ = ['errors_frame', 'write_summary']
+__all__ = ["errors_frame", "write_summary"]
 
 
 def errors_frame(errors: list[LoadError]) -> pd.DataFrame:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ['render_table', 'save_table', 'csv_safe', 'markdown_safe', 'show_table', 'show_figure', 'save_figure']
+__all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure"]
 
 
 def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:

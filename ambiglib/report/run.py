@@ -16,7 +16,7 @@ from .index import _collect, _write_index, write_summary
 from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
 from .runner import NotebookResult, longest_first, run_notebook, warm, worker_started
 
-__all__ = ['bundled_notebooks', 'example_runs', 'run_report']
+__all__ = ["bundled_notebooks", "example_runs", "run_report"]
 
 
 #: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).

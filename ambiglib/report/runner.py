@@ -122,7 +122,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     executed = out / f"{name}.ipynb"
     manager = kernel_manager()
     # the parameters cell is ours, not papermill's translator's: each value a literal, proven so
-    # (ambiglib.parameters); papermill then runs the notebook as written, with no parameters of its own
+    # (ambiglib.report.parameters); papermill then runs the notebook as written, with no parameters of its own
     nbformat.write(inject_parameters(nbformat.read(str(notebook), as_version=4), parameters), str(executed))
     as_given = str(executed).replace("{", "{{").replace("}", "}}")  # papermill str.format()s its paths
     for attempt in (1, 2):

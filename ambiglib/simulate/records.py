@@ -13,7 +13,7 @@ import numpy as np
 from ..importers.hilbench import HICCUP, IRRELEVANT, MAX_ANSWERED
 from .constants import DEFAULT_SEED, HIL_MODES, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
 
-__all__ = ['AmbigDSAgent', 'HILAgent', 'LHAWAgent', 'example_records', 'write_example']
+__all__ = ["AmbigDSAgent", "HILAgent", "LHAWAgent", "example_records", "write_example"]
 
 
 @dataclass(frozen=True)

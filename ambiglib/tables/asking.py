@@ -13,7 +13,7 @@ from ..shapes import SHAPES, Conventions, labels_of
 from ..stats import majority_vote
 from ._common import ConventionsArg, _per_benchmark
 
-__all__ = ['ask_calibration', 'judgment_gap', 'pass_rates', 'questions_per_task', 'leaderboard', 'ask_diagnostics']
+__all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]
 
 
 def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed: int = 0,

@@ -14,7 +14,8 @@ from ..shapes import SHAPES
 from ..stats import wilcoxon_power, wilson_ci
 from ._common import _per_benchmark
 
-__all__ = ['blocker_stats', 'ambiguity_classes', 'variant_distribution', 'coverage', 'selector_accuracy', 'composition', 'power_analysis', 'calls_per_trial']
+__all__ = ["blocker_stats", "ambiguity_classes", "variant_distribution", "coverage", "selector_accuracy",
+           "composition", "power_analysis", "calls_per_trial"]
 
 
 def blocker_stats(rs: RunSet) -> pd.DataFrame:

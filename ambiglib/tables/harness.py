@@ -10,7 +10,7 @@ from .. import metrics
 from ..metrics.harness import _harness_of, _plain, harness_anomalies, harness_summary
 from ..runset import RunSet
 
-__all__ = ['harness_summary', 'harness_anomalies', 'convention_audit']
+__all__ = ["harness_summary", "harness_anomalies", "convention_audit"]
 
 
 def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None,

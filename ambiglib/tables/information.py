@@ -15,7 +15,8 @@ from ..runset import RunSet
 from ..shapes import SHAPES, Conventions, Shape
 from ._common import ConventionsArg, _own_agents, _per_benchmark, _per_tool_policy
 
-__all__ = ['performance', 'value_of_information', 'by_ambiguity_class', 'by_dimension', 'segments_removed', 'generality', 'prompting_strategies', 'removal_strategies', 'personas']
+__all__ = ["performance", "value_of_information", "by_ambiguity_class", "by_dimension", "segments_removed",
+           "generality", "prompting_strategies", "removal_strategies", "personas"]
 
 
 def performance(rs: RunSet, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:

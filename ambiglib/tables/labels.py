@@ -14,7 +14,8 @@ from ..shapes import SHAPES, Conventions, label_prefix, labels_of
 from ..stats import cohen_kappa, fleiss_kappa, majority_vote
 from ._common import _mode, _per_benchmark, _policy_condition, _wide
 
-__all__ = ['framing_categories', 'conditional_scores', 'recognition_audit', 'ask_failure_modes', 'ask_failure_flags', 'failure_modes', 'failure_mode_shift', 'judge_reliability']
+__all__ = ["framing_categories", "conditional_scores", "recognition_audit", "ask_failure_modes", "ask_failure_flags",
+           "failure_modes", "failure_mode_shift", "judge_reliability"]
 
 
 def framing_categories(rs: RunSet) -> pd.DataFrame:

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._common import RowError
 
-__all__ = ['model_safe', 'ask_prf', 'is_hilbench_run']
+__all__ = ["model_safe", "ask_prf", "is_hilbench_run"]
 
 
 #: HIL-Bench modes → (spec, ask_tool) (``batch_runner.get_modes_from_flags``)

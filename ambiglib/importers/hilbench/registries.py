@@ -13,7 +13,7 @@ from ...runlog import require_exists
 from ...runset import RunSet
 from .._common import Collected, finish, guard, present, read_json
 
-__all__ = ['registry_task_records', 'read_hilbench_registries']
+__all__ = ["registry_task_records", "read_hilbench_registries"]
 
 
 def registry_task_records(path: Path) -> list[tuple[Path, dict[str, Any]]]:

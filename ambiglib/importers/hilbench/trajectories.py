@@ -12,7 +12,7 @@ from ...errors import FormatError
 from .._common import read_json
 from .conventions import ASK_PREFIX, HICCUP, _QUOTING_MARKERS, _TIMEOUT_OBS
 
-__all__ = ['ask_human_question', 'invalid_pass_reason']
+__all__ = ["ask_human_question", "invalid_pass_reason"]
 
 
 def _text(value: Any) -> str:
