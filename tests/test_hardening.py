@@ -859,3 +859,28 @@ def test_a_harness_log_nested_in_another_layout_s_folder_is_loaded_too(native):
     shutil.move(str(native / "ambig-ds" / "results"), str(run / "extra" / "results"))
     both, errors = _lenient(run)
     assert errors == [] and len(both.runs) == len(alone.runs) + len(ambig.runs)
+
+
+def test_every_table_on_a_log_missing_one_condition_gives_a_frame_or_a_metric_error():
+    """failure_mode_shift raised KeyError on HIL-Bench runs that all had the ask tool. Every table, on each
+    benchmark of the example with only one side of the ask tool or of the specification, gives a DataFrame
+    (empty ones with a note) or a MetricError, never an exception from inside pandas."""
+    import pandas as pd
+
+    from ambiglib import comparisons, tables
+    from ambiglib.metrics import MetricError
+
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    slices = [rs.filter(benchmark=b, **{col: v}) for b in sorted(set(rs.runs["benchmark"]))
+              for col, values in (("ask_tool", (True, False)), ("spec", ("full", "ambiguous"))) for v in values]
+    fns = {n: getattr(tables, n) for n in tables.__all__ if n != "selector_accuracy"}  # that one reads a CSV
+    fns["model_comparison"] = comparisons.model_comparison
+    quick = {"performance": {"n_boot": 50}, "model_comparison": {"n_boot": 50}, "power_analysis": {"n_sim": 20}}
+    for sub in slices:
+        for name, fn in fns.items():
+            try:
+                out = fn(sub, **quick.get(name, {}))
+            except MetricError:
+                continue
+            assert isinstance(out, pd.DataFrame), name
+            assert len(out) or out.attrs.get("note"), f"{name}: an empty table without a note"

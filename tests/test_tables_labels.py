@@ -39,3 +39,20 @@ def test_judge_reliability_by_hand():
     out = tables.judge_reliability(RunSet.from_records(records + failed)).set_index("diagnostic")
     rows = out.loc["override rate (category differs from judge majority)"].set_index("judge")
     assert (rows.loc["claude", "value"], rows.loc["claude", "n"]) == (pytest.approx(2 / 7), 7)
+
+
+def test_failure_mode_shift_without_one_side_is_an_empty_table_saying_which():
+    """On HIL-Bench runs with the ask tool only, failure_mode_shift raised KeyError: 'baseline'."""
+    from pathlib import Path
+
+    import ambiglib
+    from ambiglib import tables
+
+    rs = ambiglib.load(Path(__file__).resolve().parents[1] / "data" / "example", quiet=True)
+    asking = tables.failure_mode_shift(rs.filter(benchmark="hil-bench", ask_tool=True))
+    assert len(asking) == 0 and asking.attrs["note"] == (
+        "hil-bench: no mode 'baseline' with failure traces to compare (the log has 'ask_human')")
+    one_suite = tables.failure_mode_shift(rs.filter(benchmark="hil-bench", suite="sql"), between="suite")
+    assert len(one_suite) == 0 and one_suite.attrs["note"] == (
+        "hil-bench: needs two suites with failure traces to compare (the log has 'sql')")
+    assert len(tables.failure_mode_shift(rs)) > 0  # both sides present: the table as before

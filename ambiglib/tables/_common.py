@@ -22,19 +22,22 @@ def _per_benchmark(rs: RunSet, shape: Shape, build: Callable[[RunSet, Convention
     """``build`` on each benchmark of ``rs`` that has ``shape``, with a leading ``benchmark`` column.
 
     With no such benchmark the table is empty (``columns``) and ``attrs["note"]`` says what the
-    log lacks ("no runs with registered blockers and the ask tool in this log").
+    log lacks ("no runs with registered blockers and the ask tool in this log"); where benchmarks have the
+    shape but ``build`` finds nothing to show, the notes ``build`` set on its empty frames say why.
     """
-    parts = []
+    parts, notes = [], []
     for bench, sub in applicable_parts(rs, shape):
         out = build(sub, conventions_for(bench, conventions))
         if len(out):
             out = out.drop(columns="benchmark", errors="ignore")
             out.insert(0, "benchmark", bench)
             parts.append(out)
+        elif out.attrs.get("note"):  # the shape is there, but not what this table compares: say what is missing
+            notes.append(f"{bench}: {out.attrs['note']}")
     if parts:
         return pd.concat(parts, ignore_index=True)
     out = pd.DataFrame(columns=["benchmark", *[c for c in columns if c != "benchmark"]])
-    out.attrs["note"] = shape.note
+    out.attrs["note"] = "; ".join(notes) if notes else shape.note
     return out
 
 

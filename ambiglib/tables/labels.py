@@ -257,9 +257,17 @@ def failure_mode_shift(rs: RunSet, *, dimension: str = "tool_use", between: str 
 
 def _shift(shares: pd.DataFrame, keys: list[str], side: str, a: str | None, b: str | None) -> pd.DataFrame:
     """Per ``keys``: share on side ``b`` minus share on side ``a`` of every label, in pp, with both sides' n."""
+    present = set(shares[side].astype(str))
+    if a not in present or b not in present:  # nothing to subtract: say which side the log lacks
+        out = pd.DataFrame()
+        has = ", ".join(map(repr, sorted(present))) or "none"
+        if a is None or b is None:
+            out.attrs["note"] = f"needs two {side}s with failure traces to compare (the log has {has})"
+        else:
+            missing = " and ".join(repr(x) for x in (a, b) if x not in present)
+            out.attrs["note"] = f"no {side} {missing} with failure traces to compare (the log has {has})"
+        return out
     shares = shares[shares[side].astype(str).isin([a, b])]
-    if len(shares) == 0:
-        return pd.DataFrame()
     wide = shares.pivot_table(index=[*keys, side], columns="label", values="share", aggfunc="first").fillna(0.0)
     n = shares.groupby([*keys, side])["n_runs"].first().unstack(side)
     diff = 100 * (wide.xs(b, level=side) - wide.xs(a, level=side)).dropna(how="all")
