@@ -884,3 +884,31 @@ def test_every_table_on_a_log_missing_one_condition_gives_a_frame_or_a_metric_er
                 continue
             assert isinstance(out, pd.DataFrame), name
             assert len(out) or out.attrs.get("note"), f"{name}: an empty table without a note"
+
+
+def test_a_path_made_from_a_harness_csv_cell_never_leaves_the_run_folder(native, tmp_path):
+    """A pass_level_metrics.csv whose model cell was ../<folder outside> made the importer read that folder's
+    ask_human/pass_1/ask_human_logs.json, and its question appeared in the run set (issue 27 §3)."""
+    import csv
+    import shutil
+
+    run = tmp_path / "copied_run"
+    shutil.copytree(native / "hil-bench" / "results" / "example_ask_human_sql" / "public_metrics",
+                    run / "public_metrics")  # a copied public_metrics/ alone: questions from the server logs
+    outside = tmp_path / "outside"
+    task = "public_sql_0"
+    entry = {f"{task}__../outside__ask_human__pass_1": {"questions": [
+        {"question": "SECRET QUESTION FROM OUTSIDE", "response": "x", "blocker_name": None}]}}
+    (outside / "ask_human" / "pass_1").mkdir(parents=True)
+    (outside / "ask_human" / "pass_1" / "ask_human_logs.json").write_text(json.dumps(entry))
+    table = run / "public_metrics" / "pass_level_metrics.csv"
+    rows = list(csv.DictReader(open(table, newline="")))
+    rows[0]["model"] = "../outside"
+    with open(table, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    rs, errors = _lenient(run)
+    assert not (rs.questions["text"].astype(str) == "SECRET QUESTION FROM OUTSIDE").any()
+    assert [e for e in errors if "../outside" in e] == [
+        f"{table}:2: field 'model' names '../outside/ask_human/pass_1/ask_human_logs.json', which leads out of {run}"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import FormatError
-from .._common import present, read_json
+from .._common import inside, present, read_json
 
 
 @dataclass
@@ -91,8 +91,11 @@ class _Logs:
     def find(self, model: str, mode: str, pass_num: int, task: str) -> tuple[Path, dict[str, Any]] | None:
         """The entry logged under this instance's own id (CSV mode without trajectories)."""
         ids = [f"{task}__{model}__{mode}__pass_{pass_num}", f"{task}__{model}__{mode}"]
-        candidates = [self.run_dir / model / mode / f"pass_{pass_num}" / "ask_human_logs.json",
-                      self.run_dir / model / mode / "ask_human_logs.json", self.run_dir / "ask_human_logs.json"]
+        # the model, mode and task come from the harness's CSV: each path they make must stay in the run folder
+        # (a model cell '../elsewhere' read another folder's log), else the row is an error on that field
+        candidates = [inside(self.run_dir, f"{model}/{mode}/pass_{pass_num}/ask_human_logs.json", "model"),
+                      inside(self.run_dir, f"{model}/{mode}/ask_human_logs.json", "model"),
+                      self.run_dir / "ask_human_logs.json"]
         for file in candidates:
             logs = self.read(file)
             for iid in ids:
@@ -100,7 +103,7 @@ class _Logs:
                     return file, {"iid": iid, **logs[iid]}
         # the Harbor variant writes one ask_human_metrics.json per trial, in the instance's folder
         for iid in ids:
-            harbor = self.run_dir / model / mode / f"pass_{pass_num}" / iid / "ask_human_metrics.json"
+            harbor = inside(self.run_dir, f"{model}/{mode}/pass_{pass_num}/{iid}/ask_human_metrics.json", "task_name")
             if present(harbor):
                 data = read_json(harbor)
                 if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
