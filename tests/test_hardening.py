@@ -912,3 +912,16 @@ def test_a_path_made_from_a_harness_csv_cell_never_leaves_the_run_folder(native,
     assert not (rs.questions["text"].astype(str) == "SECRET QUESTION FROM OUTSIDE").any()
     assert [e for e in errors if "../outside" in e] == [
         f"{table}:2: field 'model' names '../outside/ask_human/pass_1/ask_human_logs.json', which leads out of {run}"]
+
+
+def test_an_instance_id_that_names_a_path_out_of_the_pass_folder_is_an_error(native, tmp_path):
+    """The per-pass tree's .traj path is made from preds.json's keys: a key '../../x' must not reach out."""
+    run = native / "hil-bench" / "results" / "example_baseline_sql"
+    pass_dir = run / "gpt-5.4" / "baseline" / "pass_1"
+    preds = json.loads((pass_dir / "preds.json").read_text())
+    preds["../../../../../outside"] = {"model_patch": ""}
+    (pass_dir / "preds.json").write_text(json.dumps(preds))
+    (tmp_path / "outside.traj").write_text("{}")
+    _, errors = _lenient(run)
+    assert any("field 'instance_id' names '../../../../../outside/../../../../../outside.traj', which leads out of"
+               in e for e in errors), errors

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ...errors import FormatError
-from .._common import Collected, RowError, present, read_csv, read_json
+from .._common import Collected, RowError, inside, present, read_csv, read_json
 from .conventions import CONSOLIDATED_HIL, CSV_COLUMNS, MODES, _float, _suite, ask_prf, model_safe
 from .logs import _Logs
 from .trajectories import _Traj, _read_traj, invalid_pass_reason
@@ -150,7 +150,8 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                         raise RowError("task_name", f"instance {iid!r} does not say whether the task is SQL or SWE"
                                        " (no task_type in batch_config.json, no public_sql_/public_swe_ name,"
                                        " no _sql/_swe run folder)")
-                    traj_file = pdir / iid / f"{iid}.traj"
+                    # the instance id is a key of preds.json: the trajectory it names must be in this pass's folder
+                    traj_file = inside(pdir, f"{iid}/{iid}.traj", "instance_id")
                     traj = _read_traj(traj_file) if present(traj_file) else None
                     ts = traj.stats if traj else {}
                     if suite == "sql":
