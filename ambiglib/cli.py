@@ -94,11 +94,24 @@ def _validate(args: argparse.Namespace) -> int:
     if errors_by_reason:
         print("error runs, kept and excluded from every metric: " + ", ".join(
             f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
+    for (status, reason), n in sorted(_status_reasons(runset).items()):
+        print(f"{status} runs, status set from the harness's files: {n} x {reason}")
     for warning in metric_warnings(runset):
         print(f"warning: {warning}")
     print(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
           f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
     return 1 if errors else 0
+
+
+def _status_reasons(runset) -> dict[tuple[str, str], int]:
+    """(status, why) of the runs an importer gave a status other than the harness's plain reading, with why."""
+    from collections import Counter
+
+    from .runset import run_metas
+
+    runs = runset.runs[runset.runs["status"].isin(["invalid", "timeout"]).to_numpy(dtype=bool)]
+    return dict(Counter((status, meta["status_reason"]) for status, meta in zip(runs["status"], run_metas(runs))
+                        if "status_reason" in meta))
 
 
 def _error_reasons(runset) -> dict[str, int]:

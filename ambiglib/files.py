@@ -7,14 +7,15 @@ blocks (opening a FIFO for reading waits for a writer: it used to hang a load).
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Iterator
 
 from .errors import FormatError
 
-__all__ = ["open_regular", "kind_of"]
+__all__ = ["open_regular", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir"]
 
 
 def kind_of(mode: int) -> str:
@@ -54,3 +55,81 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def walk(root: str | os.PathLike[str]) -> Iterator[tuple[Path, str | None]]:
+    """Every file under ``root`` in name order, each with ``None``, or with why it cannot be read; a folder
+    this user cannot list comes with why too, and is not gone into. Folders linked from inside ``root`` are
+    walked like the rest, each once (a loop is walked once); a link to nothing or in a loop is given as a
+    file, which the reader that opens it names."""
+    root = Path(root)
+    seen: set[str] = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        real = os.path.realpath(folder)
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            yield folder, f"cannot be read ({exc.strerror or exc})"
+            continue
+        folders = []
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()  # follows a link
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:  # a link in a loop: left, like a link to nothing, to its reader
+                    yield Path(entry.path), None
+                else:
+                    yield Path(entry.path), f"cannot be read ({exc.strerror or exc})"
+                continue
+            if is_folder:
+                folders.append(Path(entry.path))
+            elif entry.is_file() and not os.access(entry.path, os.R_OK):
+                yield Path(entry.path), "cannot be read (Permission denied)"
+            else:
+                yield Path(entry.path), None
+        stack += reversed(folders)
+
+
+def unreadable(root: str | os.PathLike[str]) -> list[tuple[Path, str]]:
+    """Every folder under ``root`` this user cannot list and every file it cannot read, with why, in walk order.
+
+    A load reads a log as the user running it: root reads a ``chmod 000`` file as easily as any other, a
+    user does not, and pathlib's globs skip an unreadable folder without a word."""
+    root = Path(root)
+    if not root.is_dir():
+        return [(root, "cannot be read (Permission denied)")] if root.exists() and not os.access(root, os.R_OK) else []
+    return [(path, why) for path, why in walk(root) if why is not None]
+
+
+# A folder this user cannot list, or a file in one, is one :func:`unreadable` names before a load reads
+# anything; the readers look past it with these, so that what can be read still is (a lenient load).
+
+
+def listdir(folder: Path) -> list[Path]:
+    """What ``folder`` holds, in name order; nothing when it cannot be listed."""
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
+
+
+def is_file(path: Path) -> bool:
+    """Whether ``path`` is a file (a link followed); False when it cannot be looked at."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder (a link followed); False when it cannot be looked at."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False

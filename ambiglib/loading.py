@@ -11,9 +11,10 @@ import numpy as np
 from tqdm import tqdm
 
 from .errors import FormatError, LoadError
+from .files import is_dir, is_file, listdir, unreadable, walk
 from .filters import Filters
 from .parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
-from .runlog import Engine, FileRead, is_jsonl, jsonl_files, read_file, require_exists
+from .runlog import Engine, FileRead, is_jsonl, jsonl_files, looks_canonical, read_file, require_exists
 from .runset import RunSet, build_runset
 from .snapshot import is_snapshot, read_snapshot
 
@@ -94,7 +95,7 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
 def _detect_jsonl(path: Path) -> bool:
     if path.is_file():
         return is_jsonl(path)
-    return any(is_jsonl(p) and not p.is_dir() for p in path.rglob("*"))
+    return any(is_jsonl(p) for p, _ in walk(path))
 
 
 def _detect_hilbench(path: Path) -> bool:
@@ -135,7 +136,7 @@ def _read_ambigds(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, l
 def _detect_lhaw(path: Path) -> bool:
     from .importers.lhaw import MANIFEST
 
-    return (path / MANIFEST).is_file() if path.is_dir() else path.name == MANIFEST
+    return is_file(path / MANIFEST) if is_dir(path) else path.name == MANIFEST
 
 
 def _detect_mcp_atlas(path: Path) -> bool:
@@ -183,11 +184,8 @@ LAYOUTS: list[Layout] = [
 
 
 def _entries(folder: Path) -> list[Path]:
-    """What a folder holds, in name order; an unreadable folder is an error."""
-    try:
-        return sorted(folder.iterdir())
-    except OSError as exc:
-        raise FormatError(f"{folder}: cannot be read ({exc.strerror or exc})") from exc
+    """What a folder holds, in name order (nothing when it cannot be listed: load names it beforehand)."""
+    return listdir(folder)
 
 
 def _subdirs(path: Path) -> list[Path]:
@@ -213,7 +211,10 @@ _CONSUMES = {("lhaw", "mcp-atlas")}
 
 
 def _claim(folder: Path) -> str | None:
-    return next((name for name, claims in _CLAIMS if claims(folder)), None)
+    try:
+        return next((name for name, claims in _CLAIMS if claims(folder)), None)
+    except OSError:  # a folder this user cannot look into: named by load's walk (files.unreadable)
+        return None
 
 
 def _units(root: Path) -> list[tuple[str, Path]]:
@@ -221,8 +222,9 @@ def _units(root: Path) -> list[tuple[str, Path]]:
     and ``("runlog-jsonl", file)`` for each canonical file outside them. Inside a log's folder, the walk
     looks on for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is loaded by
     its own importer, not ignored without a word; an LHAW manifest's MCP-Atlas trees are the manifest's);
-    ``.jsonl`` files there are the harness's own. Symlinked folders are followed once; a loop or an
-    unreadable folder is an error."""
+    a ``.jsonl`` there is the harness's own unless its first record is a canonical one (a run log kept in
+    a harness's folder is loaded too). Linked folders are followed, each once; a folder this user cannot
+    list is looked past here and named by :func:`load`."""
     units: list[tuple[str, Path]] = []
     seen: set[str] = set()
     stack: list[tuple[Path, str | None]] = [(root, None)]  # a folder, and the layout of the log it is inside
@@ -237,10 +239,14 @@ def _units(root: Path) -> list[tuple[str, Path]]:
         if claimed is not None and claimed != inside and (inside, claimed) not in _CONSUMES:
             units.append((claimed, folder))
             inside = claimed
-        elif inside is None:
+        if inside is None:
             # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
-            units += [("runlog-jsonl", p) for p in entries if is_jsonl(p) and not p.is_dir()]
-        stack += [(p, inside) for p in reversed(entries) if p.is_dir()]
+            units += [("runlog-jsonl", p) for p in entries
+                      if is_jsonl(p) and not is_dir(p) and (not is_file(p) or os.access(p, os.R_OK))]
+        else:  # inside a harness's folder, a canonical log kept there (the harness's own .jsonl are not)
+            units += [("runlog-jsonl", p) for p in entries
+                      if is_jsonl(p) and is_file(p) and os.access(p, os.R_OK) and looks_canonical(p)]
+        stack += [(p, inside) for p in reversed(entries) if is_dir(p)]
     return units
 
 
@@ -373,12 +379,37 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     path = Path(path)
     require_exists(path)
     dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
+    # what this user cannot read is named before anything is read: strict, the first is the error; lenient, each
+    # is an error in the list and the rest is read (folders that cannot be listed are looked past, not skipped
+    # without a word)
+    blocked = unreadable(path)
+    if strict and blocked:
+        (first, why), more = blocked[0], len(blocked) - 1
+        raise FormatError(f"{first}: {why}" + (f" (and {more} more file{'s' if more > 1 else ''} or folder"
+                                                f"{'s' if more > 1 else ''} this user cannot read)" if more else ""))
     if is_parquet_store(path):  # only the partitions the filter can match, then exactly its rows
         runset, errors = _read_parquet_store(path, filters=dnf)
     else:
         runset, errors = _read_any(path, quiet=quiet, engine=engine)
         if dnf is not None:
             runset = runset.where(dnf)
+    if blocked:
+        runset, errors = _with_unreadable(runset, errors, blocked)
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
     return runset if strict else (runset, errors)
+
+
+def _with_unreadable(runset: RunSet, errors: list[LoadError], blocked: list[tuple[Path, str]]
+                     ) -> tuple[RunSet, list[LoadError]]:
+    """A lenient load's errors and skipped counts with every file and folder this user cannot read, each once
+    (a reader that tried a file and said so already names it)."""
+    import dataclasses
+
+    said = " ".join(e.message for e in errors)  # a reader that tried the file says "<file>: cannot be read (...)"
+    extra = [LoadError(str(p), None, None, f"{p}: {why}", "format", "run") for p, why in blocked
+             if f"{p}: {why}" not in said]
+    skipped = dict(runset.skipped)
+    reason = "file or folder this user cannot read (its runs, if any, cannot be counted): named in the errors"
+    skipped[reason] = skipped.get(reason, 0) + len(blocked)
+    return dataclasses.replace(runset, skipped=skipped), extra + errors

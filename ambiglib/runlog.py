@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .errors import FormatError, LoadError, RunLogNotFoundError
-from .files import open_regular
+from .files import open_regular, walk
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
@@ -86,12 +86,29 @@ def is_jsonl(path: Path) -> bool:
     return path.name.endswith(JSONL_SUFFIXES)
 
 
+def looks_canonical(path: Path) -> bool:
+    """Whether a ``.jsonl`` file's first record is a canonical run-log record (``benchmark``, ``suite``,
+    ``task_id``), not a harness's own JSON Lines (Ambig-DS ``_runlog.jsonl``, LHAW ``variants.jsonl``):
+    how a run log kept inside a harness's folder is told from the harness's files."""
+    try:
+        with _open(path) as fh:
+            for raw in fh:
+                if raw.strip():
+                    first = json.loads(raw)
+                    return isinstance(first, dict) and {"benchmark", "suite", "task_id"} <= set(first)
+    except (FormatError, OSError, EOFError, zlib.error, ValueError, RecursionError):
+        return False
+    return False
+
+
 def jsonl_files(root: Path) -> list[Path]:
-    """List the run-log files of a folder (recursively) in name order, or the file itself. A name ending
-    in ``.jsonl`` that is not a file (a FIFO, a link to nothing) is listed too: reading it says what it is."""
+    """List the run-log files of a folder (recursively, into linked folders too) in name order, or the file
+    itself. A name ending in ``.jsonl`` that is not a file (a FIFO, a link to nothing) is listed too: reading
+    it says what it is."""
     if not root.is_dir():
         return [root]
-    files = [p for p in root.rglob("*") if is_jsonl(p) and not p.is_dir()]
+    # linked folders are followed, each once (files.walk); what this user cannot read is named by the load
+    files = [p for p, why in walk(root) if why is None and is_jsonl(p)]
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 

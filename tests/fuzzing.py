@@ -25,6 +25,9 @@ Oracles (a case fails with the first that does not hold)
     ``accepted``        a mutation that makes the log invalid was loaded without an error
                         (for a snapshot, whose every byte is checked: any change of a byte)
 
+Permissions: a worker that runs as root goes on as an unprivileged user (``as_user``) once it has made
+its working copy, so that ``chmod 000`` (``mutate_permissions``) is damage it sees, as a user would.
+
 Time limits: each case has ``CASE_SECONDS`` in its worker (an alarm, for a hang in Python) and the
 parent kills a worker whose case runs ``KILL_AFTER`` seconds more (a hang inside Arrow, which no
 alarm interrupts), records the hang and goes on in a new worker; the whole run has a limit too
@@ -36,6 +39,7 @@ Run one worker by hand: ``python tests/fuzzing.py <source> <seed> <start> <count
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 import os
 import random
@@ -277,14 +281,31 @@ def mutate_fs(rng: random.Random, file: Path, root: Path, *, every_file_needed: 
         file.mkdir()
     elif kind == "fifo":
         os.mkfifo(file)
-    elif kind == "symlink-out":
-        file.symlink_to(Path(tempfile.gettempdir()) / "ambiglib-fuzz-outside.json")
-        (Path(tempfile.gettempdir()) / "ambiglib-fuzz-outside.json").write_text('{"secret": 1}')
+    elif kind == "symlink-out":  # to a file beside the log, in the worker's own working folder
+        outside = (root if root.is_dir() else root.parent).parent / "outside.json"
+        outside.write_text('{"secret": 1}')
+        file.symlink_to(outside)
     elif kind == "symlink-self":
         file.symlink_to(file)
     elif kind == "empty":
         file.write_bytes(b"")
     return Mutation("fs-" + kind, file, "", corrupting=corrupting, invalid=every_file_needed, undo=undo)
+
+
+def mutate_permissions(rng: random.Random, file: Path, root: Path) -> Mutation:
+    """Make a file, or the folder holding it, unreadable (``chmod 000``), as a user's copy or a full disk can.
+
+    Root reads anything: the workers drop to an unprivileged user when they run as root (:func:`worker`), so
+    this is damage the load must report (strict: an error naming it; lenient: an error in the list)."""
+    target = file if file.parent == root or rng.random() < 0.6 else file.parent
+    mode = stat.S_IMODE(os.lstat(target).st_mode)
+    os.chmod(target, 0)
+
+    def undo() -> None:
+        os.chmod(target, mode)
+
+    return Mutation("chmod-000-" + ("dir" if target.is_dir() else "file"), target, str(target.relative_to(root.parent)),
+                    corrupting=True, invalid=os.geteuid() != 0, undo=undo)
 
 
 # ----------------------------------------------------------------------------- Parquet values
@@ -436,6 +457,8 @@ def files_of(root: Path) -> list[Path]:
 
 
 def choose(rng: random.Random, source: str, root: Path) -> Mutation:
+    if rng.random() < 0.06:  # a file or folder this user may not read
+        return mutate_permissions(rng, rng.choice(files_of(root)), root if root.is_dir() else root.parent)
     if source == "jsonl.gz":
         return mutate_gzip(rng, root)
     if source == "jsonl":
@@ -516,6 +539,14 @@ def _by_id(rs: Any) -> dict[str, tuple]:
     return {r[0]: tuple(map(repr, r)) for r in runs.itertuples(index=False)}
 
 
+def _flagged(rs: Any) -> list[str]:
+    """Runs carrying a harness anomaly (``metrics.harness.ANOMALIES``) in their meta."""
+    from ambiglib.metrics.harness import ANOMALIES
+
+    return [run_id for run_id, meta in zip(rs.runs["run_id"], rs.runs["meta"])
+            if isinstance(meta, str) and any(f'"{flag}"' in meta for flag in ANOMALIES)]
+
+
 @dataclass
 class Outcome:
     case: int
@@ -570,6 +601,10 @@ def check(source: str, path: Path, m: Mutation, baseline: Any) -> tuple[str, str
             mutated = str(m.file) if m.file else None
             changed = [k for k, v in after.items() if k in before and before[k] != v]
             new = [k for k in after if k not in before]
+            # a harness anomaly the run now carries (an ask_user call without a question, kept as the harness
+            # logged it) is reported: `ambiglib validate` and tables.harness_anomalies list it
+            flagged = set(_flagged(rs)) - set(_flagged(baseline))
+            changed = [k for k in changed if k not in flagged]
             binary = source in ("parquet", "store", "snapshot")
             if (changed or new) and not errors and not binary:
                 return "silent-change", f"{len(changed) + len(new)} runs changed, no error: {(changed + new)[0]}"[:300]
@@ -594,6 +629,26 @@ def _alarm(signum: int, frame: Any) -> None:
     raise Timeout()
 
 
+UNPRIVILEGED = 65534  # nobody
+
+
+def as_user(work: Path) -> None:
+    """Run on as an unprivileged user when root, owning the working copy: root reads a ``chmod 000`` file as
+    easily as any other, so a load as root cannot see what a user sees (issue 27)."""
+    if os.geteuid() != 0:
+        return
+    import encodings  # json.loads detects UTF-16 and UTF-32 by importing their codecs, which nobody may not read
+    for codec in ("utf_8", "utf_8_sig", "utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le", "utf_32_be",
+                  "latin_1", "ascii"):
+        importlib.import_module(f"{encodings.__name__}.{codec}")
+    for top, dirs, files in os.walk(work):
+        for name in [top, *(os.path.join(top, n) for n in dirs + files)]:
+            os.lchown(name, UNPRIVILEGED, UNPRIVILEGED)
+    os.setgroups([])
+    os.setgid(UNPRIVILEGED)
+    os.setuid(UNPRIVILEGED)
+
+
 def worker(source: str, seed: int, start: int, count: int) -> None:
     """Run cases ``start .. start+count-1`` of one source, one JSON line per event on stdout."""
     import ambiglib
@@ -601,7 +656,8 @@ def worker(source: str, seed: int, start: int, count: int) -> None:
     signal.signal(signal.SIGALRM, _alarm)
     with tempfile.TemporaryDirectory(prefix="ambiglib-fuzz-") as tmp:
         path = prepare(source, Path(tmp))
-        baseline = ambiglib.load(path, quiet=True)
+        baseline = ambiglib.load(path, quiet=True)  # (and every module a load needs is imported, as root)
+        as_user(Path(tmp))
         for case in range(start, start + count):
             rng = random.Random(f"{seed}:{source}:{case}")
             print(json.dumps({"begin": case}), flush=True)

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
+from ..files import is_dir, is_file, listdir
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
@@ -58,7 +59,7 @@ def parse_run_name(name: str) -> dict[str, Any]:
 
 
 def _is_task_dir(path: Path) -> bool:
-    return any((path / f).is_file() for f in TASK_FILES) or any(path.glob("_audit.*.json"))
+    return any(is_file(path / f) for f in TASK_FILES) or any(path.glob("_audit.*.json"))
 
 
 def _is_runlog(file: Path) -> bool:
@@ -74,15 +75,15 @@ def _is_runlog(file: Path) -> bool:
 
 def _is_run_dir(path: Path) -> bool:
     """A run folder: ``--run-name`` is free, so it is known by its contents, not its name."""
-    if not path.is_dir() or path.name.startswith("_"):
+    if not is_dir(path) or path.name.startswith("_"):
         return False
-    if (path / "_runlog.jsonl").is_file() and _is_runlog(path / "_runlog.jsonl"):
+    if is_file(path / "_runlog.jsonl") and _is_runlog(path / "_runlog.jsonl"):
         return True
-    return any(_is_task_dir(d) for d in path.iterdir() if d.is_dir() and not d.name.startswith("_"))
+    return any(_is_task_dir(d) for d in listdir(path) if is_dir(d) and not d.name.startswith("_"))
 
 
 def _run_dirs(path: Path) -> list[Path]:
-    if _is_run_dir(path) and not any(_is_run_dir(d) for d in path.iterdir() if d.is_dir()):
+    if _is_run_dir(path) and not any(_is_run_dir(d) for d in listdir(path) if is_dir(d)):
         return [path]
     found = [p for p in sorted(path.glob("*")) if _is_run_dir(p)]
     if not found:
@@ -92,7 +93,7 @@ def _run_dirs(path: Path) -> list[Path]:
 
 
 def is_ambigds_layout(path: Path) -> bool:
-    return path.is_dir() and bool(_run_dirs(path))
+    return is_dir(path) and bool(_run_dirs(path))
 
 
 # ----------------------------------------------------------------------------- one task folder
@@ -115,7 +116,7 @@ def _track_of(run_dir: Path, variant: str, forced: str | None) -> str | None:
         return forced
     if variant in SUITES:
         return SUITES[variant]
-    for slug_dir in sorted(p for p in run_dir.iterdir() if p.is_dir()):
+    for slug_dir in [p for p in listdir(run_dir) if is_dir(p)]:
         grade = slug_dir / "_grade.json"
         if present(slug_dir / "_target_audit.json"):
             return "target"
@@ -194,7 +195,10 @@ def _target_label(slug_dir: Path, meta: dict[str, Any]) -> list[dict[str, Any]]:
     audit = read_json(file)
     if not isinstance(audit, dict) or not isinstance(audit.get("label"), str):
         raise RowError("label", f"{file}: missing field 'label'")
-    meta["target_audit_reason"] = audit.get("reason")
+    reason = audit.get("reason")
+    if reason is not None and not isinstance(reason, str):  # step 7 writes the regex that matched, as text
+        raise RowError("reason", f"{file}: field 'reason' must be text (got {type(reason).__name__})")
+    meta["target_audit_reason"] = reason
     return [{"facet": "target", "label": audit["label"], "judge": "regex-audit", "call": 1}]
 
 
@@ -275,9 +279,16 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
             meta["raw_score"] = grade["score"]
     if grade and grade.get("error"):
         meta["grade_error"] = grade["error"]
-    if not scorable:
+    if grade == {}:
+        # a grade file with nothing in it: the harness's step 6 reads no score_rpg and leaves the task out of
+        # every statistic (``_load_run`` "skips missing/null"); so does an error run, counted and shown
+        rec["status"] = "error"
+        meta.update(error_reason="grade_empty", status_reason="_grade.json is {}: the harness's step 6 leaves the"
+                                                            " task out")
+    elif not scorable:
         # the paper's rule: no scorable submission scores 0 and stays in the denominator
         rec["status"], rec["score"] = ("timeout" if timed_out else "invalid"), 0.0
+        meta["status_reason"] = _unscorable(grade, suite, timed_out)
         if grade is None:
             meta["grade_missing"] = True
     else:
@@ -306,7 +317,7 @@ def _condition_from_files(run_dir: Path, runlog: list[tuple[int, Any]]) -> dict[
     models: dict[str, str] = {}
     variants: dict[str, str] = {}
     ask = ask_only = strict = False
-    for slug_dir in sorted(d for d in run_dir.iterdir() if d.is_dir() and not d.name.startswith("_")):
+    for slug_dir in [d for d in listdir(run_dir) if is_dir(d) and not d.name.startswith("_")]:
         for name in ("_traj.json", "_clarify.json"):
             file = slug_dir / name
             if not present(file):
@@ -390,7 +401,7 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
         if slug in last_status:
             out.skip("_runlog.jsonl line of an earlier invocation (the task's last invocation stands)")
         last_status[slug] = (line, status)
-    slug_dirs = {p.name: p for p in sorted(run_dir.iterdir()) if p.is_dir() and not p.name.startswith("_")}
+    slug_dirs = {p.name: p for p in listdir(run_dir) if is_dir(p) and not p.name.startswith("_")}
     for slug, slug_dir in slug_dirs.items():
         status = last_status.get(slug, (None, None))[1]
         with out.row(slug_dir, None, "this task's files"):
@@ -424,6 +435,27 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
             out.add(runlog, line, rec)
             slugs_by_suite.setdefault(suite, set()).add(slug)
     return len(set(slug_dirs) | set(last_status))
+
+
+def _unscorable(grade: dict[str, Any] | None, suite: str, timed_out: bool) -> str:
+    """Why a run scores 0 as invalid (or timeout), and where the harness's own reading of its grade differs."""
+    if grade is None:
+        why = "no _grade.json"
+    elif grade.get("error"):
+        why = f"grading error ({str(grade['error'])[:80]})"
+    elif grade.get("submission_exists") is False:
+        why = "no submission (submission_exists false)"
+    elif suite == "objective" and not grade.get("valid_submission", False):
+        why = "no valid submission (valid_submission false or absent)"
+    else:
+        why = "no scorable submission"
+    why += " and timed out" if timed_out else ""
+    harness = grade.get("score_rpg" if suite == "target" else "score_norm_01") if grade else None
+    if harness is None:
+        return why + "; scored 0 as the paper does (§5.1), where the harness's step 6 leaves the task out"
+    if harness != 0:
+        return why + f"; scored 0 as the paper does (§5.1), where the harness reads {harness!r}"
+    return why
 
 
 def _base_record(run_dir: Path, slug: str, cond: dict[str, Any], suite: str) -> dict[str, Any]:
@@ -470,6 +502,8 @@ def _check_aggregates(results: Path, tasks_in: dict[Path, int], out: Collected) 
             if not isinstance(name, str) or type(attempted) is not int:
                 raise RowError("run_name", "a step-7 summary names its run ('run_name') and counts its attempted"
                                            " tasks ('n_attempted')")
+            if name not in runs_of and os.path.lexists(results / name):
+                continue  # there, but not read: a folder this user cannot read, which the load names
             if name not in runs_of:
                 raise RowError("run_name", f"the harness audited run {name!r} ({attempted} attempted tasks), but"
                                            f" {results / name} is not here: its runs are missing")

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ...files import is_file
 from .._common import RowError
 
 __all__ = ["model_safe", "ask_prf", "is_hilbench_run"]
@@ -96,7 +97,7 @@ def _suite(task_name: str, run_dir: Path, task_type: str | None = None) -> str |
 
 def is_hilbench_run(path: Path) -> bool:
     """A folder ``run_hil_bench.py`` or the ``hil`` CLI wrote (its CSV, or its ``batch_config.json``)."""
-    return (path / "public_metrics" / "pass_level_metrics.csv").is_file() or (path / "batch_config.json").is_file()
+    return is_file(path / "public_metrics" / "pass_level_metrics.csv") or is_file(path / "batch_config.json")
 
 
 def _run_dirs(path: Path) -> list[Path]:

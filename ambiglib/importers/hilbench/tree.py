@@ -5,12 +5,14 @@ and the ``hil`` CLI; the passes the harness pads, and the runs of a model or mod
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from ...files import is_dir, listdir
 from ...errors import FormatError
 from .._common import Collected, RowError, inside, present, read_csv, read_json
 from .conventions import CONSOLIDATED_HIL, CSV_COLUMNS, MODES, _float, _suite, ask_prf, model_safe
@@ -98,14 +100,15 @@ class _RunFolder:
     def pass_dirs(self) -> list[tuple[str, str, int, Path]]:
         """(model_safe, mode, pass, folder) for every pass folder holding metrics.json and preds.json."""
         out = []
-        for model_dir in sorted(p for p in self.dir.iterdir() if p.is_dir() and p.name not in ("metadata",
-                                                                                                 "public_metrics")):
-            for mode_dir in sorted(p for p in model_dir.iterdir() if p.is_dir()):
+        for model_dir in [p for p in listdir(self.dir) if is_dir(p) and p.name not in ("metadata", "public_metrics")]:
+            for mode_dir in [p for p in listdir(model_dir) if is_dir(p)]:
                 # pass folders wherever any is there (the harness looks for pass_1 only: with it gone, it read
                 # no pass of the mode at all); the passes missing are padded (_pad)
-                dirs = sorted((p for p in mode_dir.iterdir() if p.is_dir() and re.fullmatch(r"pass_\d+", p.name)),
+                dirs = sorted((p for p in listdir(mode_dir) if is_dir(p) and re.fullmatch(r"pass_\d+", p.name)),
                               key=lambda p: int(p.name[5:])) or [mode_dir]
                 for d in dirs:
+                    if not os.access(d, os.R_OK | os.X_OK):  # a pass folder this user cannot read: the load names
+                        continue  # it (files.unreadable), and its runs are padded as missing (_pad)
                     if present(d / "metrics.json") and present(d / "preds.json"):
                         out.append((model_dir.name, mode_dir.name, int(d.name[5:]) if d.name.startswith("pass_")
                                     else 1, d))
