@@ -134,7 +134,7 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                 raise RowError("mode", f"mode folder {mode!r} is none of {', '.join(map(repr, MODES))}")
             own_log_file = pdir / "ask_human_logs.json"
             own_log = folder.logs.read(own_log_file) if present(own_log_file) else {}
-            pass_hil = (metrics.get("hil_metrics") or {}) if not present(own_log_file) else {}
+            pass_hil = _numbers(_typed(metrics, "hil_metrics", dict), "hil_metrics.") if not present(own_log_file) else {}
             # a field of a type the harness never writes is an error, not an empty value ("results": true made
             # every instance not completed: infra_error)
             results = _typed(metrics, "results", dict)
@@ -214,6 +214,15 @@ def _typed(container: dict, key: str, kind: type, where: str = "") -> Any:
         raise RowError(where + key, f"field '{where}{key}' must be {'an object' if kind is dict else 'a list'}"
                                     f" (got {json.dumps(value)[:40] if _jsonable(value) else type(value).__name__})")
     return value
+
+
+def _numbers(values: dict, where: str) -> dict:
+    """A harness dict of counts and rates (``hil_metrics``): each value a number or null, else a RowError."""
+    for key, value in values.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise RowError(where + key, f"field '{where}{key}' must be a number or null"
+                                        f" (got {json.dumps(value)[:40] if _jsonable(value) else type(value).__name__})")
+    return values
 
 
 def _jsonable(value: Any) -> bool:
