@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
-from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass
+from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_unattributed
 from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
@@ -98,8 +98,9 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         per = units.groupby([*keys, "task_id"], sort=True)[["pk", "pk_n"]].sum().reset_index()
         return per, ["pk", "pk_n"], lambda t: _ratio(t["pk"], t["pk_n"])
     if metric in ("ask_f1", "precision", "recall"):
-        runs, additive, stat, _, _ = _ask_f1_parts(rs.filter(protocol="solve"), keys, "relevant", "all_runs",
-                                                           "micro")
+        # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said)
+        kept, _ = _without_unattributed(rs.filter(protocol="solve"), keys)
+        runs, additive, stat, _, _ = _ask_f1_parts(kept, keys, "relevant", "all_runs", "micro")
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
         return per, additive, lambda t: stat(t)[metric]
     if metric == "calib_score":
@@ -202,6 +203,12 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     out.insert(out.columns.get_loc("p_value") + 1, "p_holm", holm_p)
     if len(out) == 0:
         out.attrs["note"] = f"no two {between} values to compare on shared tasks in this log"
+    if metric in ("ask_f1", "precision", "recall"):
+        _, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
+        if refused:
+            left = (f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a blocker:"
+                    f" no {metric})")
+            out.attrs["note"] = f"{out.attrs['note']}; {left}" if out.attrs.get("note") else left
     return out
 
 

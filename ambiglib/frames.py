@@ -26,7 +26,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "meta", "source",
     ),
     "questions": (
-        "run_id", "q_index", "text", "blocker_id", "relevant", "response", "step", "in_scope",
+        "run_id", "q_index", "text", "blocker_id", "relevant", "response", "step", "in_scope", "attributed",
     ),
     "labels": ("run_id", "facet", "judge", "call", "label"),
     "tasks": (
@@ -182,15 +182,18 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dic
 
     q, q_parents, position = _flatten(runs.column("questions"))
     blocker_id = pc.struct_field(q, "blocker_id")
+    # a question the log does not attribute to a blocker: whether it was relevant is unknown (null), not false
+    attributed = pc.fill_null(pc.struct_field(q, "attributed"), True)
     questions = pa.table({
         "run_id": run_id.take(pa.array(q_parents)),
         "q_index": pa.array(position),
         "text": pc.struct_field(q, "text"),
         "blocker_id": blocker_id,
-        "relevant": pc.is_valid(blocker_id),
+        "relevant": pc.if_else(attributed, pc.is_valid(blocker_id), pa.scalar(None, pa.bool_())),
         "response": pc.struct_field(q, "response"),
         "step": pc.struct_field(q, "step"),
         "in_scope": pc.struct_field(q, "in_scope"),
+        "attributed": attributed,
     })
     lab, l_parents, _ = _flatten(runs.column("labels"))
     labels = pa.table({

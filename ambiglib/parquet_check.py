@@ -200,7 +200,7 @@ def _read(records: pa.Table, meta: pa.ChunkedArray, file: str, record: str) -> F
 #: a stored frame must agree with its records on these (the rest are the records' own values).
 DERIVED = {
     "runs": ("run_id", "variant_id", "policy", "protocol", "trial", "status", "n_questions", "n_labels"),
-    "questions": ("run_id", "q_index", "relevant"),
+    "questions": ("run_id", "q_index", "relevant", "attributed"),
     "labels": ("run_id", "judge", "call"),
     "tasks": ("variant_id", "n_blockers"),
     "blockers": ("task_id",),

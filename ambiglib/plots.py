@@ -105,7 +105,9 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
                             xerr=[[row["recall"] - row["recall_ci_low"]], [row["recall_ci_high"] - row["recall"]]],
                             yerr=[[row["precision"] - row["precision_ci_low"]], [row["precision_ci_high"] - row["precision"]]],
                             color=color, alpha=0.5, lw=1, capsize=2)
-            ax.scatter(row["recall"], row["precision"], s=70, color=color, edgecolor="white", zorder=3, label=row[hue])
+            # not clipped: a point at precision or recall 1 sits on the frame and is drawn whole
+            ax.scatter(row["recall"], row["precision"], s=70, color=color, edgecolor="white", zorder=3, label=row[hue],
+                       clip_on=False)
         ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="blocker recall", title=str(panel) if panel is not None else "")
         ax.set_ylabel("question precision")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=m) for m, c in palette.items()]

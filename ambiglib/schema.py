@@ -76,6 +76,7 @@ QUESTION_FIELDS = (
     Field("response", "any_str"),
     Field("step", "int", minimum=0),
     Field("in_scope", "bool"),
+    Field("attributed", "bool"),
 )
 LABEL_FIELDS = (
     Field("facet", "str", required=True),
@@ -153,6 +154,7 @@ QUESTION_TYPE = pa.struct(
         ("response", pa.string()),
         ("step", pa.int64()),
         ("in_scope", pa.bool_()),
+        ("attributed", pa.bool_()),
     ]
 )
 LABEL_TYPE = pa.struct(
@@ -369,6 +371,13 @@ def _cross_checks(kind: str, out: dict[str, Any]) -> None:
                 f"field 'questions' holds {len(questions)} question(s) but 'ask_tool' is false"
                 " (a run without the ask tool cannot ask; set ask_tool to true)",
             )
+        for i, q in enumerate(questions):
+            if q["attributed"] is False and q["blocker_id"] is not None:
+                raise RecordError(
+                    f"questions[{i}].blocker_id",
+                    f"field 'questions[{i}].blocker_id' is {q['blocker_id']!r} but 'attributed' is false (a question"
+                    " whose blocker the log does not know names none)",
+                )
         seen: dict[tuple, int] = {}
         for i, lab in enumerate(out["labels"] or ()):
             key = (lab["facet"], lab["judge"] or DEFAULT_JUDGE, lab["call"] or DEFAULT_CALL)

@@ -270,6 +270,7 @@ def metric_warnings(rs: RunSet) -> list[str]:
     * ask-tool runs on ambiguous tasks whose task has no record, in a benchmark that registers
       blockers (Ask-F1 needs each task's blockers);
     * questions naming a blocker their task does not register;
+    * questions the log does not attribute to a blocker at all (Ask-F1 refuses them);
     * runs of one benchmark, suite, model and condition that carry several ask policies (every
       metric refuses to pool them; the tables split by policy).
     """
@@ -301,6 +302,18 @@ def metric_warnings(rs: RunSet) -> list[str]:
             out.append(f"{len(stray)} question(s) name a blocker their task does not register (first: run {s['run_id']!r}"
                        f" question {s['q_index']} names {s['blocker_id']!r}, task benchmark={s['benchmark']!r},"
                        f" suite={s['suite']!r}, variant_id={s['variant_id']!r}); Ask-F1 will refuse them")
+    unattributed = q[~q["attributed"].to_numpy(dtype=bool, na_value=True)]
+    if len(unattributed):
+        first = unattributed.iloc[0]
+        who = rs.runs[["run_id", "benchmark", "model"]].astype(object).merge(
+            unattributed[["run_id"]].astype(object).drop_duplicates(), on="run_id")
+        groups = sorted(set(map(tuple, who[["benchmark", "model"]].to_numpy())))
+        out.append(f"{len(unattributed)} question(s) of {len(who)} run(s) are not attributed to a blocker ("
+                   + ", ".join(" ".join(map(str, g)) for g in groups[:5]) + (" ..." if len(groups) > 5 else "")
+                   + f"; first: run {first['run_id']!r} question {first['q_index']}): the log does not say which blocker"
+                   " each asked about (an Inspect log: the ask tool's JSON answer field 'blocker', or a scorer's"
+                   " metadata 'asked_blockers'); Ask-F1 will refuse them and the tables leave their precision and"
+                   " recall empty")
     cell = ["benchmark", "suite", "model", "spec", "ask_tool", "protocol"]
     plain = runs[[*cell, "policy"]].astype(object)
     policies = plain.groupby(cell, sort=True)["policy"].agg(lambda p: sorted(set(map(str, p))))

@@ -144,8 +144,12 @@ def table_is_valid(table: pa.Table) -> bool:
         pc.less_equal(pc.struct_field(checkpoints, "result"), pc.struct_field(checkpoints, "total"))
     ):
         return False
-    ok, _, _ = _nested_ok(col["questions"], "question")
+    ok, questions, _ = _nested_ok(col["questions"], "question")
     if not ok:
+        return False
+    if len(questions) and not _all(pc.invert(pc.and_(
+            pc.equal(pc.fill_null(pc.struct_field(questions, "attributed"), True), False),
+            pc.is_valid(pc.struct_field(questions, "blocker_id"))))):
         return False
     asked = pc.greater(pc.fill_null(pc.list_value_length(col["questions"]), 0), 0)
     if not _all(pc.invert(pc.and_(asked, pc.equal(pc.fill_null(col["ask_tool"], True), False)))):

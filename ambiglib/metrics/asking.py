@@ -27,6 +27,27 @@ def _per_run_asks(rs: RunSet, runs: pd.DataFrame) -> pd.DataFrame:
     return out, rel
 
 
+def _unattributed(rs: RunSet, runs: pd.DataFrame) -> pd.DataFrame:
+    """The questions of ``runs`` the log does not attribute to a blocker (``attributed`` false)."""
+    q = rs.questions
+    q = q[_isin(q["run_id"], runs["run_id"])]
+    return q[~q["attributed"].to_numpy(dtype=bool, na_value=True)]
+
+
+def _without_unattributed(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[tuple[str, ...]]]:
+    """``rs`` without the groups of ``by`` that hold a question the log does not attribute to a blocker (Ask-F1
+    refuses them), and those groups' keys."""
+    q = rs.questions
+    unattributed = set(q.loc[~q["attributed"].to_numpy(dtype=bool, na_value=True), "run_id"].astype(str))
+    if not unattributed:
+        return rs, []
+    runs = rs.runs
+    keys = list(map(tuple, runs[list(by)].astype(str).to_numpy()))
+    refused = {k for k, r in zip(keys, runs["run_id"].astype(str)) if r in unattributed}
+    keep = np.array([k not in refused for k in keys], dtype=bool)
+    return rs._with_run_ids_of(keep), sorted(refused)
+
+
 def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
            precision: Literal["relevant", "distinct"] = "relevant",
            recall: Literal["all_runs", "asking_runs"] = "all_runs",
@@ -71,8 +92,9 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
     ------
     MetricError
         A run in the recall set has no task record (its blockers are unknown), a
-        question names a blocker its task does not register, or a group mixes
-        conditions.
+        question names a blocker its task does not register, a question is not
+        attributed to a blocker at all (``attributed`` false: the log does not
+        say), or a group mixes conditions.
 
     References
     ----------
@@ -121,6 +143,15 @@ def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, po
     excluded = _excluded(scope, by)
     runs = scope[~scope["error"]].copy()
 
+    unattributed = _unattributed(rs, runs)
+    if len(unattributed):
+        first = unattributed.iloc[0]
+        raise MetricError(
+            f"{fn}: {len(unattributed)} question(s) of {unattributed['run_id'].nunique()} run(s) are not attributed to"
+            f" a blocker (first: run {first['run_id']!r} question {first['q_index']}): the log does not say which"
+            " blocker each one asked about, so precision and recall are unknown. Attribute them (an Inspect log: the"
+            " ask tool's JSON answer field 'blocker', or a scorer's metadata 'asked_blockers'; docs/importers.md)"
+            " or filter those runs out")
     per_run, rel = _per_run_asks(rs, runs)
     runs["n_relevant"] = per_run["n_relevant"].to_numpy()
     tasks = rs.tasks[["benchmark", "suite", "variant_id", "n_blockers"]].astype(

@@ -23,8 +23,9 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
     table, the line saying why (its ``attrs["note"]``)."""
     if len(table) == 0:
         return table.attrs.get("note") or "(no rows)"
-    return table.to_string(index=False, na_rep="–",
+    text = table.to_string(index=False, na_rep="–",
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
+    return text + (f"\nnote: {table.attrs['note']}" if table.attrs.get("note") else "")
 
 
 #: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
@@ -199,7 +200,7 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     shown = _as_text_cells(head)
     styler = shown.style.format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
-    more = f"<p><em>{html.escape(cut)}</em></p>" if cut else ""
+    more = "".join(f"<p><em>{html.escape(line)}</em></p>" for line in (table.attrs.get("note"), cut) if line)
     return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
 
 

@@ -23,19 +23,24 @@ def _per_benchmark(rs: RunSet, shape: Shape, build: Callable[[RunSet, Convention
 
     With no such benchmark the table is empty (``columns``) and ``attrs["note"]`` says what the
     log lacks ("no runs with registered blockers and the ask tool in this log"); where benchmarks have the
-    shape but ``build`` finds nothing to show, the notes ``build`` set on its empty frames say why.
+    shape but ``build`` finds nothing to show, the notes ``build`` set on its empty frames say why. A table with
+    rows keeps the notes ``build`` set on frames with rows (a column it could not fill for some rows, and why).
     """
-    parts, notes = [], []
+    parts, notes, caveats = [], [], []
     for bench, sub in applicable_parts(rs, shape):
         out = build(sub, conventions_for(bench, conventions))
         if len(out):
+            if out.attrs.get("note"):  # rows, and a cell ``build`` could not fill: say why
+                caveats.append(f"{bench}: {out.attrs['note']}")
             out = out.drop(columns="benchmark", errors="ignore")
             out.insert(0, "benchmark", bench)
             parts.append(out)
         elif out.attrs.get("note"):  # the shape is there, but not what this table compares: say what is missing
             notes.append(f"{bench}: {out.attrs['note']}")
     if parts:
-        return pd.concat(parts, ignore_index=True)
+        table = pd.concat(parts, ignore_index=True)
+        table.attrs = {"note": "; ".join(caveats)} if caveats else {}
+        return table
     out = pd.DataFrame(columns=["benchmark", *[c for c in columns if c != "benchmark"]])
     out.attrs["note"] = "; ".join(notes) if notes else shape.note
     return out

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import metrics
+from ..metrics.asking import _without_unattributed
 from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..shapes import SHAPES, Conventions, labels_of
@@ -59,17 +60,36 @@ def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_0
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol="solve")
         out = _three_pass_rates(sub, k, conv.pass_estimator, ("suite", "model"))
-        f1 = metrics.ask_f1(sub, by=("suite", "model", "policy"), ci=ci, n_boot=n_boot, seed=seed)
+        f1, note = _attributed_ask_f1(sub, ("suite", "model", "policy"), ci=ci, n_boot=n_boot, seed=seed)
         out = out.merge(f1[["suite", "model", "policy"]], on=["suite", "model", "policy"], how="outer")
         out["policy"] = out["policy"].fillna("–")  # full-information runs of a model never run with the tool
         out["gap_pp"] = 100 * (out["pass_at_k_with_tool"] - out["pass_at_k_full_info"])
         keep = [c for c in f1.columns if c.startswith(("recall", "precision", "ask_f1"))]
-        return out.merge(f1[["suite", "model", "policy", *keep]], on=["suite", "model", "policy"], how="left") \
+        out = out.merge(f1[["suite", "model", "policy", *keep]], on=["suite", "model", "policy"], how="left") \
             .sort_values(["suite", "model", "policy"]).reset_index(drop=True)
+        if note:
+            out.attrs["note"] = note
+        return out
 
     return _per_benchmark(rs, SHAPES["blockers_and_tool"], build, conventions=conventions,
                           columns=["suite", "model", "policy", "pass_at_k_full_info", "pass_at_k_no_tool",
                                    "pass_at_k_with_tool", "gap_pp", "recall", "precision", "ask_f1"])
+
+
+def _attributed_ask_f1(sub: RunSet, by: tuple[str, ...], **kw) -> tuple[pd.DataFrame, str | None]:
+    """Ask-F1 per group of ``by``; the groups holding questions the log does not attribute to a blocker get no
+    row (Ask-F1 refuses them), and a note names them."""
+    kept, refused = _without_unattributed(sub, by)
+    if not refused:
+        return metrics.ask_f1(sub, by=by, **kw), None
+    f1 = metrics.ask_f1(kept, by=by, **kw) if len(kept.runs) else \
+        pd.DataFrame(columns=[*by, "precision", "recall", "ask_f1"])
+    return f1, _refused_note(refused)
+
+
+def _refused_note(refused: list[tuple[str, ...]]) -> str:
+    return (f"no Ask-F1 for {', '.join(' '.join(k) for k in refused)}: questions not attributed to a blocker (the"
+            " log does not say which blocker each asked about)")
 
 
 PASS_RATE_COLUMNS = ["pass_at_k_full_info", "pass_at_k_no_tool", "pass_at_k_with_tool"]
@@ -155,14 +175,18 @@ def questions_per_task(rs: RunSet) -> pd.DataFrame:
 def _questions_per_task(rs: RunSet) -> pd.DataFrame:
     hil = rs.filter(spec="ambiguous", ask_tool=True)
     runs = hil.runs[hil.runs["status"] != "error"]
-    rel = hil.questions[hil.questions["relevant"].astype(bool)].groupby("run_id").size()
+    q = hil.questions
+    rel = q[q["relevant"].to_numpy(dtype=bool, na_value=False)].groupby("run_id").size()
+    unknown = set(q.loc[q["relevant"].isna().to_numpy(dtype=bool), "run_id"])  # not attributed to a blocker
+    n_rel = runs["run_id"].map(rel).fillna(0).astype(float)
     work = pd.DataFrame({"suite": runs["suite"].astype(str), "model": runs["model"].astype(str),
                          "policy": runs["policy"].astype(str), "q": runs["n_questions"].astype(int),
-                         "rel": runs["run_id"].map(rel).fillna(0).astype(int)})
+                         "rel": n_rel.where(~runs["run_id"].isin(unknown).to_numpy(dtype=bool))})
     g = work.groupby(["suite", "model", "policy"])
     out = pd.DataFrame({
         "n_runs": g.size(), "share_asking": g["q"].apply(lambda s: (s > 0).mean()),
-        "questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].mean(),
+        # a group with any run whose relevance is unknown has no value (a mean of the rest would pass for one)
+        "questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].apply(lambda s: s.mean(skipna=False)),
         "questions_per_asking_run": g["q"].apply(lambda s: s[s > 0].mean() if (s > 0).any() else float("nan")),
         "max_questions": g["q"].max(),
     })
@@ -182,20 +206,24 @@ def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol="solve")
         tool = sub.filter(spec="ambiguous", ask_tool=True)
-        rows = []
+        rows, notes = [], []
         for scope, by in (("combined", ("model", "policy")), ("per suite", ("suite", "model", "policy"))):
             p = metrics.pass_at_k(tool, k=k, by=by, estimator=conv.pass_estimator)
-            f = metrics.ask_f1(sub, by=by)
-            merged = p.merge(f, on=list(by))
+            f, note = _attributed_ask_f1(sub, by)
+            notes += [note] if note and not notes else []
+            merged = p.merge(f, on=list(by), how="left")
             merged["scope"] = "combined" if scope == "combined" else merged["suite"]
             rows.append(merged[["model", "policy", "scope", "pass_at_k", "precision", "recall", "ask_f1"]])
         out = pd.concat(rows, ignore_index=True)
         rank = out[out["scope"] == "combined"].set_index(["model", "policy"])["pass_at_k"]
         out["_rank"] = -pd.Series(list(zip(out["model"], out["policy"])), index=out.index).map(rank)
         order = {"combined": 0, "swe": 1, "sql": 2}
-        return out.sort_values(["_rank", "model", "policy", "scope"],
-                               key=lambda s: s.map(lambda v: order.get(v, 3)) if s.name == "scope" else s) \
+        out = out.sort_values(["_rank", "model", "policy", "scope"],
+                              key=lambda s: s.map(lambda v: order.get(v, 3)) if s.name == "scope" else s) \
             .drop(columns="_rank").reset_index(drop=True)
+        if notes:
+            out.attrs["note"] = notes[0]
+        return out
 
     return _per_benchmark(rs, SHAPES["blockers_and_tool"], build, conventions=conventions,
                           columns=["model", "policy", "scope", "pass_at_k", "precision", "recall", "ask_f1"])
