@@ -157,6 +157,25 @@ def _read_lhaw(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list
     return read_lhaw(path, strict=False)
 
 
+def _detect_inspect(path: Path) -> bool:
+    from .importers.inspect_logs import inspect_logs
+
+    return bool(inspect_logs(path))
+
+
+def _read_inspect(path: Path, *, quiet: bool, engine: Engine, files: list[Path] | None = None
+                  ) -> tuple[RunSet, list[LoadError]]:
+    from .importers.inspect_logs import read_inspect
+
+    return read_inspect(path, strict=False, files=files)
+
+
+def _is_inspect_log(path: Path) -> bool:
+    from .importers.inspect_logs import is_inspect_log
+
+    return is_inspect_log(path)
+
+
 LAYOUTS: list[Layout] = [
     Layout("runlog-snapshot", "a report's snapshot of a loaded log: <frame>.arrow files and snapshot.json"
            " (written by ambiglib report for its notebooks)", is_snapshot, _read_snapshot),
@@ -178,6 +197,9 @@ LAYOUTS: list[Layout] = [
     Layout("mcp-atlas", "MCP-Atlas (LHAW ask_user branch) scored_<label>.csv files, here or in evaluation_results/,"
            " without a manifest (model and trial from <model>[_ask_user]_t<trial> labels)",
            _detect_mcp_atlas, _read_mcp_atlas),
+    Layout("inspect", "Inspect AI evaluation logs: .eval files, or .json logs of Inspect, here or in folders below"
+           " (one run per sample and epoch; needs the inspect-ai package: pip install 'ambiglib[inspect]')",
+           _detect_inspect, _read_inspect),
     Layout("runlog-jsonl", "canonical run-log JSON Lines: a .jsonl or .jsonl.gz file, or a folder "
            "of them", _detect_jsonl, _read_canonical_jsonl),
 ]
@@ -239,6 +261,8 @@ def _units(root: Path) -> list[tuple[str, Path]]:
         if claimed is not None and claimed != inside and (inside, claimed) not in _CONSUMES:
             units.append((claimed, folder))
             inside = claimed
+        # an Inspect log is a file of its own wherever it lies (its logs are read together, as one unit)
+        units += [("inspect", p) for p in entries if not is_dir(p) and _is_inspect_log(p)]
         if inside is None:
             # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
             units += [("runlog-jsonl", p) for p in entries
@@ -297,18 +321,25 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
     return RunSet(**frames, skipped=skipped), errors
 
 
+#: layouts whose units are files, read together (the rest are folders, each read on its own)
+_FILE_UNITS = ("runlog-jsonl", "inspect")
+
+
 def _read_any(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
     """Read whatever run logs ``path`` holds, each by its layout (several in one folder are merged)."""
     units = _units(path) if path.is_dir() else []
     by_name = {layout.name: layout for layout in LAYOUTS}
-    if len({name for name, _ in units}) > 1 or sum(name != "runlog-jsonl" for name, _ in units) > 1:
+    if len({name for name, _ in units}) > 1 or sum(name not in _FILE_UNITS for name, _ in units) > 1:
         # several logs in one folder: each is read by its own layout, all are loaded
         parts = []
         files = [p for name, p in units if name == "runlog-jsonl"]
         if files:
             parts.append(_read_canonical_files(path, files, quiet=quiet, engine=engine))
+        logs = [p for name, p in units if name == "inspect"]
+        if logs:  # one read: a task is described by every log it was run in
+            parts.append(_read_inspect(path, quiet=quiet, engine=engine, files=logs))
         for name, unit in units:
-            if name != "runlog-jsonl":
+            if name not in _FILE_UNITS:
                 parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
         return _merge(parts)
     for layout in LAYOUTS:

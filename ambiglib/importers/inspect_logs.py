@@ -1,0 +1,415 @@
+"""Inspect AI evaluation logs (``.eval`` and ``.json``) as a run log.
+
+One run per sample and epoch; every call of the ask tool is a question; a judge scorer's categories are
+labels; each sample's metadata gives its task record. The mapping, and how to change it, is in
+``docs/importers.md`` (Inspect AI). Logs are read with Inspect's own reader (``inspect_ai.log``), an
+optional dependency: ``pip install 'ambiglib[inspect]'``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import FormatError, LoadError
+from ..files import is_file, walk
+from ..runset import RunSet
+from ..schema import SPECS
+from ._common import Collected, RowError, finish, guard, present
+
+__all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "ASK_TOOLS", "INSPECT_EXTRA"]
+
+INSPECT_EXTRA = "pip install 'ambiglib[inspect]'"
+#: the names an ask tool goes by, recognised unless ``ask_tools`` says otherwise
+ASK_TOOLS = ("ask_user", "ask_human", "ask_question", "clarify")
+#: Inspect's categorical score values (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER) as
+#: (score, passed), as ``value_to_float`` reads them
+SCORE_VALUES = {"C": (1.0, True), "I": (0.0, False), "P": (0.5, False), "N": (0.0, False)}
+#: the arguments a question's text is looked for in, before any other string argument
+TEXT_ARGUMENTS = ("question", "message", "prompt", "text", "query")
+#: the sample metadata fields a task record takes as they are (runlog-v1 §A.3)
+TASK_FIELDS = ("ambiguity_class", "dimensions", "strategy")
+EXCLUDE = {"events", "store", "attachments", "timelines", "events_data"}
+#: the newest log format this importer has been checked against (Inspect's LOG_SCHEMA_VERSION)
+FORMAT_VERSIONS = (1, 2)
+_JSON_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+
+
+def is_inspect_log(path: Path) -> bool:
+    """An Inspect log: a ``.eval`` file, or a ``.json`` file that opens as one (``{"version": n, "status": ...``)."""
+    name = path.name
+    if name.endswith(".eval"):
+        return is_file(path) or not path.exists()  # a dangling link is named by the reader
+    if not name.endswith(".json") or not is_file(path) or not os.access(path, os.R_OK):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return bool(_JSON_HEAD.match(fh.read(256)))
+    except OSError:
+        return False
+
+
+def inspect_logs(path: Path) -> list[Path]:
+    """The Inspect logs at ``path``: the file itself, or every one under the folder, in name order."""
+    if not path.is_dir():
+        return [path] if is_inspect_log(path) else []
+    return [p for p, why in walk(path) if why is None and is_inspect_log(p)]
+
+
+@dataclass
+class Options:
+    """How a log maps to the run log (each defaults to the documented mapping)."""
+
+    benchmark: str | None = None
+    scorer: str | None = None
+    ask_tools: tuple[str, ...] = ASK_TOOLS
+    label_facets: Mapping[str, str] = field(default_factory=dict)
+
+
+@guard("Inspect AI logs")
+def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Sequence[Path] | None = None,
+                 benchmark: str | None = None, scorer: str | None = None, ask_tools: Iterable[str] | None = None,
+                 label_facets: Mapping[str, str] | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """Read Inspect AI logs: one run per sample × epoch (``docs/importers.md``, Inspect AI).
+
+    Parameters
+    ----------
+    path : a ``.eval`` or ``.json`` log, or a folder of them (read with every folder below it)
+    strict : raise the first problem (default), else return ``(runset, errors)``
+    files : the logs to read (default: every Inspect log at ``path``)
+    benchmark : the benchmark's name (default: each eval's task name)
+    scorer : the scorer whose value is the run's score (default: each sample's first)
+    ask_tools : the ask tool's names (default: ``ask_user``, ``ask_human``, ``ask_question``, ``clarify``)
+    label_facets : scorer name → the facet of its labels (default: the scorer's name)
+
+    A sample that errored is an ``error`` run with its message; one stopped by a message, token or time
+    limit is ``invalid``, naming the limit. Samples an eval that stopped part-way (``cancelled``) never ran
+    are counted in ``RunSet.skipped``.
+    """
+    root = Path(path)
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise FormatError(f"{root}: Inspect AI logs need the inspect-ai package, which is not installed:"
+                          f" {INSPECT_EXTRA}") from None
+    opts = Options(benchmark, scorer, tuple(ask_tools) if ask_tools is not None else ASK_TOOLS,
+                   dict(label_facets or {}))
+    logs = list(files) if files is not None else inspect_logs(root)
+    if not logs:
+        raise FormatError(f"{root}: no Inspect AI logs (.eval, or .json logs of Inspect) found")
+    out = Collected("Inspect AI")
+    tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]] = {}
+    for file in logs:
+        try:
+            present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
+            log = read_eval_log(str(file), exclude_fields=EXCLUDE)
+        except FormatError as exc:
+            out.reject(file, None, None, str(exc).removeprefix(f"{file}: "))
+            continue
+        except Exception as exc:  # noqa: BLE001 — Inspect's reader raises zip, JSON, pydantic and OS errors
+            out.reject(file, None, None, f"not a readable Inspect AI log ({_why(exc)})")
+            out.skip("Inspect AI log that cannot be read (its samples cannot be counted): named in the errors")
+            continue
+        _read_log(file, log, opts, out, tasks)
+    return finish(out, root, strict=strict)
+
+
+def _why(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _read_log(file: Path, log: Any, opts: Options, out: Collected,
+              tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]]) -> None:
+    if log.version not in FORMAT_VERSIONS:
+        out.reject(file, None, "version", f"Inspect log format version {log.version!r}; ambiglib reads versions"
+                   f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
+        out.skip("Inspect AI log that cannot be read (its samples cannot be counted): named in the errors")
+        return
+    ev = log.eval
+    task_args = ev.task_args if isinstance(ev.task_args, dict) else {}
+    offered = _offered_tools(log.plan, opts.ask_tools)
+    samples = log.samples or []
+    if not samples and log.status == "success":
+        out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
+        return
+    for line, sample in enumerate(samples, 1):
+        where = f"sample {sample.id!r} epoch {sample.epoch}"
+        with out.row(file, line, f"{where}'s fields"):
+            run, task = _run(sample, where, ev, task_args, offered, opts)
+            out.add(file, line, run)
+            if task is not None:
+                _add_task(task, file, line, where, out, tasks)
+    _count_missing(log, samples, out)
+
+
+def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
+    """The ask tool the eval's plan offers (named in a step's parameters: ``use_tools``, an agent's tools)."""
+    found: list[str] = []
+
+    def visit(value: Any) -> None:
+        if isinstance(value, dict):
+            if value.get("name") in names and value.get("type", "tool") == "tool":
+                found.append(value["name"])
+            for v in value.values():
+                visit(v)
+        elif isinstance(value, list):
+            for v in value:
+                visit(v)
+
+    for step in getattr(plan, "steps", None) or []:
+        visit(step.params)
+    return found[0] if found else None
+
+
+def _text(value: Any) -> str | None:
+    """A message's text: a string, or the text parts of a list of content."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(getattr(c, "text", "") or "" for c in value if getattr(c, "type", None) == "text")
+    return str(value)
+
+
+def _field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any]) -> Any:
+    return meta[name] if meta.get(name) is not None else task_args.get(name)
+
+
+def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered: str | None,
+         opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    meta = sample.metadata if isinstance(sample.metadata, dict) else {}
+    spec = _field("spec", meta, task_args)
+    if spec is None:
+        raise RowError("spec", f"{where}: no 'spec' (full or ambiguous) in the sample's metadata or the task's"
+                       " arguments (docs/importers.md, Inspect AI)")
+    if spec not in SPECS:
+        raise RowError("spec", f"{where}: metadata 'spec' must be 'full' or 'ambiguous' (got {spec!r})")
+    benchmark = opts.benchmark or str(ev.task)
+    suite = _field("suite", meta, task_args) or str(ev.task)
+    task_id = str(sample.id)
+    variant_id = str(meta["variant_id"]) if meta.get("variant_id") is not None else task_id
+    messages = sample.messages or []
+    calls, responses, turns = _ask_calls(messages, opts.ask_tools)
+    ask_tool = _field("ask_tool", meta, task_args)
+    if ask_tool is None:
+        ask_tool = offered is not None or bool(calls)
+    elif not isinstance(ask_tool, bool):
+        raise RowError("ask_tool", f"{where}: metadata 'ask_tool' must be true or false (got {ask_tool!r})")
+    scores = dict(sample.scores or {})
+    chosen = opts.scorer or next(iter(scores), None)
+    run: dict[str, Any] = {
+        "record": "run", "benchmark": benchmark, "suite": str(suite), "task_id": task_id, "variant_id": variant_id,
+        "model": str(ev.model), "spec": spec, "ask_tool": ask_tool, "trial": int(sample.epoch),
+    }
+    policy = _field("policy", meta, task_args)
+    if policy is not None:
+        run["policy"] = str(policy)
+    note: dict[str, Any] = {"inspect": {"sample_id": sample.id, "epoch": sample.epoch, "eval_id": ev.eval_id}}
+    if sample.error is not None:
+        run["status"] = "error"
+        note["error_reason"] = f"the sample errored: {' '.join(str(sample.error.message).split())[:300]}"
+    elif sample.limit is not None:
+        run["status"] = "invalid"
+        note["status_reason"] = f"the sample hit its {sample.limit.type} limit ({sample.limit.limit:g})"
+    if scores and chosen is not None:
+        if chosen not in scores:
+            raise RowError("scores", f"{where}: no score of scorer {chosen!r} (the sample has {', '.join(scores)})")
+        run["score"], run["passed"] = _score(scores[chosen].value, chosen, where)
+    labels, other = _labels(scores, chosen, opts.label_facets)
+    if labels:
+        run["labels"] = labels
+    if other:
+        note["scores"] = other
+    blockers = _attribution(calls, responses, scores, chosen, where)
+    if calls:
+        if not ask_tool:
+            raise RowError("ask_tool", f"{where}: {len(calls)} call(s) of the ask tool, but metadata 'ask_tool' is false")
+        run["questions"] = [
+            {"text": text, "response": responses[i], "step": turns[i],
+             **({"blocker_id": blockers[i]} if blockers is not None and blockers[i] is not None else {}),
+             **({} if blockers is not None else {"attributed": False})}
+            for i, text in enumerate(calls)]
+    _usage(sample, run, note)
+    run["steps"] = sum(1 for m in messages if getattr(m, "role", None) == "assistant")
+    run["meta"] = note
+    return run, _task(meta, where, benchmark, str(suite), task_id, variant_id)
+
+
+def _ask_calls(messages: list, names: tuple[str, ...]) -> tuple[list[str], list[str | None], list[int]]:
+    """Each call of the ask tool: its text, the tool's answer, and the model's turn (0-based) that made it."""
+    ids: list[str] = []
+    texts: list[str] = []
+    turns: list[int] = []
+    answers: dict[str, str | None] = {}
+    turn = -1
+    for m in messages:
+        role = getattr(m, "role", None)
+        if role == "assistant":
+            turn += 1
+            for call in getattr(m, "tool_calls", None) or []:
+                if call.function in names:
+                    ids.append(str(call.id))
+                    texts.append(_question_text(call.arguments))
+                    turns.append(turn)
+        elif role == "tool" and getattr(m, "tool_call_id", None) is not None:
+            answers[str(m.tool_call_id)] = _text(m.content)
+    return texts, [answers.get(i) for i in ids], turns
+
+
+def _question_text(arguments: Any) -> str:
+    """The question a call asks: its first string argument (``question``, ``message``, ... first)."""
+    if isinstance(arguments, dict):
+        for key in (*TEXT_ARGUMENTS, *arguments):
+            value = arguments.get(key)
+            if isinstance(value, str) and value.strip():
+                return value
+        return json.dumps(arguments, ensure_ascii=False, sort_keys=True, default=str) if arguments else "(no arguments)"
+    return str(arguments)
+
+
+def _attribution(calls: list[str], responses: list[str | None], scores: Mapping[str, Any], chosen: str | None,
+                 where: str) -> list[str | None] | None:
+    """The blocker each question resolved: the tool result's JSON ``blocker`` field, else a scorer's metadata
+    list ``asked_blockers`` aligned with the calls; None when the log says neither."""
+    if not calls:
+        return []
+    listed = None
+    for name in sorted(scores, key=lambda n: n != chosen):  # the chosen scorer's list first
+        md = scores[name].metadata
+        if isinstance(md, dict) and "asked_blockers" in md:
+            listed = md["asked_blockers"]
+            if not isinstance(listed, list) or len(listed) != len(calls):
+                n = len(listed) if isinstance(listed, list) else type(listed).__name__
+                raise RowError("asked_blockers", f"{where}: scorer {name!r} metadata 'asked_blockers' must list one"
+                               f" blocker (or null) per call of the ask tool: {len(calls)} call(s), found {n}")
+            break
+    out: list[str | None] = []
+    said_any = listed is not None
+    for i, response in enumerate(responses):
+        from_tool = _tool_blocker(response)
+        if from_tool is not _UNSAID:
+            said_any = True
+            out.append(from_tool)
+        else:  # a call the tool answered without JSON, or never answered (a limit stopped the sample)
+            out.append(None if listed is None or listed[i] is None else str(listed[i]))
+    # where the tool's answers name blockers, a call whose answer names none resolved none
+    return out if said_any else None
+
+
+_UNSAID: Any = object()
+
+
+def _tool_blocker(response: str | None) -> Any:
+    """The ``blocker`` field of a tool result that is a JSON object, else _UNSAID."""
+    if not response or not response.lstrip().startswith("{"):
+        return _UNSAID
+    try:
+        value = json.loads(response)
+    except ValueError:
+        return _UNSAID
+    if not isinstance(value, dict) or "blocker" not in value:
+        return _UNSAID
+    b = value["blocker"]
+    return None if b is None or b == "" else str(b)
+
+
+def _score(value: Any, name: str, where: str) -> tuple[float, bool]:
+    if isinstance(value, str) and value in SCORE_VALUES:
+        return SCORE_VALUES[value]
+    if isinstance(value, bool):
+        return float(value), value
+    if isinstance(value, (int, float)) and 0 <= value <= 1:
+        return float(value), value == 1
+    raise RowError("score", f"{where}: scorer {name!r} value must be C, I, P, N, true/false or a number in [0, 1]"
+                   f" (got {value!r}); choose the scorer with scorer=")
+
+
+def _labels(scores: Mapping[str, Any], chosen: str | None, facets: Mapping[str, str]
+            ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Judge labels from every other scorer whose value is a category (or a dict of them); the rest's values."""
+    labels: list[dict[str, Any]] = []
+    other: dict[str, Any] = {}
+    for name, s in scores.items():
+        if name == chosen:
+            continue
+        facet, value = facets.get(name, name), s.value
+        if isinstance(value, str) and value:
+            labels.append({"facet": facet, "label": value, "judge": name})
+        elif isinstance(value, dict) and value and all(isinstance(v, str) and v for v in value.values()):
+            labels += [{"facet": f"{facet}.{k}", "label": v, "judge": name} for k, v in value.items()]
+        else:
+            other[name] = value
+    return labels, other
+
+
+def _usage(sample: Any, run: dict[str, Any], note: dict[str, Any]) -> None:
+    usage = list((sample.model_usage or {}).values())
+    if usage:
+        run["tokens_in"] = sum(u.input_tokens or 0 for u in usage)
+        run["tokens_out"] = sum(u.output_tokens or 0 for u in usage)
+        costs = [u.total_cost for u in usage if u.total_cost is not None]
+        if costs:
+            run["cost_usd"] = sum(costs)
+    if sample.working_time is not None:
+        run["duration_s"] = float(sample.working_time)
+    if sample.total_time is not None:
+        note["inspect"]["total_time"] = float(sample.total_time)
+
+
+def _task(meta: Mapping[str, Any], where: str, benchmark: str, suite: str, task_id: str, variant_id: str
+          ) -> dict[str, Any] | None:
+    """The sample's task record (None when its metadata names no blockers: they are unknown)."""
+    if "blockers" not in meta:
+        return None
+    raw = meta["blockers"]
+    if not isinstance(raw, list):
+        raise RowError("blockers", f"{where}: metadata 'blockers' must be a list of ids or of {{id, type, subtype}}"
+                       f" (got {type(raw).__name__})")
+    blockers = []
+    for i, b in enumerate(raw):
+        if isinstance(b, str) and b:
+            blockers.append({"id": b})
+        elif isinstance(b, dict) and isinstance(b.get("id"), str) and b["id"]:
+            blockers.append({k: b[k] for k in ("id", "type", "subtype") if b.get(k) is not None})
+        else:
+            raise RowError(f"blockers[{i}]", f"{where}: metadata blockers[{i}] must be an id or an object with an"
+                           f" 'id' (got {b!r})")
+    task = {"record": "task", "benchmark": benchmark, "suite": suite, "task_id": task_id, "variant_id": variant_id,
+            "blockers": blockers}
+    task.update({k: meta[k] for k in TASK_FIELDS if meta.get(k) is not None})
+    return task
+
+
+def _add_task(task: dict[str, Any], file: Path, line: int, where: str, out: Collected,
+              tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]]) -> None:
+    """One task record per task: the first sample's; a later sample that describes it otherwise is an error."""
+    key = (task["benchmark"], task["suite"], task["variant_id"])
+    if key not in tasks:
+        tasks[key] = (task, f"{file} {where}")
+        out.add(file, line, task)
+    elif tasks[key][0] != task:
+        raise RowError("blockers", f"{where}: metadata describes task {task['variant_id']!r} otherwise than"
+                       f" {tasks[key][1]} does (blockers {task['blockers']} vs {tasks[key][0]['blockers']})")
+
+
+def _count_missing(log: Any, samples: list, out: Collected) -> None:
+    """Count the sample × epochs an eval that stopped part-way never ran (from its dataset and config)."""
+    if log.status == "success":
+        return
+    cfg, ds = log.eval.config, log.eval.dataset
+    epochs = int(getattr(cfg, "epochs", None) or 1)
+    chosen = cfg.sample_id if getattr(cfg, "sample_id", None) is not None else ds.sample_ids
+    if chosen is not None:
+        ids = chosen if isinstance(chosen, list) else [chosen]
+        if isinstance(cfg.limit, int):
+            ids = ids[:cfg.limit]
+        expected = {(str(i), e) for i in ids for e in range(1, epochs + 1)}
+        n = len(expected - {(str(s.id), s.epoch) for s in samples})
+    else:
+        n = max(0, (ds.samples or 0) * epochs - len(samples))
+    if n:
+        out.skip(f"sample × epoch an Inspect eval that stopped part-way ({log.status}) never ran", n)
