@@ -15,7 +15,8 @@ __version__ = "0.1.0"
 
 #: Names of the package, from the module that defines them, imported on first use.
 _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_ambigds": "importers",
-          "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers"}
+          "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers",
+          "read_mcp_atlas": "importers", "read_inspect": "importers"}
 #: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
 _LAZY = ("metrics", "stats", "tables", "plots", "report", "shapes", "comparisons", "simulate", "cli")
 
@@ -45,6 +46,8 @@ __all__ = [
     "read_hilbench",
     "read_hilbench_registries",
     "read_lhaw",
+    "read_mcp_atlas",
+    "read_inspect",
     "AmbiglibError",
     "FormatError",
     "SchemaError",

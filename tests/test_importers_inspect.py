@@ -169,6 +169,30 @@ def test_unattributed_questions_make_ask_f1_refuse_and_the_tables_say_so(loaded)
     assert any("not attributed to a blocker" in w for w in ambiglib.shapes.metric_warnings(rs))
 
 
+def test_the_zip_members_read_as_inspects_own_full_read(monkeypatch):
+    # a .eval log's samples are parsed from its zip members (fast); Inspect's full read (read_eval_log, every sample
+    # validated into its models) gives the same run log, record for record
+    from ambiglib.importers import inspect_logs
+
+    fast = read_inspect(FIXTURES, strict=False)
+    original = inspect_logs._read_log_file
+    calls = []
+
+    def whole(file, reader, via_inspect=False):
+        calls.append(file)
+        return original(file, reader, via_inspect=True)
+
+    monkeypatch.setattr(inspect_logs, "_read_log_file", whole)
+    slow = read_inspect(FIXTURES, strict=False)
+    assert len(calls) == len(LOGS) and fast[1] == slow[1] == []
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        a = getattr(fast[0], name).drop(columns="source", errors="ignore")
+        b = getattr(slow[0], name).drop(columns="source", errors="ignore")
+        key = [c for c in ("run_id", "q_index", "facet", "variant_id", "blocker_id") if c in a.columns]
+        pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True))
+    assert fast[0].skipped == slow[0].skipped
+
+
 def test_options_scorer_facets_and_ask_tools():
     rs = read_inspect(FIXTURES, files=[p for p in LOGS if _read(p).eval.model == "mockllm/careful"],
                       benchmark="mine", scorer="solved", label_facets={"ask_judge": "asking", "trace": "recognition"})
@@ -305,3 +329,16 @@ def test_the_fixture_script_regenerates_the_same_content():
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_inspect_fixtures.py"), "--check"],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0 and "same content" in done.stdout, done.stdout + done.stderr[-2000:]
+
+
+def test_unattributed_questions_survive_jsonl_and_parquet(loaded, tmp_path):
+    rs, _ = loaded
+    ambiglib.write_jsonl(rs, tmp_path / "log.jsonl")
+    lines = [json.loads(x) for x in (tmp_path / "log.jsonl").read_text().splitlines()]
+    said = [q for rec in lines for q in rec.get("questions", []) if "attributed" in q]
+    assert len(said) == 12 and all(q["attributed"] is False for q in said)  # written only where false
+    rs.to_parquet(tmp_path / "pq")
+    for again in (ambiglib.load(tmp_path / "log.jsonl"), ambiglib.load(tmp_path / "pq")):
+        a = again.questions.sort_values(["run_id", "q_index"]).reset_index(drop=True)
+        b = rs.questions.sort_values(["run_id", "q_index"]).reset_index(drop=True)
+        pd.testing.assert_frame_equal(a, b)

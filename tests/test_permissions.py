@@ -56,6 +56,8 @@ CASES = {  # name: (make the log, the path made unreadable, relative to the log)
     "a store partition": (lambda t: ambiglib.load(EXAMPLE, quiet=True).to_parquet(
         t / "log", partition_by=("benchmark",)), "questions/benchmark=lhaw"),
     "a snapshot file": (lambda t: _snapshot(t / "log"), "runs.arrow"),
+    "an Inspect AI log": (lambda t: copy(ROOT / "tests" / "fixtures" / "inspect", t / "log"),
+                          sorted(p.name for p in (ROOT / "tests" / "fixtures" / "inspect").glob("*.eval"))[0]),
 }
 
 

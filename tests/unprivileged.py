@@ -34,12 +34,16 @@ def _warm() -> None:
     import ambiglib
 
     for module in ("frames", "parquet_check", "parquet_log", "snapshot", "validity", "importers.ambigds",
-                   "importers.hilbench", "importers.lhaw", "cli", "metrics.harness", "shapes"):
+                   "importers.hilbench", "importers.lhaw", "importers.inspect_logs", "cli", "metrics.harness", "shapes"):
         importlib.import_module(f"ambiglib.{module}")
     for codec in ("utf_8", "utf_8_sig", "utf_16", "utf_16_le", "utf_16_be", "utf_32", "utf_32_le", "utf_32_be"):
         importlib.import_module(f"{encodings.__name__}.{codec}")
     for path in (ROOT / "data" / "example", ROOT / "data" / "example-native"):
         ambiglib.load(path, quiet=True)
+    try:  # Inspect AI logs: what inspect_ai imports as it reads one
+        ambiglib.load(ROOT / "tests" / "fixtures" / "inspect", strict=False, quiet=True)
+    except ambiglib.FormatError:  # inspect-ai is not installed
+        pass
 
 
 def _drop() -> None:

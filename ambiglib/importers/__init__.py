@@ -7,6 +7,7 @@ recognises. The mapping of each harness's fields into the run log is in
 
 from .ambigds import read_ambigds
 from .hilbench import read_hilbench, read_hilbench_registries
+from .inspect_logs import read_inspect
 from .lhaw import read_lhaw, read_mcp_atlas
 
-__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw", "read_mcp_atlas"]
+__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw", "read_mcp_atlas", "read_inspect"]

@@ -13,7 +13,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import FormatError, LoadError
 from ..files import is_file, walk
@@ -36,6 +36,8 @@ TASK_FIELDS = ("ambiguity_class", "dimensions", "strategy")
 EXCLUDE = {"events", "store", "attachments", "timelines", "events_data"}
 #: the newest log format this importer has been checked against (Inspect's LOG_SCHEMA_VERSION)
 FORMAT_VERSIONS = (1, 2)
+#: the largest sample member read from a .eval zip (its events included)
+MAX_SAMPLE_BYTES = 1 << 30
 _JSON_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 
 
@@ -106,16 +108,65 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
     for file in logs:
         try:
             present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
-            log = read_eval_log(str(file), exclude_fields=EXCLUDE)
+            header, samples = _read_log_file(file, read_eval_log)
         except FormatError as exc:
             out.reject(file, None, None, str(exc).removeprefix(f"{file}: "))
+            out.skip(UNREADABLE)
+            continue
+        except OSError as exc:  # this user may not read it: said as load says it (which also counts it)
+            out.reject(file, None, None, f"cannot be read ({exc.strerror or exc})")
             continue
         except Exception as exc:  # noqa: BLE001 — Inspect's reader raises zip, JSON, pydantic and OS errors
             out.reject(file, None, None, f"not a readable Inspect AI log ({_why(exc)})")
-            out.skip("Inspect AI log that cannot be read (its samples cannot be counted): named in the errors")
+            out.skip(UNREADABLE)
             continue
-        _read_log(file, log, opts, out, tasks)
+        _read_log(file, header, samples, opts, out, tasks)
     return finish(out, root, strict=strict)
+
+
+UNREADABLE = "Inspect AI log that cannot be read (its samples cannot be counted): named in the errors"
+
+
+def _read_log_file(file: Path, read_eval_log: Any, *, via_inspect: bool = False) -> tuple[Any, list]:
+    """The log's header (read by Inspect) and its samples, each a dict as the log holds it.
+
+    A ``.eval`` log's samples are its zip's ``samples/*.json`` members, parsed as JSON: Inspect's own full read
+    validates every sample into its models, 4x the time of this importer's whole load (docs/performance.md).
+    A ``.json`` log (and ``via_inspect``) is read whole by Inspect. Both give the same records (the test suite
+    reads every fixture both ways).
+    """
+    if file.name.endswith(".eval") and not via_inspect:
+        header = read_eval_log(str(file), header_only=True)
+        if header.version not in FORMAT_VERSIONS:
+            return header, []
+        return header, list(_zip_samples(file))
+    log = read_eval_log(str(file), exclude_fields=EXCLUDE)
+    return log, [s.model_dump(mode="json", exclude=EXCLUDE) for s in log.samples or []]
+
+
+def _zip_samples(file: Path) -> Iterator[dict[str, Any] | FormatError]:
+    """Each ``samples/<id>_epoch_<n>.json`` member of a ``.eval`` zip, parsed (or why it cannot be)."""
+    import zipfile
+
+    try:  # Inspect's dependency: the members are Zstandard-compressed (zip method 93), which zipfile reads
+        import zipfile_zstd  # noqa: F401  from Python 3.14 on its own
+    except ImportError:
+        pass
+    with zipfile.ZipFile(file) as z:
+        for info in z.infolist():
+            name = info.filename
+            if not (name.startswith("samples/") and name.endswith(".json")):
+                continue
+            if info.file_size > MAX_SAMPLE_BYTES:  # a zip says how large a member unpacks: no bomb is opened
+                yield FormatError(f"member {name} unpacks to {info.file_size:,} bytes; a sample is read up to"
+                                  f" {MAX_SAMPLE_BYTES:,}")
+                continue
+            try:
+                data = json.loads(z.read(name))
+            except (ValueError, zipfile.BadZipFile, EOFError, OSError, RuntimeError) as exc:
+                yield FormatError(f"member {name} cannot be read ({_why(exc)})")
+                continue
+            yield data if isinstance(data, dict) else FormatError(f"member {name} is not a JSON object")
 
 
 def _why(exc: BaseException) -> str:
@@ -123,28 +174,32 @@ def _why(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
 
-def _read_log(file: Path, log: Any, opts: Options, out: Collected,
+def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected,
               tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]]) -> None:
     if log.version not in FORMAT_VERSIONS:
         out.reject(file, None, "version", f"Inspect log format version {log.version!r}; ambiglib reads versions"
                    f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
-        out.skip("Inspect AI log that cannot be read (its samples cannot be counted): named in the errors")
+        out.skip(UNREADABLE)
         return
     ev = log.eval
     task_args = ev.task_args if isinstance(ev.task_args, dict) else {}
     offered = _offered_tools(log.plan, opts.ask_tools)
-    samples = log.samples or []
     if not samples and log.status == "success":
         out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
         return
+    present_ids: set[tuple[str, int]] = set()
     for line, sample in enumerate(samples, 1):
-        where = f"sample {sample.id!r} epoch {sample.epoch}"
+        if isinstance(sample, FormatError):
+            out.reject(file, line, None, str(sample))
+            continue
+        where = f"sample {sample.get('id')!r} epoch {sample.get('epoch')}"
+        present_ids.add((str(sample.get("id")), sample.get("epoch")))
         with out.row(file, line, f"{where}'s fields"):
             run, task = _run(sample, where, ev, task_args, offered, opts)
             out.add(file, line, run)
             if task is not None:
                 _add_task(task, file, line, where, out, tasks)
-    _count_missing(log, samples, out)
+    _count_missing(log, present_ids, len(samples), out)
 
 
 def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
@@ -171,7 +226,7 @@ def _text(value: Any) -> str | None:
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "".join(getattr(c, "text", "") or "" for c in value if getattr(c, "type", None) == "text")
+        return "".join(str(c.get("text") or "") for c in value if isinstance(c, dict) and c.get("type") == "text")
     return str(value)
 
 
@@ -181,7 +236,7 @@ def _field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any]) -> 
 
 def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered: str | None,
          opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    meta = sample.metadata if isinstance(sample.metadata, dict) else {}
+    meta = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
     spec = _field("spec", meta, task_args)
     if spec is None:
         raise RowError("spec", f"{where}: no 'spec' (full or ambiguous) in the sample's metadata or the task's"
@@ -190,35 +245,40 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
         raise RowError("spec", f"{where}: metadata 'spec' must be 'full' or 'ambiguous' (got {spec!r})")
     benchmark = opts.benchmark or str(ev.task)
     suite = _field("suite", meta, task_args) or str(ev.task)
-    task_id = str(sample.id)
+    if sample.get("id") is None or not isinstance(sample.get("epoch"), int):
+        raise RowError("id", f"{where}: a sample needs an 'id' and an integer 'epoch'")
+    task_id = str(sample["id"])
     variant_id = str(meta["variant_id"]) if meta.get("variant_id") is not None else task_id
-    messages = sample.messages or []
+    messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
     calls, responses, turns = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
     if ask_tool is None:
         ask_tool = offered is not None or bool(calls)
     elif not isinstance(ask_tool, bool):
         raise RowError("ask_tool", f"{where}: metadata 'ask_tool' must be true or false (got {ask_tool!r})")
-    scores = dict(sample.scores or {})
+    scores = {k: v for k, v in (sample.get("scores") or {}).items() if isinstance(v, dict)}
     chosen = opts.scorer or next(iter(scores), None)
     run: dict[str, Any] = {
         "record": "run", "benchmark": benchmark, "suite": str(suite), "task_id": task_id, "variant_id": variant_id,
-        "model": str(ev.model), "spec": spec, "ask_tool": ask_tool, "trial": int(sample.epoch),
+        "model": str(ev.model), "spec": spec, "ask_tool": ask_tool, "trial": sample["epoch"],
     }
     policy = _field("policy", meta, task_args)
     if policy is not None:
         run["policy"] = str(policy)
-    note: dict[str, Any] = {"inspect": {"sample_id": sample.id, "epoch": sample.epoch, "eval_id": ev.eval_id}}
-    if sample.error is not None:
+    note: dict[str, Any] = {"inspect": {"sample_id": sample["id"], "epoch": sample["epoch"], "eval_id": ev.eval_id}}
+    error, limit = sample.get("error"), sample.get("limit")
+    if error is not None:
         run["status"] = "error"
-        note["error_reason"] = f"the sample errored: {' '.join(str(sample.error.message).split())[:300]}"
-    elif sample.limit is not None:
+        message = error.get("message") if isinstance(error, dict) else error
+        note["error_reason"] = f"the sample errored: {' '.join(str(message).split())[:300]}"
+    elif limit is not None:
         run["status"] = "invalid"
-        note["status_reason"] = f"the sample hit its {sample.limit.type} limit ({sample.limit.limit:g})"
+        what = f"{limit.get('type')} limit ({limit.get('limit'):g})" if isinstance(limit, dict) else f"limit {limit}"
+        note["status_reason"] = f"the sample hit its {what}"
     if scores and chosen is not None:
         if chosen not in scores:
             raise RowError("scores", f"{where}: no score of scorer {chosen!r} (the sample has {', '.join(scores)})")
-        run["score"], run["passed"] = _score(scores[chosen].value, chosen, where)
+        run["score"], run["passed"] = _score(scores[chosen].get("value"), chosen, where)
     labels, other = _labels(scores, chosen, opts.label_facets)
     if labels:
         run["labels"] = labels
@@ -234,7 +294,7 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
              **({} if blockers is not None else {"attributed": False})}
             for i, text in enumerate(calls)]
     _usage(sample, run, note)
-    run["steps"] = sum(1 for m in messages if getattr(m, "role", None) == "assistant")
+    run["steps"] = sum(1 for m in messages if m.get("role") == "assistant")
     run["meta"] = note
     return run, _task(meta, where, benchmark, str(suite), task_id, variant_id)
 
@@ -247,16 +307,16 @@ def _ask_calls(messages: list, names: tuple[str, ...]) -> tuple[list[str], list[
     answers: dict[str, str | None] = {}
     turn = -1
     for m in messages:
-        role = getattr(m, "role", None)
+        role = m.get("role")
         if role == "assistant":
             turn += 1
-            for call in getattr(m, "tool_calls", None) or []:
-                if call.function in names:
-                    ids.append(str(call.id))
-                    texts.append(_question_text(call.arguments))
+            for call in m.get("tool_calls") or []:
+                if isinstance(call, dict) and call.get("function") in names:
+                    ids.append(str(call.get("id")))
+                    texts.append(_question_text(call.get("arguments")))
                     turns.append(turn)
-        elif role == "tool" and getattr(m, "tool_call_id", None) is not None:
-            answers[str(m.tool_call_id)] = _text(m.content)
+        elif role == "tool" and m.get("tool_call_id") is not None:
+            answers[str(m["tool_call_id"])] = _text(m.get("content"))
     return texts, [answers.get(i) for i in ids], turns
 
 
@@ -279,7 +339,7 @@ def _attribution(calls: list[str], responses: list[str | None], scores: Mapping[
         return []
     listed = None
     for name in sorted(scores, key=lambda n: n != chosen):  # the chosen scorer's list first
-        md = scores[name].metadata
+        md = scores[name].get("metadata")
         if isinstance(md, dict) and "asked_blockers" in md:
             listed = md["asked_blockers"]
             if not isinstance(listed, list) or len(listed) != len(calls):
@@ -336,7 +396,7 @@ def _labels(scores: Mapping[str, Any], chosen: str | None, facets: Mapping[str, 
     for name, s in scores.items():
         if name == chosen:
             continue
-        facet, value = facets.get(name, name), s.value
+        facet, value = facets.get(name, name), s.get("value")
         if isinstance(value, str) and value:
             labels.append({"facet": facet, "label": value, "judge": name})
         elif isinstance(value, dict) and value and all(isinstance(v, str) and v for v in value.values()):
@@ -346,18 +406,18 @@ def _labels(scores: Mapping[str, Any], chosen: str | None, facets: Mapping[str, 
     return labels, other
 
 
-def _usage(sample: Any, run: dict[str, Any], note: dict[str, Any]) -> None:
-    usage = list((sample.model_usage or {}).values())
+def _usage(sample: Mapping[str, Any], run: dict[str, Any], note: dict[str, Any]) -> None:
+    usage = [u for u in (sample.get("model_usage") or {}).values() if isinstance(u, dict)]
     if usage:
-        run["tokens_in"] = sum(u.input_tokens or 0 for u in usage)
-        run["tokens_out"] = sum(u.output_tokens or 0 for u in usage)
-        costs = [u.total_cost for u in usage if u.total_cost is not None]
+        run["tokens_in"] = sum(u.get("input_tokens") or 0 for u in usage)
+        run["tokens_out"] = sum(u.get("output_tokens") or 0 for u in usage)
+        costs = [u["total_cost"] for u in usage if u.get("total_cost") is not None]
         if costs:
             run["cost_usd"] = sum(costs)
-    if sample.working_time is not None:
-        run["duration_s"] = float(sample.working_time)
-    if sample.total_time is not None:
-        note["inspect"]["total_time"] = float(sample.total_time)
+    if sample.get("working_time") is not None:
+        run["duration_s"] = float(sample["working_time"])
+    if sample.get("total_time") is not None:
+        note["inspect"]["total_time"] = float(sample["total_time"])
 
 
 def _task(meta: Mapping[str, Any], where: str, benchmark: str, suite: str, task_id: str, variant_id: str
@@ -396,7 +456,7 @@ def _add_task(task: dict[str, Any], file: Path, line: int, where: str, out: Coll
                        f" {tasks[key][1]} does (blockers {task['blockers']} vs {tasks[key][0]['blockers']})")
 
 
-def _count_missing(log: Any, samples: list, out: Collected) -> None:
+def _count_missing(log: Any, present_ids: set[tuple[str, int]], n_samples: int, out: Collected) -> None:
     """Count the sample × epochs an eval that stopped part-way never ran (from its dataset and config)."""
     if log.status == "success":
         return
@@ -408,8 +468,8 @@ def _count_missing(log: Any, samples: list, out: Collected) -> None:
         if isinstance(cfg.limit, int):
             ids = ids[:cfg.limit]
         expected = {(str(i), e) for i in ids for e in range(1, epochs + 1)}
-        n = len(expected - {(str(s.id), s.epoch) for s in samples})
+        n = len(expected - present_ids)
     else:
-        n = max(0, (ds.samples or 0) * epochs - len(samples))
+        n = max(0, (ds.samples or 0) * epochs - n_samples)
     if n:
         out.skip(f"sample × epoch an Inspect eval that stopped part-way ({log.status}) never ran", n)
