@@ -298,9 +298,29 @@ def _content(value: Any) -> Any:
         return {k: _content(v) for k, v in sorted(value.items()) if not VOLATILE.match(k)}
     if isinstance(value, list):
         return [_content(v) for v in value]
-    if isinstance(value, str):  # an object's address in a message ("cancel scope 7fc814ff5440")
-        return re.sub(r"\b(0x)?[0-9a-f]{12}\b", "<address>", value)
+    if isinstance(value, str):  # an object's address, an installation's path in a message
+        value = re.sub(r"\b(0x)?[0-9a-f]{12}\b", "<address>", value)
+        return re.sub(r"[^\s'\"<>]*/site-packages/", "<site-packages>/", value)
     return value
+
+
+def _first_difference(a: Any, b: Any, where: str = "") -> str | None:
+    if type(a) is not type(b):
+        return f"{where or '/'}: {a!r:.80} vs {b!r:.80}"
+    if isinstance(a, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a or k not in b:
+                return f"{where}/{k}: only in {'the committed log' if k in b else 'the fresh run'}"
+            found = _first_difference(a[k], b[k], f"{where}/{k}")
+            if found:
+                return found
+        return None
+    if isinstance(a, list):
+        if len(a) != len(b):
+            return f"{where}: {len(a)} vs {len(b)} items"
+        return next((d for d in (_first_difference(x, y, f"{where}/{i}") for i, (x, y) in enumerate(zip(a, b))) if d),
+                    None)
+    return None if a == b else f"{where}: {a!r:.80} vs {b!r:.80}"
 
 
 def _log_content(path: Path) -> dict[str, Any]:
@@ -327,8 +347,9 @@ def check(committed: Path) -> list[str]:
         problems = [f"missing from {committed}: {k}" for k in fresh if k not in old]
         problems += [f"not written by this script: {old[k].name}" for k in old if k not in fresh]
         for k in fresh.keys() & old.keys():
-            if _log_content(fresh[k]) != _log_content(old[k]):
-                problems.append(f"{old[k].name}: content differs from a fresh run")
+            diff = _first_difference(_log_content(fresh[k]), _log_content(old[k]))
+            if diff:
+                problems.append(f"{old[k].name}: content differs from a fresh run (first at {diff})")
         return problems
 
 
