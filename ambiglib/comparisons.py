@@ -28,7 +28,7 @@ from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_par
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
 from .stats import bootstrap_totals, holm, percentile_ci, sps
-from .tables._common import ConventionsArg, _per_tool_policy
+from .tables._common import ConventionsArg, _per_tool_policy, as_table
 
 __all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "rank_biserial", "common_language"]
 
@@ -118,6 +118,7 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
 # ----------------------------------------------------------------------------- the comparison
 
 
+@as_table
 def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
                       condition: tuple[str, bool] | None = ("ambiguous", True), k: int = 3,
                       alternative: Literal["two-sided", "greater", "less"] = "two-sided", n_boot: int = 10_000,
@@ -212,6 +213,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     return out
 
 
+@as_table
 def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", True), n_boot: int = 10_000,
                      seed: int = 0, metric: str = "mean_score", conventions: ConventionsArg = None) -> pd.DataFrame:
     """Compare every pair of models on the tasks both ran: paired differences, CIs, Holm-adjusted p.

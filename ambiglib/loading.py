@@ -428,6 +428,8 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
         runset, errors = _with_unreadable(runset, errors, blocked)
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
+    if errors:  # the run set says how many records its load rejected (its display shows it)
+        object.__setattr__(runset, "rejected", len(errors))
     return runset if strict else (runset, errors)
 
 

@@ -58,13 +58,35 @@ def _panels(data: pd.DataFrame, col: str | None, ax, fn: str) -> list:
     return panels
 
 
+#: The widest a figure is drawn (inches): a report page shows it at its size, so its fonts keep their size; at
+#: most this many panels a row (facets wrap into rows beyond, as seaborn's col_wrap does)
+MAX_WIDTH = 10.5
+MAX_COLS = 3
+#: The smallest font drawn (points)
+MIN_FONT = 9
+
+
 def _axes(panels: list, ax, width: float, height: float, extra_width: float = 0.0, **kwargs):
-    """A given axes, or a new figure with one axes per panel (``width`` each, plus ``extra_width`` for a legend)."""
+    """A given axes, or a new figure with one axes per panel (``width`` × ``height`` each, plus ``extra_width`` for
+    a legend), wrapped into rows so that the figure is at most :data:`MAX_WIDTH` wide."""
     if ax is not None:
         return ax.figure, [ax]
-    fig, axes = plt.subplots(1, len(panels), figsize=(width * len(panels) + extra_width, height), squeeze=False,
+    n = len(panels)
+    ncols = max(1, min(n, MAX_COLS, int((MAX_WIDTH - extra_width) // width)))
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width * ncols + extra_width, height * nrows), squeeze=False,
                              **kwargs)
-    return fig, list(axes[0])
+    axes = list(axes.flat)
+    for spare in axes[n:]:
+        spare.remove()
+    return fig, axes[:n]
+
+
+def _below(fig, handles: list, **kwargs) -> None:
+    """A figure's legend under its panels, clear of their axis labels (the saved figure's bounding box holds it)."""
+    fig.tight_layout()
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), ncol=min(4, len(handles)), frameon=False,
+               fontsize=MIN_FONT + 1, **kwargs)
 
 
 def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | None = "suite",
@@ -86,7 +108,7 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
         return _nothing(ask_f1, "precision and recall to draw", ax)
     panels = _panels(ask_f1, col, ax, "precision_recall")
     own = ax is None
-    fig, axes = _axes(panels, ax, 5, 4.6, sharey=True)
+    fig, axes = _axes(panels, ax, 3.4, 3.4)
     palette = dict(zip(sorted(ask_f1[hue].unique()), sns.color_palette("deep", ask_f1[hue].nunique())))
     r = np.linspace(0.01, 1, 200)
     for ax, panel in zip(axes, panels):
@@ -97,7 +119,7 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
             ax.plot(r[ok], p[ok], color="0.75", lw=0.8, ls="--", zorder=0)
             i = np.argmin(np.abs(r[ok] - 0.93)) if ok.any() else None
             if i is not None:
-                ax.text(r[ok][i], p[ok][i], f"F1={f:.1f}", fontsize=7, color="0.5", va="bottom", ha="right")
+                ax.text(r[ok][i], p[ok][i], f"F1={f:.1f}", fontsize=MIN_FONT, color="0.5", va="bottom", ha="right")
         for _, row in data.iterrows():
             color = palette[row[hue]]
             if "recall_ci_low" in row and pd.notna(row.get("recall_ci_low")):
@@ -105,18 +127,17 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
                             xerr=[[row["recall"] - row["recall_ci_low"]], [row["recall_ci_high"] - row["recall"]]],
                             yerr=[[row["precision"] - row["precision_ci_low"]], [row["precision_ci_high"] - row["precision"]]],
                             color=color, alpha=0.5, lw=1, capsize=2)
-            # not clipped: a point at precision or recall 1 sits on the frame and is drawn whole
-            ax.scatter(row["recall"], row["precision"], s=70, color=color, edgecolor="white", zorder=3, label=row[hue],
-                       clip_on=False)
-        ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="blocker recall", title=str(panel) if panel is not None else "")
-        ax.set_ylabel("question precision")
+            ax.scatter(row["recall"], row["precision"], s=70, color=color, edgecolor="white", zorder=3, label=row[hue])
+        # a margin round [0, 1]: a model at precision or recall 1 is drawn inside the axes, whole
+        ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel="blocker recall", ylabel="question precision",
+               title=str(panel) if panel is not None else "")
+        ax.title.set_fontsize(MIN_FONT + 2)
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=m) for m, c in palette.items()]
     if not own:
-        axes[0].legend(handles=handles, frameon=False, fontsize=8)
+        axes[0].legend(handles=handles, frameon=False, fontsize=MIN_FONT)
         return fig
-    fig.legend(handles=handles, loc="lower center", ncol=min(4, len(handles)), frameon=False, bbox_to_anchor=(0.5, -0.06))
-    fig.suptitle("Question precision vs blocker recall (iso-F1 curves dashed)", y=1.0)
-    fig.tight_layout()
+    fig.suptitle("Question precision vs blocker recall (iso-F1 curves dashed)")
+    _below(fig, handles)
     return fig
 
 
@@ -139,7 +160,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
         return _nothing(calibration, "ask rates to draw", ax)
     panels = _panels(calibration, col, ax, "ask_calibration")
     own = ax is None
-    fig, axes = _axes(panels, ax, 5, 4.6, extra_width=2, sharey=True)
+    fig, axes = _axes(panels, ax, 4.0, 4.2, extra_width=2)
     for ax, panel in zip(axes, panels):
         data = calibration if panel is None else calibration[calibration[col] == panel]
         ax.plot([0, 1], [0, 1], color="0.7", ls=":", lw=1, zorder=0)  # asks regardless of ambiguity
@@ -149,6 +170,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
                         s=90, ax=ax, legend=ax is axes[-1], zorder=3)
         ax.set(xlim=(-0.03, 1.03), ylim=(-0.03, 1.03), xlabel="asks on fully specified tasks",
                ylabel="asks on ambiguous tasks", title=str(panel) if panel is not None else "")
+        ax.title.set_fontsize(MIN_FONT + 2)
     if not own:
         return fig
     if axes[-1].get_legend():
@@ -303,14 +325,23 @@ def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     long["pass_at_k"] = 100 * long["pass_at_k"]
     order = list(rates.assign(label=label).sort_values("pass_at_k_full_info", ascending=False)["label"])
     own = ax is None
-    fig, ax = plt.subplots(figsize=(1.2 + 1.1 * len(order), 4.0)) if own else (ax.figure, ax)
-    sns.barplot(long, x="label", y="pass_at_k", hue="condition", order=order, hue_order=list(columns.values()),
-                palette=["0.55", "#d95f02", "#1b9e77"], ax=ax)
-    ax.set(xlabel="", ylabel="pass@k (%)", ylim=(0, 100), title=f"Pass rates ({scope})")
-    ax.tick_params(axis="x", rotation=30)
-    ax.legend(title="", fontsize=8)
+    across = len(order) <= 7  # more models than fit across the page: one bar group per line, down the page
+    size = (3.4 + 1.1 * len(order), 4.0) if across else (7.5, 1.0 + 0.5 * len(order))  # (+ the legend's 2 in)
+    fig, ax = plt.subplots(figsize=size) if own else (ax.figure, ax)
+    sns.barplot(long, x="label" if across else "pass_at_k", y="pass_at_k" if across else "label", hue="condition",
+                order=order, hue_order=list(columns.values()), palette=["0.55", "#d95f02", "#1b9e77"], ax=ax,
+                orient="v" if across else "h")
+    if across:
+        ax.set(xlabel="", ylabel="pass@k (%)", ylim=(0, 100))
+        ax.tick_params(axis="x", rotation=30)
+    else:
+        ax.set(ylabel="", xlabel="pass@k (%)", xlim=(0, 100))
+    ax.set_title(f"Pass rates ({scope})")
     if own:
+        sns.move_legend(ax, "upper left", bbox_to_anchor=(1, 1), frameon=False, title="", fontsize=MIN_FONT + 1)
         fig.tight_layout()
+    else:
+        ax.legend(title="", fontsize=MIN_FONT)
     return fig
 
 
@@ -367,7 +398,7 @@ def variant_distribution(dist: pd.DataFrame):
     skip = {"benchmark", "suite", "n_variants", "n_tasks", "n_dimension_instances", "outcome-critical", "divergent",
             "benign", "new-task"}
     dims = [c for c in dist.columns if c not in skip and dist[c].any()]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = _axes([0, 1, 2], None, 5.0, 3.8)  # two a row: three in one row would shrink to the page
     panels = ((["n_variants", "n_tasks"], {"n_variants": "variants", "n_tasks": "unique tasks"}, "count",
                "Variants and tasks"),
               (classes, None, "% of variants", "Ambiguity class"),
@@ -384,10 +415,10 @@ def variant_distribution(dist: pd.DataFrame):
             long["what"] = long["what"].map(names)
         sns.barplot(long, x="suite", y="value", hue="what", ax=ax)
         for container in ax.containers:
-            ax.bar_label(container, fmt="%.0f", fontsize=7)
+            ax.bar_label(container, fmt="%.0f", fontsize=MIN_FONT)
         ax.set(xlabel="", ylabel=ylabel, title=title)
         ax.set_ylim(top=ax.get_ylim()[1] * 1.3)  # headroom: the legend above the tallest bars and their labels
-        ax.legend(title="", fontsize=7, ncols=2, loc="upper center")
+        ax.legend(title="", fontsize=MIN_FONT, ncols=2, loc="upper center")
     fig.suptitle("Variants per suite")
     fig.tight_layout()
     return fig
@@ -412,31 +443,35 @@ def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
     order = ("outcome-critical", "divergent", "benign", "new-task", "all")
     flags = flags.assign(label=flags["category"].astype(str) + " · " + flags["flag"].astype(str).str.removeprefix("flag_"))
     rows = sorted(set(flags["label"]))
-    keys = [k for k in ("suite", "model", "policy") if k in flags]
+    keys = [k for k in ("benchmark", "suite", "model", "policy") if k in flags]
     groups = list(flags.groupby(keys, sort=True))
     if ax is not None and len(groups) > 1:
         raise ValueError(f"flag_heatmap: ax= draws one panel, but the data has {len(groups)} {keys} groups;"
                          " filter it to one")
     own = ax is None
-    if own:
+    if own:  # the flags' names once a row, on its first panel; panels wrap into rows of three
         n_cols = max(g[col].nunique() for _, g in groups)
-        fig, axes = plt.subplots(1, len(groups), figsize=(3.4 + (0.9 * n_cols + 0.4) * len(groups), 1.2 + 0.3 * len(rows)),
-                                 squeeze=False, sharey=True)
-        axes = list(axes[0])
+        fig, axes = _axes(groups, None, 0.9 * n_cols + 0.6, 1.4 + 0.32 * len(rows), extra_width=4.2)
     else:
         fig, axes = ax.figure, [ax]
+    ncols = len({round(a.get_position().x0, 3) for a in axes})
     for i, (ax, (key, g)) in enumerate(zip(axes, groups)):
         wide = g.pivot(index="label", columns=col, values="share").reindex(rows) * 100
         wide = wide.reindex(columns=[c for c in order if c in wide.columns] + [c for c in wide.columns if c not in order])
-        sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar=i == len(groups) - 1,
-                    cbar_kws={"label": "% of asking trials"}, ax=ax, annot_kws={"fontsize": 7})
+        sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar=False, ax=ax,
+                    annot_kws={"fontsize": MIN_FONT})
         key = key if isinstance(key, tuple) else (key,)
         name = dict(zip(keys, key))
         policy = "" if name.get("policy", "default") in ("default", "original") else f" ({name['policy']})"
-        ax.set(xlabel="", ylabel="", title=f"{name.get('model', '')}{policy}")
-        ax.tick_params(axis="y", labelsize=7, rotation=0)
-        ax.tick_params(axis="x", labelsize=8, rotation=30)
+        # every key that tells one panel from another: the suite, then the model and its policy
+        where = " · ".join(str(name[k]) for k in ("benchmark", "suite") if k in name
+                           and (k != "benchmark" or flags["benchmark"].nunique() > 1))
+        ax.set(xlabel="", ylabel="", title=f"{where}\n{name.get('model', '')}{policy}".strip())
+        ax.title.set_fontsize(MIN_FONT + 1)
+        ax.tick_params(axis="y", labelsize=MIN_FONT, rotation=0, labelleft=i % ncols == 0)
+        ax.tick_params(axis="x", labelsize=MIN_FONT, rotation=30)
     if own:
         fig.suptitle("ask_user failure flags (% of asking trials)")
         fig.tight_layout()
+        fig.colorbar(axes[0].collections[0], ax=axes, label="% of asking trials", shrink=0.5, pad=0.02)
     return fig

@@ -135,6 +135,8 @@ class RunSet:
     blockers: pd.DataFrame
     #: rows of a native log that are not runs (e.g. a harness's ``skipped_existing`` entries): reason → count
     skipped: dict = field(default_factory=dict, compare=False)
+    #: records the load that made this run set rejected (``load(strict=False)``'s errors; 0 otherwise)
+    rejected: int = field(default=0, compare=False)
     #: what has been worked out about the frames, each entry kept with the Arrow arrays it came from:
     #: which run each question and label row belongs to (:meth:`_links`), that run ids are unique, and
     #: results kept by :meth:`_memo` (the split by benchmark, each shape test)
@@ -200,7 +202,7 @@ class RunSet:
             mine[mine] = keep[pos[mine]]
             frames[name] = _rows(frame, mine)
             links[name] = renumber[pos[mine]]
-        out = RunSet(runs=runs, tasks=tasks, blockers=blockers, skipped=skipped, **frames)
+        out = RunSet(runs=runs, tasks=tasks, blockers=blockers, skipped=skipped, rejected=self.rejected, **frames)
         for name, pos in links.items():
             out._remember(name, pos)
         return out
@@ -372,14 +374,67 @@ class RunSet:
         )
         return out.reset_index()
 
+    #: at most this many (benchmark, suite) rows and model names in the display
+    DISPLAY_ROWS = 20
+
+    def _display(self) -> tuple[list[str], pd.DataFrame, list[str]]:
+        """What the display shows: the totals, a row per benchmark and suite, and the models (a few, then how
+        many more); counts only, so that it is small and quick for a million runs."""
+        runs, n_b = self.runs, self.runs["benchmark"].nunique() if len(self.runs) else 0
+        totals = [f"{len(runs):,} runs", f"{len(self.tasks):,} tasks", f"{len(self.questions):,} questions",
+                  f"{len(self.labels):,} labels", f"{n_b} benchmark{'s' if n_b != 1 else ''}"]
+        keys = ["benchmark", "suite"]
+        if len(runs):
+            g = runs.groupby(keys, sort=True, observed=True)
+            table = pd.DataFrame({"runs": g.size(), "models": g["model"].nunique(),
+                                  "questions": g["n_questions"].sum(), "labels": g["n_labels"].sum()})
+            tasks = self.tasks.groupby(keys, sort=True, observed=True).size() if len(self.tasks) else None
+            table.insert(1, "tasks", 0 if tasks is None else tasks.reindex(table.index, fill_value=0))
+            table = table.reset_index().astype({c: object for c in keys})
+        else:
+            table = pd.DataFrame(columns=[*keys, "runs", "tasks", "models", "questions", "labels"])
+        models = sorted(map(str, runs["model"].unique())) if len(runs) else []
+        return totals, table, models
+
+    def _counts_line(self) -> str:
+        skipped = sum(self.skipped.values())
+        return (f"rejected by the load: {self.rejected:,} record{'s' if self.rejected != 1 else ''};"
+                f" read but not runs (skipped): {skipped:,}")
+
     def __repr__(self) -> str:
-        runs = self.runs
-        parts = [f"{len(runs)} runs", f"{len(self.questions)} questions", f"{len(self.labels)} labels",
-                 f"{len(self.tasks)} tasks", f"{len(self.blockers)} blockers"]
-        bench = ", ".join(
-            f"{b} ({n})" for b, n in runs["benchmark"].value_counts(sort=False).sort_index().items()
-        ) if len(runs) else "none"
-        return f"RunSet({'; '.join(parts)}; benchmarks: {bench})"
+        totals, table, models = self._display()
+        shown = table.head(self.DISPLAY_ROWS)
+        lines = [f"RunSet: {', '.join(totals)}"]
+        if len(table):
+            lines += ["  " + line for line in shown.to_string(index=False).splitlines()]
+            if len(table) > len(shown):
+                lines.append(f"  ... and {len(table) - len(shown)} more benchmark and suite rows")
+        more = len(models) - self.DISPLAY_ROWS
+        lines.append(f"models: {', '.join(models[:self.DISPLAY_ROWS])}" + (f" and {more} more" if more > 0 else ""))
+        lines.append(self._counts_line())
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the totals, a row per benchmark and suite, the models, rejected and skipped
+        counts (every value from the log escaped)."""
+        import html
+
+        totals, table, models = self._display()
+        shown = table.head(self.DISPLAY_ROWS)
+        esc = html.escape
+        head = "".join(f"<th>{esc(str(c))}</th>" for c in shown.columns)
+        body = "".join("<tr>" + "".join(
+            f"<td>{esc(v) if isinstance(v, str) else f'{int(v):,}'}</td>" for v in row) + "</tr>"
+            for row in shown.itertuples(index=False))
+        more = len(table) - len(shown)
+        extra = len(models) - self.DISPLAY_ROWS
+        return ("<div class='ambiglib-runset'>"
+                f"<p><strong>RunSet</strong>: {esc(', '.join(totals))}</p>"
+                + (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>" if len(table) else "")
+                + (f"<p><em>... and {more} more benchmark and suite rows</em></p>" if more > 0 else "")
+                + f"<p>models: {esc(', '.join(models[:self.DISPLAY_ROWS]))}"
+                + (f" and {extra} more" if extra > 0 else "") + "</p>"
+                + f"<p>{esc(self._counts_line())}</p></div>")
 
     # ------------------------------------------------------------------------- construction
 

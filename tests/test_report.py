@@ -84,16 +84,15 @@ def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
 
     nb = nbformat.read(tmp_path / "out" / "ambigds_performance.ipynb", as_version=4)
     params_used = dict(nb.metadata["papermill"]["parameters"])
-    # the report is built in a private folder beside --out and moved into place whole (issue 11)
-    out_dir = Path(params_used.pop("out_dir"))
-    assert out_dir.parent.parent.parent == tmp_path and out_dir.parent.parent.name.startswith(".out.building-")
-    assert out_dir.parts[-2:] == ("artifacts", "ambigds_performance")
-    # every notebook reads the report's snapshot of the log, loaded and checked once (issue 14), and names
-    # the log itself as its runs
-    snapshot = Path(params_used.pop("snapshot"))
-    assert snapshot == out_dir.parent.parent / "snapshot"
+    # the report is built in a private folder beside --out and moved into place whole (issue 11); the notebook
+    # ran with paths into it, and its page shows them as they are once the report is in place (issue 29): its
+    # tables relative to the report, the snapshot it read (issue 14) gone, and the log itself as its runs
+    assert params_used.pop("out_dir") == "tables/ambigds_performance"
+    assert params_used.pop("snapshot") == ""
     assert params_used.pop("runs") == str(runs)
     assert params_used == {"n_boot": 200, "seed": 7}
+    injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert ".building-" not in injected.source and "out_dir = 'tables/ambigds_performance'" in injected.source
     assert not (tmp_path / "out" / "snapshot").exists()  # nothing of it outlives the report
     summary = pd.read_csv(tmp_path / "out" / "tables" / "quickstart" / "summary.csv")
     # 8 task folders, the build_failed and the --dry-run runlog entries (error runs)
@@ -295,8 +294,9 @@ def test_a_notebook_run_alone_gives_the_tables_it_gives_in_the_report(report, tm
 
 
 def test_executed_notebooks_name_the_log_and_read_the_snapshot(report):
-    """Each executed notebook's injected parameters name the user's log as ``runs`` and the report's
-    snapshot (in its work folder, gone afterwards) as ``snapshot``, which is what it read."""
+    """Each executed notebook's injected parameters name the user's log as ``runs``; the report's snapshot,
+    which it read (test_the_snapshot_keeps_what_the_load_rejected) and which is gone afterwards, is shown empty,
+    as a reader re-running the notebook would give it, and its tables' folder relative to the report."""
     import nbformat
 
     out, _, manifest = report
@@ -305,8 +305,8 @@ def test_executed_notebooks_name_the_log_and_read_the_snapshot(report):
         injected = next(c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
         values = {stmt.targets[0].id: ast.literal_eval(stmt.value) for stmt in ast.parse(injected.source).body}
         assert values["runs"] == str(ROOT / "data" / "example"), entry["notebook"]
-        assert values["snapshot"].endswith("/snapshot") and not Path(values["snapshot"]).exists()
-        assert ".building-" in values["snapshot"], values["snapshot"]
+        assert values["snapshot"] == "" and values["out_dir"] == f"tables/{entry['notebook']}"
+        assert (out / values["out_dir"]).is_dir() or not entry.get("tables")
 
 
 def test_the_snapshot_keeps_what_the_load_rejected(tmp_path):
@@ -331,3 +331,15 @@ def test_the_snapshot_keeps_what_the_load_rejected(tmp_path):
         pd.testing.assert_frame_equal(frame, getattr(kept, name), check_exact=True)
     with pytest.raises(ambiglib.SchemaError, match="field 'spec' must be 'full' or 'ambiguous'"):
         ambiglib.load(tmp_path / "out" / "snapshot")  # strict, as the log itself
+
+
+def test_no_page_of_the_report_names_its_work_folder(report):
+    # the report is built in <out>.building-XXXX and renamed into place: a path into it is dead once it is done
+    out, _, _ = report
+    named = [p.relative_to(out) for p in out.rglob("*") if p.is_file() and p.suffix in (".html", ".ipynb", ".md", ".json")
+             and ".building-" in p.read_text(encoding="utf-8", errors="replace")]
+    assert named == []
+    nb = json.loads((out / "quickstart.ipynb").read_text(encoding="utf-8"))
+    cell = next(c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", []))
+    assert "out_dir = 'tables/quickstart'\n" in "".join(cell["source"])
+    assert "tables/quickstart" in (out / "quickstart.html").read_text(encoding="utf-8")

@@ -90,7 +90,29 @@ def test_summary_counts_by_hand(runset):
 
 
 def test_repr_counts_everything(runset):
-    assert repr(runset) == "RunSet(3 runs; 5 questions; 5 labels; 1 tasks; 3 blockers; benchmarks: hil-bench (3))"
+    # by hand: runs 1 and 3 ask 2 and 3 questions; runs 1 and 2 carry 2 and 3 labels; one task; two models
+    assert repr(runset) == (
+        "RunSet: 3 runs, 1 tasks, 5 questions, 5 labels, 1 benchmark\n"
+        "  benchmark suite  runs  tasks  models  questions  labels\n"
+        "  hil-bench   sql     3      1       2          5       5\n"
+        "models: model-a, org/model|x\n"
+        "rejected by the load: 0 records; read but not runs (skipped): 0")
+
+
+def test_the_jupyter_display_counts_and_escapes(runset, tmp_path):
+    page = runset._repr_html_()
+    assert "<strong>RunSet</strong>: 3 runs, 1 tasks, 5 questions, 5 labels, 1 benchmark" in page
+    assert "<td>hil-bench</td><td>sql</td><td>3</td><td>1</td><td>2</td><td>5</td><td>5</td>" in page
+    # what a log names is text, never markup; a lenient load's rejected records and skipped rows are counted
+    lines = [run_record(model="<img src=x onerror=alert(1)>"), run_record(trial=2, spec="amb")]
+    rs, errors = ambiglib.load(write_jsonl(tmp_path / "bad.jsonl", lines), strict=False)
+    page = rs._repr_html_()
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in page
+    assert len(errors) == 1 and "rejected by the load: 1 record;" in page and "rejected by the load: 1 record;" in repr(rs)
+    # small for a large log: at most DISPLAY_ROWS rows and model names, then how many more
+    many = ambiglib.RunSet(**{**rs.frames(), "runs": pd.concat(
+        [rs.runs.assign(suite=f"s{i}", model=f"m{i}") for i in range(50)], ignore_index=True)})
+    assert many._repr_html_().count("<tr>") == 1 + many.DISPLAY_ROWS and "and 30 more" in repr(many)
 
 
 def test_loading_never_mutates_and_frames_are_independent(runset, tmp_path):

@@ -1,10 +1,15 @@
-"""ambiglib.tables.asking: pass rates share full-information runs across policies."""
+"""ambiglib.tables.asking: pass rates share full-information runs across policies; tables display their notes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import pandas as pd
 
 from ambiglib import RunSet
+
+ROOT = Path(__file__).resolve().parents[1]
 
 def test_pass_rates_share_full_information_with_every_policy_and_no_tool_runs_by_policy():
     # HIL-Bench Figure 1A / Table 1: full-information runs are shared by every with-tool policy (whatever
@@ -33,3 +38,25 @@ def test_pass_rates_share_full_information_with_every_policy_and_no_tool_runs_by
     assert got[("n", "–")][0] == 1.0 and np.isnan(got[("n", "–")][1]) and np.isnan(got[("n", "–")][2])
     gap = tables.judgment_gap(RunSet.from_records(records)).set_index(["model", "policy"])
     assert gap.loc[("m", "q"), "pass_at_k_full_info"] == 0.5 and gap.loc[("m", "r"), "pass_at_k_no_tool"] == 1.0
+
+
+def test_tables_show_their_caption_and_note_in_jupyter():
+    # every table is a Table: a DataFrame (merge, indexing, to_csv unchanged) whose display shows caption and note
+    import ambiglib
+    from ambiglib import tables
+
+    rs, _ = ambiglib.load(ROOT / "tests" / "fixtures" / "inspect", strict=False)
+    empty = tables.framing_categories(rs)
+    assert isinstance(empty, pd.DataFrame) and isinstance(empty, tables.Table) and len(empty) == 0
+    page = empty._repr_html_()
+    assert "no runs with a framing category in this log" in page and "<th>" not in page
+    assert "Ambig-DS Tables 2 and 3" in page  # the caption: what the table reproduces
+    gap = tables.judgment_gap(rs)
+    page = gap._repr_html_()
+    assert "<table" in page and "note: clarify: no Ask-F1 for data-chores mockllm/plain" in page
+    assert isinstance(gap[gap["model"] == "mockllm/careful"], tables.Table)
+    assert repr(gap) == repr(pd.DataFrame(gap))  # the plain-text display is the DataFrame's
+    # a note or a caption is text, never markup
+    hostile = tables.Table({"a": [1]})
+    hostile.attrs = {"note": "<script>x</script>", "caption": "<b>c</b>"}
+    assert "<script>" not in hostile._repr_html_() and "&lt;script&gt;" in hostile._repr_html_()

@@ -184,7 +184,14 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             # as ``runs``; another (a user's own) gets the snapshot as its ``runs``
             params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
                           if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
-            jobs_args.append((path, out, params, os.getcwd()))
+            # what its pages show: paths as they are once the report is in place (never its work folder)
+            shown = {**params, "out_dir": f"tables/{path.stem}"}
+            kept = str(final / SNAPSHOT_DIR) if keep_snapshot else ""
+            if SNAPSHOT_PARAMETER in mine:
+                shown[SNAPSHOT_PARAMETER] = kept
+            else:
+                shown["runs"] = kept or str(Path(runs).absolute())
+            jobs_args.append((path, out, params, os.getcwd(), shown))
         futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
         for future in as_completed(futures):
             result = future.result()

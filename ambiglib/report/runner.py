@@ -110,7 +110,11 @@ def kernel_manager():
     return ReportKernelManager
 
 
-def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str) -> NotebookResult:
+def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str,
+                 shown: dict[str, Any] | None = None) -> NotebookResult:
+    """Run one notebook with ``parameters`` into ``out`` (the report's work folder); its pages show ``shown``
+    instead (the same parameters with the paths they have once the report is in place: its work folder is
+    renamed, its snapshot removed)."""
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
@@ -146,6 +150,12 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     result.seconds = time.perf_counter() - started
     if executed.is_file():
         nb = nbformat.read(executed, as_version=4)
+        if shown is not None:
+            _show_parameters(nb, shown)
+            # papermill's record of the run, likewise: the notebook run, and this file, in the report
+            meta = nb.metadata.setdefault("papermill", {})
+            meta.update(parameters=dict(shown), input_path=str(notebook), output_path=executed.name)
+            nbformat.write(nb, str(executed))
         meta = nb.metadata.get("papermill", {})
         cells = [c for c in nb.cells if c.cell_type == "code"]
         if cells and meta.get("start_time") and cells[0].metadata.get("papermill", {}).get("start_time"):
@@ -168,6 +178,19 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
         for path in sorted(artifacts.glob(f"*.{kind}-note.txt"), key=lambda p: p.stat().st_mtime_ns):
             result.notes.append({**json.loads(path.read_text(encoding="utf-8")), "kind": kind})
     return result
+
+
+def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
+    """The injected parameters cell as the reader of the finished report needs it (its outputs are none)."""
+    from .parameters import injected_source
+
+    for cell in nb.cells:
+        if "injected-parameters" in cell.get("metadata", {}).get("tags", []):
+            cell.source = injected_source(shown).replace(
+                "# Parameters (injected by ambiglib report: each value a Python literal)",
+                "# Parameters (injected by ambiglib report: each value a Python literal; paths as they are in the"
+                " finished report,\n# out_dir relative to it: the tables are in tables/<notebook>/, the figures in"
+                " figures/<notebook>/)", 1)
 
 
 #: Seconds each bundled notebook took in the report on the simulator at 1000x (bench/report.py,

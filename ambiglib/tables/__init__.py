@@ -17,7 +17,8 @@ The cut follows what each table is *about*, not which paper prints it: LHAW's am
 (a label per variant), the gain per class is information. Paired comparisons between models, policies or
 conditions build on these tables and live above them, in :mod:`ambiglib.comparisons`.
 
-Every public name is reachable here as ``ambiglib.tables.<name>``.
+Every public name is reachable here as ``ambiglib.tables.<name>``; each returns a :class:`Table` (a DataFrame
+whose Jupyter display shows its caption and note).
 """
 
 from . import _common, asking, labels
@@ -29,6 +30,12 @@ from .information import (by_ambiguity_class, by_dimension, generality, performa
                           prompting_strategies, removal_strategies, segments_removed, value_of_information)
 from .labels import (ask_failure_flags, ask_failure_modes, conditional_scores, failure_mode_shift, failure_modes,
                      framing_categories, judge_reliability, recognition_audit)
+
+# every table is returned as a Table: a DataFrame whose Jupyter display shows its caption and note
+for _name in [n for n in globals() if not n.startswith("_") and callable(globals()[n])
+              and getattr(globals()[n], "__module__", "").startswith(__name__ + ".")]:
+    globals()[_name] = _common.as_table(globals()[_name])
+Table = _common.Table
 
 #: constants the tables are built with, where they were before the tables became a package
 ConventionsArg = _common.ConventionsArg
@@ -51,4 +58,4 @@ __all__ = [
     "power_analysis", "selector_accuracy",
     # harness
     "harness_summary", "harness_anomalies", "convention_audit",
-]
+]  # (and ``Table``, the class every one of them returns)

@@ -12,6 +12,52 @@ from ..schema import DEFAULT_POLICY
 from ..shapes import Conventions, Shape, applicable_parts, conventions_for
 
 
+class Table(pd.DataFrame):
+    """What every table function returns: a pandas DataFrame in every respect, whose Jupyter display also shows
+    its caption (``attrs["caption"]``: what the table is and which printed table it reproduces) and its note
+    (``attrs["note"]``: why it is empty, or which cells it could not fill), instead of an empty header row.
+
+    A subclass, as pandas documents (``_constructor``), rather than a wrapper: indexing, ``merge``,
+    ``to_csv``, ``to_latex`` and every other DataFrame method work unchanged and keep returning a Table,
+    as pingouin's and statsmodels' results show themselves while remaining frames; pandas has no native
+    display for ``attrs``. The plain-text ``repr`` is the DataFrame's own.
+    """
+
+    _metadata: list[str] = []
+
+    @property
+    def _constructor(self):
+        return Table
+
+    def _repr_html_(self) -> str | None:
+        import html
+
+        caption, note = self.attrs.get("caption"), self.attrs.get("note")
+        head = f"<p><strong>{html.escape(str(caption))}</strong></p>" if caption else ""
+        if len(self) == 0:
+            return f"<div>{head}<p><em>{html.escape(str(note or 'no rows'))}</em></p></div>"
+        body = super()._repr_html_()  # the cells escaped, as pandas escapes them
+        tail = f"<p><em>note: {html.escape(str(note))}</em></p>" if note else ""
+        return f"<div>{head}{body}{tail}</div>"
+
+
+def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
+    """``fn`` returning a :class:`Table`, captioned with the first line of ``fn``'s docstring."""
+    import functools
+
+    caption = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else None
+    if caption and caption.startswith("Tabulate "):  # "Tabulate the judgment gap ..." -> "The judgment gap ..."
+        caption = caption[len("Tabulate "):][:1].upper() + caption[len("Tabulate "):][1:]
+
+    @functools.wraps(fn)
+    def inner(*args, **kwargs) -> Table:
+        out = fn(*args, **kwargs)
+        table = Table(out)
+        table.attrs = {**out.attrs, **({"caption": caption} if caption else {})}
+        return table
+    return inner
+
+
 #: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows
 #: (``"hil-bench"``, ``"ambig-ds"``, ``"lhaw"`` or ``"neutral"``); see :mod:`ambiglib.shapes`.
 ConventionsArg = Mapping[str, str] | None
