@@ -40,7 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/imports.py
 	$(BIN)/python bench/stats.py
 	$(BIN)/python bench/report.py --scale 1000
-	$(BIN)/python bench/inspect.py
+	$(BIN)/python bench/inspect_logs.py
 
 clean:
 	rm -rf $(VENV) reports bench/out

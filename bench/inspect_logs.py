@@ -8,25 +8,20 @@ bench/out/ and reused), then reads it, each in fresh processes, imports excluded
 2. ``inspect_ai.analysis.samples_df(folder)`` + ``messages_df(folder)``: what a user would otherwise do to
    get the samples and their tool calls (the calls then still to be parsed out of a formatted string).
 
-Goal: ambiglib <= 0.5x Inspect's time. Peak memory (RSS growth over the process after its imports) is
-printed beside each. Run ``python bench/inspect.py`` (``--copies 5`` for a quick look); copy the figures
+Goal: ambiglib <= 0.5x Inspect's time. (Named inspect_logs.py, not inspect.py: a script's folder comes first on
+sys.path, and a bench/inspect.py shadowed the standard library's ``inspect`` for every script in bench/.) Peak memory (RSS growth over the process after its imports) is
+printed beside each. Run ``python bench/inspect_logs.py`` (``--copies 5`` for a quick look); copy the figures
 into docs/performance.md.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-
-# this file is named after what it measures, like the standard library's `inspect`: run as a script, its folder
-# comes first on sys.path and would shadow that module for everything imported below
-sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") != os.path.dirname(os.path.realpath(__file__))]
-
-import argparse  # noqa: E402 (after the sys.path fix above)
-import json  # noqa: E402
+import argparse
+import json
 import platform
 import resource
 import subprocess
+import sys
 import time
 from pathlib import Path
 
