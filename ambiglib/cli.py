@@ -49,7 +49,7 @@ def _report(args: argparse.Namespace) -> int:
 
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
-                           keep_snapshot=args.keep_snapshot)
+                           keep_snapshot=args.keep_snapshot, reuse_kernels=not args.new_kernels)
     except (ReportError, AmbiglibError) as exc:
         close()
         print(f"ambiglib report: {exc}", file=sys.stderr)
@@ -60,7 +60,23 @@ def _report(args: argparse.Namespace) -> int:
         return 130
     close()
     print(f"wrote {index}")
+    rejected = _rejected_count(index.parent / "rejected.csv")
+    if rejected:
+        print(f"{rejected} record{'s' if rejected != 1 else ''} rejected: see {index.parent / 'rejected.csv'}"
+              + (" (--strict: failing)" if args.strict else " (--strict makes this an error)"))
+        return 1 if args.strict else 0
     return 0
+
+
+def _rejected_count(path) -> int:
+    """Rows of a report's rejected.csv (0 when there is none)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            return max(0, sum(1 for _ in csv.reader(fh)) - 1)
+    except OSError:
+        return 0
 
 
 def _summary(args: argparse.Namespace) -> int:
@@ -186,6 +202,11 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--notebooks-dir", default=None,
                    help="run the notebooks in this folder (e.g. your edited copies) instead of the bundled ones")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run at once (default: 2)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when the log has rejected records (the report is written either way)")
+    p.add_argument("--new-kernels", action="store_true",
+                   help="start a new kernel for every notebook (by default each worker keeps its kernel for its next"
+                        " notebook, reset to what a new kernel holds: faster, the same outputs)")
     p.add_argument("--keep-snapshot", action="store_true",
                    help="keep the notebooks' snapshot of the log (Arrow IPC) in OUT/snapshot/")
     p.set_defaults(func=_report)
@@ -207,6 +228,23 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="write a hive-partitioned Parquet store, e.g. benchmark,model (text columns of runs);"
                         " DuckDB, Polars, Spark and ambiglib.load(..., filters=...) read only the partitions they need")
     p.set_defaults(func=_convert)
+    p = sub.add_parser("compare", parents=[common], help="is one model (policy, or the ask tool) better than another?"
+                                                          " paired by task, with CIs, Wilcoxon, effect sizes, Holm",
+                       description="Compare a metric between every pair of models, ask policies, or with and without"
+                                   " the ask tool, paired by task (tables: comparisons.paired_comparison).")
+    p.add_argument("--runs", required=True, help=RUNS_HELP)
+    p.add_argument("--metric", choices=COMPARED, default="mean_score",
+                   help="what is compared (default: mean_score; each is described in docs/metrics.md)")
+    p.add_argument("--between", choices=["model", "policy", "ask_tool"], default="model",
+                   help="the two sides (default: model)")
+    p.add_argument("--a", default=None, help="one side (e.g. a model's name); with --b, only this pair")
+    p.add_argument("--b", default=None, help="the other side")
+    p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3)")
+    p.add_argument("--n-boot", type=int, default=10_000, help="task-bootstrap replicates (default 10,000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
+                   help="table (default, for reading), csv, md or json (for scripts)")
+    p.set_defaults(func=_compare)
     return parser
 
 
@@ -220,6 +258,61 @@ def _interrupted(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+#: comparisons.COMPARABLE's names, here so that the command line does not import pandas to list them (a test
+#: keeps the two equal)
+COMPARED = ("ask_f1", "calib_score", "gain_per_question", "mean_score", "pass_at_k", "pass_gain_pp", "precision",
+            "recall", "score_gain_pp")
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from .comparisons import paired_comparison
+    from .loading import load
+
+    if (args.a is None) != (args.b is None):
+        print("ambiglib compare: give both --a and --b (or neither: every pair)", file=sys.stderr)
+        return 2
+    if args.k < 1 or args.n_boot < 1:
+        print("ambiglib compare: --k and --n-boot must be at least 1", file=sys.stderr)
+        return 2
+    rs, errors = load(args.runs, strict=False, quiet=True)
+    if errors:
+        print(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs"
+              f" {args.runs} lists them)", file=sys.stderr)
+    if args.a is not None:
+        column = rs.runs[args.between].astype(str).str.lower() if args.between == "ask_tool" \
+            else rs.runs[args.between].astype(str)
+        wanted = [v.lower() for v in (args.a, args.b)] if args.between == "ask_tool" else [args.a, args.b]
+        present = sorted(set(column))
+        missing = [v for v in wanted if v not in present]
+        if missing:
+            print(f"ambiglib compare: --{args.between}: {', '.join(map(repr, missing))} not in the run log, whose"
+                  f" {args.between} values are {', '.join(map(repr, present))}", file=sys.stderr)
+            return 2
+        rs = rs._with_run_ids_of(column.isin(wanted).to_numpy(dtype=bool))
+    out = paired_comparison(rs, metric=args.metric, between=args.between, k=args.k, n_boot=args.n_boot,
+                            seed=args.seed)
+    if len(out) == 0:
+        print(f"ambiglib compare: nothing to compare: {out.attrs.get('note', 'no pairs')}", file=sys.stderr)
+        return 1
+    if out.attrs.get("note"):
+        print(f"note: {out.attrs['note']}", file=sys.stderr)
+    return _print_table(out, args.format)
+
+
+def _print_table(table, fmt: str) -> int:
+    from .report.rendering import csv_safe, markdown_safe, render_table
+
+    if fmt == "csv":
+        sys.stdout.write(csv_safe(table).to_csv(index=False))
+    elif fmt == "md":
+        print(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
+    elif fmt == "json":
+        print(table.to_json(orient="records", indent=1))
+    else:
+        print(render_table(table.drop(columns=[c for c in ("alternative",) if c in table]), float_format="{:.3g}"))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     import signal
 
@@ -227,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     command = "ambiglib"
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
+        if not argv:  # bare `ambiglib`: what it does and its commands, not an error
+            _parser(False).print_help()
+            return 0
         # the notebook parameters are read only when report's help is asked for
         parser = _parser(with_parameters="report" in argv and any(a in ("-h", "--help") for a in argv))
         args = parser.parse_args(argv)

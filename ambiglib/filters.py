@@ -17,7 +17,7 @@ What a filter keeps, for each frame (``RunSet.where``, ``load(..., filters=...)`
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -66,9 +66,47 @@ def normalize(filters: Filters | None, columns: Sequence[str]) -> list[list[tupl
                 raise ArgumentError(f"filters: {term!r}: no runs column {column!r}; runs have {list(columns)}")
             if op in ("in", "not in") and (isinstance(value, (str, bytes)) or not hasattr(value, "__iter__")):
                 raise ArgumentError(f"filters: {term!r}: {op!r} takes a list of values (got {value!r})")
+            values = list(value) if op in ("in", "not in") else [value]
+            kind = _kind(column)
+            wrong = [v for v in values if kind is not None and not _fits(v, kind)]
+            if wrong:
+                raise ArgumentError(f"filters: {term!r}: runs column {column!r} holds {kind} values; {wrong[0]!r} is"
+                                    f" {type(wrong[0]).__name__}")
             terms.append((column, op, list(value) if op in ("in", "not in") else value))
         out.append(terms)
     return out
+
+
+def _kind(column: str) -> str | None:
+    """What a runs column holds, in words a filter's value is checked against (None: anything)."""
+    from .schema import RUN_FIELDS
+
+    derived = {"run_id": "str", "n_questions": "int", "n_labels": "int", "meta": "str", "source": "str"}
+    kinds = {f.name: {"text": "str", "any_str": "str", "number": "number"}.get(f.kind, f.kind) for f in RUN_FIELDS}
+    kind = {**kinds, **derived}.get(column)
+    return {"str": "text", "bool": "true/false", "int": "whole-number", "number": "numeric"}.get(kind or "")
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "text":
+        return isinstance(value, str)
+    if kind == "true/false":
+        return isinstance(value, bool)
+    if kind == "whole-number":
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def matched_nothing(dnf: list[list[tuple[str, str, Any]]], present: "Callable[[str], list]") -> str:
+    """The sentence saying that a filter kept no run: each column it tests for equality, with the values the log
+    has there (``present(column)``), so that a typo shows itself."""
+    columns = sorted({c for conj in dnf for c, op, _ in conj if op in ("==", "=", "in")})
+    shown = []
+    for c in columns:
+        values = sorted(map(str, present(c)))
+        shown.append(f"{c}: {', '.join(map(repr, values[:20]))}" + (f" and {len(values) - 20} more"
+                                                                       if len(values) > 20 else ""))
+    return "filters " + repr(dnf) + " match no run" + ("; the log has " + "; ".join(shown) if shown else "")
 
 
 def expression(dnf: list[list[tuple[str, str, Any]]] | None, columns: Sequence[str] | None = None

@@ -420,10 +420,14 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
                                                 f"{'s' if more > 1 else ''} this user cannot read)" if more else ""))
     if is_parquet_store(path):  # only the partitions the filter can match, then exactly its rows
         runset, errors = _read_parquet_store(path, filters=dnf)
+        if dnf is not None and len(runset.runs) == 0:
+            _warn_empty(dnf, lambda c: _store_values(path, c))
     else:
         runset, errors = _read_any(path, quiet=quiet, engine=engine)
         if dnf is not None:
-            runset = runset.where(dnf)
+            whole, runset = runset, runset.where(dnf)
+            if len(runset.runs) == 0 and len(whole.runs):
+                _warn_empty(dnf, lambda c: list(whole.runs[c].dropna().unique()))
     if blocked:
         runset, errors = _with_unreadable(runset, errors, blocked)
     if strict and errors:
@@ -431,6 +435,26 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
     if errors:  # the run set says how many records its load rejected (its display shows it)
         object.__setattr__(runset, "rejected", len(errors))
     return runset if strict else (runset, errors)
+
+
+def _warn_empty(dnf: list, present: Callable[[str], list]) -> None:
+    """A filter that keeps no run is most often a typo: say so, with the values the log has."""
+    import warnings
+
+    from .filters import matched_nothing
+
+    warnings.warn(matched_nothing(dnf, present), UserWarning, stacklevel=3)
+
+
+def _store_values(path: Path, column: str) -> list:
+    """The values of one runs column in a partitioned store (read for that column alone)."""
+    import pyarrow.dataset as ds
+
+    try:
+        return ds.dataset(path / "runs", format="parquet", partitioning="hive").to_table(columns=[column]) \
+            .column(column).unique().drop_null().to_pylist()
+    except (OSError, ValueError, KeyError):  # (pyarrow's errors are these) the warning then names no values
+        return []
 
 
 def _with_unreadable(runset: RunSet, errors: list[LoadError], blocked: list[tuple[Path, str]]

@@ -115,7 +115,8 @@ class RunSet:
         ``meta`` (JSON text) and ``source`` (``file:line``).
     questions : pandas.DataFrame
         ``run_id, q_index`` (0-based position in the run), ``text``, ``blocker_id``,
-        ``relevant`` (``blocker_id`` is not null), ``response``, ``step``, ``in_scope``.
+        ``relevant`` (``blocker_id`` is not null; null where ``attributed`` is false), ``response``, ``step``,
+        ``in_scope``, ``attributed`` (false: the log does not say which blocker the question asked about).
     labels : pandas.DataFrame
         ``run_id, facet, judge, call, label``: one row per judge call.
     tasks : pandas.DataFrame
@@ -126,6 +127,11 @@ class RunSet:
     skipped : dict
         What an importer read but did not take as a run, with counts (empty for
         canonical logs).
+    rejected : int
+        How many records the lenient load that made this run set rejected (its errors).
+
+    In Jupyter a run set shows itself as a short summary (``_repr_html_``; ``repr`` as text): the
+    totals, a row per benchmark and suite, the models, the rejected and skipped counts.
     """
 
     runs: pd.DataFrame

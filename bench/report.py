@@ -1,7 +1,7 @@
 """Benchmark: the report at 1x and Nx, beside its floor, with a breakdown per notebook and phase.
 
-Four reports are run one after another in this process (each notebook in a fresh kernel, two at a
-time, as ``ambiglib report`` runs them), ``--repeat`` times, alternately:
+Six reports are run one after another in this process (two notebooks at a time, each worker keeping its
+kernel for its next notebook, as ``ambiglib report`` runs them), ``--repeat`` times, alternately:
 
 * the report on the example data (1x, 516 records);
 * the report on the simulator at ``--scale N`` (``simulate.example_records(scale=N)``, written as
@@ -11,7 +11,9 @@ time, as ``ambiglib report`` runs them), ``--repeat`` times, alternately:
 * the floor with the report's libraries: the same, each notebook also importing ambiglib, loading
   the log as the report's notebooks do, and importing what its bundled notebook loads on first use
   (scipy.stats, seaborn, statsmodels: found by running that notebook's code first). What the report
-  takes beyond it is its tables and figures.
+  takes beyond it is its tables and figures;
+* the 1x report and the floor again with a new kernel for every notebook (``reuse_kernels=False``, how
+  the report ran before issue 29).
 
 Per notebook and phase, from papermill's own cell timings: kernel start, the first code cell
 (imports and load), table cells, plot cells, the rest, and the HTML export (what the notebook's
@@ -149,7 +151,7 @@ def main() -> None:
         floor_nbs = _floor_notebooks(tmp / "floor-nbs", n_notebooks)
         used = _libraries_used(example_runs())
         library_nbs = _library_floor_notebooks(tmp / "library-floor-nbs", used)
-        ones, manys, floors, library_floors = [], [], [], []
+        ones, manys, floors, library_floors, fresh_ones, fresh_floors = [], [], [], [], [], []
         many_phases = one_phases = None
         for i in range(args.repeat):  # alternately, so that a slow spell of the machine touches each alike
             one, phases = _report(None, tmp / f"r1-{i}")
@@ -160,8 +162,13 @@ def main() -> None:
             many_phases = many_phases if many_phases is not None else phases
             floors.append(_report(None, tmp / f"floor-{i}", notebooks_dir=floor_nbs)[0])
             library_floors.append(_report(None, tmp / f"library-floor-{i}", notebooks_dir=library_nbs)[0])
+            # the same two with a new kernel for every notebook, as the report ran before issue 29
+            fresh_ones.append(_report(None, tmp / f"r1-fresh-{i}", reuse_kernels=False)[0])
+            fresh_floors.append(_report(None, tmp / f"floor-fresh-{i}", notebooks_dir=floor_nbs,
+                                        reuse_kernels=False)[0])
         one, many = statistics.median(ones), statistics.median(manys)
         floor, library_floor = statistics.median(floors), statistics.median(library_floors)
+        fresh_one, fresh_floor = statistics.median(fresh_ones), statistics.median(fresh_floors)
     pd.set_option("display.width", 200)
     for label, phases in (("1x", one_phases), (f"{args.scale}x", many_phases)):
         print(f"\nper notebook and phase, report at {label} (seconds):")
@@ -175,7 +182,8 @@ def main() -> None:
             return ", ".join(f"{t:.1f}" for t in times)
 
         print(f"\nruns (medians below): 1x {runs_of(ones)} s; {args.scale}x {runs_of(manys)} s; floor {runs_of(floors)} s;"
-              f" floor with the report's libraries {runs_of(library_floors)} s")
+              f" floor with the report's libraries {runs_of(library_floors)} s; new kernels: 1x {runs_of(fresh_ones)} s,"
+              f" floor {runs_of(fresh_floors)} s")
     print(f"\nreport at 1x:              {one:6.1f} s wall ({n_notebooks} notebooks, two at a time)")
     print(f"report at {args.scale}x:{'':{max(0, 12 - len(str(args.scale)))}}{many:6.1f} s wall"
           f"   {args.scale}x / 1x = {many / one:.2f}   (goal <= 2.0: {'PASS' if many / one <= 2.0 else 'FAIL'})")
@@ -183,6 +191,9 @@ def main() -> None:
           f"   1x / floor = {one / floor:.2f}   (goal <= 1.5: {'PASS' if one / floor <= 1.5 else 'FAIL'})")
     print(f"floor with the report's libraries: {library_floor:6.1f} s wall   1x / it = {one / library_floor:.2f}"
           f"   (each one-cell notebook also imports ambiglib, loads the log and imports what its notebook loads)")
+    print("(above: each worker keeps its kernel for its next notebook; below: a new kernel for every notebook)")
+    print(f"report at 1x, new kernels: {fresh_one:6.1f} s wall   / floor with new kernels ({fresh_floor:.1f} s) ="
+          f" {fresh_one / fresh_floor:.2f}   kept-kernel report / this floor = {one / fresh_floor:.2f}")
 
 
 if __name__ == "__main__":

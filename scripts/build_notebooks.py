@@ -33,6 +33,7 @@ suites: "Optional[list]" = None  # suites to include; None: all
 conventions: "Optional[dict]" = None  # benchmark -> paper whose conventions it follows, e.g. {"clarifybench": "hil-bench"}; None: each paper's own, neutral for the rest
 n_boot: int = 2000  # bootstrap replicates (the papers use 10,000)
 seed: int = 0  # bootstrap seed
+k: int = 3  # pass@k counts a task solved in any of k attempts (the papers: 3); a task run fewer times has none
 out_dir: str = ""  # where `ambiglib report` collects tables and figures; "": nowhere
 snapshot: str = ""  # set by `ambiglib report`: its checked copy of `runs`, read instead; "": read `runs`'''
 
@@ -51,8 +52,11 @@ print(f"{len(rs.runs)} runs, {len(rs.tasks)} tasks; {len(rejected)} records reje
 
 
 def check(name: str) -> nbf.NotebookNode:
-    """The plain-text copy of a table that nbval compares; hidden from the report's HTML."""
-    return nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}))", metadata={"tags": ["nbval-text"]})
+    """The plain-text copy of a table that nbval compares: left out of the report's HTML, and collapsed (source
+    and outputs) in JupyterLab, so that a person sees each table once; nbval still compares its outputs."""
+    return nbf.v4.new_code_cell(f"# NBVAL_CHECK_OUTPUT\nprint(render_table({name}))",
+                                metadata={"tags": ["nbval-text"],
+                                          "jupyter": {"source_hidden": True, "outputs_hidden": True}})
 
 
 def table(expr: str, name: str, caption: str) -> list:
@@ -114,17 +118,17 @@ SPECS: dict[str, list] = {
         "# HIL-Bench: the judgment gap\n\npass@3 with full information and with `ask_human()`, the gap, and "
         "selective escalation: blocker recall, question precision and Ask-F1 (the paper's definitions) — "
         "HIL-Bench Table 1 and Figure 1B.")
-        + table("tables.judgment_gap(rs, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)", "judgment_gap",
+        + table("tables.judgment_gap(rs, k=k, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)", "judgment_gap",
                 "HIL-Bench Table 1: the judgment gap")
         + figure("plots.precision_recall(judgment_gap.assign(panel=judgment_gap['benchmark'] + ' · ' + judgment_gap['suite'],"
                  " agent=judgment_gap['model'] + judgment_gap['policy'].map(lambda p: '' if p in ('default', '–')"
                  " else f' ({p})')), col='panel', hue='agent')", "precision_recall")
         + md("## The leaderboard (Table 8)\n\nPass@3 with `ask_human()`, precision, recall and Ask-F1, pooled over both "
              "domains and per domain, ranked by the pooled pass@3.")
-        + table("tables.leaderboard(rs, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard")
+        + table("tables.leaderboard(rs, k=k, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard")
         + md("## Pass rates in the three conditions (Figure 1A)\n\npass@3 with full information, on the ambiguous "
              "task without the tool, and with it; `combined` pools both domains' tasks.")
-        + table("tables.pass_rates(rs, conventions=conventions)", "pass_rates", "HIL-Bench Figure 1A: pass rates")
+        + table("tables.pass_rates(rs, k=k, conventions=conventions)", "pass_rates", "HIL-Bench Figure 1A: pass rates")
         + figure("plots.pass_rates(pass_rates.assign(model=pass_rates['benchmark'] + ' · ' + pass_rates['model']))",
                  "pass_rates"),
     "hilbench_failure_modes": md(
@@ -160,7 +164,7 @@ SPECS: dict[str, list] = {
         "# LHAW: value of information\n\nBaseline, Ask % (share of variants with an asking trial, as Table 3 "
         "prints), Avg/Traj, and pass@3 and checkpoint score without the tool with their gains and gains per "
         "question — LHAW Table 3 and Figure 4.")
-        + table("tables.value_of_information(rs, conventions=conventions)", "value_of_information", "LHAW Table 3: value of information")
+        + table("tables.value_of_information(rs, k=k, conventions=conventions)", "value_of_information", "LHAW Table 3: value of information")
         + figure("plots.performance_vs_gain(value_of_information.assign(mean_score_with_tool=value_of_information"
                  "['mean_score'] + value_of_information['score_gain_pp'] / 100))",
                  "performance_vs_gain"),
@@ -169,24 +173,24 @@ SPECS: dict[str, list] = {
         "and the value of information per class (Tables 7–9, 12).")
         + table("tables.ambiguity_classes(rs)", "ambiguity_classes",
                 "LHAW Definition 3.1: classes from terminal states")
-        + table("tables.by_ambiguity_class(rs, conventions=conventions)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class")
-        + table("tables.generality(rs, conventions=conventions)", "generality", "LHAW Table 13: generality across benchmarks"),
+        + table("tables.by_ambiguity_class(rs, k=k, conventions=conventions)", "by_ambiguity_class", "LHAW Tables 7–9: by ambiguity class")
+        + table("tables.generality(rs, k=k, conventions=conventions)", "generality", "LHAW Table 13: generality across benchmarks"),
     "lhaw_strategies_and_personas": md(
         "# LHAW: personas and strategies\n\nPer user persona: checkpoint score without the tool (shared by every "
         "persona), gain with it, questions and gain per question (Table 14); per agent prompting strategy (Table 10); "
         "per removal strategy, how variants fall into ambiguity classes (Table 11); and calls per trial by class and "
         "persona (Figure 6).")
-        + table("tables.personas(rs, conventions=conventions)", "personas", "LHAW Table 14: cost of a user call by persona")
-        + table("tables.prompting_strategies(rs, conventions=conventions)", "prompting_strategies", "LHAW Table 10: agentic prompting strategies")
-        + table("tables.removal_strategies(rs)", "removal_strategies", "LHAW Table 11: removal strategies")
+        + table("tables.personas(rs, k=k, conventions=conventions)", "personas", "LHAW Table 14: cost of a user call by persona")
+        + table("tables.prompting_strategies(rs, k=k, conventions=conventions)", "prompting_strategies", "LHAW Table 10: agentic prompting strategies")
+        + table("tables.removal_strategies(rs, k=k)", "removal_strategies", "LHAW Table 11: removal strategies")
         + table("tables.calls_per_trial(rs)", "calls_per_trial", "LHAW Figure 6: ask_user calls per trial")
         + figure("plots.calls_heatmap(calls_per_trial)", "calls_heatmap"),
     "lhaw_dimensions": md(
         "# LHAW: information dimensions and segments removed\n\nPass@3 without the tool and its gain with it by "
         "number of removed segments (Table 2), and pass@3 and checkpoint progress by information dimension (Tables 5 "
         "and 6); a variant counts under each of its dimensions.")
-        + table("tables.segments_removed(rs, conventions=conventions)", "segments_removed", "LHAW Table 2: by number of segments removed")
-        + table("tables.by_dimension(rs, conventions=conventions)", "by_dimension", "LHAW Tables 5/6: by information dimension")
+        + table("tables.segments_removed(rs, k=k, conventions=conventions)", "segments_removed", "LHAW Table 2: by number of segments removed")
+        + table("tables.by_dimension(rs, k=k, conventions=conventions)", "by_dimension", "LHAW Tables 5/6: by information dimension")
         + md("## The variants (Figure 3)\n\nVariants and unique tasks per suite, ambiguity classes, and information "
              "dimensions counted per removed segment.")
         + table("tables.variant_distribution(rs)", "variant_distribution", "LHAW Figure 3: variants per suite")

@@ -125,9 +125,9 @@ MUTATIONS = [
       "    diff = 100 * (wide.xs(b, level=side) - wide.xs(a, level=side)).dropna(how=\"all\")",
       "    diff = 100 * (wide.xs(a, level=side) - wide.xs(b, level=side)).dropna(how=\"all\")"),
     M("questions_per_asking_run", "HIL-Bench Table 7 as questions per asking run", "ambiglib/tables/asking.py",
-      '"questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].mean(),',
+      '"questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].apply(lambda s: s.mean(skipna=False)),',
       '"questions_per_run": g["q"].apply(lambda s: s[s > 0].mean() if (s > 0).any() else float("nan")),'
-      ' "relevant_per_run": g["rel"].mean(),'),
+      ' "relevant_per_run": g["rel"].apply(lambda s: s.mean(skipna=False)),'),
     M("lhaw_paired", "LHAW tables compare only variants with results in both conditions (paired=True)",
       "ambiglib/tables/information.py", "    return conv.voi_paired if paired is None else bool(paired)",
       "    return True if paired is None else bool(paired)"),

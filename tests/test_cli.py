@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 import ambiglib
@@ -119,3 +121,39 @@ def test_the_analysis_modules_load_scipy_and_statsmodels_when_first_used():
 
     p = scipy.stats.wilcoxon([1.0, 1.5, 2.0, 3.0], alternative="greater").pvalue
     assert done.stdout.split("\n")[:2] == [str(round(p, 4)), "['scipy.stats']"]
+
+
+def test_compare_from_the_command_line(tmp_path):
+    """`ambiglib compare`: is one model better than another, paired by task (issue 30 §6)."""
+    import json as _json
+    import subprocess
+    import sys
+
+    from ambiglib import comparisons
+    from ambiglib.cli import COMPARED
+
+    assert COMPARED == tuple(sorted(comparisons.COMPARABLE))
+    example = Path(__file__).resolve().parents[1] / "data" / "example"
+    base = [sys.executable, "-m", "ambiglib", "compare", "--runs", str(example), "--n-boot", "200"]
+    done = subprocess.run([*base, "--between", "model", "--a", "gpt-5.4", "--b", "claude-opus-4.6", "--format", "json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rows = _json.loads(done.stdout)
+    assert rows and {r["model_a"] for r in rows} | {r["model_b"] for r in rows} == {"gpt-5.4", "claude-opus-4.6"}
+    # the same numbers as the library's own call on the same two models
+    import ambiglib
+
+    rs = ambiglib.load(example, quiet=True)
+    keep = rs.runs["model"].isin(["gpt-5.4", "claude-opus-4.6"]).to_numpy()
+    lib = comparisons.paired_comparison(rs._with_run_ids_of(keep), metric="mean_score", n_boot=200)
+    assert [round(r["difference"], 9) for r in rows] == [round(x, 9) for x in lib["difference"]]
+    table = subprocess.run([*base, "--metric", "ask_f1"], capture_output=True, text=True)
+    assert table.returncode == 0 and "difference" in table.stdout and "p_holm" in table.stdout
+    typo = subprocess.run([*base, "--a", "gpt-54", "--b", "gpt-5.2"], capture_output=True, text=True)
+    assert typo.returncode == 2 and "'gpt-54' not in the run log" in typo.stderr
+    one = write_jsonl(tmp_path / "one.jsonl", [run_record(trial=t) for t in (1, 2, 3)])  # one model: no pair
+    none = subprocess.run([sys.executable, "-m", "ambiglib", "compare", "--runs", str(one)], capture_output=True,
+                          text=True)
+    assert none.returncode == 1 and "nothing to compare: no two model values" in none.stderr
+    bare = subprocess.run([sys.executable, "-m", "ambiglib"], capture_output=True, text=True)
+    assert bare.returncode == 0 and "compare" in bare.stdout and "usage: ambiglib" in bare.stdout

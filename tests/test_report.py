@@ -190,7 +190,7 @@ def test_the_index_page_in_headless_chromium_shows_every_table_and_figure(report
 
 @pytest.mark.parametrize("yaml, message", [
     ("n_bot: 200\n", "unknown parameter 'n_bot': no notebook of the report has it; the parameters are benchmarks,"
-                     " conventions, models, n_boot, runs, seed, selector_audit, suites"),
+                     " conventions, k, models, n_boot, runs, seed, selector_audit, suites"),
     ("notebooks:\n  hilbench_gap:\n    n_boot: 5\n", "no notebook named 'hilbench_gap'; the notebooks are"
                                                   " ambigds_calibration, ambigds_construction_audits"),
     ("notebooks:\n  quickstart:\n    selector_audit: x.csv\n", "notebooks: quickstart: unknown parameter"

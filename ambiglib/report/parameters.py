@@ -229,16 +229,47 @@ def _type_names(types: tuple[type, ...]) -> str:
 
 
 def check_value(name: str, value: Any, spec: Mapping[str, Any], where: str) -> None:
-    """Refuse a value its parameter's declared type does not take (bool is not an integer here)."""
+    """Refuse a value its parameter's declared type does not take (bool is not an integer here), or one its
+    parameter's meaning does not (:data:`LIMITS`: a count below 1, conventions that name no paper, a file
+    that is not there)."""
     plain_value(value, f"{where}{name}")
     types = expected_types(spec)
-    if types is None:
-        return
-    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
-    if not ok:
-        declared = spec.get("inferred_type_name")
-        declared = declared if declared and declared != "None" else f"default {spec.get('default')}"
-        raise ParameterError(f"{where}{name}: {_short(value)} is not {_type_names(types)} (declared {declared})")
+    if types is not None:
+        ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+        if not ok:
+            declared = spec.get("inferred_type_name")
+            declared = declared if declared and declared != "None" else f"default {spec.get('default')}"
+            raise ParameterError(f"{where}{name}: {_short(value)} is not {_type_names(types)} (declared {declared})")
+    if name in LIMITS and value is not None:
+        fits, expected = LIMITS[name]
+        if not fits(value):
+            raise ParameterError(f"{where}{name}: {_short(value)} is not {expected}")
+
+
+def _conventions_ok(value: Any) -> bool:
+    from ..shapes import CONVENTIONS
+
+    return isinstance(value, dict) and all(isinstance(k, str) and v in CONVENTIONS for k, v in value.items())
+
+
+def _names_ok(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
+
+
+#: what the bundled notebooks' parameters mean beyond their type: name -> (test, what is expected)
+LIMITS: dict[str, tuple[Any, str]] = {
+    "n_boot": (lambda v: isinstance(v, int) and v >= 1, "a whole number of bootstrap replicates, at least 1"),
+    "n_sim": (lambda v: isinstance(v, int) and v >= 1, "a whole number of simulations, at least 1"),
+    "k": (lambda v: isinstance(v, int) and v >= 1, "a whole number of attempts, at least 1"),
+    "seed": (lambda v: isinstance(v, int) and v >= 0, "a whole number, at least 0"),
+    "conventions": (_conventions_ok, "a mapping of benchmark names to one of 'hil-bench', 'ambig-ds', 'lhaw',"
+                                     " 'neutral'"),
+    "benchmarks": (_names_ok, "a list of names"),
+    "models": (_names_ok, "a list of names"),
+    "suites": (_names_ok, "a list of names"),
+    "selector_audit": (lambda v: v == "" or (isinstance(v, str) and os.path.isfile(v)),
+                       "an existing file (relative to the folder the report is started in), or \"\""),
+}
 
 
 def check_parameters(params_file: Any, common: dict[str, Any], per_notebook: dict[str, dict[str, Any]],

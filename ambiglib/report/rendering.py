@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -198,7 +199,9 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
     head, cut = _shown_rows(_counts_as_integers(table.reset_index(drop=True)), name, max_rows)
     shown = _as_text_cells(head)
-    styler = shown.style.format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
+    # the element ids from the table's name, not pandas' random ones: the same table renders to the same page
+    uid = re.sub(r"[^0-9A-Za-z_-]", "_", name)
+    styler = shown.style.set_uuid(uid).format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
     more = "".join(f"<p><em>{html.escape(line)}</em></p>" for line in (table.attrs.get("note"), cut) if line)
     return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")

@@ -53,7 +53,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
                notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
                parameters: Mapping[str, Any] | None = None,
                progress: Callable[[int, int, NotebookResult], None] | None = None,
-               keep_snapshot: bool = False) -> Path:
+               keep_snapshot: bool = False, reuse_kernels: bool = True) -> Path:
     """Run every notebook with papermill and write the report folder.
 
     The log is loaded and checked once; every notebook reads a memory-mapped snapshot of
@@ -80,6 +80,11 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         More parameters for every notebook, as from the top level of a parameters file.
     progress : callable, optional
         Called as ``progress(done, total, result)`` as each notebook finishes.
+    reuse_kernels : bool, default True
+        Each worker keeps its kernel for its next notebook, reset to what a new kernel holds (namespace,
+        matplotlib and pandas settings, warnings, environment, random seeds: :mod:`ambiglib.report.isolation`),
+        so that kernels start and libraries are imported once per worker, not once per notebook; False
+        starts a new kernel for every notebook.
     keep_snapshot : bool, default False
         Keep the snapshot in ``<out>/snapshot/``: ``ambiglib.load`` opens it in milliseconds,
         with the rejected records of the original load.
@@ -125,7 +130,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         with ReportFolder(out, inputs) as folder:
             assert folder.work is not None
             manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
-                                             progress, nb_dir, out, keep_snapshot)
+                                             progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file)
             folder.commit(manifest)
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -137,6 +142,27 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     if failed:
         raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
     return out / "index.html"
+
+
+#: the notebook parameters that select runs, and the runs column each names
+SELECTORS = {"benchmarks": "benchmark", "models": "model", "suites": "suite"}
+
+
+def _check_selection(rs: Any, common: dict, per_notebook: dict, params_file: Any) -> None:
+    """Refuse, before any notebook runs, a ``benchmarks``, ``models`` or ``suites`` value the log does not have:
+    a name one letter off would otherwise empty every table, and the notes would blame the log."""
+    where = f"{params_file}: " if params_file else ""
+    for scope, params in [("", common), *((f"notebooks: {n}: ", p) for n, p in per_notebook.items())]:
+        for key, column in SELECTORS.items():
+            wanted = params.get(key)
+            if not wanted:
+                continue
+            present = sorted(set(rs.runs[column].astype(str)))
+            missing = [v for v in wanted if v not in present]
+            if missing:
+                raise ReportError(f"{where}{scope}{key}: {', '.join(map(repr, missing))} not in the run log, whose"
+                                  f" {column} values are {', '.join(map(repr, present[:30]))}"
+                                  + (f" and {len(present) - 30} more" if len(present) > 30 else ""))
 
 
 def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
@@ -151,7 +177,8 @@ def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
 
 def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
                   jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
-                  keep_snapshot: bool) -> tuple[dict, list[NotebookResult]]:
+                  keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None
+                  ) -> tuple[dict, list[NotebookResult]]:
     """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
     the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
     files where they will be, in ``final``.
@@ -170,6 +197,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         for _ in range(max(1, jobs)):
             pool.submit(warm)
         loaded = load(runs, strict=False, quiet=True)
+        _check_selection(loaded[0], common, per_notebook, params_file)
         write_summary(runs, out, quiet=True, loaded=loaded)
         snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
         del loaded
@@ -191,7 +219,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
                 shown[SNAPSHOT_PARAMETER] = kept
             else:
                 shown["runs"] = kept or str(Path(runs).absolute())
-            jobs_args.append((path, out, params, os.getcwd(), shown))
+            jobs_args.append((path, out, params, os.getcwd(), shown, reuse_kernels))
         futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
         for future in as_completed(futures):
             result = future.result()

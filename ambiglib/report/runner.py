@@ -110,11 +110,69 @@ def kernel_manager():
     return ReportKernelManager
 
 
+#: this worker's kernel, kept for its next notebook (``reuse``): its manager and working folder
+_KERNEL: dict[str, Any] = {}
+
+
+def _in_kernel(km: Any, code: str) -> None:
+    """Run ``code`` in the kernel, outside any notebook (nothing is recorded); its error is raised here."""
+    kc = km.blocking_client()
+    kc.start_channels()
+    try:
+        kc.wait_for_ready(timeout=120)
+        reply = kc.execute_interactive(code, store_history=False, timeout=300, output_hook=lambda msg: None)
+        content = reply["content"]
+        if content.get("status") != "ok":
+            raise RuntimeError(f"the report's kernel could not be prepared: {content.get('ename')}:"
+                               f" {content.get('evalue')}")
+    finally:
+        kc.stop_channels()
+
+
+def _drop_kernel() -> None:
+    """Shut this worker's kept kernel down (it also dies with the worker: PR_SET_PDEATHSIG)."""
+    from jupyter_core.utils import run_sync
+
+    km = _KERNEL.pop("km", None)
+    if km is not None:
+        try:
+            run_sync(km.shutdown_kernel)(now=True)
+        except Exception:  # noqa: BLE001 — already dead: its folder is removed below either way
+            pass
+        import shutil
+
+        shutil.rmtree(km._ipc_dir, ignore_errors=True)
+        _RUNNING.discard(km)
+
+
+def _reused_kernel(cwd: str) -> Any:
+    """This worker's kernel, started and prepared on first use (or again, if it died or ``cwd`` changed), with
+    the namespace and state a new kernel has (:func:`ambiglib.report.isolation.restore`)."""
+    import multiprocessing.util
+
+    from jupyter_core.utils import run_sync
+
+    km = _KERNEL.get("km")
+    if km is not None and (_KERNEL.get("cwd") != cwd or not run_sync(km.is_alive)()):
+        _drop_kernel()
+        km = None
+    if km is None:
+        km = kernel_manager()(kernel_name="python3")
+        run_sync(km.start_kernel)(cwd=cwd)
+        _KERNEL.update(km=km, cwd=cwd)
+        if not _KERNEL.get("finalizer"):
+            _KERNEL["finalizer"] = multiprocessing.util.Finalize(None, _drop_kernel, exitpriority=10)
+        _in_kernel(km, "__import__('ambiglib.report.isolation', fromlist=['prepare']).prepare()")
+    _in_kernel(km, "__import__('ambiglib.report.isolation', fromlist=['restore']).restore()")
+    return km
+
+
 def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str,
-                 shown: dict[str, Any] | None = None) -> NotebookResult:
+                 shown: dict[str, Any] | None = None, reuse: bool = True) -> NotebookResult:
     """Run one notebook with ``parameters`` into ``out`` (the report's work folder); its pages show ``shown``
     instead (the same parameters with the paths they have once the report is in place: its work folder is
-    renamed, its snapshot removed)."""
+    renamed, its snapshot removed). With ``reuse``, in this worker's kernel, kept from its last notebook and
+    reset to what a new kernel holds (:mod:`ambiglib.report.isolation`); else in a new kernel."""
     import nbformat
     import papermill
     from nbconvert import HTMLExporter
@@ -131,12 +189,13 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     as_given = str(executed).replace("{", "{{").replace("}", "}}")  # papermill str.format()s its paths
     for attempt in (1, 2):
         try:
+            kernel = {"km": _reused_kernel(cwd)} if reuse else {"kernel_manager_class": manager}
             # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
             # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
-            # against the folder the report was started in, as --runs does
+            # against the folder the report was started in, as --runs does (a kept kernel was started there)
             papermill.execute_notebook(as_given, as_given, parameters=None,
                                        cwd=cwd, kernel_name="python3", progress_bar=False,
-                                       log_output=False, kernel_manager_class=manager)
+                                       log_output=False, **kernel)
         except papermill.PapermillExecutionError as exc:
             first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
             result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
@@ -144,6 +203,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
         except Exception as exc:  # kernel died, bad parameters, ...
             if attempt == 1 and "Kernel didn't respond" in str(exc):
                 result.kernel_restarts += 1
+                _drop_kernel()
                 continue
             result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
         break

@@ -49,13 +49,38 @@ def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
     if caption and caption.startswith("Tabulate "):  # "Tabulate the judgment gap ..." -> "The judgment gap ..."
         caption = caption[len("Tabulate "):][:1].upper() + caption[len("Tabulate "):][1:]
 
+    import inspect
+
+    takes_k = "k" in inspect.signature(fn).parameters
+
     @functools.wraps(fn)
     def inner(*args, **kwargs) -> Table:
         out = fn(*args, **kwargs)
         table = Table(out)
         table.attrs = {**out.attrs, **({"caption": caption} if caption else {})}
+        if takes_k and args and isinstance(args[0], RunSet):
+            k = kwargs.get("k", inspect.signature(fn).parameters["k"].default)
+            few = _few_trials(args[0], table, k)
+            if few:
+                table.attrs["note"] = f"{table.attrs['note']}; {few}" if table.attrs.get("note") else few
         return table
     return inner
+
+
+def _few_trials(rs: RunSet, table: pd.DataFrame, k: int) -> str | None:
+    """Why a pass@k column is empty where a task condition has fewer than ``k`` trials (None when none has)."""
+    columns = [c for c in table.columns if str(c).startswith(("pass_at_k", "pass_gain"))]
+    if not columns or not table[columns].isna().any().any() or len(rs.runs) == 0:
+        return None
+    runs = rs.runs
+    trials = runs.groupby(["benchmark", "suite", "model", "spec", "ask_tool", "policy", "protocol", "variant_id"],
+                          observed=True, sort=False)["trial"].nunique()
+    fewest = int(trials.min())
+    if fewest >= k:
+        return None
+    share = float((trials < k).mean())
+    return (f"pass@{k} is empty where a task was run fewer than {k} times: {share:.0%} of task conditions, as few"
+            f" as {fewest} trial{'s' if fewest != 1 else ''} (the k parameter; the papers use 3)")
 
 
 #: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows

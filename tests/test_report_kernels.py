@@ -1,0 +1,114 @@
+"""A report worker keeps its kernel for its next notebook (issue 29 §3): a notebook's outputs are the same
+whether it ran first in its kernel or after others, and the same as in a kernel of its own."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from ambiglib.report import run_report
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+
+#: changes everything a notebook can leave behind in its kernel
+POLLUTE = """\
+import os, random, sys, warnings
+import matplotlib, matplotlib.pyplot as plt, numpy as np, pandas as pd
+pd.set_option("display.width", 33)
+pd.set_option("display.max_rows", 3)
+matplotlib.rcParams["lines.linewidth"] = 7
+matplotlib.rcParams["figure.figsize"] = (1, 1)
+np.mean([])  # a warning numpy shows once per place: after this, not again unless its registry is cleared
+warnings.simplefilter("ignore")
+os.environ["AMBIGLIB_LEFT_BEHIND"] = "x"
+os.chdir("/")
+sys.path.append("/nowhere")
+np.random.seed(123)
+random.seed(5)
+plt.figure()
+leftover = 1
+"""
+#: prints everything POLLUTE changes
+PROBE = """\
+import os, random, sys, warnings
+import matplotlib, matplotlib.pyplot as plt, numpy as np, pandas as pd
+np.mean([])
+print("names", sorted(n for n in globals() if not n.startswith("_") and n not in ("In", "Out", "exit", "quit",
+      "get_ipython", "open")))
+print("pandas", pd.get_option("display.width"), pd.get_option("display.max_rows"))
+print("matplotlib", matplotlib.rcParams["lines.linewidth"], list(matplotlib.rcParams["figure.figsize"]),
+      matplotlib.get_backend())
+print("warnings", len(warnings.filters), "environ", os.environ.get("AMBIGLIB_LEFT_BEHIND"))
+print("cwd", os.getcwd() == CWD, "path", "/nowhere" in sys.path, "figures", plt.get_fignums())
+print("random", random.random(), np.random.random())
+print("count", get_ipython().execution_count)
+"""
+
+
+def _notebooks(folder: Path, cells: dict[str, str]) -> Path:
+    folder.mkdir()
+    for name, source in cells.items():
+        nb = nbformat.v4.new_notebook()
+        params = nbformat.v4.new_code_cell('runs: str = ""\nout_dir: str = ""')
+        params.metadata["tags"] = ["parameters"]
+        nb.cells = [params, nbformat.v4.new_code_cell(source)]
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, folder / f"{name}.ipynb")
+    return folder
+
+
+def _outputs(path: Path) -> list:
+    """Every code cell's outputs, as a reader sees them: text, and each image's digest."""
+    nb = nbformat.read(path, as_version=4)
+    seen = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for o in cell.get("outputs", []):
+            if o["output_type"] == "stream":
+                seen.append((o["name"], o["text"]))
+            elif "data" in o:
+                data = o["data"]
+                seen.append({k: hashlib.sha256(v.encode()).hexdigest() if k.startswith("image/") else v
+                             for k, v in data.items()})
+            elif o["output_type"] == "error":
+                seen.append(("error", o["ename"], o["evalue"]))
+        seen.append(("count", cell.get("execution_count")))
+    return seen
+
+
+def test_a_notebook_after_another_in_a_kept_kernel_sees_a_new_kernel(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    probe = PROBE.replace("CWD", repr(str(tmp_path)))
+    nbs = _notebooks(tmp_path / "nbs", {"a_pollute": POLLUTE, "b_probe": probe})
+    # one worker: a_pollute, then b_probe in the same kernel (notebooks of no measured time start as given)
+    run_report(EXAMPLE, tmp_path / "after", notebooks_dir=nbs, jobs=1)
+    run_report(EXAMPLE, tmp_path / "alone", notebooks_dir=nbs, notebooks=["b_probe"], jobs=1)
+    run_report(EXAMPLE, tmp_path / "fresh", notebooks_dir=nbs, notebooks=["b_probe"], jobs=1, reuse_kernels=False)
+    after, alone, fresh = (_outputs(tmp_path / d / "b_probe.ipynb") for d in ("after", "alone", "fresh"))
+    assert after == alone
+    text = "".join(t for k, t in (o for o in after if isinstance(o, tuple) and len(o) == 2) if k == "stdout")
+    # its own names and parameters only; the environment, folder, path, figures as a new kernel has them
+    assert "names ['matplotlib', 'np', 'os', 'out_dir', 'pd', 'plt', 'random', 'runs', 'sys', 'warnings']" in text
+    assert "environ None" in text and "cwd True path False figures []" in text
+    assert "Mean of empty slice" in "".join(t for k, t in (o for o in after if isinstance(o, tuple) and len(o) == 2)
+                                            if k == "stderr")
+    # in a kernel of its own, everything but the seeded random numbers (a new kernel's are not seeded) is the same
+    strip = [o for o in fresh if not (isinstance(o, tuple) and "random " in str(o[-1]))]
+    assert [o for o in alone if not (isinstance(o, tuple) and "random " in str(o[-1]))] == strip
+    assert "pandas 80 60" in text  # pandas' defaults
+
+
+@pytest.mark.parametrize("first", ["hilbench_judgment_gap"])
+def test_a_bundled_notebook_gives_the_same_outputs_after_another(tmp_path, first):
+    # quickstart after a notebook that draws, sets seaborn's theme and pandas' display width, in one kernel
+    run_report(EXAMPLE, tmp_path / "after", notebooks=[first, "quickstart"], jobs=1)
+    run_report(EXAMPLE, tmp_path / "alone", notebooks=["quickstart"], jobs=1)
+    manifest = json.loads((tmp_path / "after" / "manifest.json").read_text())
+    assert [n["error"] for n in manifest["notebooks"]] == [None, None]
+    assert _outputs(tmp_path / "after" / "quickstart.ipynb") == _outputs(tmp_path / "alone" / "quickstart.ipynb")

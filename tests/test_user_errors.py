@@ -1,0 +1,109 @@
+"""What a first-time user trips over (issue 30): pass@k on fewer trials than k, parameter values checked before
+anything runs, a typo in a selection or a filter, rejected records on the console."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ambiglib
+from ambiglib import tables
+from ambiglib.errors import ArgumentError, ParameterError, ReportError
+from ambiglib.report import run_report
+from conftest import run_record, write_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "data" / "example"
+
+
+@pytest.fixture(scope="module")
+def two_trials():
+    """The example log with every task condition's first two trials only."""
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    return rs.filter(trial=[1, 2])
+
+
+def test_pass_at_k_on_fewer_trials_says_why_and_k_fills_it(two_trials):
+    gap = tables.judgment_gap(two_trials)
+    hil = gap[gap["benchmark"] == "hil-bench"]
+    assert hil["pass_at_k_with_tool"].isna().all()
+    assert "pass@3 is empty where a task was run fewer than 3 times" in gap.attrs["note"]
+    assert "as few as 1 trial" in gap.attrs["note"]  # (Ambig-DS runs each condition once)
+    two = tables.judgment_gap(two_trials, k=2)
+    assert two[two["benchmark"] == "hil-bench"]["pass_at_k_with_tool"].notna().all()
+    # by hand, one cell: pass@2 of the first model with the tool on SQL = share of tasks solved in trial 1 or 2
+    runs = two_trials.runs
+    cell = two.set_index(["benchmark", "suite", "model"]).loc[("hil-bench", "sql", "gpt-5.4")]
+    sel = runs[(runs["benchmark"] == "hil-bench") & (runs["suite"] == "sql") & (runs["model"] == "gpt-5.4")
+               & (runs["spec"] == "ambiguous") & runs["ask_tool"] & (runs["status"] != "error")]
+    # HIL-Bench's rule: a task enters with at least k non-error trials (public_sql_4's second trial errored)
+    ok = sel[sel["status"] != "error"]
+    enough = ok.groupby("variant_id").size() >= 2
+    per_task = ok[ok["variant_id"].map(enough)].groupby("variant_id")["passed"].apply(lambda p: float(p.any()))
+    assert len(per_task) == 5 and cell["pass_at_k_with_tool"] == pytest.approx(per_task.mean()) == pytest.approx(0.2)
+    # the whole example: HIL-Bench's three trials fill pass@3; Ambig-DS runs each condition once, which the note says
+    full = tables.judgment_gap(ambiglib.load(EXAMPLE, quiet=True))
+    assert full[full["benchmark"] == "hil-bench"]["pass_at_k_with_tool"].notna().all()
+    assert full[full["benchmark"] == "ambig-ds"]["pass_at_k_with_tool"].isna().all()
+    assert "as few as 1 trial" in full.attrs["note"]
+
+
+@pytest.mark.parametrize("yaml, message", [
+    ("n_boot: many\n", "n_boot: 'many' is not an integer"),
+    ("n_boot: 1.5\n", "n_boot: 1.5 is not an integer"),
+    ("n_boot: -5\n", "n_boot: -5 is not a whole number of bootstrap replicates, at least 1"),
+    ("k: 0\n", "k: 0 is not a whole number of attempts, at least 1"),
+    ("conventions: {clarifybench: hilbench}\n", "conventions: {'clarifybench': 'hilbench'} is not a mapping of"),
+    ("benchmarks: [1]\n", "benchmarks: [1] is not a list of names"),
+    ("notebooks:\n  ambigds_construction_audits:\n    selector_audit: no/such.csv\n",
+     "selector_audit: 'no/such.csv' is not an existing file"),
+])
+def test_a_bad_parameter_value_is_refused_before_any_notebook_runs(tmp_path, yaml, message):
+    params = tmp_path / "p.yaml"
+    params.write_text(yaml)
+    with pytest.raises(ParameterError, match=message.replace("[", r"\[").replace("(", r"\(")):
+        run_report(EXAMPLE, tmp_path / "out", params_file=params)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_selection_the_log_does_not_have_is_an_error_listing_what_it_has(tmp_path):
+    params = tmp_path / "p.yaml"
+    params.write_text("benchmarks: [hil-bnch]\n")
+    with pytest.raises(ReportError, match=r"benchmarks: 'hil-bnch' not in the run log, whose benchmark values are"
+                                          r" 'ambig-ds', 'hil-bench', 'lhaw'"):
+        run_report(EXAMPLE, tmp_path / "out", params_file=params, notebooks=["quickstart"])
+    params.write_text("notebooks:\n  quickstart:\n    models: [gpt-5.4, gpt-54]\n")
+    with pytest.raises(ReportError, match=r"notebooks: quickstart: models: 'gpt-54' not in the run log"):
+        run_report(EXAMPLE, tmp_path / "out", params_file=params, notebooks=["quickstart"])
+
+
+def test_a_filter_that_keeps_nothing_warns_with_the_values_present(tmp_path):
+    with pytest.warns(UserWarning, match=r"match no run; the log has benchmark: 'ambig-ds', 'hil-bench', 'lhaw'"):
+        rs = ambiglib.load(EXAMPLE, filters=[("benchmark", "==", "lhw")])
+    assert len(rs.runs) == 0
+    ambiglib.load(EXAMPLE, quiet=True).to_parquet(tmp_path / "store", partition_by=("benchmark",))
+    with pytest.warns(UserWarning, match=r"the log has benchmark: 'ambig-ds', 'hil-bench', 'lhaw'"):
+        ambiglib.load(tmp_path / "store", filters=[("benchmark", "==", "lhw")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a filter that keeps runs says nothing
+        assert len(ambiglib.load(tmp_path / "store", filters=[("benchmark", "==", "lhaw")]).runs) > 0
+    # a value of the wrong type is the filter's fault, named as such (it was blamed on the store)
+    with pytest.raises(ArgumentError, match=r"runs column 'trial' holds whole-number values; '1' is str"):
+        ambiglib.load(tmp_path / "store", filters=[("trial", "==", "1")])
+
+
+def test_rejected_records_are_said_on_the_console_and_strict_fails(tmp_path):
+    log = write_jsonl(tmp_path / "log.jsonl", [run_record(), run_record(trial=2, spec="amb")])
+    cmd = [sys.executable, "-m", "ambiglib", "-q", "report", "--runs", str(log), "--notebooks", "quickstart"]
+    done = subprocess.run([*cmd, "--out", str(tmp_path / "a")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert f"1 record rejected: see {tmp_path / 'a' / 'rejected.csv'}" in done.stdout
+    strict = subprocess.run([*cmd, "--out", str(tmp_path / "b"), "--strict"], capture_output=True, text=True)
+    assert strict.returncode == 1 and "(--strict: failing)" in strict.stdout
+    assert (tmp_path / "b" / "index.html").is_file()  # the report is written either way
+    assert len(pd.read_csv(tmp_path / "b" / "rejected.csv")) == 1
