@@ -289,7 +289,7 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     fig, ax = plt.subplots(figsize=(1.8 + 1.2 * wide.shape[1], 1.2 + 0.6 * wide.shape[0])) if own else (ax.figure, ax)
     sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar_kws={"label": "% of runs"}, ax=ax)
     ax.set(xlabel="", ylabel="", title="Failure modes (% of runs)")
-    ax.tick_params(axis="x", rotation=30)
+    plt.setp(ax.get_xticklabels(), rotation=35, ha="right", rotation_mode="anchor")  # long names, narrow columns
     if own:
         fig.tight_layout()
     return fig
@@ -372,7 +372,7 @@ def shift_heatmap(shift: pd.DataFrame, *, row: str = "model", title: str = "Shif
     sns.heatmap(wide, annot=True, fmt="+.0f", cmap="vlag", center=0, vmin=-limit, vmax=limit,
                 cbar_kws={"label": "percentage points"}, ax=ax)
     ax.set(xlabel="", ylabel="", title=title)
-    ax.tick_params(axis="x", rotation=30)
+    plt.setp(ax.get_xticklabels(), rotation=35, ha="right", rotation_mode="anchor")  # long names, narrow columns
     ax.tick_params(axis="y", rotation=0)
     if own:
         fig.tight_layout()

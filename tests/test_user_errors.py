@@ -107,3 +107,12 @@ def test_rejected_records_are_said_on_the_console_and_strict_fails(tmp_path):
     assert strict.returncode == 1 and "(--strict: failing)" in strict.stdout
     assert (tmp_path / "b" / "index.html").is_file()  # the report is written either way
     assert len(pd.read_csv(tmp_path / "b" / "rejected.csv")) == 1
+
+
+def test_blocker_counts_read_as_english_in_number_order():
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    stats = tables.blocker_stats(rs)
+    labels = [s for s in stats["statistic"] if s.startswith("Tasks with ")]
+    assert "Tasks with 1 blocker" in labels and "Tasks with 1 blockers" not in labels
+    hil = [s for s in stats[stats["benchmark"] == "hil-bench"]["statistic"] if s.startswith("Tasks with ")]
+    assert hil == sorted(hil, key=lambda s: int(s.split()[2]))

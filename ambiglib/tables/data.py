@@ -55,7 +55,7 @@ def _blocker_stats(rs: RunSet) -> pd.DataFrame:
             "Total blockers": int(t["n_blockers"].sum()),
         }
         for n, count in t["n_blockers"].value_counts().sort_index().items():
-            col[f"Tasks with {n} blockers"] = int(count)
+            col[f"Tasks with {n} blocker{'s' if n != 1 else ''}"] = int(count)
         types = b["type"].astype(object).fillna("(no type)").value_counts()
         for name, count in types.sort_index().items():
             col[f"{name}"] = int(count)
@@ -63,7 +63,7 @@ def _blocker_stats(rs: RunSet) -> pd.DataFrame:
         columns[suite] = col
     order = list(dict.fromkeys(k for col in columns.values() for k in col))
     head = ["Tasks", "Avg. blockers / task", "Total blockers"]
-    counts = sorted(k for k in order if k.startswith("Tasks with "))
+    counts = sorted((k for k in order if k.startswith("Tasks with ")), key=lambda k: int(k.split()[2]))  # 2 before 10
     types = sorted(k for k in order if k not in head and k not in counts)
     out = pd.DataFrame(columns).reindex([*head, *counts, *types])
     return out.rename_axis("statistic").reset_index()
