@@ -116,3 +116,13 @@ def test_blocker_counts_read_as_english_in_number_order():
     assert "Tasks with 1 blocker" in labels and "Tasks with 1 blockers" not in labels
     hil = [s for s in stats[stats["benchmark"] == "hil-bench"]["statistic"] if s.startswith("Tasks with ")]
     assert hil == sorted(hil, key=lambda s: int(s.split()[2]))
+
+
+def test_the_summary_says_an_empty_cell_is_empty(tmp_path):
+    from ambiglib.report import write_summary
+
+    write_summary(EXAMPLE, tmp_path, quiet=True)
+    text = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    import re
+
+    assert " nan " not in text and re.search(r"\|\s+–\s+\|", text)  # ask-only runs' mean score: "empty", as said

@@ -61,13 +61,18 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         "`n_asked`: runs with at least one question. `mean_score`: the mean over runs whose status is"
         " not `error`, with `invalid` and `timeout` runs scoring 0 (Ambig-DS §5.1); empty for ask-only runs.",
         "",
-        markdown_safe(summary.astype({"mean_score": "float64"})).to_markdown(index=False, floatfmt=".3f",
-                                                                            missingval="–"),
+        _markdown_table(markdown_safe(summary.astype({"mean_score": "float64"}))),
         "",
     ]
     path = out / "summary.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
+
+
+def _markdown_table(frame: pd.DataFrame) -> str:
+    """A frame as Markdown, an empty cell as "–" (tabulate's missingval covers None, not NaN: "nan" was printed)."""
+    frame = frame.astype(object).where(frame.notna(), None)
+    return frame.to_markdown(index=False, floatfmt=".3f", missingval="–")
 
 
 def _collect(out: Path, results: list[NotebookResult]) -> None:
