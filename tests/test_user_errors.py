@@ -126,3 +126,16 @@ def test_the_summary_says_an_empty_cell_is_empty(tmp_path):
     import re
 
     assert " nan " not in text and re.search(r"\|\s+–\s+\|", text)  # ask-only runs' mean score: "empty", as said
+
+
+def test_counts_in_a_table_of_statistics_read_as_counts():
+    """blocker_stats printed "Tasks 8.000" and "Total blockers 40.000" (issue 30 §5): a row of whole numbers is
+    shown as integers, a row of averages or shares as decimals."""
+    from ambiglib.report import render_table
+
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    rows = [line.split() for line in render_table(tables.blocker_stats(rs)).splitlines()]
+    hil = {" ".join(r[1:-7]): r[-7:] for r in rows if r[0] == "hil-bench"}  # statistic -> target, Total, sql, ...
+    assert hil["Tasks"][:4] == ["–", "12", "6", "6"]
+    assert hil["Total blockers"][:4] == ["–", "40", "21", "19"]
+    assert hil["Avg. blockers / task"][:4] == ["–", "3.333", "3.500", "3.167"]

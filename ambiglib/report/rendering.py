@@ -24,7 +24,7 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
     table, the line saying why (its ``attrs["note"]``)."""
     if len(table) == 0:
         return table.attrs.get("note") or "(no rows)"
-    text = table.to_string(index=False, na_rep="–",
+    text = _whole_rows_as_integers(table).to_string(index=False, na_rep="–",
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
     return text + (f"\nnote: {table.attrs['note']}" if table.attrs.get("note") else "")
 
@@ -159,6 +159,25 @@ def _is_float(series: pd.Series) -> bool:
     return pd.api.types.is_float_dtype(series.dtype)
 
 
+def _whole_rows_as_integers(table: pd.DataFrame) -> pd.DataFrame:
+    """In a table of one statistic per row (a ``statistic`` column: counts beside averages and shares), the rows
+    whose values are all whole numbers shown as integers ("Tasks 8", not "Tasks 8.000")."""
+    if "statistic" not in table.columns:
+        return table
+    numeric = [c for c in table.columns if c != "statistic" and pd.api.types.is_float_dtype(table[c])]
+    if not numeric:
+        return table
+    out = table.astype({c: object for c in numeric})
+    values = table[numeric].to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        whole = np.where(np.isnan(values), True, values == np.round(values)).all(axis=1)
+    for i in np.flatnonzero(whole):
+        for j, c in enumerate(numeric):
+            if not np.isnan(values[i, j]):
+                out.iat[i, out.columns.get_loc(c)] = int(values[i, j])
+    return out
+
+
 def _counts_as_integers(table: pd.DataFrame) -> pd.DataFrame:
     """Count columns (``n``, ``n_*``) that became float (a merge, a missing cell) shown as integers."""
     out = table.copy()
@@ -197,7 +216,8 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         _note_file(out_dir, name, note, caption, "table")
         return HTML(f"<p><em>{html.escape(note)}</em></p>")
     save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
-    head, cut = _shown_rows(_counts_as_integers(table.reset_index(drop=True)), name, max_rows)
+    head, cut = _shown_rows(_whole_rows_as_integers(_counts_as_integers(table.reset_index(drop=True))), name,
+                            max_rows)
     shown = _as_text_cells(head)
     # the element ids from the table's name, not pandas' random ones: the same table renders to the same page
     uid = re.sub(r"[^0-9A-Za-z_-]", "_", name)
