@@ -37,8 +37,7 @@ def _unattributed(rs: RunSet, runs: pd.DataFrame) -> pd.DataFrame:
 def _without_unattributed(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[tuple[str, ...]]]:
     """``rs`` without the groups of ``by`` that hold a question the log does not attribute to a blocker (Ask-F1
     refuses them), and those groups' keys."""
-    q = rs.questions
-    unattributed = set(q.loc[~q["attributed"].to_numpy(dtype=bool, na_value=True), "run_id"].astype(str))
+    unattributed = set(_unattributed(rs, rs.runs)["run_id"].astype(str))
     if not unattributed:
         return rs, []
     runs = rs.runs

@@ -162,8 +162,11 @@ def _reused_kernel(cwd: str) -> Any:
         _KERNEL.update(km=km, cwd=cwd)
         if not _KERNEL.get("finalizer"):
             _KERNEL["finalizer"] = multiprocessing.util.Finalize(None, _drop_kernel, exitpriority=10)
-        _in_kernel(km, "__import__('ambiglib.report.isolation', fromlist=['prepare']).prepare()")
-    _in_kernel(km, "__import__('ambiglib.report.isolation', fromlist=['restore']).restore()")
+        prepare = "__import__('ambiglib.report.isolation', fromlist=['prepare']).prepare()\n"
+    else:
+        prepare = ""
+    # one round trip: a new kernel is prepared and reset in the same request
+    _in_kernel(km, prepare + "__import__('ambiglib.report.isolation', fromlist=['restore']).restore()")
     return km
 
 

@@ -44,22 +44,20 @@ class Table(pd.DataFrame):
 def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
     """``fn`` returning a :class:`Table`, captioned with the first line of ``fn``'s docstring."""
     import functools
+    import inspect
 
     caption = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else None
     if caption and caption.startswith("Tabulate "):  # "Tabulate the judgment gap ..." -> "The judgment gap ..."
         caption = caption[len("Tabulate "):][:1].upper() + caption[len("Tabulate "):][1:]
-
-    import inspect
-
-    takes_k = "k" in inspect.signature(fn).parameters
+    k_param = inspect.signature(fn).parameters.get("k")  # read once, not at every call
 
     @functools.wraps(fn)
     def inner(*args, **kwargs) -> Table:
         out = fn(*args, **kwargs)
         table = Table(out)
         table.attrs = {**out.attrs, **({"caption": caption} if caption else {})}
-        if takes_k and args and isinstance(args[0], RunSet):
-            k = kwargs.get("k", inspect.signature(fn).parameters["k"].default)
+        if k_param is not None and args and isinstance(args[0], RunSet):
+            k = kwargs.get("k", k_param.default)
             few = _few_trials(args[0], table, k)
             if few:
                 table.attrs["note"] = f"{table.attrs['note']}; {few}" if table.attrs.get("note") else few

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import metrics
-from ..metrics.asking import _without_unattributed
+from ..metrics.asking import _unattributed, _without_unattributed
 from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..shapes import SHAPES, Conventions, labels_of
@@ -177,7 +177,7 @@ def _questions_per_task(rs: RunSet) -> pd.DataFrame:
     runs = hil.runs[hil.runs["status"] != "error"]
     q = hil.questions
     rel = q[q["relevant"].to_numpy(dtype=bool, na_value=False)].groupby("run_id").size()
-    unknown = set(q.loc[q["relevant"].isna().to_numpy(dtype=bool), "run_id"])  # not attributed to a blocker
+    unknown = set(_unattributed(hil, runs)["run_id"])  # their relevance is unknown
     n_rel = runs["run_id"].map(rel).fillna(0).astype(float)
     work = pd.DataFrame({"suite": runs["suite"].astype(str), "model": runs["model"].astype(str),
                          "policy": runs["policy"].astype(str), "q": runs["n_questions"].astype(int),
