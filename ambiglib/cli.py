@@ -87,8 +87,14 @@ def _summary(args: argparse.Namespace) -> int:
         print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
         return 2
     path = write_summary(runs, args.out, quiet=args.quiet)
+    _say(path.read_text(encoding="utf-8"))
     print(f"wrote {path}")
     return 0
+
+
+def _say(text: str) -> None:
+    """Print text read from a log with its control characters (terminal escape sequences) shown as ``\\xNN``."""
+    print("".join(ch if ch in "\n\t" or ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text))
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -96,7 +102,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     runset, errors = load(args.runs, strict=False, quiet=args.quiet)
     for error in errors:
-        print(error.message)
+        _say(error.message)
     for reason, n in sorted(runset.skipped.items()):
         print(f"not a run, counted and left out: {n} x {reason}")
     from .metrics.harness import harness_anomalies
@@ -305,11 +311,11 @@ def _print_table(table, fmt: str) -> int:
     if fmt == "csv":
         sys.stdout.write(csv_safe(table).to_csv(index=False))
     elif fmt == "md":
-        print(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
+        _say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1))
     else:
-        print(render_table(table.drop(columns=[c for c in ("alternative",) if c in table]), float_format="{:.3g}"))
+        _say(render_table(table.drop(columns=[c for c in ("alternative",) if c in table]), float_format="{:.3g}"))
     return 0
 
 

@@ -37,8 +37,28 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 }
 
 
+_WHOLE_CHECKPOINTS = pa.list_(pa.struct([("result", pa.int64()), ("total", pa.int64())]))
+
+
 def _frame(table: pa.Table) -> pd.DataFrame:
+    if "checkpoints" in table.column_names:
+        table = table.set_column(table.column_names.index("checkpoints"), "checkpoints",
+                                 _whole_checkpoints(table.column("checkpoints")))
     return table.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
+
+
+def _whole_checkpoints(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Checkpoint points as integers when every one is a whole number (TheAgentCompany's are: ``2``, not ``2.0``);
+    the log's numbers otherwise. The runlog allows any number, so the stored type stays a float."""
+    if not pa.types.is_list(col.type) or col.type.value_type == _WHOLE_CHECKPOINTS.value_type:
+        return col
+    flat = pc.list_flatten(col)
+    for field in ("result", "total"):
+        values = pc.struct_field(flat, field)
+        if values.null_count or pc.any(pc.or_(pc.not_equal(values, pc.floor(values)),
+                                              pc.greater(values, 2.0 ** 53))).as_py():
+            return col
+    return col.cast(_WHOLE_CHECKPOINTS)
 
 
 def _coalesce(arr: pa.ChunkedArray, default: object) -> pa.ChunkedArray:

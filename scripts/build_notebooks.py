@@ -161,13 +161,12 @@ SPECS: dict[str, list] = {
         "(point `runs` at logs read with the public registries for the full 200 tasks).")
         + table("tables.blocker_stats(rs)", "blocker_stats", "HIL-Bench Table 3: blocker statistics"),
     "lhaw_value_of_information": md(
-        "# LHAW: value of information\n\nBaseline, Ask % (share of variants with an asking trial, as Table 3 "
-        "prints), Avg/Traj, and pass@3 and checkpoint score without the tool with their gains and gains per "
-        "question — LHAW Table 3 and Figure 4.")
+        "# LHAW: value of information\n\nBaseline, Ask % (`variant_ask_pct`: share of variants with an asking "
+        "trial, as Table 3 prints), Avg/Traj, and pass@3 and checkpoint score without the tool (`mean_score`) with "
+        "their gains and gains per question — LHAW Table 3; Figure 4 plots the score with the tool "
+        "(`mean_score_with_tool`) against the gain per question.")
         + table("tables.value_of_information(rs, k=k, conventions=conventions)", "value_of_information", "LHAW Table 3: value of information")
-        + figure("plots.performance_vs_gain(value_of_information.assign(mean_score_with_tool=value_of_information"
-                 "['mean_score'] + value_of_information['score_gain_pp'] / 100))",
-                 "performance_vs_gain"),
+        + figure("plots.performance_vs_gain(value_of_information)", "performance_vs_gain"),
     "lhaw_ambiguity_classes": md(
         "# LHAW: ambiguity classes\n\nEach variant's class from its no-tool trials' terminal states (Definition 3.1), "
         "and the value of information per class (Tables 7–9, 12).")

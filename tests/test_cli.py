@@ -157,3 +157,14 @@ def test_compare_from_the_command_line(tmp_path):
     assert none.returncode == 1 and "nothing to compare: no two model values" in none.stderr
     bare = subprocess.run([sys.executable, "-m", "ambiglib"], capture_output=True, text=True)
     assert bare.returncode == 0 and "compare" in bare.stdout and "usage: ambiglib" in bare.stdout
+
+
+def test_summary_prints_the_summary_with_a_logs_escape_sequences_shown_not_obeyed(tmp_path, capsys):
+    """`ambiglib summary` printed only the path it wrote (issue 30 §5); a model name from the log may hold a
+    terminal escape sequence, which is printed as text."""
+    write_jsonl(tmp_path / "log" / "runs.jsonl", [task_record(), run_record(model="evil\x1b[2Jmodel")])
+    assert main(["summary", "--runs", str(tmp_path / "log"), "--out", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "- runs: 1 (0 with status `error`" in printed and "## Runs per benchmark" in printed
+    assert "evil\\x1b[2Jmodel" in printed and "\x1b" not in printed
+    assert printed.rstrip().endswith(f"wrote {tmp_path / 'out' / 'summary.md'}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 
 import ambiglib
@@ -92,14 +93,56 @@ def test_the_scaling_doc_runs_its_store_through_duckdb(tmp_path, monkeypatch):
     assert len(namespace["merged"]) == len(namespace["ours"]) > 0
 
 
-def _blocks(lang: str) -> list[tuple[str, str]]:
-    """Every fenced ``lang`` block of README.md and docs/*.md: (file, code)."""
+def _blocks(lang: str, *, marked: bool = False) -> list[tuple[str, str]] | list[tuple[str, str, str | None]]:
+    """Every fenced ``lang`` block of README.md and docs/*.md: (file, code), or with ``marked``
+    (file, code, why it is not run) where a ``<!-- docs-test: not run: why -->`` line precedes it."""
     root = Path(__file__).resolve().parents[1]
     out = []
     for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
-        for code in re.findall(rf"```{lang}\n(.*?)```", path.read_text(encoding="utf-8"), re.S):
-            out.append((str(path.relative_to(root)), code))
+        text = path.read_text(encoding="utf-8")
+        for m in re.finditer(rf"(?:<!-- docs-test: not run: (.*?) -->\n)?```{lang}\n(.*?)```", text, re.S):
+            file = str(path.relative_to(root))
+            out.append((file, m.group(2), m.group(1)) if marked else (file, m.group(2)))
     return out
+
+
+#: Blocks a test of their own runs with the files they need: docs/own-benchmark.md's harness output,
+#: docs/scaling.md's DuckDB.
+RUN_ELSEWHERE = {"docs/own-benchmark.md": "test_the_worked_conversion_of_a_custom_harness_log_runs",
+                 "docs/scaling.md": "test_the_scaling_doc_runs_its_store_through_duckdb"}
+
+
+def test_every_python_block_in_the_docs_runs_or_says_why_not(tmp_path, monkeypatch, capsys):
+    """Each python block of README.md and docs/*.md runs, in order in one namespace per file, in a temporary
+    folder holding the example data and a `my_logs/` and `logs/` with one rejected record each (issue 30
+    §4); a block not meant to run says why, and a file whose blocks need more has a test of its own."""
+    from conftest import run_record, task_record, write_jsonl
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "data").symlink_to(root / "data", target_is_directory=True)
+    for folder in ("my_logs", "logs"):
+        write_jsonl(tmp_path / folder / "runs.jsonl", [task_record(), run_record(), run_record(trial=2, spec="amb")])
+    monkeypatch.chdir(tmp_path)
+    warnings.simplefilter("error")  # a block that filters its data away (a name reused for another log) fails
+    namespaces: dict[str, dict] = {}
+    ran = 0
+    for file, code, why_not in _blocks("python", marked=True):
+        if why_not is not None:
+            assert len(why_not) > 10, f"{file}: say why a block is not run"
+            continue
+        if file in RUN_ELSEWHERE:
+            assert RUN_ELSEWHERE[file] in globals(), f"{file}: its test {RUN_ELSEWHERE[file]} is gone"
+            continue
+        exec(compile(code, file, "exec"), namespaces.setdefault(file, {}))
+        ran += 1
+    assert ran >= 2
+    # what README.md's comment says the loop prints
+    assert "my_logs/runs.jsonl:3: field 'spec' must be 'full' or 'ambiguous' (got 'amb')" in capsys.readouterr().out
+    cached = ambiglib.load("cache/", quiet=True).runs
+    assert cached.drop(columns="source").equals(ambiglib.load("data/example", quiet=True).runs.drop(columns="source"))
+    assert {p.name for p in (tmp_path / "store" / "runs").glob("benchmark=*")} == {
+        "benchmark=ambig-ds", "benchmark=hil-bench", "benchmark=lhaw"}
+    assert len(ambiglib.load("export.jsonl.gz", quiet=True).runs) == len(namespaces["docs/runlog.md"]["rs"].runs)
 
 
 def test_every_command_line_in_the_docs_parses_with_todays_cli():

@@ -103,7 +103,7 @@ KNOWN = {
     ("LHAW Table 13", "tac", None, None, "pass_at_k"): (INCONSISTENT,
         "Table 3's TAC pass@3 without the tool (31.8, 31.7, 33.8, 29.4, 31.8) average to 31.7, 0.32 not 0.30"),
     **{("LHAW Table 10", "tac", "GPT-5.2", f"default, {name}", col): (INCONSISTENT, CODEACT_ASK)
-       for name, col in (("overall", "ask_pct"), ("outcome-critical", "ask_pct"), ("divergent", "ask_pct"),
+       for name, col in (("overall", "trial_ask_pct"), ("outcome-critical", "trial_ask_pct"), ("divergent", "trial_ask_pct"),
                          ("benign", "avg_per_traj"))},
     **{("LHAW Table 2", "mcp-atlas", model, segs, "pass_gain_pp"): (OURS,
        f"the paper's gain is the difference of its rounded rates ({why}); ambiglib subtracts the unrounded rates")

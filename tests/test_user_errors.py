@@ -139,3 +139,45 @@ def test_counts_in_a_table_of_statistics_read_as_counts():
     assert hil["Tasks"][:4] == ["–", "12", "6", "6"]
     assert hil["Total blockers"][:4] == ["–", "40", "21", "19"]
     assert hil["Avg. blockers / task"][:4] == ["–", "3.333", "3.500", "3.167"]
+
+
+PAPER = ROOT / "data" / "paper"
+
+
+@pytest.mark.skipif(not PAPER.is_dir(), reason="data/paper is made by `make example`")
+def test_one_name_one_meaning_for_the_ask_share_and_the_score_with_the_tool():
+    """`ask_pct` meant a share of variants in value_of_information and a share of trials in prompting_strategies;
+    `mean_score` stood beside a figure of the score with the tool (issue 30 §5). Checked by hand on data/paper."""
+    rs = ambiglib.load(PAPER, quiet=True)
+    for name in ("value_of_information", "by_ambiguity_class", "prompting_strategies", "personas", "by_dimension"):
+        assert "ask_pct" not in getattr(tables, name)(rs).columns, name
+    runs = rs.runs[(rs.runs["suite"] == "mcp-atlas") & (rs.runs["model"] == "Claude Opus 4.5")
+                   & (rs.runs["spec"] == "ambiguous")]
+    tool = runs[runs["ask_tool"]]
+    voi = tables.value_of_information(rs).set_index(["suite", "model", "policy"]).loc[
+        ("mcp-atlas", "Claude Opus 4.5", "default")]
+    by_variant = tool.groupby("variant_id")["n_questions"].max().gt(0)
+    assert voi["variant_ask_pct"] == pytest.approx(100 * by_variant.mean())
+    assert round(voi["variant_ask_pct"]) == 73  # LHAW Table 3's Ask %, while Table 4 counts 188 of 300 trials
+    assert (tool["n_questions"] > 0).sum() == 188 and len(tool) == 300
+    assert voi["mean_score_with_tool"] == pytest.approx(tool["score"].astype(float).mean())
+    assert voi["mean_score"] == pytest.approx(runs[~runs["ask_tool"]]["score"].astype(float).mean())
+    strategies = tables.prompting_strategies(rs)
+    react = strategies.set_index(["suite", "model", "ambiguity_class", "policy"]).loc[
+        ("tac", "GPT-5.2", "overall", "react")]
+    react_runs = rs.runs[(rs.runs["suite"] == "tac") & (rs.runs["policy"] == "react") & rs.runs["ask_tool"]
+                         & (rs.runs["spec"] == "ambiguous") & rs.runs["score"].notna()]  # trials with a result
+    assert react["trial_ask_pct"] == pytest.approx(100 * (react_runs["n_questions"] > 0).mean())
+
+
+def test_checkpoints_read_as_the_numbers_written(tmp_path):
+    """Whole checkpoint points load as integers (`2`, not `2.0`); a fractional point keeps its exact value."""
+    whole = run_record(checkpoints=[{"result": 0, "total": 1}, {"result": 2, "total": 2}])
+    write_jsonl(tmp_path / "whole" / "runs.jsonl", [whole])
+    points = ambiglib.load(tmp_path / "whole", quiet=True).runs["checkpoints"].iloc[0]
+    assert [(c["result"], c["total"]) for c in points] == [(0, 1), (2, 2)]
+    assert all(type(c["result"]) is int and type(c["total"]) is int for c in points)
+    half = run_record(checkpoints=[{"result": 0.5, "total": 1}, {"result": 2, "total": 2}])
+    write_jsonl(tmp_path / "half" / "runs.jsonl", [half])
+    points = ambiglib.load(tmp_path / "half", quiet=True).runs["checkpoints"].iloc[0]
+    assert [(c["result"], c["total"]) for c in points] == [(0.5, 1.0), (2.0, 2.0)]

@@ -56,19 +56,20 @@ def value_of_information(rs: RunSet, *, k: int = 3, paired: bool | None = None, 
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suite, model, policy, base_pass_at_k, base_mean_score, ask_pct`` (the variant-level rate the
-        paper prints), ``avg_per_traj, pass_at_k, pass_gain_pp, pass_gain_pp_per_question,
-        mean_score, score_gain_pp, score_gain_pp_per_question`` (scores without the tool, as
-        printed, with the gain), ``n_variants``.
+        ``benchmark, suite, model, policy, base_pass_at_k, base_mean_score, variant_ask_pct`` (share of
+        variants with an asking trial: the rate LHAW prints as "Ask %"), ``avg_per_traj, pass_at_k,
+        pass_gain_pp, pass_gain_pp_per_question, mean_score, score_gain_pp, score_gain_pp_per_question``
+        (scores without the tool, as printed, with the gain), ``mean_score_with_tool`` (what Figure 4
+        plots), ``n_variants``. Each column is defined once in docs/metrics.md.
     """
-    cols = ["suite", "model", "policy", "base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
-            "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp", "score_gain_pp_per_question",
-            "n_variants"]
+    cols = ["suite", "model", "policy", "base_pass_at_k", "base_mean_score", "variant_ask_pct", "avg_per_traj",
+            "pass_at_k", "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp",
+            "score_gain_pp_per_question", "mean_score_with_tool", "n_variants"]
 
     def build(sub: RunSet, paired_: bool) -> pd.DataFrame:
         voi = metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=paired_,
                                            ci=ci, n_boot=n_boot, seed=seed)
-        voi["ask_pct"] = 100 * voi["variant_ask_rate"]
+        voi["variant_ask_pct"] = 100 * voi["variant_ask_rate"]
         extra = [c for c in voi.columns if c.endswith(("_ci_low", "_ci_high"))] if ci else []
         return voi[cols + extra]
 
@@ -113,11 +114,11 @@ def by_ambiguity_class(rs: RunSet, *, k: int = 3, paired: bool | None = None,
     pandas.DataFrame
         ``benchmark, suite, model, policy, ambiguity_class, n_variants, base_pass_at_k, pass_at_k``
         (LHAW "Under."), ``pass_at_k_with_tool`` ("+User"), ``pass_gain_pp, mean_score,
-        score_gain_pp, ask_pct, avg_per_traj``, for every benchmark with task records giving an
+        score_gain_pp, variant_ask_pct, avg_per_traj``, for every benchmark with task records giving an
         ambiguity class and runs with and without the tool on the same variants.
     """
     cols = ["suite", "model", "policy", "ambiguity_class", "n_variants", "base_pass_at_k", "pass_at_k",
-            "pass_at_k_with_tool", "pass_gain_pp", "mean_score", "score_gain_pp", "ask_pct", "avg_per_traj"]
+            "pass_at_k_with_tool", "pass_gain_pp", "mean_score", "score_gain_pp", "variant_ask_pct", "avg_per_traj"]
     return _voi(rs, SHAPES["tool_pairs"] & SHAPES["ambiguity_class"],
                 lambda sub, paired_: _by_ambiguity_class(sub, cols, k, paired_), paired, conventions, cols)
 
@@ -127,7 +128,7 @@ def _by_ambiguity_class(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> 
     out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k, paired=paired)
     if len(out) == 0:
         return pd.DataFrame(columns=cols)
-    out["ask_pct"] = 100 * out["variant_ask_rate"]
+    out["variant_ask_pct"] = 100 * out["variant_ask_rate"]
     order = {c: i for i, c in enumerate(("outcome-critical", "divergent", "benign", "new-task"))}
     return out[cols].sort_values(["suite", "model", "policy", "ambiguity_class"],
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
@@ -226,12 +227,12 @@ def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool | None = None,
     -------
     pandas.DataFrame
         ``benchmark, suite, model, ambiguity_class, policy, n_variants, pass_at_k, pass_gain_pp, mean_score,
-        score_gain_pp, ask_pct`` (share of with-tool trials that asked, as Table 10 says), ``avg_per_traj``;
+        score_gain_pp, trial_ask_pct`` (share of with-tool trials that asked, as Table 10 says), ``avg_per_traj``;
         for every benchmark with runs with and without the tool on the same variants (its task
         records' ambiguity classes, if any, add rows per class).
     """
     cols = ["suite", "model", "ambiguity_class", "policy", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
-            "score_gain_pp", "ask_pct", "avg_per_traj"]
+            "score_gain_pp", "trial_ask_pct", "avg_per_traj"]
     return _voi(rs, SHAPES["tool_pairs"], lambda sub, p: _prompting_strategies(sub, cols, k, p), paired, conventions,
                 cols)
 
@@ -242,7 +243,7 @@ def _prompting_strategies(lhaw: RunSet, cols: list[str], k: int, paired: bool) -
     out = _voi_by_group(lhaw, groups, "ambiguity_class", k=k, paired=paired)
     if len(out) == 0:
         return pd.DataFrame(columns=cols)
-    out["ask_pct"] = 100 * out["ask_rate"]
+    out["trial_ask_pct"] = 100 * out["ask_rate"]
     order = {c: i for i, c in enumerate(("overall", "outcome-critical", "divergent", "benign", "new-task"))}
     return out[cols].sort_values(["suite", "model", "ambiguity_class", "policy"],
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)

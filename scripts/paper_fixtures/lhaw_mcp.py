@@ -438,7 +438,7 @@ def lhaw_printed() -> list[dict]:
         b_pass, b_ckpt, ask_pct, avg, under, gain, gpq_p, ckpt, ckpt_gain, gpq_c, _ = row
         policy = "original" if model == "Claude Sonnet 4.5" else "default"
         for col, v, d, pct in (("base_pass_at_k", b_pass, 0, True), ("base_mean_score", b_ckpt, 1, True),
-                               ("ask_pct", ask_pct, 0, False), ("avg_per_traj", avg, 2, False),
+                               ("variant_ask_pct", ask_pct, 0, False), ("avg_per_traj", avg, 2, False),
                                ("pass_at_k", under, 1, True), ("pass_gain_pp", gain, 1, False),
                                ("pass_gain_pp_per_question", gpq_p, 2, False), ("mean_score", ckpt, 1, True),
                                ("score_gain_pp", ckpt_gain, 1, False), ("score_gain_pp_per_question", gpq_c, 2, False)):

@@ -249,7 +249,7 @@ def lhaw_more_printed() -> list[dict]:
     cells = []
     for suite, models in LHAW_TABLE3_MORE.items():
         for model, row in models.items():
-            for col, v, d, pct in zip(("base_pass_at_k", "base_mean_score", "ask_pct", "avg_per_traj", "pass_at_k",
+            for col, v, d, pct in zip(("base_pass_at_k", "base_mean_score", "variant_ask_pct", "avg_per_traj", "pass_at_k",
                                        "pass_gain_pp", "pass_gain_pp_per_question", "mean_score", "score_gain_pp",
                                        "score_gain_pp_per_question"), row, (1, 1, 0, 2, 1, 1, 2, 1, 1, 2),
                                       (True, True, False, False, True, False, False, True, False, False)):
@@ -281,7 +281,7 @@ def lhaw_more_printed() -> list[dict]:
             cells.append({"table": "LHAW Table 13", "suite": suite, "column": col, "value": v, "digits": 2})
     for policy, rows in LHAW_TABLE10.items():
         for name, row in rows.items():
-            for col, v, d, pct in zip(("pass_at_k", "pass_gain_pp", "mean_score", "score_gain_pp", "ask_pct",
+            for col, v, d, pct in zip(("pass_at_k", "pass_gain_pp", "mean_score", "score_gain_pp", "trial_ask_pct",
                                        "avg_per_traj"), row, (1, 1, 1, 1, 0, 1), (True, False, True, False, False, False)):
                 cells.append({"table": "LHAW Table 10", "suite": "tac", "model": "GPT-5.2", "policy": policy,
                               "class": name, "column": col, "value": v, "digits": d, "percent": pct})
