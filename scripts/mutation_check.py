@@ -57,6 +57,10 @@ MUTATIONS = [
     M("first_k_first_trial", "HIL-Bench pass@3 (first k valid passes) taken from the first pass only",
       "ambiglib/metrics/asking.py", "first = known.groupby(unit, sort=False, dropna=False).head(k)",
       "first = known.groupby(unit, sort=False, dropna=False).head(1)"),
+    M("hilbench_unbiased", "HIL-Bench pass@3 by the unbiased estimator instead of its harness's first k valid passes "
+      "(with exactly three passes per task the two agree: issue 32)",
+      "ambiglib/shapes.py", '"hil-bench": Conventions("hil-bench", pass_estimator="first_k"),',
+      '"hil-bench": Conventions("hil-bench"),'),
     M("unbiased_first_trial", "LHAW pass@3 (unbiased) counting only the first trial's success",
       "ambiglib/metrics/asking.py", 'out = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum()})',
       'out = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].first().astype(float).fillna(0)})'),

@@ -26,34 +26,22 @@ TABLE1 = [
 
 @pytest.mark.parametrize("suite, model, recall, precision, f1", TABLE1)
 def test_ask_f1_reproduces_hil_bench_table1(suite, model, recall, precision, f1):
-    # HIL-Bench Table 1: Ask-F1 is the harmonic mean of the pooled precision and recall (runlog-v1 B.1).
-    # The printed P and R are rounded to 0.1 pp, so look inside their rounding boxes (at 0.01 pp)
-    # for pooled values that give all three printed numbers, then build a log with exactly those
-    # pooled counts and run it through ask_f1 end to end.
-    def f1_of(p, r):
-        return 2 * p * r / (p + r)
-
-    grid = np.arange(-4, 5) / 100  # offsets in pp: x - 0.04 ... x + 0.04
-    found = [(precision + dp, recall + dr) for dp in grid for dr in grid
-             if round(100 * f1_of((precision + dp) / 100, (recall + dr) / 100), 1) == f1]
-    assert found, "no P and R that round to the printed values give the printed F1"
-    p_pct, r_pct = min(found, key=lambda pr: abs(pr[0] - precision) + abs(pr[1] - recall))
-    n_rel, n_disc, n_q, n_b = round(p_pct * 100), round(r_pct * 100), 10_000, 10_000
+    """HIL-Bench Table 1: a log whose pooled counts give exactly the printed precision and recall (10,000
+    questions, 10,000 registered blockers; chosen without looking at F1) goes through ask_f1 end to end. Its
+    Ask-F1 must land on the printed one within what the rounding of P and R allows: each is off by at most
+    0.05 pp, and F1 = 2PR/(P+R) moves by at most 0.05 × (dF/dP + dF/dR) < 0.1 pp, plus 0.05 pp for F1's own
+    rounding. The arithmetic mean and the product of the same P and R miss it by more (they are not F1)."""
+    n_rel, n_disc, n_q, n_b = round(precision * 100), round(recall * 100), 10_000, 10_000
     if n_disc > n_rel:  # one distinct blocker per relevant question at most: ask twice as many
         n_q, n_rel = 2 * n_q, 2 * n_rel
     questions = [q(f"b{i % n_disc}") for i in range(n_rel)] + [q(None)] * (n_q - n_rel)
     rs = RunSet.from_records([task("t", n_b, suite=suite), run("t", model=model, suite=suite, questions=questions)])
     out = metrics.ask_f1(rs).iloc[0]
-    assert round(100 * out["precision"], 1) == precision
-    assert round(100 * out["recall"], 1) == recall
-    assert round(100 * out["ask_f1"], 1) == f1
-
-
-def test_hil_bench_table1_f1_is_not_the_mean_or_product_of_p_and_r():
-    # the printed F1 rules out the other plausible poolings of the printed P and R (Claude Opus 4.6, SQL)
-    p, r = 0.543, 0.612
-    assert round(100 * 2 * p * r / (p + r), 1) == 57.5
-    assert round(100 * (p + r) / 2, 1) != 57.5 and round(100 * p * r, 1) != 57.5
+    assert (100 * out["precision"], 100 * out["recall"]) == pytest.approx((precision, recall))
+    p, r = out["precision"], out["recall"]
+    slack = 0.05 * (2 * r * r / (p + r) ** 2 + 2 * p * p / (p + r) ** 2) + 0.05 + 1e-9
+    assert abs(100 * out["ask_f1"] - f1) <= slack
+    assert abs(100 * (p + r) / 2 - f1) > slack and abs(100 * p * r - f1) > slack
 
 
 def _duplicate_question_fixture():
@@ -186,22 +174,43 @@ TABLE13 = [
 ]
 
 
-def test_ask_calibration_reproduces_all_20_rows_of_ambig_ds_table13():
-    # 100 ask-only runs per spec, so the printed percentages are exact counts
-    records = []
+#: Table 13's CalibScores that the paper computed from its rounded percentages: from the counts of its 51 / 61
+#: tasks that print as those percentages, no CalibScore prints as the paper's (docs/reproduction.md). Objective
+#: Claude Haiku 4.5 conservative too: its 5% / 5% are 3 of 61 each (4.9%), giving 0.094, and 0.10 is 5% / 5%.
+FROM_ROUNDED_RATES = {("objective", "Gemini 3 Flash", "permissive"), ("objective", "Gemini 3 Flash", "conservative"),
+                      ("objective", "Gemini 3.1 Pro", "conservative"), ("target", "Claude Haiku 4.5", "conservative"),
+                      ("objective", "Claude Haiku 4.5", "conservative")}
+
+
+def test_ask_calibration_reproduces_ambig_ds_table13_from_counts_not_rounded_rates():
+    """Ask-only runs on the paper's 51 (target) / 61 (objective) tasks, each rate's count the one nearest the
+    printed percentage. CalibScore = 2·a·(1 − f) / (a + 1 − f) of the counts, by hand; it prints as the paper's
+    in 15 rows, and in the other five only the rounded percentages give the paper's value: a CalibScore from
+    rounded rates would match there and miss elsewhere."""
+    records, counts = [], {}
     for suite, model, policy, amb, full, _ in TABLE13:
+        n = 51 if suite == "target" else 61
         for spec, pct in (("ambiguous", amb), ("full", full)):
-            for i in range(100):
+            k = min(range(n + 1), key=lambda k: abs(100 * k / n - pct))
+            counts[(suite, model, policy, spec)] = k
+            for i in range(n):
                 records.append({"benchmark": "ambig-ds", "suite": suite, "task_id": f"task{i}", "model": model,
                                 "spec": spec, "ask_tool": True, "policy": policy, "protocol": "ask_only",
-                                "questions": [q()] if i < pct else []})
+                                "questions": [q()] if i < k else []})
     out = metrics.ask_calibration(RunSet.from_records(records))
     assert len(out) == 20
     for suite, model, policy, amb, full, calib in TABLE13:
+        n = 51 if suite == "target" else 61
         r = row(out, suite=suite, model=model, policy=policy)
-        assert (r["n_ambiguous"], r["n_full"]) == (100, 100)
-        assert (r["ask_on_ambiguous"], r["ask_on_full"]) == (amb / 100, full / 100)
-        assert round(r["calib_score"], 2) == calib, (suite, model, policy)
+        a, f = counts[(suite, model, policy, "ambiguous")] / n, counts[(suite, model, policy, "full")] / n
+        assert (r["n_ambiguous"], r["n_full"], r["ask_on_ambiguous"], r["ask_on_full"]) == (n, n, a, f)
+        by_hand = 0.0 if a + (1 - f) == 0 else 2 * a * (1 - f) / (a + (1 - f))
+        assert r["calib_score"] == pytest.approx(by_hand, abs=1e-12)
+        rounded = 2 * (amb / 100) * (1 - full / 100) / (amb / 100 + 1 - full / 100) if amb + 100 - full else 0.0
+        if (suite, model, policy) in FROM_ROUNDED_RATES:
+            assert round(r["calib_score"], 2) != calib and round(rounded + 1e-9, 2) == calib, (suite, model, policy)
+        else:
+            assert round(r["calib_score"] + 1e-9, 2) == calib, (suite, model, policy)
 
 
 def test_calib_score_is_zero_when_both_terms_are_zero():

@@ -85,10 +85,15 @@ def test_value_of_information_reproduces_lhaw_table14(persona, gain, questions, 
 
 
 def test_lhaw_table14_supervisor_row_disagrees_with_its_own_columns():
-    # Table 14 prints Supervisor 39.3 (+25.6), 266 Qs, Gain%/Q 0.09%; but 25.6/266 = 0.0962, which
-    # rounds to 0.10. The other three rows match Ckpt gain / Qs exactly, so the paper truncated
-    # or mistyped this cell; docs/reproduction.md lists it.
-    assert round(25.6 / 266, 2) == 0.10 != 0.09
+    """Table 14 prints Supervisor 39.3 (+25.6), 266 Qs, Gain%/Q 0.09%. Built like the other three rows, which
+    give their printed Gain%/Q, the Supervisor cell gives 25.6 / 266 = 0.096, shown 0.10: the paper truncated
+    or mistyped it (docs/reproduction.md lists it)."""
+    records = _lhaw_cell("Claude Sonnet 4.5", 100, 0, 0, _asking(100, 100, 150), 266,
+                         score_without=0.393, score_with=0.393 + 0.256, policy="supervisor")
+    out = metrics.value_of_information(RunSet.from_records(records), by=("suite", "model", "policy")).iloc[0]
+    assert (out["score_gain_pp"], out["n_questions"]) == (pytest.approx(25.6), 266)
+    assert out["score_gain_pp_per_question"] == pytest.approx(25.6 / 266)
+    assert round(out["score_gain_pp_per_question"], 2) == 0.10 != 0.09
 
 
 def test_value_of_information_personas_share_the_no_tool_runs():

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from ambiglib import RunSet
 
@@ -60,3 +61,33 @@ def test_tables_show_their_caption_and_note_in_jupyter():
     hostile = tables.Table({"a": [1]})
     hostile.attrs = {"note": "<script>x</script>", "caption": "<b>c</b>"}
     assert "<script>" not in hostile._repr_html_() and "&lt;script&gt;" in hostile._repr_html_()
+
+
+def test_hil_bench_tables_take_pass_at_k_from_the_first_k_valid_passes_and_others_the_unbiased_estimator():
+    """HIL-Bench's summarize_rows: pass@k = any success in the first k valid passes, ordered by pass number
+    (harness-formats §4.6), not the unbiased estimator. With exactly k passes the two agree, so the paper
+    fixtures cannot tell them apart: five passes can. Task a succeeds only in pass 5, b in pass 2, c's first pass
+    failed on an infrastructure error and it succeeds in pass 4 (its third valid pass). By hand: first-k =
+    (0 + 1 + 1) / 3; unbiased = mean of 1 − C(n−c, 3)/C(n, 3) = (0.6 + 0.6 + 0.75) / 3."""
+    from ambiglib import tables
+
+    success = {"a": {5}, "b": {2}, "c": {4}}
+
+    def records(benchmark):
+        out = [{"record": "task", "benchmark": benchmark, "suite": "sql", "task_id": t, "blockers": [{"id": "b0"}]}
+               for t in success]
+        for t, passes in success.items():
+            for trial in range(1, 6):
+                status = "error" if (t, trial) == ("c", 1) else "ok"
+                for spec, tool in (("full", False), ("ambiguous", True)):
+                    out.append({"benchmark": benchmark, "suite": "sql", "task_id": t, "model": "m", "spec": spec,
+                                "ask_tool": tool, "trial": trial, "status": status,
+                                **({} if status == "error" else {"passed": trial in passes})})
+        return out
+
+    hil = tables.judgment_gap(RunSet.from_records(records("hil-bench"))).iloc[0]
+    assert hil["pass_at_k_with_tool"] == hil["pass_at_k_full_info"] == 2 / 3
+    mine = tables.judgment_gap(RunSet.from_records(records("mine"))).iloc[0]
+    assert mine["pass_at_k_with_tool"] == pytest.approx((0.6 + 0.6 + 0.75) / 3)
+    board = tables.leaderboard(RunSet.from_records(records("hil-bench")))
+    assert set(board["pass_at_k"].dropna()) == {2 / 3}
