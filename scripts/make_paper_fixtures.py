@@ -8,6 +8,7 @@ says what is reproduced and what cannot be.
 
     python scripts/make_paper_fixtures.py            # writes data/paper/ (deterministic)
     python scripts/make_paper_fixtures.py --solve    # re-derives MORE_PLANS (an integer program; minutes)
+    python scripts/make_paper_fixtures.py --solve-pairings   # re-derives AMBIG_PAIRINGS (a local search; minutes)
 """
 
 from __future__ import annotations

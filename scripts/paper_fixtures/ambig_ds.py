@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ambig_ds_statistics import TABLE1_P, TABLE12, TABLE12_SIGN_READ, fit_statistics
 from .common import _solve_means, allocate, by_ease, fit_counts, shown, skewed, votes
 
 
@@ -137,7 +138,7 @@ def _judged(n_ok: int, *shares) -> tuple[int, list[list[int]]]:
     raise ValueError(f"no number of judged runs up to {n_ok} gives the printed shares {shares}")
 
 
-def ambig_ds(rng: np.random.Generator) -> list[dict]:
+def ambig_ds(rng: np.random.Generator, solve_pairings: bool = False, found: dict | None = None) -> list[dict]:
     records = []
     for suite, n in N_TASKS.items():
         tasks = [f"{suite}-task-{i:02d}" for i in range(n)]
@@ -208,12 +209,16 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                 amb_pct, full_pct, _ = TABLE13[(suite, model)][p_i]
                 for spec, pct in (("ambiguous", amb_pct), ("full", full_pct)):
                     asked = set(rng.permutation(n)[: allocate([pct, 100 - pct], n)[0]].tolist())
-                    labels = None
+                    labels, errors = None, set()
                     if spec == "full" and policy == "permissive":
-                        shares = TABLE14[(suite, model)]
-                        k = allocate(shares, n)  # over all the full tasks: "correct (silent)" did not ask
+                        # over the judged runs: "correct (silent)" did not ask. Every row fits all 61 or 51 runs but
+                        # Objective GPT-5.4 Nano's, which fits 58 (17% is 10 of 58, no k/61): 3 runs ended in an
+                        # API error, which the judge never saw (as the recognition audit drops them, C.5)
+                        n_judged, (k,) = _judged(n, TABLE14[(suite, model)])
                         labels = [lab for lab, c in zip(OVER_ASK[1:], k[1:]) for _ in range(c)]
-                        asked = set(rng.permutation(n)[: sum(k[1:])].tolist())
+                        order = rng.permutation(n).tolist()
+                        asked = set(order[: sum(k[1:])])
+                        errors = set(order[sum(k[1:]): sum(k[1:]) + n - n_judged])
                         facet = "over_ask"
                     elif spec == "ambiguous" and policy == "conservative":
                         k = allocate(TABLE15[(suite, model)], n)
@@ -226,6 +231,8 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                     for i, t in enumerate(tasks):
                         rec = {**base, "task_id": t, "spec": spec, "ask_tool": True, "policy": policy,
                                "protocol": "ask_only"}
+                        if i in errors:
+                            rec["status"] = "error"
                         if i in asked:  # one to three questions in the asking run
                             rec["questions"] = [{"text": f"Could you clarify the task framing ({j + 1})?",
                                                  "in_scope": True} for j in range(int(rng.integers(1, 4)))]
@@ -235,6 +242,7 @@ def ambig_ds(rng: np.random.Generator) -> list[dict]:
                                                  for c, vote in enumerate(votes(rng, labels[li], pool), start=1)]
                                 li += 1
                         records.append(rec)
+    fit_statistics(records, solve_pairings, found)
     objective_judges(rng, [r for r in records if r.get("suite") == "objective" and r.get("spec") == "ambiguous"
                            and r.get("protocol", "solve") == "solve" and "category" in r])
     return records
@@ -316,6 +324,21 @@ def ambig_ds_printed() -> list[dict]:
                       "value": round(a - f, 2), "digits": 2, "printed_as": f"{abs(round(a - f, 2)):.2f} (sign lost in the text)"})
         cells.append({"table": "Ambig-DS Table 1", "suite": suite, "model": model, "column": "delta_ask",
                       "value": round(k - a, 2), "digits": 2})
+    for (suite, model), printed in TABLE1_P.items():  # the Wilcoxon p-values, fitted by fit_statistics
+        for col, text in zip(("p_full_gt_ambig", "p_ask_gt_ambig"), printed):
+            cells.append({"table": "Ambig-DS Table 1", "suite": suite, "model": model, "column": col,
+                          "value": float(text.rstrip("*")), "digits": 3, "printed_as": text,
+                          **({"rounding": "p below 0.001 prints 0.001"} if text.endswith("***") else {})})
+    for (suite, model), intervals in TABLE12.items():  # Table 12's intervals, fitted by fit_statistics
+        for delta, (low, high) in zip(("delta_ambig", "delta_ask"), intervals):
+            for col, v in ((f"{delta}_ci_low", low), (f"{delta}_ci_high", high)):
+                cell = {"table": "Ambig-DS Table 12", "suite": suite, "model": model, "column": col, "value": v,
+                        "digits": 2}
+                if delta == "delta_ambig":
+                    cell["printed_as"] = f"{abs(v):.2f} (sign lost in the text)"
+                elif col.endswith("low") and (suite, model) in TABLE12_SIGN_READ:
+                    cell["printed_as"] = f"{v:.2f} (no sign printed; read from the interval's symmetry)"
+                cells.append(cell)
     for suite, models in TABLE2_3.items():
         table = "Ambig-DS Table 2" if suite == "target" else "Ambig-DS Table 3"
         for model, conds in models.items():

@@ -115,9 +115,10 @@ def hil_bench(rng: np.random.Generator) -> list[dict]:
         extra = n_blockers - base * n_tasks
         per_task = [base + (1 if i < extra else 0) for i in range(n_tasks)]
         tasks = [f"hil_{suite}_{i:03d}" for i in range(n_tasks)]
+        types = iter(_blocker_types(suite))
         for t, k in zip(tasks, per_task):
             records.append({"record": "task", "benchmark": "hil-bench", "suite": suite, "task_id": t,
-                            "blockers": [{"id": f"b{j}"} for j in range(k)]})
+                            "blockers": [{"id": f"b{j}", "type": next(types)} for j in range(k)]})
         for model in HIL_MODELS:
             full_pct, tool_pct, r_pct, p_pct, f1_pct = HIL_TABLE1[(suite, model)]
             n = HIL_N_TASKS.get((suite, model), n_tasks)
@@ -201,6 +202,37 @@ def _joint_counts(printed: dict[str, tuple[int, int, int, int]], blockers: dict[
             if (pct(p), pct(r), pct(f1(p, r))) == (Pc, Rc, Fc):
                 return {"swe": (d1, q1), "sql": (d2, q2)}
     return None
+
+
+# Table 3 (Appendix E): blockers per type, SWE and SQL. Its totals (150 tasks each; 533 and 598 blockers) are
+# HIL_TASKS; the shares are printed beside the counts (205 of 533 is 38.5%), and Total is the two suites' sum
+HIL_TABLE3_TYPES = {"Missing information": (205, 271), "Ambiguous requests": (161, 247),
+                    "Contradictory information": (167, 80)}
+
+
+def _blocker_types(suite: str) -> list[str]:
+    """Each registered blocker's type, Table 3's counts in an order of their own (a seeded generator of this
+    function's, so the rest of the fixture is as it was)."""
+    i = 0 if suite == "swe" else 1
+    types = [name for name, counts in HIL_TABLE3_TYPES.items() for _ in range(counts[i])]
+    assert len(types) == HIL_TASKS[suite][1], (suite, len(types))
+    return [types[j] for j in np.random.default_rng([2026, 9, i]).permutation(len(types))]
+
+
+def hil_table3_printed() -> list[dict]:
+    """Table 3's cells: tasks, average and total blockers, each type's count and share, per suite and in total."""
+    cells = []
+    for column in ("swe", "sql", "Total"):
+        suites = ("swe", "sql") if column == "Total" else (column,)
+        tasks, total = sum(HIL_TASKS[s][0] for s in suites), sum(HIL_TASKS[s][1] for s in suites)
+        rows = [("Tasks", tasks, 0), ("Avg. blockers / task", {"swe": 3.55, "sql": 3.99, "Total": 3.77}[column], 2),
+                ("Total blockers", total, 0)]
+        shares = {"swe": (38.5, 30.2, 31.3), "sql": (45.3, 41.3, 13.4), "Total": (42.1, 36.1, 21.8)}[column]
+        for (name, counts), share in zip(HIL_TABLE3_TYPES.items(), shares):
+            rows += [(name, sum(counts[0 if s == "swe" else 1] for s in suites), 0), (f"{name} (%)", share, 1)]
+        cells += [{"table": "HIL-Bench Table 3", "row": row, "column": column, "value": v, "digits": d}
+                  for row, v, d in rows]
+    return cells
 
 
 # Table 7: questions asked per task (per ask_human run), SWE and SQL ("GPT 5.4 Pro" there is Table 1's GPT-5.4)
