@@ -5,8 +5,10 @@ wherever the papers publish enough to fix them; the printed cells are written be
 (``printed.json``, each with its table). :mod:`.ambig_ds`, :mod:`.hil_bench` and :mod:`.lhaw_mcp` rebuild
 one paper each (LHAW on MCP-Atlas); LHAW on TheAgentCompany and SWE-Bench Pro takes four modules
 (:mod:`.lhaw_more_printed` its printed cells, :mod:`.lhaw_more_counts` the counts fitted to them,
-:mod:`.lhaw_more_plans` the integer program's plans, :mod:`.lhaw_more` the runs); :mod:`.common` holds what
-they share. ``scripts/make_paper_fixtures.py`` runs :func:`main`.
+:mod:`.lhaw_more_plans` the integer program's plans, :mod:`.lhaw_more` the runs), and :mod:`.lhaw_candidates`
+Table 11's removal candidates; :mod:`.ambig_ds_statistics` fits Ambig-DS's p-values and intervals (its result kept
+in :mod:`.ambig_ds_pairings`); :mod:`.common` holds what they share. Each printed cell is fitted or
+:func:`computed_from` other printed numbers. ``scripts/make_paper_fixtures.py`` runs :func:`main`.
 """
 
 from __future__ import annotations
