@@ -84,8 +84,8 @@ KNOWN = {
         " is 44 of 229 (44 of 233 is 18.9%): 229 candidates were classed"),
     ("Ambig-DS Table 12", "target", "GPT-5.4 Nano", None, "delta_ask_ci_high"): (UNREACHED,
         "Δ_ask +0.06 [+0.01, +0.09]: an interval 0.05 below the estimate and 0.03 above needs a long left tail of"
-        " per-task differences, with the p of 0.020 at the same time; the fixture's search (ambig_ds_statistics,"
-        " 180,000 steps) gets the lower bound and the p but leaves the upper at 0.095 or more (0.10)"),
+        " per-task differences, with the p of 0.020 at the same time; the fixture's search (ambig_ds_statistics:"
+        " 180,000 steps, and 420,000 from another seed) gets the lower bound and the p but leaves the upper at 0.10"),
     ("HIL-Bench Table 8", None, "Claude Opus 4.6", "sql", "ask_f1"): (INCONSISTENT,
         "Table 8 prints 57, but Table 1's recall 61.2% (1098 of 1794 blockers) and precision 54.3% put F1 at"
         " 57.52% or more, which rounds to 58"),

@@ -141,6 +141,19 @@ def test_counts_in_a_table_of_statistics_read_as_counts():
     assert hil["Avg. blockers / task"][:4] == ["–", "3.333", "3.500", "3.167"]
 
 
+def test_the_report_files_of_a_table_of_statistics_show_counts_as_counts(tmp_path):
+    """The report's .md and .tex of blocker_stats printed "Missing information 476.000" where the notebook showed
+    476: the files a paper takes its tables from show whole-number rows as integers too."""
+    from ambiglib.report.rendering import save_table
+
+    save_table(tables.blocker_stats(ambiglib.load(EXAMPLE, quiet=True)), "blockers", tmp_path)
+    md = {line.split("|")[2].strip(): [c.strip() for c in line.split("|")[3:-1]]
+          for line in (tmp_path / "blockers.md").read_text().splitlines()[2:] if "| hil-bench" in line}
+    assert md["Total blockers"][:4] == ["–", "40", "21", "19"] and md["Avg. blockers / task"][1] == "3.333"
+    tex = (tmp_path / "blockers.tex").read_text()
+    assert "hil-bench & Total blockers & – & 40 & 21 & 19 &" in tex and "hil-bench & Tasks & – & 12 & 6 & 6 &" in tex
+
+
 PAPER = ROOT / "data" / "paper"
 
 

@@ -75,9 +75,14 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     csv_safe(plain).to_csv(out / f"{name}.csv", index=False)
     head, cut = _shown_rows(plain, name, max_rows)
     shown = _as_text_cells(head.astype({c: "float64" for c in head.columns if _is_float(head[c])}))
+    numparse = {}
+    if "statistic" in shown.columns:  # a row of counts as integers, of averages and shares as decimals, as text
+        shown, numparse = _statistic_cells(shown, precision), {
+            "disable_numparse": True, "colalign": ["left" if c == "statistic" or not _is_float(head[c]) else "right"
+                                                   for c in shown.columns]}
     # tabulate prints its missing value only for None, not for NaN
     as_md = markdown_safe(shown).astype(object).where(shown.notna().to_numpy(), None)
-    md = as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–") + "\n"
+    md = as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–", **numparse) + "\n"
     if cut:
         md += f"\n*{_markdown_cell(cut)}*\n"
     (out / f"{name}.md").write_text(md, encoding="utf-8")
@@ -175,6 +180,17 @@ def _whole_rows_as_integers(table: pd.DataFrame) -> pd.DataFrame:
         for j, c in enumerate(numeric):
             if not np.isnan(values[i, j]):
                 out.iat[i, out.columns.get_loc(c)] = int(values[i, j])
+    return out
+
+
+def _statistic_cells(table: pd.DataFrame, precision: int) -> pd.DataFrame:
+    """A table of one statistic per row with its numbers as text: whole-number rows as integers
+    (:func:`_whole_rows_as_integers`), the others with ``precision`` decimals; a missing value stays missing."""
+    out = _whole_rows_as_integers(table)
+    for c in out.columns:
+        if c != "statistic" and _is_float(table[c]):
+            out[c] = [None if v is None or (isinstance(v, float) and np.isnan(v))
+                      else str(v) if isinstance(v, (int, np.integer)) else f"{v:.{precision}f}" for v in out[c]]
     return out
 
 

@@ -38,8 +38,9 @@ def lhaw_candidates(rng: np.random.Generator) -> list[dict]:
         classes = [k for k, n in zip(CLASSES, counts) for _ in range(n)]
         for j, i in enumerate(rng.permutation(len(classes))):
             task, variant = f"tac-task-{j % 13:03d}", f"{strategy.lower()}-{j:03d}"
+            # a candidate removes at least one segment; which dimension, Table 11 does not say
             records.append({"record": "task", "benchmark": "lhaw", "suite": "tac-candidates", "task_id": task,
-                            "variant_id": variant, "strategy": strategy})
+                            "variant_id": variant, "strategy": strategy, "blockers": [{"id": "S1"}]})
             for trial, state in enumerate(_trials(classes[i], rng), start=1):
                 records.append({"benchmark": "lhaw", "suite": "tac-candidates", "model": "Gemini 3 Flash",
                                 "task_id": task, "variant_id": variant, "spec": "ambiguous", "ask_tool": False,
