@@ -1,7 +1,8 @@
 """LHAW Table 11 (pipeline validation): the candidate variants each removal strategy made of TheAgentCompany's
 tasks, with Gemini-3-Flash's three no-tool trials each, whose terminal states put every candidate in the class
 the table counts (Definition 3.1). The candidates are not the released variants (the benchmark keeps only the
-retained ones), so they are their own suite, ``tac-candidates``, and touch no other table's cells."""
+retained ones): they are a run folder of their own, ``data/paper-candidates/``, and a suite of their own,
+``tac-candidates``."""
 
 from __future__ import annotations
 
