@@ -51,26 +51,26 @@ def main(out: Path = OUT) -> None:
         records = build(np.random.default_rng([2026, i]))
         if name == "lhaw":
             records += lhaw_more(np.random.default_rng([2026, 8]))
-        records.sort(key=lambda r: r.get("record") != "task")
-        with open(out / f"{name}.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-            for rec in records:
-                fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-        print(f"wrote {out / name}.jsonl ({len(records)} records)")
+        _write_log(out / f"{name}.jsonl", records)
     # LHAW Table 11's removal candidates, run while the benchmark was made and not released with it: a run folder of
     # their own beside data/paper (in it, they would be a suite of Figure 3 and of every LHAW table)
     candidates = out.with_name(f"{out.name}-candidates")
     candidates.mkdir(parents=True, exist_ok=True)
-    records = lhaw_candidates(np.random.default_rng([2026, 10]))
-    records.sort(key=lambda r: r.get("record") != "task")
-    with open(candidates / "lhaw.jsonl", "w", encoding="utf-8", newline="\n") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
-    print(f"wrote {candidates / 'lhaw.jsonl'} ({len(records)} records)")
+    _write_log(candidates / "lhaw.jsonl", lhaw_candidates(np.random.default_rng([2026, 10])))
     (out / "inferability_audit.csv").write_text(inferability_audit(np.random.default_rng([2026, 7])), encoding="utf-8")
     cells = [{**c, **computed_from(c)} for c in ambig_ds_printed() + hil_printed() + hil_table3_printed()
                                                  + lhaw_printed() + lhaw_more_printed() + lhaw_candidates_printed()]
     (out / "printed.json").write_text(json.dumps(cells, indent=0) + "\n", encoding="utf-8")
     print(f"wrote {out / 'printed.json'} ({len(cells)} printed cells)")
+
+
+def _write_log(path: Path, records: list[dict]) -> None:
+    """Write a run log: its task records first, one compact JSON object per line."""
+    records.sort(key=lambda r: r.get("record") != "task")
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for rec in records:
+            fh.write(json.dumps(rec, separators=(",", ":")) + "\n")
+    print(f"wrote {path} ({len(records)} records)")
 
 
 #: Table 1's four models, whose HIL-Bench Table 8 combined row no search looks at (the per-domain rows are Table 1's)

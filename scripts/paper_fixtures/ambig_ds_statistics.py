@@ -96,7 +96,7 @@ class _Delta:
         idx = np.random.default_rng(seed).integers(0, n, size=(N_BOOT, n))
         self.counts = np.zeros((N_BOOT, n))
         np.add.at(self.counts, (np.repeat(np.arange(N_BOOT), n), idx.ravel()), 1.0)
-        self.p_range, self.ci, self.sign, self.n, self.printed = _p_range(p_printed), ci, sign, n, (p_printed, ci)
+        self.p_range, self.ci, self.sign, self.n = _p_range(p_printed), ci, sign, n
 
     def loss(self, d: np.ndarray) -> float:
         """0 when p and both bounds print as the paper's; else how far off (a bound 0.005 off counts 1, a p a
@@ -159,8 +159,7 @@ def _fit_cell(a: np.ndarray, ga: np.ndarray, others: list[tuple[np.ndarray, np.n
     return lam[0], list(zip(orders, lam[1:])), losses
 
 
-def fit_statistics(records: list[dict], solve: bool = False, found: dict | None = None, seed: int = 12,
-                   only: set | None = None) -> None:
+def fit_statistics(records: list[dict], solve: bool = False, found: dict | None = None) -> None:
     """Re-pair each cell's Full and Ask runs with its tasks, and spread each condition's scores about their
     categories' means, so that Table 1's p-values and Table 12's intervals come out as printed. A run keeps
     everything else it has (category, labels, questions) and may change task: the tasks of a suite are
@@ -168,11 +167,9 @@ def fit_statistics(records: list[dict], solve: bool = False, found: dict | None 
     :data:`AMBIG_PAIRINGS`; minutes) uses its own seeded generator, so every other record stays as it was; what it
     finds is put in ``found`` and kept in :mod:`.ambig_ds_pairings`."""
     found = {} if found is None else found
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(12)
     unreached = []
     for (suite, model), (p_full, p_ask) in TABLE1_P.items():
-        if only is not None and (suite, model) not in only:
-            continue
 
         def cell(spec: str, tool: bool) -> list[dict]:
             runs = [r for r in records if r.get("benchmark") == "ambig-ds" and r.get("suite") == suite
@@ -186,11 +183,12 @@ def fit_statistics(records: list[dict], solve: bool = False, found: dict | None 
         ambig, full, ask = cell("ambiguous", False), cell("full", False), cell("ambiguous", True)
         n = len(ambig)
         assert len(full) == len(ask) == n, (suite, model, len(ambig), len(full), len(ask))
-        (ci_ambig, ci_ask) = TABLE12[(suite, model)]
         a, ga = scores(ambig)
-        others = [(*scores(full), _Delta(p_full, ci_ambig, -1, 0, n)), (*scores(ask), _Delta(p_ask, ci_ask, 1, 1, n))]
-        if solve or (suite, model) not in AMBIG_PAIRINGS:
-            lam_a, fitted, losses = _fit_cell(a, ga, others, rng)
+        others = [scores(full), scores(ask)]
+        if solve or (suite, model) not in AMBIG_PAIRINGS:  # the resamples are drawn only for the search
+            ci_ambig, ci_ask = TABLE12[(suite, model)]
+            deltas = (_Delta(p_full, ci_ambig, -1, 0, n), _Delta(p_ask, ci_ask, 1, 1, n))
+            lam_a, fitted, losses = _fit_cell(a, ga, [(b, g, d) for (b, g), d in zip(others, deltas)], rng)
             found[(suite, model)] = (lam_a, [(o.tolist(), lam) for o, lam in fitted])
             if sum(losses):
                 unreached.append(((suite, model), losses))
@@ -200,7 +198,7 @@ def fit_statistics(records: list[dict], solve: bool = False, found: dict | None 
         for r, score in zip(ambig, _spread(a, ga, lam_a)):
             r["score"] = round(float(score), 6)
         tasks = [r["task_id"] for r in ambig]
-        for runs, (b, g, _), (order, lam) in zip((full, ask), others, fitted):
+        for runs, (b, g), (order, lam) in zip((full, ask), others, fitted):
             for task, i, score in zip(tasks, order, _spread(b, g, lam)[order]):
                 runs[i]["task_id"] = task
                 runs[i]["score"] = round(float(score), 6)
