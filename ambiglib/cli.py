@@ -272,6 +272,7 @@ COMPARED = ("ask_f1", "calib_score", "gain_per_question", "mean_score", "pass_at
 
 def _compare(args: argparse.Namespace) -> int:
     from .comparisons import paired_comparison
+    from .filters import not_in_log
     from .loading import load
 
     if (args.a is None) != (args.b is None):
@@ -288,11 +289,9 @@ def _compare(args: argparse.Namespace) -> int:
         column = rs.runs[args.between].astype(str).str.lower() if args.between == "ask_tool" \
             else rs.runs[args.between].astype(str)
         wanted = [v.lower() for v in (args.a, args.b)] if args.between == "ask_tool" else [args.a, args.b]
-        present = sorted(set(column))
-        missing = [v for v in wanted if v not in present]
-        if missing:
-            print(f"ambiglib compare: --{args.between}: {', '.join(map(repr, missing))} not in the run log, whose"
-                  f" {args.between} values are {', '.join(map(repr, present))}", file=sys.stderr)
+        absent = not_in_log(wanted, set(column), args.between)
+        if absent:
+            print(f"ambiglib compare: --{args.between}: {absent}", file=sys.stderr)
             return 2
         rs = rs._with_run_ids_of(column.isin(wanted).to_numpy(dtype=bool))
     out = paired_comparison(rs, metric=args.metric, between=args.between, k=args.k, n_boot=args.n_boot,

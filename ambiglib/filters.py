@@ -97,6 +97,18 @@ def _fits(value: Any, kind: str) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def not_in_log(wanted: Sequence[Any], present: Sequence[Any], column: str, *, shown: int = 30) -> str | None:
+    """The sentence naming the ``wanted`` values of a runs column that the log does not have, with the values it
+    has there (the first ``shown`` of them), so that a typo shows itself; None when every one is present."""
+    missing = [v for v in wanted if v not in present]
+    if not missing:
+        return None
+    values = sorted(present)
+    return (f"{', '.join(map(repr, missing))} not in the run log, whose {column} values are"
+            f" {', '.join(map(repr, values[:shown]))}" + (f" and {len(values) - shown} more" if len(values) > shown
+                                                             else ""))
+
+
 def matched_nothing(dnf: list[list[tuple[str, str, Any]]], present: "Callable[[str], list]") -> str:
     """The sentence saying that a filter kept no run: each column it tests for equality, with the values the log
     has there (``present(column)``), so that a typo shows itself."""

@@ -151,18 +151,17 @@ SELECTORS = {"benchmarks": "benchmark", "models": "model", "suites": "suite"}
 def _check_selection(rs: Any, common: dict, per_notebook: dict, params_file: Any) -> None:
     """Refuse, before any notebook runs, a ``benchmarks``, ``models`` or ``suites`` value the log does not have:
     a name one letter off would otherwise empty every table, and the notes would blame the log."""
+    from ..filters import not_in_log
+
     where = f"{params_file}: " if params_file else ""
     for scope, params in [("", common), *((f"notebooks: {n}: ", p) for n, p in per_notebook.items())]:
         for key, column in SELECTORS.items():
             wanted = params.get(key)
             if not wanted:
                 continue
-            present = sorted(set(rs.runs[column].astype(str)))
-            missing = [v for v in wanted if v not in present]
-            if missing:
-                raise ReportError(f"{where}{scope}{key}: {', '.join(map(repr, missing))} not in the run log, whose"
-                                  f" {column} values are {', '.join(map(repr, present[:30]))}"
-                                  + (f" and {len(present) - 30} more" if len(present) > 30 else ""))
+            absent = not_in_log(wanted, set(rs.runs[column].astype(str)), column)
+            if absent:
+                raise ReportError(f"{where}{scope}{key}: {absent}")
 
 
 def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
