@@ -47,8 +47,11 @@ def _report(args: argparse.Namespace) -> int:
     try:
         from .report import run_report
 
+        given = {"k": args.k, "models": args.models, "benchmarks": args.benchmarks, "suites": args.suites,
+                 **_mapping(args)}
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
+                           parameters={k: v for k, v in given.items() if v is not None},
                            keep_snapshot=args.keep_snapshot, reuse_kernels=not args.new_kernels)
     except (ReportError, AmbiglibError) as exc:
         close()
@@ -86,21 +89,26 @@ def _summary(args: argparse.Namespace) -> int:
     if runs is None:
         print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
         return 2
-    path = write_summary(runs, args.out, quiet=args.quiet)
+    path = write_summary(runs, args.out, quiet=args.quiet, **_mapping(args))
     _say(path.read_text(encoding="utf-8"))
     print(f"wrote {path}")
     return 0
 
 
-def _say(text: str) -> None:
+def _mapping(args: argparse.Namespace) -> dict:
+    """The Inspect AI mapping options given on the command line (``--ask-tool``, ``--scorer``), for ``load``."""
+    return {k: v for k, v in (("ask_tools", args.ask_tool), ("scorer", args.scorer)) if v}
+
+
+def _say(text: str, stream=None) -> None:
     """Print text read from a log with its control characters (terminal escape sequences) shown as ``\\xNN``."""
-    print("".join(ch if ch in "\n\t" or ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text))
+    print("".join(ch if ch in "\n\t" or ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text), file=stream)
 
 
 def _validate(args: argparse.Namespace) -> int:
     from .loading import load
 
-    runset, errors = load(args.runs, strict=False, quiet=args.quiet)
+    runset, errors = load(args.runs, strict=False, quiet=args.quiet, **_mapping(args))
     for error in errors:
         _say(error.message)
     for reason, n in sorted(runset.skipped.items()):
@@ -118,8 +126,10 @@ def _validate(args: argparse.Namespace) -> int:
             f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
     for (status, reason), n in sorted(_status_reasons(runset).items()):
         print(f"{status} runs, status set from the harness's files: {n} x {reason}")
-    for warning in metric_warnings(runset):
-        print(f"warning: {warning}")
+    from .importers.inspect_logs import mapping_warnings
+
+    for warning in [*mapping_warnings(runset, args.ask_tool), *metric_warnings(runset)]:
+        _say(f"warning: {warning}")
     print(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
           f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
     return 1 if errors else 0
@@ -149,12 +159,18 @@ def _convert(args: argparse.Namespace) -> int:
     from .loading import load
 
     partition_by = tuple(c.strip() for c in args.partition_by.split(",") if c.strip()) if args.partition_by else ()
-    if partition_by and args.to != "parquet":
+    if partition_by and args.to == "jsonl":
         print("ambiglib: --partition-by needs --to parquet", file=sys.stderr)
         return 2
-    runset = load(args.runs, quiet=args.quiet)
     out = Path(args.out)
-    written = runset.to_jsonl(out) if args.to == "jsonl" else runset.to_parquet(out, partition_by=partition_by)
+    as_jsonl = out.name.endswith((".jsonl", ".jsonl.gz"))
+    to = args.to or ("jsonl" if as_jsonl else "parquet")
+    if as_jsonl and to != "jsonl":
+        print(f"ambiglib convert: --out {args.out} names a JSON Lines file, but --to is {to}: drop --to, or give"
+              " --out a folder for Parquet", file=sys.stderr)
+        return 2
+    runset = load(args.runs, quiet=args.quiet, **_mapping(args))
+    written = runset.to_jsonl(out) if to == "jsonl" else runset.to_parquet(out, partition_by=partition_by)
     print(f"wrote {written}")
     return 0
 
@@ -189,13 +205,14 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     # -q before or after the subcommand; SUPPRESS keeps the subcommand's default from undoing `ambiglib -q report`
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help=quiet_help)
-    parser = argparse.ArgumentParser(prog="ambiglib",
+    parser = argparse.ArgumentParser(prog="ambiglib", allow_abbrev=False,
                                      description="Analyse run logs of benchmarks that test whether AI agents ask"
                                                  " when a task is ambiguous.")
     parser.add_argument("-q", "--quiet", action="store_true", help=quiet_help)
     parser.add_argument("--version", action="version", version=f"ambiglib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("report", parents=[common], help="run every notebook with papermill and write the report",
+    p = sub.add_parser("report", parents=[common], allow_abbrev=False,
+                       help="run every notebook with papermill and write the report",
                        description="Run every notebook with papermill and write the report (index.html, tables,"
                                    " figures, executed notebooks) to --out.",
                        epilog=_parameters_help() if with_parameters else None,
@@ -215,27 +232,38 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                         " notebook, reset to what a new kernel holds: faster, the same outputs)")
     p.add_argument("--keep-snapshot", action="store_true",
                    help="keep the notebooks' snapshot of the log (Arrow IPC) in OUT/snapshot/")
+    p.add_argument("--k", type=int, default=None, help="pass@k's k (the notebook parameter k; default 3)")
+    for name, what in (("models", "models"), ("benchmarks", "benchmarks"), ("suites", "suites")):
+        p.add_argument(f"--{name}", nargs="+", default=None, metavar="NAME",
+                       help=f"only these {what}, by the names in the log (the notebook parameter {name})")
+    _mapping_options(p)
     p.set_defaults(func=_report)
-    p = sub.add_parser("summary", parents=[common],
+    p = sub.add_parser("summary", parents=[common], allow_abbrev=False,
                        help="write what a run log holds, rejects and skips (summary.md, rejected.csv)")
     p.add_argument("--runs", default=None, help=RUNS_HELP + " (default: the bundled example data)")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
+    _mapping_options(p)
     p.set_defaults(func=_summary)
-    p = sub.add_parser("validate", parents=[common],
+    p = sub.add_parser("validate", parents=[common], allow_abbrev=False,
                        help="check a run log: list every rejected record, harness anomaly and what the metrics will"
                             " refuse")
     p.add_argument("--runs", required=True, help=RUNS_HELP)
+    _mapping_options(p)
     p.set_defaults(func=_validate)
-    p = sub.add_parser("convert", parents=[common], help="rewrite a run log as canonical Parquet or JSON Lines")
+    p = sub.add_parser("convert", parents=[common], allow_abbrev=False,
+                       help="rewrite a run log as canonical Parquet or JSON Lines")
     p.add_argument("--runs", required=True, help=RUNS_HELP)
     p.add_argument("--out", required=True, help="output folder (Parquet) or file (JSON Lines)")
-    p.add_argument("--to", choices=["parquet", "jsonl"], default="parquet", help="output format (default: parquet)")
+    p.add_argument("--to", choices=["parquet", "jsonl"], default=None,
+                   help="output format (default: jsonl when --out ends in .jsonl or .jsonl.gz, else parquet)")
     p.add_argument("--partition-by", default=None, metavar="COLS",
                    help="write a hive-partitioned Parquet store, e.g. benchmark,model (text columns of runs);"
                         " DuckDB, Polars, Spark and ambiglib.load(..., filters=...) read only the partitions they need")
+    _mapping_options(p)
     p.set_defaults(func=_convert)
-    p = sub.add_parser("compare", parents=[common], help="is one model (policy, or the ask tool) better than another?"
-                                                          " paired by task, with CIs, Wilcoxon, effect sizes, Holm",
+    p = sub.add_parser("compare", parents=[common], allow_abbrev=False,
+                       help="is one model (policy, or the ask tool) better than another? paired by task, with CIs,"
+                            " the test fitted to the outcome, effect sizes, Holm",
                        description="Compare a metric between every pair of models, ask policies, or with and without"
                                    " the ask tool, paired by task (tables: comparisons.paired_comparison).")
     p.add_argument("--runs", required=True, help=RUNS_HELP)
@@ -245,13 +273,31 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="the two sides (default: model)")
     p.add_argument("--a", default=None, help="one side (e.g. a model's name); with --b, only this pair")
     p.add_argument("--b", default=None, help="the other side")
+    p.add_argument("--condition", choices=list(CONDITION_NAMES), default=None,
+                   help="the runs mean_score and pass_at_k compare (default: ambiguous+tool, ambiguous tasks with the"
+                        " ask tool); the other metrics fix their own")
     p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3)")
+    p.add_argument("--test", choices=["auto", "mcnemar", "permutation", "wilcoxon"], default="auto",
+                   help="auto (default): exact McNemar for one pass/fail trial per task, else a paired permutation"
+                        " test; wilcoxon: the signed-rank test Ambig-DS reports")
+    p.add_argument("--alternative", choices=["two-sided", "greater", "less"], default="two-sided",
+                   help="greater: side a > side b (default: two-sided)")
     p.add_argument("--n-boot", type=int, default=10_000, help="task-bootstrap replicates (default 10,000)")
+    _mapping_options(p)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
                    help="table (default, for reading), csv, md or json (for scripts)")
     p.set_defaults(func=_compare)
     return parser
+
+
+def _mapping_options(p: argparse.ArgumentParser) -> None:
+    """``--ask-tool`` and ``--scorer``: how Inspect AI logs map to runs (other layouts ignore them)."""
+    p.add_argument("--ask-tool", action="append", metavar="NAME",
+                   help="Inspect AI logs: a tool whose calls are questions to the user (repeat for several; default:"
+                        " ask_user, ask_human, ask_question, clarify)")
+    p.add_argument("--scorer", default=None, metavar="NAME",
+                   help="Inspect AI logs: the scorer whose value is each run's score (default: each sample's first)")
 
 
 def _interrupted(signum: int, frame: object) -> None:
@@ -270,8 +316,13 @@ COMPARED = ("ask_f1", "calib_score", "gain_per_question", "mean_score", "pass_at
             "recall", "score_gain_pp")
 
 
+#: --condition's values: (spec, ask_tool)
+CONDITION_NAMES = {"ambiguous+tool": ("ambiguous", True), "ambiguous": ("ambiguous", False),
+                   "full": ("full", False), "full+tool": ("full", True)}
+
+
 def _compare(args: argparse.Namespace) -> int:
-    from .comparisons import paired_comparison
+    from .comparisons import CONDITIONED, paired_comparison
     from .filters import not_in_log
     from .loading import load
 
@@ -281,32 +332,48 @@ def _compare(args: argparse.Namespace) -> int:
     if args.k < 1 or args.n_boot < 1:
         print("ambiglib compare: --k and --n-boot must be at least 1", file=sys.stderr)
         return 2
-    rs, errors = load(args.runs, strict=False, quiet=True)
+    if args.condition is not None and args.metric not in CONDITIONED:
+        print(f"ambiglib compare: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own"
+              " runs (the condition column says which)", file=sys.stderr)
+        return 2
+    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
     if errors:
         print(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs"
               f" {args.runs} lists them)", file=sys.stderr)
+    sides = (None, None)
     if args.a is not None:
-        column = rs.runs[args.between].astype(str).str.lower() if args.between == "ask_tool" \
-            else rs.runs[args.between].astype(str)
-        wanted = [v.lower() for v in (args.a, args.b)] if args.between == "ask_tool" else [args.a, args.b]
-        absent = not_in_log(wanted, set(column), args.between)
-        if absent:
-            print(f"ambiglib compare: --{args.between}: {absent}", file=sys.stderr)
-            return 2
-        rs = rs._with_run_ids_of(column.isin(wanted).to_numpy(dtype=bool))
-    out = paired_comparison(rs, metric=args.metric, between=args.between, k=args.k, n_boot=args.n_boot,
+        if args.between == "ask_tool":
+            truth = {"true": True, "false": False}
+            bad = [v for v in (args.a, args.b) if v.lower() not in truth]
+            if bad:
+                print(f"ambiglib compare: --between ask_tool takes --a and --b as true or false (got {bad[0]!r})",
+                      file=sys.stderr)
+                return 2
+            sides = (truth[args.a.lower()], truth[args.b.lower()])
+        else:
+            absent = not_in_log([args.a, args.b], set(rs.runs[args.between].astype(str)), args.between)
+            if absent:
+                print(f"ambiglib compare: --{args.between}: {absent}", file=sys.stderr)
+                return 2
+            sides = (args.a, args.b)
+    condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
+    out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
+                            b=sides[1], k=args.k, test=args.test, alternative=args.alternative, n_boot=args.n_boot,
                             seed=args.seed)
     if len(out) == 0:
         print(f"ambiglib compare: nothing to compare: {out.attrs.get('note', 'no pairs')}", file=sys.stderr)
         return 1
-    if out.attrs.get("note"):
-        print(f"note: {out.attrs['note']}", file=sys.stderr)
     return _print_table(out, args.format)
 
 
 def _print_table(table, fmt: str) -> int:
+    """A comparison on standard output; for reading (``table``), what it compares above it and its notes below
+    (for scripts, csv, md and json hold the table alone, and the notes go to standard error)."""
     from .report.rendering import csv_safe, markdown_safe, render_table
+    from .tables._common import empty_lines
 
+    notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []
+    notes += empty_lines(table)
     if fmt == "csv":
         sys.stdout.write(csv_safe(table).to_csv(index=False))
     elif fmt == "md":
@@ -314,7 +381,17 @@ def _print_table(table, fmt: str) -> int:
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1))
     else:
-        _say(render_table(table.drop(columns=[c for c in ("alternative",) if c in table]), float_format="{:.3g}"))
+        side = next(c for c in table.columns if c.endswith("_a")).removesuffix("_a")
+        for (metric, condition), _ in table.groupby(["metric", "condition"], sort=False):
+            _say(f"{metric} on {condition}; difference = {side}_a − {side}_b")
+        shown = table.drop(columns=["alternative", "metric", "condition"])
+        shown.attrs = {}
+        _say(render_table(shown, float_format="{:.3g}"))
+        for line in notes:
+            _say(line)
+        return 0
+    for line in notes:
+        _say(line, sys.stderr)
     return 0
 
 

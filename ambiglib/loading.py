@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal, overload
+from typing import Any, Callable, Iterable, Literal, Mapping, overload
 
 import numpy as np
 from tqdm import tqdm
@@ -163,11 +163,11 @@ def _detect_inspect(path: Path) -> bool:
     return bool(inspect_logs(path))
 
 
-def _read_inspect(path: Path, *, quiet: bool, engine: Engine, files: list[Path] | None = None
-                  ) -> tuple[RunSet, list[LoadError]]:
+def _read_inspect(path: Path, *, quiet: bool, engine: Engine, files: list[Path] | None = None,
+                  inspect: Mapping[str, Any] | None = None) -> tuple[RunSet, list[LoadError]]:
     from .importers.inspect_logs import read_inspect
 
-    return read_inspect(path, strict=False, files=files)
+    return read_inspect(path, strict=False, files=files, **(inspect or {}))
 
 
 def _is_inspect_log(path: Path) -> bool:
@@ -325,8 +325,10 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
 _FILE_UNITS = ("runlog-jsonl", "inspect")
 
 
-def _read_any(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
-    """Read whatever run logs ``path`` holds, each by its layout (several in one folder are merged)."""
+def _read_any(path: Path, *, quiet: bool, engine: Engine, inspect: Mapping[str, Any] | None = None
+              ) -> tuple[RunSet, list[LoadError]]:
+    """Read whatever run logs ``path`` holds, each by its layout (several in one folder are merged); ``inspect``
+    is the Inspect AI reader's mapping options."""
     units = _units(path) if path.is_dir() else []
     by_name = {layout.name: layout for layout in LAYOUTS}
     if len({name for name, _ in units}) > 1 or sum(name not in _FILE_UNITS for name, _ in units) > 1:
@@ -337,13 +339,15 @@ def _read_any(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[
             parts.append(_read_canonical_files(path, files, quiet=quiet, engine=engine))
         logs = [p for name, p in units if name == "inspect"]
         if logs:  # one read: a task is described by every log it was run in
-            parts.append(_read_inspect(path, quiet=quiet, engine=engine, files=logs))
+            parts.append(_read_inspect(path, quiet=quiet, engine=engine, files=logs, inspect=inspect))
         for name, unit in units:
             if name not in _FILE_UNITS:
                 parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
         return _merge(parts)
     for layout in LAYOUTS:
         if layout.detect(path):
+            if layout.name == "inspect":
+                return _read_inspect(path, quiet=quiet, engine=engine, inspect=inspect)
             return layout.read(path, quiet=quiet, engine=engine)
     known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
     raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
@@ -351,14 +355,20 @@ def _read_any(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[
 
 @overload
 def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
-         engine: Engine = ..., filters: Filters | None = ...) -> RunSet: ...
+         engine: Engine = ..., filters: Filters | None = ..., ask_tools: Iterable[str] | None = ...,
+         scorer: str | None = ..., label_facets: Mapping[str, str] | None = ...,
+         benchmark: str | None = ...) -> RunSet: ...
 @overload
 def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = ...,
-         engine: Engine = ..., filters: Filters | None = ...) -> tuple[RunSet, list[LoadError]]: ...
+         engine: Engine = ..., filters: Filters | None = ..., ask_tools: Iterable[str] | None = ...,
+         scorer: str | None = ..., label_facets: Mapping[str, str] | None = ...,
+         benchmark: str | None = ...) -> tuple[RunSet, list[LoadError]]: ...
 
 
 def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = False,
-         engine: Engine = "auto", filters: Filters | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
+         engine: Engine = "auto", filters: Filters | None = None, ask_tools: Iterable[str] | None = None,
+         scorer: str | None = None, label_facets: Mapping[str, str] | None = None,
+         benchmark: str | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Load a run log into its five tidy frames.
 
     Parameters
@@ -381,6 +391,12 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
         :mod:`ambiglib.filters`). The result equals ``load(path).where(filters)``; on a
         partitioned store (``RunSet.to_parquet(partition_by=...)``) only the partitions the
         filter can match are read.
+    ask_tools, scorer, label_facets, benchmark : optional
+        How Inspect AI logs map to runs (:func:`ambiglib.read_inspect`; other layouts ignore them): the
+        ask tool's names (default ``ask_user``, ``ask_human``, ``ask_question``, ``clarify``; a tool of
+        another name, ``request_clarification`` say, must be named here or its calls are no questions), the
+        scorer giving each run's score (default: each sample's first), scorer → facet of its labels, and
+        the benchmark's name (default: each eval's task name).
 
     Returns
     -------
@@ -423,7 +439,11 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
         if dnf is not None and len(runset.runs) == 0:
             _warn_empty(dnf, lambda c: _store_values(path, c))
     else:
-        runset, errors = _read_any(path, quiet=quiet, engine=engine)
+        inspect = {k: v for k, v in (("ask_tools", ask_tools), ("scorer", scorer), ("label_facets", label_facets),
+                                     ("benchmark", benchmark)) if v is not None}
+        if isinstance(ask_tools, str):  # one name, not its letters
+            inspect["ask_tools"] = [ask_tools]
+        runset, errors = _read_any(path, quiet=quiet, engine=engine, inspect=inspect)
         if dnf is not None:
             whole, runset = runset, runset.where(dnf)
             if len(runset.runs) == 0 and len(whole.runs):

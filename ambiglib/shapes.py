@@ -47,15 +47,17 @@ class Shape:
     name: str
     needs: str
     present: Callable[[RunSet], bool]
+    fix: str = ""
 
     def __and__(self, other: "Shape") -> "Shape":
         return Shape(f"{self.name}+{other.name}", f"{self.needs} and {other.needs}",
-                     lambda rs: _has(rs, self) and _has(rs, other))
+                     lambda rs: _has(rs, self) and _has(rs, other),
+                     "; ".join(f for f in (self.fix, other.fix) if f))
 
     @property
     def note(self) -> str:
-        """What an empty table says: "no <needs> in this log"."""
-        return f"no {self.needs} in this log"
+        """What an empty table says: "no <needs> in this log: <what to add>"."""
+        return f"no {self.needs} in this log" + (f": {self.fix}" if self.fix else "")
 
 
 #: The runs columns the shape tests read: only these are taken row by row (a log's runs have ~30 columns,
@@ -159,32 +161,44 @@ def _task_field(column: str) -> Callable[[RunSet], bool]:
 def labels_of(facet: str) -> Shape:
     """Judge labels of one facet (``trace``, ``failure.logic``, ``over_ask``, ...)."""
     return Shape(f"labels:{facet}", f"judge labels of facet {facet!r}",
-                 lambda rs: bool(_equals(rs.labels["facet"], facet).any()))
+                 lambda rs: bool(_equals(rs.labels["facet"], facet).any()),
+                 f"add the judges' labels of facet {facet!r} to the runs (docs/runlog.md, labels)")
 
 
 @functools.cache
 def label_prefix(prefix: str, what: str) -> Shape:
     """Judge labels whose facet starts with ``prefix``."""
     return Shape(f"labels:{prefix}*", what,
-                 lambda rs: bool(rs.labels["facet"].astype(str).str.startswith(prefix).any()))
+                 lambda rs: bool(rs.labels["facet"].astype(str).str.startswith(prefix).any()),
+                 f"add judge labels whose facet starts {prefix!r} to the runs (docs/runlog.md, labels)")
 
 
 #: The shapes the tables need, by name (``docs/own-benchmark.md`` lists which table needs which).
 SHAPES: dict[str, Shape] = {s.name: s for s in (
-    Shape("blockers", "task records with registered blockers", _has_blockers),
-    Shape("blockers_and_tool", "runs with registered blockers and the ask tool", _blockers_and_tool),  # solve runs
-    Shape("calibration", "runs with the ask tool on both fully specified and ambiguous tasks", _calibration),
-    Shape("tool_pairs", "runs with and without the ask tool on the same ambiguous variants", _tool_pairs),
-    Shape("categories", "runs with a framing category", _categories),
-    Shape("pass_outcomes", "solve runs with a pass/fail outcome", _pass_outcomes),
+    Shape("blockers", "task records with registered blockers", _has_blockers,
+          "add task records listing each task's blockers (docs/runlog.md)"),
+    Shape("blockers_and_tool", "runs with registered blockers and the ask tool", _blockers_and_tool,  # solve runs
+          "add task records listing each task's blockers, and solve runs with the ask tool on the ambiguous tasks"),
+    Shape("calibration", "runs with the ask tool on both fully specified and ambiguous tasks", _calibration,
+          "add runs with the ask tool on the fully specified tasks as well as the ambiguous ones"),
+    Shape("tool_pairs", "runs with and without the ask tool on the same ambiguous variants", _tool_pairs,
+          "add runs without the ask tool on the ambiguous tasks run with it (or with it, on those run without)"),
+    Shape("categories", "runs with a framing category", _categories,
+          "add each run's framing 'category' (a judge's reading of its answer, Ambig-DS §5.2)"),
+    Shape("pass_outcomes", "solve runs with a pass/fail outcome", _pass_outcomes, "add each run's 'passed'"),
     Shape("three_conditions", "scored runs in all three conditions (full, ambiguous, ambiguous with the ask tool)"
-          " on the same tasks", _three_conditions),
+          " on the same tasks", _three_conditions,
+          "add scored runs of the same tasks fully specified, ambiguous, and ambiguous with the ask tool"),
     Shape("full_and_ambiguous", "scored runs without the ask tool on both specifications of the same tasks",
-          _full_and_ambiguous),
-    Shape("terminal_states", "no-tool runs on ambiguous variants with checkpoint terminal states", _terminal_states),
-    Shape("ambiguity_class", "task records with an ambiguity class", _task_field("ambiguity_class")),
-    Shape("dimensions", "task records with information dimensions", _task_field("dimensions")),
-    Shape("strategy", "task records with a removal strategy", _task_field("strategy")),
+          _full_and_ambiguous, "add scored no-tool runs of the same tasks fully specified and ambiguous"),
+    Shape("terminal_states", "no-tool runs on ambiguous variants with checkpoint terminal states", _terminal_states,
+          "add each no-tool run's 'checkpoints' (LHAW's terminal states)"),
+    Shape("ambiguity_class", "task records with an ambiguity class", _task_field("ambiguity_class"),
+          "add each variant's 'ambiguity_class' to its task record"),
+    Shape("dimensions", "task records with information dimensions", _task_field("dimensions"),
+          "add each variant's information 'dimensions' to its task record"),
+    Shape("strategy", "task records with a removal strategy", _task_field("strategy"),
+          "add each variant's removal 'strategy' to its task record"),
 )}
 
 

@@ -500,3 +500,4 @@ def wilcoxon_power(delta: float, sd: float, n_tasks, *, alpha: float = 0.05, n_s
         p = sps.wilcoxon(d, alternative="greater", zero_method="wilcox", axis=1).pvalue
         power.append(float(np.mean(p < alpha)))
     return np.asarray(power)
+

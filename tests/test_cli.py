@@ -154,7 +154,7 @@ def test_compare_from_the_command_line(tmp_path):
     one = write_jsonl(tmp_path / "one.jsonl", [run_record(trial=t) for t in (1, 2, 3)])  # one model: no pair
     none = subprocess.run([sys.executable, "-m", "ambiglib", "compare", "--runs", str(one)], capture_output=True,
                           text=True)
-    assert none.returncode == 1 and "nothing to compare: no two model values" in none.stderr
+    assert none.returncode == 1 and "nothing to compare: only one model in this log (model-a): a comparison needs two" in none.stderr
     bare = subprocess.run([sys.executable, "-m", "ambiglib"], capture_output=True, text=True)
     assert bare.returncode == 0 and "compare" in bare.stdout and "usage: ambiglib" in bare.stdout
 

@@ -20,15 +20,16 @@ MAX_PUBLIC = 15
 LAYERS = [
     # what every module may raise, open or compute with: stats is statistics on plain arrays, knowing nothing of
     # run logs (it imports only _lazy), so the importers may take a majority vote as the harnesses do
-    {"errors", "files", "_lazy", "stats"},
+    {"errors", "files", "_lazy", "stats", "significance"},
     {"schema", "validity", "filters"},                                     # the run-log contract, checked
     {"runlog", "parquet_log"},                                             # reading and writing it
     {"frames", "runset", "snapshot", "parquet_check"},                     # the five frames
     {"importers"},                                                         # each harness's own output
     {"loading"},                                                           # ambiglib.load
-    {"shapes", "metrics"},                                                 # what a log can show; the numbers
+    {"shapes", "metrics", "evidence"},                                     # what a log can show; the numbers; their runs
     {"tables"},                                                            # paper-shaped tables
     {"comparisons"},                                                       # paired comparisons of tables' metrics
+    {"headline"},                                                          # the researcher's four questions
     {"plots"},                                                             # figures of tables
     {"report"},                                                            # the notebooks' report
     {"simulate"},                                                          # example data, checked by the importers

@@ -167,8 +167,27 @@ def test_paired_ask_f1_against_an_explicit_task_bootstrap_and_scipy(rs):
     assert (row["difference_ci_low"], row["difference_ci_high"]) == (pytest.approx(low), pytest.approx(high))
     x = np.array([f1(a.loc[t]) for t in tasks])
     y = np.array([f1(b.loc[t]) for t in tasks])
+    # the test: every way of swapping each task's two sides, enumerated by hand (2^n flips), the pooled Ask-F1
+    # difference of each; two-sided p as scipy.stats.permutation_test defines it for an exact null
+    import itertools
+
+    observed = f1(a.sum()) - f1(b.sum())
+    null = []
+    for flips in itertools.product((False, True), repeat=len(tasks)):
+        swap = np.array(flips)[:, None]
+        flipped_a = pd.DataFrame(np.where(swap, b.to_numpy(), a.to_numpy()), columns=a.columns)
+        flipped_b = pd.DataFrame(np.where(swap, a.to_numpy(), b.to_numpy()), columns=a.columns)
+        null.append(f1(flipped_a.sum()) - f1(flipped_b.sum()))
+    null = np.array(null)
+    eps = 1e-14 * max(abs(observed), 1)
+    p = min(1.0, 2 * min((null <= observed + eps).mean(), (null >= observed - eps).mean()))
+    assert row["test"] == f"paired permutation (exact, {2 ** len(tasks):,} sign flips)"
+    assert (row["statistic"], row["p_value"]) == (pytest.approx(observed), pytest.approx(p))
+    assert row["n_differing"] == int((a.to_numpy() != b.to_numpy()).any(axis=1).sum())
+    # Wilcoxon on the per-task values, as Ambig-DS reports it, when asked for
+    wil = comparisons.paired_comparison(rs, metric="ask_f1", test="wilcoxon", a="agent-x", b="agent-z", n_boot=200)
     ref = sps.wilcoxon(x, y, alternative="two-sided", zero_method="wilcox")
-    assert (row["W"], row["p_value"]) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    assert (wil["statistic"].iloc[0], wil["p_value"].iloc[0]) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
     d = (x - y)[x != y]
     ranks = sps.rankdata(np.abs(d))
     assert row["rbc"] == pytest.approx((ranks[d > 0].sum() - ranks[d < 0].sum()) / ranks.sum())
@@ -254,7 +273,7 @@ def test_the_report_on_a_benchmark_of_ones_own(report, rs):
     assert not (out / "tables" / "ambigds_construction_audits" / "selector_accuracy.csv").exists()
     notes = {n["name"]: n["note"] for nb in manifest["notebooks"] for n in nb["notes"]}
     assert notes["selector_accuracy"].startswith("no selector audit given")
-    assert notes["framing_categories"] == "no runs with a framing category in this log"
+    assert notes["framing_categories"].startswith("no runs with a framing category in this log: add each run")
     index = (out / "index.html").read_text()
     assert "Nothing to show" in index and "no runs with a framing category in this log" in index
 

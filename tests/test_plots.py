@@ -82,7 +82,9 @@ def test_every_plot_draws_only_the_note_of_an_empty_frame():
         assert fig.ambiglib_note  # show_figure shows this line instead of an image
         assert len(fig.axes) == 1 and not fig.axes[0].axison
         assert [t.get_text() for t in fig.axes[0].texts] == [fig.ambiglib_note]
-    assert plots.precision_recall(gap).ambiglib_note == "no runs with registered blockers and the ask tool in this log"
+    assert plots.precision_recall(gap).ambiglib_note == ("no runs with registered blockers and the ask tool in this log:"
+                                                         " add task records listing each task's blockers, and solve"
+                                                         " runs with the ask tool on the ambiguous tasks")
 
 
 def test_plots_draw_into_a_given_axes_like_seaborn():

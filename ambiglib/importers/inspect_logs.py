@@ -21,7 +21,7 @@ from ..runset import RunSet
 from ..schema import SPECS
 from ._common import Collected, RowError, finish, guard, present
 
-__all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "ASK_TOOLS", "INSPECT_EXTRA"]
+__all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "ASK_TOOLS", "INSPECT_EXTRA"]
 
 INSPECT_EXTRA = "pip install 'ambiglib[inspect]'"
 #: the names an ask tool goes by, recognised unless ``ask_tools`` says otherwise
@@ -105,6 +105,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
         raise FormatError(f"{root}: no Inspect AI logs (.eval, or .json logs of Inspect) found")
     out = Collected("Inspect AI")
     tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]] = {}
+    seen: dict[tuple, tuple[str, dict]] = {}  # each run's key: the first sample that gave it, its eval's arguments
     for file in logs:
         try:
             present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
@@ -120,7 +121,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
             out.reject(file, None, None, f"not a readable Inspect AI log ({_why(exc)})")
             out.skip(UNREADABLE)
             continue
-        _read_log(file, header, samples, opts, out, tasks)
+        _read_log(file, header, samples, opts, out, tasks, seen)
     return finish(out, root, strict=strict)
 
 
@@ -175,7 +176,8 @@ def _why(exc: BaseException) -> str:
 
 
 def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected,
-              tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]]) -> None:
+              tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]], seen: dict[tuple, tuple[str, dict]]
+              ) -> None:
     if log.version not in FORMAT_VERSIONS:
         out.reject(file, None, "version", f"Inspect log format version {log.version!r}; ambiglib reads versions"
                    f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
@@ -187,6 +189,13 @@ def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected
     if not samples and log.status == "success":
         out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
         return
+    if offered is None:
+        # a tool a custom solver offers (state.tools) is not in the plan: the eval's calls show it was offered,
+        # to every sample of the eval (one solver), not only to those that called it
+        calling = sum(1 for s in samples if isinstance(s, dict) and _calls(s, opts.ask_tools))
+        if calling:
+            offered = (f"called in {calling} of {len(samples)} samples of this eval, not named in its plan: taken as"
+                       " offered to every sample (give a task argument ask_tool to say so)")
     present_ids: set[tuple[str, int]] = set()
     for line, sample in enumerate(samples, 1):
         if isinstance(sample, FormatError):
@@ -196,10 +205,39 @@ def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected
         present_ids.add((str(sample.get("id")), sample.get("epoch")))
         with out.row(file, line, f"{where}'s fields"):
             run, task = _run(sample, where, ev, task_args, offered, opts)
+            _distinct(run, task_args, file, where, seen)
             out.add(file, line, run)
             if task is not None:
                 _add_task(task, file, line, where, out, tasks)
     _count_missing(log, present_ids, len(samples), out)
+
+
+def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
+    """Whether a sample's messages call one of the ask tools."""
+    return any(isinstance(c, dict) and c.get("function") in names
+               for m in sample.get("messages") or [] if isinstance(m, dict)
+               for c in m.get("tool_calls") or [])
+
+
+def _distinct(run: dict[str, Any], task_args: Mapping[str, Any], file: Path, where: str,
+              seen: dict[tuple, tuple[str, dict]]) -> None:
+    """Refuse a run whose key another eval already gave, when the two evals differ in their task arguments: the
+    argument that tells them apart is a condition the mapping does not read (an ask tool of another name)."""
+    key = tuple(run.get(c) for c in ("benchmark", "suite", "variant_id", "model", "spec", "ask_tool", "policy",
+                                     "trial"))
+    args = {k: v for k, v in task_args.items()}
+    if key not in seen:
+        seen[key] = (f"{file} {where}", args)
+        return
+    first, first_args = seen[key]
+    differ = sorted(k for k in set(args) | set(first_args) if args.get(k) != first_args.get(k))
+    if differ:
+        raise RowError("task_args", f"{where}: the same run as {first} (spec {run['spec']!r}, ask_tool"
+                       f" {run['ask_tool']}, policy {run.get('policy', 'default')!r}), though the two evals' task"
+                       f" arguments differ in {', '.join(f'{k} ({first_args.get(k)!r} vs {args.get(k)!r})' for k in differ)}:"
+                       " the run log tells conditions apart by spec, ask_tool and policy. If the argument turns"
+                       " the ask tool on, name the tool (ask_tools=, --ask-tool; ambiglib validate lists the tools"
+                       " called) or pass ask_tool as a task argument; else pass it as 'policy'")
 
 
 def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
@@ -252,8 +290,10 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
     calls, responses, turns = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
+    inferred = None
     if ask_tool is None:
         ask_tool = offered is not None or bool(calls)
+        inferred = offered if offered is not None and offered not in opts.ask_tools else None
     elif not isinstance(ask_tool, bool):
         raise RowError("ask_tool", f"{where}: metadata 'ask_tool' must be true or false (got {ask_tool!r})")
     scores = {k: v for k, v in (sample.get("scores") or {}).items() if isinstance(v, dict)}
@@ -266,6 +306,11 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     if policy is not None:
         run["policy"] = str(policy)
     note: dict[str, Any] = {"inspect": {"sample_id": sample["id"], "epoch": sample["epoch"], "eval_id": ev.eval_id}}
+    if inferred:
+        note["inspect"]["ask_tool_from"] = inferred
+    others = _other_tools(messages, opts.ask_tools)
+    if others:  # what validate checks for an ask tool the mapping does not know
+        note["inspect"]["tools_called"] = others
     error, limit = sample.get("error"), sample.get("limit")
     if error is not None:
         run["status"] = "error"
@@ -297,6 +342,17 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     run["steps"] = sum(1 for m in messages if m.get("role") == "assistant")
     run["meta"] = note
     return run, _task(meta, where, benchmark, str(suite), task_id, variant_id)
+
+
+def _other_tools(messages: list, names: tuple[str, ...]) -> dict[str, int]:
+    """The tools other than the ask tools that a sample called, with how often."""
+    counts: dict[str, int] = {}
+    for m in messages:
+        for call in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
+            name = call.get("function") if isinstance(call, dict) else None
+            if isinstance(name, str) and name not in names:
+                counts[name] = counts.get(name, 0) + 1
+    return counts
 
 
 def _ask_calls(messages: list, names: tuple[str, ...]) -> tuple[list[str], list[str | None], list[int]]:
@@ -453,7 +509,9 @@ def _add_task(task: dict[str, Any], file: Path, line: int, where: str, out: Coll
         out.add(file, line, task)
     elif tasks[key][0] != task:
         raise RowError("blockers", f"{where}: metadata describes task {task['variant_id']!r} otherwise than"
-                       f" {tasks[key][1]} does (blockers {task['blockers']} vs {tasks[key][0]['blockers']})")
+                       f" {tasks[key][1]} does (blockers {task['blockers']} vs {tasks[key][0]['blockers']}). If the"
+                       " two are different versions of the task (each spec registering its own blockers), give each"
+                       " its own metadata 'variant_id'; if they are one task, register the same blockers in both")
 
 
 def _count_missing(log: Any, present_ids: set[tuple[str, int]], n_samples: int, out: Collected) -> None:
@@ -473,3 +531,45 @@ def _count_missing(log: Any, present_ids: set[tuple[str, int]], n_samples: int, 
         n = max(0, (ds.samples or 0) * epochs - n_samples)
     if n:
         out.skip(f"sample × epoch an Inspect eval that stopped part-way ({log.status}) never ran", n)
+
+
+#: a tool whose name holds one of these may be an ask tool (validate asks whether it is)
+ASK_LIKE = ("ask", "clarif", "question", "user", "human")
+
+
+def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None) -> list[str]:
+    """What ``ambiglib validate`` says about how Inspect logs were mapped.
+
+    * a tool the samples called whose name looks like asking (ask, clarif, question, user, human) but is not
+      one of the ask tools: its calls are no questions;
+    * an eval whose plan does not name the ask tool but whose samples called it (a custom solver's
+      ``state.tools``): every sample of it counted as run with the tool.
+    """
+    from ..runset import shared_metas
+
+    names = tuple(ask_tools) if ask_tools is not None else ASK_TOOLS
+    out: list[str] = []
+    looks: dict[str, list] = {}
+    inferred: dict[str, tuple[str, int]] = {}
+    runs = rs.runs
+    for meta, model in zip(shared_metas(runs), runs["model"].astype(object)):
+        info = meta.get("inspect") if isinstance(meta, dict) else None
+        if not isinstance(info, dict):
+            continue
+        for name, n in (info.get("tools_called") or {}).items():
+            if name not in names and any(w in name.lower() for w in ASK_LIKE):
+                entry = looks.setdefault(name, [0, 0, set()])
+                entry[0] += 1
+                entry[1] += int(n)
+                entry[2].add(str(model))
+        if info.get("ask_tool_from"):
+            eval_id = str(info.get("eval_id"))
+            inferred[eval_id] = (f"{model}: {info['ask_tool_from']}", inferred.get(eval_id, ("", 0))[1] + 1)
+    for name, (n_runs, n_calls, models) in sorted(looks.items()):
+        out.append(f"tool {name!r} was called {n_calls} time(s) in {n_runs} run(s) ({', '.join(sorted(models)[:3])})"
+                   f" and looks like an ask tool, but the mapping's ask tools are {', '.join(names)}: its calls are"
+                   f" not questions. If it asks the user, name it: ambiglib.load(..., ask_tools=[{name!r}]),"
+                   f" --ask-tool {name}, or the report parameter ask_tools")
+    for eval_id, (what, n) in sorted(inferred.items()):
+        out.append(f"eval {eval_id} ({n} runs): the ask tool was {what.split(': ', 1)[1]} ({what.split(': ', 1)[0]})")
+    return out

@@ -25,10 +25,10 @@ def errors_frame(errors: list[LoadError]) -> pd.DataFrame:
 
 
 def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False,
-                  loaded: tuple[Any, list] | None = None) -> Path:
+                  loaded: tuple[Any, list] | None = None, **mapping: Any) -> Path:
     """Load a run log leniently (or take ``loaded``, what such a load gave) and write ``summary.md``,
-    ``summary.csv`` and ``rejected.csv``."""
-    runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet)
+    ``summary.csv`` and ``rejected.csv``; ``mapping`` is ``load``'s Inspect AI options (``ask_tools=``)."""
+    runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet, **mapping)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = runset.summary()

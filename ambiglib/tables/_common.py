@@ -23,11 +23,20 @@ class Table(pd.DataFrame):
     display for ``attrs``. The plain-text ``repr`` is the DataFrame's own.
     """
 
-    _metadata: list[str] = []
+    #: the run set the table was computed from (kept through slicing and copies, for :meth:`evidence`)
+    _metadata: list[str] = ["_runset"]
+    _runset = None
 
     @property
     def _constructor(self):
         return Table
+
+    def evidence(self, row):
+        """The runs, questions and judge labels behind ``row`` (a position, or the row itself): an
+        :class:`ambiglib.evidence.Evidence` with ``runs``, ``questions`` and ``labels`` frames."""
+        from ..evidence import evidence
+
+        return evidence(self, row)
 
     def _repr_html_(self) -> str | None:
         import html
@@ -39,6 +48,38 @@ class Table(pd.DataFrame):
         body = super()._repr_html_()  # the cells escaped, as pandas escapes them
         tail = f"<p><em>note: {html.escape(str(note))}</em></p>" if note else ""
         return f"<div>{head}{body}{tail}</div>"
+
+
+def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str]) -> pd.DataFrame:
+    """Record in ``table.attrs["empty"]`` (column → why) why each of these columns shows "–" where it does: a
+    reason is kept only for a column that holds a missing value, and a column keeps its first reason.
+
+    Every "–" a table shows carries such a reason (the cause, and the fix where there is one): the notebooks,
+    the report and ``ambiglib compare`` print them under the table, and a test fails on a column with an
+    empty cell and no reason (:func:`unexplained`). Returns the table."""
+    have = dict(table.attrs.get("empty") or {})
+    for column, why in reasons.items():
+        if column in table.columns and column not in have and table[column].isna().any():
+            have[column] = why
+    if have:
+        table.attrs["empty"] = have
+    return table
+
+
+def unexplained(table: pd.DataFrame) -> list[str]:
+    """The columns of ``table`` with an empty cell and no reason for it in ``attrs["empty"]``."""
+    have = table.attrs.get("empty") or {}
+    return [str(c) for c in table.columns if table[c].isna().any() and c not in have]
+
+
+def empty_lines(table: pd.DataFrame) -> list[str]:
+    """What each "–" of ``table`` means, one line per reason: "– in a, b: why"."""
+    have = {c: why for c, why in (table.attrs.get("empty") or {}).items()
+            if c in table.columns and table[c].isna().any()}
+    by_reason: dict[str, list[str]] = {}
+    for column, why in have.items():
+        by_reason.setdefault(why, []).append(str(column))
+    return [f"– in {', '.join(cols)}: {why}" for why, cols in by_reason.items()]
 
 
 def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
@@ -56,6 +97,8 @@ def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
         out = fn(*args, **kwargs)
         table = Table(out)
         table.attrs = {**out.attrs, **({"caption": caption} if caption else {})}
+        if args and isinstance(args[0], RunSet):
+            object.__setattr__(table, "_runset", args[0])
         if k_param is not None and args and isinstance(args[0], RunSet):
             k = kwargs.get("k", k_param.default)
             few = _few_trials(args[0], table, k)

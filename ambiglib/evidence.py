@@ -1,0 +1,256 @@
+"""What is behind a number: the runs, questions and judge labels a row of a table was computed from.
+
+``table.evidence(row)`` (any table a function of :mod:`ambiglib.tables`, :mod:`ambiglib.headline` or
+:mod:`ambiglib.comparisons` returned) gives an :class:`Evidence`: the row's runs (each with where the log
+holds it: ``source``, and for an Inspect AI log its sample and epoch), their questions (text, the answer,
+the blocker it addressed, relevant or not) and their judge labels. The report writes one page of it for
+every row of its opening tables (:func:`write_evidence_pages`), every text escaped.
+
+Which runs are behind a row is read from the row itself: its columns that are columns of the runs
+(``benchmark``, ``suite``, ``model``, ``policy``, ``spec``, ``ask_tool``, ``protocol``, ``task_id``, ...)
+must match, and the table's scope (``attrs["scope"]``: the conditions its function fixes, e.g. ambiguous
+tasks with the ask tool for Ask-F1) narrows them. A row's ``policy`` is that of its with-tool runs: the
+runs without the tool it was compared against are those of the default policy (the library's rule,
+:func:`ambiglib.metrics.value_of_information`). A comparison row (``model_a``, ``model_b``) has the runs of
+both sides, ``side`` saying which. Error runs are listed too (the metrics leave them out: ``status``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .runset import RunSet, shared_metas
+
+__all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
+
+#: the columns of a row that select runs
+_KEYS = ("benchmark", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool", "protocol", "trial")
+#: what an evidence page shows of each run, question and label
+RUN_COLUMNS = ["side", "run_id", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool", "protocol",
+               "trial", "status", "score", "passed", "n_questions", "where"]
+QUESTION_COLUMNS = ["side", "run_id", "task_id", "trial", "q_index", "text", "response", "blocker_id", "relevant"]
+LABEL_COLUMNS = ["side", "run_id", "task_id", "facet", "label", "judge"]
+
+
+@dataclass
+class Evidence:
+    """The runs, questions and judge labels behind one row of a table."""
+
+    row: dict
+    runs: pd.DataFrame
+    questions: pd.DataFrame
+    labels: pd.DataFrame
+    scope: str
+
+    def __repr__(self) -> str:
+        return (f"Evidence({self.scope}: {len(self.runs)} runs, {len(self.questions)} questions,"
+                f" {len(self.labels)} labels)")
+
+    def _repr_html_(self) -> str:
+        return _page_body(self)
+
+
+def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: RunSet | None = None) -> Evidence:
+    """Return the runs, questions and judge labels behind ``row`` of ``table``.
+
+    Parameters
+    ----------
+    table : DataFrame
+        A table of ambiglib's (it remembers the run set it was computed from), or any frame whose rows name
+        run columns (then pass ``rs``).
+    row : int, mapping or Series
+        A row position (``table.iloc[row]``) or the row itself.
+    rs : RunSet, optional
+        The run set, for a frame that does not remember one.
+
+    Raises
+    ------
+    ValueError
+        The table remembers no run set and none is given, or ``row`` is out of range.
+    """
+    rs = rs if rs is not None else getattr(table, "_runset", None)
+    if rs is None:
+        raise ValueError("evidence: this table does not remember the run set it was computed from; pass rs=")
+    if isinstance(row, (int, np.integer)):
+        if not -len(table) <= row < len(table):
+            raise ValueError(f"evidence: row {row} of a table of {len(table)} rows")
+        values = table.iloc[int(row)].to_dict()
+    else:
+        values = dict(row)
+    scope = dict(table.attrs.get("scope") or {})
+    scope.update(_metric_scope(values))
+    runs = rs.runs
+    sides = _sides(values)
+    parts = []
+    for side, fixed in sides:
+        keep = np.ones(len(runs), dtype=bool)
+        for column, value in {**{k: v for k, v in values.items() if k in _KEYS}, **fixed}.items():
+            if _blank(value) or (column == "suite" and isinstance(value, str) and ", " in value):
+                continue
+            if column == "policy":  # the row's policy is its with-tool runs'; no-tool runs are the default's
+                tool = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
+                pol = runs["policy"].astype(object).to_numpy()
+                keep &= np.where(tool, pol == value, (pol == value) | (pol == "default"))
+                continue
+            keep &= _matches(runs[column], value)
+        for column, value in scope.items():
+            keep &= _matches(runs[column], value)
+        parts.append((side, keep))
+    frames = {"runs": [], "questions": [], "labels": []}
+    for side, keep in parts:
+        sub = rs._with_run_ids_of(keep)
+        r = sub.runs.assign(side=side)
+        frames["runs"].append(r)
+        where = r[["run_id", "task_id", "trial"]].astype(object)
+        frames["questions"].append(sub.questions.merge(where, on="run_id").assign(side=side))
+        frames["labels"].append(sub.labels.merge(where[["run_id", "task_id"]], on="run_id").assign(side=side))
+    runs_out = pd.concat(frames["runs"], ignore_index=True)
+    runs_out["where"] = _where(runs_out)
+    out = Evidence(values, runs_out.reindex(columns=RUN_COLUMNS).sort_values(["side", "task_id", "trial"]),
+                   pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS),
+                   pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS),
+                   _describe(values, scope))
+    for name in ("runs", "questions", "labels"):
+        frame = getattr(out, name)
+        if (frame["side"] == "").all():
+            setattr(out, name, frame.drop(columns="side").reset_index(drop=True))
+        else:
+            setattr(out, name, frame.reset_index(drop=True))
+    return out
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or value in ("–", "")
+
+
+def _matches(column: pd.Series, value: Any) -> np.ndarray:
+    if isinstance(value, (list, tuple, set)):
+        return column.astype(object).isin(list(value)).to_numpy(dtype=bool)
+    if column.name == "ask_tool":
+        value = value if isinstance(value, (bool, np.bool_)) else str(value).lower() == "true"
+        return column.to_numpy(dtype=bool, na_value=False) == bool(value)
+    if column.name == "trial":
+        return column.to_numpy(dtype=float) == float(value)
+    return (column.astype(object) == value).to_numpy(dtype=bool)
+
+
+def _sides(values: Mapping[str, Any]) -> list[tuple[str, dict]]:
+    """(side, fixed columns) for each side of a comparison row; one side, unnamed, for any other row."""
+    for key in ("model", "policy", "ask_tool"):
+        if f"{key}_a" in values and f"{key}_b" in values:
+            return [("a", {key: values[f"{key}_a"]}), ("b", {key: values[f"{key}_b"]})]
+    return [("", {})]
+
+
+def _metric_scope(values: Mapping[str, Any]) -> dict:
+    """The runs a comparison row's metric uses (:mod:`ambiglib.comparisons`), from its ``metric`` and
+    ``condition``."""
+    metric, condition = values.get("metric"), str(values.get("condition") or "")
+    if metric in ("ask_f1", "precision", "recall"):
+        return {"spec": "ambiguous", "ask_tool": True, "protocol": "solve"}
+    if metric == "calib_score":
+        return {"ask_tool": True, **({"protocol": "ask_only"} if "ask_only" in condition else {})}
+    if metric in ("gain_per_question", "score_gain_pp", "pass_gain_pp") or "with the ask tool (a) vs" in condition:
+        return {"spec": "ambiguous", "protocol": "solve"}
+    if metric in ("mean_score", "pass_at_k") and condition:
+        spec = "full" if condition.startswith("fully specified") else "ambiguous"
+        return {"spec": spec, "ask_tool": "without the ask tool" not in condition, "protocol": "solve"}
+    return {}
+
+
+def _describe(values: Mapping[str, Any], scope: Mapping[str, Any]) -> str:
+    shown = {k: v for k, v in values.items() if k in (*_KEYS, "model_a", "model_b", "policy_a", "policy_b",
+                                                        "metric", "agent") and not _blank(v)}
+    where = ", ".join(f"{k} {v}" for k, v in shown.items())
+    if scope:
+        where += " — runs with " + ", ".join(f"{k} = {v}" for k, v in scope.items())
+    return where
+
+
+def _where(runs: pd.DataFrame) -> list[str]:
+    """Where the log holds each run: its source (file:line), and an Inspect AI log's sample and epoch."""
+    out = []
+    for source, meta in zip(runs["source"].astype(object), shared_metas(runs)):
+        info = meta.get("inspect") if isinstance(meta, dict) else None
+        text = str(source) if source is not None else ""
+        if isinstance(info, dict) and "sample_id" in info:
+            text += f" (sample {info['sample_id']!r}, epoch {info.get('epoch')})"
+        out.append(text)
+    return out
+
+
+# ----------------------------------------------------------------------------- pages
+
+
+_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222}"
+          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
+          "padding:0.2em 0.5em;text-align:left;vertical-align:top}th{background:#f4f4f4}td.text{max-width:40em;"
+          "white-space:pre-wrap}.muted{color:#666}")
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return "<span class='muted'>–</span>"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return html.escape(str(value))
+
+
+def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
+    rows = []
+    for record in frame.astype(object).itertuples(index=False):
+        cells = "".join(f"<td class='text'>{_cell(v)}</td>" if c in text_columns else f"<td>{_cell(v)}</td>"
+                        for c, v in zip(frame.columns, record))
+        rows.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _page_body(ev: Evidence) -> str:
+    parts = [f"<p>{html.escape(ev.scope)}</p>",
+             f"<h2>Runs ({len(ev.runs)})</h2>",
+             "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
+             " listed but left out of every metric.</p>" if len(ev.runs) else "",
+             _html_table(ev.runs) if len(ev.runs) else "<p class='muted'>no runs</p>",
+             f"<h2>Questions ({len(ev.questions)})</h2>",
+             "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
+             " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
+             if len(ev.questions) else "",
+             _html_table(ev.questions, ("text", "response")) if len(ev.questions)
+             else "<p class='muted'>no questions: these runs asked nothing</p>",
+             f"<h2>Judge labels ({len(ev.labels)})</h2>",
+             _html_table(ev.labels) if len(ev.labels) else "<p class='muted'>no judge labels on these runs</p>"]
+    return "\n".join(p for p in parts if p)
+
+
+def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
+                         title: str | None = None, rs: RunSet | None = None) -> list[Path]:
+    """Write ``evidence/<name>/<i>.html`` in ``out_dir``, one page per row of ``table`` (nothing without
+    ``out_dir``); return the pages. Every text is escaped: a log's names and questions are untrusted."""
+    if not out_dir or len(table) == 0:
+        return []
+    folder = Path(out_dir) / "evidence" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    pages = []
+    caption = title or table.attrs.get("caption") or name
+    for i in range(len(table)):
+        ev = evidence(table, i, rs)
+        row = {k: v for k, v in table.iloc[i].to_dict().items() if not str(k).endswith(("_ci_low", "_ci_high"))}
+        shown = pd.DataFrame([row])
+        page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+                f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}</style></head><body>"
+                f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
+                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}{_page_body(ev)}</body></html>")
+        path = folder / f"{i}.html"
+        path.write_text(page, encoding="utf-8")
+        pages.append(path)
+    (folder / "rows.json").write_text(json.dumps({"rows": len(table)}), encoding="utf-8")
+    return pages

@@ -1,0 +1,198 @@
+"""Is agent A better than agent B: paired comparisons (ambiglib.comparisons, ``ambiglib compare``) on logs built by
+hand, checked against statsmodels and scipy on the same pairs and against counts by hand."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats as sps
+from statsmodels.stats.contingency_tables import mcnemar
+
+from ambiglib import comparisons
+from ambiglib.runset import RunSet
+from builders import q, run, task
+from conftest import write_jsonl
+
+# one pass/fail trial per task and model: A passes 0-8, B passes 0-1 and 9: b = 7 discordant for A, c = 1 for B
+A_PASS = set(range(9))
+B_PASS = {0, 1, 9}
+N = 12
+
+
+def _pass_fail() -> list[dict]:
+    recs = []
+    for t in range(N):
+        for model, passes in (("model-a", A_PASS), ("model-b", B_PASS)):
+            ok = t in passes
+            recs.append(run(task=f"t{t}", model=model, score=float(ok), passed=ok))
+    return recs
+
+
+def test_the_sides_keep_the_order_given_and_difference_is_a_minus_b():
+    rs = RunSet.from_records(_pass_fail())
+    ab = comparisons.paired_comparison(rs, a="model-a", b="model-b", n_boot=200)
+    ba = comparisons.paired_comparison(rs, a="model-b", b="model-a", n_boot=200)
+    assert (ab["model_a"].item(), ab["model_b"].item()) == ("model-a", "model-b")
+    assert (ba["model_a"].item(), ba["model_b"].item()) == ("model-b", "model-a")
+    assert ab["difference"].item() == pytest.approx((len(A_PASS) - len(B_PASS)) / N)
+    assert ba["difference"].item() == pytest.approx(-ab["difference"].item())
+    assert ba["difference_ci_low"].item() == pytest.approx(-ab["difference_ci_high"].item())
+    # with and without the tool: the order given, not True first
+    tool = [run(task=f"t{t}", model="m", ask_tool=tool_, score=float(tool_ or t < 3), passed=tool_ or t < 3)
+            for t in range(N) for tool_ in (True, False)]
+    rs = RunSet.from_records(tool)
+    out = comparisons.paired_comparison(rs, between="ask_tool", a=False, b=True, n_boot=200)
+    assert (out["ask_tool_a"].item(), out["ask_tool_b"].item()) == (False, True)
+    assert out["difference"].item() == pytest.approx(3 / N - 1)
+
+
+def test_pass_fail_with_one_trial_gets_the_exact_mcnemar_test_of_statsmodels():
+    rs = RunSet.from_records(_pass_fail())
+    row = comparisons.paired_comparison(rs, metric="mean_score", a="model-a", b="model-b", n_boot=200).iloc[0]
+    b = len(A_PASS - B_PASS)
+    c = len(B_PASS - A_PASS)
+    both, neither = len(A_PASS & B_PASS), N - len(A_PASS | B_PASS)
+    ref = mcnemar([[both, b], [c, neither]], exact=True)
+    assert row["test"] == f"exact McNemar ({b} vs {c} discordant)"
+    assert (row["statistic"], row["p_value"]) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    assert row["n_differing"] == b + c == 8
+    # pass@1 of one trial is the same outcome: the same test
+    pk = comparisons.paired_comparison(rs, metric="pass_at_k", k=1, a="model-a", b="model-b", n_boot=200).iloc[0]
+    assert pk["test"] == row["test"] and pk["p_value"] == pytest.approx(ref.pvalue)
+    # one-sided: the binomial test of b in b + c
+    one = comparisons.paired_comparison(rs, a="model-a", b="model-b", alternative="greater", n_boot=200).iloc[0]
+    assert one["p_value"] == pytest.approx(sps.binomtest(b, b + c, 0.5, alternative="greater").pvalue)
+    # fewer than 10 discordant pairs: the note says the test has little power
+    out = comparisons.paired_comparison(rs, a="model-a", b="model-b", n_boot=200)
+    assert "fewer than 10 tasks whose sides differ (as few as 8)" in out.attrs["note"]
+
+
+def test_scores_get_the_paired_permutation_test_of_scipy():
+    rng = np.random.default_rng(7)
+    scores = {m: rng.uniform(0, 1, size=(N, 3)) for m in ("model-a", "model-b")}
+    recs = [run(task=f"t{t}", model=m, trial=k + 1, score=float(scores[m][t, k]))
+            for m in scores for t in range(N) for k in range(3)]
+    rs = RunSet.from_records(recs)
+    row = comparisons.paired_comparison(rs, a="model-a", b="model-b", n_boot=200, seed=4).iloc[0]
+    x, y = scores["model-a"].mean(axis=1), scores["model-b"].mean(axis=1)  # each task's mean over its trials
+    ref = sps.permutation_test((x, y), lambda u, v, axis: u.mean(axis=axis) - v.mean(axis=axis),
+                               permutation_type="samples", vectorized=True, n_resamples=9999, rng=4)
+    assert row["test"] == "paired permutation (exact, 4,096 sign flips)"
+    assert (row["statistic"], row["p_value"]) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
+    assert row["difference"] == pytest.approx(x.mean() - y.mean())
+    # by hand: all 2^12 sign patterns of the per-task differences
+    d = x - y
+    null = np.array([np.mean(np.where(s, -d, d)) for s in itertools.product((False, True), repeat=N)])
+    eps = 1e-12
+    p = min(1.0, 2 * min((null <= d.mean() + eps).mean(), (null >= d.mean() - eps).mean()))
+    assert row["p_value"] == pytest.approx(p)
+    # Wilcoxon when asked for, on the same per-task values
+    wil = comparisons.paired_comparison(rs, a="model-a", b="model-b", test="wilcoxon", n_boot=200).iloc[0]
+    ref = sps.wilcoxon(x, y, zero_method="wilcox")
+    assert wil["test"].startswith("Wilcoxon") and wil["p_value"] == pytest.approx(ref.pvalue)
+    with pytest.raises(ValueError, match="needs one pass/fail trial per task and side"):
+        comparisons.paired_comparison(rs, a="model-a", b="model-b", test="mcnemar", n_boot=200)
+
+
+def test_a_task_where_a_side_asked_nothing_is_left_out_of_precision_values_interval_and_test():
+    recs = [task(f"t{t}", n_blockers=2) for t in range(6)]
+    for t in range(6):
+        # A asks on every task: one relevant, one irrelevant question (precision 0.5); B asks only on t0-t2,
+        # one relevant question each (precision 1); on t3-t5 B asks nothing: no precision there
+        recs.append(run(task=f"t{t}", model="model-a", score=1.0, questions=[q("b0"), q(None, "off topic?")]))
+        recs.append(run(task=f"t{t}", model="model-b", score=1.0, questions=[q("b1")] if t < 3 else []))
+    rs = RunSet.from_records(recs)
+    row = comparisons.paired_comparison(rs, metric="precision", a="model-a", b="model-b", n_boot=500).iloc[0]
+    assert row["n_tasks"] == 6 and row["n_pairs"] == 3
+    assert (row["value_a"], row["value_b"], row["difference"]) == (0.5, 1.0, -0.5)
+    # the interval is over the 3 tasks where both asked: every resample gives the same difference
+    assert (row["difference_ci_low"], row["difference_ci_high"]) == (-0.5, -0.5)
+    # the test uses the same 3 tasks: 2^3 flips, the observed difference is the most extreme
+    assert row["test"] == "paired permutation (exact, 8 sign flips)" and row["n_differing"] == 3
+    assert row["p_value"] == pytest.approx(2 / 8)
+    assert row["statistic"] == pytest.approx(-0.5)
+    # recall is defined on every task (each registers blockers): all 6 pairs
+    rec = comparisons.paired_comparison(rs, metric="recall", a="model-a", b="model-b", n_boot=200).iloc[0]
+    assert rec["n_pairs"] == 6 and rec["value_b"] == pytest.approx(3 / 12)
+
+
+def test_the_condition_is_printed_and_can_be_chosen():
+    recs = []
+    for t in range(N):
+        for m, shift in (("model-a", 0.2), ("model-b", 0.0)):
+            recs.append(run(task=f"t{t}", model=m, spec="full", ask_tool=False, score=0.5 + shift))
+            recs.append(run(task=f"t{t}", model=m, score=0.3 + (t % 3) / 10))
+    rs = RunSet.from_records(recs)
+    default = comparisons.paired_comparison(rs, n_boot=200)
+    assert default["condition"].item() == "ambiguous tasks with the ask tool" and default["difference"].item() == 0
+    full = comparisons.paired_comparison(rs, condition=("full", False), n_boot=200)
+    assert full["condition"].item() == "fully specified tasks without the ask tool"
+    assert full["difference"].item() == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="precision compares ambiguous tasks with the ask tool: it fixes its own runs"):
+        comparisons.paired_comparison(rs, metric="precision", condition=("full", False))
+    # a condition the log does not have: nothing to compare, naming what it has
+    none = comparisons.paired_comparison(rs, condition=("ambiguous", False), n_boot=200)
+    assert len(none) == 0
+    assert none.attrs["note"] == ("no solve runs on ambiguous tasks without the ask tool in this log (it has:"
+                                  " ambiguous tasks with the ask tool; fully specified tasks without the ask tool);"
+                                  " choose one with --condition")
+
+
+def test_nothing_to_compare_names_what_is_missing():
+    only_tool = RunSet.from_records([run(task=f"t{t}", model=m, score=1.0) for t in range(3)
+                                     for m in ("model-a", "model-b")])
+    out = comparisons.paired_comparison(only_tool, metric="gain_per_question", n_boot=100)
+    assert len(out) == 0 and out.attrs["note"].startswith(
+        "gain_per_question compares runs with and without the ask tool on the same ambiguous tasks, and this log has"
+        " no runs without the tool")
+    out = comparisons.paired_comparison(only_tool, metric="calib_score", n_boot=100)
+    assert out.attrs["note"].startswith("calib_score needs runs with the ask tool on both fully specified and"
+                                        " ambiguous tasks")
+    two = RunSet.from_records([run(task=f"t{t}", model=m, trial=k, score=1.0, passed=True) for t in range(3)
+                               for m in ("model-a", "model-b") for k in (1, 2)])
+    out = comparisons.paired_comparison(two, metric="pass_at_k", k=3, n_boot=100)
+    assert len(out) == 0 and out.attrs["note"].endswith(
+        "none of their 3 shared task(s) has a pass_at_k on both sides (fewer than k = 3 trials on a side; as few as 2"
+        " trials: set k to 2 (--k 2))")
+
+
+def test_compare_from_the_command_line_keeps_the_order_in_every_format(tmp_path):
+    log = write_jsonl(tmp_path / "log.jsonl", _pass_fail())
+    base = [sys.executable, "-m", "ambiglib", "compare", "--runs", str(log), "--n-boot", "200", "--a", "model-b",
+            "--b", "model-a"]
+    for fmt in ("table", "csv", "md", "json"):
+        done = subprocess.run([*base, "--format", fmt], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        if fmt == "json":
+            rows = json.loads(done.stdout)
+            assert (rows[0]["model_a"], rows[0]["model_b"]) == ("model-b", "model-a")
+            assert rows[0]["difference"] == pytest.approx(-0.5)
+        elif fmt == "csv":
+            from io import StringIO
+
+            frame = pd.read_csv(StringIO(done.stdout))
+            assert frame.loc[0, ["model_a", "model_b"]].tolist() == ["model-b", "model-a"]
+        else:
+            first = next(line for line in done.stdout.splitlines() if "model-b" in line)
+            assert first.index("model-b") < first.index("model-a")
+        if fmt == "table":
+            assert done.stdout.startswith("mean_score on ambiguous tasks with the ask tool; difference = model_a"
+                                          " − model_b")
+            assert "exact McNemar (1 vs 7 discordant)" in done.stdout
+            assert "note: 1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stdout
+        else:
+            assert "note: 1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stderr
+    full = subprocess.run([*base, "--condition", "full"], capture_output=True, text=True)
+    assert full.returncode == 1 and "no solve runs on fully specified tasks without the ask tool in this log" \
+        in full.stderr and "choose one with --condition" in full.stderr
+    bad = subprocess.run([*base, "--metric", "precision", "--condition", "full"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--condition applies to mean_score and pass_at_k" in bad.stderr
+    tool = subprocess.run([sys.executable, "-m", "ambiglib", "compare", "--runs", str(log), "--between", "ask_tool",
+                           "--a", "maybe", "--b", "true"], capture_output=True, text=True)
+    assert tool.returncode == 2 and "takes --a and --b as true or false (got 'maybe')" in tool.stderr
