@@ -115,7 +115,8 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
     runs_out = pd.concat(frames["runs"], ignore_index=True)
     runs_out["where"] = _where(runs_out)
     out = Evidence(values, runs_out.reindex(columns=RUN_COLUMNS).sort_values(["side", "task_id", "trial"]),
-                   pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS),
+                   pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS)
+                   .sort_values(["side", "task_id", "trial", "q_index"]),
                    pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS),
                    _describe(values, scope))
     for name in ("runs", "questions", "labels"):
@@ -128,7 +129,9 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
 
 
 def _blank(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value)) or value in ("–", "")
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return (isinstance(value, float) and np.isnan(value)) or (isinstance(value, str) and value in ("–", ""))
 
 
 def _matches(column: pd.Series, value: Any) -> np.ndarray:
@@ -193,7 +196,7 @@ def _where(runs: pd.DataFrame) -> list[str]:
 _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222}"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
           "padding:0.2em 0.5em;text-align:left;vertical-align:top}th{background:#f4f4f4}td.text{max-width:40em;"
-          "white-space:pre-wrap}.muted{color:#666}")
+          "white-space:pre-wrap;word-break:break-word}.muted{color:#666}")
 
 
 def _cell(value: Any) -> str:
@@ -214,20 +217,33 @@ def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame, dict]:
+    """``frame`` without the columns that hold one value throughout (returned apart), but ``always``."""
+    same = {c: frame[c].iloc[0] for c in frame.columns
+            if c not in always and len(frame) and frame[c].astype(object).nunique(dropna=False) == 1}
+    return frame.drop(columns=list(same)), same
+
+
 def _page_body(ev: Evidence) -> str:
+    runs, same = _varying(ev.runs.drop(columns="run_id"), ("task_id", "trial", "status", "score", "where"))
+    common = ", ".join(f"{k} {v}" for k, v in same.items() if not _blank(v))
+    questions = ev.questions.drop(columns=[c for c in ("run_id", "side") if c in ev.questions and
+                                           (c == "run_id" or ev.questions[c].nunique() <= 1)])
+    labels = ev.labels.drop(columns="run_id")
     parts = [f"<p>{html.escape(ev.scope)}</p>",
-             f"<h2>Runs ({len(ev.runs)})</h2>",
-             "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
-             " listed but left out of every metric.</p>" if len(ev.runs) else "",
-             _html_table(ev.runs) if len(ev.runs) else "<p class='muted'>no runs</p>",
              f"<h2>Questions ({len(ev.questions)})</h2>",
              "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
              " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
              if len(ev.questions) else "",
-             _html_table(ev.questions, ("text", "response")) if len(ev.questions)
+             _html_table(questions, ("text", "response")) if len(ev.questions)
              else "<p class='muted'>no questions: these runs asked nothing</p>",
+             f"<h2>Runs ({len(ev.runs)})</h2>",
+             f"<p class='muted'>every run: {html.escape(common)}</p>" if common else "",
+             "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
+             " listed, and left out of every metric.</p>" if len(ev.runs) else "",
+             _html_table(runs, ("where",)) if len(ev.runs) else "<p class='muted'>no runs</p>",
              f"<h2>Judge labels ({len(ev.labels)})</h2>",
-             _html_table(ev.labels) if len(ev.labels) else "<p class='muted'>no judge labels on these runs</p>"]
+             _html_table(labels) if len(ev.labels) else "<p class='muted'>no judge labels on these runs</p>"]
     return "\n".join(p for p in parts if p)
 
 

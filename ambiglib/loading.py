@@ -239,7 +239,7 @@ def _claim(folder: Path) -> str | None:
         return None
 
 
-def _units(root: Path) -> list[tuple[str, Path]]:
+def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path]]:
     """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the walk meets
     and ``("runlog-jsonl", file)`` for each canonical file outside them. Inside a log's folder, the walk
     looks on for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is loaded by
@@ -267,6 +267,8 @@ def _units(root: Path) -> list[tuple[str, Path]]:
             # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and not is_dir(p) and (not is_file(p) or os.access(p, os.R_OK))]
+            if strays is not None:  # a file no layout reads, outside every harness's folder: counted, not read
+                strays += [p for p in entries if not is_dir(p) and not is_jsonl(p) and not _is_inspect_log(p)]
         else:  # inside a harness's folder, a canonical log kept there (the harness's own .jsonl are not)
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and is_file(p) and os.access(p, os.R_OK) and looks_canonical(p)]
@@ -329,7 +331,22 @@ def _read_any(path: Path, *, quiet: bool, engine: Engine, inspect: Mapping[str, 
               ) -> tuple[RunSet, list[LoadError]]:
     """Read whatever run logs ``path`` holds, each by its layout (several in one folder are merged); ``inspect``
     is the Inspect AI reader's mapping options."""
-    units = _units(path) if path.is_dir() else []
+    strays: list[Path] = []
+    units = _units(path, strays) if path.is_dir() else []
+    runset, errors = _read_units(path, units, quiet=quiet, engine=engine, inspect=inspect)
+    if strays and units and not any(name.startswith("runlog-parquet") or name == "runlog-snapshot"
+                                    for name, _ in units):
+        skipped = dict(runset.skipped)
+        first = strays[0].relative_to(path) if strays[0].is_relative_to(path) else strays[0]
+        reason = (f"file in the log's folder that is no run log of any layout ambiglib reads, not read (first:"
+                  f" {first})")
+        skipped[reason] = skipped.get(reason, 0) + len(strays)
+        object.__setattr__(runset, "skipped", skipped)  # the same run set: what the load worked out is kept
+    return runset, errors
+
+
+def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engine: Engine,
+                inspect: Mapping[str, Any] | None) -> tuple[RunSet, list[LoadError]]:
     by_name = {layout.name: layout for layout in LAYOUTS}
     if len({name for name, _ in units}) > 1 or sum(name not in _FILE_UNITS for name, _ in units) > 1:
         # several logs in one folder: each is read by its own layout, all are loaded

@@ -23,7 +23,7 @@ plt = OnFirstUse("matplotlib.pyplot")
 sns = OnFirstUse("seaborn")
 
 __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap", "pass_rates",
-           "shift_heatmap", "variant_distribution", "flag_heatmap"]
+           "shift_heatmap", "variant_distribution", "flag_heatmap", "scores_by_condition", "differences"]
 
 
 def _style(style: str = "whitegrid") -> None:
@@ -160,7 +160,8 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
         return _nothing(calibration, "ask rates to draw", ax)
     panels = _panels(calibration, col, ax, "ask_calibration")
     own = ax is None
-    fig, axes = _axes(panels, ax, 4.0, 4.2, extra_width=2)
+    longest = max(len(str(v)) for v in calibration[hue]) if hue in calibration else 10
+    fig, axes = _axes(panels, ax, 4.0, 4.2, extra_width=max(2.0, 0.6 + 0.085 * longest))  # the legend's room
     for ax, panel in zip(axes, panels):
         data = calibration if panel is None else calibration[calibration[col] == panel]
         ax.plot([0, 1], [0, 1], color="0.7", ls=":", lw=1, zorder=0)  # asks regardless of ambiguity
@@ -474,4 +475,97 @@ def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
         fig.suptitle("ask_user failure flags (% of asking trials)")
         fig.tight_layout()
         fig.colorbar(axes[0].collections[0], ax=axes, label="% of asking trials", shrink=0.5, pad=0.02)
+    return fig
+
+
+def scores_by_condition(payoff: pd.DataFrame, *, col: str | None = "benchmark", ax=None):
+    """Plot each agent's mean score fully specified, on ambiguous tasks without the ask tool and with it, with
+    their intervals: how much asking recovers of what ambiguity costs.
+
+    Parameters
+    ----------
+    payoff : pandas.DataFrame
+        :func:`ambiglib.headline.payoff` output (``agent``, ``score_full``, ``score_no_tool``,
+        ``score_with_tool`` and their ``_ci_low``/``_ci_high``).
+    """
+    _style()
+    conditions = [("score_full", "fully specified", "#4c72b0", "s"), ("score_no_tool", "ambiguous, no ask tool",
+                  "#c44e52", "X"), ("score_with_tool", "ambiguous, with the ask tool", "#55a868", "o")]
+    shown = [c for c in conditions if c[0] in payoff and payoff[c[0]].notna().any()]
+    data = payoff[payoff[[c[0] for c in shown]].notna().any(axis=1)] if shown else payoff.iloc[:0]
+    if len(data) == 0:
+        return _nothing(payoff, "scores to draw", ax)
+    panels = _panels(data, col, ax, "scores_by_condition")
+    own = ax is None
+    rows = max(len(data[data[col] == p]) if p is not None else len(data) for p in panels)
+    fig, axes = _axes(panels, ax, 4.6, max(2.4, 1.0 + 0.6 * rows))
+    for ax, panel in zip(axes, panels):
+        block = data if panel is None else data[data[col] == panel]
+        agents = list(block["agent"])
+        y = np.arange(len(agents))
+        for i, (name, label, color, marker) in enumerate(shown):
+            offset = (i - (len(shown) - 1) / 2) * 0.18
+            v = block[name].to_numpy(float)
+            ok = ~np.isnan(v)
+            lo, hi = block.get(f"{name}_ci_low"), block.get(f"{name}_ci_high")
+            if lo is not None and hi is not None:
+                err = np.vstack([v - lo.to_numpy(float), hi.to_numpy(float) - v])[:, ok]
+                ax.errorbar(v[ok], y[ok] + offset, xerr=err, fmt="none", ecolor=color, alpha=0.6, lw=1.2, capsize=2)
+            ax.scatter(v[ok], y[ok] + offset, color=color, marker=marker, s=55, zorder=3, label=label,
+                       edgecolor="white")
+        ax.set_yticks(y, agents)
+        ax.set(xlim=(-0.03, 1.03), ylim=(len(agents) - 0.5, -0.5), xlabel="mean score",
+               title=str(panel) if panel is not None else "")
+        ax.title.set_fontsize(MIN_FONT + 2)
+    handles = [plt.Line2D([], [], marker=m, ls="", color=c, label=lab) for _, lab, c, m in shown]
+    if not own:
+        axes[0].legend(handles=handles, frameon=False, fontsize=MIN_FONT)
+        return fig
+    fig.suptitle("Mean score by condition (95% intervals)")
+    _below(fig, handles)
+    return fig
+
+
+def differences(comparison: pd.DataFrame, *, col: str = "what", ax=None):
+    """Plot paired differences between agents with their intervals (a forest plot), one panel per metric.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        :func:`ambiglib.headline.agent_comparison` (or :func:`ambiglib.comparisons.paired_comparison`) output:
+        ``difference``, ``difference_ci_low``, ``difference_ci_high``, ``model_a``, ``model_b``; a ``verdict``
+        colours the clear differences.
+    """
+    _style()
+    data = _rows(comparison, ["difference", "difference_ci_low", "difference_ci_high"])
+    if len(data) == 0:
+        return _nothing(comparison, "differences to draw", ax)
+    if col not in data:
+        data, col = data.assign(_panel=data.get("metric", "difference")), "_panel"
+    panels = _panels(data, col, ax, "differences")
+    own = ax is None
+    rows = max(len(data[data[col] == p]) for p in panels)
+    # one panel a row, as wide as a page: the labels (benchmark, the two agents) need the room
+    fig, axes = _axes(panels, ax, 9.5, max(1.6, 0.8 + 0.42 * rows))
+    several = "benchmark" in data and data["benchmark"].nunique() > 1
+    for ax, panel in zip(axes, panels):
+        block = data[data[col] == panel]
+        labels = [(f"{b}: " if several else "") + f"{a} − {m}" + (f" ({p})" if p not in (None, "default") else "")
+                  for b, a, m, p in zip(block.get("benchmark", [""] * len(block)), block["model_a"], block["model_b"],
+                                        block.get("policy", [None] * len(block)))]
+        y = np.arange(len(block))
+        clear = block["verdict"].str.endswith(" higher").to_numpy() if "verdict" in block else np.zeros(len(block), bool)
+        v = block["difference"].to_numpy(float)
+        err = np.vstack([v - block["difference_ci_low"].to_numpy(float), block["difference_ci_high"].to_numpy(float) - v])
+        for i in range(len(block)):
+            color = "#c44e52" if clear[i] else "0.35"
+            ax.errorbar(v[i], y[i], xerr=err[:, [i]], fmt="o", color=color, ecolor=color, capsize=3, ms=6)
+        ax.axvline(0, color="0.6", lw=0.9, ls="--")
+        ax.set_yticks(y, labels)
+        ax.set(ylim=(len(labels) - 0.5, -0.5), xlabel="difference (a − b)", title=str(panel))
+        ax.title.set_fontsize(MIN_FONT + 2)
+    if not own:
+        return fig
+    fig.suptitle("Paired differences between agents (95% intervals; red: a clear difference after Holm)")
+    fig.tight_layout()
     return fig

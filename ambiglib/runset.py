@@ -71,6 +71,27 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
     return frame[keep].reset_index(drop=True)
 
 
+def _called_from_outside() -> bool:
+    """Whether RunSet.filter was called by a user (a notebook, a script), not by ambiglib itself: the library
+    filters for conditions a log may well not have (no fully specified runs), which is no typo."""
+    import sys
+
+    caller = sys._getframe(2).f_globals.get("__name__", "")
+    return not (caller == "ambiglib" or caller.startswith("ambiglib."))
+
+
+def _warn_kept_nothing(runs: pd.DataFrame, criteria: dict) -> None:
+    """``rs.filter(model="typo")`` keeps no run: warned as ``load(filters=...)`` warns, with the values the log
+    has in each column filtered."""
+    import warnings
+
+    from .filters import matched_nothing
+
+    dnf = [[(c, "in", list(v) if isinstance(v, (list, tuple, set, frozenset)) else [v]) for c, v in criteria.items()]]
+    warnings.warn(matched_nothing(dnf, lambda c: list(runs[c].dropna().astype(object).unique())), UserWarning,
+                  stacklevel=4)
+
+
 def run_metas(runs: pd.DataFrame) -> list[dict]:
     """Each run's ``meta`` (JSON text in the frame) as a dict, ``{}`` where it is null."""
     import json
@@ -178,7 +199,10 @@ class RunSet:
                 keep &= frame[column].isin(values).to_numpy(dtype=bool, na_value=False)
             return keep
 
-        return self._subset(mask(self.runs, False), _rows(self.tasks, mask(self.tasks, True)),
+        keep = mask(self.runs, False)
+        if not keep.any() and len(self.runs) and _called_from_outside():
+            _warn_kept_nothing(self.runs, {c: v for c, v in criteria.items() if v is not None})
+        return self._subset(keep, _rows(self.tasks, mask(self.tasks, True)),
                             _rows(self.blockers, mask(self.blockers, True)), {})
 
     def _with_run_ids_of(self, keep: np.ndarray) -> "RunSet":
@@ -377,8 +401,11 @@ class RunSet:
             n_runs=("_ok", "size"), n_tasks=("_task", "nunique"), n_ok=("_ok", "sum"),
             n_invalid=("_invalid", "sum"), n_timeout=("_timeout", "sum"), n_error=("_error", "sum"),
             n_asked=("_asked", "sum"), n_questions=("_q", "sum"), mean_score=("_score", "mean"),
-        )
-        return out.reset_index()
+        ).reset_index()
+        if out["mean_score"].isna().any():
+            out.attrs["empty"] = {"mean_score": "no run of this cell has a score (ask-only runs record whether the"
+                                                " agent asked, not a result; error runs are left out)"}
+        return out
 
     #: at most this many (benchmark, suite) rows and model names in the display
     DISPLAY_ROWS = 20

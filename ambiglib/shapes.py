@@ -113,6 +113,11 @@ def _tool_pairs(rs: RunSet) -> bool:
     return bool(_variants(_cell(amb, ask_tool=True)) & _variants(_cell(amb, ask_tool=False)))
 
 
+def _policies(rs: RunSet) -> bool:
+    tool = _cell(_ok(rs, read=None), spec="ambiguous", ask_tool=True, protocol="solve")
+    return tool["policy"].astype(object).nunique() > 1
+
+
 def _pass_outcomes(rs: RunSet) -> bool:
     return bool(_cell(_ok(rs), protocol="solve")["passed"].notna().any())
 
@@ -183,6 +188,8 @@ SHAPES: dict[str, Shape] = {s.name: s for s in (
           "add runs with the ask tool on the fully specified tasks as well as the ambiguous ones"),
     Shape("tool_pairs", "runs with and without the ask tool on the same ambiguous variants", _tool_pairs,
           "add runs without the ask tool on the ambiguous tasks run with it (or with it, on those run without)"),
+    Shape("policies", "runs with the ask tool under more than one ask policy (LHAW's personas or prompting"
+          " strategies)", _policies, "add runs of the same agents under other personas or strategies ('policy')"),
     Shape("categories", "runs with a framing category", _categories,
           "add each run's framing 'category' (a judge's reading of its answer, Ambig-DS §5.2)"),
     Shape("pass_outcomes", "solve runs with a pass/fail outcome", _pass_outcomes, "add each run's 'passed'"),

@@ -107,6 +107,9 @@ def paired_permutation(a, b, statistic: Callable[[np.ndarray], np.ndarray], *,
     name = f"paired permutation ({'exact, ' if exact else ''}{2 ** n if exact else n_resamples:,} sign flips)"
     if differing == 0 or not np.isfinite(observed):
         return PairedTest(name, observed, float("nan"), differing)
+    if n == 1:  # two flips, the observed and its mirror (scipy wants two or more pairs)
+        p = 1.0 if alternative == "two-sided" else (0.5 if (observed > 0) == (alternative == "greater") else 1.0)
+        return PairedTest(name, observed, p, differing)
     res = sps.permutation_test((np.arange(n), np.arange(n, 2 * n)), diff, permutation_type="samples",
                                vectorized=True, n_resamples=n_resamples, alternative=alternative, rng=seed)
     return PairedTest(name, observed, float(res.pvalue), differing)

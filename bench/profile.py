@@ -11,7 +11,7 @@ code cells in order (its parameters cell, then ``runs`` and ``out_dir`` as the r
 
 The log is loaded and written as the report's snapshot first (not timed), so every notebook opens it
 as it does inside ``ambiglib report``. Run ``python bench/profile.py --scale 1000`` (needs the ``dev``
-extra: ``pip install -e '.[dev]'``); ``--notebooks conventions,model_comparison`` limits the run,
+extra: ``pip install -e '.[dev]'``); ``--notebooks conventions,4_is_one_agent_better`` limits the run,
 ``--top`` sets the number of functions shown.
 """
 

@@ -34,21 +34,23 @@ conventions: "Optional[dict]" = None  # benchmark -> paper whose conventions it 
 n_boot: int = 2000  # bootstrap replicates (the papers use 10,000)
 seed: int = 0  # bootstrap seed
 k: int = 3  # pass@k counts a task solved in any of k attempts (the papers: 3); a task run fewer times has none
+ask_tools: "Optional[list]" = None  # Inspect AI logs: the ask tool's names, e.g. ["request_clarification"]; None: ask_user, ask_human, ask_question, clarify
+scorer: str = ""  # Inspect AI logs: the scorer whose value is each run's score; "": each sample's first
 out_dir: str = ""  # where `ambiglib report` collects tables and figures; "": nowhere
 snapshot: str = ""  # set by `ambiglib report`: its checked copy of `runs`, read instead; "": read `runs`'''
 
 SETUP = '''import pandas as pd
 
 import ambiglib
-from ambiglib import comparisons, metrics, plots, tables
+from ambiglib import comparisons, headline, metrics, plots, tables
 from ambiglib.report import render_table, show_figure, show_table
 
 pd.set_option("display.width", 200)
-rs, rejected = ambiglib.load(snapshot or runs, strict=False, quiet=True)
+rs, rejected = ambiglib.load(snapshot or runs, strict=False, quiet=True, ask_tools=ask_tools, scorer=scorer or None)
 rs = rs.filter(benchmark=benchmarks, model=models, suite=suites)'''
 
 LOADED = '''# NBVAL_CHECK_OUTPUT
-print(f"{len(rs.runs)} runs, {len(rs.tasks)} tasks; {len(rejected)} records rejected")'''
+print(f"{len(rs.runs)} runs, {len(rs.tasks)} tasks; {len(rejected)} records rejected; pass@k with k = {k}")'''
 
 
 def check(name: str) -> nbf.NotebookNode:
@@ -59,9 +61,11 @@ def check(name: str) -> nbf.NotebookNode:
                                           "jupyter": {"source_hidden": True, "outputs_hidden": True}})
 
 
-def table(expr: str, name: str, caption: str) -> list:
-    """A table, shown once (or the one line saying why it is empty), and its nbval copy."""
-    return [nbf.v4.new_code_cell(f"{name} = {expr}\nshow_table({name}, {name!r}, out_dir, caption={caption!r})"),
+def table(expr: str, name: str, caption: str, *, evidence: bool = False) -> list:
+    """A table, shown once (or the one line saying why it is empty), and its nbval copy; with ``evidence``, a
+    page per row listing the runs, questions and labels behind it."""
+    more = ", evidence=True" if evidence else ""
+    return [nbf.v4.new_code_cell(f"{name} = {expr}\nshow_table({name}, {name!r}, out_dir, caption={caption!r}{more})"),
             check(name)]
 
 
@@ -74,8 +78,50 @@ def md(text: str) -> list:
 
 
 SPECS: dict[str, list] = {
+    "1_does_it_ask_when_it_should": md(
+        "# Does each agent ask when it should?\n\nAn agent that asks well asks on ambiguous tasks and not on fully "
+        "specified ones. Per agent (a model under one ask policy), the share of its runs with the ask tool that asked "
+        "on each, and CalibScore: their harmonic mean with 1 − asks-on-full (Ambig-DS §4.3), 1 when it asks exactly "
+        "when it should. Rates with Wilson 95% intervals, CalibScore with a task bootstrap; a benchmark's suites "
+        "pooled (each suite: the papers' tables). Each row's runs and questions: its evidence page in the report "
+        "(`table.evidence(row)` in Python).")
+        + table("headline.asking(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "asking",
+                "Does each agent ask when it should?", evidence=True)
+        + figure("plots.ask_calibration(asking, hue='agent', style=None, col='benchmark')", "asking"),
+    "2_are_its_questions_good": md(
+        "# Are its questions good?\n\nOn ambiguous tasks with the ask tool: how much each agent asks, and whether "
+        "its questions address the task's registered blockers. Precision: relevant questions / questions; recall: "
+        "blockers addressed / registered blockers; Ask-F1: their harmonic mean, pooled over runs (HIL-Bench eq. 1, "
+        "Table 1). Task-bootstrap 95% intervals; a benchmark's suites pooled.")
+        + table("headline.question_quality(rs, n_boot=n_boot, seed=seed)", "question_quality",
+                "Are its questions good?", evidence=True)
+        + figure("plots.precision_recall(question_quality, hue='agent', col='benchmark')", "question_quality"),
+    "3_does_asking_pay_off": md(
+        "# Does asking pay off?\n\nEach agent's mean score fully specified, on ambiguous tasks without the ask tool, "
+        "and with it; the gain from the tool (with − without, percentage points), the gap left to full information "
+        "(with the tool − fully specified: the judgment gap, in mean score), and the gain per question asked (LHAW "
+        "Gain/Q). Task-bootstrap 95% intervals; invalid and timeout runs score 0, error runs are left out.")
+        + table("headline.payoff(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)", "payoff",
+                "Does asking pay off?", evidence=True)
+        + figure("plots.scores_by_condition(payoff)", "payoff")
+        + md("## With and without the ask tool, tested\n\nPer agent, its score on the ambiguous tasks run both "
+             "ways, paired by task: the difference with its interval and the test fitted to the outcome (exact "
+             "McNemar for one pass/fail trial per task, else a paired permutation test), Holm over the rows.")
+        + table("comparisons.paired_comparison(rs, metric='mean_score', between='ask_tool', n_boot=n_boot, seed=seed,"
+                " conventions=conventions, pool_suites=True)", "tool_comparison",
+                "With vs without the ask tool: mean score", evidence=True),
+    "4_is_one_agent_better": md(
+        "# Is one agent better than another?\n\nEvery two models under one ask policy, paired by task: the "
+        "difference in CalibScore, Ask-F1, the score with the ask tool and the gain from asking, each with a "
+        "task-bootstrap 95% interval and the test fitted to the outcome; Holm's adjustment over the whole table. A "
+        "verdict needs an interval that excludes 0 and an adjusted p below 0.05; below 10 tasks whose sides "
+        "differ, no test has the power to tell (Miller 2024, *Adding Error Bars to Evals*). `ambiglib compare` "
+        "gives any one of these from the command line.")
+        + table("headline.agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
+                "agent_comparison", "Is one agent better than another?", evidence=True)
+        + figure("plots.differences(agent_comparison)", "agent_comparison"),
     "quickstart": md(
-        "# Quickstart: load a run log\n\nLoads a run log — canonical JSON Lines or Parquet, or a harness's own "
+        "# What the log holds\n\nQuickstart: loads a run log — canonical JSON Lines or Parquet, or a harness's own "
         "output (HIL-Bench, Ambig-DS, LHAW) — into its five tidy frames, `runs`, `questions`, `labels`, `tasks`, "
         "`blockers`, and summarises it. Every rejected record is listed with its file, line and field; nothing "
         "is dropped silently. The data contract is in `docs/runlog.md`.")
@@ -115,7 +161,7 @@ SPECS: dict[str, list] = {
         + table("tables.ask_diagnostics(rs, kind='under_ask', conventions=conventions)", "under_asking",
                 "Ambig-DS Table 15: under-asking on ambiguous tasks"),
     "hilbench_judgment_gap": md(
-        "# HIL-Bench: the judgment gap\n\npass@3 with full information and with `ask_human()`, the gap, and "
+        "# HIL-Bench: the judgment gap\n\npass@k (k: the notebook parameter; the paper's 3, printed above) with full information and with `ask_human()`, the gap, and "
         "selective escalation: blocker recall, question precision and Ask-F1 (the paper's definitions) — "
         "HIL-Bench Table 1 and Figure 1B.")
         + table("tables.judgment_gap(rs, k=k, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)", "judgment_gap",
@@ -124,9 +170,9 @@ SPECS: dict[str, list] = {
                  " agent=judgment_gap['model'] + judgment_gap['policy'].map(lambda p: '' if p in ('default', '–')"
                  " else f' ({p})')), col='panel', hue='agent')", "precision_recall")
         + md("## The leaderboard (Table 8)\n\nPass@3 with `ask_human()`, precision, recall and Ask-F1, pooled over both "
-             "domains and per domain, ranked by the pooled pass@3.")
+             "domains and per domain, ranked by the pooled pass@k.")
         + table("tables.leaderboard(rs, k=k, conventions=conventions)", "leaderboard", "HIL-Bench Table 8: leaderboard")
-        + md("## Pass rates in the three conditions (Figure 1A)\n\npass@3 with full information, on the ambiguous "
+        + md("## Pass rates in the three conditions (Figure 1A)\n\npass@k with full information, on the ambiguous "
              "task without the tool, and with it; `combined` pools both domains' tasks.")
         + table("tables.pass_rates(rs, k=k, conventions=conventions)", "pass_rates", "HIL-Bench Figure 1A: pass rates")
         + figure("plots.pass_rates(pass_rates.assign(model=pass_rates['benchmark'] + ' · ' + pass_rates['model']))",
@@ -162,7 +208,7 @@ SPECS: dict[str, list] = {
         + table("tables.blocker_stats(rs)", "blocker_stats", "HIL-Bench Table 3: blocker statistics"),
     "lhaw_value_of_information": md(
         "# LHAW: value of information\n\nBaseline, Ask % (`variant_ask_pct`: share of variants with an asking "
-        "trial, as Table 3 prints), Avg/Traj, and pass@3 and checkpoint score without the tool (`mean_score`) with "
+        "trial, as Table 3 prints), Avg/Traj, and pass@k (the paper's pass@3 at k = 3) and checkpoint score without the tool (`mean_score`) with "
         "their gains and gains per question — LHAW Table 3; Figure 4 plots the score with the tool "
         "(`mean_score_with_tool`) against the gain per question.")
         + table("tables.value_of_information(rs, k=k, conventions=conventions)", "value_of_information", "LHAW Table 3: value of information")
@@ -186,7 +232,7 @@ SPECS: dict[str, list] = {
         + figure("plots.calls_heatmap(calls_per_trial)", "calls_heatmap"),
     "lhaw_dimensions": md(
         "# LHAW: information dimensions and segments removed\n\nPass@3 without the tool and its gain with it by "
-        "number of removed segments (Table 2), and pass@3 and checkpoint progress by information dimension (Tables 5 "
+        "number of removed segments (Table 2), and pass@k and checkpoint progress by information dimension (Tables 5 "
         "and 6); a variant counts under each of its dimensions.")
         + table("tables.segments_removed(rs, k=k, conventions=conventions)", "segments_removed", "LHAW Table 2: by number of segments removed")
         + table("tables.by_dimension(rs, k=k, conventions=conventions)", "by_dimension", "LHAW Tables 5/6: by information dimension")
@@ -216,7 +262,9 @@ SPECS: dict[str, list] = {
         + table("tables.composition(rs)", "composition", "What the run log holds"),
     "power_analysis": md(
         "# Power analysis\n\nHow many tasks a one-sided paired Wilcoxon test needs to detect a drop of Δ under "
-        "ambiguity, with the spread of per-task differences taken from the run log (Ambig-DS Full vs Ambig.).")
+        "ambiguity, with the spread of per-task differences taken from the run log (Ambig-DS Full vs Ambig.). "
+        "Each cell is a simulation: the table's note says what the grid is and why a cell can fall as tasks are "
+        "added (simulation noise; scipy's exact test up to 50 tasks, a normal approximation above).")
         + table("tables.power_analysis(rs, n_sim=1000, seed=seed)", "power", "Power to detect Δ by number of tasks"),
     "conventions": md(
         "# Conventions and coverage\n\nEach headline number under the paper's definition and the released "
@@ -231,21 +279,20 @@ SPECS: dict[str, list] = {
         + table("summary", "harness_summary", "The harnesses' own summary statistics")
         + table("tables.harness_anomalies(rs)", "harness_anomalies", "Anomalies in the harness output")
         + table("tables.coverage(rs)", "coverage", "Coverage of every cell"),
-    "model_comparison": md(
-        "# Paired comparisons\n\nDifferences between models on the tasks both ran (Ask condition, one comparison per "
-        "ask policy: policies are never pooled), with task-paired bootstrap CIs, two-sided Wilcoxon tests on the "
-        "per-task values, Holm adjustment over all pairs, and effect sizes (rank-biserial correlation, "
-        "common-language effect size).")
-        + table("comparisons.model_comparison(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "model_comparison",
-                "Paired model comparison: mean score")
-        + md("## Ask-F1 between models\n\nPooled Ask-F1 over the shared tasks, each side recomputed on the same "
-             "bootstrap draw of tasks.")
-        + table("comparisons.paired_comparison(rs, metric='ask_f1', n_boot=n_boot, seed=seed, conventions=conventions)",
-                "ask_f1_comparison", "Paired model comparison: Ask-F1")
-        + md("## With and without the ask tool\n\nEach model's mean score on ambiguous tasks with the tool against "
-             "without it, per with-tool policy.")
-        + table("comparisons.paired_comparison(rs, metric='mean_score', between='ask_tool', n_boot=n_boot, seed=seed,"
-                " conventions=conventions)", "tool_comparison", "With vs without the ask tool: mean score"),
+}
+
+
+#: Each notebook's part of the report, and its place in it: the researcher's questions first, then each paper's
+#: reproductions, then what the log and its harness hold (``notebook.metadata["ambiglib"]``; the report reads it)
+PARTS = {
+    "questions": ["1_does_it_ask_when_it_should", "2_are_its_questions_good", "3_does_asking_pay_off",
+                  "4_is_one_agent_better"],
+    "ambig-ds": ["ambigds_performance", "ambigds_calibration", "ambigds_framing", "ambigds_recognition",
+                 "ambigds_construction_audits"],
+    "hil-bench": ["hilbench_judgment_gap", "hilbench_questions", "hilbench_failure_modes", "hilbench_dataset"],
+    "lhaw": ["lhaw_value_of_information", "lhaw_ambiguity_classes", "lhaw_dimensions", "lhaw_strategies_and_personas",
+             "lhaw_ask_failures"],
+    "log": ["quickstart", "conventions", "power_analysis"],
 }
 
 
@@ -261,6 +308,8 @@ def build(name: str, body: list) -> nbf.NotebookNode:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     title, rest = body[0], body[1:]
     parameters = PARAMETERS + EXTRA_PARAMETERS.get(name, "")
+    part = next(p for p, names in PARTS.items() if name in names)
+    nb.metadata["ambiglib"] = {"part": part, "order": PARTS[part].index(name) + 1}
     nb.cells = [title, nbf.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
                 nbf.v4.new_code_cell(SETUP), nbf.v4.new_code_cell(LOADED), *rest]
     return nb

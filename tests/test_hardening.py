@@ -445,7 +445,7 @@ def test_a_killed_report_leaves_no_workers_or_kernels_and_no_partial_output(tmp_
     group: the workers' tracebacks came before the report's one line."""
     out = tmp_path / "report"
     proc = subprocess.Popen([sys.executable, "-m", "ambiglib", "report", "-q", "--runs", str(EXAMPLE), "--out",
-                             str(out), "--notebooks", "conventions", "model_comparison", "hilbench_judgment_gap"],
+                             str(out), "--notebooks", "conventions", "4_is_one_agent_better", "hilbench_judgment_gap"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.time() + 60
     workers: set[int] = set()
@@ -867,15 +867,18 @@ def test_every_table_on_a_log_missing_one_condition_gives_a_frame_or_a_metric_er
     (empty ones with a note) or a MetricError, never an exception from inside pandas."""
     import pandas as pd
 
-    from ambiglib import comparisons, tables
+    from ambiglib import comparisons, headline, tables
     from ambiglib.metrics import MetricError
+    from ambiglib.tables._common import unexplained
 
     rs = ambiglib.load(EXAMPLE, quiet=True)
     slices = [rs.filter(benchmark=b, **{col: v}) for b in sorted(set(rs.runs["benchmark"]))
               for col, values in (("ask_tool", (True, False)), ("spec", ("full", "ambiguous"))) for v in values]
     fns = {n: getattr(tables, n) for n in tables.__all__ if n != "selector_accuracy"}  # that one reads a CSV
     fns["model_comparison"] = comparisons.model_comparison
-    quick = {"performance": {"n_boot": 50}, "model_comparison": {"n_boot": 50}, "power_analysis": {"n_sim": 20}}
+    fns.update({name: getattr(headline, name) for name in headline.QUESTIONS})  # the report's opening too
+    quick = {"performance": {"n_boot": 50}, "model_comparison": {"n_boot": 50}, "power_analysis": {"n_sim": 20},
+             **{name: {"n_boot": 50} for name in headline.QUESTIONS}}
     for sub in slices:
         for name, fn in fns.items():
             try:
@@ -884,6 +887,7 @@ def test_every_table_on_a_log_missing_one_condition_gives_a_frame_or_a_metric_er
                 continue
             assert isinstance(out, pd.DataFrame), name
             assert len(out) or out.attrs.get("note"), f"{name}: an empty table without a note"
+            assert unexplained(out) == [], f"{name}: a '–' without a reason"
 
 
 def test_a_path_made_from_a_harness_csv_cell_never_leaves_the_run_folder(native, tmp_path):

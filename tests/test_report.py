@@ -57,20 +57,24 @@ def test_every_table_is_written_three_ways_and_every_figure_as_png(report):
 
 def test_notebooks_start_longest_first_and_the_report_lists_them_in_order(tmp_path):
     """The bundled notebooks start in the order of their measured time, longest first (with one worker,
-    they finish in that order); the index and the manifest list them as always, quickstart first."""
+    they finish in that order); the index and the manifest list them by part: the researcher's questions first,
+    then each paper's tables, then the log."""
     import json
 
     from ambiglib.report.runner import _MEASURED_SECONDS
 
-    names = ["quickstart", "ambigds_recognition"]
-    assert _MEASURED_SECONDS["ambigds_recognition"] > _MEASURED_SECONDS["quickstart"]
+    names = ["2_are_its_questions_good", "ambigds_recognition", "quickstart"]
+    assert _MEASURED_SECONDS["ambigds_recognition"] > _MEASURED_SECONDS["quickstart"] \
+        > _MEASURED_SECONDS.get("2_are_its_questions_good", 0.0)
     finished = []
     run_report(None, tmp_path / "out", notebooks=names, jobs=1, progress=lambda done, total, r: finished.append(r.name))
-    assert finished == ["ambigds_recognition", "quickstart"]
+    assert finished == ["ambigds_recognition", "quickstart", "2_are_its_questions_good"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert [e["notebook"] for e in manifest["notebooks"]] == names
     index = (tmp_path / "out" / "index.html").read_text()
-    assert index.index("quickstart.html") < index.index("ambigds_recognition.html")
+    # the section list: questions, then Ambig-DS, then the log
+    assert index.index("sections/2_are_its_questions_good.html") < index.index("sections/ambigds_recognition.html") \
+        < index.index("sections/quickstart.html")
 
 
 def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):
@@ -171,31 +175,72 @@ def _chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+def _dom(url: str, profile: Path) -> str:
+    """The page at ``url`` as headless Chromium renders it (its DOM after scripts and images)."""
+    return subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--virtual-time-budget=5000",
+                           "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+
+
 @pytest.mark.skipif(_chromium() is None, reason="headless Chromium is not installed (Debian package 'chromium';"
                     " .ci/run installs it where apt-get can)")
-def test_the_index_page_in_headless_chromium_shows_every_table_and_figure(report, tmp_path):
+def test_every_section_page_in_headless_chromium_shows_its_tables_and_figures(report, tmp_path):
     out, index, manifest = report
-    dom = subprocess.run([_chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                          "--virtual-time-budget=5000", "--dump-dom", index.as_uri()],
-                         capture_output=True, text=True, timeout=120).stdout
+    dom = _dom(index.as_uri(), tmp_path / "profile")
     assert "<h1>ambiglib report</h1>" in dom
     for n in manifest["notebooks"]:
+        if n["section"] is None:
+            assert not (n["tables"] or n["figures"]), n["notebook"]
+            continue
+        assert f'href="{n["section"]}"' in dom, f"section {n['notebook']} not linked from the index"
+        page = _dom((out / n["section"]).as_uri(), tmp_path / "profile")
         for t in n["tables"]:
             key = f"{n['notebook']}/{t['name']}"
-            match = re.search(rf"<table data-table=\"{re.escape(key)}\".*?</table>", dom, re.S)
-            assert match, f"table {key} missing from the rendered page"
-            assert match.group(0).count("<tr") == t["rows"] + 1  # header + every row
+            match = re.search(rf"<table [^>]*data-table=\"{re.escape(key)}\".*?</table>", page, re.S)
+            assert match, f"table {key} missing from its section page"
+            rows = match.group(0).count("<tr data-row=") if "class=\"compact\"" in match.group(0) \
+                else match.group(0).count("<tr") - 1  # header
+            assert rows == t["rows"], key
         for f in n["figures"]:
             key = f"{n['notebook']}/{f['name']}"
-            img = re.search(rf"<img [^>]*data-figure=\"{re.escape(key)}\"[^>]*>", dom)
+            img = re.search(rf"<img [^>]*data-figure=\"{re.escape(key)}\"[^>]*>", page)
             assert img and 'data-loaded="yes"' in img.group(0), f"figure {key} did not load in the browser"
 
 
+@pytest.mark.skipif(_chromium() is None, reason="headless Chromium is not installed (Debian package 'chromium';"
+                    " .ci/run installs it where apt-get can)")
+def test_a_headline_row_links_to_the_questions_behind_it(report, tmp_path):
+    """Issue 37 §4: from the opening's "are its questions good?" card, each agent links to a page listing the
+    runs and questions behind its row; followed in the browser, the page holds that row's question texts (as
+    ``table.evidence(row)`` gives them)."""
+    import html as html_
+
+    import ambiglib
+    from ambiglib import headline
+
+    out, index, _ = report
+    dom = _dom(index.as_uri(), tmp_path / "profile")
+    card = re.search(r"<section class=\"card\" data-question=\"question_quality\".*?</section>", dom, re.S).group(0)
+    links = re.findall(r'<a href="([^"]+)" data-evidence="(\d+)">([^<]+)</a>', card)
+    assert len(links) >= 3
+    rs = ambiglib.load(ROOT / "data" / "example")
+    table = headline.question_quality(rs, n_boot=50)
+    for href, row, agent in links:
+        i = int(row)
+        assert html_.unescape(agent) == table["agent"].iloc[i]
+        page = _dom((out / href).as_uri(), tmp_path / "profile")
+        ev = table.evidence(i)
+        texts = set(ev.questions["text"].astype(str))
+        assert texts, agent
+        shown = {html_.unescape(t) for t in re.findall(r"<td class=\"text\">([^<]*)</td>", page)}
+        assert texts <= shown, (agent, sorted(texts - shown)[:3])
+        assert f"Runs ({len(ev.runs)})" in page and f"Questions ({len(ev.questions)})" in page
+
+
 @pytest.mark.parametrize("yaml, message", [
-    ("n_bot: 200\n", "unknown parameter 'n_bot': no notebook of the report has it; the parameters are benchmarks,"
-                     " conventions, k, models, n_boot, runs, seed, selector_audit, suites"),
+    ("n_bot: 200\n", "unknown parameter 'n_bot': no notebook of the report has it; the parameters are ask_tools,"
+                     " benchmarks, conventions, k, models, n_boot, runs, scorer, seed, selector_audit, suites"),
     ("notebooks:\n  hilbench_gap:\n    n_boot: 5\n", "no notebook named 'hilbench_gap'; the notebooks are"
-                                                  " ambigds_calibration, ambigds_construction_audits"),
+                                                  " 1_does_it_ask_when_it_should, 2_are_its_questions_good"),
     ("notebooks:\n  quickstart:\n    selector_audit: x.csv\n", "notebooks: quickstart: unknown parameter"
                                                               " 'selector_audit'; quickstart has runs, benchmarks"),
     ("runs: /somewhere/else\n", "runs: '/somewhere/else' disagrees with --runs"),
@@ -222,7 +267,8 @@ def test_runs_from_the_params_file_and_from_the_command_line_agree(tmp_path):
     # every table shown but Table 9's judge panel, which the example's Ambig-DS runs do not carry
     assert manifest["notebooks"][0]["notes"] == [
         {"name": "objective_judges", "caption": "Ambig-DS Table 9: the objective-suite judges",
-         "note": "no judge labels of facet 'objective' in this log", "kind": "table"}]
+         "note": "no judge labels of facet 'objective' in this log: add the judges' labels of facet 'objective' to"
+                 " the runs (docs/runlog.md, labels)", "kind": "table"}]
 
 
 def test_notes_for_what_a_notebook_did_not_show(report):
@@ -230,7 +276,10 @@ def test_notes_for_what_a_notebook_did_not_show(report):
     notes = {(n["notebook"], x["name"]): x["note"] for n in manifest["notebooks"] for x in n["notes"]}
     assert notes[("ambigds_construction_audits", "selector_accuracy")].startswith("no selector audit given")
     page = index.read_text()
-    assert "Not shown:" in page and "no selector audit given" in page
+    # the one list on the index, and the section's own page
+    assert "What this log cannot answer, and what to add" in page and "No selector audit given" in page
+    section = (out / "sections" / "ambigds_construction_audits.html").read_text()
+    assert "Not shown here" in section and "no selector audit given" in section
     # each table once in the notebook's HTML: the nbval text copy stays in the .ipynb only
     html = (out / "hilbench_questions.html").read_text()
     assert "render_table(questions_per_task)" not in html

@@ -32,8 +32,10 @@ def test_pass_at_k_on_fewer_trials_says_why_and_k_fills_it(two_trials):
     gap = tables.judgment_gap(two_trials)
     hil = gap[gap["benchmark"] == "hil-bench"]
     assert hil["pass_at_k_with_tool"].isna().all()
-    assert "pass@3 is empty where a task was run fewer than 3 times" in gap.attrs["note"]
-    assert "as few as 1 trial" in gap.attrs["note"]  # (Ambig-DS runs each condition once)
+    # the reason each "–" of a pass@k column is one (issue 37: every empty value says why, and the fix)
+    why = gap.attrs["empty"]["pass_at_k_with_tool"]
+    assert "pass@3 is empty where a task was run fewer than 3 times" in why and "set k to 1" in why
+    assert "as few as 1 trial" in why  # (Ambig-DS runs each condition once)
     two = tables.judgment_gap(two_trials, k=2)
     assert two[two["benchmark"] == "hil-bench"]["pass_at_k_with_tool"].notna().all()
     # by hand, one cell: pass@2 of the first model with the tool on SQL = share of tasks solved in trial 1 or 2
@@ -46,11 +48,11 @@ def test_pass_at_k_on_fewer_trials_says_why_and_k_fills_it(two_trials):
     enough = ok.groupby("variant_id").size() >= 2
     per_task = ok[ok["variant_id"].map(enough)].groupby("variant_id")["passed"].apply(lambda p: float(p.any()))
     assert len(per_task) == 5 and cell["pass_at_k_with_tool"] == pytest.approx(per_task.mean()) == pytest.approx(0.2)
-    # the whole example: HIL-Bench's three trials fill pass@3; Ambig-DS runs each condition once, which the note says
+    # the whole example: HIL-Bench's three trials fill pass@3; Ambig-DS runs each condition once, which the reason says
     full = tables.judgment_gap(ambiglib.load(EXAMPLE, quiet=True))
     assert full[full["benchmark"] == "hil-bench"]["pass_at_k_with_tool"].notna().all()
     assert full[full["benchmark"] == "ambig-ds"]["pass_at_k_with_tool"].isna().all()
-    assert "as few as 1 trial" in full.attrs["note"]
+    assert "as few as 1 trial" in full.attrs["empty"]["pass_at_k_with_tool"]
 
 
 @pytest.mark.parametrize("yaml, message", [

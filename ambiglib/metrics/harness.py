@@ -136,7 +136,7 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
           ``delta_{ambig,ask}_ci95_{low,high}``, ``n_paired``, ``n_full``, ``n_ambig``, ``n_ask``;
           step 7 (``condition`` = the run name): ``intended_frac``, ``alternative_frac``,
           ``invalid_frac``, ``n_attempted`` (``n`` = task folders attempted).
-        - Ambig-DS metric track, ``normalize_scores.py``'s printed means (``condition`` ``""``):
+        - Ambig-DS metric track, ``normalize_scores.py``'s printed means (``condition`` null):
           ``S_full``, ``S_ambig_metric``, ``S_ambig_metric_clarify``, ``delta_ambig``, ``delta_ask``
           (NaN skipped, ``n`` = values averaged).
         - LHAW on MCP-Atlas (``coverage_stats_<label>.csv``, ``condition`` = the file's label):
@@ -167,8 +167,16 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["value"] = out["value"].astype(float)
     out["n"] = out["n"].astype("Int64")
+    out["condition"] = out["condition"].astype(object).where(out["condition"].astype(object) != "", None)
     if len(out) == 0:
         out.attrs["note"] = "no runs written by the HIL-Bench, Ambig-DS or MCP-Atlas harness in this log"
+    empty = {"condition": "the harness names no condition for these statistics (normalize_scores.py's means; an"
+                          " MCP-Atlas coverage file without a label)",
+             "value": "the harness computes none here: pandas' describe() has no standard deviation of one value, and"
+                      " a mean over no value is none"}
+    empty = {c: why for c, why in empty.items() if out[c].isna().any()}
+    if empty:
+        out.attrs["empty"] = empty
     return out
 
 
@@ -506,4 +514,5 @@ def harness_anomalies(rs: RunSet) -> pd.DataFrame:
                        columns=["benchmark", "suite", "model", "anomaly", "n_runs", "n_questions", "what"])
     if len(out) == 0:
         out.attrs["note"] = "no harness anomalies flagged in this log"
+        out.attrs["found_nothing"] = True  # a finding, not a gap: the report shows it
     return out

@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure"]
+__all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure",
+           "table_meta", "empty_lines"]
 
 
 def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
@@ -26,7 +27,25 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
         return table.attrs.get("note") or "(no rows)"
     text = _whole_rows_as_integers(table).to_string(index=False, na_rep="–",
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
-    return text + (f"\nnote: {table.attrs['note']}" if table.attrs.get("note") else "")
+    lines = [text] + ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
+    return "\n".join(lines)
+
+
+def empty_lines(table: pd.DataFrame) -> list[str]:
+    """What each "–" of ``table`` means (its ``attrs["empty"]``), one line per reason: "– in a, b: why"."""
+    from ..tables._common import empty_lines as lines
+
+    return lines(table)
+
+
+def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
+    """What the report keeps of a table beside its cells: its caption, note, the reasons for its "–"
+    (column → why, for the columns that have one) and its answer in words."""
+    empty = {str(c): why for c, why in (table.attrs.get("empty") or {}).items()
+             if c in table.columns and table[c].isna().any()}
+    return {"caption": caption or table.attrs.get("caption"), "note": table.attrs.get("note"), "empty": empty,
+            "gaps": [str(c) for c in table.attrs.get("gaps") or [] if str(c) in empty],
+            "answer": list(table.attrs.get("answer") or [])}
 
 
 #: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
@@ -83,17 +102,23 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     # tabulate prints its missing value only for None, not for NaN
     as_md = markdown_safe(shown).astype(object).where(shown.notna().to_numpy(), None)
     md = as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–", **numparse) + "\n"
-    if cut:
-        md += f"\n*{_markdown_cell(cut)}*\n"
+    meta = table_meta(table, caption)
+    below = [cut] + ([f"note: {meta['note']}"] if meta["note"] else []) + empty_lines(table)
+    for line in below:
+        if line:
+            md += f"\n*{_markdown_cell(line)}*\n"
     (out / f"{name}.md").write_text(md, encoding="utf-8")
     styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
     styler = styler.format_index(escape="latex", axis="columns")
     tex_caption = " — ".join(t for t in (caption, cut) if t)
     tex = styler.to_latex(hrules=True, caption=_latex_escape(tex_caption) if tex_caption else None,
                           label=f"tab:{name}", position="htbp")
+    notes = [line for line in below[1:] if line]
+    if notes:  # under the tabular, in the table float: what each "–" means
+        tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(_latex_escape(n) for n in notes)
+                          + "\n\\end{table}", 1)
     (out / f"{name}.tex").write_text(tex, encoding="utf-8")
-    if caption:
-        (out / f"{name}.caption.txt").write_text(caption, encoding="utf-8")
+    (out / f"{name}.meta.json").write_text(json.dumps(meta, ensure_ascii=False, default=str), encoding="utf-8")
     return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
 
 
@@ -207,6 +232,8 @@ def _counts_as_integers(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) -> None:
+    """Record for the report index what a notebook did not show and why (``kind``: ``table``, ``figure``, or
+    ``finding``: a table with nothing in it because nothing was found, which is shown, not listed as missing)."""
     if not out_dir:
         return
     out = Path(out_dir)
@@ -216,22 +243,29 @@ def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) ->
 
 
 def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
-               caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN):
+               caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN,
+               evidence: bool = False):
     """Save a table (:func:`save_table`) and return what a notebook shows for it.
 
     A table with rows is shown once, as escaped HTML that scrolls sideways when wide, counts
-    as integers; beyond ``max_rows`` rows, its first ``max_rows`` and a line saying how many more
+    as integers, its answer in words above it (``attrs["answer"]``), its note and what each "–" means
+    below it; beyond ``max_rows`` rows, its first ``max_rows`` and a line saying how many more
     the CSV holds. An empty table is not saved: its ``attrs["note"]`` ("no runs with registered
-    blockers and the ask tool in this log") is shown in one line and recorded for the report
-    index.
+    blockers and the ask tool in this log: add ...") is shown in one line and recorded for the report
+    index. With ``evidence``, a page per row lists the runs, questions and labels behind it
+    (:func:`ambiglib.evidence.write_evidence_pages`).
     """
     from IPython.display import HTML
 
     if len(table) == 0:
         note = table.attrs.get("note") or f"{name}: nothing to show in this log"
-        _note_file(out_dir, name, note, caption, "table")
+        _note_file(out_dir, name, note, caption, "finding" if table.attrs.get("found_nothing") else "table")
         return HTML(f"<p><em>{html.escape(note)}</em></p>")
     save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
+    if evidence and out_dir:
+        from ..evidence import write_evidence_pages
+
+        write_evidence_pages(table, name, out_dir, title=caption)
     head, cut = _shown_rows(_whole_rows_as_integers(_counts_as_integers(table.reset_index(drop=True))), name,
                             max_rows)
     shown = _as_text_cells(head)
@@ -239,8 +273,10 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     uid = re.sub(r"[^0-9A-Za-z_-]", "_", name)
     styler = shown.style.set_uuid(uid).format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
-    more = "".join(f"<p><em>{html.escape(line)}</em></p>" for line in (table.attrs.get("note"), cut) if line)
-    return HTML(f"<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
+    answer = "".join(f"<p>{html.escape(line)}</p>" for line in table.attrs.get("answer") or [])
+    more = "".join(f"<p><em>{html.escape(line)}</em></p>" for line in
+                   (table.attrs.get("note") and f"note: {table.attrs['note']}", *empty_lines(table), cut) if line)
+    return HTML(f"{answer}<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
 
 
 def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):

@@ -101,7 +101,10 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         notebook (named, with its cell).
     """
     nb_dir = Path(notebooks_dir) if notebooks_dir else bundled_notebooks()
-    paths = sorted(nb_dir.glob("*.ipynb"), key=lambda p: (p.stem != "quickstart", p.stem))  # quickstart first
+    info = {p.stem: notebook_info(p) for p in nb_dir.glob("*.ipynb")}
+    # by part (the researcher's questions, each paper's tables, the log), then each notebook's place in it
+    paths = sorted(nb_dir.glob("*.ipynb"), key=lambda p: (_PART_ORDER.index(info[p.stem]["part"]),
+                                                          info[p.stem]["order"], p.stem))
     if not paths:
         raise ReportError(f"{nb_dir}: no notebooks (*.ipynb) to run")
     if notebooks:
@@ -130,7 +133,7 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         with ReportFolder(out, inputs) as folder:
             assert folder.work is not None
             manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
-                                             progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file)
+                                             progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file, info)
             folder.commit(manifest)
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -142,6 +145,32 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     if failed:
         raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
     return out / "index.html"
+
+
+#: the report's parts in order (a notebook's ``metadata["ambiglib"]["part"]``; "other" for one without)
+_PART_ORDER = ["questions", "ambig-ds", "hil-bench", "lhaw", "log", "other"]
+
+
+def notebook_info(path: Path) -> dict:
+    """A notebook's part of the report and place in it (its ``metadata["ambiglib"]``), its title (the first
+    markdown heading; else its name) and description (the rest of that cell, as plain text)."""
+    import json
+    import re
+
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        nb = {}
+    meta = (nb.get("metadata") or {}).get("ambiglib") or {}
+    part = meta.get("part") if meta.get("part") in _PART_ORDER else "other"
+    first = next((c for c in nb.get("cells") or [] if c.get("cell_type") == "markdown"), None)
+    text = "".join(first.get("source") or "") if first else ""
+    heading = re.match(r"\s*#\s+(.+)", text)
+    title = heading.group(1).strip() if heading else path.stem
+    description = re.sub(r"[`*_]", "", text[heading.end():] if heading else text).strip()
+    order = meta.get("order")
+    return {"part": part, "order": order if isinstance(order, int) else 0, "title": title,
+            "description": " ".join(description.split())}
 
 
 #: the notebook parameters that select runs, and the runs column each names
@@ -176,8 +205,8 @@ def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
 
 def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
                   jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
-                  keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None
-                  ) -> tuple[dict, list[NotebookResult]]:
+                  keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None,
+                  info: dict[str, dict] | None = None) -> tuple[dict, list[NotebookResult]]:
     """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
     the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
     files where they will be, in ``final``.
@@ -195,7 +224,9 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     try:
         for _ in range(max(1, jobs)):
             pool.submit(warm)
-        loaded = load(runs, strict=False, quiet=True)
+        # the Inspect AI mapping the notebooks are given (ask_tools, scorer) is the load's
+        mapping = {k: common[k] for k in ("ask_tools", "scorer") if common.get(k)}
+        loaded = load(runs, strict=False, quiet=True, **mapping)
         _check_selection(loaded[0], common, per_notebook, params_file)
         write_summary(runs, out, quiet=True, loaded=loaded)
         snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
@@ -241,5 +272,5 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         import shutil
 
         shutil.rmtree(out / SNAPSHOT_DIR)
-    manifest = _write_index(out, ordered, runs, wall, nb_dir)
+    manifest = _write_index(out, ordered, runs, wall, nb_dir, info)
     return manifest, [r for r in ordered if r.error]

@@ -35,6 +35,8 @@ class NotebookResult:
     figures: list[str] = field(default_factory=list)
     #: what the notebook did not show, and why: ``{"name", "caption", "note", "kind"}``
     notes: list[dict] = field(default_factory=list)
+    #: its tables and figures in the order it saved them: ``("table" or "figure", name)``
+    order: list[tuple[str, str]] = field(default_factory=list)
 
 
 #: The kernels this worker has running (their managers): what :func:`_stop_now` kills on the way out.
@@ -237,6 +239,9 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
 
     result.tables = in_order("*.csv")
     result.figures = in_order("*.png")
+    saved = [(p.stat().st_mtime_ns, "table" if p.suffix == ".csv" else "figure", p.stem)
+             for pattern in ("*.csv", "*.png") for p in artifacts.glob(pattern)]
+    result.order = [(kind, stem) for _, kind, stem in sorted(saved)]
     for kind in ("table", "figure"):
         for path in sorted(artifacts.glob(f"*.{kind}-note.txt"), key=lambda p: p.stat().st_mtime_ns):
             result.notes.append({**json.loads(path.read_text(encoding="utf-8")), "kind": kind})
@@ -260,7 +265,7 @@ def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
 #: docs/performance.md). Only the order in which the notebooks start follows them: the longest first, so
 #: that the workers finish together instead of one running the last long notebook alone.
 _MEASURED_SECONDS = {
-    "conventions": 20.4, "hilbench_judgment_gap": 13.4, "model_comparison": 13.3, "hilbench_failure_modes": 12.4,
+    "conventions": 20.4, "hilbench_judgment_gap": 13.4, "hilbench_failure_modes": 12.4,
     "lhaw_strategies_and_personas": 11.3, "lhaw_ask_failures": 11.1, "lhaw_dimensions": 9.9,
     "ambigds_performance": 9.5, "lhaw_value_of_information": 7.5, "lhaw_ambiguity_classes": 7.3,
     "ambigds_calibration": 6.0, "hilbench_questions": 6.1, "power_analysis": 5.3, "ambigds_construction_audits": 5.2,

@@ -50,19 +50,26 @@ class Table(pd.DataFrame):
         return f"<div>{head}{body}{tail}</div>"
 
 
-def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str]) -> pd.DataFrame:
+def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str], *, gap: bool = False) -> pd.DataFrame:
     """Record in ``table.attrs["empty"]`` (column → why) why each of these columns shows "–" where it does: a
     reason is kept only for a column that holds a missing value, and a column keeps its first reason.
 
     Every "–" a table shows carries such a reason (the cause, and the fix where there is one): the notebooks,
     the report and ``ambiglib compare`` print them under the table, and a test fails on a column with an
-    empty cell and no reason (:func:`unexplained`). Returns the table."""
+    empty cell and no reason (:func:`unexplained`). ``gap``: the cause is something the log lacks and could
+    hold (the reason says what to add), not what the agent did (it asked nothing, so no precision): the report
+    lists the columns of ``attrs["gaps"]`` among what the log cannot answer. Returns the table."""
     have = dict(table.attrs.get("empty") or {})
+    gaps = list(table.attrs.get("gaps") or [])
     for column, why in reasons.items():
         if column in table.columns and column not in have and table[column].isna().any():
             have[column] = why
+            if gap:
+                gaps.append(column)
     if have:
         table.attrs["empty"] = have
+    if gaps:
+        table.attrs["gaps"] = gaps
     return table
 
 
@@ -99,13 +106,70 @@ def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
         table.attrs = {**out.attrs, **({"caption": caption} if caption else {})}
         if args and isinstance(args[0], RunSet):
             object.__setattr__(table, "_runset", args[0])
-        if k_param is not None and args and isinstance(args[0], RunSet):
-            k = kwargs.get("k", k_param.default)
-            few = _few_trials(args[0], table, k)
-            if few:
-                table.attrs["note"] = f"{table.attrs['note']}; {few}" if table.attrs.get("note") else few
+            k = kwargs.get("k", k_param.default) if k_param is not None else None
+            explain_empty(table, _common_reasons(args[0], table, k), gap=True)
+            explain_empty(table, _behaviour_reasons(table))
         return table
     return inner
+
+
+#: the columns of the papers' tables that are pass@k (or built from it)
+_PASS = ("pass_at_k", "pass_gain", "base_pass_at_k", "gap_pp")
+
+
+def _common_reasons(rs: RunSet, table: pd.DataFrame, k: int | None) -> dict[str, str]:
+    """Why the column families every table shares are empty where they are, for what the log lacks: pass@k (too
+    few trials for k, or no runs in the condition), the baseline (no fully specified runs), the scores of a
+    condition (no runs in it), precision, recall and Ask-F1 (questions not attributed to a blocker)."""
+    out: dict[str, str] = {}
+    nan = [c for c in table.columns if table[c].isna().any()]
+    if not nan:
+        return out
+    pass_cols = [c for c in nan if str(c).startswith(_PASS)]
+    if pass_cols and k is not None:
+        few = _few_trials(rs, table, k)
+        none = "or where the log has no runs of that task in the condition (add them)"
+        out.update({c: f"{few}, {none}" if few else f"pass@{k} is empty where the log has no runs of the tasks in the"
+                    " condition: add them" for c in pass_cols})
+        if "gap_pp" in pass_cols:
+            out["gap_pp"] = "a pass@k it subtracts is empty (see pass_at_k_full_info and pass_at_k_with_tool)"
+    for c in nan:
+        name = str(c)
+        if name.startswith(("base_mean_score", "base_pass_at_k")):
+            out.setdefault(c, "no runs of these tasks fully specified and without the tool: add them for a baseline")
+        elif name in ("mean_score", "mean_score_with_tool", "score_gain_pp", "variant_ask_pct", "trial_ask_pct",
+                      "s_full", "s_ambig", "s_ask"):
+            out.setdefault(c, "no scored runs of this agent's variants in the condition (with the ask tool, or without"
+                              " it, or fully specified): add that condition's runs")
+    note = str(table.attrs.get("note") or "")
+    if "not attributed to a blocker" in note:
+        for c in nan:
+            if str(c).startswith(("precision", "recall", "ask_f1", "relevant_per_run")):
+                out.setdefault(c, "questions not attributed to a blocker (the log does not say which blocker each"
+                                  " asked about): have the ask tool answer JSON with a 'blocker' field, or a scorer"
+                                  " record 'asked_blockers' (docs/importers.md)")
+    return out
+
+
+def _behaviour_reasons(table: pd.DataFrame) -> dict[str, str]:
+    """Why a column is empty where that is what the agents did, not what the log lacks: no question asked, so no
+    questions per asking run or gain per question; no interval where there is no value."""
+    out: dict[str, str] = {}
+    for c in table.columns:
+        name = str(c)
+        if not table[c].isna().any():
+            continue
+        if name in ("avg_per_traj", "questions_per_asking_run"):
+            out[c] = "no run with the ask tool asked a question: there is no asking run to average over"
+        elif name.endswith("_per_question") or name.endswith("_per_question_ci_low") \
+                or name.endswith("_per_question_ci_high"):
+            out[c] = "no question asked with the tool, or no gain (see the gain's column): a gain per question needs both"
+        elif name.endswith(("_ci_low", "_ci_high")):
+            base = name.rsplit("_ci_", 1)[0]
+            same = base in table.columns and table.loc[table[c].isna(), base].isna().all()
+            out[c] = f"no {base}, so no interval (see {base})" if same else \
+                "no bootstrap resample of the tasks gave a value"
+    return out
 
 
 def _few_trials(rs: RunSet, table: pd.DataFrame, k: int) -> str | None:
@@ -121,7 +185,8 @@ def _few_trials(rs: RunSet, table: pd.DataFrame, k: int) -> str | None:
         return None
     share = float((trials < k).mean())
     return (f"pass@{k} is empty where a task was run fewer than {k} times: {share:.0%} of task conditions, as few"
-            f" as {fewest} trial{'s' if fewest != 1 else ''} (the k parameter; the papers use 3)")
+            f" as {fewest} trial{'s' if fewest != 1 else ''} (set k to {fewest}: the k parameter, --k; the papers use"
+            " 3)")
 
 
 #: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows
@@ -152,10 +217,26 @@ def _per_benchmark(rs: RunSet, shape: Shape, build: Callable[[RunSet, Convention
     if parts:
         table = pd.concat(parts, ignore_index=True)
         table.attrs = {"note": "; ".join(caveats)} if caveats else {}
+        _merge_reasons(table, [(p["benchmark"].iloc[0], p.attrs) for p in parts])
         return table
     out = pd.DataFrame(columns=["benchmark", *[c for c in columns if c != "benchmark"]])
     out.attrs["note"] = "; ".join(notes) if notes else shape.note
     return out
+
+
+def _merge_reasons(table: pd.DataFrame, parts: list[tuple[str, dict]]) -> None:
+    """The reasons for the "–" of the benchmarks' parts of a table, kept in the whole (a column whose reasons
+    differ between benchmarks says each, naming the benchmark)."""
+    reasons: dict[str, dict[str, list[str]]] = {}
+    gaps: set[str] = set()
+    for bench, attrs in parts:
+        for column, why in (attrs.get("empty") or {}).items():
+            reasons.setdefault(column, {}).setdefault(why, []).append(str(bench))
+        gaps.update(attrs.get("gaps") or [])
+    joined = {c: next(iter(w)) if len(w) == 1 else "; ".join(f"{', '.join(b)}: {why}" for why, b in w.items())
+              for c, w in reasons.items()}
+    explain_empty(table, {c: why for c, why in joined.items() if c in gaps}, gap=True)
+    explain_empty(table, joined)
 
 
 def _condition(spec: str, ask_tool: bool) -> str:

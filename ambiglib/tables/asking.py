@@ -12,7 +12,7 @@ from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..shapes import SHAPES, Conventions, labels_of
 from ..stats import majority_vote
-from ._common import ConventionsArg, _per_benchmark
+from ._common import ConventionsArg, _per_benchmark, explain_empty
 
 __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]
 
@@ -32,8 +32,14 @@ def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed:
     """
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol=conv.calibration_protocol)
-        return metrics.ask_calibration(sub, by=("suite", "model", "policy", "protocol"), ci=ci, n_boot=n_boot,
-                                       seed=seed).drop(columns="n_excluded")
+        out = metrics.ask_calibration(sub, by=("suite", "model", "policy", "protocol"), ci=ci, n_boot=n_boot,
+                                      seed=seed).drop(columns="n_excluded")
+        for spec, column in (("fully specified", "ask_on_full"), ("ambiguous", "ask_on_ambiguous")):
+            why = f"this agent has no runs with the ask tool on {spec} tasks: add them"
+            explain_empty(out, {column: why, f"{column}_ci_low": why, f"{column}_ci_high": why,
+                                "calib_score": f"CalibScore needs runs with the ask tool on both specs: add the"
+                                               f" {spec} ones"}, gap=True)
+        return out
 
     return _per_benchmark(rs, SHAPES["calibration"], build, conventions=conventions,
                           columns=["suite", "model", "policy", "protocol", "n_ambiguous", "n_full", "ask_on_ambiguous",
@@ -124,7 +130,7 @@ def pass_rates(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) ->
     """Tabulate pass@k with full information, without the ask tool and with it, per model (HIL-Bench Figure 1A).
 
     ``scope="combined"`` pools every suite's tasks (HIL-Bench's SWE and SQL), then one row per
-    suite. Applies to every benchmark with pass/fail solve runs.
+    suite (a benchmark of one suite has only its rows). Applies to every benchmark with pass/fail solve runs.
 
     Returns
     -------
@@ -139,9 +145,11 @@ def pass_rates(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) ->
     """
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol="solve")
-        combined = _three_pass_rates(sub, k, conv.pass_estimator, ("model",)).assign(scope="combined")
         per_suite = _three_pass_rates(sub, k, conv.pass_estimator, ("suite", "model"))
-        out = pd.concat([combined, per_suite.rename(columns={"suite": "scope"})], ignore_index=True)
+        parts = [per_suite.rename(columns={"suite": "scope"})]
+        if sub.runs["suite"].nunique() > 1:  # one suite: its rows are the combined ones, shown once
+            parts.insert(0, _three_pass_rates(sub, k, conv.pass_estimator, ("model",)).assign(scope="combined"))
+        out = pd.concat(parts, ignore_index=True)
         order = {"combined": 0}
         return out[["model", "policy", "scope", *PASS_RATE_COLUMNS]].sort_values(
             ["model", "policy", "scope"], key=lambda c: c.map(lambda v: order.get(v, 1)) if c.name == "scope" else c
@@ -189,8 +197,10 @@ def _questions_per_task(rs: RunSet) -> pd.DataFrame:
         "questions_per_run": g["q"].mean(), "relevant_per_run": g["rel"].apply(lambda s: s.mean(skipna=False)),
         "questions_per_asking_run": g["q"].apply(lambda s: s[s > 0].mean() if (s > 0).any() else float("nan")),
         "max_questions": g["q"].max(),
-    })
-    return out.reset_index()
+    }).reset_index()
+    return explain_empty(out, {"relevant_per_run": "questions not attributed to a blocker (the log does not say which"
+                                                   " blocker each asked about): have the ask tool answer JSON with a"
+                                                   " 'blocker' field, or a scorer record 'asked_blockers'"}, gap=True)
 
 
 def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
@@ -199,15 +209,19 @@ def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, model, policy, scope`` (``combined``, then each suite), ``pass_at_k, precision,
-        recall, ask_f1``, sorted by combined pass@k within each benchmark; for every benchmark with
-        registered blockers and ask-tool runs.
+        ``benchmark, model, policy, scope`` (``combined``, then each suite; a benchmark of one suite has
+        only its rows), ``pass_at_k, precision, recall, ask_f1``, sorted by combined pass@k within each
+        benchmark; for every benchmark with registered blockers and ask-tool runs.
     """
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol="solve")
         tool = sub.filter(spec="ambiguous", ask_tool=True)
         rows, notes = [], []
-        for scope, by in (("combined", ("model", "policy")), ("per suite", ("suite", "model", "policy"))):
+        # one suite: its rows are the combined ones, shown once
+        scopes = (("combined", ("model", "policy")), ("per suite", ("suite", "model", "policy")))
+        if sub.runs["suite"].nunique() == 1:
+            scopes = scopes[1:]
+        for scope, by in scopes:
             p = metrics.pass_at_k(tool, k=k, by=by, estimator=conv.pass_estimator)
             f, note = _attributed_ask_f1(sub, by)
             notes += [note] if note and not notes else []
@@ -215,7 +229,8 @@ def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -
             merged["scope"] = "combined" if scope == "combined" else merged["suite"]
             rows.append(merged[["model", "policy", "scope", "pass_at_k", "precision", "recall", "ask_f1"]])
         out = pd.concat(rows, ignore_index=True)
-        rank = out[out["scope"] == "combined"].set_index(["model", "policy"])["pass_at_k"]
+        ranked = out[out["scope"] == "combined"] if (out["scope"] == "combined").any() else out
+        rank = ranked.set_index(["model", "policy"])["pass_at_k"]
         out["_rank"] = -pd.Series(list(zip(out["model"], out["policy"])), index=out.index).map(rank)
         order = {"combined": 0, "swe": 1, "sql": 2}
         out = out.sort_values(["_rank", "model", "policy", "scope"],

@@ -12,7 +12,7 @@ from ..metrics._common import _work
 from ..runset import RunSet
 from ..shapes import SHAPES
 from ..stats import wilcoxon_power, wilson_ci
-from ._common import _per_benchmark
+from ._common import _per_benchmark, explain_empty
 
 __all__ = ["blocker_stats", "ambiguity_classes", "variant_distribution", "coverage", "selector_accuracy",
            "composition", "power_analysis", "calls_per_trial"]
@@ -38,8 +38,9 @@ def blocker_stats(rs: RunSet) -> pd.DataFrame:
     parameters / contradictory requirements / ambiguous requirements), not the
     paper's three categories (harness-formats §5, item 24).
     """
-    return _per_benchmark(rs, SHAPES["blockers"], lambda sub, conv: _blocker_stats(sub),
-                          columns=["statistic", "Total"])
+    out = _per_benchmark(rs, SHAPES["blockers"], lambda sub, conv: _blocker_stats(sub), columns=["statistic", "Total"])
+    return explain_empty(out, {c: "a suite of another benchmark: each benchmark's rows fill its own suites' columns"
+                               for c in out.columns if c not in ("benchmark", "statistic", "Total")})
 
 
 def _blocker_stats(rs: RunSet) -> pd.DataFrame:
@@ -65,7 +66,8 @@ def _blocker_stats(rs: RunSet) -> pd.DataFrame:
     head = ["Tasks", "Avg. blockers / task", "Total blockers"]
     counts = sorted((k for k in order if k.startswith("Tasks with ")), key=lambda k: int(k.split()[2]))  # 2 before 10
     types = sorted(k for k in order if k not in head and k not in counts)
-    out = pd.DataFrame(columns).reindex([*head, *counts, *types])
+    # a suite without tasks of some blocker count or type has none of them: 0, not a missing value
+    out = pd.DataFrame(columns).reindex([*head, *counts, *types]).fillna(0)
     return out.rename_axis("statistic").reset_index()
 
 
@@ -215,9 +217,18 @@ def power_analysis(rs: RunSet, *, deltas=(0.02, 0.05, 0.10), n_tasks=(20, 30, 51
         ``benchmark, delta, sd, n_tasks, power``, for every benchmark with scored no-tool runs on
         both specifications of the same tasks.
     """
-    return _per_benchmark(rs, SHAPES["full_and_ambiguous"],
-                          lambda sub, conv: _power_analysis(sub, deltas, n_tasks, alpha, n_sim, seed),
-                          columns=["delta", "sd", "n_tasks", "power"])
+    out = _per_benchmark(rs, SHAPES["full_and_ambiguous"],
+                         lambda sub, conv: _power_analysis(sub, deltas, n_tasks, alpha, n_sim, seed),
+                         columns=["delta", "sd", "n_tasks", "power"])
+    if len(out):
+        grid = (f"the grid: drops Δ of {', '.join(f'{d:g}' for d in deltas)} (score points) × {', '.join(map(str, n_tasks))}"
+                " tasks (51 and 61 are Ambig-DS's Objective and Target tracks); sd: the spread of this log's per-task"
+                " differences (0.25 with fewer than two); each power the share of"
+                f" {n_sim:,} simulated experiments (normal differences) with one-sided p < {alpha:g}. Power can dip"
+                " as tasks are added: by simulation noise (about ±2·sqrt(p(1 − p)/n_sim)) and because scipy's"
+                " Wilcoxon test is exact up to 50 tasks and a normal approximation above")
+        out.attrs["note"] = f"{out.attrs['note']}; {grid}" if out.attrs.get("note") else grid
+    return out
 
 
 def _power_analysis(rs: RunSet, deltas, n_tasks, alpha: float, n_sim: int, seed: int) -> pd.DataFrame:

@@ -71,10 +71,20 @@ def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None,
                          r["pass_gain_pp"], same.loc[(r["suite"], r["model"], r["policy"]), "pass_gain_pp"]))
     out = pd.DataFrame(rows, columns=["benchmark", "suite", "model", "quantity", "paper", "harness"])
     out["difference"] = out["paper"] - out["harness"]
+    empty = {}
+    if out["paper"].isna().any():  # e.g. LHAW's gains without the no-tool runs they compare against
+        empty["paper"] = ("the paper's definition has no value here: the log has no runs in a condition it compares"
+                          " (with or without the tool): add them")
+    if out["harness"].isna().any():
+        empty["harness"] = "the harness's summary has no such cell (its pass filter left no attempt of it)"
+    if out["difference"].isna().any():
+        empty["difference"] = "one of the two numbers is empty (see paper and harness)"
+    if empty:
+        out.attrs["empty"] = empty
     found = harness_anomalies(rs)
     notes = {key: "; ".join(f"{a} ×{n}" for a, n in zip(g["anomaly"], g["n_runs"]))
              for key, g in found.groupby(["benchmark", "suite", "model"])}
-    out["anomalies"] = [notes.get((b, s, m), "") for b, s, m in zip(out["benchmark"], out["suite"], out["model"])]
+    out["anomalies"] = [notes.get((b, s, m), "none") for b, s, m in zip(out["benchmark"], out["suite"], out["model"])]
     if len(out) == 0:
         out.attrs["note"] = "no runs written by the HIL-Bench or LHAW harness in this log"
     return out

@@ -13,7 +13,7 @@ from .. import metrics
 from ..metrics.asking import _pass_at_k_unbiased
 from ..runset import RunSet
 from ..shapes import SHAPES, Conventions, Shape
-from ._common import ConventionsArg, _own_agents, _per_benchmark, _per_tool_policy
+from ._common import ConventionsArg, _own_agents, _per_benchmark, _per_tool_policy, explain_empty
 
 __all__ = ["performance", "value_of_information", "by_ambiguity_class", "by_dimension", "segments_removed",
            "generality", "prompting_strategies", "removal_strategies", "personas"]
@@ -35,8 +35,19 @@ def performance(rs: RunSet, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFr
         parts = [metrics.performance(runs, n_boot=n_boot, seed=seed).assign(policy=policy)
                  for policy, runs in _per_tool_policy(sub.filter(protocol="solve"))]
         out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-        return out[["suite", "model", "policy", *[c for c in out.columns if c not in ("suite", "model", "policy")]]] \
-            if len(out) else out
+        if len(out) == 0:
+            return out
+        out = out[["suite", "model", "policy", *[c for c in out.columns if c not in ("suite", "model", "policy")]]]
+        none = "this agent has no task with scored runs in all three conditions (n_tasks 0): add the missing condition"
+        equal = ("every task's two scores are equal: the one-sided Wilcoxon test has nothing to rank (the Ambig-DS"
+                 " harness reports none either)")
+        zero = out["n_tasks"].to_numpy() == 0
+        for c in out.columns[out.isna().any()]:
+            nan = out[c].isna().to_numpy()
+            untested = str(c).startswith("p_") and (nan & ~zero).any()
+            why = "; ".join(([none] if (nan & zero).any() else []) + ([equal] if untested else []))
+            explain_empty(out, {c: why}, gap=bool((nan & zero).any()))
+        return out
 
     return _per_benchmark(rs, SHAPES["three_conditions"], build,
                           columns=["suite", "model", "policy", "n_tasks", "s_full", "s_ambig", "s_ask"])
@@ -228,13 +239,14 @@ def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool | None = None,
     pandas.DataFrame
         ``benchmark, suite, model, ambiguity_class, policy, n_variants, pass_at_k, pass_gain_pp, mean_score,
         score_gain_pp, trial_ask_pct`` (share of with-tool trials that asked, as Table 10 says), ``avg_per_traj``;
-        for every benchmark with runs with and without the tool on the same variants (its task
-        records' ambiguity classes, if any, add rows per class).
+        for every benchmark with runs with and without the tool on the same variants and with-tool runs
+        under more than one strategy (``policy``; its task records' ambiguity classes, if any, add rows per
+        class).
     """
     cols = ["suite", "model", "ambiguity_class", "policy", "n_variants", "pass_at_k", "pass_gain_pp", "mean_score",
             "score_gain_pp", "trial_ask_pct", "avg_per_traj"]
-    return _voi(rs, SHAPES["tool_pairs"], lambda sub, p: _prompting_strategies(sub, cols, k, p), paired, conventions,
-                cols)
+    return _voi(rs, SHAPES["tool_pairs"] & SHAPES["policies"], lambda sub, p: _prompting_strategies(sub, cols, k, p),
+                paired, conventions, cols)
 
 
 def _prompting_strategies(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd.DataFrame:
@@ -292,9 +304,10 @@ def personas(rs: RunSet, *, k: int = 3, paired: bool | None = None, conventions:
     pandas.DataFrame
         ``benchmark, suite, model, policy, mean_score`` (without the tool, shared by every persona),
         ``score_gain_pp, n_questions, score_gain_pp_per_question``, for every benchmark with runs
-        with and without the tool on the same variants.
+        with and without the tool on the same variants and with-tool runs under more than one persona
+        (``policy``).
     """
     cols = ["suite", "model", "policy", "mean_score", "score_gain_pp", "n_questions", "score_gain_pp_per_question"]
-    return _voi(rs, SHAPES["tool_pairs"],
+    return _voi(rs, SHAPES["tool_pairs"] & SHAPES["policies"],
                 lambda sub, p: metrics.value_of_information(sub, by=("suite", "model", "policy"), k=k, paired=p)[cols],
                 paired, conventions, cols)

@@ -12,7 +12,7 @@ from ..metrics._common import _work
 from ..runset import RunSet
 from ..shapes import SHAPES, Conventions, label_prefix, labels_of
 from ..stats import cohen_kappa, fleiss_kappa, majority_vote
-from ._common import _mode, _per_benchmark, _policy_condition, _wide
+from ._common import _mode, _per_benchmark, _policy_condition, _wide, explain_empty
 
 __all__ = ["framing_categories", "conditional_scores", "recognition_audit", "ask_failure_modes", "ask_failure_flags",
            "failure_modes", "failure_mode_shift", "judge_reliability"]
@@ -60,7 +60,12 @@ def conditional_scores(rs: RunSet) -> pd.DataFrame:
         full = full[~full["error"]].dropna(subset=["score"])
         full_mean = full.groupby(["suite", "model", "task_id"])["score"].mean().groupby(["suite", "model"]).mean()
         wide.insert(3, "full_mean", wide.join(full_mean.rename("full_mean"), on=["suite", "model"])["full_mean"])
-        return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+        wide = wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
+        explain_empty(wide, {c: "no run of this cell fell in this framing category: a mean over it needs one"
+                             for c in wide.columns[4:]})
+        explain_empty(wide, {"full_mean": "no scored runs of this model's tasks fully specified without the tool: add"
+                                          " them"}, gap=True)
+        return wide
 
     return _per_benchmark(rs, SHAPES["categories"], build, columns=["suite", "model", "condition", "full_mean"])
 

@@ -1,0 +1,484 @@
+"""Which agent asks better, and does it pay off? The four questions a researcher brings to a log, answered per
+agent with intervals: the opening of every report and of the question notebooks.
+
+1. :func:`asking` — does each agent ask when it should? Ask rate on ambiguous and on fully specified tasks,
+   CalibScore.
+2. :func:`question_quality` — are its questions good? Questions per run, precision, recall, Ask-F1.
+3. :func:`payoff` — does asking pay off? Mean score fully specified, ambiguous without the tool and with it,
+   the gain from the tool, the gap left to full information, the gain per question.
+4. :func:`agent_comparison` — is agent B better than A? Paired differences of those metrics, Holm-adjusted
+   over the whole table, with a verdict in words.
+
+An *agent* is a model under one ask policy (``policy``; with a protocol other than ``solve`` when the log has
+one, as Ambig-DS's ask-only runs). Each benchmark is one block of rows: its suites are pooled (the intervals
+resample tasks of all of them together; the question notebooks and the papers' tables show each suite). A
+benchmark's name is a label: every table applies to any log with the runs it needs, and a cell it cannot fill
+says why and what to add (``attrs["empty"]``). Each table also carries ``attrs["answer"]``: one sentence per
+benchmark saying what the rows show.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from . import metrics
+from .metrics._common import MetricError, _cluster_ci, _ratio, _work
+from .metrics.asking import _without_unattributed
+from .metrics.information import _voi_parts, _voi_task_sums
+from .runset import RunSet
+from .shapes import SHAPES, applicable, conventions_for
+from .tables._common import ConventionsArg, as_table, explain_empty
+
+__all__ = ["asking", "question_quality", "payoff", "agent_comparison", "answers", "QUESTIONS", "SHOWN"]
+
+#: the four questions, by the function answering each
+QUESTIONS = {
+    "asking": "Does each agent ask when it should?",
+    "question_quality": "Are its questions good?",
+    "payoff": "Does asking pay off?",
+    "agent_comparison": "Is one agent better than another?",
+}
+
+_AGENT = ["benchmark", "suites", "model", "policy", "protocol", "agent"]
+
+#: What the report's opening shows of each table: (column, heading in words, format), the format one of
+#: ``share`` (a percentage), ``score`` (two decimals), ``count`` (one decimal), ``pp`` (signed percentage
+#: points), ``signed`` (a signed difference), ``p`` (a p-value) or ``text``; a column with ``_ci_low`` and
+#: ``_ci_high`` beside it is shown with its interval.
+SHOWN: dict[str, list[tuple[str, str, str]]] = {
+    "asking": [("agent", "agent", "text"), ("ask_on_ambiguous", "asks on ambiguous tasks", "share"),
+               ("ask_on_full", "asks on fully specified tasks", "share"), ("calib_score", "CalibScore", "score")],
+    "question_quality": [("agent", "agent", "text"), ("questions_per_run", "questions per run", "count"),
+                         ("precision", "precision", "score"), ("recall", "recall", "score"),
+                         ("ask_f1", "Ask-F1", "score")],
+    "payoff": [("agent", "agent", "text"), ("score_full", "score, fully specified", "score"),
+               ("score_no_tool", "ambiguous, no ask tool", "score"), ("score_with_tool", "ambiguous, with it", "score"),
+               ("score_gain_pp", "gain from asking (pp)", "pp"), ("gain_pp_per_question", "gain per question (pp)", "pp")],
+    "agent_comparison": [("what", "compared", "text"), ("pair", "a − b", "text"),
+                         ("difference", "difference", "signed"), ("p_holm", "Holm p", "p"),
+                         ("verdict", "verdict", "text")],
+}
+
+
+def _agent_name(model: str, policy: str, protocol: str = "solve") -> str:
+    extra = [p for p in (policy if policy != "default" else None, protocol if protocol != "solve" else None) if p]
+    return f"{model} ({', '.join(extra)})" if extra else str(model)
+
+
+def _suites(sub: RunSet) -> str:
+    return ", ".join(sorted(map(str, set(sub.runs["suite"].astype(object)))))
+
+
+def _benchmarks(rs: RunSet):
+    for bench in sorted(set(rs.runs["benchmark"].astype(object))):
+        yield bench, rs.filter(benchmark=bench)
+
+
+def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
+
+
+# ============================================================================= 1. does it ask when it should
+
+
+@as_table
+def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+           conventions: ConventionsArg = None) -> pd.DataFrame:
+    """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore.
+
+    The runs with the ask tool (under Ambig-DS's conventions its ask-only runs, as its Table 13); a run asked
+    when it has at least one question.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suites, model, policy, protocol, agent, n_ambiguous, ask_on_ambiguous, n_full,
+        ask_on_full, calib_score``, each rate and score with ``_ci_low`` and ``_ci_high`` (Wilson intervals
+        for the rates, a task bootstrap for CalibScore).
+    """
+    cols = [*_AGENT, "n_ambiguous", "ask_on_ambiguous", "ask_on_ambiguous_ci_low", "ask_on_ambiguous_ci_high",
+            "n_full", "ask_on_full", "ask_on_full_ci_low", "ask_on_full_ci_high", "calib_score", "calib_score_ci_low",
+            "calib_score_ci_high"]
+    parts = []
+    for bench, sub in _benchmarks(rs):
+        conv = conventions_for(bench, conventions)
+        tool = sub.filter(ask_tool=True, protocol=conv.calibration_protocol)
+        ok = tool.runs[tool.runs["status"] != "error"]
+        if len(ok) == 0:
+            continue
+        cal = metrics.ask_calibration(tool, by=("model", "policy", "protocol"), ci=True, n_boot=n_boot, seed=seed,
+                                      confidence=confidence)
+        cal = cal[(cal["n_ambiguous"] + cal["n_full"]) > 0]
+        cal.insert(0, "benchmark", bench)
+        cal.insert(1, "suites", _suites(tool))
+        cal["agent"] = [_agent_name(m, p, r) for m, p, r in zip(cal["model"], cal["policy"], cal["protocol"])]
+        parts.append(cal)
+    out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
+    if len(out) == 0:
+        out.attrs["note"] = "no runs with the ask tool in this log: add a condition that offers it"
+    full = "no runs with the ask tool on fully specified tasks: add them to measure over-asking (and CalibScore)"
+    amb = "no runs with the ask tool on ambiguous tasks: add them to measure asking when it is needed"
+    explain_empty(out, {"ask_on_full": full, "ask_on_full_ci_low": full, "ask_on_full_ci_high": full,
+                        "ask_on_ambiguous": amb, "ask_on_ambiguous_ci_low": amb, "ask_on_ambiguous_ci_high": amb,
+                        "calib_score": f"CalibScore needs both: {full.split(':')[0]}, or {amb.split(':')[0]}",
+                        "calib_score_ci_low": "no CalibScore (see calib_score)",
+                        "calib_score_ci_high": "no CalibScore (see calib_score)"}, gap=True)
+    out.attrs["scope"] = {"ask_tool": True}
+    out.attrs["answer"] = _best(out, "calib_score", "best calibrated ({})", "CalibScore") \
+        or _best(out, "ask_on_ambiguous", "asks most on ambiguous tasks ({})", "ask rate", percent=True)
+    return out
+
+
+# ============================================================================= 2. are its questions good
+
+
+@as_table
+def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """Are its questions good? Questions per run, and the precision, recall and Ask-F1 of its questions.
+
+    The solve runs on ambiguous tasks with the ask tool. Precision is relevant questions / questions, recall
+    registered blockers addressed / blockers, Ask-F1 their harmonic mean, pooled over the runs (HIL-Bench
+    eq. 1, Table 1): they need each task's registered blockers and each question's blocker.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suites, model, policy, protocol, agent, n_runs, share_asking, questions_per_run,
+        precision, recall, ask_f1``, each of the last four with ``_ci_low`` and ``_ci_high`` (task bootstrap).
+    """
+    stats_ = ["questions_per_run", "precision", "recall", "ask_f1"]
+    cols = [*_AGENT, "n_runs", "share_asking"] + [f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")]
+    parts, why = [], {}
+    for bench, sub in _benchmarks(rs):
+        amb = sub.filter(protocol="solve", spec="ambiguous", ask_tool=True)
+        work = _work(amb)
+        work = work[~work["error"]]
+        if len(work) == 0:
+            continue
+        by = ["model", "policy"]
+        work["asked"] = (work["n_questions"] > 0).astype(float)
+        work["n"] = 1.0
+        sums = work.groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
+        stat = lambda t: {"questions_per_run": _ratio(t["n_questions"], t["n"])}  # noqa: E731
+        totals = sums.groupby(by, sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
+        out = totals[by].assign(protocol="solve", n_runs=totals["n"].astype(int),
+                                share_asking=totals["asked"] / totals["n"],
+                                questions_per_run=totals["n_questions"] / totals["n"])
+        out = out.merge(_cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), on=by, how="left")
+        f1, reason = _ask_f1(amb, sub, by, n_boot, seed, confidence)
+        if f1 is not None:
+            out = out.merge(f1, on=by, how="left")
+        for column, text in reason.items():
+            why.setdefault(column, []).append(f"{bench}: {text}")
+        out.insert(0, "benchmark", bench)
+        out.insert(1, "suites", _suites(amb))
+        out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
+        parts.append(out.reindex(columns=cols))
+    out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
+    if len(out) == 0:
+        out.attrs["note"] = "no solve runs with the ask tool on ambiguous tasks in this log: add that condition"
+    explain_empty(out, {c: "; ".join(texts) for column, texts in why.items()
+                        for c in (column, f"{column}_ci_low", f"{column}_ci_high")}, gap=True)
+    explain_empty(out, {c: "the interval needs a task bootstrap, and the bootstrap had no value (see the value)"
+                        for c in cols if c.endswith(("_ci_low", "_ci_high"))})
+    out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}
+    out.attrs["answer"] = _best(out, "ask_f1", "best questions ({})", "Ask-F1") \
+        or _best(out, "questions_per_run", "asks the most ({})", "questions per run", decimals=1)
+    return out
+
+
+def _ask_f1(amb: RunSet, sub: RunSet, by: list[str], n_boot: int, seed: int, confidence: float
+            ) -> tuple[pd.DataFrame | None, dict[str, str]]:
+    """Precision, recall and Ask-F1 per agent with intervals, or why there are none (column → why)."""
+    names = ("precision", "recall", "ask_f1")
+    if len(sub.blockers) == 0:
+        why = ("no registered blockers in this benchmark's task records, so which questions were relevant is"
+               " unknown: add task records with 'blockers' and each question's 'blocker_id' (docs/runlog.md)")
+        return None, {n: why for n in names}
+    kept, refused = _without_unattributed(amb, by)
+    reason = {}
+    if refused:
+        reason = {n: f"questions of {', '.join(' '.join(k) for k in refused)} are not attributed to a blocker (the"
+                     " log does not say which blocker each asked about): have the ask tool answer JSON with a"
+                     " 'blocker' field, or a scorer record 'asked_blockers' (docs/importers.md)" for n in names}
+    if len(kept.runs) == 0:
+        return None, reason
+    try:
+        f1 = metrics.ask_f1(kept, by=by, ci=True, n_boot=n_boot, seed=seed, confidence=confidence)
+    except MetricError as exc:
+        return None, {n: f"{exc}" for n in names}
+    keep = [c for c in f1.columns if c.startswith(names)]
+    return f1[[*by, *keep]], reason
+
+
+# ============================================================================= 3. does asking pay off
+
+
+@as_table
+def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+           conventions: ConventionsArg = None) -> pd.DataFrame:
+    """Does asking pay off? Mean score fully specified, ambiguous without the ask tool and with it, the gain.
+
+    Solve runs (error runs left out, invalid and timeout scoring 0). The no-tool runs of a model are shared
+    by every ask policy of its with-tool runs unless they carry the policy (LHAW's rule,
+    :func:`ambiglib.metrics.value_of_information`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suites, model, policy, protocol, agent, score_full, score_no_tool, score_with_tool``
+        (mean over runs in each condition), ``score_gain_pp`` (with − without the tool, on the ambiguous
+        variants the benchmark's conventions compare: LHAW each condition over its own, otherwise those run in
+        both), ``gap_to_full_pp`` (with the tool − fully specified: the judgment gap in mean score; HIL-Bench
+        Table 1 prints it in pass@3), ``gain_pp_per_question`` (LHAW Gain/Q), each with ``_ci_low`` and
+        ``_ci_high`` (task bootstrap), and ``n_questions``.
+    """
+    stats_ = ["score_full", "score_no_tool", "score_with_tool", "score_gain_pp", "gap_to_full_pp",
+              "gain_pp_per_question"]
+    cols = [*_AGENT, *[f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")], "n_questions"]
+    parts, why = [], {}
+    for bench, sub in _benchmarks(rs):
+        sub = sub.filter(protocol="solve")
+        work = _work(sub)
+        if not ((~work["error"]) & work["score"].notna()).any():
+            continue
+        conv = conventions_for(bench, conventions)
+        parts.append(_payoff_rows(sub, bench, k, conv.voi_paired, n_boot, seed, confidence, why))
+    out = pd.concat(parts, ignore_index=True).reindex(columns=cols) if parts else _frame([], cols)
+    if len(out) == 0:
+        out.attrs["note"] = "no scored solve runs in this log"
+    reasons = {
+        "score_full": "no scored runs on fully specified tasks without the tool: add them to see what full"
+                      " information would give",
+        "score_no_tool": "no scored runs on ambiguous tasks without the ask tool: add them (a no-tool condition) to"
+                         " see what asking adds",
+        "score_with_tool": "no scored runs on ambiguous tasks with the ask tool: add that condition",
+        "score_gain_pp": "the gain needs runs with and without the ask tool on the same ambiguous tasks: add the"
+                         " missing condition",
+        "gap_to_full_pp": "the gap needs runs with the ask tool on ambiguous tasks and runs on the fully specified"
+                          " ones: add the missing condition",
+        "gain_pp_per_question": "no gain (see score_gain_pp): a gain per question needs one",
+    }
+    for column, texts in why.items():
+        reasons[column] = "; ".join(texts)
+    if len(out) and out["gain_pp_per_question"].isna().any():
+        # an agent that asked nothing has no gain per question: what it did, not what the log lacks
+        nan = out["gain_pp_per_question"].isna()
+        silent = nan & out["score_gain_pp"].notna()
+        causes = ([f"{', '.join(out.loc[silent, 'agent'])} asked no question with the tool: a gain per question is"
+                   " undefined"] if silent.any() else []) + ([reasons["gain_pp_per_question"]]
+                                                             if (nan & ~silent).any() else [])
+        explain_empty(out, {f"gain_pp_per_question{e}": "; ".join(causes) for e in ("", "_ci_low", "_ci_high")},
+                      gap=bool((nan & ~silent).any()))
+    explain_empty(out, {c: reasons[s] if c == s else f"no {s} (see {s})" for s in stats_
+                        for c in (s, f"{s}_ci_low", f"{s}_ci_high")}, gap=True)
+    out.attrs["scope"] = {"protocol": "solve"}
+    out.attrs["answer"] = _best(out, "score_gain_pp", "gains most from asking ({})", "score gain", unit=" pp",
+                                decimals=0, signed=True) \
+        or _best(out, "score_with_tool", "scores best with the ask tool ({})", "mean score")
+    return out
+
+
+def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, seed: int, confidence: float,
+                 why: dict) -> pd.DataFrame:
+    by = ["model", "policy"]
+    work = _work(sub)
+    work = work[~work["error"] & work["score"].notna()]
+    tool = work[work["ask_tool"] & (work["spec"] == "ambiguous")]
+    agents = tool[by].drop_duplicates()
+    models_without_tool = sorted(set(work["model"]) - set(agents["model"]))
+    agents = pd.concat([agents, pd.DataFrame({"model": models_without_tool, "policy": "default"})],
+                       ignore_index=True).sort_values(by).reset_index(drop=True)
+    out = agents.copy()
+    for name, spec, ask in (("score_full", "full", False), ("score_no_tool", "ambiguous", False),
+                            ("score_with_tool", "ambiguous", True)):
+        runs = work[(work["spec"] == spec) & (work["ask_tool"] == ask)]
+        key = by if ask else ["model"]
+        if not ask:  # the no-tool runs of a model, shared by its policies unless they carry their own
+            own = runs[runs["policy"] != "default"]
+            if len(own):
+                why.setdefault(name, []).append(f"{bench}: no-tool runs under a policy of their own are in the"
+                                                " papers' tables (value_of_information), not here")
+            runs = runs[runs["policy"] == "default"]
+        out = out.merge(_condition_mean(runs, key, name, n_boot, seed, confidence), on=key, how="left")
+    if applicable(sub, SHAPES["tool_pairs"]) and len(tool):
+        parts = _voi_parts(sub.filter(ask_tool=None), by, k, paired)
+
+        def stat(s):
+            base = parts["stat"](s)
+            return {"score_gain_pp": base["score_gain_pp"], "gain_pp_per_question": base["score_gain_pp_per_question"],
+                    "gap_to_full_pp": 100 * (base["mean_score_with_tool"] - base["base_mean_score"])}
+
+        sums = _voi_task_sums(parts)
+        cols = [c for c in sums.columns if c not in (*by, "task_id")]
+        totals = sums.groupby(by, sort=True)[cols].sum()
+        values = pd.DataFrame(stat({c: totals[c].to_numpy(float) for c in cols}), index=totals.index).reset_index()
+        values["n_questions"] = totals["t_questions"].to_numpy(int)
+        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
+        out = out.merge(values.merge(cis, on=by, how="left"), on=by, how="left")
+        # a gap without a no-tool pair is still the with-tool score against the fully specified one
+    else:
+        out = out.merge(_gap(work, by, n_boot, seed, confidence), on=by, how="left")
+    asked = tool.groupby(by)["n_questions"].sum().rename("_asked").reset_index()  # every agent's, paired or not
+    out = out.merge(asked, on=by, how="left")
+    out["n_questions"] = out["_asked"].fillna(0).astype(int)
+    out = out.drop(columns="_asked")
+    out.insert(0, "benchmark", bench)
+    out.insert(1, "suites", _suites(sub))
+    out.insert(4, "protocol", "solve")
+    out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
+    return out
+
+
+def _condition_mean(runs: pd.DataFrame, key: list[str], name: str, n_boot: int, seed: int,
+                    confidence: float) -> pd.DataFrame:
+    """The mean score of ``runs`` per ``key``, with a task-bootstrap interval."""
+    if len(runs) == 0:
+        return pd.DataFrame(columns=[*key, name, f"{name}_ci_low", f"{name}_ci_high"])
+    sums = runs.assign(n=1.0).groupby([*key, "task_id"], sort=True)[["score", "n"]].sum().reset_index()
+    totals = sums.groupby(key, sort=True)[["score", "n"]].sum().reset_index()
+    stat = lambda t: {name: _ratio(t["score"], t["n"])}  # noqa: E731
+    values = totals[key].assign(**{name: totals["score"] / totals["n"]})
+    return values.merge(_cluster_ci(sums, key, "task_id", stat, n_boot, seed, confidence), on=key, how="left")
+
+
+def _gap(work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: float) -> pd.DataFrame:
+    """With the tool − fully specified, pp, per agent, on the tasks run in both (a task bootstrap)."""
+    tool = work[work["ask_tool"] & (work["spec"] == "ambiguous")]
+    full = work[~work["ask_tool"] & (work["spec"] == "full") & (work["policy"] == "default")]
+    if len(tool) == 0 or len(full) == 0:
+        return pd.DataFrame(columns=[*by, "gap_to_full_pp", "gap_to_full_pp_ci_low", "gap_to_full_pp_ci_high"])
+    t = tool.assign(t_n=1.0).groupby([*by, "task_id"])[["score", "t_n"]].sum().rename(columns={"score": "t_s"})
+    f = full.assign(f_n=1.0).groupby(["model", "task_id"])[["score", "f_n"]].sum().rename(columns={"score": "f_s"})
+    sums = t.reset_index().merge(f.reset_index(), on=["model", "task_id"])
+    stat = lambda s: {"gap_to_full_pp": 100 * (_ratio(s["t_s"], s["t_n"]) - _ratio(s["f_s"], s["f_n"]))}  # noqa
+    totals = sums.groupby(by)[["t_s", "t_n", "f_s", "f_n"]].sum()
+    values = pd.DataFrame(stat({c: totals[c].to_numpy(float) for c in totals.columns}),
+                          index=totals.index).reset_index()
+    return values.merge(_cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), on=by, how="left")
+
+
+# ============================================================================= 4. is B better than A
+
+
+#: what the comparison compares: (metric, condition, what the question calls it)
+COMPARED = (("calib_score", None, "CalibScore"), ("ask_f1", None, "Ask-F1"),
+            ("mean_score", ("ambiguous", True), "score with the ask tool"), ("score_gain_pp", None, "gain from asking (pp)"))
+
+
+@as_table
+def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+                     alpha: float = 0.05, conventions: ConventionsArg = None) -> pd.DataFrame:
+    """Is one agent better than another? Paired differences of CalibScore, Ask-F1, the score with the tool and
+    the gain from asking, between every two models under one policy, Holm-adjusted over the whole table.
+
+    Each row is :func:`ambiglib.comparisons.paired_comparison` with the benchmark's suites pooled (tasks are
+    paired within their suite; the bootstrap and the test run over all of them). ``verdict`` says it in
+    words: "<a> higher" or "<b> higher" where the interval excludes 0 and ``p_holm`` < ``alpha``; otherwise "no
+    clear difference", "too few tasks differ" (below 10 tasks whose sides differ: no test could tell), or "same
+    on every task".
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``benchmark, suites, policy, model_a, model_b, pair`` (a − b, in words), ``metric, what, condition, n_pairs,
+        value_a, value_b, difference, difference_ci_low, difference_ci_high, test, n_differing, p_value, p_holm,
+        verdict``.
+    """
+    from .comparisons import FEW_DIFFERING, paired_comparison
+
+    parts, skipped = [], []
+    for metric, condition, what in COMPARED:
+        try:
+            out = paired_comparison(rs, metric=metric, condition=condition or ("ambiguous", True), k=k, n_boot=n_boot,
+                                    seed=seed, confidence=confidence, conventions=conventions, pool_suites=True)
+        except MetricError as exc:
+            skipped.append(f"{what}: {exc}")
+            continue
+        if len(out):
+            parts.append(out.assign(what=what))
+        elif out.attrs.get("note"):
+            skipped.append(f"{what}: {out.attrs['note']}")
+    cols = ["benchmark", "suites", "policy", "model_a", "model_b", "metric", "what", "condition", "n_pairs",
+            "value_a", "value_b", "difference", "difference_ci_low", "difference_ci_high", "test", "n_differing",
+            "p_value", "p_holm", "verdict"]
+    if not parts:
+        out = _frame([], cols)
+        out.attrs["note"] = "; ".join(skipped) if skipped else "fewer than two models in this log: nothing to compare"
+        return out
+    out = pd.concat(parts, ignore_index=True).rename(columns={"suite": "suites"})
+    from .stats import holm
+
+    out["p_holm"] = holm(out["p_value"].to_numpy(float))  # over the whole table, every metric
+    clear = (out["p_holm"] < alpha) & ((out["difference_ci_low"] > 0) | (out["difference_ci_high"] < 0))
+    out["verdict"] = np.where(clear, np.where(out["difference"] > 0, out["model_a"] + " higher",
+                                              out["model_b"] + " higher"),
+                              np.where(out["n_differing"] == 0, "same on every task",
+                                       np.where(out["n_differing"] < FEW_DIFFERING, "too few tasks differ",
+                                                "no clear difference")))
+    out["pair"] = out["model_a"].astype(str) + " − " + out["model_b"].astype(str) + np.where(
+        out["policy"].astype(str) == "default", "", " (" + out["policy"].astype(str) + ")")
+    out = out[[*cols[:5], "pair", *cols[5:]]]
+    notes = [f"not compared: {s}" for s in skipped]
+    notes.append(f"Holm's adjustment over all {len(out)} rows; a verdict needs p_holm < {alpha} and an interval"
+                 " that excludes 0")
+    out.attrs["note"] = "; ".join(notes)
+    explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in ("p_value", "p_holm")})
+    sentences, alike = [], []
+    for bench, block in out.groupby("benchmark", sort=True):
+        found = [f"{r.verdict.removesuffix(' higher')} has the higher {r.what} ({r.difference:+.2f},"
+                 f" {int(confidence * 100)}% CI {r.difference_ci_low:+.2f} to {r.difference_ci_high:+.2f})"
+                 for r in block.itertuples() if r.verdict.endswith(" higher")]
+        if found:
+            sentences.append(f"{bench}: " + "; ".join(found))
+        else:
+            alike.append(bench)
+    if alike:
+        few = int((out["benchmark"].isin(alike) & (out["n_differing"] < FEW_DIFFERING)).sum())
+        n = int(out["benchmark"].isin(alike).sum())
+        sentences.append(f"{', '.join(alike)}: no clear difference between the models"
+                         + (f" ({few} of the {n} comparisons rest on fewer than {FEW_DIFFERING} tasks that differ:"
+                            " more tasks would tell)" if few else ""))
+    out.attrs["answer"] = sentences
+    return out
+
+
+def answers(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0,
+            conventions: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
+    """The four tables, by the name of the function answering each question (:data:`QUESTIONS`)."""
+    return {"asking": asking(rs, n_boot=n_boot, seed=seed, conventions=conventions),
+            "question_quality": question_quality(rs, n_boot=n_boot, seed=seed),
+            "payoff": payoff(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions),
+            "agent_comparison": agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)}
+
+
+# ============================================================================= in words
+
+
+def _best(table: pd.DataFrame, column: str, what: str, name: str, *, percent: bool = False, decimals: int = 2,
+          unit: str = "", signed: bool = False) -> list[str]:
+    """One sentence per benchmark: the agent with the highest ``column``, with its interval, and the lowest."""
+    if len(table) == 0 or column not in table or table[column].isna().all():
+        return []
+
+    def show(v: float) -> str:
+        if percent:
+            return f"{100 * v:.0f}%"
+        return f"{v:+.{decimals}f}{unit}" if signed else f"{v:.{decimals}f}{unit}"
+
+    sentences = []
+    for bench, block in table.groupby("benchmark", sort=True):
+        block = block.dropna(subset=[column]).sort_values(column, ascending=False)
+        if len(block) == 0:
+            continue
+        top = block.iloc[0]
+        text = (f"{bench}: {top['agent']} {what.format(f'{name} {show(top[column])}')}, {show(top[column + '_ci_low'])}"
+                f" to {show(top[column + '_ci_high'])}")
+        if len(block) > 1:
+            low = block.iloc[-1]
+            text += f"; lowest: {low['agent']}, {show(low[column])}"
+        sentences.append(text)
+    return sentences

@@ -1,0 +1,77 @@
+"""The evidence behind a number (ambiglib.evidence): the runs, questions and labels behind a row, checked against a
+filter of the frames by hand; its pages escape what the log says."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from ambiglib import comparisons, headline, tables
+from ambiglib.evidence import evidence, write_evidence_pages
+from ambiglib.runset import RunSet
+from builders import q, run, task
+
+
+def _log() -> RunSet:
+    recs = [task(f"t{i}", n_blockers=2) for i in range(4)]
+    for i in range(4):
+        for model in ("model-a", "model-b"):
+            asked = [q("b0", f"{model} asks about b0 on t{i}?")] if model == "model-a" or i < 2 else []
+            recs.append(run(task=f"t{i}", model=model, score=1.0 if asked else 0.0, questions=asked,
+                            labels=[{"facet": "trace", "label": "intended", "judge": "j"}]))
+            recs.append(run(task=f"t{i}", model=model, ask_tool=False, score=0.0))
+            recs.append(run(task=f"t{i}", model=model, spec="full", ask_tool=False, score=1.0))
+    return RunSet.from_records(recs)
+
+
+def test_a_rows_evidence_is_its_runs_filtered_by_hand():
+    rs = _log()
+    quality = headline.question_quality(rs, n_boot=50)
+    row = quality.reset_index(drop=True)
+    i = int(row.index[row["agent"] == "model-b"][0])
+    ev = quality.evidence(i)
+    runs = rs.runs
+    want = runs[(runs["model"] == "model-b") & (runs["spec"] == "ambiguous") & runs["ask_tool"]]
+    assert sorted(ev.runs["task_id"]) == sorted(want["task_id"]) and len(ev.runs) == 4
+    assert sorted(ev.questions["text"]) == ["model-b asks about b0 on t0?", "model-b asks about b0 on t1?"]
+    assert ev.questions["relevant"].all() and set(ev.questions["blocker_id"]) == {"b0"}
+    assert len(ev.labels) == 4 and set(ev.labels["label"]) == {"intended"}
+    # the payoff row of model-a: its with-tool runs, and the no-tool runs it is compared against
+    payoff = headline.payoff(rs, n_boot=50)
+    ev = payoff.evidence(int(payoff.index[payoff["agent"] == "model-a"][0]))
+    assert len(ev.runs) == 12 and set(zip(ev.runs["spec"], ev.runs["ask_tool"])) == {
+        ("ambiguous", True), ("ambiguous", False), ("full", False)}
+
+
+def test_a_comparison_rows_evidence_has_both_sides():
+    rs = _log()
+    out = comparisons.paired_comparison(rs, metric="precision", a="model-a", b="model-b", n_boot=50)
+    ev = out.evidence(0)
+    assert set(ev.runs["side"]) == {"a", "b"}
+    assert set(ev.runs.loc[ev.runs["side"] == "a", "model"]) == {"model-a"}
+    # precision: ambiguous tasks with the tool only
+    assert set(zip(ev.runs["spec"], ev.runs["ask_tool"])) == {("ambiguous", True)}
+    assert len(ev.questions) == 6
+
+
+def test_a_frame_without_its_run_set_says_so_and_a_row_out_of_range_is_named():
+    rs = _log()
+    table = tables.questions_per_task(rs)
+    with pytest.raises(ValueError, match="row 9 of a table of 2 rows"):
+        table.evidence(9)
+    with pytest.raises(ValueError, match="does not remember the run set"):
+        evidence(pd.DataFrame(table), 0)
+    assert len(evidence(pd.DataFrame(table), 0, rs).runs) > 0
+
+
+def test_evidence_pages_escape_what_the_log_says(tmp_path):
+    recs = [task("t0", n_blockers=1),
+            run(task="t0", model="<img src=x onerror=alert(1)>", score=1.0,
+                questions=[{"text": "<script>alert('q')</script>", "blocker_id": "b0",
+                            "response": "</td><script>alert('a')</script>"}])]
+    rs = RunSet.from_records(recs)
+    quality = headline.question_quality(rs, n_boot=20)
+    pages = write_evidence_pages(quality, "question_quality", tmp_path, title="<b>caption</b>")
+    text = pages[0].read_text()
+    assert "<script" not in text and "<img" not in text and "<b>caption" not in text
+    assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in text

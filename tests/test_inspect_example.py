@@ -1,0 +1,191 @@
+"""The runnable Inspect AI example of docs/own-benchmark.md (docs/examples/ask_or_guess.py), run by Inspect itself
+offline, and what a new user does with it: load, validate, report, compare; and the same benchmark with its ask tool
+under a name ambiglib does not know (issue 37 §1, §2, §5)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("inspect_ai", reason="the Inspect AI example needs inspect-ai (pip install 'ambiglib[inspect]')")
+
+import ambiglib  # noqa: E402
+from ambiglib import headline  # noqa: E402
+from ambiglib.report import run_report  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "docs" / "examples" / "ask_or_guess.py"
+
+
+def _run_example(script: Path, logs: Path) -> None:
+    done = subprocess.run([sys.executable, str(script), str(logs)], capture_output=True, text=True, timeout=300,
+                          cwd=logs.parent)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("ask_or_guess") / "logs"
+    _run_example(EXAMPLE, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def renamed(tmp_path_factory) -> Path:
+    """The example with its ask tool named request_clarification (a name ambiglib does not know)."""
+    folder = tmp_path_factory.mktemp("renamed")
+    script = folder / "ask_or_guess.py"
+    script.write_text(EXAMPLE.read_text().replace("ask_user", "request_clarification"))
+    _run_example(script, folder / "logs")
+    return folder / "logs"
+
+
+def test_the_example_runs_offline_and_loads_as_its_own_benchmark(logs):
+    assert len(list(logs.glob("*.eval"))) == 8  # 2 agents x 4 conditions
+    rs = ambiglib.load(logs)
+    assert len(rs.runs) == 2 * 4 * 8 * 2 and set(rs.runs["benchmark"]) == {"ask_or_guess"}
+    assert len(rs.tasks) == 8  # the same blockers under both specs: one task each
+    careful = rs.runs[rs.runs["model"] == "mockllm/careful"]
+    # careful asks on every ambiguous task it has the tool for, once (off topic) more on chart, and over-asks once
+    amb = careful[(careful["spec"] == "ambiguous") & careful["ask_tool"]]
+    assert (amb["n_questions"] > 0).all()
+    assert int(careful[(careful["spec"] == "full") & careful["ask_tool"]]["n_questions"].sum()) == 2
+    q = rs.questions.merge(rs.runs[["run_id", "model"]], on="run_id")
+    assert set(q["model"]) == {"mockllm/careful"}
+    assert q["relevant"].sum() == len(q) - 2  # "Any deadline?" twice: relevant to no blocker
+
+
+def test_the_four_answers_by_hand(logs):
+    rs = ambiglib.load(logs)
+    asking = headline.asking(rs, n_boot=200).set_index("agent")
+    # careful: 16 of 16 ambiguous, 2 of 16 fully specified runs asked; CalibScore = harmonic mean of 1 and 1 - 2/16
+    assert asking.loc["mockllm/careful", "ask_on_ambiguous"] == 1.0
+    assert asking.loc["mockllm/careful", "ask_on_full"] == pytest.approx(2 / 16)
+    assert asking.loc["mockllm/careful", "calib_score"] == pytest.approx(2 * (14 / 16) / (1 + 14 / 16))
+    assert asking.loc["mockllm/guesser", "calib_score"] == 0.0
+    quality = headline.question_quality(rs, n_boot=200).set_index("agent")
+    # careful asks 22 questions over 16 runs, 20 relevant, addressing all 22 blockers... of 2 x 11 registered
+    assert quality.loc["mockllm/careful", "questions_per_run"] == pytest.approx(22 / 16)
+    assert quality.loc["mockllm/careful", "precision"] == pytest.approx(20 / 22)
+    assert quality.loc["mockllm/careful", "recall"] == 1.0
+    payoff = headline.payoff(rs, n_boot=200).set_index("agent")
+    # guesser's guesses are right on 4 of the 8 tasks; careful solves every ambiguous task it asks about
+    assert payoff.loc["mockllm/guesser", "score_no_tool"] == 0.5 and payoff.loc["mockllm/careful", "score_with_tool"] == 1
+    assert payoff.loc["mockllm/careful", "score_gain_pp"] == pytest.approx(50.0)
+    assert payoff.loc["mockllm/careful", "gain_pp_per_question"] == pytest.approx(50.0 / 22)
+    assert pd.isna(payoff.loc["mockllm/guesser", "gain_pp_per_question"])
+    assert "mockllm/guesser asked no question" in payoff.attrs["empty"]["gain_pp_per_question"]
+    better = headline.agent_comparison(rs, n_boot=200)
+    assert set(better["metric"]) == {"calib_score", "ask_f1", "mean_score", "score_gain_pp"}
+    assert (better["model_a"] == "mockllm/careful").all()
+
+
+def _unexplained(out: Path, manifest: dict) -> list[str]:
+    bad = []
+    for n in manifest["notebooks"]:
+        for t in n["tables"]:
+            frame = pd.read_csv(out / t["csv"])
+            empty = json.loads((out / t["meta"]).read_text()).get("empty") or {}
+            bad += [f"{n['notebook']}/{t['name']}.{c}" for c in frame.columns[frame.isna().any()] if c not in empty]
+    return bad
+
+
+def test_the_report_on_the_example_opens_on_the_four_answers_and_explains_every_dash(logs, tmp_path):
+    index = run_report(logs, tmp_path / "report")
+    out = index.parent
+    manifest = json.loads((out / "manifest.json").read_text())
+    page = index.read_text()
+    cards = re.findall(r"<section class='card' data-question='(\w+)'>", page)
+    assert cards == list(headline.QUESTIONS)
+    # each card a row per agent, every value with its interval
+    for name in cards:
+        card = page.split(f"data-question='{name}'")[1].split("</section>")[0]
+        assert card.count("<tr data-row=") >= 2 and "<span class='ci'>" in card
+    assert "Nothing to show" not in page
+    assert _unexplained(out, manifest) == []
+    # what the log cannot answer: one list, each item naming what to add
+    gaps = page.split("id='unanswered'")[1].split("</section>")[0]
+    assert "add the judges&#x27; labels of facet &#x27;trace&#x27;" in gaps
+    # no section without anything to show is on the page
+    shown = re.findall(r"href='sections/(\w+)\.html'", page)
+    for n in manifest["notebooks"]:
+        assert (n["notebook"] in shown) == bool(n["tables"] or n["figures"]), n["notebook"]
+
+
+def test_the_example_report_has_no_persona_table_and_one_leaderboard_row_per_agent(logs):
+    from ambiglib import tables
+
+    rs = ambiglib.load(logs)
+    personas = tables.personas(rs)
+    assert len(personas) == 0 and personas.attrs["note"].startswith(
+        "no runs with and without the ask tool on the same ambiguous variants and runs with the ask tool under more"
+        " than one ask policy")
+    board = tables.leaderboard(rs)
+    assert len(board) == 2 and set(board["scope"]) == {"ask_or_guess"}
+
+
+def test_an_ask_tool_of_another_name_is_named_everywhere(renamed, tmp_path):
+    # not named: the two tool conditions collide, and the error names the task argument that tells them apart
+    rs, errors = ambiglib.load(renamed, strict=False)
+    assert errors and re.search(r"task arguments differ in ask \((False vs True|True vs False)\)", errors[0].message)
+    assert "name the tool (ask_tools=, --ask-tool" in errors[0].message
+    validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(renamed)],
+                              capture_output=True, text=True)
+    # (of the runs that loaded: which of two colliding runs loads first is the logs' order)
+    assert re.search(r"warning: tool 'request_clarification' was called \d+ time\(s\) in \d+ run\(s\) \(mockllm/careful\)"
+                     r" and looks like an ask tool", validate.stdout)
+    assert "--ask-tool request_clarification" in validate.stdout
+    # named: from Python, the command line and the report's parameters
+    named = ambiglib.load(renamed, ask_tools=["request_clarification"])
+    assert len(named.runs) == 128 and len(named.questions) == 24
+    ok = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(renamed), "--ask-tool",
+                         "request_clarification"], capture_output=True, text=True)
+    assert ok.returncode == 0 and "0 records rejected" in ok.stdout and "request_clarification" not in ok.stdout
+    params = tmp_path / "params.yaml"
+    params.write_text("ask_tools: [request_clarification]\n")
+    index = run_report(renamed, tmp_path / "report", params_file=params,
+                       notebooks=["2_are_its_questions_good", "quickstart"])
+    quality = pd.read_csv(index.parent / "tables" / "2_are_its_questions_good" / "question_quality.csv")
+    assert quality.set_index("agent").loc["mockllm/careful", "questions_per_run"] == pytest.approx(22 / 16)
+
+
+def test_a_tool_a_solver_offers_counts_for_every_sample_of_the_eval(tmp_path):
+    """A custom solver that sets state.tools: the plan names no tool, so only the calls show it was offered; every
+    sample of the eval is then a run with the tool (not only those that called it), and validate says so."""
+    script = tmp_path / "solver_tools.py"
+    text = EXAMPLE.read_text()
+    text = text.replace("from inspect_ai.solver import generate, use_tools",
+                        "from inspect_ai.solver import generate, solver, use_tools")
+    text = text.replace('''    return Task(dataset=samples, solver=[use_tools([ask_user()] if ask else []), generate()], scorer=solved(),''',
+                        '''    @solver
+    def offer():
+        async def solve(state, generate_):
+            state.tools = [ask_user()] if ask else []
+            return state
+        return solve
+
+    return Task(dataset=samples, solver=[offer(), generate()], scorer=solved(),''')
+    assert "state.tools" in text
+    script.write_text(text)
+    _run_example(script, tmp_path / "logs")
+    rs, errors = ambiglib.load(tmp_path / "logs", strict=False)
+    tool = rs.runs[rs.runs["ask_tool"]]
+    # the careful agent's tool evals are recognised by their calls, every sample of them, including the fully
+    # specified ones it did not ask on
+    careful = tool[tool["model"] == "mockllm/careful"]
+    assert len(careful) == 32 and (careful["n_questions"] == 0).sum() == 14
+    # the guesser never calls the tool: nothing in its log says it was offered, and its two conditions collide;
+    # the error names the task argument that tells them apart and the fix
+    assert len(errors) == 32  # its two tool conditions x 8 samples x 2 epochs
+    assert all("task arguments differ in ask" in e.message and "pass ask_tool as a task argument" in e.message
+               for e in errors)
+    assert set(rs.runs.loc[~rs.runs["ask_tool"], "model"]) == {"mockllm/careful", "mockllm/guesser"}
+    validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(tmp_path / "logs")],
+                              capture_output=True, text=True)
+    assert "not named in its plan: taken as offered to every sample" in validate.stdout
