@@ -89,6 +89,16 @@ def _below(fig, handles: list, **kwargs) -> None:
                fontsize=MIN_FONT + 1, **kwargs)
 
 
+def _legend(fig, axes: list, own: bool, handles: list, title: str):
+    """Finish a figure: drawn into a given axes, its legend in that one panel; else a title, the legend under."""
+    if not own:
+        axes[0].legend(handles=handles, frameon=False, fontsize=MIN_FONT)
+        return fig
+    fig.suptitle(title)
+    _below(fig, handles)
+    return fig
+
+
 def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | None = "suite",
                      iso_f1: Sequence[float] = (0.2, 0.4, 0.6, 0.8), ax=None):
     """Plot question precision against blocker recall, one point per model, with iso-F1 curves.
@@ -133,12 +143,7 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
                title=str(panel) if panel is not None else "")
         ax.title.set_fontsize(MIN_FONT + 2)
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=m) for m, c in palette.items()]
-    if not own:
-        axes[0].legend(handles=handles, frameon=False, fontsize=MIN_FONT)
-        return fig
-    fig.suptitle("Question precision vs blocker recall (iso-F1 curves dashed)")
-    _below(fig, handles)
-    return fig
+    return _legend(fig, axes, own, handles, "Question precision vs blocker recall (iso-F1 curves dashed)")
 
 
 def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str = "policy", col: str | None = "suite",
@@ -518,12 +523,7 @@ def scores_by_condition(payoff: pd.DataFrame, *, col: str | None = "benchmark", 
                title=str(panel) if panel is not None else "")
         ax.title.set_fontsize(MIN_FONT + 2)
     handles = [plt.Line2D([], [], marker=m, ls="", color=c, label=lab) for _, lab, c, m in shown]
-    if not own:
-        axes[0].legend(handles=handles, frameon=False, fontsize=MIN_FONT)
-        return fig
-    fig.suptitle("Mean score by condition (95% intervals)")
-    _below(fig, handles)
-    return fig
+    return _legend(fig, axes, own, handles, "Mean score by condition (95% intervals)")
 
 
 def differences(comparison: pd.DataFrame, *, col: str = "what", ax=None):

@@ -200,7 +200,8 @@ class RunSet:
             return keep
 
         keep = mask(self.runs, False)
-        if not keep.any() and len(self.runs) and _called_from_outside():
+        asked_for_none = any(isinstance(v, (list, tuple, set, frozenset)) and not v for v in criteria.values())
+        if not keep.any() and len(self.runs) and not asked_for_none and _called_from_outside():
             _warn_kept_nothing(self.runs, {c: v for c, v in criteria.items() if v is not None})
         return self._subset(keep, _rows(self.tasks, mask(self.tasks, True)),
                             _rows(self.blockers, mask(self.blockers, True)), {})

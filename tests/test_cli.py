@@ -45,6 +45,52 @@ def test_convert_to_parquet_and_back(tmp_path):
         pd.testing.assert_frame_equal(frame, again.frames()[name])
 
 
+def test_convert_writes_json_lines_to_a_jsonl_out_and_refuses_the_mismatch(tmp_path, capsys):
+    log = write_jsonl(tmp_path / "runs.jsonl", [task_record(), run_record()])
+    assert main(["convert", "--runs", str(log), "--out", str(tmp_path / "copy.jsonl")]) == 0
+    first = (tmp_path / "copy.jsonl").read_text().splitlines()[0]
+    assert first.startswith("{") and len(ambiglib.load(tmp_path / "copy.jsonl").runs) == 1
+    assert main(["convert", "--runs", str(log), "--to", "parquet", "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert "--out " + str(tmp_path / "x.jsonl") + " names a JSON Lines file, but --to is parquet" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_report_takes_k_and_models_and_no_abbreviation(tmp_path, capsys):
+    import json
+    import pytest
+
+    # --k read as --keep-snapshot was a silent surprise (issue 37 §6): abbreviations are refused
+    with pytest.raises(SystemExit):
+        main(["report", "--keep", "--out", str(tmp_path / "r")])
+    assert "unrecognized arguments: --keep" in capsys.readouterr().err
+    example = Path(__file__).resolve().parents[1] / "data" / "example"
+    assert main(["report", "-q", "--runs", str(example), "--out", str(tmp_path / "r"), "--k", "2", "--models",
+                 "gpt-5.4", "--notebooks", "quickstart"]) == 0
+    nb = json.loads((tmp_path / "r" / "quickstart.ipynb").read_text())
+    source = "".join("".join(c["source"]) for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", []))
+    assert "k = 2" in source and "models = ['gpt-5.4']" in source
+    assert "pass@k with k = 2" in json.dumps(nb)
+    assert main(["report", "--runs", str(example), "--out", str(tmp_path / "r2"), "--models", "gpt-54"]) == 1
+    assert "models: 'gpt-54' not in the run log" in capsys.readouterr().err
+
+
+def test_a_filter_that_keeps_nothing_warns_and_a_stray_file_is_counted(tmp_path):
+    import pytest
+
+    log = write_jsonl(tmp_path / "logs" / "runs.jsonl", [task_record(), run_record()])
+    (tmp_path / "logs" / "notes.txt").write_text("not a log")
+    rs = ambiglib.load(log.parent)
+    assert rs.skipped == {"file in the log's folder that is no run log of any layout ambiglib reads, not read"
+                          " (first: notes.txt)": 1}
+    with pytest.warns(UserWarning, match=r"match no run; the log has model: 'model-a'"):
+        assert len(rs.filter(model="model-b").runs) == 0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rs.filter(model="model-a")  # a filter that keeps runs says nothing
+
+
 def test_report_and_validate_show_what_an_importer_skipped(tmp_path, capsys):
     from pathlib import Path
 

@@ -196,3 +196,19 @@ def test_compare_from_the_command_line_keeps_the_order_in_every_format(tmp_path)
     tool = subprocess.run([sys.executable, "-m", "ambiglib", "compare", "--runs", str(log), "--between", "ask_tool",
                            "--a", "maybe", "--b", "true"], capture_output=True, text=True)
     assert tool.returncode == 2 and "takes --a and --b as true or false (got 'maybe')" in tool.stderr
+
+
+def test_a_permutation_test_of_random_flips_agrees_with_scipys_within_its_noise():
+    """Above 2^13 tasks' worth of flip patterns the test draws 9,999 random ones (a coin per task) instead of
+    scipy's permutations: the p-value counted as scipy counts it, so the two differ only by Monte Carlo noise."""
+    from ambiglib.significance import paired_permutation
+
+    rng = np.random.default_rng(11)
+    for n, shift in ((20, 0.1), (40, 0.05), (300, 0.03)):
+        x, y = rng.random(n), rng.random(n) + shift
+        mine = paired_permutation(x, y, lambda t: t / n, seed=3)
+        ref = sps.permutation_test((x, y), lambda u, v, axis: u.mean(axis=axis) - v.mean(axis=axis),
+                                   permutation_type="samples", vectorized=True, rng=5)
+        noise = 2 * np.sqrt(2 * ref.pvalue * (1 - ref.pvalue) / 9999) + 1e-3
+        assert mine.test == "paired permutation (9,999 sign flips)"
+        assert mine.statistic == pytest.approx(ref.statistic) and abs(mine.p_value - ref.pvalue) < 2 * noise, n

@@ -280,7 +280,9 @@ def test_a_sample_whose_blockers_disagree_with_another_is_named(tmp_path):
     log.samples[0].metadata["blockers"] = ["something-else"]
     inspect_log.write_eval_log(log, str(logs[0]))
     rs, errors = ambiglib.load(tmp_path, strict=False)
-    assert any("describes task" in e.message and e.field == "blockers" for e in errors)
+    error = next(e for e in errors if "describes task" in e.message and e.field == "blockers")
+    # the fix, when each spec registers blockers of its own (issue 37 §5)
+    assert "give each its own metadata 'variant_id'" in error.message
 
 
 # ----------------------------------------------------------------------------- folders and the report
