@@ -87,31 +87,34 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
         values = dict(row)
     scope = dict(table.attrs.get("scope") or {})
     scope.update(_metric_scope(values))
-    runs = rs.runs
-    sides = _sides(values)
+    keys = rs._memo(("evidence-keys",), lambda: _plain_keys(rs.runs))  # once per run set, not once per row
     parts = []
-    for side, fixed in sides:
-        keep = np.ones(len(runs), dtype=bool)
+    for side, fixed in _sides(values):
+        keep = np.ones(len(rs.runs), dtype=bool)
         for column, value in {**{k: v for k, v in values.items() if k in _KEYS}, **fixed}.items():
             if _blank(value) or (column == "suite" and isinstance(value, str) and ", " in value):
                 continue
             if column == "policy":  # the row's policy is its with-tool runs'; no-tool runs are the default's
-                tool = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
-                pol = runs["policy"].astype(object).to_numpy()
-                keep &= np.where(tool, pol == value, (pol == value) | (pol == "default"))
+                pol = keys["policy"]
+                keep &= np.where(keys["ask_tool"], pol == value, (pol == value) | (pol == "default"))
                 continue
-            keep &= _matches(runs[column], value)
+            keep &= _matches(keys[column], value)
         for column, value in scope.items():
-            keep &= _matches(runs[column], value)
+            keep &= _matches(keys[column], value)
         parts.append((side, keep))
     frames = {"runs": [], "questions": [], "labels": []}
     for side, keep in parts:
         sub = rs._with_run_ids_of(keep)
         r = sub.runs.assign(side=side)
         frames["runs"].append(r)
-        where = r[["run_id", "task_id", "trial"]].astype(object)
-        frames["questions"].append(sub.questions.merge(where, on="run_id").assign(side=side))
-        frames["labels"].append(sub.labels.merge(where[["run_id", "task_id"]], on="run_id").assign(side=side))
+        ids = pd.Index(r["run_id"].astype(object))
+        for name in ("questions", "labels"):
+            frame = getattr(sub, name)
+            at = ids.get_indexer(frame["run_id"].astype(object))  # each question's run, by position
+            frame = frame.assign(task_id=r["task_id"].astype(object).to_numpy()[at], side=side)
+            if name == "questions":
+                frame = frame.assign(trial=r["trial"].to_numpy()[at])
+            frames[name].append(frame)
     runs_out = pd.concat(frames["runs"], ignore_index=True)
     runs_out["where"] = _where(runs_out)
     out = Evidence(values, runs_out.reindex(columns=RUN_COLUMNS).sort_values(["side", "task_id", "trial"]),
@@ -134,15 +137,23 @@ def _blank(value: Any) -> bool:
     return (isinstance(value, float) and np.isnan(value)) or (isinstance(value, str) and value in ("–", ""))
 
 
-def _matches(column: pd.Series, value: Any) -> np.ndarray:
+def _plain_keys(runs: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The runs' key columns as numpy arrays (text as objects, ask_tool as bools, trial as floats)."""
+    out = {c: runs[c].astype(object).to_numpy() for c in _KEYS if c not in ("ask_tool", "trial")}
+    out["ask_tool"] = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
+    out["trial"] = runs["trial"].to_numpy(dtype=float)
+    return out
+
+
+def _matches(column: np.ndarray, value: Any) -> np.ndarray:
     if isinstance(value, (list, tuple, set)):
-        return column.astype(object).isin(list(value)).to_numpy(dtype=bool)
-    if column.name == "ask_tool":
+        return np.isin(column, list(value))
+    if column.dtype == bool:
         value = value if isinstance(value, (bool, np.bool_)) else str(value).lower() == "true"
-        return column.to_numpy(dtype=bool, na_value=False) == bool(value)
-    if column.name == "trial":
-        return column.to_numpy(dtype=float) == float(value)
-    return (column.astype(object) == value).to_numpy(dtype=bool)
+        return column == bool(value)
+    if column.dtype.kind == "f":
+        return column == float(value)
+    return column == value
 
 
 def _sides(values: Mapping[str, Any]) -> list[tuple[str, dict]]:
@@ -224,6 +235,19 @@ def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame
     return frame.drop(columns=list(same)), same
 
 
+#: rows an evidence page lists of each of its tables (a large log's agent has tens of thousands of runs);
+#: ``table.evidence(row)`` in Python has them all
+PAGE_ROWS = 1000
+
+
+def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...] = ()) -> str:
+    shown = _html_table(frame.head(PAGE_ROWS), text_columns)
+    if len(frame) > PAGE_ROWS:
+        shown += (f"<p class='muted'>the first {PAGE_ROWS:,} of {len(frame):,} {what}; every one: "
+                  "<code>table.evidence(row)</code> in Python</p>")
+    return shown
+
+
 def _page_body(ev: Evidence) -> str:
     runs, same = _varying(ev.runs.drop(columns="run_id"), ("task_id", "trial", "status", "score", "where"))
     common = ", ".join(f"{k} {v}" for k, v in same.items() if not _blank(v))
@@ -235,15 +259,15 @@ def _page_body(ev: Evidence) -> str:
              "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
              " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
              if len(ev.questions) else "",
-             _html_table(questions, ("text", "response")) if len(ev.questions)
+             _listed(questions, "questions", ("text", "response")) if len(ev.questions)
              else "<p class='muted'>no questions: these runs asked nothing</p>",
              f"<h2>Runs ({len(ev.runs)})</h2>",
              f"<p class='muted'>every run: {html.escape(common)}</p>" if common else "",
              "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
              " listed, and left out of every metric.</p>" if len(ev.runs) else "",
-             _html_table(runs, ("where",)) if len(ev.runs) else "<p class='muted'>no runs</p>",
+             _listed(runs, "runs", ("where",)) if len(ev.runs) else "<p class='muted'>no runs</p>",
              f"<h2>Judge labels ({len(ev.labels)})</h2>",
-             _html_table(labels) if len(ev.labels) else "<p class='muted'>no judge labels on these runs</p>"]
+             _listed(labels, "judge labels") if len(ev.labels) else "<p class='muted'>no judge labels on these runs</p>"]
     return "\n".join(p for p in parts if p)
 
 

@@ -372,8 +372,10 @@ COMPARED = (("calib_score", None, "CalibScore"), ("ask_f1", None, "Ask-F1"),
 @as_table
 def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
                      alpha: float = 0.05, conventions: ConventionsArg = None) -> pd.DataFrame:
-    """Is one agent better than another? Paired differences of CalibScore, Ask-F1, the score with the tool and
-    the gain from asking, between every two models under one policy, Holm-adjusted over the whole table.
+    """Is one agent better than another? Paired differences of its asking and its scores, Holm over the table.
+
+    CalibScore, Ask-F1, the score with the tool and the gain from asking, between every two models under one
+    policy, Holm-adjusted over the whole table.
 
     Each row is :func:`ambiglib.comparisons.paired_comparison` with the benchmark's suites pooled (tasks are
     paired within their suite; the bootstrap and the test run over all of them). ``verdict`` says it in

@@ -96,17 +96,19 @@ def paired_permutation(a, b, statistic: Callable[[np.ndarray], np.ndarray], *,
     differing = int((a2 != b2).any(axis=1).sum())
     change, total_a, total_b = b2 - a2, a2.sum(axis=0), b2.sum(axis=0)
 
-    def diff(ia, ib, axis=-1):
-        # task i's sides are indices i (a) and n + i (b); a flip swaps them, moving b_i − a_i from one side's
-        # total to the other's: every flip pattern's totals are one matrix product
-        flipped = (np.asarray(ia) >= n).astype(float)
+    def of_flips(flipped: np.ndarray) -> np.ndarray:
+        # a flip of task i swaps its sides, moving b_i − a_i from one side's total to the other's: the totals of
+        # every flip pattern (a row of 0/1) are one matrix product
         moved = flipped @ change
         ta, tb = total_a + moved, total_b - moved
         sa = np.asarray(statistic(ta if a.ndim > 1 else ta[..., 0]), dtype=float)
         sb = np.asarray(statistic(tb if a.ndim > 1 else tb[..., 0]), dtype=float)
         return sa - sb
 
-    observed = float(diff(np.arange(n), np.arange(n, 2 * n)))
+    def diff(ia, ib, axis=-1):  # scipy's form: task i's sides are indices i (a) and n + i (b)
+        return of_flips((np.asarray(ia) >= n).astype(float))
+
+    observed = float(of_flips(np.zeros(n)))
     exact = 2 ** n <= n_resamples
     name = f"paired permutation ({'exact, ' if exact else ''}{2 ** n if exact else n_resamples:,} sign flips)"
     if differing == 0 or not np.isfinite(observed):
@@ -125,8 +127,8 @@ def paired_permutation(a, b, statistic: Callable[[np.ndarray], np.ndarray], *,
     batch = max(1, (1 << 22) // max(1, n))  # a batch of patterns (batch x n) stays near 32 MB
     for start in range(0, n_resamples, batch):
         stop = min(start + batch, n_resamples)
-        flips = rng.integers(0, 2, size=(stop - start, n), dtype=np.int8)
-        null[start:stop] = diff(np.where(flips == 1, n, 0), None)
+        bits = rng.integers(0, 256, size=(stop - start, (n + 7) // 8), dtype=np.uint8)  # a coin a bit
+        null[start:stop] = of_flips(np.unpackbits(bits, axis=1, count=n).astype(float))
     gamma = abs(observed) * 100 * np.finfo(float).eps
     less = (np.count_nonzero(null <= observed + gamma) + 1) / (n_resamples + 1)
     greater = (np.count_nonzero(null >= observed - gamma) + 1) / (n_resamples + 1)
