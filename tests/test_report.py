@@ -63,18 +63,18 @@ def test_notebooks_start_longest_first_and_the_report_lists_them_in_order(tmp_pa
 
     from ambiglib.report.runner import _MEASURED_SECONDS
 
-    names = ["2_are_its_questions_good", "ambigds_recognition", "quickstart"]
-    assert _MEASURED_SECONDS["ambigds_recognition"] > _MEASURED_SECONDS["quickstart"] \
-        > _MEASURED_SECONDS.get("2_are_its_questions_good", 0.0)
+    names = ["1_does_it_ask_when_it_should", "ambigds_calibration", "quickstart"]
+    assert _MEASURED_SECONDS["ambigds_calibration"] > _MEASURED_SECONDS["1_does_it_ask_when_it_should"] \
+        > _MEASURED_SECONDS["quickstart"]
     finished = []
     run_report(None, tmp_path / "out", notebooks=names, jobs=1, progress=lambda done, total, r: finished.append(r.name))
-    assert finished == ["ambigds_recognition", "quickstart", "2_are_its_questions_good"]
+    assert finished == ["ambigds_calibration", "1_does_it_ask_when_it_should", "quickstart"]
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert [e["notebook"] for e in manifest["notebooks"]] == names
     index = (tmp_path / "out" / "index.html").read_text()
     # the section list: questions, then Ambig-DS, then the log
-    assert index.index("sections/2_are_its_questions_good.html") < index.index("sections/ambigds_recognition.html") \
-        < index.index("sections/quickstart.html")
+    assert index.index("sections/1_does_it_ask_when_it_should.html") \
+        < index.index("sections/ambigds_calibration.html") < index.index("sections/quickstart.html")
 
 
 def test_the_report_regenerates_on_other_logs_with_a_params_file(tmp_path):

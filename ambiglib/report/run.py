@@ -167,7 +167,7 @@ def notebook_info(path: Path) -> dict:
     text = "".join(first.get("source") or "") if first else ""
     heading = re.match(r"\s*#\s+(.+)", text)
     title = heading.group(1).strip() if heading else path.stem
-    description = re.sub(r"[`*_]", "", text[heading.end():] if heading else text).strip()
+    description = re.sub(r"[`*]", "", text[heading.end():] if heading else text).strip()
     order = meta.get("order")
     return {"part": part, "order": order if isinstance(order, int) else 0, "title": title,
             "description": " ".join(description.split())}

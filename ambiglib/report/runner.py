@@ -265,7 +265,8 @@ def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
 #: docs/performance.md). Only the order in which the notebooks start follows them: the longest first, so
 #: that the workers finish together instead of one running the last long notebook alone.
 _MEASURED_SECONDS = {
-    "conventions": 20.4, "hilbench_judgment_gap": 13.4, "hilbench_failure_modes": 12.4,
+    "conventions": 20.4, "4_is_one_agent_better": 19.0, "3_does_asking_pay_off": 18.5, "hilbench_judgment_gap": 13.4,
+    "hilbench_failure_modes": 12.4, "2_are_its_questions_good": 6.5, "1_does_it_ask_when_it_should": 4.7,
     "lhaw_strategies_and_personas": 11.3, "lhaw_ask_failures": 11.1, "lhaw_dimensions": 9.9,
     "ambigds_performance": 9.5, "lhaw_value_of_information": 7.5, "lhaw_ambiguity_classes": 7.3,
     "ambigds_calibration": 6.0, "hilbench_questions": 6.1, "power_analysis": 5.3, "ambigds_construction_audits": 5.2,
