@@ -411,7 +411,9 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         out = _frame([], cols)
         out.attrs["note"] = "; ".join(skipped) if skipped else "fewer than two models in this log: nothing to compare"
         return out
-    out = pd.concat(parts, ignore_index=True).rename(columns={"suite": "suites"})
+    # a benchmark's rows together (its metrics in COMPARED's order)
+    out = pd.concat(parts, ignore_index=True).rename(columns={"suite": "suites"}) \
+        .sort_values("benchmark", kind="stable").reset_index(drop=True)
     from .stats import holm
 
     out["p_holm"] = holm(out["p_value"].to_numpy(float))  # over the whole table, every metric
