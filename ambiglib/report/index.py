@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import LoadError
 from ..loading import load
 from ..headline import SHOWN
-from .opening import OPENING_STYLE, compact_table
+from .opening import OPENING_STYLE, compact_table, read_meta
 from .runner import NotebookResult
 from .rendering import MAX_ROWS_SHOWN, _counts_as_integers, _markdown_cell, _shown_rows, csv_safe, markdown_safe
 
@@ -162,10 +162,7 @@ def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[str, dict]:
     """A saved table as the report shows it, and its manifest entry."""
     base = f"tables/{nb}/{t}"
     frame = _counts_as_integers(pd.read_csv(out / f"{base}.csv"))
-    try:
-        meta = json.loads((out / f"{base}.meta.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        meta = {}
+    meta = read_meta(out / f"{base}.meta.json")
     caption = meta.get("caption") or t
     entry = {"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex", "meta": f"{base}.meta.json",
              "rows": len(frame), "caption": caption}

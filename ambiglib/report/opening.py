@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..headline import QUESTIONS, SHOWN
 
-__all__ = ["answer_cards", "unanswered_list", "compact_table", "OPENING_STYLE"]
+__all__ = ["answer_cards", "unanswered_list", "compact_table", "read_meta", "OPENING_STYLE"]
 
 OPENING_STYLE = (
     ".answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(590px,1fr));gap:0.6em 1em;margin:0.5em 0}"
@@ -104,13 +104,8 @@ def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evi
             + (f"<ol class='why'>{why}</ol>" if why else ""))
 
 
-def _card(name: str, notebook: str, base: Path, section: str, evidence: bool) -> str | None:
-    """One question's card, from the table its notebook saved (None when the notebook saved none)."""
-    csv = base / f"{name}.csv"
-    if not csv.is_file():
-        return None
-    frame = pd.read_csv(csv)
-    meta = _meta(base / f"{name}.meta.json")
+def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: str, evidence: bool) -> str:
+    """One question's card, from the table its notebook saved and what it said of it (``meta``)."""
     answer = "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in meta.get("answer") or [])
     note = f"<p class='more'>{html.escape(meta['note'])}</p>" if meta.get("note") else ""
     table = compact_table(frame, meta, name, notebook, f"evidence/{notebook}/{name}/" if evidence else None)
@@ -120,7 +115,9 @@ def _card(name: str, notebook: str, base: Path, section: str, evidence: bool) ->
             " notebook</a> · each agent links to the runs and questions behind its row</p></section>")
 
 
-def _meta(path: Path) -> dict:
+def read_meta(path: Path) -> dict:
+    """What the report kept of a table beside its cells (``<table>.meta.json``: ``rendering.table_meta``); {} when
+    there is none."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -139,12 +136,9 @@ def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tup
                 gaps.append({"question": question, "what": question, "why": note})
             continue
         base = out / "tables" / owner.name
-        card = _card(name, owner.name, base, sections.get(owner.name, f"{owner.name}.html"),
-                     (out / "evidence" / owner.name / name).is_dir())
-        if card:
-            cards.append(card)
-        meta = _meta(base / f"{name}.meta.json")
-        frame = pd.read_csv(base / f"{name}.csv")
+        frame, meta = pd.read_csv(base / f"{name}.csv"), read_meta(base / f"{name}.meta.json")
+        cards.append(_card(name, owner.name, frame, meta, sections.get(owner.name, f"{owner.name}.html"),
+                           (out / "evidence" / owner.name / name).is_dir()))
         for column, label, _ in SHOWN[name]:
             why = (meta.get("empty") or {}).get(column)
             if why and column in (meta.get("gaps") or []) and frame[column].isna().any():
