@@ -135,12 +135,29 @@ def test_an_ask_tool_of_another_name_is_named_everywhere(renamed, tmp_path):
     rs, errors = ambiglib.load(renamed, strict=False)
     assert errors and re.search(r"task arguments differ in ask \((False vs True|True vs False)\)", errors[0].message)
     assert "name the tool (ask_tools=, --ask-tool" in errors[0].message
+    # whichever of two colliding evals the load met first (the logs' names are random), the error names the tool
+    # either eval has, and how to map it
+    assert all("The evals have tool(s) 'request_clarification', whose names look like asking" in e.message
+               and "--ask-tool request_clarification" in e.message for e in errors)
     validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(renamed)],
                               capture_output=True, text=True)
-    # (of the runs that loaded: which of two colliding runs loads first is the logs' order)
-    assert re.search(r"warning: tool 'request_clarification' was called \d+ time\(s\) in \d+ run\(s\) \(mockllm/careful\)"
-                     r" and looks like an ask tool", validate.stdout)
     assert "--ask-tool request_clarification" in validate.stdout
+    # both orders, forced by the logs' names: the tool evals first, then the no-tool ones first
+    from inspect_ai.log import read_eval_log
+
+    for first in (True, False):
+        ordered = tmp_path / f"tool_first_{first}"
+        ordered.mkdir()
+        for log in renamed.glob("*.eval"):
+            ask = read_eval_log(str(log), header_only=True).eval.task_args.get("ask")
+            (ordered / f"{0 if ask == first else 1}_{log.name}").write_bytes(log.read_bytes())
+        _, errs = ambiglib.load(ordered, strict=False)
+        assert len(errs) == 64 and all("--ask-tool request_clarification" in e.message for e in errs), first
+    # and of the runs that did load, validate warns where they called it
+    called = rs.runs[rs.runs["meta"].astype(str).str.contains("request_clarification")]
+    warned = re.search(r"warning: tool 'request_clarification' was called \d+ time\(s\) in (\d+) run\(s\)"
+                       r" \(mockllm/careful\) and looks like an ask tool", validate.stdout)
+    assert (warned is not None) == (len(called) > 0) and (warned is None or int(warned.group(1)) == len(called))
     # named: from Python, the command line and the report's parameters
     named = ambiglib.load(renamed, ask_tools=["request_clarification"])
     assert len(named.runs) == 128 and len(named.questions) == 24

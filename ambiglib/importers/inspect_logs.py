@@ -26,6 +26,8 @@ __all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings",
 INSPECT_EXTRA = "pip install 'ambiglib[inspect]'"
 #: the names an ask tool goes by, recognised unless ``ask_tools`` says otherwise
 ASK_TOOLS = ("ask_user", "ask_human", "ask_question", "clarify")
+#: a tool whose name holds one of these may be an ask tool (validate asks whether it is)
+ASK_LIKE = ("ask", "clarif", "question", "user", "human")
 #: Inspect's categorical score values (``inspect_ai.scorer``: CORRECT, INCORRECT, PARTIAL, NOANSWER) as
 #: (score, passed), as ``value_to_float`` reads them
 SCORE_VALUES = {"C": (1.0, True), "I": (0.0, False), "P": (0.5, False), "N": (0.0, False)}
@@ -105,7 +107,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
         raise FormatError(f"{root}: no Inspect AI logs (.eval, or .json logs of Inspect) found")
     out = Collected("Inspect AI")
     tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]] = {}
-    seen: dict[tuple, tuple[str, dict]] = {}  # each run's key: the first sample that gave it, its eval's arguments
+    seen: dict[tuple, tuple[str, dict, set[str]]] = {}  # each run's key: its first sample, that eval's arguments and tools
     for file in logs:
         try:
             present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
@@ -176,8 +178,8 @@ def _why(exc: BaseException) -> str:
 
 
 def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected,
-              tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]], seen: dict[tuple, tuple[str, dict]]
-              ) -> None:
+              tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]],
+              seen: dict[tuple, tuple[str, dict, set[str]]]) -> None:
     if log.version not in FORMAT_VERSIONS:
         out.reject(file, None, "version", f"Inspect log format version {log.version!r}; ambiglib reads versions"
                    f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
@@ -196,6 +198,7 @@ def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected
         if calling:
             offered = (f"called in {calling} of {len(samples)} samples of this eval, not named in its plan: taken as"
                        " offered to every sample (give a task argument ask_tool to say so)")
+    tools = _tools_of(log.plan, samples)
     present_ids: set[tuple[str, int]] = set()
     for line, sample in enumerate(samples, 1):
         if isinstance(sample, FormatError):
@@ -205,7 +208,7 @@ def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected
         present_ids.add((str(sample.get("id")), sample.get("epoch")))
         with out.row(file, line, f"{where}'s fields"):
             run, task = _run(sample, where, ev, task_args, offered, opts)
-            _distinct(run, task_args, file, where, seen)
+            _distinct(run, task_args, file, where, seen, tools)
             out.add(file, line, run)
             if task is not None:
                 _add_task(task, file, line, where, out, tasks)
@@ -219,34 +222,45 @@ def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
                for c in m.get("tool_calls") or [])
 
 
+def _tools_of(plan: Any, samples: list) -> set[str]:
+    """Every tool an eval names in its plan or its samples call."""
+    called = (_other_tools([m for m in s.get("messages") or [] if isinstance(m, dict)], ())
+              for s in samples if isinstance(s, dict))
+    return set(_plan_tools(plan)).union(*called)
+
+
 def _distinct(run: dict[str, Any], task_args: Mapping[str, Any], file: Path, where: str,
-              seen: dict[tuple, tuple[str, dict]]) -> None:
+              seen: dict[tuple, tuple[str, dict, set[str]]], tools: set[str]) -> None:
     """Refuse a run whose key another eval already gave, when the two evals differ in their task arguments: the
-    argument that tells them apart is a condition the mapping does not read (an ask tool of another name)."""
+    argument that tells them apart is a condition the mapping does not read (an ask tool of another name: the
+    message names the tools either eval has whose names look like asking)."""
     key = tuple(run.get(c) for c in ("benchmark", "suite", "variant_id", "model", "spec", "ask_tool", "policy",
                                      "trial"))
     args = {k: v for k, v in task_args.items()}
     if key not in seen:
-        seen[key] = (f"{file} {where}", args)
+        seen[key] = (f"{file} {where}", args, tools)
         return
-    first, first_args = seen[key]
+    first, first_args, first_tools = seen[key]
     differ = sorted(k for k in set(args) | set(first_args) if args.get(k) != first_args.get(k))
     if differ:
+        asking = sorted(t for t in tools | first_tools if any(w in t.lower() for w in ASK_LIKE))
+        named = (f" The evals have tool(s) {', '.join(map(repr, asking))}, whose names look like asking: if one"
+                 f" asks the user, name it (--ask-tool {asking[0]}, ask_tools=[{asking[0]!r}])." if asking else "")
         raise RowError("task_args", f"{where}: the same run as {first} (spec {run['spec']!r}, ask_tool"
                        f" {run['ask_tool']}, policy {run.get('policy', 'default')!r}), though the two evals' task"
                        f" arguments differ in {', '.join(f'{k} ({first_args.get(k)!r} vs {args.get(k)!r})' for k in differ)}:"
                        " the run log tells conditions apart by spec, ask_tool and policy. If the argument turns"
                        " the ask tool on, name the tool (ask_tools=, --ask-tool; ambiglib validate lists the tools"
-                       " called) or pass ask_tool as a task argument; else pass it as 'policy'")
+                       f" called) or pass ask_tool as a task argument; else pass it as 'policy'.{named}")
 
 
-def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
-    """The ask tool the eval's plan offers (named in a step's parameters: ``use_tools``, an agent's tools)."""
+def _plan_tools(plan: Any) -> list[str]:
+    """The tools an eval's plan names in its steps' parameters (``use_tools``, an agent's tools), in order."""
     found: list[str] = []
 
     def visit(value: Any) -> None:
         if isinstance(value, dict):
-            if value.get("name") in names and value.get("type", "tool") == "tool":
+            if isinstance(value.get("name"), str) and value.get("type", "tool") == "tool":
                 found.append(value["name"])
             for v in value.values():
                 visit(v)
@@ -256,7 +270,12 @@ def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
 
     for step in getattr(plan, "steps", None) or []:
         visit(step.params)
-    return found[0] if found else None
+    return found
+
+
+def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
+    """The ask tool the eval's plan offers."""
+    return next((t for t in _plan_tools(plan) if t in names), None)
 
 
 def _text(value: Any) -> str | None:
@@ -532,9 +551,6 @@ def _count_missing(log: Any, present_ids: set[tuple[str, int]], n_samples: int, 
     if n:
         out.skip(f"sample × epoch an Inspect eval that stopped part-way ({log.status}) never ran", n)
 
-
-#: a tool whose name holds one of these may be an ask tool (validate asks whether it is)
-ASK_LIKE = ("ask", "clarif", "question", "user", "human")
 
 
 def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None) -> list[str]:
