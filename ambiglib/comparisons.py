@@ -296,7 +296,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     out.insert(out.columns.get_loc("p_value") + 1, "p_holm", holm(out["p_value"].to_numpy(dtype=float)))
     notes = list(why)
     if len(out) == 0 and not notes:
-        notes.append(_nothing_to_compare(rs, metric, between, condition, (a, b), k))
+        notes.append(_nothing_to_compare(rs, between))
     few = out[out["n_differing"] < FEW_DIFFERING]
     if len(few):
         notes.append(f"{len(few)} of {len(out)} comparison(s) rest on fewer than {FEW_DIFFERING} tasks whose sides"
@@ -448,7 +448,7 @@ def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
     return None
 
 
-def _nothing_to_compare(rs: RunSet, metric: str, between: str, condition, wanted: tuple, k: int) -> str:
+def _nothing_to_compare(rs: RunSet, between: str) -> str:
     """Why a comparison has no row when no benchmark said why: too few sides."""
     if len(rs.runs) == 0:
         return "the run log has no runs"

@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..tables._common import empty_lines
+
 __all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure",
            "table_meta", "empty_lines"]
 
@@ -29,13 +31,6 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
     lines = [text] + ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
     return "\n".join(lines)
-
-
-def empty_lines(table: pd.DataFrame) -> list[str]:
-    """What each "–" of ``table`` means (its ``attrs["empty"]``), one line per reason: "– in a, b: why"."""
-    from ..tables._common import empty_lines as lines
-
-    return lines(table)
 
 
 def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
