@@ -169,28 +169,38 @@ def test_unattributed_questions_make_ask_f1_refuse_and_the_tables_say_so(loaded)
     assert any("not attributed to a blocker" in w for w in ambiglib.shapes.metric_warnings(rs))
 
 
-def test_the_zip_members_read_as_inspects_own_full_read(monkeypatch):
-    # a .eval log's samples are parsed from its zip members (fast); Inspect's full read (read_eval_log, every sample
-    # validated into its models) gives the same run log, record for record
-    from ambiglib.importers import inspect_logs
+def _same_runset(a, b):
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        x = getattr(a, name).drop(columns="source", errors="ignore")
+        y = getattr(b, name).drop(columns="source", errors="ignore")
+        key = [c for c in ("run_id", "q_index", "facet", "variant_id", "blocker_id") if c in x.columns]
+        pd.testing.assert_frame_equal(x.sort_values(key).reset_index(drop=True), y.sort_values(key).reset_index(drop=True))
+    assert a.skipped == b.skipped
+
+
+def test_the_members_read_as_inspects_own_full_read_whole_or_streamed(monkeypatch):
+    # a log's samples are parsed from its zip members (small ones whole, large ones streamed with their events
+    # skipped unbuilt) or streamed from a .json log; Inspect's full read (read_eval_log, every sample validated
+    # into its models) gives the same run log, record for record, and so does streaming every member
+    from ambiglib.importers import inspect_files, inspect_logs
 
     fast = read_inspect(FIXTURES, strict=False)
-    original = inspect_logs._read_log_file
     calls = []
 
-    def whole(file, reader, via_inspect=False):
+    def whole(file, reader):
         calls.append(file)
-        return original(file, reader, via_inspect=True)
+        log = reader(str(file), exclude_fields={"events", "store", "attachments", "events_data"})
+        return log, iter([s.model_dump(mode="json") for s in log.samples or []])
 
-    monkeypatch.setattr(inspect_logs, "_read_log_file", whole)
+    monkeypatch.setattr(inspect_logs, "read_log_file", whole)
     slow = read_inspect(FIXTURES, strict=False)
     assert len(calls) == len(LOGS) and fast[1] == slow[1] == []
-    for name in ("runs", "questions", "labels", "tasks", "blockers"):
-        a = getattr(fast[0], name).drop(columns="source", errors="ignore")
-        b = getattr(slow[0], name).drop(columns="source", errors="ignore")
-        key = [c for c in ("run_id", "q_index", "facet", "variant_id", "blocker_id") if c in a.columns]
-        pd.testing.assert_frame_equal(a.sort_values(key).reset_index(drop=True), b.sort_values(key).reset_index(drop=True))
-    assert fast[0].skipped == slow[0].skipped
+    _same_runset(fast[0], slow[0])
+    monkeypatch.undo()
+    monkeypatch.setattr(inspect_files, "STREAM_ABOVE", 0)
+    streamed = read_inspect(FIXTURES, strict=False)
+    assert streamed[1] == []
+    _same_runset(fast[0], streamed[0])
 
 
 def test_options_scorer_facets_and_ask_tools():

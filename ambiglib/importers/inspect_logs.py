@@ -20,6 +20,7 @@ from ..files import is_file, walk
 from ..runset import RunSet
 from ..schema import SPECS
 from ._common import Collected, RowError, finish, guard, present
+from .inspect_files import count_missing, read_log_file
 
 __all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "ASK_TOOLS", "INSPECT_EXTRA"]
 
@@ -35,11 +36,8 @@ SCORE_VALUES = {"C": (1.0, True), "I": (0.0, False), "P": (0.5, False), "N": (0.
 TEXT_ARGUMENTS = ("question", "message", "prompt", "text", "query")
 #: the sample metadata fields a task record takes as they are (runlog-v1 §A.3)
 TASK_FIELDS = ("ambiguity_class", "dimensions", "strategy")
-EXCLUDE = {"events", "store", "attachments", "timelines", "events_data"}
 #: the newest log format this importer has been checked against (Inspect's LOG_SCHEMA_VERSION)
 FORMAT_VERSIONS = (1, 2)
-#: the largest sample member read from a .eval zip (its events included)
-MAX_SAMPLE_BYTES = 1 << 30
 _JSON_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 
 
@@ -111,7 +109,10 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
     for file in logs:
         try:
             present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
-            header, samples = _read_log_file(file, read_eval_log)
+            header, samples = read_log_file(file, read_eval_log)
+            if header.version in FORMAT_VERSIONS:
+                _read_log(file, header, samples, opts, out, tasks, seen)
+                continue
         except FormatError as exc:
             out.reject(file, None, None, str(exc).removeprefix(f"{file}: "))
             out.skip(UNREADABLE)
@@ -123,96 +124,87 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
             out.reject(file, None, None, f"not a readable Inspect AI log ({_why(exc)})")
             out.skip(UNREADABLE)
             continue
-        _read_log(file, header, samples, opts, out, tasks, seen)
+        out.reject(file, None, "version", f"Inspect log format version {header.version!r}; ambiglib reads versions"
+                   f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
+        out.skip(UNREADABLE)
     return finish(out, root, strict=strict)
 
 
 UNREADABLE = "Inspect AI log that cannot be read (its samples cannot be counted): named in the errors"
 
 
-def _read_log_file(file: Path, read_eval_log: Any, *, via_inspect: bool = False) -> tuple[Any, list]:
-    """The log's header (read by Inspect) and its samples, each a dict as the log holds it.
-
-    A ``.eval`` log's samples are its zip's ``samples/*.json`` members, parsed as JSON: Inspect's own full read
-    validates every sample into its models, 4x the time of this importer's whole load (docs/performance.md).
-    A ``.json`` log (and ``via_inspect``) is read whole by Inspect. Both give the same records (the test suite
-    reads every fixture both ways).
-    """
-    if file.name.endswith(".eval") and not via_inspect:
-        header = read_eval_log(str(file), header_only=True)
-        if header.version not in FORMAT_VERSIONS:
-            return header, []
-        return header, list(_zip_samples(file))
-    log = read_eval_log(str(file), exclude_fields=EXCLUDE)
-    return log, [s.model_dump(mode="json", exclude=EXCLUDE) for s in log.samples or []]
-
-
-def _zip_samples(file: Path) -> Iterator[dict[str, Any] | FormatError]:
-    """Each ``samples/<id>_epoch_<n>.json`` member of a ``.eval`` zip, parsed (or why it cannot be)."""
-    import zipfile
-
-    try:  # Inspect's dependency: the members are Zstandard-compressed (zip method 93), which zipfile reads
-        import zipfile_zstd  # noqa: F401  from Python 3.14 on its own
-    except ImportError:
-        pass
-    with zipfile.ZipFile(file) as z:
-        for info in z.infolist():
-            name = info.filename
-            if not (name.startswith("samples/") and name.endswith(".json")):
-                continue
-            if info.file_size > MAX_SAMPLE_BYTES:  # a zip says how large a member unpacks: no bomb is opened
-                yield FormatError(f"member {name} unpacks to {info.file_size:,} bytes; a sample is read up to"
-                                  f" {MAX_SAMPLE_BYTES:,}")
-                continue
-            try:
-                data = json.loads(z.read(name))
-            except (ValueError, zipfile.BadZipFile, EOFError, OSError, RuntimeError) as exc:
-                yield FormatError(f"member {name} cannot be read ({_why(exc)})")
-                continue
-            yield data if isinstance(data, dict) else FormatError(f"member {name} is not a JSON object")
-
-
 def _why(exc: BaseException) -> str:
+    """The exception and what caused it (Inspect's header read wraps its reason: "Unable to read log file")."""
     text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+    said = f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+    cause = exc.__cause__
+    return f"{said}, because {_why(cause)}" if cause is not None and cause is not exc else said
 
 
-def _read_log(file: Path, log: Any, samples: list, opts: Options, out: Collected,
+@dataclass
+class _Sampled:
+    """One sample's run, read before the eval's last sample says whether the eval offered the ask tool."""
+
+    line: int
+    where: str
+    run: dict[str, Any]
+    task: dict[str, Any] | None
+    inferred: bool  # ask_tool from the plan or the sample's own calls, not from metadata or task arguments
+
+
+def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatError], opts: Options, out: Collected,
               tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]],
               seen: dict[tuple, tuple[str, dict, set[str]]]) -> None:
-    if log.version not in FORMAT_VERSIONS:
-        out.reject(file, None, "version", f"Inspect log format version {log.version!r}; ambiglib reads versions"
-                   f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
-        out.skip(UNREADABLE)
-        return
+    """The eval's runs, one sample at a time: each sample is parsed, mapped and dropped before the next."""
     ev = log.eval
     task_args = ev.task_args if isinstance(ev.task_args, dict) else {}
     offered = _offered_tools(log.plan, opts.ask_tools)
-    if not samples and log.status == "success":
-        out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
-        return
-    if offered is None:
-        # a tool a custom solver offers (state.tools) is not in the plan: the eval's calls show it was offered,
-        # to every sample of the eval (one solver), not only to those that called it
-        calling = sum(1 for s in samples if isinstance(s, dict) and _calls(s, opts.ask_tools))
-        if calling:
-            offered = (f"called in {calling} of {len(samples)} samples of this eval, not named in its plan: taken as"
-                       " offered to every sample (give a task argument ask_tool to say so)")
-    tools = _tools_of(log.plan, samples)
-    present_ids: set[tuple[str, int]] = set()
+    tools = set(_plan_tools(log.plan))
+    present_ids: dict[tuple[str, Any], int] = {}
+    read: list[_Sampled] = []
+    n_samples = calling = unplaced = 0
     for line, sample in enumerate(samples, 1):
+        n_samples += 1
         if isinstance(sample, FormatError):
             out.reject(file, line, None, str(sample))
+            key = getattr(sample, "key", None)
+            if key is not None:
+                present_ids.setdefault(key, line)
+            else:
+                unplaced += 1
             continue
         where = f"sample {sample.get('id')!r} epoch {sample.get('epoch')}"
-        present_ids.add((str(sample.get("id")), sample.get("epoch")))
+        key = (str(sample.get("id")), sample.get("epoch"))
+        if key in present_ids:
+            out.reject(file, line, "id", f"{where}: the log holds this sample × epoch twice (also member"
+                       f" {present_ids[key]}); which one counts is not defined")
+            continue
+        present_ids[key] = line
+        messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
+        tools.update(_other_tools(messages, ()))
+        calling += _calls(sample, opts.ask_tools)
         with out.row(file, line, f"{where}'s fields"):
-            run, task = _run(sample, where, ev, task_args, offered, opts)
-            _distinct(run, task_args, file, where, seen, tools)
-            out.add(file, line, run)
-            if task is not None:
-                _add_task(task, file, line, where, out, tasks)
-    _count_missing(log, present_ids, len(samples), out)
+            run, task, inferred = _run(sample, where, ev, task_args, offered, opts)
+            read.append(_Sampled(line, where, run, task, inferred))
+    if not n_samples and log.status == "success":
+        out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
+        return
+    if offered is None and calling:
+        # a tool a custom solver offers (state.tools) is not in the plan: the eval's calls show it was offered,
+        # to every sample of the eval (one solver), not only to those that called it
+        said = (f"called in {calling} of {n_samples} samples of this eval, not named in its plan: taken as offered"
+                " to every sample (give a task argument ask_tool to say so)")
+        for s in read:
+            if s.inferred:
+                s.run["ask_tool"] = True
+                s.run["meta"]["inspect"]["ask_tool_from"] = said
+    for s in read:
+        with out.row(file, s.line, f"{s.where}'s fields"):
+            _distinct(s.run, task_args, file, s.where, seen, tools)
+            out.add(file, s.line, s.run)
+            if s.task is not None:
+                _add_task(s.task, file, s.line, s.where, out, tasks)
+    count_missing(file, log, set(present_ids), n_samples, out, unplaced)
 
 
 def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
@@ -220,13 +212,6 @@ def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
     return any(isinstance(c, dict) and c.get("function") in names
                for m in sample.get("messages") or [] if isinstance(m, dict)
                for c in m.get("tool_calls") or [])
-
-
-def _tools_of(plan: Any, samples: list) -> set[str]:
-    """Every tool an eval names in its plan or its samples call."""
-    called = (_other_tools([m for m in s.get("messages") or [] if isinstance(m, dict)], ())
-              for s in samples if isinstance(s, dict))
-    return set(_plan_tools(plan)).union(*called)
 
 
 def _distinct(run: dict[str, Any], task_args: Mapping[str, Any], file: Path, where: str,
@@ -292,7 +277,8 @@ def _field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any]) -> 
 
 
 def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered: str | None,
-         opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None]:
+         opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
+    """The sample's run, its task record, and whether ask_tool was inferred (from the plan or the calls)."""
     meta = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
     spec = _field("spec", meta, task_args)
     if spec is None:
@@ -309,10 +295,9 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
     calls, responses, turns = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
-    inferred = None
-    if ask_tool is None:
+    inferred = ask_tool is None
+    if inferred:
         ask_tool = offered is not None or bool(calls)
-        inferred = offered if offered is not None and offered not in opts.ask_tools else None
     elif not isinstance(ask_tool, bool):
         raise RowError("ask_tool", f"{where}: metadata 'ask_tool' must be true or false (got {ask_tool!r})")
     scores = {k: v for k, v in (sample.get("scores") or {}).items() if isinstance(v, dict)}
@@ -325,8 +310,6 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     if policy is not None:
         run["policy"] = str(policy)
     note: dict[str, Any] = {"inspect": {"sample_id": sample["id"], "epoch": sample["epoch"], "eval_id": ev.eval_id}}
-    if inferred:
-        note["inspect"]["ask_tool_from"] = inferred
     others = _other_tools(messages, opts.ask_tools)
     if others:  # what validate checks for an ask tool the mapping does not know
         note["inspect"]["tools_called"] = others
@@ -360,7 +343,7 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     _usage(sample, run, note)
     run["steps"] = sum(1 for m in messages if m.get("role") == "assistant")
     run["meta"] = note
-    return run, _task(meta, where, benchmark, str(suite), task_id, variant_id)
+    return run, _task(meta, where, benchmark, str(suite), task_id, variant_id), inferred
 
 
 def _other_tools(messages: list, names: tuple[str, ...]) -> dict[str, int]:
@@ -531,26 +514,6 @@ def _add_task(task: dict[str, Any], file: Path, line: int, where: str, out: Coll
                        f" {tasks[key][1]} does (blockers {task['blockers']} vs {tasks[key][0]['blockers']}). If the"
                        " two are different versions of the task (each spec registering its own blockers), give each"
                        " its own metadata 'variant_id'; if they are one task, register the same blockers in both")
-
-
-def _count_missing(log: Any, present_ids: set[tuple[str, int]], n_samples: int, out: Collected) -> None:
-    """Count the sample × epochs an eval that stopped part-way never ran (from its dataset and config)."""
-    if log.status == "success":
-        return
-    cfg, ds = log.eval.config, log.eval.dataset
-    epochs = int(getattr(cfg, "epochs", None) or 1)
-    chosen = cfg.sample_id if getattr(cfg, "sample_id", None) is not None else ds.sample_ids
-    if chosen is not None:
-        ids = chosen if isinstance(chosen, list) else [chosen]
-        if isinstance(cfg.limit, int):
-            ids = ids[:cfg.limit]
-        expected = {(str(i), e) for i in ids for e in range(1, epochs + 1)}
-        n = len(expected - present_ids)
-    else:
-        n = max(0, (ds.samples or 0) * epochs - n_samples)
-    if n:
-        out.skip(f"sample × epoch an Inspect eval that stopped part-way ({log.status}) never ran", n)
-
 
 
 def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None) -> list[str]:
