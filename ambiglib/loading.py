@@ -262,7 +262,8 @@ def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path
             units.append((claimed, folder))
             inside = claimed
         # an Inspect log is a file of its own wherever it lies (its logs are read together, as one unit)
-        units += [("inspect", p) for p in entries if not is_dir(p) and _is_inspect_log(p)]
+        # (a folder named *.eval is one too, which its reader refuses: its runs are not dropped unseen)
+        units += [("inspect", p) for p in entries if _is_inspect_log(p)]
         if inside is None:
             # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
             units += [("runlog-jsonl", p) for p in entries
@@ -272,7 +273,7 @@ def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path
         else:  # inside a harness's folder, a canonical log kept there (the harness's own .jsonl are not)
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and is_file(p) and os.access(p, os.R_OK) and looks_canonical(p)]
-        stack += [(p, inside) for p in reversed(entries) if is_dir(p)]
+        stack += [(p, inside) for p in reversed(entries) if is_dir(p) and not p.name.endswith(".eval")]
     return units
 
 

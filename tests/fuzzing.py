@@ -12,6 +12,8 @@ Sources
     ``store``               the same log as a store partitioned by benchmark and model
     ``snapshot``            the report's snapshot of it (Arrow IPC files, verified by their SHA-256)
     ``hil-bench``, ``ambig-ds``, ``lhaw``  the native trees of ``data/example-native``
+    ``inspect``             three Inspect AI logs Inspect wrote (``tests/fixtures/inspect``), damaged as a zip
+                            can be (``tests/fuzzing_inspect.py``)
 
 Oracles (a case fails with the first that does not hold)
     ``escape:<Type>``   anything but an ``AmbiglibError`` came out of ``load``
@@ -58,7 +60,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
 NATIVE = ROOT / "data" / "example-native"
-SOURCES = ("jsonl", "jsonl.gz", "parquet", "store", "snapshot", "hil-bench", "ambig-ds", "lhaw")
+SOURCES = ("jsonl", "jsonl.gz", "parquet", "store", "snapshot", "hil-bench", "ambig-ds", "lhaw", "inspect")
 CASE_SECONDS = 20
 #: A case that runs this much longer than its alarm is killed by the parent.
 KILL_AFTER = 10
@@ -445,6 +447,10 @@ def prepare(source: str, work: Path) -> Path:
 
         rs, errors = ambiglib.load(EXAMPLE, strict=False, quiet=True)
         return write_snapshot(rs, errors, str(EXAMPLE), work / "snapshot")
+    if source == "inspect":
+        import fuzzing_inspect
+
+        return fuzzing_inspect.prepare(work)
     out = work / source
     shutil.copytree(NATIVE / source, out, symlinks=True)
     return out
@@ -464,6 +470,16 @@ def choose(rng: random.Random, source: str, root: Path) -> Mutation:
     if source == "jsonl":
         return mutate_bytes(rng, root)
     files = files_of(root)
+    if source == "inspect":
+        import fuzzing_inspect
+
+        file = rng.choice(files)
+        if rng.random() < 0.1:
+            m = mutate_fs(rng, file, root)
+            # a .json log gone, or a folder in its place, is a folder with one log less: nothing says it was one
+            m.corrupting = m.corrupting and not (file.suffix == ".json" and m.name in ("fs-delete", "fs-dir"))
+            return m
+        return fuzzing_inspect.mutate(rng, file, mutate_bytes, Mutation, _snapshot)
     if source == "snapshot":  # every byte is checked: any change must be refused
         m = (mutate_fs(rng, rng.choice(files), root, every_file_needed=True) if rng.random() < 0.15
              else mutate_bytes(rng, rng.choice(files)))

@@ -20,11 +20,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fuzzing  # noqa: E402
 
 CASES = {"jsonl": 60, "jsonl.gz": 30, "parquet": 60, "store": 40, "snapshot": 40, "hil-bench": 25, "ambig-ds": 25,
-         "lhaw": 25}
+         "lhaw": 25, "inspect": 60}
 
 
 @pytest.mark.parametrize("source", list(CASES))
 def test_random_corruptions_end_in_a_load_or_our_error(source):
+    if source == "inspect":
+        import fuzzing_inspect
+
+        if not fuzzing_inspect.available():
+            pytest.skip("inspect-ai is not installed (pip install 'ambiglib[inspect]'): no Inspect logs to damage")
     report = fuzzing.run(source, seed=11, n=CASES[source], total_seconds=600)
     assert len(report.outcomes) == CASES[source]
     assert report.failures == [], "\n".join(

@@ -232,3 +232,22 @@ def test_a_member_holding_more_than_its_recorded_size_is_refused_unread(tmp_path
     assert len(rs.runs) == 18
     assert len(errors) == 1 and "samples/forged_epoch_1.json" in errors[0].message
     assert "holds more than the 1,000 bytes the zip records" in errors[0].message
+
+
+def test_a_json_log_that_crashed_inspects_header_read_is_an_error_not_a_crash(tmp_path):
+    # found by the fuzzer: a message's text replaced by an integer of 5,000 digits (past Python's 4,300-digit
+    # limit) made Inspect's streaming header read (ijson 3.6.0's C parse) crash the process with SIGSEGV; the
+    # header is read here, and the load ends in an error naming the file
+    import subprocess
+    import sys
+
+    text = JSON.read_text()
+    edited = text.replace('"tool call for tool ask_user"', "-1" + "9" * 5000, 1)
+    assert edited != text
+    (tmp_path / JSON.name).write_text(edited)
+    code = ("import ambiglib, sys; rs, errors = ambiglib.load(sys.argv[1], strict=False, quiet=True);"
+            " print(len(rs.runs), len(errors))")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    runs, errors = map(int, done.stdout.split())
+    assert (runs, errors) == (0, 1)  # Python's JSON refuses the number too: the log is named, not read

@@ -86,8 +86,7 @@ def read_log_file(file: Path, read_eval_log: Any) -> tuple[Any, Iterator[dict[st
     if file.name.endswith(".eval"):
         _check_zip(file)
         return read_eval_log(str(file), header_only=True), _zip_samples(file)
-    header = read_eval_log(str(file), header_only=True)
-    return header, _json_samples(file)
+    return _json_header(file), _json_samples(file)
 
 
 #: the most sample × epochs one log's header is believed to claim (a .eval of that many is terabytes)
@@ -316,7 +315,9 @@ def _streamed(z: Any, info: Any) -> dict[str, Any] | None:
             if first is None or first[0] != "start_map":
                 _drain(events)
                 return None
-            return _object(events, SAMPLE_FIELDS)
+            sample = _object(events, SAMPLE_FIELDS)
+            _drain(events)  # to the member's end, where its size and CRC are checked (and nothing may follow)
+            return sample
     except ijson.JSONError as exc:
         if first is None or not _python_json_reads(exc):  # not even an object's start: not JSON at all
             raise FormatError(f"not valid JSON ({_why(exc)})") from None
@@ -326,6 +327,30 @@ def _streamed(z: Any, info: Any) -> dict[str, Any] | None:
                               " bytes") from None
     data = _loads(_read_member(z, info))
     return {k: v for k, v in data.items() if k in SAMPLE_FIELDS} if isinstance(data, dict) else None
+
+
+def _json_header(file: Path) -> Any:
+    """A ``.json`` log's header: its top-level fields but ``samples`` (skipped unbuilt) and ``reductions``, as
+    Inspect's ``EvalLog``. Read here, not by Inspect's streaming header read, whose ijson ``parse`` crashed the
+    process (SIGSEGV, ijson 3.6.0) on an integer past Python's 4,300 digits, which this parse refuses cleanly."""
+    import ijson
+    from inspect_ai.log import EvalLog
+
+    try:
+        with open(file, "rb") as fh:
+            events = ijson.basic_parse(fh, use_float=True, buf_size=_BUFFER)
+            first = next(events, None)
+            if first is None or first[0] != "start_map":
+                raise FormatError("not a JSON object")
+            header = _object(events, drop=frozenset({"samples", "reductions"}))
+    except ijson.JSONError as exc:
+        if not _python_json_reads(exc):
+            raise FormatError(f"not valid JSON ({_why(exc)})") from None
+        data = _loads(file.read_bytes())  # NaN, Infinity or a big integer: read whole, as Inspect does
+        header = {k: v for k, v in data.items() if k not in ("samples", "reductions")} if isinstance(data, dict) else {}
+    except RecursionError:
+        raise FormatError("not valid JSON (nested too deeply to read)") from None
+    return EvalLog.model_validate(header)
 
 
 def _json_samples(file: Path) -> Iterator[dict[str, Any] | FormatError]:
@@ -397,9 +422,10 @@ class _Twice(FormatError):
     """A key named twice, raised once the object holding it has been read to its end (the stream goes on)."""
 
 
-def _object(events: Iterator[tuple[str, Any]], keep: frozenset[str] | None = None) -> dict[str, Any]:
-    """The object whose ``start_map`` was just read: its keys (only ``keep``'s, when given) built, the values of
-    the others consumed unbuilt. A key named twice (here or in an object within) is a _Twice raised at the
+def _object(events: Iterator[tuple[str, Any]], keep: frozenset[str] | None = None,
+            drop: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The object whose ``start_map`` was just read: its keys (only ``keep``'s, when given; never ``drop``'s)
+    built, the values of the others consumed unbuilt. A key named twice (here or in an object within) is a _Twice raised at the
     object's end, so that a stream of objects goes on with the next."""
     out: dict[str, Any] = {}
     twice: _Twice | None = None
@@ -412,7 +438,7 @@ def _object(events: Iterator[tuple[str, Any]], keep: frozenset[str] | None = Non
             twice = _Twice(f"field '{key}' appears twice in one object (a JSON object names a key once: which"
                            " value counts is not defined)")
         event, value = next(events)
-        if keep is None or key in keep:
+        if (keep is None or key in keep) and key not in drop:
             try:
                 out[key] = _value(events, event, value)
             except _Twice as exc:

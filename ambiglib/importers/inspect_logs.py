@@ -45,7 +45,7 @@ def is_inspect_log(path: Path) -> bool:
     """An Inspect log: a ``.eval`` file, or a ``.json`` file that opens as one (``{"version": n, "status": ...``)."""
     name = path.name
     if name.endswith(".eval"):
-        return is_file(path) or not path.exists()  # a dangling link is named by the reader
+        return True  # whatever it is (a folder, a FIFO, a link to nothing): named by the reader, not passed over
     if not name.endswith(".json") or not is_file(path) or not os.access(path, os.R_OK):
         return False
     try:
@@ -57,9 +57,12 @@ def is_inspect_log(path: Path) -> bool:
 
 def inspect_logs(path: Path) -> list[Path]:
     """The Inspect logs at ``path``: the file itself, or every one under the folder, in name order."""
-    if not path.is_dir():
+    if not path.is_dir() or path.name.endswith(".eval"):
         return [path] if is_inspect_log(path) else []
-    return [p for p, why in walk(path) if why is None and is_inspect_log(p)]
+    files = [p for p, why in walk(path) if why is None and is_inspect_log(p)]
+    # a folder named *.eval where a log would be is named by the reader (it holds no runs it could give)
+    folders = [p for p in path.rglob("*.eval") if p.is_dir() and not p.is_symlink()]
+    return sorted(set(files) | set(folders))
 
 
 @dataclass
