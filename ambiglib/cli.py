@@ -83,15 +83,29 @@ def _rejected_count(path) -> int:
 
 
 def _summary(args: argparse.Namespace) -> int:
+    from .loading import load
     from .report import example_runs, write_summary
 
     runs = args.runs or example_runs()
     if runs is None:
         print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
         return 2
-    path = write_summary(runs, args.out, quiet=args.quiet, **_mapping(args))
+    from .report.folder import write_files
+
+    out = Path(args.out).resolve()
+    try:
+        loaded = load(runs, strict=False, quiet=args.quiet, **_mapping(args))
+        write_files(out, lambda folder: write_summary(runs, folder, loaded=loaded), {"--runs": Path(runs)})
+    except ReportError as exc:
+        _say(f"ambiglib summary: {exc}", sys.stderr)
+        return 1
+    except OSError as exc:  # a read-only folder, a full disk: nothing was written over (files.replaced)
+        _say(f"ambiglib summary: {exc.filename or out}: cannot be written ({exc.strerror or exc}); nothing was"
+             " written over", sys.stderr)
+        return 1
+    path = out / "summary.md"
     _say(path.read_text(encoding="utf-8"))
-    print(f"wrote {path}")
+    _say(f"wrote {path}")
     return 0
 
 
@@ -169,10 +183,56 @@ def _convert(args: argparse.Namespace) -> int:
         print(f"ambiglib convert: --out {args.out} names a JSON Lines file, but --to is {to}: drop --to, or give"
               " --out a folder for Parquet", file=sys.stderr)
         return 2
+    problem = _convert_target(out, Path(args.runs), to, args.force)
+    if problem:
+        _say(f"ambiglib convert: --out {out}: {problem}", sys.stderr)
+        return 1
     runset = load(args.runs, quiet=args.quiet, **_mapping(args))
-    written = runset.to_jsonl(out) if to == "jsonl" else runset.to_parquet(out, partition_by=partition_by)
-    print(f"wrote {written}")
+    existed = out.exists()
+    try:
+        written = runset.to_jsonl(out) if to == "jsonl" else runset.to_parquet(out, partition_by=partition_by)
+    except OSError as exc:  # a read-only folder, a full disk: each file is written aside and renamed in whole
+        if not existed and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # the folder this run made, empty: nothing partial is left
+        _say(f"ambiglib convert: {exc.filename or out}: cannot be written ({exc.strerror or exc}); nothing was"
+             " written over", sys.stderr)
+        return 1
+    _say(f"wrote {written}")
     return 0
+
+
+def _convert_target(out: Path, runs: Path, to: str, force: bool) -> str | None:
+    """Why ``convert`` will not write to ``out`` (None: it may). Never into the ``--runs`` folder (the next load
+    would read both); never over an existing file or run log unless ``--force`` (it may be another log); never
+    into a folder holding anything but a Parquet run log's files, even with ``--force``."""
+    from .runlog import FRAMES
+
+    real_out, real_runs = out.resolve(), runs.resolve()
+    if runs.is_dir() and (real_out == real_runs or real_runs in real_out.parents):
+        return (f"lies inside --runs {runs}: the next load of {runs} would read the converted copy as a second copy"
+                " of the log; write it outside")
+    if not (out.exists() or out.is_symlink()):
+        return None
+    again = " (it is the log being converted)" if real_out == real_runs else ""
+    if to == "jsonl" and out.name.endswith((".jsonl", ".jsonl.gz")):
+        if out.is_dir() or out.is_symlink() or not out.is_file():
+            return "exists and is not a regular file"
+        return None if force else (
+            f"exists{again}: convert does not write over a file, which may be another log; choose a new name, or add"
+            " --force to replace it (the new file is written whole before it replaces the old)")
+    if out.is_symlink() or not out.is_dir():
+        return "exists and is not a folder"
+    # the frames' files, a store's frame folders, or a JSON Lines folder's two files
+    ours = {f"{f}.parquet" for f in FRAMES} | set(FRAMES) if to == "parquet" else {"runs.jsonl", "tasks.jsonl"}
+    held = sorted(p.name for p in out.iterdir())
+    foreign = [n for n in held if n not in ours]
+    if foreign:
+        return (f"holds what is not a run log's ({', '.join(foreign[:5])}{', ...' if len(foreign) > 5 else ''});"
+                " convert writes only into a new folder or over a run log it wrote: choose another --out")
+    if held and not force:
+        return (f"holds a {'Parquet' if to == 'parquet' else 'JSON Lines'} run log already, which may be another"
+                " log's; choose a new folder, or add --force to replace it")
+    return None
 
 
 def _parameters_help() -> str:
@@ -256,6 +316,8 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (Parquet) or file (JSON Lines)")
     p.add_argument("--to", choices=["parquet", "jsonl"], default=None,
                    help="output format (default: jsonl when --out ends in .jsonl or .jsonl.gz, else parquet)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --out (a JSON Lines file, or a folder holding only a Parquet run log)")
     p.add_argument("--partition-by", default=None, metavar="COLS",
                    help="write a hive-partitioned Parquet store, e.g. benchmark,model (text columns of runs);"
                         " DuckDB, Polars, Spark and ambiglib.load(..., filters=...) read only the partitions they need")

@@ -7,6 +7,7 @@ blocks (opening a FIFO for reading waits for a writer: it used to hang a load).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -133,3 +134,27 @@ def is_dir(path: Path) -> bool:
         return path.is_dir()
     except OSError:
         return False
+
+
+@contextlib.contextmanager
+def replaced(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Write a file whole or not at all: yield a temporary path beside ``path`` to write, then rename it over
+    ``path`` (one step: a reader sees the old file or the new one). When writing fails (a full disk, an
+    interrupt), the temporary file is removed and ``path`` is as it was: an input is never cut short."""
+    import tempfile
+
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # as any file the user writes (mkstemp's is private)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -107,13 +107,21 @@ def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
     """
     if partition_by:
         return write_store(frames, path, partition_by, compression=compression)
+    from contextlib import ExitStack
+
+    from .files import replaced
+
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    for name in FRAMES:
-        table = pa.Table.from_pandas(frames[name], preserve_index=False)
-        table = versioned(table, **{_ROWS_KEY.decode(): str(table.num_rows).encode()})
-        pq.write_table(table, path / f"{name}.parquet", compression=compression or "none",
-                       use_dictionary=_dictionary_columns(table.schema), write_page_checksum=True)
+    # every frame to a temporary file first, renamed into place only when all five are written: a full disk
+    # or an interrupt leaves the folder as it was
+    with ExitStack() as stack:
+        for name in FRAMES:
+            table = pa.Table.from_pandas(frames[name], preserve_index=False)
+            table = versioned(table, **{_ROWS_KEY.decode(): str(table.num_rows).encode()})
+            pq.write_table(table, stack.enter_context(replaced(path / f"{name}.parquet")),
+                           compression=compression or "none", use_dictionary=_dictionary_columns(table.schema),
+                           write_page_checksum=True)
     return path
 
 
@@ -177,6 +185,29 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
     if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not is_parquet_store(path))):
         raise FormatError(f"{path}: exists and is not an ambiglib Parquet store; write the store to a new folder")
     path.mkdir(parents=True, exist_ok=True)
+    # the store is written whole in a folder beside it, then each frame's folder swapped in: a full disk or an
+    # interrupt leaves the store (or the empty folder) as it was
+    import shutil
+    import tempfile
+
+    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.writing-", dir=path.parent))
+    try:
+        _write_store_frames(frames, staging, partition_by, runs, compression)
+        for name in FRAMES:
+            old = path / name
+            aside = staging / f"{name}.old"
+            if old.exists():
+                os.rename(old, aside)
+            os.rename(staging / name, old)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return path
+
+
+def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[str, ...], runs: Any,
+                        compression: str | None) -> None:
+    import pyarrow.dataset as ds
+
     keys = pa.Table.from_pandas(runs[["run_id", *partition_by]], preserve_index=False)
     fmt = ds.ParquetFileFormat()
     for name in FRAMES:
@@ -192,10 +223,6 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
                 table = table.append_column(c, joined.column(c))
             part = list(partition_by)
         folder = path / name
-        if folder.exists():  # a store written before: replace it whole
-            import shutil
-
-            shutil.rmtree(folder)
         options = fmt.make_write_options(compression=compression or "none", write_page_checksum=True,
                                          use_dictionary=_dictionary_columns(table.schema))
         partitioning = ds.partitioning(pa.schema([(c, pa.string()) for c in part]), flavor="hive") if part else None
@@ -209,7 +236,6 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
             _PARTITION_META_KEY.decode(): json.dumps(own).encode(), _ROWS_KEY.decode(): str(n_rows).encode(),
             _PARTS_KEY.decode(): json.dumps(dict(sorted(written.items()))).encode()}).schema
         pq.write_metadata(schema, folder / _COMMON)
-    return path
 
 
 class StoreRows:

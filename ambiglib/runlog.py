@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .errors import FormatError, LoadError, RunLogNotFoundError
-from .files import open_regular, walk
+from .files import open_regular, replaced, walk
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
@@ -561,8 +561,9 @@ def write_jsonl(runset: Any, path: str | os.PathLike[str]) -> Path:
 
 
 def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
+    """Write the records whole or not at all (a temporary file renamed over ``path``: ``files.replaced``)."""
     opener = gzip.open if path.name.endswith(".gz") else open
-    with opener(path, "wt", encoding="utf-8", newline="\n") as fh:
+    with replaced(path) as tmp, opener(tmp, "wt", encoding="utf-8", newline="\n") as fh:
         for rec in records:
             fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
             fh.write("\n")

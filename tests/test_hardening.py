@@ -508,7 +508,7 @@ def test_a_second_report_into_a_folder_in_use_is_refused(tmp_path):
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         lock.write("pid 4242")
         lock.flush()
-        with pytest.raises(ReportError, match=r"another ambiglib report is writing it \(pid 4242\)"):
+        with pytest.raises(ReportError, match=r"another ambiglib run is writing it \(pid 4242\)"):
             run_report(EXAMPLE, out, notebooks=["quickstart"])
     assert not out.exists()
 
@@ -541,7 +541,7 @@ def test_a_report_replaces_an_older_report_whole(tmp_path):
     run_report(EXAMPLE, out, notebooks=["quickstart"])
     assert not (out / "hilbench_dataset.html").exists()  # nothing of the older run is left beside the new one
     assert [n["notebook"] for n in json.loads((out / "manifest.json").read_text())["notebooks"]] == ["quickstart"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == [".report.ambiglib-lock", "report"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report"]  # and no lock file left beside it
 
 
 # ----------------------------------------------------------------------------- native harness output

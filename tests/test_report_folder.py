@@ -48,7 +48,7 @@ def test_a_report_lists_every_file_it_wrote_and_carries_its_marker(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["format"] == REPORT_FORMAT and sorted(manifest["files"]) == sorted(FILES)
     assert tree(out) == {**FILES, "manifest.json": (out / "manifest.json").read_text()}
-    assert siblings(out) == [".report.ambiglib-lock"]
+    assert siblings(out) == []  # nothing beside it: the lock file goes with the run that held it
     # a folder made by the report reads as one the user made (mkdtemp's private 0700 is not kept)
     mask = os.umask(0)
     os.umask(mask)
@@ -60,7 +60,7 @@ def test_a_report_replaces_its_older_self_and_nothing_of_it_is_left(tmp_path):
     write_report(out)
     write_report(out, {"index.html": "new"})
     assert tree(out) == {"index.html": "new", "manifest.json": (out / "manifest.json").read_text()}
-    assert siblings(out) == [".report.ambiglib-lock"]
+    assert siblings(out) == []
 
 
 def test_a_manifest_with_notebooks_and_runs_keys_is_not_a_report(tmp_path):
@@ -97,7 +97,7 @@ def test_what_the_previous_report_did_not_write_is_never_deleted(tmp_path, added
                                                     " deletes only its own files")):
         write_report(out, {"index.html": "new"})
     assert tree(out) == before and path.exists()
-    assert siblings(out) == [".report.ambiglib-lock"] + (["elsewhere"] if added == "link" else [])
+    assert siblings(out) == (["elsewhere"] if added == "link" else [])
 
 
 def test_a_forged_file_list_cannot_reach_outside_the_folder(tmp_path):
@@ -154,7 +154,7 @@ def test_run_report_refuses_a_log_or_a_parameter_path_inside_out(tmp_path):
     with pytest.raises(ReportError, match=r"parameter notebooks: ambigds_construction_audits: selector_audit .*"
                                           r" lies inside --out"):
         run_report(EXAMPLE, out, params_file=params, notebooks=["ambigds_construction_audits"])
-    assert log.is_file() and siblings(out) == [".report.ambiglib-lock", "p.yaml"]
+    assert log.is_file() and siblings(out) == ["p.yaml"]
 
 
 # ----------------------------------------------------------------------------- killed at any point
@@ -204,11 +204,11 @@ def test_a_kill_during_the_swap_loses_nothing_and_the_next_run_clears_it(tmp_pat
         assert any(n.startswith(".report.building-") for n in left)
     # the next run first puts back or clears what the killed one left, then replaces the report as usual
     with ReportFolder(out) as folder:
-        assert siblings(out) == sorted([".report.ambiglib-lock", folder.work.name])
+        assert siblings(out) == sorted([".report.ambiglib-lock", folder.work.name])  # held while the run builds
         if where == "between-renames":  # the old report came back
             assert (out / "index.html").read_text() == "old"
     write_report(out, {"index.html": "latest"})
-    assert (out / "index.html").read_text() == "latest" and siblings(out) == [".report.ambiglib-lock"]
+    assert (out / "index.html").read_text() == "latest" and siblings(out) == []
 
 
 def test_a_file_put_into_out_while_the_report_runs_is_kept_and_so_is_the_new_report(tmp_path):

@@ -17,7 +17,10 @@ place of ``--out`` only when complete. What it may delete, and what it never wil
   later run puts it back if the process died between the two renames. Every later run (under the
   lock) also clears what a killed run left: its work folder, or the old report it had swapped out.
 * **One writer.** An advisory lock (``.<name>.ambiglib-lock`` beside ``--out``, released by the system
-  however the process ends) refuses a second report into the same ``--out``.
+  however the process ends, the file removed by the run that held it) refuses a second report into the same
+  ``--out``. It is taken only after the checks that need none: a refused ``--out`` leaves nothing behind.
+* **Never inside its input.** An ``--out`` inside the ``--runs`` folder is refused: the next load of that
+  folder would read the report's files (its snapshot) as a second copy of the log.
 """
 
 from __future__ import annotations
@@ -26,11 +29,11 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ReportError
 
-__all__ = ["ReportFolder", "is_report", "report_files", "REPORT_FORMAT"]
+__all__ = ["ReportFolder", "OutLock", "check_out", "write_files", "is_report", "report_files", "REPORT_FORMAT"]
 
 #: The marker of a report's ``manifest.json`` (``"format"``); with ``"files"``, what the report wrote.
 REPORT_FORMAT = "ambiglib-report"
@@ -168,6 +171,77 @@ def _renameat2(src: Path, dst: Path, flags: int) -> bool:
 # ----------------------------------------------------------------------------- the folder
 
 
+def _leftovers(out: Path, kind: str) -> list[Path]:
+    """The folders beside ``out`` a run of ``kind`` (building, old, writing) made: ``.<name>.<kind>-*``."""
+    prefix = f".{out.name}.{kind}-"
+    return sorted(p for p in out.parent.iterdir() if p.name.startswith(prefix) and p.is_dir() and not p.is_symlink())
+
+
+def check_out(out: Path, inputs: Mapping[str, Path]) -> None:
+    """Refuse an ``--out`` that holds an input (it would be deleted with the old output), that lies inside the
+    ``--runs`` folder (the next load would read it as part of the log), or that is not a folder."""
+    for flag, path in inputs.items():
+        resolved = Path(path).resolve()
+        if resolved == out or out in resolved.parents:
+            raise ReportError(f"{flag} {path} lies inside --out {out}, which the report replaces (and would"
+                              " delete it with the old report); move it or choose another --out")
+        if flag == "--runs" and resolved.is_dir() and resolved in out.parents:
+            raise ReportError(f"--out {out} lies inside --runs {path}: the next load of {path} would read what is"
+                              " written there (a snapshot, tables) as part of the log; choose an --out outside it")
+    if out.is_symlink() or out.exists() and not out.is_dir():
+        raise ReportError(f"--out {out}: exists and is not a folder")
+
+
+class OutLock:
+    """The advisory lock of one ``--out`` (``.<name>.ambiglib-lock`` beside it): one writer at a time.
+
+    The system releases it however the process ends; :meth:`release` also removes the file, so that none
+    accumulate. A lock taken on a file another run removed in between (its inode no longer at the path) is
+    taken again on the new one.
+    """
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.path = out.parent / f".{out.name}.ambiglib-lock"
+        self._fh: Any = None
+
+    def acquire(self) -> None:
+        import fcntl
+
+        while True:
+            fh = open(self.path, "a+")
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                fh.seek(0)
+                holder = fh.read().strip() or "another process"
+                fh.close()
+                raise ReportError(f"--out {self.out}: another ambiglib run is writing it ({holder}); wait for it"
+                                  " to finish or choose another --out") from None
+            try:
+                current = os.stat(self.path).st_ino == os.fstat(fh.fileno()).st_ino
+            except FileNotFoundError:
+                current = False
+            if current:
+                break
+            fh.close()  # its holder removed it after this run opened it: lock the file now at the path
+        fh.seek(0)
+        fh.truncate()
+        fh.write(f"pid {os.getpid()}")
+        fh.flush()
+        self._fh = fh
+
+    def release(self) -> None:
+        if self._fh is None:
+            return
+        try:
+            os.unlink(self.path)  # still holding it: no other run can have taken this file
+        except OSError:
+            pass
+        self._fh.close()
+        self._fh = None
+
+
 class ReportFolder:
     """``with ReportFolder(out, inputs) as folder:`` build into ``folder.work``, then ``folder.commit(manifest)``.
 
@@ -189,47 +263,23 @@ class ReportFolder:
         import tempfile
 
         out = self.out
-        for flag, path in self.inputs.items():
-            resolved = Path(path).resolve()
-            if resolved == out or out in resolved.parents:
-                raise ReportError(f"{flag} {path} lies inside --out {out}, which the report replaces (and would"
-                                  " delete it with the old report); move it or choose another --out")
-        if out.is_symlink() or out.exists() and not out.is_dir():
-            raise ReportError(f"--out {out}: exists and is not a folder")
+        check_out(out, self.inputs)
+        self._check_replaceable()  # before the lock too: a refused --out leaves no lock file behind
         out.parent.mkdir(parents=True, exist_ok=True)
-        self._take_lock()
+        self._lock = OutLock(out)
+        self._lock.acquire()
         try:
             self._recover()
             self._check_replaceable()
             self.work = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
             (self.work / WORK_MARKER).write_text(f"pid {os.getpid()}\n", encoding="utf-8")
         except BaseException:
-            self._lock.close()
+            self._lock.release()
             raise
         return self
 
-    def _take_lock(self) -> None:
-        import fcntl
-
-        lock_path = self.out.parent / f".{self.out.name}.ambiglib-lock"
-        self._lock = open(lock_path, "a+")
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.seek(0)
-            holder = self._lock.read().strip() or "another process"
-            self._lock.close()
-            raise ReportError(f"--out {self.out}: another ambiglib report is writing it ({holder});"
-                              " wait for it to finish or choose another --out") from None
-        self._lock.seek(0)
-        self._lock.truncate()
-        self._lock.write(f"pid {os.getpid()}")
-        self._lock.flush()
-
     def _leftovers(self, kind: str) -> list[Path]:
-        prefix = f".{self.out.name}.{kind}-"
-        return sorted(p for p in self.out.parent.iterdir()
-                      if p.name.startswith(prefix) and p.is_dir() and not p.is_symlink())
+        return _leftovers(self.out, kind)
 
     def _recover(self) -> None:
         """Under the lock: put back an old report a killed run had renamed aside, and clear what killed runs
@@ -298,6 +348,61 @@ class ReportFolder:
     def __exit__(self, *exc: Any) -> None:
         if self.work is not None and (self.work / WORK_MARKER).is_file():
             _remove_work(self.work)
-        if self._lock is not None and not self._lock.closed:
-            self._lock.close()  # releases the lock; the empty lock file stays, harmless
+        if self._lock is not None:
+            self._lock.release()
         return None
+
+
+def write_files(out: Path, build: Callable[[Path], None], inputs: Mapping[str, Path]) -> None:
+    """Put the files ``build(folder)`` writes into ``out`` beside what ``out`` holds, by the report's rules.
+
+    ``out`` may be absent, empty, or an ambiglib report (or summary) folder; a folder of anything else is
+    refused, and so is any file ``build`` writes whose name ``out`` already holds without its manifest listing
+    it (a user's own ``summary.md``). Everything is written aside first and renamed into place only when all
+    of it is written (a full disk leaves ``out`` as it was), under ``out``'s lock; the manifest then lists the
+    files written too, so a later report replaces them as its own.
+    """
+    import shutil
+    import tempfile
+
+    check_out(out, inputs)
+    if out.is_dir() and any(out.iterdir()) and _manifest(out) is None:
+        raise ReportError(f"--out {out}: holds files that are not ambiglib's (no manifest.json of ours); choose a"
+                          " new or empty folder, or a report's")
+    created = not out.exists()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = OutLock(out)
+    lock.acquire()
+    built: Path | None = None
+    try:
+        for dead in _leftovers(out, "writing"):  # what a killed run left (under the lock: no live run's)
+            if (dead / WORK_MARKER).is_file():
+                _remove_work(dead)
+        out.mkdir(exist_ok=True)
+        built = Path(tempfile.mkdtemp(prefix=f".{out.name}.writing-", dir=out.parent))
+        (built / WORK_MARKER).write_text(f"pid {os.getpid()}\n", encoding="utf-8")
+        build(built)
+        manifest = _manifest(out) or {"format": REPORT_FORMAT}
+        listed = set(manifest.get("files", []))
+        names = report_files(built)
+        foreign = [n for n in names if (out / n).exists() and n not in listed]
+        if foreign:
+            raise ReportError(f"--out {out}: holds {', '.join(foreign[:5])}, which ambiglib did not write (its"
+                              " manifest.json does not list it); move it or choose another --out")
+        (built / MANIFEST).write_text(json.dumps({**manifest, "files": sorted(listed | set(names))}, indent=1),
+                                      encoding="utf-8")
+        for name in names:
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(built / name, out / name)
+        os.replace(built / MANIFEST, out / MANIFEST)
+    except BaseException:
+        if built is not None:
+            shutil.rmtree(built, ignore_errors=True)
+            built = None
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        raise
+    finally:
+        if built is not None:
+            shutil.rmtree(built, ignore_errors=True)
+        lock.release()
