@@ -52,7 +52,8 @@ def _report(args: argparse.Namespace) -> int:
         index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
                            parameters={k: v for k, v in given.items() if v is not None},
-                           keep_snapshot=args.keep_snapshot, reuse_kernels=not args.new_kernels)
+                           keep_snapshot=args.keep_snapshot, reuse_kernels=not args.new_kernels,
+                           notebook_timeout=args.notebook_timeout)
     except (ReportError, AmbiglibError) as exc:
         close()
         print(f"ambiglib report: {exc}", file=sys.stderr)
@@ -290,6 +291,8 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--new-kernels", action="store_true",
                    help="start a new kernel for every notebook (by default each worker keeps its kernel for its next"
                         " notebook, reset to what a new kernel holds: faster, the same outputs)")
+    p.add_argument("--notebook-timeout", type=float, default=1800.0, metavar="SECONDS",
+                   help="stop a notebook that runs longer than this, failing it with a message (default 1800)")
     p.add_argument("--keep-snapshot", action="store_true",
                    help="keep the notebooks' snapshot of the log (Arrow IPC) in OUT/snapshot/")
     p.add_argument("--k", type=int, default=None, help="pass@k's k (the notebook parameter k; default 3)")
@@ -338,13 +341,14 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--condition", choices=list(CONDITION_NAMES), default=None,
                    help="the runs mean_score and pass_at_k compare (default: ambiguous+tool, ambiguous tasks with the"
                         " ask tool); the other metrics fix their own")
-    p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3)")
+    p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3; at most 100)")
     p.add_argument("--test", choices=["auto", "mcnemar", "permutation", "wilcoxon"], default="auto",
                    help="auto (default): exact McNemar for one pass/fail trial per task, else a paired permutation"
                         " test; wilcoxon: the signed-rank test Ambig-DS reports")
     p.add_argument("--alternative", choices=["two-sided", "greater", "less"], default="two-sided",
                    help="greater: side a > side b (default: two-sided)")
-    p.add_argument("--n-boot", type=int, default=10_000, help="task-bootstrap replicates (default 10,000)")
+    p.add_argument("--n-boot", type=int, default=10_000,
+                   help="task-bootstrap replicates (default 10,000; at most 100,000)")
     _mapping_options(p)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
@@ -391,8 +395,13 @@ def _compare(args: argparse.Namespace) -> int:
     if (args.a is None) != (args.b is None):
         print("ambiglib compare: give both --a and --b (or neither: every pair)", file=sys.stderr)
         return 2
-    if args.k < 1 or args.n_boot < 1:
-        print("ambiglib compare: --k and --n-boot must be at least 1", file=sys.stderr)
+    from .report.parameters import MAX_K
+    from .stats import MAX_N_BOOT
+
+    if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT:
+        print(f"ambiglib compare: --k must be from 1 to {MAX_K} and --n-boot from 1 to {MAX_N_BOOT:,} (got --k"
+              f" {args.k}, --n-boot {args.n_boot:,}): more cost hours and change nothing a reader sees",
+              file=sys.stderr)
         return 2
     if args.condition is not None and args.metric not in CONDITIONED:
         print(f"ambiglib compare: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own"

@@ -252,15 +252,28 @@ def _conventions_ok(value: Any) -> bool:
     return isinstance(value, dict) and all(isinstance(k, str) and v in CONVENTIONS for k, v in value.items())
 
 
+def _max_n_boot() -> int:
+    from ..stats import MAX_N_BOOT
+
+    return MAX_N_BOOT
+
+
 def _names_ok(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
 
 
 #: what the bundled notebooks' parameters mean beyond their type: name -> (test, what is expected)
+#: the largest pass@k's k and power simulation a notebook takes (n_boot's is stats.MAX_N_BOOT): each bound far
+#: above any use (the papers' k is 3; 2,000 simulations put power within ±2 points), and below what runs for hours
+MAX_K = 100
+MAX_N_SIM = 100_000
 LIMITS: dict[str, tuple[Any, str]] = {
-    "n_boot": (lambda v: isinstance(v, int) and v >= 1, "a whole number of bootstrap replicates, at least 1"),
-    "n_sim": (lambda v: isinstance(v, int) and v >= 1, "a whole number of simulations, at least 1"),
-    "k": (lambda v: isinstance(v, int) and v >= 1, "a whole number of attempts, at least 1"),
+    "n_boot": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= _max_n_boot(),
+               f"a whole number of bootstrap replicates from 1 to {_max_n_boot():,}"),
+    "n_sim": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_N_SIM,
+              f"a whole number of simulations from 1 to {MAX_N_SIM:,}"),
+    "k": (lambda v: isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_K,
+          f"a whole number of attempts from 1 to {MAX_K}"),
     "seed": (lambda v: isinstance(v, int) and v >= 0, "a whole number, at least 0"),
     "conventions": (_conventions_ok, "a mapping of benchmark names to one of 'hil-bench', 'ambig-ds', 'lhaw',"
                                      " 'neutral'"),

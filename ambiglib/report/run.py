@@ -14,7 +14,7 @@ from ..loading import load
 from .folder import ReportFolder
 from .index import _collect, _write_index, write_summary
 from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
-from .runner import NotebookResult, longest_first, run_notebook, warm, worker_started
+from .runner import NOTEBOOK_TIMEOUT, NotebookResult, longest_first, run_notebook, warm, worker_started
 
 __all__ = ["bundled_notebooks", "example_runs", "run_report"]
 
@@ -53,7 +53,8 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
                notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
                parameters: Mapping[str, Any] | None = None,
                progress: Callable[[int, int, NotebookResult], None] | None = None,
-               keep_snapshot: bool = False, reuse_kernels: bool = True) -> Path:
+               keep_snapshot: bool = False, reuse_kernels: bool = True,
+               notebook_timeout: float = NOTEBOOK_TIMEOUT) -> Path:
     """Run every notebook with papermill and write the report folder.
 
     The log is loaded and checked once; every notebook reads a memory-mapped snapshot of
@@ -85,6 +86,9 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         matplotlib and pandas settings, warnings, environment, random seeds: :mod:`ambiglib.report.isolation`),
         so that kernels start and libraries are imported once per worker, not once per notebook; False
         starts a new kernel for every notebook.
+    notebook_timeout : float, default 1800
+        Seconds one notebook may run; one that runs longer is stopped (its kernel interrupted) and fails
+        with a message naming the limit, and the rest of the report is written.
     keep_snapshot : bool, default False
         Keep the snapshot in ``<out>/snapshot/``: ``ambiglib.load`` opens it in milliseconds,
         with the rejected records of the original load.
@@ -100,6 +104,8 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         Bad parameters (before anything runs); after writing everything it could, a failed
         notebook (named, with its cell).
     """
+    if isinstance(notebook_timeout, bool) or not isinstance(notebook_timeout, (int, float)) or not notebook_timeout > 0:
+        raise ReportError(f"notebook_timeout must be a number of seconds above 0 (got {notebook_timeout!r})")
     nb_dir = Path(notebooks_dir) if notebooks_dir else bundled_notebooks()
     info = {p.stem: notebook_info(p) for p in nb_dir.glob("*.ipynb")}
     # by part (the researcher's questions, each paper's tables, the log), then each notebook's place in it
@@ -133,7 +139,8 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
         with ReportFolder(out, inputs) as folder:
             assert folder.work is not None
             manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
-                                             progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file, info)
+                                             progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file, info,
+                                             notebook_timeout)
             folder.commit(manifest)
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -206,7 +213,8 @@ def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
 def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
                   jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
                   keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None,
-                  info: dict[str, dict] | None = None) -> tuple[dict, list[NotebookResult]]:
+                  info: dict[str, dict] | None = None, notebook_timeout: float = NOTEBOOK_TIMEOUT
+                  ) -> tuple[dict, list[NotebookResult]]:
     """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
     the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
     files where they will be, in ``final``.
@@ -249,7 +257,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
                 shown[SNAPSHOT_PARAMETER] = kept
             else:
                 shown["runs"] = kept or str(Path(runs).absolute())
-            jobs_args.append((path, out, params, os.getcwd(), shown, reuse_kernels))
+            jobs_args.append((path, out, params, os.getcwd(), shown, reuse_kernels, notebook_timeout))
         futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
         for future in as_completed(futures):
             result = future.result()

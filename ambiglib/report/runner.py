@@ -19,7 +19,7 @@ import pandas as pd
 
 from .parameters import inject_parameters
 
-__all__ = ["NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager"]
+__all__ = ["NOTEBOOK_TIMEOUT", "NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager"]
 
 
 @dataclass
@@ -172,8 +172,14 @@ def _reused_kernel(cwd: str) -> Any:
     return km
 
 
+#: seconds one notebook may run by default (``--notebook-timeout``): the slowest bundled notebook takes about a
+#: minute on a log 1,000 times the example's (docs/performance.md)
+NOTEBOOK_TIMEOUT = 1800.0
+
+
 def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str,
-                 shown: dict[str, Any] | None = None, reuse: bool = True) -> NotebookResult:
+                 shown: dict[str, Any] | None = None, reuse: bool = True,
+                 timeout: float = NOTEBOOK_TIMEOUT) -> NotebookResult:
     """Run one notebook with ``parameters`` into ``out`` (the report's work folder); its pages show ``shown``
     instead (the same parameters with the paths they have once the report is in place: its work folder is
     renamed, its snapshot removed). With ``reuse``, in this worker's kernel, kept from its last notebook and
@@ -192,6 +198,11 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     # (ambiglib.report.parameters); papermill then runs the notebook as written, with no parameters of its own
     nbformat.write(inject_parameters(nbformat.read(str(notebook), as_version=4), parameters), str(executed))
     as_given = str(executed).replace("{", "{{").replace("}", "}}")  # papermill str.format()s its paths
+    deadline = time.monotonic() + timeout
+
+    def time_left(cell: Any) -> int:  # nbclient's per-cell wait: what is left of the notebook's time
+        return max(1, int(deadline - time.monotonic() + 0.999))
+
     for attempt in (1, 2):
         try:
             kernel = {"km": _reused_kernel(cwd)} if reuse else {"kernel_manager_class": manager}
@@ -200,13 +211,20 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
             # against the folder the report was started in, as --runs does (a kept kernel was started there)
             papermill.execute_notebook(as_given, as_given, parameters=None,
                                        cwd=cwd, kernel_name="python3", progress_bar=False,
-                                       log_output=False, **kernel)
-        except papermill.PapermillExecutionError as exc:
-            first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
-            result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
-                            f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
-        except Exception as exc:  # kernel died, bad parameters, ...
-            if attempt == 1 and "Kernel didn't respond" in str(exc):
+                                       log_output=False, timeout_func=time_left, interrupt_on_timeout=True,
+                                       **kernel)
+        except Exception as exc:  # noqa: BLE001 — a cell's error, a kernel that died, the time limit
+            if time.monotonic() >= deadline:  # stopped by its time limit (the kernel interrupted): not kept
+                _drop_kernel()
+                result.error = (f"{notebook} stopped after its time limit of {timeout:g} s (raise it with report"
+                                f" --notebook-timeout SECONDS, or run_report(notebook_timeout=)); see {executed}")
+                break
+            if isinstance(exc, papermill.PapermillExecutionError):
+                first_line = next((ln for ln in str(exc.source).splitlines() if ln.strip()), "")
+                result.error = (f"{notebook} failed in cell {exc.cell_index + 1} of {executed} (execution count"
+                                f" {exc.exec_count}, `{first_line.strip()[:80]}`): {exc.ename}: {exc.evalue}")
+                break
+            if attempt == 1 and "Kernel didn't respond" in str(exc):  # kernel died, bad parameters, ...
                 result.kernel_restarts += 1
                 _drop_kernel()
                 continue
