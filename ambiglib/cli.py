@@ -56,14 +56,14 @@ def _report(args: argparse.Namespace) -> int:
                            notebook_timeout=args.notebook_timeout)
     except (ReportError, AmbiglibError) as exc:
         close()
-        print(f"ambiglib report: {exc}", file=sys.stderr)
+        _say(f"ambiglib report: {exc}", sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): run_report has stopped its workers and cleaned up
         close()
         print(f"ambiglib report: interrupted; {args.out} is as it was before this run", file=sys.stderr)
         return 130
     close()
-    print(f"wrote {index}")
+    _say(f"wrote {index}")
     rejected = _rejected_count(index.parent / "rejected.csv")
     if rejected:
         print(f"{rejected} record{'s' if rejected != 1 else ''} rejected: see {index.parent / 'rejected.csv'}"
@@ -115,9 +115,16 @@ def _mapping(args: argparse.Namespace) -> dict:
     return {k: v for k, v in (("ask_tools", args.ask_tool), ("scorer", args.scorer)) if v}
 
 
+def _visible(text: str) -> str:
+    from .text import visible
+
+    return visible(text)
+
+
 def _say(text: str, stream=None) -> None:
-    """Print text read from a log with its control characters (terminal escape sequences) shown as ``\\xNN``."""
-    print("".join(ch if ch in "\n\t" or ch.isprintable() else f"\\x{ord(ch):02x}" for ch in text), file=stream)
+    """Print text that may hold what a log holds, its control and bidi characters shown as escapes
+    (``text.visible``): a terminal escape sequence in a model's name neither runs nor hides."""
+    print(_visible(str(text)), file=stream)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -127,26 +134,26 @@ def _validate(args: argparse.Namespace) -> int:
     for error in errors:
         _say(error.message)
     for reason, n in sorted(runset.skipped.items()):
-        print(f"not a run, counted and left out: {n} x {reason}")
+        _say(f"not a run, counted and left out: {n} x {reason}")
     from .metrics.harness import harness_anomalies
     from .shapes import metric_warnings
 
     for a in harness_anomalies(runset).itertuples(index=False):
         questions = f", {a.n_questions} question{'s' if a.n_questions != 1 else ''}" if a.n_questions else ""
-        print(f"harness anomaly: {a.benchmark} {a.suite} {a.model}: {a.anomaly} in {a.n_runs}"
-              f" run{'s' if a.n_runs != 1 else ''}{questions}: {a.what}")
+        _say(f"harness anomaly: {a.benchmark} {a.suite} {a.model}: {a.anomaly} in {a.n_runs}"
+             f" run{'s' if a.n_runs != 1 else ''}{questions}: {a.what}")
     errors_by_reason = _error_reasons(runset)
     if errors_by_reason:
-        print("error runs, kept and excluded from every metric: " + ", ".join(
+        _say("error runs, kept and excluded from every metric: " + ", ".join(
             f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
     for (status, reason), n in sorted(_status_reasons(runset).items()):
-        print(f"{status} runs, status set from the harness's files: {n} x {reason}")
+        _say(f"{status} runs, status set from the harness's files: {n} x {reason}")
     from .importers.inspect_logs import mapping_warnings
 
     for warning in [*mapping_warnings(runset, args.ask_tool), *metric_warnings(runset)]:
         _say(f"warning: {warning}")
-    print(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
-          f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
+    _say(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
+         f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
     return 1 if errors else 0
 
 
@@ -445,8 +452,9 @@ def _print_table(table, fmt: str) -> int:
 
     notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []
     notes += empty_lines(table)
-    if fmt == "csv":
-        sys.stdout.write(csv_safe(table).to_csv(index=False))
+    if fmt == "csv":  # exact for a script; on a terminal, its control characters shown (text.visible)
+        text = csv_safe(table).to_csv(index=False)
+        sys.stdout.write(_visible(text) if sys.stdout.isatty() else text)
     elif fmt == "md":
         _say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
     elif fmt == "json":
@@ -482,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
         command = f"ambiglib {args.command}"
         return args.func(args)
     except AmbiglibError as exc:
-        print(f"ambiglib: {exc}", file=sys.stderr)
+        _say(f"ambiglib: {exc}", sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)

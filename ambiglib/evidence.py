@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .runset import RunSet, shared_metas
+from .text import visible
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
 
@@ -290,7 +291,7 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
                 f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
                 f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}{_page_body(ev)}</body></html>")
         path = folder / f"{i}.html"
-        path.write_text(page, encoding="utf-8")
+        path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed
         pages.append(path)
     (folder / "rows.json").write_text(json.dumps({"rows": len(table)}), encoding="utf-8")
     return pages

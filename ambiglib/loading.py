@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Mapping, overload
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, overload
 
 import numpy as np
 from tqdm import tqdm
@@ -277,9 +277,26 @@ def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path
     return units
 
 
-def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[LoadError]]:
-    """One run set of several logs; a run or task met again in a later log is an error naming both,
-    and the repeat (with its questions and labels) is not loaded."""
+#: layouts that are copies ambiglib wrote of a log, whose ``source`` column names the file they were written from
+_COPIES = {"runlog-parquet": ("runs.parquet", "tasks.parquet"), "runlog-parquet-store": ("runs/", "tasks/"),
+           "runlog-snapshot": ("runs.arrow", "tasks.arrow")}
+
+
+def _where(sources: Any, origin: tuple[str, Path] | None, frame: int) -> list[str]:
+    """Where each row was read, as an error names it: its ``source`` (``file:line``), or, for a copy ambiglib
+    wrote (Parquet, a store, a snapshot), the copy's file and row and the file it was written from."""
+    if origin is None or origin[0] not in _COPIES:
+        return [str(s) for s in sources]
+    layout, unit = origin
+    name = _COPIES[layout][frame]
+    return [f"{unit / name} row {i + 1} (written from {s})" for i, s in enumerate(sources)]
+
+
+def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[str, Path] | None] | None = None
+           ) -> tuple[RunSet, list[LoadError]]:
+    """One run set of several logs; a run or task met again in a later log is an error naming both (a copy
+    ambiglib wrote by its own file and row: ``_where``), and the repeat (with its questions and labels) is not
+    loaded."""
     import pandas as pd
 
     errors: list[LoadError] = []
@@ -287,22 +304,24 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
     first_run: dict[str, str] = {}
     first_task: dict[tuple, str] = {}
     key = ["benchmark", "suite", "variant_id"]
-    for rs, errs in parts:
+    for (rs, errs), origin in zip(parts, origins or [None] * len(parts)):
         errors += errs
         runs, tasks = rs.runs, rs.tasks
+        run_where = _where(runs["source"], origin, 0)
+        task_where = _where(tasks["source"], origin, 1)
         again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
-        for run_id, source in zip(runs["run_id"][again], runs["source"][again]):
-            file, _, line = str(source).rpartition(":")
-            errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
+        for run_id, source in zip(runs["run_id"][again], [w for w, a in zip(run_where, again) if a]):
+            file, line = _file_line(source, origin)
+            errors.append(LoadError(file, line, None,
                                     f"{source}: duplicate run {run_id!r}: first seen at {first_run[run_id]}",
                                     "schema", "run"))
         dropped = set(runs["run_id"][again])
         task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
         t_again = [k in first_task for k in task_keys]
-        for k, source, is_again in zip(task_keys, tasks["source"], t_again):
+        for k, source, is_again in zip(task_keys, task_where, t_again):
             if is_again:
-                file, _, line = str(source).rpartition(":")
-                errors.append(LoadError(file, int(line) if line.isdigit() else None, None,
+                file, line = _file_line(source, origin)
+                errors.append(LoadError(file, line, None,
                                         f"{source}: duplicate task record ({', '.join(map(str, k))}):"
                                         f" first seen at {first_task[k]}", "schema", "task"))
         t_again_arr = pd.Series(t_again, dtype=bool).to_numpy()
@@ -313,8 +332,8 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
             "labels": rs.labels[~rs.labels["run_id"].isin(dropped).to_numpy(dtype=bool)],
             "blockers": rs.blockers[[k not in first_task for k in b_keys]],
         })
-        first_run.update(zip(runs["run_id"][~again], runs["source"][~again]))
-        first_task.update((k, s) for k, s, a in zip(task_keys, tasks["source"], t_again) if not a)
+        first_run.update((r, w) for r, w, a in zip(runs["run_id"], run_where, again) if not a)
+        first_task.update((k, s) for k, s, a in zip(task_keys, task_where, t_again) if not a)
     frames = {name: pd.concat([k[name] for k in kept], ignore_index=True)
               for name in ("runs", "questions", "labels", "tasks", "blockers")}
     skipped: dict = {}
@@ -322,6 +341,16 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]]) -> tuple[RunSet, list[Lo
         for reason, n in rs.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + n
     return RunSet(**frames, skipped=skipped), errors
+
+
+def _file_line(where: str, origin: tuple[str, Path] | None) -> tuple[str, int | None]:
+    """The file and line (or row) an error's ``where`` names."""
+    if origin is not None and origin[0] in _COPIES:
+        file, _, rest = where.partition(" row ")
+        row = rest.split(" ", 1)[0]
+        return file, int(row) if row.isdigit() else None
+    file, _, line = where.rpartition(":")
+    return file, int(line) if line.isdigit() else None
 
 
 #: layouts whose units are files, read together (the rest are folders, each read on its own)
@@ -358,10 +387,12 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
         logs = [p for name, p in units if name == "inspect"]
         if logs:  # one read: a task is described by every log it was run in
             parts.append(_read_inspect(path, quiet=quiet, engine=engine, files=logs, inspect=inspect))
+        origins: list[tuple[str, Path] | None] = [None] * len(parts)
         for name, unit in units:
             if name not in _FILE_UNITS:
                 parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
-        return _merge(parts)
+                origins.append((name, unit))
+        return _merge(parts, origins)
     for layout in LAYOUTS:
         if layout.detect(path):
             if layout.name == "inspect":

@@ -344,4 +344,37 @@ def metric_warnings(rs: RunSet) -> list[str]:
             condition = f"{key[3]}, {'with' if key[4] else 'without'} the ask tool, {key[5]}"
             out.append(f"{where} ({condition}): runs carry {len(values)} ask policies ({', '.join(values)}); every"
                        " metric refuses to pool them (group by 'policy' or filter one; the tables split by policy)")
+    return out + outcome_warnings(rs)
+
+
+def outcome_warnings(rs: RunSet) -> list[str]:
+    """Runs whose ``passed`` and ``score`` disagree under any rule a benchmark could pass by.
+
+    A benchmark passes a run by a threshold on its score (HIL-Bench and Ambig-DS: a score of 1; MCP-Atlas:
+    coverage >= 0.75), so within one benchmark and suite no failed run may score as high as a passed one; and a
+    run that failed must not show a score of 1.000 (it rounds to a pass in every table). Each is named, with
+    its runs, and left as the log says (pass rates read ``passed``, mean scores ``score``).
+    """
+    runs = rs.runs
+    both = runs[runs["passed"].notna().to_numpy(dtype=bool) & runs["score"].notna().to_numpy(dtype=bool)]
+    if both.empty:
+        return []
+    out: list[str] = []
+    work = both[["run_id", "benchmark", "suite", "score", "passed"]].astype(
+        {"score": "float64", "passed": bool, "benchmark": object, "suite": object})
+    for (bench, suite), g in work.groupby(["benchmark", "suite"], sort=True):
+        passed, failed = g[g["passed"]], g[~g["passed"]]
+        if len(passed) and len(failed) and failed["score"].max() >= passed["score"].min():
+            low, high = passed.loc[passed["score"].idxmin()], failed.loc[failed["score"].idxmax()]
+            crossing = int((failed["score"] >= passed["score"].min()).sum() + (passed["score"] <= failed["score"].max()).sum())
+            out.append(f"{bench} {suite}: passed and score disagree in {crossing} run(s): run {low['run_id']!r} passed"
+                       f" with score {low['score']:g}, run {high['run_id']!r} failed with score {high['score']:g};"
+                       " no threshold on the score passes the one and fails the other (pass rates read passed, mean"
+                       " scores read score: check the harness's output or the importer's mapping)")
+        shown_one = failed[(failed["score"] < 1) & (failed["score"].round(3) >= 1)]
+        if len(shown_one):
+            r = shown_one.iloc[0]
+            out.append(f"{bench} {suite}: {len(shown_one)} failed run(s) score just under 1 (run {r['run_id']!r}:"
+                       f" {float(r['score'])!r}), shown as 1.000 in every table beside passed runs: the tables round to 3"
+                       " decimals")
     return out

@@ -20,7 +20,7 @@ MAX_PUBLIC = 15
 LAYERS = [
     # what every module may raise, open or compute with: stats is statistics on plain arrays, knowing nothing of
     # run logs (it imports only _lazy), so the importers may take a majority vote as the harnesses do
-    {"errors", "files", "_lazy", "stats", "significance"},
+    {"errors", "files", "text", "_lazy", "stats", "significance"},
     {"schema", "validity", "filters"},                                     # the run-log contract, checked
     {"runlog", "parquet_log"},                                             # reading and writing it
     {"frames", "runset", "snapshot", "parquet_check"},                     # the five frames

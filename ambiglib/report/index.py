@@ -14,7 +14,8 @@ import pandas as pd
 from ..errors import LoadError
 from ..loading import load
 from ..headline import SHOWN
-from .opening import OPENING_STYLE, compact_table, read_meta
+from ..text import visible
+from .opening import OPENING_STYLE, compact_table, read_meta, read_table
 from .runner import NotebookResult
 from .rendering import MAX_ROWS_SHOWN, _counts_as_integers, _markdown_cell, _shown_rows, csv_safe, markdown_safe
 
@@ -68,7 +69,7 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         "",
     ]
     path = out / "summary.md"
-    path.write_text("\n".join(lines), encoding="utf-8")
+    path.write_text(visible("\n".join(lines)), encoding="utf-8")
     counts = {"runs": len(runs_frame), "tasks": len(runset.tasks), "models": int(runs_frame["model"].nunique()),
               "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors)}
     (out / "summary.json").write_text(json.dumps(counts), encoding="utf-8")
@@ -153,16 +154,18 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1280px;margin:0.8em a
 
 
 def _page(title: str, body: list[str], extra_style: str = "") -> str:
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>{html.escape(title)}</title><style>{_STYLE}{extra_style}</style></head><body>"
-            + "\n".join(body) + "</body></html>")
+    """A report page; the control and bidi characters of what it shows from the log made visible (text.visible):
+    a model named with U+202E cannot display reversed, or as another model's name."""
+    return visible("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+                   f"<title>{html.escape(title)}</title><style>{_STYLE}{extra_style}</style></head><body>"
+                   + "\n".join(body) + "</body></html>")
 
 
 def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[str, dict]:
     """A saved table as the report shows it, and its manifest entry."""
     base = f"tables/{nb}/{t}"
-    frame = _counts_as_integers(pd.read_csv(out / f"{base}.csv"))
-    meta = read_meta(out / f"{base}.meta.json")
+    frame, meta = read_table(out / f"{base}.csv")
+    frame = _counts_as_integers(frame)
     caption = meta.get("caption") or t
     entry = {"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex", "meta": f"{base}.meta.json",
              "rows": len(frame), "caption": caption}

@@ -115,6 +115,15 @@ def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: st
             " notebook</a> · each agent links to the runs and questions behind its row</p></section>")
 
 
+def read_table(csv: Path) -> tuple[pd.DataFrame, dict]:
+    """A saved table (``<name>.csv``) and its meta (``<name>.meta.json``), its text columns read as text: a cell
+    is missing only when empty (``NA``, ``None``, ``nan`` are names a log may hold, which pandas' defaults would
+    read as missing), and a text column of digits stays text."""
+    meta = read_meta(csv.with_name(csv.name.removesuffix(".csv") + ".meta.json"))
+    text = {c: str for c in meta.get("text_columns") or []}
+    return pd.read_csv(csv, keep_default_na=False, na_values=[""], dtype=text), meta
+
+
 def read_meta(path: Path) -> dict:
     """What the report kept of a table beside its cells (``<table>.meta.json``: ``rendering.table_meta``); {} when
     there is none."""
@@ -136,7 +145,7 @@ def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tup
                 gaps.append({"question": question, "what": question, "why": note})
             continue
         base = out / "tables" / owner.name
-        frame, meta = pd.read_csv(base / f"{name}.csv"), read_meta(base / f"{name}.meta.json")
+        frame, meta = read_table(base / f"{name}.csv")
         cards.append(_card(name, owner.name, frame, meta, sections.get(owner.name, f"{owner.name}.html"),
                            (out / "evidence" / owner.name / name).is_dir()))
         for column, label, _ in SHOWN[name]:

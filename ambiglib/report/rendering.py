@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..tables._common import empty_lines
+from ..text import visible
 
 __all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure",
            "table_meta", "empty_lines"]
@@ -40,7 +41,10 @@ def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
              if c in table.columns and table[c].isna().any()}
     return {"caption": caption or table.attrs.get("caption"), "note": table.attrs.get("note"), "empty": empty,
             "gaps": [str(c) for c in table.attrs.get("gaps") or [] if str(c) in empty],
-            "answer": list(table.attrs.get("answer") or [])}
+            "answer": list(table.attrs.get("answer") or []),
+            # read back as text (opening.read_table): a model named NA or 1e3 stays that name, not a number or "–"
+            "text_columns": [str(c) for c in table.columns
+                             if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
 
 
 #: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
@@ -112,7 +116,7 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     if notes:  # under the tabular, in the table float: what each "–" means
         tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(_latex_escape(n) for n in notes)
                           + "\n\\end{table}", 1)
-    (out / f"{name}.tex").write_text(tex, encoding="utf-8")
+    (out / f"{name}.tex").write_text(visible(tex), encoding="utf-8")
     (out / f"{name}.meta.json").write_text(json.dumps(meta, ensure_ascii=False, default=str), encoding="utf-8")
     return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
 
@@ -159,7 +163,7 @@ def _markdown_cell(value: Any) -> Any:
     """A text cell safe in a Markdown table: HTML escaped, pipes and line breaks neutralised."""
     if not isinstance(value, str):
         return value
-    return html.escape(value, quote=False).replace("|", "\\|").replace("\r", " ").replace("\n", " ")
+    return visible(html.escape(value, quote=False).replace("|", "\\|").replace("\r", " ").replace("\n", " "))
 
 
 def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
@@ -177,7 +181,7 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
 
 
 def _latex_escape(text: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in text)
+    return "".join(_LATEX.get(ch, ch) for ch in visible(text))
 
 
 def _is_float(series: pd.Series) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..text import visible
 from .parameters import inject_parameters
 
 __all__ = ["NOTEBOOK_TIMEOUT", "NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager"]
@@ -249,7 +250,8 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
         config.TagRemovePreprocessor.enabled = True
         config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
         body, _ = HTMLExporter(template_name="lab", config=config).from_notebook_node(nb)
-        (out / f"{name}.html").write_text(body, encoding="utf-8")
+        # what the notebook showed of the log, its control and bidi characters made visible (text.visible)
+        (out / f"{name}.html").write_text(visible(body), encoding="utf-8")
     artifacts = Path(parameters["out_dir"])
 
     def in_order(pattern: str) -> list[str]:  # the order the notebook saved them in

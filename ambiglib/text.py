@@ -1,0 +1,23 @@
+"""How text read from a log is shown: its control characters made visible.
+
+A model name, an error message or a question text comes from a file ambiglib does not trust. Printed to a
+terminal, ``ESC ] 0 ; ... BEL`` sets its title and ``ESC [ 2 J`` clears it; in a page, U+202E (right-to-left
+override) shows ``gpt-5`` as ``5-tpg`` and can make two names look alike. :func:`visible` shows each such
+character as its escape (``\\x1b``, ``\\u202e``), so that what a reader sees is what the log holds.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["visible"]
+
+# C0 and C1 controls but tab and newline, DEL, and the format characters that reorder or hide text: the bidi
+# embeddings, overrides and isolates, the marks, zero-width characters, the BOM
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def visible(text: str) -> str:
+    """``text`` with every control and hidden format character shown as its escape (tab and newline kept)."""
+    return _HIDDEN.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                       else f"\\u{ord(m.group()):04x}", text)
