@@ -495,6 +495,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `ambiglib validate ... | head`: the reader stopped reading; nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the interpreter's last flush too
+        return 141
+    except OSError as exc:  # the output itself cannot be written (stdout on a full disk), or what a command missed
+        try:
+            _say(f"{command}: {exc.filename or 'output'}: {exc.strerror or exc}", sys.stderr)
+        except OSError:
+            pass
+        return 1
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

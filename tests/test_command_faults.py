@@ -237,3 +237,22 @@ def test_a_refused_out_leaves_no_lock_file(tmp_path):
     assert "not an ambiglib report" in one_line(proc, "report")
     assert sorted(p.name for p in tmp_path.parent.iterdir() if p.name.startswith(f".{tmp_path.name}")) == []
     assert sorted(p.name for p in tmp_path.iterdir()) == ["thesis.tex"]
+
+
+@pytest.mark.parametrize("command", [["validate", "--runs", str(EXAMPLE)], ["compare", "--runs", str(EXAMPLE)],
+                                     ["summary", "--runs", str(EXAMPLE)]])
+def test_output_that_cannot_be_written_is_one_line_or_silence(tmp_path, command):
+    if command[0] == "summary":
+        command = [*command, "--out", str(tmp_path / "s")]
+    # a reader that stops reading (`| head -1`): no traceback, the exit status of a broken pipe
+    proc = subprocess.Popen([sys.executable, "-m", "ambiglib", *command], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode in (0, 141) and err.decode() == "", err.decode()[-2000:]
+    # standard output on a full disk (/dev/full): one line naming the cause
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "ambiglib", *command], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=300)
+    assert done.returncode == 1 and done.stderr.strip() == f"ambiglib {command[0]}: output: No space left on device"

@@ -251,3 +251,21 @@ def test_a_json_log_that_crashed_inspects_header_read_is_an_error_not_a_crash(tm
     assert done.returncode == 0, done.stderr[-2000:]
     runs, errors = map(int, done.stdout.split())
     assert (runs, errors) == (0, 1)  # Python's JSON refuses the number too: the log is named, not read
+
+
+@pytest.mark.parametrize("edit, field", [
+    # found by the fuzzer: a tool call whose function is not a name (its question would vanish unsaid), and a
+    # token count that is an object (it counted as 0)
+    (lambda s: s["messages"][1]["tool_calls"][0].update(function=[]), "tool_calls"),
+    (lambda s: next(iter(s["model_usage"].values())).update(output_tokens={}), "output_tokens"),
+    (lambda s: s.update(working_time="fast"), "working_time"),
+])
+def test_a_sample_field_of_the_wrong_type_is_an_error_not_a_silent_zero(tmp_path, edit, field):
+    data = json.loads(JSON.read_text())
+    sample = next(s for s in data["samples"] if any(m.get("tool_calls") for m in s["messages"][1:2]))
+    edit(sample)
+    log = tmp_path / JSON.name
+    log.write_text(json.dumps(data))
+    rs, errors = ambiglib.load(log, strict=False)
+    assert len(rs.runs) == len(data["samples"]) - 1
+    assert [e.field for e in errors] == [field]

@@ -296,6 +296,7 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     task_id = str(sample["id"])
     variant_id = str(meta["variant_id"]) if meta.get("variant_id") is not None else task_id
     messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
+    _check_calls(messages, where)
     calls, responses, turns = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
     inferred = ask_tool is None
@@ -358,6 +359,20 @@ def _other_tools(messages: list, names: tuple[str, ...]) -> dict[str, int]:
             if isinstance(name, str) and name not in names:
                 counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def _check_calls(messages: list, where: str) -> None:
+    """Every tool call of the assistant's messages names its function (a call that does not could be a
+    question the mapping would not see: refused, not passed over)."""
+    for m in messages:
+        calls = m.get("tool_calls") if m.get("role") == "assistant" else None
+        if calls is None:
+            continue
+        if not isinstance(calls, list):
+            raise RowError("tool_calls", f"{where}: an assistant message's tool_calls must be a list (got {calls!r})")
+        for call in calls:
+            if not isinstance(call, dict) or not isinstance(call.get("function"), str) or not call["function"]:
+                raise RowError("tool_calls", f"{where}: a tool call must name its function (got {call!r:.200})")
 
 
 def _ask_calls(messages: list, names: tuple[str, ...]) -> tuple[list[str], list[str | None], list[int]]:
@@ -467,18 +482,33 @@ def _labels(scores: Mapping[str, Any], chosen: str | None, facets: Mapping[str, 
     return labels, other
 
 
+def _number(value: Any, name: str, where: str) -> float | int:
+    """A count or time the log gives: a number (not a boolean, not text, not an object), else a RowError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RowError(name, f"{where}: {name} must be a number (got {value!r})")
+    return value
+
+
 def _usage(sample: Mapping[str, Any], run: dict[str, Any], note: dict[str, Any]) -> None:
-    usage = [u for u in (sample.get("model_usage") or {}).values() if isinstance(u, dict)]
+    where = f"sample {sample.get('id')!r} epoch {sample.get('epoch')}"
+    model_usage = sample.get("model_usage") or {}
+    if not isinstance(model_usage, dict):
+        raise RowError("model_usage", f"{where}: model_usage must be an object per model (got {model_usage!r})")
+    usage = [(m, u) for m, u in model_usage.items() if u is not None]
+    for model, u in usage:
+        if not isinstance(u, dict):
+            raise RowError("model_usage", f"{where}: model_usage[{model!r}] must be an object (got {u!r})")
     if usage:
-        run["tokens_in"] = sum(u.get("input_tokens") or 0 for u in usage)
-        run["tokens_out"] = sum(u.get("output_tokens") or 0 for u in usage)
-        costs = [u["total_cost"] for u in usage if u.get("total_cost") is not None]
+        for field in ("input_tokens", "output_tokens"):
+            total = sum(_number(u[field], field, where) for _, u in usage if u.get(field) is not None)
+            run["tokens_in" if field == "input_tokens" else "tokens_out"] = total
+        costs = [_number(u["total_cost"], "total_cost", where) for _, u in usage if u.get("total_cost") is not None]
         if costs:
             run["cost_usd"] = sum(costs)
     if sample.get("working_time") is not None:
-        run["duration_s"] = float(sample["working_time"])
+        run["duration_s"] = float(_number(sample["working_time"], "working_time", where))
     if sample.get("total_time") is not None:
-        note["inspect"]["total_time"] = float(sample["total_time"])
+        note["inspect"]["total_time"] = float(_number(sample["total_time"], "total_time", where))
 
 
 def _task(meta: Mapping[str, Any], where: str, benchmark: str, suite: str, task_id: str, variant_id: str
