@@ -58,8 +58,9 @@ def test_pass_at_k_on_fewer_trials_says_why_and_k_fills_it(two_trials):
 @pytest.mark.parametrize("yaml, message", [
     ("n_boot: many\n", "n_boot: 'many' is not an integer"),
     ("n_boot: 1.5\n", "n_boot: 1.5 is not an integer"),
-    ("n_boot: -5\n", "n_boot: -5 is not a whole number of bootstrap replicates, at least 1"),
-    ("k: 0\n", "k: 0 is not a whole number of attempts, at least 1"),
+    ("n_boot: -5\n", "n_boot: -5 is not a whole number of bootstrap replicates from 1 to 100,000"),
+    ("k: 0\n", "k: 0 is not a whole number of attempts from 1 to 100"),
+    ("n_boot: 30000000\n", "n_boot: 30000000 is not a whole number of bootstrap replicates from 1 to 100,000"),
     ("conventions: {clarifybench: hilbench}\n", "conventions: {'clarifybench': 'hilbench'} is not a mapping of"),
     ("benchmarks: [1]\n", "benchmarks: [1] is not a list of names"),
     ("notebooks:\n  ambigds_construction_audits:\n    selector_audit: no/such.csv\n",
