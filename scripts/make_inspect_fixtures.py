@@ -41,6 +41,7 @@ import re
 import signal
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -235,6 +236,10 @@ def _agent(name: str, interrupt_after: int | None = None):
         if interrupt_after is not None and len(seen) > interrupt_after and not interrupted:
             interrupted.append(True)
             os.kill(os.getpid(), signal.SIGINT)  # the user presses ^C: Inspect cancels the eval, keeps what finished
+            # ... and the ^C lands before the next sample starts, however loaded the machine: the main thread
+            # takes the signal while this call waits (under load, without the wait, a check run once saw every
+            # sample finish before the cancel, and its log differed from the fixture)
+            time.sleep(1.0)
         if name == "hasty" and task_id == "summarise-tickets" and spec == "ambiguous" and tools:
             raise RuntimeError("mock API failure: connection reset by peer")
         asked = sum(1 for m in messages if isinstance(m, ChatMessageTool))
