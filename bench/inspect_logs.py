@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import resource
 import subprocess
 import sys
 import time
@@ -29,13 +28,18 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
 
 
+def _status_mb(field: str) -> float:
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith(field + ":")) / 1024  # kB
+
+
 def _rss_mb() -> float:
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * resource.getpagesize() / 2**20
+    return _status_mb("VmRSS")
 
 
 def _peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
+    # the process's own high-water mark: ru_maxrss keeps the parent's across exec (issue 38)
+    return _status_mb("VmHWM")
 
 
 def one(which: str, folder: Path) -> dict:
