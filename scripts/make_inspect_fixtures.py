@@ -275,6 +275,9 @@ def write(out: Path, *, copies: int = 1, only: str = "all") -> list[str]:
         runs.append(("interrupted", [clarify(spec="ambiguous", ask=True, attribution="tool")],
                      {"max_samples": 1, "interrupt_after": 4}))
     written = []
+    # ^C as in a terminal: a process started in the background (as CI starts it) inherits it ignored, and the
+    # cancelled eval then ran to its end; with Python's own handler, asyncio takes ^C as it does in a terminal
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     for name, tasks, options in runs:
         interrupt = options.pop("interrupt_after", None)
         model = get_model(f"mockllm/{name}", custom_outputs=_agent(name, interrupt))
