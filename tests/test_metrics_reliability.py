@@ -1,0 +1,91 @@
+"""ambiglib.metrics.reliability against hand counts: pass^k (every one of k trials passes) and the noise floor
+(the share of tasks whose identical trials disagree), and against τ-bench's own formula, comb(c, k)/comb(n, k)
+averaged over tasks."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from ambiglib import RunSet, metrics
+from ambiglib.metrics import MetricError
+
+from builders import run
+
+
+def _log(passes: dict[str, list[bool | None]], model: str = "m", **extra) -> list[dict]:
+    """Runs of one model: per task, its trials' verdicts in trial order (None: no verdict)."""
+    return [run(t, model=model, spec="full", ask_tool=False, trial=i + 1, passed=p, **extra)
+            for t, verdicts in passes.items() for i, p in enumerate(verdicts)]
+
+
+# four tasks, four trials each: 3, 4, 0 and 2 passes
+TRIALS = {"a": [True, True, False, True], "b": [True] * 4, "c": [False] * 4, "d": [True, False, False, True]}
+
+
+def test_pass_hat_k_by_hand():
+    rs = RunSet.from_records(_log(TRIALS))
+    # k = 1: the mean pass rate, (3 + 4 + 0 + 2) / 16
+    assert metrics.pass_hat_k(rs, k=1).iloc[0]["pass_hat_k"] == pytest.approx(9 / 16)
+    # k = 2: C(3,2)/C(4,2) = 3/6, 1, 0, C(2,2)/C(4,2) = 1/6 -> (1/2 + 1 + 0 + 1/6) / 4 = 5/12
+    out = metrics.pass_hat_k(rs, k=2).iloc[0]
+    assert out["pass_hat_k"] == pytest.approx(5 / 12) and out["n_tasks"] == 4 and out["n_excluded"] == 0
+    # k = 4 = n: the share of tasks passed in every trial, 1/4
+    assert metrics.pass_hat_k(rs, k=4).iloc[0]["pass_hat_k"] == pytest.approx(1 / 4)
+    # k = 5 > n: no task has five trials
+    out = metrics.pass_hat_k(rs, k=5).iloc[0]
+    assert out["n_tasks"] == 0 and np.isnan(out["pass_hat_k"])
+
+
+def test_pass_hat_k_never_exceeds_pass_at_k_and_equals_it_at_k_1():
+    rs = RunSet.from_records(_log(TRIALS))
+    for k in (1, 2, 3):
+        hat, at = metrics.pass_hat_k(rs, k=k).iloc[0]["pass_hat_k"], metrics.pass_at_k(rs, k=k).iloc[0]["pass_at_k"]
+        assert hat <= at + 1e-12
+        if k == 1:
+            assert hat == pytest.approx(at)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=1, max_size=8), st.integers(1, 4))
+def test_pass_hat_k_is_tau_benchs_own_formula(verdicts, k):
+    # τ-bench's run.py: for each task, comb(successes, k) / comb(num_trials, k), averaged over tasks
+    rs = RunSet.from_records(_log({f"t{i}": v for i, v in enumerate(verdicts)}))
+    expected = sum(comb(sum(v), k) / comb(len(v), k) for v in verdicts) / len(verdicts)
+    assert metrics.pass_hat_k(rs, k=k).iloc[0]["pass_hat_k"] == pytest.approx(expected)
+
+
+def test_errors_and_missing_verdicts_are_not_trials():
+    records = _log({"a": [True, True, None], "b": [True, False]})
+    records.append(run("a", spec="full", ask_tool=False, trial=9, passed=False, status="error"))
+    out = metrics.pass_hat_k(RunSet.from_records(records), k=2).iloc[0]
+    # a: 2 trials with a verdict, both passed -> 1; b: C(1,2)/C(2,2) = 0
+    assert (out["n_tasks"], out["pass_hat_k"], out["n_excluded"]) == (2, 0.5, 1)
+
+
+def test_the_noise_floor_by_hand():
+    rs = RunSet.from_records(_log(TRIALS) + _log({"a": [True, True], "b": [False, False], "c": [True]}, model="n"))
+    out = metrics.noise_floor(rs).set_index("model")
+    # m: a and d have both verdicts -> 2 of 4
+    assert (out.loc["m", "n_tasks"], out.loc["m", "n_flipping"], out.loc["m", "noise_floor"]) == (4, 2, 0.5)
+    # n: c has one trial and cannot show it; a and b agree -> 0 of 2
+    assert (out.loc["n", "n_tasks"], out.loc["n", "n_flipping"], out.loc["n", "noise_floor"]) == (2, 0, 0.0)
+
+
+def test_intervals_resample_tasks_and_hold_the_estimate():
+    rs = RunSet.from_records(_log(TRIALS))
+    for fn, name, kw in ((metrics.pass_hat_k, "pass_hat_k", {"k": 2}), (metrics.noise_floor, "noise_floor", {})):
+        out = fn(rs, ci=True, n_boot=2000, **kw).iloc[0]
+        assert out[f"{name}_ci_low"] <= out[name] <= out[f"{name}_ci_high"]
+        assert 0 <= out[f"{name}_ci_low"] and out[f"{name}_ci_high"] <= 1
+
+
+def test_a_group_that_mixes_conditions_is_refused():
+    records = _log(TRIALS) + [run("a", spec="ambiguous", ask_tool=False, trial=1, passed=True)]
+    with pytest.raises(MetricError, match=r"mixes spec values"):
+        metrics.pass_hat_k(RunSet.from_records(records), k=2)
+    with pytest.raises(MetricError, match=r"mixes spec values"):
+        metrics.noise_floor(RunSet.from_records(records))
