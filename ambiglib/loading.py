@@ -170,6 +170,25 @@ def _read_inspect(path: Path, *, quiet: bool, engine: Engine, files: list[Path] 
     return read_inspect(path, strict=False, files=files, **(inspect or {}))
 
 
+def _detect_taubench(path: Path) -> bool:
+    from .importers.taubench import taubench_logs
+
+    return bool(taubench_logs(path))
+
+
+def _read_taubench(path: Path, *, quiet: bool, engine: Engine, files: list[Path] | None = None
+                   ) -> tuple[RunSet, list[LoadError]]:
+    from .importers.taubench import read_taubench
+
+    return read_taubench(path, strict=False, files=files)
+
+
+def _is_taubench_log(path: Path) -> bool:
+    from .importers.taubench import is_taubench_log
+
+    return is_taubench_log(path)
+
+
 def _is_inspect_log(path: Path) -> bool:
     from .importers.inspect_logs import is_inspect_log
 
@@ -200,6 +219,9 @@ LAYOUTS: list[Layout] = [
     Layout("inspect", "Inspect AI evaluation logs: .eval files, or .json logs of Inspect, here or in folders below"
            " (one run per sample and epoch; needs the inspect-ai package: pip install 'ambiglib[inspect]')",
            _detect_inspect, _read_inspect),
+    Layout("tau-bench", "τ-bench results: a .json list of its run.py's EnvRunResult records (task_id, reward,"
+           " info, traj, trial), as run.py writes them and historical_trajectories/ publishes them",
+           _detect_taubench, _read_taubench),
     Layout("runlog-jsonl", "canonical run-log JSON Lines: a .jsonl or .jsonl.gz file, or a folder "
            "of them", _detect_jsonl, _read_canonical_jsonl),
 ]
@@ -264,12 +286,14 @@ def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path
         # an Inspect log is a file of its own wherever it lies (its logs are read together, as one unit)
         # (a folder named *.eval is one too, which its reader refuses: its runs are not dropped unseen)
         units += [("inspect", p) for p in entries if _is_inspect_log(p)]
+        units += [("tau-bench", p) for p in entries if not is_dir(p) and _is_taubench_log(p)]
         if inside is None:
             # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and not is_dir(p) and (not is_file(p) or os.access(p, os.R_OK))]
             if strays is not None:  # a file no layout reads, outside every harness's folder: counted, not read
-                strays += [p for p in entries if not is_dir(p) and not is_jsonl(p) and not _is_inspect_log(p)]
+                strays += [p for p in entries if not is_dir(p) and not is_jsonl(p) and not _is_inspect_log(p)
+                           and not _is_taubench_log(p)]
         else:  # inside a harness's folder, a canonical log kept there (the harness's own .jsonl are not)
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and is_file(p) and os.access(p, os.R_OK) and looks_canonical(p)]
@@ -354,7 +378,7 @@ def _file_line(where: str, origin: tuple[str, Path] | None) -> tuple[str, int | 
 
 
 #: layouts whose units are files, read together (the rest are folders, each read on its own)
-_FILE_UNITS = ("runlog-jsonl", "inspect")
+_FILE_UNITS = ("runlog-jsonl", "inspect", "tau-bench")
 
 
 def _read_any(path: Path, *, quiet: bool, engine: Engine, inspect: Mapping[str, Any] | None = None
@@ -387,6 +411,9 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
         logs = [p for name, p in units if name == "inspect"]
         if logs:  # one read: a task is described by every log it was run in
             parts.append(_read_inspect(path, quiet=quiet, engine=engine, files=logs, inspect=inspect))
+        results = [p for name, p in units if name == "tau-bench"]
+        if results:
+            parts.append(_read_taubench(path, quiet=quiet, engine=engine, files=results))
         origins: list[tuple[str, Path] | None] = [None] * len(parts)
         for name, unit in units:
             if name not in _FILE_UNITS:

@@ -9,5 +9,7 @@ from .ambigds import read_ambigds
 from .hilbench import read_hilbench, read_hilbench_registries
 from .inspect_logs import read_inspect
 from .lhaw import read_lhaw, read_mcp_atlas
+from .taubench import read_taubench
 
-__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw", "read_mcp_atlas", "read_inspect"]
+__all__ = ["read_ambigds", "read_hilbench", "read_hilbench_registries", "read_lhaw", "read_mcp_atlas", "read_inspect",
+           "read_taubench"]
