@@ -14,6 +14,8 @@ Sources
     ``hil-bench``, ``ambig-ds``, ``lhaw``  the native trees of ``data/example-native``
     ``inspect``             three Inspect AI logs Inspect wrote (``tests/fixtures/inspect``), damaged as a zip
                             can be (``tests/fuzzing_inspect.py``)
+    ``tau-bench``           τ-bench's published GPT-4o airline trajectories (``tests/fixtures/tau-bench``), cut to
+                            its first 40 records
 
 Oracles (a case fails with the first that does not hold)
     ``escape:<Type>``   anything but an ``AmbiglibError`` came out of ``load``
@@ -60,7 +62,8 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
 NATIVE = ROOT / "data" / "example-native"
-SOURCES = ("jsonl", "jsonl.gz", "parquet", "store", "snapshot", "hil-bench", "ambig-ds", "lhaw", "inspect")
+SOURCES = ("jsonl", "jsonl.gz", "parquet", "store", "snapshot", "hil-bench", "ambig-ds", "lhaw", "inspect",
+           "tau-bench")
 CASE_SECONDS = 20
 #: A case that runs this much longer than its alarm is killed by the parent.
 KILL_AFTER = 10
@@ -451,6 +454,13 @@ def prepare(source: str, work: Path) -> Path:
         import fuzzing_inspect
 
         return fuzzing_inspect.prepare(work)
+    if source == "tau-bench":
+        records = json.loads(gzip.decompress((ROOT / "tests" / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz")
+                                             .read_bytes()))
+        out = work / "tau" / "gpt-4o-airline.json"
+        out.parent.mkdir()
+        out.write_text(json.dumps(records[:40], indent=2))  # as run.py writes it (indent 2)
+        return out.parent
     out = work / source
     shutil.copytree(NATIVE / source, out, symlinks=True)
     return out

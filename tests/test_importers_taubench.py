@@ -95,3 +95,15 @@ def test_bad_records_are_named_and_nothing_is_dropped_unseen(tmp_path, raw):
     assert len(rs.runs) == 1
     assert [e.field for e in errors] == ["reward", "trial", "trial", "reward"]
     assert "again" in errors[2].message
+
+
+@pytest.mark.parametrize("edit", [lambda m: m.update(role={"x": 1}), lambda m: m.update(content={"x": 1})])
+def test_a_message_of_another_shape_is_refused_not_misread(tmp_path, raw, edit):
+    # found by the fuzzer: an assistant message whose role or text was an object changed the run's questions
+    # and steps without a word
+    records = json.loads(json.dumps(raw[:3]))
+    edit(next(m for m in records[1]["traj"] if m["role"] == "assistant"))
+    path = tmp_path / "gpt-4o-airline.json"
+    path.write_text(json.dumps(records))
+    rs, errors = ambiglib.load(path, strict=False)
+    assert len(rs.runs) == 2 and [e.field for e in errors] == ["traj"] and errors[0].line == 2

@@ -21,6 +21,8 @@ from ._common import Collected, RowError, finish, guard, present, read_json
 __all__ = ["read_taubench", "is_taubench_log", "taubench_logs"]
 
 BENCHMARK = "tau-bench"
+#: the roles of a trajectory's messages (OpenAI chat messages, as the tool-calling agent keeps them)
+ROLES = ("system", "user", "assistant", "tool")
 #: what ``run.py``'s ``display_metrics`` counts as a success: a reward of 1 within 1e-6
 SUCCESS_TOLERANCE = 1e-6
 #: the first bytes of a file ``run.py`` writes: a list of ``EnvRunResult.model_dump()``, ``task_id`` first
@@ -134,14 +136,27 @@ def _run(rec: Any, line: int, model: str, named: str | None) -> dict[str, Any]:
     if not isinstance(info, dict) or not isinstance(traj, list):
         raise RowError("info" if not isinstance(info, dict) else "traj",
                        f"{where}: 'info' must be an object and 'traj' a list of messages")
+    for i, m in enumerate(traj):  # a message the rule could misread (a role or text of another type) is refused
+        if not isinstance(m, dict) or m.get("role") not in ROLES:
+            raise RowError("traj", f"{where}: traj[{i}] must be a message whose 'role' is one of {', '.join(ROLES)}"
+                                   f" (got {m!r:.200})")
+        if m.get("content") is not None and not isinstance(m["content"], str):
+            raise RowError("traj", f"{where}: traj[{i}] 'content' must be text or null (got {m['content']!r:.200})")
+    for i, (m, after) in enumerate(zip(traj, traj[1:])):  # run.py writes the user's reply after each message to
+        if m["role"] == "assistant" and not m.get("tool_calls") and after["role"] != "user":  # the user
+            raise RowError("traj", f"{where}: traj[{i}] is the agent's message to the user, but traj[{i + 1}] is a"
+                                   f" {after['role']!r} message, not the user's reply (the trajectory is damaged)")
     domain = _domain(traj, named, where)
     run: dict[str, Any] = {
         "record": "run", "benchmark": BENCHMARK, "suite": domain or "tau-bench", "task_id": str(task_id),
         "model": model, "spec": "ambiguous", "ask_tool": True, "trial": trial + 1,
     }
     note: dict[str, Any] = {"tau_bench": {"task_id": task_id, "trial": trial}}
-    if isinstance(info.get("user_cost"), (int, float)) and not isinstance(info.get("user_cost"), bool):
-        note["tau_bench"]["user_cost"] = info["user_cost"]
+    cost = info.get("user_cost")
+    if cost is not None:
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)):
+            raise RowError("user_cost", f"{where}: info 'user_cost' must be a number (got {cost!r:.200})")
+        note["tau_bench"]["user_cost"] = cost
     if "error" in info:  # run.py's except branch: reward 0.0 written for a run that never finished
         run["status"] = "error"
         note["error_reason"] = f"the run raised: {' '.join(str(info['error']).split())[:300]}"
