@@ -215,9 +215,9 @@ def bootstrap_totals(values, n_boot: int, seed: int | np.random.Generator = 0) -
     """Return ``bootstrap_counts(n, n_boot, seed) @ values`` (each replicate's totals of per-unit
     values, ``values`` being ``(n,)`` or ``(n, k)``), computed block by block (:func:`bootstrap_blocks`)."""
     values = np.asarray(values, dtype=float)
-    check_n_boot(n_boot)
+    blocks = bootstrap_blocks(values.shape[0], n_boot, seed)  # n_boot checked here, before the allocation
     out = np.empty((n_boot, *values.shape[1:]))
-    for rows, counts in bootstrap_blocks(values.shape[0], n_boot, seed):
+    for rows, counts in blocks:
         out[rows] = counts @ values
     return out
 
@@ -269,9 +269,9 @@ def paired_bootstrap_ci(x, y, *, n_boot: int = 10_000, seed: int = 0, confidence
     if n == 0:
         nan = np.full(d.shape[0], np.nan)
         return (float("nan"), float("nan")) if one else (nan, nan)
-    check_n_boot(n_boot)
+    blocks = bootstrap_blocks(n, n_boot, seed)  # n_boot checked here, before the allocation
     samples = np.empty((d.shape[0], n_boot))  # each cell's replicates contiguous for the quantiles
-    for rows, weights in bootstrap_blocks(n, n_boot, seed):
+    for rows, weights in blocks:
         samples[:, rows] = d @ weights.T
     samples /= n
     low, high = percentile_ci(samples, confidence, axis=1)
