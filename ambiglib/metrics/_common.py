@@ -151,6 +151,16 @@ def _cluster_ci(sums: pd.DataFrame, keys: list[str], cluster: str,
     return pd.DataFrame(rows)
 
 
+def _mean_over_units_ci(out: pd.DataFrame, units: pd.DataFrame, by: list[str], name: str, n_boot: int, seed: int,
+                        confidence: float) -> pd.DataFrame:
+    """``out`` with ``<name>_ci_low`` and ``<name>_ci_high``: the mean of ``units[name]`` over the units (variants)
+    that have one, bootstrapped by resampling tasks (``units["task_id"]``, all of a task's variants together)."""
+    units = units.assign(_v=units[name].fillna(0.0), _n=units[name].notna().astype(float))
+    sums = units.groupby([*by, "task_id"], sort=True, dropna=False)[["_v", "_n"]].sum().reset_index()
+    stat = lambda t: {name: _ratio(t["_v"], t["_n"])}  # noqa: E731
+    return _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), [name])
+
+
 def _order(out: pd.DataFrame, by: list[str], columns: Sequence[str]) -> pd.DataFrame:
     ordered = [*by, *columns]
     extra = [c for c in out.columns if c not in ordered]

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ._common import (CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _order, _ratio,
-                      _single_condition, _wilson_columns, _with_ci, _work)
+from ._common import (CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _mean_over_units_ci,
+                      _order, _ratio, _single_condition, _wilson_columns, _with_ci, _work)
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
 
@@ -383,9 +383,5 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
     if ci:
         task_of = runs.drop_duplicates(["benchmark", "variant_id"]).set_index(["benchmark", "variant_id"])["task_id"]
         units["task_id"] = [task_of.get((b, v)) for b, v in zip(units["benchmark"], units["variant_id"])]
-        units["pk_n"] = units["pass_at_k"].notna().astype(float)
-        units["pk"] = units["pass_at_k"].fillna(0.0)
-        sums = units.groupby([*by, "task_id"], sort=True, dropna=False)[["pk", "pk_n"]].sum().reset_index()
-        stat = lambda t: {"pass_at_k": _ratio(t["pk"], t["pk_n"])}  # noqa: E731
-        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), ["pass_at_k"])
+        out = _mean_over_units_ci(out, units, by, "pass_at_k", n_boot, seed, confidence)
     return out

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ._common import CONDITIONS, _check_by, _cluster_ci, _excluded, _order, _ratio, _single_condition, _with_ci, _work
+from ._common import (CONDITIONS, _check_by, _excluded, _mean_over_units_ci, _order, _ratio, _single_condition,
+                      _work)
 
 __all__ = ["pass_hat_k", "noise_floor"]
 
@@ -31,28 +32,27 @@ def _pass_hat_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     return out
 
 
-def _units(rs: RunSet, by: Sequence[str], fn: str) -> tuple[pd.DataFrame, list[str], pd.Series, pd.DataFrame]:
-    """Per unit (a variant under one condition, within each group): its task, trials with a verdict, passes."""
+def _units(rs: RunSet, by: Sequence[str], fn: str) -> tuple[pd.DataFrame, list[str], pd.Series]:
+    """Per unit (a variant under one condition, within each group): its task, trials with a verdict, passes;
+    the group columns, and the error runs left out per group."""
     work = _work(rs)
     by = _check_by(work, by, fn)
     _single_condition(work, by, CONDITIONS, fn)
     excluded = _excluded(work, by)
     runs = work[~work["error"] & work["passed"].notna()]
-    unit = [*by, "benchmark", "variant_id"]
-    g = runs.groupby(unit, sort=True, dropna=False)
+    g = runs.groupby([*by, "benchmark", "variant_id"], sort=True, dropna=False)
     units = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum(), "task_id": g["task_id"].first()})
-    return units.reset_index(), by, excluded, runs
+    return units.reset_index(), by, excluded
 
 
-def _per_group(units: pd.DataFrame, by: list[str], excluded: pd.Series, columns: dict[str, str]) -> pd.DataFrame:
-    """Sum or average the unit columns per group (``columns``: output name → "mean:<col>" or "sum:<col>")."""
-    g = units.groupby(by, sort=True, dropna=False) if by else units.assign(_all=0).groupby("_all")
-    out = pd.DataFrame({name: getattr(g[col], how)() for name, spec in columns.items()
-                        for how, col in [spec.split(":")]})
+def _per_group(units: pd.DataFrame, by: list[str], excluded: pd.Series, **columns: tuple[str, str]) -> pd.DataFrame:
+    """The units aggregated per group (``columns``: pandas' named aggregation), one row for every group that has
+    runs, the error runs' count last."""
     if by:
-        out = out.reindex(excluded.index).reset_index()
+        out = units.groupby(by, sort=True, dropna=False).agg(**columns).reindex(excluded.index).reset_index()
     else:
-        out = out.reset_index(drop=True)
+        out = units.assign(_all=0).groupby("_all").agg(**columns).reset_index(drop=True)
+    out["n_excluded"] = excluded.to_numpy(int)
     return out
 
 
@@ -88,20 +88,13 @@ def pass_hat_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"), ci
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer (got {k!r})")
-    units, by, excluded, _ = _units(rs, by, "pass_hat_k")
+    units, by, excluded = _units(rs, by, "pass_hat_k")
     n, c = units["n"].to_numpy(int), units["c"].to_numpy(int)
     units["pass_hat_k"] = np.where(n >= k, _pass_hat_k_unbiased(n, c, k), np.nan)
-    out = _per_group(units, by, excluded, {"n_tasks": "count:pass_hat_k", "pass_hat_k": "mean:pass_hat_k"})
+    out = _per_group(units, by, excluded, n_tasks=("pass_hat_k", "count"), pass_hat_k=("pass_hat_k", "mean"))
     out["n_tasks"] = out["n_tasks"].fillna(0).astype(int)
-    out["n_excluded"] = excluded.to_numpy(int)
     out = _order(out, by, ["n_tasks", "pass_hat_k"])
-    if ci:
-        units["v_n"] = units["pass_hat_k"].notna().astype(float)
-        units["v"] = units["pass_hat_k"].fillna(0.0)
-        sums = units.groupby([*by, "task_id"], sort=True, dropna=False)[["v", "v_n"]].sum().reset_index()
-        stat = lambda t: {"pass_hat_k": _ratio(t["v"], t["v_n"])}  # noqa: E731
-        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), ["pass_hat_k"])
-    return out
+    return _mean_over_units_ci(out, units, by, "pass_hat_k", n_boot, seed, confidence) if ci else out
 
 
 def noise_floor(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
@@ -131,17 +124,11 @@ def noise_floor(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), ci: bool 
     tau2-bench issue 540 (two runs of one agent several points apart); Miller 2024, "Adding Error Bars to
     Evals" (arXiv 2411.00640), on the variance an agent's resampled answers add.
     """
-    units, by, excluded, _ = _units(rs, by, "noise_floor")
+    units, by, excluded = _units(rs, by, "noise_floor")
     units = units[units["n"] >= 2].copy()
-    units["flips"] = ((units["c"] > 0) & (units["c"] < units["n"])).astype(float)
-    units["one"] = 1.0
-    out = _per_group(units, by, excluded, {"n_tasks": "sum:one", "n_flipping": "sum:flips"})
+    units["noise_floor"] = ((units["c"] > 0) & (units["c"] < units["n"])).astype(float)  # 1: this task flips
+    out = _per_group(units, by, excluded, n_tasks=("noise_floor", "count"), n_flipping=("noise_floor", "sum"))
     out[["n_tasks", "n_flipping"]] = out[["n_tasks", "n_flipping"]].fillna(0).astype(int)
     out["noise_floor"] = _ratio(out["n_flipping"].to_numpy(float), out["n_tasks"].to_numpy(float))
-    out["n_excluded"] = excluded.to_numpy(int)
     out = _order(out, by, ["n_tasks", "n_flipping", "noise_floor"])
-    if ci:
-        sums = units.groupby([*by, "task_id"], sort=True, dropna=False)[["flips", "one"]].sum().reset_index()
-        stat = lambda t: {"noise_floor": _ratio(t["flips"], t["one"])}  # noqa: E731
-        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), ["noise_floor"])
-    return out
+    return _mean_over_units_ci(out, units, by, "noise_floor", n_boot, seed, confidence) if ci else out
