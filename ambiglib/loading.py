@@ -285,15 +285,16 @@ def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path
             inside = claimed
         # an Inspect log is a file of its own wherever it lies (its logs are read together, as one unit)
         # (a folder named *.eval is one too, which its reader refuses: its runs are not dropped unseen)
-        units += [("inspect", p) for p in entries if _is_inspect_log(p)]
-        units += [("tau-bench", p) for p in entries if not is_dir(p) and _is_taubench_log(p)]
+        inspect_logs = [p for p in entries if _is_inspect_log(p)]
+        tau_logs = [p for p in entries if not is_dir(p) and _is_taubench_log(p)]
+        units += [("inspect", p) for p in inspect_logs] + [("tau-bench", p) for p in tau_logs]
         if inside is None:
             # a .jsonl name that is no file (a FIFO, a link to nothing) is read too, and refused naming what it is
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and not is_dir(p) and (not is_file(p) or os.access(p, os.R_OK))]
             if strays is not None:  # a file no layout reads, outside every harness's folder: counted, not read
-                strays += [p for p in entries if not is_dir(p) and not is_jsonl(p) and not _is_inspect_log(p)
-                           and not _is_taubench_log(p)]
+                read = set(inspect_logs) | set(tau_logs)
+                strays += [p for p in entries if not is_dir(p) and not is_jsonl(p) and p not in read]
         else:  # inside a harness's folder, a canonical log kept there (the harness's own .jsonl are not)
             units += [("runlog-jsonl", p) for p in entries
                       if is_jsonl(p) and is_file(p) and os.access(p, os.R_OK) and looks_canonical(p)]
@@ -306,48 +307,46 @@ _COPIES = {"runlog-parquet": ("runs.parquet", "tasks.parquet"), "runlog-parquet-
            "runlog-snapshot": ("runs.arrow", "tasks.arrow")}
 
 
-def _where(sources: Any, origin: tuple[str, Path] | None, frame: int) -> list[str]:
-    """Where each row was read, as an error names it: its ``source`` (``file:line``), or, for a copy ambiglib
-    wrote (Parquet, a store, a snapshot), the copy's file and row and the file it was written from."""
+def _where(origin: tuple[str, Path] | None, source: Any, row: int, frame: int) -> tuple[str, str, int | None]:
+    """Where a row was read, as an error names it, with its file and line: its ``source`` (``file:line``), or,
+    for a copy ambiglib wrote (Parquet, a store, a snapshot), the copy's file and row and the file it was
+    written from. Called only for the rows an error names."""
     if origin is None or origin[0] not in _COPIES:
-        return [str(s) for s in sources]
-    layout, unit = origin
-    name = _COPIES[layout][frame]
-    return [f"{unit / name} row {i + 1} (written from {s})" for i, s in enumerate(sources)]
+        file, _, line = str(source).rpartition(":")
+        return str(source), file, int(line) if line.isdigit() else None
+    file = str(origin[1] / _COPIES[origin[0]][frame])
+    return f"{file} row {row + 1} (written from {source})", file, row + 1
 
 
 def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[str, Path] | None] | None = None
            ) -> tuple[RunSet, list[LoadError]]:
     """One run set of several logs; a run or task met again in a later log is an error naming both (a copy
-    ambiglib wrote by its own file and row: ``_where``), and the repeat (with its questions and labels) is not
-    loaded."""
+    ambiglib wrote by its own file and row: ``_where``, worked out only for the rows an error names), and the
+    repeat (with its questions and labels) is not loaded."""
     import pandas as pd
 
     errors: list[LoadError] = []
     kept: list[dict[str, pd.DataFrame]] = []
-    first_run: dict[str, str] = {}
-    first_task: dict[tuple, str] = {}
+    first_run: dict[str, tuple] = {}
+    first_task: dict[tuple, tuple] = {}
     key = ["benchmark", "suite", "variant_id"]
     for (rs, errs), origin in zip(parts, origins or [None] * len(parts)):
         errors += errs
         runs, tasks = rs.runs, rs.tasks
-        run_where = _where(runs["source"], origin, 0)
-        task_where = _where(tasks["source"], origin, 1)
         again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
-        for run_id, source in zip(runs["run_id"][again], [w for w, a in zip(run_where, again) if a]):
-            file, line = _file_line(source, origin)
-            errors.append(LoadError(file, line, None,
-                                    f"{source}: duplicate run {run_id!r}: first seen at {first_run[run_id]}",
-                                    "schema", "run"))
+        for row in np.flatnonzero(again):
+            run_id = runs["run_id"].iat[row]
+            where, file, line = _where(origin, runs["source"].iat[row], int(row), 0)
+            errors.append(LoadError(file, line, None, f"{where}: duplicate run {run_id!r}: first seen at"
+                                    f" {_where(*first_run[run_id], 0)[0]}", "schema", "run"))
         dropped = set(runs["run_id"][again])
         task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
         t_again = [k in first_task for k in task_keys]
-        for k, source, is_again in zip(task_keys, task_where, t_again):
+        for row, (k, is_again) in enumerate(zip(task_keys, t_again)):
             if is_again:
-                file, line = _file_line(source, origin)
-                errors.append(LoadError(file, line, None,
-                                        f"{source}: duplicate task record ({', '.join(map(str, k))}):"
-                                        f" first seen at {first_task[k]}", "schema", "task"))
+                where, file, line = _where(origin, tasks["source"].iat[row], row, 1)
+                errors.append(LoadError(file, line, None, f"{where}: duplicate task record ({', '.join(map(str, k))}):"
+                                        f" first seen at {_where(*first_task[k], 1)[0]}", "schema", "task"))
         t_again_arr = pd.Series(t_again, dtype=bool).to_numpy()
         b_keys = list(map(tuple, rs.blockers[key].astype(object).to_numpy()))
         kept.append({
@@ -356,8 +355,11 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
             "labels": rs.labels[~rs.labels["run_id"].isin(dropped).to_numpy(dtype=bool)],
             "blockers": rs.blockers[[k not in first_task for k in b_keys]],
         })
-        first_run.update((r, w) for r, w, a in zip(runs["run_id"], run_where, again) if not a)
-        first_task.update((k, s) for k, s, a in zip(task_keys, task_where, t_again) if not a)
+        # where each was first seen, as (origin, source, row): named only if it is met again
+        first_run.update((r, (origin, s, i)) for i, (r, s, a) in enumerate(zip(runs["run_id"], runs["source"], again))
+                         if not a)
+        first_task.update((k, (origin, s, i)) for i, (k, s, a) in enumerate(zip(task_keys, tasks["source"], t_again))
+                          if not a)
     frames = {name: pd.concat([k[name] for k in kept], ignore_index=True)
               for name in ("runs", "questions", "labels", "tasks", "blockers")}
     skipped: dict = {}
@@ -365,16 +367,6 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
         for reason, n in rs.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + n
     return RunSet(**frames, skipped=skipped), errors
-
-
-def _file_line(where: str, origin: tuple[str, Path] | None) -> tuple[str, int | None]:
-    """The file and line (or row) an error's ``where`` names."""
-    if origin is not None and origin[0] in _COPIES:
-        file, _, rest = where.partition(" row ")
-        row = rest.split(" ", 1)[0]
-        return file, int(row) if row.isdigit() else None
-    file, _, line = where.rpartition(":")
-    return file, int(line) if line.isdigit() else None
 
 
 #: layouts whose units are files, read together (the rest are folders, each read on its own)
