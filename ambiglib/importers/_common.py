@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 from ..errors import AmbiglibError, FormatError, LoadError
+from ..files import is_file
 from ..runlog import _finite_float, _no_constant, read_records
 from ..runset import RunSet, build_runset
 from ..schema import RecordError, reject_duplicate_keys
@@ -79,6 +80,18 @@ def present(path: Path) -> bool:
         return True
     kind = "a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "not a regular file"
     raise FormatError(f"{path}: expected a file, found {kind}")
+
+
+def opens_with(path: Path, head: re.Pattern[bytes]) -> bool:
+    """Whether ``path`` is a regular file this user may read whose first 256 bytes match ``head`` (how a
+    log that is one file of its own, an Inspect ``.json`` log or τ-bench's results, is told from others)."""
+    if not is_file(path) or not os.access(path, os.R_OK):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return bool(head.match(fh.read(256)))
+    except OSError:
+        return False
 
 
 def _require(path: Path) -> None:

@@ -29,7 +29,7 @@ from ..errors import FormatError
 from ..schema import RecordError, reject_duplicate_keys
 from ._common import Collected
 
-__all__ = ["read_log_file", "count_missing", "Unreadable", "max_inflated", "SAMPLE_FIELDS", "MAX_MEMBER_BYTES", "STREAM_ABOVE", "MAX_INFLATED"]
+__all__ = ["read_log_file", "count_missing", "Unreadable", "why", "max_inflated", "SAMPLE_FIELDS", "MAX_MEMBER_BYTES", "STREAM_ABOVE", "MAX_INFLATED"]
 
 #: the fields of a sample the mapping reads; every other one is skipped
 SAMPLE_FIELDS = frozenset({"id", "epoch", "metadata", "messages", "scores", "error", "limit", "model_usage",
@@ -297,7 +297,7 @@ def _zip_samples(file: Path) -> Iterator[dict[str, Any] | FormatError]:
                 yield Unreadable(f"member {name}: {exc}", _key(name))
                 continue
             except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError) as exc:
-                yield Unreadable(f"member {name} cannot be read ({_why(exc)})", _key(name))
+                yield Unreadable(f"member {name} cannot be read ({why(exc)})", _key(name))
                 continue
             yield sample if sample is not None else Unreadable(f"member {name} is not a JSON object", _key(name))
 
@@ -320,9 +320,9 @@ def _streamed(z: Any, info: Any) -> dict[str, Any] | None:
             return sample
     except ijson.JSONError as exc:
         if first is None or not _python_json_reads(exc):  # not even an object's start: not JSON at all
-            raise FormatError(f"not valid JSON ({_why(exc)})") from None
+            raise FormatError(f"not valid JSON ({why(exc)})") from None
         if info.file_size > MAX_WHOLE_BYTES:
-            raise FormatError(f"not valid JSON for the streaming reader ({_why(exc)}); a sample holding NaN,"
+            raise FormatError(f"not valid JSON for the streaming reader ({why(exc)}); a sample holding NaN,"
                               f" Infinity or an integer past 64 bits is read whole only up to {MAX_WHOLE_BYTES:,}"
                               " bytes") from None
     data = _loads(_read_member(z, info))
@@ -345,7 +345,7 @@ def _json_header(file: Path) -> Any:
             header = _object(events, drop=frozenset({"samples", "reductions"}))
     except ijson.JSONError as exc:
         if not _python_json_reads(exc):
-            raise FormatError(f"not valid JSON ({_why(exc)})") from None
+            raise FormatError(f"not valid JSON ({why(exc)})") from None
         data = _loads(file.read_bytes())  # NaN, Infinity or a big integer: read whole, as Inspect does
         header = {k: v for k, v in data.items() if k not in ("samples", "reductions")} if isinstance(data, dict) else {}
     except RecursionError:
@@ -400,7 +400,7 @@ def _json_items(file: Path) -> Iterator[dict[str, Any] | FormatError]:
             if _python_json_reads(exc):  # NaN, Infinity or a big integer: read whole, as Inspect does
                 yield from itertools.islice(_json_samples_whole(file), done, None)
                 return
-            raise FormatError(f"not valid JSON ({_why(exc)})") from None
+            raise FormatError(f"not valid JSON ({why(exc)})") from None
         except RecursionError:
             raise FormatError("not valid JSON (nested too deeply to read)") from None
 
@@ -485,6 +485,7 @@ def _drain(events: Iterator[tuple[str, Any]]) -> None:
         pass
 
 
-def _why(exc: BaseException) -> str:
+def why(exc: BaseException) -> str:
+    """An exception in one line: its type and message (cut at 300 characters)."""
     text = " ".join(str(exc).split())
     return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import FormatError, LoadError
-from ..files import is_file, walk
+from ..files import walk
 from ..runset import RunSet
 from ..schema import SPECS
-from ._common import Collected, RowError, finish, guard, present
-from .inspect_files import count_missing, read_log_file
+from ._common import Collected, RowError, finish, guard, opens_with, present
+from .inspect_files import count_missing, read_log_file, why
 
 __all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "ASK_TOOLS", "INSPECT_EXTRA"]
 
@@ -46,13 +46,7 @@ def is_inspect_log(path: Path) -> bool:
     name = path.name
     if name.endswith(".eval"):
         return True  # whatever it is (a folder, a FIFO, a link to nothing): named by the reader, not passed over
-    if not name.endswith(".json") or not is_file(path) or not os.access(path, os.R_OK):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return bool(_JSON_HEAD.match(fh.read(256)))
-    except OSError:
-        return False
+    return name.endswith(".json") and opens_with(path, _JSON_HEAD)
 
 
 def inspect_logs(path: Path) -> list[Path]:
@@ -138,10 +132,8 @@ UNREADABLE = "Inspect AI log that cannot be read (its samples cannot be counted)
 
 def _why(exc: BaseException) -> str:
     """The exception and what caused it (Inspect's header read wraps its reason: "Unable to read log file")."""
-    text = " ".join(str(exc).split())
-    said = f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
     cause = exc.__cause__
-    return f"{said}, because {_why(cause)}" if cause is not None and cause is not exc else said
+    return f"{why(exc)}, because {_why(cause)}" if cause is not None and cause is not exc else why(exc)
 
 
 @dataclass
@@ -184,10 +176,11 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
             continue
         present_ids[key] = line
         messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
-        tools.update(_other_tools(messages, ()))
+        called = _tools_called(messages)
+        tools.update(called)
         calling += _calls(sample, opts.ask_tools)
         with out.row(file, line, f"{where}'s fields"):
-            run, task, inferred = _run(sample, where, ev, task_args, offered, opts)
+            run, task, inferred = _run(sample, messages, called, where, ev, task_args, offered, opts)
             read.append(_Sampled(line, where, run, task, inferred))
     if not n_samples and log.status == "success":
         out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
@@ -279,7 +272,8 @@ def _field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any]) -> 
     return meta[name] if meta.get(name) is not None else task_args.get(name)
 
 
-def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered: str | None,
+def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int], where: str, ev: Any,
+         task_args: Mapping[str, Any], offered: str | None,
          opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
     """The sample's run, its task record, and whether ask_tool was inferred (from the plan or the calls)."""
     meta = sample.get("metadata") if isinstance(sample.get("metadata"), dict) else {}
@@ -295,7 +289,6 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
         raise RowError("id", f"{where}: a sample needs an 'id' and an integer 'epoch'")
     task_id = str(sample["id"])
     variant_id = str(meta["variant_id"]) if meta.get("variant_id") is not None else task_id
-    messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
     _check_calls(messages, where)
     calls, responses, turns = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
@@ -314,7 +307,7 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     if policy is not None:
         run["policy"] = str(policy)
     note: dict[str, Any] = {"inspect": {"sample_id": sample["id"], "epoch": sample["epoch"], "eval_id": ev.eval_id}}
-    others = _other_tools(messages, opts.ask_tools)
+    others = {name: n for name, n in called.items() if name not in opts.ask_tools}
     if others:  # what validate checks for an ask tool the mapping does not know
         note["inspect"]["tools_called"] = others
     error, limit = sample.get("error"), sample.get("limit")
@@ -350,13 +343,13 @@ def _run(sample: Any, where: str, ev: Any, task_args: Mapping[str, Any], offered
     return run, _task(meta, where, benchmark, str(suite), task_id, variant_id), inferred
 
 
-def _other_tools(messages: list, names: tuple[str, ...]) -> dict[str, int]:
-    """The tools other than the ask tools that a sample called, with how often."""
+def _tools_called(messages: list) -> dict[str, int]:
+    """Every tool the assistant's messages called (the ask tools too), with how often."""
     counts: dict[str, int] = {}
     for m in messages:
         for call in m.get("tool_calls") or [] if m.get("role") == "assistant" else []:
             name = call.get("function") if isinstance(call, dict) else None
-            if isinstance(name, str) and name not in names:
+            if isinstance(name, str):
                 counts[name] = counts.get(name, 0) + 1
     return counts
 

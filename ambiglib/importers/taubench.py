@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from ..errors import FormatError, LoadError
 from ..files import walk
 from ..runset import RunSet
-from ._common import Collected, RowError, finish, guard, present, read_json
+from ._common import Collected, RowError, finish, guard, opens_with, present, read_json
 
 __all__ = ["read_taubench", "is_taubench_log", "taubench_logs"]
 
@@ -36,13 +36,7 @@ _DOMAINS = {"airline": re.compile(r"^#\s*airline agent policy", re.I), "retail":
 
 def is_taubench_log(path: Path) -> bool:
     """A ``.json`` file that opens as τ-bench's results do (``[{"task_id": n, "reward": ...``)."""
-    if not path.name.endswith(".json") or not path.is_file() or not os.access(path, os.R_OK):
-        return False
-    try:
-        with open(path, "rb") as fh:
-            return bool(_HEAD.match(fh.read(256)))
-    except OSError:
-        return False
+    return path.name.endswith(".json") and opens_with(path, _HEAD)
 
 
 def taubench_logs(path: Path) -> list[Path]:
