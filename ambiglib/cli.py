@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import __version__
 from .errors import AmbiglibError, ReportError
+from .text import visible  # re alone: the command line stays light
 
 # Everything heavy (pandas, pyarrow, papermill) is imported inside the commands, after main() has taken
 # SIGINT and SIGTERM: an interrupt at any moment is one line, never a traceback from an import.
@@ -115,16 +116,10 @@ def _mapping(args: argparse.Namespace) -> dict:
     return {k: v for k, v in (("ask_tools", args.ask_tool), ("scorer", args.scorer)) if v}
 
 
-def _visible(text: str) -> str:
-    from .text import visible
-
-    return visible(text)
-
-
 def _say(text: str, stream=None) -> None:
     """Print text that may hold what a log holds, its control and bidi characters shown as escapes
     (``text.visible``): a terminal escape sequence in a model's name neither runs nor hides."""
-    print(_visible(str(text)), file=stream)
+    print(visible(str(text)), file=stream)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -454,7 +449,7 @@ def _print_table(table, fmt: str) -> int:
     notes += empty_lines(table)
     if fmt == "csv":  # exact for a script; on a terminal, its control characters shown (text.visible)
         text = csv_safe(table).to_csv(index=False)
-        sys.stdout.write(_visible(text) if sys.stdout.isatty() else text)
+        sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
     elif fmt == "md":
         _say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
     elif fmt == "json":

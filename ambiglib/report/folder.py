@@ -395,10 +395,7 @@ def write_files(out: Path, build: Callable[[Path], None], inputs: Mapping[str, P
             (out / name).parent.mkdir(parents=True, exist_ok=True)
             os.replace(built / name, out / name)
         os.replace(built / MANIFEST, out / MANIFEST)
-    except BaseException:
-        if built is not None:
-            shutil.rmtree(built, ignore_errors=True)
-            built = None
+    except BaseException:  # the folder this run made is left as it was found: absent (built, beside it, goes below)
         if created and out.is_dir() and not any(out.iterdir()):
             out.rmdir()
         raise
