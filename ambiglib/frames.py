@@ -27,8 +27,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "questions": (
         "run_id", "q_index", "text", "blocker_id", "relevant", "response", "step", "in_scope", "attributed",
+        "parts",
     ),
-    "labels": ("run_id", "facet", "judge", "call", "label"),
+    "labels": ("run_id", "facet", "judge", "call", "label", "q_index"),
     "tasks": (
         "benchmark", "suite", "task_id", "variant_id", "n_blockers", "ambiguity_class",
         "dimensions", "strategy", "meta", "source",
@@ -214,6 +215,7 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dic
         "step": pc.struct_field(q, "step"),
         "in_scope": pc.struct_field(q, "in_scope"),
         "attributed": attributed,
+        "parts": pc.struct_field(q, "parts"),
     })
     lab, l_parents, _ = _flatten(runs.column("labels"))
     labels = pa.table({
@@ -222,6 +224,7 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dic
         "judge": pc.fill_null(pc.struct_field(lab, "judge"), DEFAULT_JUDGE),
         "call": pc.fill_null(pc.struct_field(lab, "call"), DEFAULT_CALL),
         "label": pc.struct_field(lab, "label"),
+        "q_index": pc.struct_field(lab, "q_index"),
     })
 
     n_blockers = pc.cast(pc.fill_null(pc.list_value_length(tasks.column("blockers")), 0), pa.int64())

@@ -170,6 +170,18 @@ def _read_inspect(path: Path, *, quiet: bool, engine: Engine, files: list[Path] 
     return read_inspect(path, strict=False, files=files, **(inspect or {}))
 
 
+def _detect_ambigswe(path: Path) -> bool:
+    from .importers.ambigswe import is_ambigswe_layout
+
+    return is_ambigswe_layout(path)
+
+
+def _read_ambigswe(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, list[LoadError]]:
+    from .importers.ambigswe import read_ambigswe
+
+    return read_ambigswe(path, strict=False)
+
+
 def _detect_taubench(path: Path) -> bool:
     from .importers.taubench import taubench_logs
 
@@ -216,6 +228,9 @@ LAYOUTS: list[Layout] = [
     Layout("mcp-atlas", "MCP-Atlas (LHAW ask_user branch) scored_<label>.csv files, here or in evaluation_results/,"
            " without a manifest (model and trial from <model>[_ask_user]_t<trial> labels)",
            _detect_mcp_atlas, _read_mcp_atlas),
+    Layout("ambig-swe", "Ambig-SWE's experiments/ folder (sani903/InteractiveSWEAgents): test_interactivity/,"
+           " extracted_qa_pairs/, llm_as_judge/ and file_resolve_rates/ files named <model>_...",
+           _detect_ambigswe, _read_ambigswe),
     Layout("inspect", "Inspect AI evaluation logs: .eval files, or .json logs of Inspect, here or in folders below"
            " (one run per sample and epoch; needs the inspect-ai package: pip install 'ambiglib[inspect]')",
            _detect_inspect, _read_inspect),
@@ -246,6 +261,7 @@ _CLAIMS: list[tuple[str, Callable[[Path], bool]]] = [
     ("hil-bench", _detect_hilbench),
     ("ambig-ds", _claims_ambigds),
     ("mcp-atlas", _detect_mcp_atlas),
+    ("ambig-swe", _detect_ambigswe),
 ]
 
 

@@ -519,13 +519,13 @@ def runset_records(runset: Any) -> Iterable[dict[str, Any]]:
         t["blockers"] = blockers.get((t["benchmark"], t["suite"], t["variant_id"]), [])
         yield {"record": "task", **_record(t, task_fields)}
     questions = _nested_by_run(
-        runset.questions, ["text", "blocker_id", "response", "step", "in_scope", "attributed"]
+        runset.questions, ["text", "blocker_id", "response", "step", "in_scope", "attributed", "parts"]
     )
     for qs in questions.values():  # attributed is written only where false (true is the default)
         for q in qs:
             if q["attributed"] is not False:
                 q["attributed"] = None
-    labels = _nested_by_run(runset.labels, ["facet", "label", "judge", "call"])
+    labels = _nested_by_run(runset.labels, ["facet", "label", "judge", "call", "q_index"])
     run_fields = [f.name for f in RUN_FIELDS]
     for r in pa.Table.from_pandas(runset.runs, preserve_index=False).to_pylist():
         r["questions"] = questions.get(r["run_id"], [])

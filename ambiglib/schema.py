@@ -71,18 +71,20 @@ class Field:
 
 
 QUESTION_FIELDS = (
-    Field("text", "text", required=True),
+    Field("text", "text"),  # null: the agent asked, the log does not keep what (v1.1)
     Field("blocker_id", "str"),
     Field("response", "any_str"),
     Field("step", "int", minimum=0),
     Field("in_scope", "bool"),
     Field("attributed", "bool"),
+    Field("parts", "int", minimum=1),  # how many questions the message holds, as counted (v1.1)
 )
 LABEL_FIELDS = (
     Field("facet", "str", required=True),
     Field("label", "str", required=True),
     Field("judge", "str"),
     Field("call", "int", minimum=1),
+    Field("q_index", "int", minimum=0),  # the question of the run it judges; null: the run (v1.1)
 )
 CHECKPOINT_FIELDS = (
     Field("result", "number", required=True, minimum=0),
@@ -155,10 +157,12 @@ QUESTION_TYPE = pa.struct(
         ("step", pa.int64()),
         ("in_scope", pa.bool_()),
         ("attributed", pa.bool_()),
+        ("parts", pa.int64()),
     ]
 )
 LABEL_TYPE = pa.struct(
-    [("facet", pa.string()), ("label", pa.string()), ("judge", pa.string()), ("call", pa.int64())]
+    [("facet", pa.string()), ("label", pa.string()), ("judge", pa.string()), ("call", pa.int64()),
+     ("q_index", pa.int64())]
 )
 CHECKPOINT_TYPE = pa.struct([("result", pa.float64()), ("total", pa.float64())])
 BLOCKER_TYPE = pa.struct([("id", pa.string()), ("type", pa.string()), ("subtype", pa.string())])
@@ -380,11 +384,18 @@ def _cross_checks(kind: str, out: dict[str, Any]) -> None:
                 )
         seen: dict[tuple, int] = {}
         for i, lab in enumerate(out["labels"] or ()):
-            key = (lab["facet"], lab["judge"] or DEFAULT_JUDGE, lab["call"] or DEFAULT_CALL)
+            if lab["q_index"] is not None and lab["q_index"] >= len(questions):
+                raise RecordError(
+                    f"labels[{i}].q_index",
+                    f"field 'labels[{i}].q_index' is {lab['q_index']}, but the run has {len(questions)} question(s)"
+                    " (q_index is the 0-based position of the judged question in 'questions')",
+                )
+            key = (lab["facet"], lab["judge"] or DEFAULT_JUDGE, lab["call"] or DEFAULT_CALL, lab["q_index"])
             if key in seen:
+                of = "" if key[3] is None else f" about questions[{key[3]}]"
                 raise RecordError(
                     f"labels[{i}]",
-                    f"field 'labels[{i}]' repeats facet '{key[0]}', judge '{key[1]}', call {key[2]}"
+                    f"field 'labels[{i}]' repeats facet '{key[0]}', judge '{key[1]}', call {key[2]}{of}"
                     f" of labels[{seen[key]}] (number repeated judge calls with 'call')",
                 )
             seen[key] = i

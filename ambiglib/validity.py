@@ -157,11 +157,18 @@ def table_is_valid(table: pa.Table) -> bool:
     ok, labels, parents = _nested_ok(col["labels"], "label")
     if not ok:
         return False
+    if len(labels):
+        q_index = pc.struct_field(labels, "q_index")
+        if q_index.null_count < len(q_index):  # a label about a question: that question is in its run
+            n_questions = pc.fill_null(pc.list_value_length(col["questions"]), 0).to_numpy()[parents]
+            if not _all(pc.fill_null(pc.less(q_index, pa.array(n_questions)), True)):
+                return False
     if not _no_repeats(
         parents,
         pc.struct_field(labels, "facet"),
         pc.fill_null(pc.struct_field(labels, "judge"), DEFAULT_JUDGE),
         pc.fill_null(pc.struct_field(labels, "call"), DEFAULT_CALL),
+        pc.fill_null(pc.struct_field(labels, "q_index"), -1),
     ):
         return False
     ok, blockers, parents = _nested_ok(col["blockers"], "blocker")

@@ -140,16 +140,66 @@ def test_duplicate_run_key_across_files_and_defaults(tmp_path):
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("question, message", [
-    ({"blocker_id": "b1"}, "missing required field 'questions[1].text' (every question needs one)"),
-    ({"text": None}, "missing required field 'questions[1].text' (every question needs one)"),
-    ({"text": "   "}, "field 'questions[1].text' must be a non-empty string (got '   ')"),
-])
-def test_question_without_text(tmp_path, engine, question, message):
+def test_a_blank_question_text_is_an_error(tmp_path, engine):
+    rec = run_record()
+    rec["questions"][1] = {"text": "   "}
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(
+            "field 'questions[1].text' must be a non-empty string or null (got '   ')")):
+        load_one(tmp_path, [rec], engine)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("question", [{"blocker_id": "b1"}, {"text": None}, {"text": None, "parts": 3}])
+def test_a_question_whose_text_the_log_does_not_keep_still_counts(tmp_path, engine, question):
+    """Run log 1.1: a question without text is one the log says was asked without keeping its words (Ambig-SWE's
+    ask-detection results); it counts as a question everywhere, its text is null."""
     rec = run_record()
     rec["questions"][1] = question
-    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(message)):
+    rs = load_one(tmp_path, [rec], engine)
+    assert rs.runs["n_questions"].tolist() == [2]
+    q = rs.questions.set_index("q_index")
+    assert pd.isna(q.loc[1, "text"]) and q.loc[0, "text"] == rec["questions"][0]["text"]
+    assert (pd.isna(q.loc[1, "parts"]) if "parts" not in question else q.loc[1, "parts"] == 3)
+    assert pd.isna(q.loc[0, "parts"])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_labels_about_questions(tmp_path, engine):
+    """Run log 1.1: a label may judge one question of its run (``q_index``); the same facet, judge and call about
+    two questions are two labels, about one question twice an error, about a question the run lacks an error."""
+    rec = run_record()
+    rec["labels"] = [{"facet": "new_information", "label": "4", "judge": "gpt-4o", "q_index": 0},
+                     {"facet": "new_information", "label": "2", "judge": "gpt-4o", "q_index": 1},
+                     {"facet": "new_information", "label": "3", "judge": "gpt-4o"}]
+    rs = load_one(tmp_path, [rec], engine)
+    assert rs.labels[["q_index", "label"]].astype(object).where(rs.labels[["q_index", "label"]].notna(), None
+                                                                ).values.tolist() == [[0, "4"], [1, "2"], [None, "3"]]
+    assert ambiglib.load(rs.to_jsonl(tmp_path / "back.jsonl"), quiet=True).labels.equals(rs.labels)
+    assert ambiglib.load(rs.to_parquet(tmp_path / "pq"), quiet=True).labels.equals(rs.labels)
+    rec["labels"][1]["q_index"] = 0
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(
+            "field 'labels[1]' repeats facet 'new_information', judge 'gpt-4o', call 1 about questions[0] of"
+            " labels[0]")):
         load_one(tmp_path, [rec], engine)
+    rec["labels"][1]["q_index"] = 2
+    with pytest.raises(SchemaError, match=where(tmp_path, 1) + re.escape(
+            "field 'labels[1].q_index' is 2, but the run has 2 question(s)")):
+        load_one(tmp_path, [rec], engine)
+
+
+def test_a_parquet_copy_written_before_run_log_1_1_still_loads(tmp_path):
+    """Parquet copies written before 1.1 have no questions.parts and labels.q_index columns: they load, all null."""
+    import pyarrow.parquet as pq
+
+    rs = load_one(tmp_path, [run_record(labels=[{"facet": "trace", "label": "intended"}])])
+    folder = rs.to_parquet(tmp_path / "old")
+    for name, column in (("questions", "parts"), ("labels", "q_index")):
+        table = pq.read_table(folder / f"{name}.parquet")
+        pq.write_table(table.drop_columns([column]), folder / f"{name}.parquet")
+        assert column not in pq.read_schema(folder / f"{name}.parquet").names
+    back = ambiglib.load(folder, quiet=True)
+    assert back.questions.equals(rs.questions) and back.labels.equals(rs.labels)
+    assert back.questions["parts"].isna().all() and back.labels["q_index"].isna().all()
 
 
 @pytest.mark.parametrize("engine", ENGINES)

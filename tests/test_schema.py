@@ -121,7 +121,7 @@ def test_validate_record_normalises_and_fills_absent_fields():
     assert out["meta"] == '{"a": [1, 2], "b": 1}'
     assert out["questions"][1] == {"text": "What columns matter?", "blocker_id": None,
                                    "response": "irrelevant question", "step": 9, "in_scope": None,
-                                   "attributed": None}
+                                   "attributed": None, "parts": None}
     assert set(out) == set(schema.FILE_SCHEMA.names) - {"_line"}
     pa.Table.from_pylist([out], schema=schema.FILE_SCHEMA.remove(schema.FILE_SCHEMA.get_field_index("_line")))
 

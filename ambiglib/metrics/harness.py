@@ -26,14 +26,14 @@ from ..runset import RunSet, _arrow_of, shared_metas
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
-HARNESSES = ("hil-bench", "ambig-ds", "lhaw")
+HARNESSES = ("hil-bench", "ambig-ds", "lhaw", "ambig-swe")
 SUMMARY_COLUMNS = ["benchmark", "suite", "model", "condition", "statistic", "value", "n"]
 _HIL_MODES = {("ambiguous", True): "ask_human", ("ambiguous", False): "baseline", ("full", False): "full_info"}
 
 
 #: The runs columns the harness rules read (the rest are never made Python values)
 _USED = ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "ask_tool", "policy", "protocol",
-         "trial", "status", "score", "passed", "cost_usd", "tokens_in", "tokens_out", "steps")
+         "trial", "status", "score", "passed", "cost_usd", "tokens_in", "tokens_out", "steps", "n_questions")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 
@@ -143,6 +143,12 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
           ``count``, ``mean coverage score``, ``pass rate`` (coverage ≥ 0.75), ``std``, ``min``, ``25%``,
           ``50%``, ``75%``, ``max`` (pandas' ``describe()``, as the harness writes them), every row's
           coverage included (a failed completion is scored too).
+        - Ambig-SWE ask detection (``interaction_stats.py``, ``condition`` = the prompt level): ``gold_1_output_1``,
+          ``gold_0_output_0``, ``total_gold_1``, ``total_gold_0``, ``precision``, ``recall``, ``f1_score``,
+          ``accuracy``; a run whose ask outcome the harness lost (status ``error``) counts as not asking on a
+          summarised issue and as asking on a full one, as the script's rule does with ``output: null``.
+          Interaction runs (``file_analysis.py``, ``condition`` ``interaction``): ``resolve_rate_file_match_1``,
+          ``resolve_rate_file_match_0`` (``n`` = instances), ``total_instance_ids_analyzed``, ``total_file_matches``.
 
     References
     ----------
@@ -164,6 +170,9 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
         lhaw = runs[runs["_harness"] == "lhaw"]
         if len(lhaw):
             rows += _mcp_atlas_summary(lhaw)
+        swe = runs[runs["_harness"] == "ambig-swe"]
+        if len(swe):
+            rows += _ambigswe_summary(_records(swe), rs)
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["value"] = out["value"].astype(float)
     out["n"] = out["n"].astype("Int64")
@@ -485,6 +494,40 @@ _QUESTION_COUNTS = ("questions_not_in_log", "capped_by_other_passes", "questions
 
 
 @_without_cyclic_gc
+def _ambigswe_summary(recs: list[dict[str, Any]], rs: RunSet) -> list[tuple]:
+    """``interaction_stats.py`` per model and prompt level; ``file_analysis.py``'s resolve rates per model."""
+    rows: list[tuple] = []
+    ask_only = [r for r in recs if r["protocol"] == "ask_only"]
+    for suite, (model, policy), runs in ((s, k, g) for s in sorted({r["suite"] for r in ask_only})
+                                         for k, g in _groups(ask_only, ("model", "policy"), suite=s)):
+        gold1 = [r for r in runs if r["spec"] == "ambiguous"]
+        gold0 = [r for r in runs if r["spec"] == "full"]
+        tp = sum(r["status"] != "error" and r["n_questions"] > 0 for r in gold1)
+        tn = sum(r["status"] != "error" and r["n_questions"] == 0 for r in gold0)
+        counts = {"gold_1_output_1": tp, "gold_0_output_0": tn, "total_gold_1": len(gold1), "total_gold_0": len(gold0)}
+        rows += [("ambig-swe", suite, model, policy, name, value, len(runs)) for name, value in counts.items()]
+        if gold1:  # the script prints no rate without a positive case
+            precision = tp / (tp + len(gold0) - tn) if tp + len(gold0) - tn else np.nan
+            recall = tp / len(gold1)
+            f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+            rates = {"precision": precision, "recall": recall, "f1_score": f1, "accuracy": (tp + tn) / len(runs)}
+            rows += [("ambig-swe", suite, model, policy, name, value, len(runs)) for name, value in rates.items()]
+    solved = {r["run_id"]: r for r in recs if r["protocol"] == "solve"}
+    labels = rs.labels[(rs.labels["facet"] == "ambig-swe.answers_name_gold_files").to_numpy(dtype=bool, na_value=False)]
+    matched = {run_id: label == "yes" for run_id, label in zip(labels["run_id"], labels["label"]) if run_id in solved}
+    analysed = [dict(solved[run_id], _match=m) for run_id, m in matched.items()]
+    for suite, (model,), runs in ((s, k, g) for s in sorted({r["suite"] for r in analysed})
+                                  for k, g in _groups(analysed, ("model",), suite=s)):
+        for flag in (1, 0):
+            side = [bool(r["passed"]) for r in runs if r["_match"] == bool(flag)]
+            rows.append(("ambig-swe", suite, model, "interaction", f"resolve_rate_file_match_{flag}",
+                         float(np.mean(side)) if side else np.nan, len(side)))
+        rows += [("ambig-swe", suite, model, "interaction", "total_instance_ids_analyzed", len(runs), len(runs)),
+                 ("ambig-swe", suite, model, "interaction", "total_file_matches", sum(r["_match"] for r in runs),
+                  len(runs))]
+    return rows
+
+
 def harness_anomalies(rs: RunSet) -> pd.DataFrame:
     """Count the harness anomalies the importers flagged, per benchmark, suite, model and kind.
 
