@@ -266,7 +266,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         raise ValueError("paired_comparison: give both a and b (or neither: every pair)")
     fixed = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"]}[between]
     rows: list[dict] = []
-    why: list[str] = []
+    why: list[str | tuple[str, str]] = []
     for bench in sorted(set(rs.runs["benchmark"].astype(object))):
         sub, conv = rs.filter(benchmark=bench), conventions_for(bench, conventions)
         where = describe_condition(metric, between, condition, conv)
@@ -294,7 +294,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
                                       "difference_ci_high", "test", "n_differing", "statistic", "alternative",
                                       "p_value", "rbc", "cles"])
     out.insert(out.columns.get_loc("p_value") + 1, "p_holm", holm(out["p_value"].to_numpy(dtype=float)))
-    notes = list(why)
+    notes = _collapsed(why)
     if len(out) == 0 and not notes:
         notes.append(_nothing_to_compare(rs, between))
     few = out[out["n_differing"] < FEW_DIFFERING]
@@ -356,7 +356,7 @@ def _ordered_pairs(values: list, wanted: tuple, between: str) -> list[tuple]:
 
 def _pairs(block: pd.DataFrame, between: str, sums: _Sums, wanted: tuple, n_boot: int, seed: int,
            confidence: float, alternative: str, test: str, fixed: dict, metric: str, where: str,
-           why: list[str]) -> list[dict]:
+           why: list[str | tuple[str, str]]) -> list[dict]:
     rows = []
     cols = sums.cols
     for a, b in _ordered_pairs(list(block[between].unique()), wanted, between):
@@ -373,8 +373,8 @@ def _pairs(block: pd.DataFrame, between: str, sums: _Sums, wanted: tuple, n_boot
             if sums.trials is not None and metric == "pass_at_k":
                 fewest = int(min(ta[sums.trials].min(), tb[sums.trials].min()))
                 hint = f"; as few as {fewest} trial{'s' if fewest != 1 else ''}: set k to {fewest} (--k {fewest})"
-            why.append(f"{_where(fixed)}: {a} vs {b}: none of their {len(shared)} shared task(s) has a {metric} on"
-                       f" both sides ({sums.undefined} on a side{hint})")
+            why.append((f"no {metric} on both sides of any shared task ({sums.undefined} on a side{hint})",
+                        f"{_where(fixed)}: {a} vs {b}, {len(shared)} shared task(s)"))
             continue
         A, B = ta[cols].to_numpy(float)[valued], tb[cols].to_numpy(float)[valued]
         va = float(sums.stat(dict(zip(cols, A.sum(axis=0)[:, None])))[0])
@@ -417,6 +417,22 @@ def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, sums: _Sum
     cols = sums.cols
     return paired_permutation(A, B, lambda t: sums.stat({c: t[..., i] for i, c in enumerate(cols)}),
                               alternative=alternative, seed=seed)
+
+
+def _collapsed(why: list[str | tuple[str, str]]) -> list[str]:
+    """The reasons pairs were not compared, one note per reason: a reason shared by many pairs (every pair of
+    four models under four policies) is said once, with how many pairs and the first of them."""
+    notes: list[str] = []
+    pairs: dict[str, list[str]] = {}
+    for w in why:
+        if isinstance(w, str):
+            notes.append(w)
+        else:
+            pairs.setdefault(w[0], []).append(w[1])
+    for reason, which in pairs.items():
+        notes.append(f"{which[0]}: {reason}" if len(which) == 1 else
+                     f"{len(which)} pairs: {reason} (first: {which[0]}; last: {which[-1]})")
+    return notes
 
 
 def _where(fixed: dict) -> str:

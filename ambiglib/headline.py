@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
-from .metrics._common import MetricError, _cluster_ci, _ratio, _work
+from .metrics._common import MetricError, _cluster_ci, _isin, _ratio, _work
 from .metrics.asking import _without_unattributed
 from .metrics.information import _voi_parts, _voi_task_sums
 from .runset import RunSet
@@ -53,13 +53,14 @@ SHOWN: dict[str, list[tuple[str, str, str]]] = {
                ("ask_on_full", "asks on fully specified tasks", "share"), ("calib_score", "CalibScore", "score")],
     "question_quality": [("agent", "agent", "text"), ("questions_per_run", "questions per run", "count"),
                          ("precision", "precision", "score"), ("recall", "recall", "score"),
-                         ("ask_f1", "Ask-F1", "score")],
+                         ("ask_f1", "Ask-F1", "score"),
+                         ("judge_score", "judge score", "score")],
     "payoff": [("agent", "agent", "text"), ("score_full", "score, fully specified", "score"),
                ("score_no_tool", "ambiguous, no ask tool", "score"), ("score_with_tool", "ambiguous, with it", "score"),
                ("score_gain_pp", "gain from asking (pp)", "pp"), ("gain_pp_per_question", "gain per question (pp)", "pp")],
     "agent_comparison": [("what", "compared", "text"), ("pair", "a − b", "text"),
                          ("difference", "difference", "signed"), ("p_holm", "Holm p", "p"),
-                         ("verdict", "verdict", "text")],
+                         ("verdict", "verdict", "text"), ("noise_floor", "noise floor", "score")],
 }
 
 
@@ -149,8 +150,9 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         ``benchmark, suites, model, policy, protocol, agent, n_runs, share_asking, questions_per_run,
         precision, recall, ask_f1``, each of the last four with ``_ci_low`` and ``_ci_high`` (task bootstrap).
     """
-    stats_ = ["questions_per_run", "precision", "recall", "ask_f1"]
-    cols = [*_AGENT, "n_runs", "share_asking"] + [f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")]
+    stats_ = ["questions_per_run", "precision", "recall", "ask_f1", "judge_score"]
+    cols = [*_AGENT, "n_runs", "share_asking"] + [f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")] \
+        + ["n_judged", "judged_by"]
     parts, why = [], {}
     for bench, sub in _benchmarks(rs):
         amb = sub.filter(protocol="solve", spec="ambiguous", ask_tool=True)
@@ -171,8 +173,13 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         f1, reason = _ask_f1(amb, sub, by, n_boot, seed, confidence)
         if f1 is not None:
             out = out.merge(f1, on=by, how="left")
+        scores, reason["judge_score"] = _judge_scores(amb, work, by, n_boot, seed, confidence)
+        if scores is not None:
+            out = out.merge(scores, on=by, how="left")
+            reason = {c: t for c, t in reason.items() if c != "judge_score" or t}
         for column, text in reason.items():
-            why.setdefault(column, []).append(f"{bench}: {text}")
+            if text:
+                why.setdefault(column, []).append(f"{bench}: {text}")
         out.insert(0, "benchmark", bench)
         out.insert(1, "suites", _suites(amb))
         out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
@@ -186,8 +193,41 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
                         for c in cols if c.endswith(("_ci_low", "_ci_high"))})
     out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}
     out.attrs["answer"] = _best(out, "ask_f1", "best questions ({})", "Ask-F1") \
+        or _best(out, "judge_score", "asks the questions its judges score highest ({})", "mean score") \
         or _best(out, "questions_per_run", "asks the most ({})", "questions per run", decimals=1)
+    for bench, block in out.dropna(subset=["judge_score"]).groupby("benchmark", sort=True):
+        judged_by = sorted(set(block["judged_by"].astype(str)))
+        if len(judged_by) > 1:  # the report says so beside the ranking: one judge's 4 is not another's
+            out.attrs["answer"].append(f"{bench}: the agents' questions were scored by different judges"
+                                       f" ({'; '.join(judged_by)}): their judge scores are not comparable")
     return out
+
+
+def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: float
+                  ) -> tuple[pd.DataFrame | None, str]:
+    """The mean of the judges' numeric scores of single questions (labels with ``q_index``, run log 1.1) per
+    agent, a question's calls and judges averaged first, with a task-bootstrap interval; or why there is none."""
+    lab = amb.labels[amb.labels["q_index"].notna().to_numpy(dtype=bool) & _isin(amb.labels["run_id"], work["run_id"])]
+    if len(lab) == 0:
+        return None, ("no judge scores of single questions in this log: add labels with 'q_index' (a judge's score"
+                      " of one question, docs/runlog.md) to rank questions where no blockers are registered")
+    facets = sorted(set(lab["facet"].astype(str)))
+    value = pd.to_numeric(lab["label"].astype(object), errors="coerce")
+    if len(facets) > 1 or value.isna().any():
+        return None, (f"the judges' labels of questions are not one numeric score ({', '.join(facets[:3])}): the"
+                      " mean needs one facet of numbers; see the labels notebook")
+    per_q = lab.assign(value=value.to_numpy(float)).groupby(["run_id", "q_index"], sort=False)["value"].mean()
+    per_run = per_q.groupby(level=0).agg(["sum", "count"])
+    judges = lab.merge(work[["run_id", *by]], on="run_id").groupby(by, sort=True)["judge"].agg(
+        lambda j: ", ".join(sorted(set(map(str, j)))))
+    w = work[["run_id", "task_id", *by]].merge(per_run, left_on="run_id", right_index=True, how="inner")
+    sums = w.groupby([*by, "task_id"], sort=True)[["sum", "count"]].sum().reset_index()
+    totals = sums.groupby(by, sort=True)[["sum", "count"]].sum()
+    out = pd.DataFrame({"judge_score": totals["sum"] / totals["count"], "n_judged": totals["count"].astype(int),
+                        "judged_by": judges.reindex(totals.index)}).reset_index()
+    stat = lambda t: {"judge_score": _ratio(t["sum"], t["count"])}  # noqa: E731
+    out = out.merge(_cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), on=by, how="left")
+    return out, ""
 
 
 def _ask_f1(amb: RunSet, sub: RunSet, by: list[str], n_boot: int, seed: int, confidence: float
@@ -388,7 +428,8 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
     pandas.DataFrame
         ``benchmark, suites, policy, model_a, model_b, pair`` (a − b, in words), ``metric, what, condition, n_pairs,
         value_a, value_b, difference, difference_ci_low, difference_ci_high, test, n_differing, p_value, p_holm,
-        verdict``.
+        verdict, noise_floor``: for the score rows, the larger of the two models' noise floors
+        (:func:`ambiglib.metrics.noise_floor`); the answer says where a difference is no larger.
     """
     from .comparisons import FEW_DIFFERING, paired_comparison
 
@@ -425,16 +466,26 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
                                                 "no clear difference")))
     out["pair"] = out["model_a"].astype(str) + " − " + out["model_b"].astype(str) + np.where(
         out["policy"].astype(str) == "default", "", " (" + out["policy"].astype(str) + ")")
-    out = out[[*cols[:5], "pair", *cols[5:]]]
+    floors = _noise_floors(rs)
+    out["noise_floor"] = [max(floors.get((b, a, p), np.nan), floors.get((b, m, p), np.nan))
+                          if metric == "mean_score" else np.nan
+                          for b, a, m, p, metric in zip(out["benchmark"], out["model_a"], out["model_b"],
+                                                        out["policy"], out["metric"])]
+    out = out[[*cols[:5], "pair", *cols[5:], "noise_floor"]]
     notes = [f"not compared: {s}" for s in skipped]
     notes.append(f"Holm's adjustment over all {len(out)} rows; a verdict needs p_holm < {alpha} and an interval"
                  " that excludes 0")
     out.attrs["note"] = "; ".join(notes)
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in ("p_value", "p_holm")})
+    explain_empty(out, {"noise_floor": "a noise floor needs an agent's identical trials: it is the share of tasks"
+                                       " whose verdict flips across them (shown for the score rows; a task tried"
+                                       " once cannot show it: run each task at least twice)"})
     sentences, alike = [], []
     for bench, block in out.groupby("benchmark", sort=True):
         found = [f"{r.verdict.removesuffix(' higher')} has the higher {r.what} ({r.difference:+.2f},"
                  f" {int(confidence * 100)}% CI {r.difference_ci_low:+.2f} to {r.difference_ci_high:+.2f})"
+                 + (f", within the noise floor {r.noise_floor:.2f} (the share of tasks whose verdict flips across"
+                    " one agent's identical trials)" if abs(r.difference) <= r.noise_floor else "")
                  for r in block.itertuples() if r.verdict.endswith(" higher")]
         if found:
             sentences.append(f"{bench}: " + "; ".join(found))
@@ -443,11 +494,24 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
     if alike:
         few = int((out["benchmark"].isin(alike) & (out["n_differing"] < FEW_DIFFERING)).sum())
         n = int(out["benchmark"].isin(alike).sum())
+        noisy = int((out["benchmark"].isin(alike) & (out["difference"].abs() <= out["noise_floor"])).sum())
         sentences.append(f"{', '.join(alike)}: no clear difference between the models"
                          + (f" ({few} of the {n} comparisons rest on fewer than {FEW_DIFFERING} tasks that differ:"
-                            " more tasks would tell)" if few else ""))
+                            " more tasks would tell)" if few else "")
+                         + (f"; {noisy} of the {n} differences are within the noise floor (the share of tasks whose"
+                            " verdict flips across one agent's identical trials)" if noisy else ""))
     out.attrs["answer"] = sentences
     return out
+
+
+def _noise_floors(rs: RunSet) -> dict[tuple, float]:
+    """The noise floor of each (benchmark, model, policy) on the runs "score with the ask tool" compares."""
+    runs = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
+    if len(runs.runs) == 0:
+        return {}
+    nf = metrics.noise_floor(runs, by=("benchmark", "model", "policy"))
+    return {(b, m, p): float(v) for b, m, p, v in zip(nf["benchmark"], nf["model"], nf["policy"], nf["noise_floor"])
+            if pd.notna(v)}
 
 
 def answers(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0,

@@ -158,8 +158,14 @@ def test_nothing_to_compare_names_what_is_missing():
                                for m in ("model-a", "model-b") for k in (1, 2)])
     out = comparisons.paired_comparison(two, metric="pass_at_k", k=3, n_boot=100)
     assert len(out) == 0 and out.attrs["note"].endswith(
-        "none of their 3 shared task(s) has a pass_at_k on both sides (fewer than k = 3 trials on a side; as few as 2"
-        " trials: set k to 2 (--k 2))")
+        "model-a vs model-b, 3 shared task(s): no pass_at_k on both sides of any shared task (fewer than k = 3 trials"
+        " on a side; as few as 2 trials: set k to 2 (--k 2))")
+    three = RunSet.from_records([run(task=f"t{t}", model=m, trial=k, score=1.0, passed=True) for t in range(3)
+                                 for m in ("model-a", "model-b", "model-c") for k in (1, 2)])
+    out = comparisons.paired_comparison(three, metric="pass_at_k", k=3, n_boot=100)  # one reason, said once
+    assert len(out) == 0 and out.attrs["note"].startswith("3 pairs: no pass_at_k on both sides of any shared task")
+    assert out.attrs["note"].count("no pass_at_k") == 1 and "(first: " in out.attrs["note"]
+    assert "model-a vs model-b" in out.attrs["note"] and "model-b vs model-c" in out.attrs["note"]
 
 
 def test_compare_from_the_command_line_keeps_the_order_in_every_format(tmp_path):

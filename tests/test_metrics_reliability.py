@@ -89,3 +89,16 @@ def test_a_group_that_mixes_conditions_is_refused():
         metrics.pass_hat_k(RunSet.from_records(records), k=2)
     with pytest.raises(MetricError, match=r"mixes spec values"):
         metrics.noise_floor(RunSet.from_records(records))
+
+
+def test_grouping_by_benchmark_is_allowed():
+    """``by`` may name the benchmark (the report groups by it): the per-task units are keyed by it already."""
+    rs = RunSet.from_records([run(task=f"t{t}", model=m, trial=k, score=float(ok), passed=ok)
+                              for t, m, k, ok in [(0, "a", 1, True), (0, "a", 2, False), (1, "a", 1, True),
+                                                  (1, "a", 2, True), (0, "b", 1, False), (0, "b", 2, False)]])
+    nf = metrics.noise_floor(rs, by=("benchmark", "model")).set_index("model")
+    assert nf.loc["a", "noise_floor"] == 0.5 and nf.loc["b", "noise_floor"] == 0.0
+    ph = metrics.pass_hat_k(rs, k=2, by=("benchmark", "model")).set_index("model")
+    assert ph.loc["a", "pass_hat_k"] == 0.5 and ph.loc["b", "pass_hat_k"] == 0.0
+    pk = metrics.pass_at_k(rs, k=2, by=("benchmark", "model")).set_index("model")
+    assert pk.loc["a", "pass_at_k"] == 1.0 and pk.loc["b", "pass_at_k"] == 0.0

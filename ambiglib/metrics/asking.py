@@ -369,7 +369,7 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
     _single_condition(work, by, CONDITIONS, fn)
     excluded = _excluded(work, by)
     runs = work[~work["error"]]
-    units = _per_unit_pass(runs, [*by, "benchmark", "variant_id"], k, estimator)
+    units = _per_unit_pass(runs, list(dict.fromkeys([*by, "benchmark", "variant_id"])), k, estimator)
     g = units.groupby(by, sort=True, dropna=False) if by else units.assign(_all=0).groupby("_all")
     out = pd.DataFrame({"n_tasks": g["pass_at_k"].count(), "pass_at_k": g["pass_at_k"].mean()})
     if by:

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..runset import RunSet
 from ..stats import majority_vote
-from ._common import CONDITIONS, FAILED, _check_by, _excluded, _isin, _ratio, _single_condition, _wilson_columns, _work
+from ._common import (CONDITIONS, FAILED, MetricError, _check_by, _excluded, _isin, _ratio, _single_condition,
+                      _wilson_columns, _work)
 
 __all__ = ["category_shares", "conditional_scores", "majority_labels", "label_shares", "flag_shares"]
 
@@ -114,6 +115,11 @@ def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.Da
 
 def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
     labels = rs.labels[rs.labels["facet"].isin(list(facets))]
+    about = labels["q_index"].notna().to_numpy(dtype=bool)
+    if about.any():  # a vote over a run's labels would pool the scores of its different questions
+        raise MetricError(f"facet {labels['facet'][about].iloc[0]!r} judges single questions (labels with"
+                          " 'q_index'): its labels are not a run's, and a majority over them would pool different"
+                          " questions; see headline.question_quality's judge_score")
     frame = labels[["run_id", "facet", "label", "judge", "call"]].astype(object)
     if ties == "confidence":
         frame = frame.assign(confidence=_vote_confidences(rs, frame))

@@ -40,7 +40,7 @@ def _units(rs: RunSet, by: Sequence[str], fn: str) -> tuple[pd.DataFrame, list[s
     _single_condition(work, by, CONDITIONS, fn)
     excluded = _excluded(work, by)
     runs = work[~work["error"] & work["passed"].notna()]
-    g = runs.groupby([*by, "benchmark", "variant_id"], sort=True, dropna=False)
+    g = runs.groupby(list(dict.fromkeys([*by, "benchmark", "variant_id"])), sort=True, dropna=False)
     units = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum(), "task_id": g["task_id"].first()})
     return units.reset_index(), by, excluded
 
