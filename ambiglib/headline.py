@@ -176,7 +176,9 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         scores, reason["judge_score"] = _judge_scores(amb, work, by, n_boot, seed, confidence)
         if scores is not None:
             out = out.merge(scores, on=by, how="left")
-            reason = {c: t for c, t in reason.items() if c != "judge_score" or t}
+            if out["judge_score"].isna().any():
+                reason["judge_score"] = "an agent none of whose questions a judge scored (it asked none, or none was" \
+                                        " judged) has no judge score"
         for column, text in reason.items():
             if text:
                 why.setdefault(column, []).append(f"{bench}: {text}")
@@ -188,7 +190,8 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     if len(out) == 0:
         out.attrs["note"] = "no solve runs with the ask tool on ambiguous tasks in this log: add that condition"
     explain_empty(out, {c: "; ".join(texts) for column, texts in why.items()
-                        for c in (column, f"{column}_ci_low", f"{column}_ci_high")}, gap=True)
+                        for c in (column, f"{column}_ci_low", f"{column}_ci_high",
+                                  *(("n_judged", "judged_by") if column == "judge_score" else ()))}, gap=True)
     explain_empty(out, {c: "the interval needs a task bootstrap, and the bootstrap had no value (see the value)"
                         for c in cols if c.endswith(("_ci_low", "_ci_high"))})
     out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}

@@ -119,7 +119,13 @@ SPECS: dict[str, list] = {
         "gives any one of these from the command line.")
         + table("headline.agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
                 "agent_comparison", "Is one agent better than another?", evidence=True)
-        + figure("plots.differences(agent_comparison)", "agent_comparison"),
+        + figure("plots.differences(agent_comparison)", "agent_comparison")
+        + md("## How reliable is each agent?\n\nOn the tasks an agent was tried on more than once: pass@1, pass@k (a "
+             "pass in any of k trials), pass^k (a pass in all k: τ-bench's reliability measure, Yao et al. 2024) and "
+             "the noise floor, the share of tasks whose verdict flips across its identical trials. A difference "
+             "between agents no larger than their noise floor is no evidence on its own.")
+        + table("tables.reliability(rs, k=k, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)",
+                "reliability", "How reliably each agent passes: pass@k, pass^k and the noise floor"),
     "quickstart": md(
         "# What the log holds\n\nQuickstart: loads a run log — canonical JSON Lines or Parquet, or a harness's own "
         "output (HIL-Bench, Ambig-DS, LHAW) — into its five tidy frames, `runs`, `questions`, `labels`, `tasks`, "

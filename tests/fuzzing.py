@@ -16,6 +16,8 @@ Sources
                             can be (``tests/fuzzing_inspect.py``)
     ``tau-bench``           τ-bench's published GPT-4o airline trajectories (``tests/fixtures/tau-bench``), cut to
                             its first 40 records
+    ``ambig-swe``           Ambig-SWE's published experiments/ files of one model, Haiku (``tests/fixtures/ambig-swe``):
+                            the three ask-detection files, the qa pairs, the judge's CSV and the resolve CSV
 
 Oracles (a case fails with the first that does not hold)
     ``escape:<Type>``   anything but an ``AmbiglibError`` came out of ``load``
@@ -63,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
 NATIVE = ROOT / "data" / "example-native"
 SOURCES = ("jsonl", "jsonl.gz", "parquet", "store", "snapshot", "hil-bench", "ambig-ds", "lhaw", "inspect",
-           "tau-bench")
+           "tau-bench", "ambig-swe")
 CASE_SECONDS = 20
 #: A case that runs this much longer than its alarm is killed by the parent.
 KILL_AFTER = 10
@@ -461,6 +463,14 @@ def prepare(source: str, work: Path) -> Path:
         out.parent.mkdir()
         out.write_text(json.dumps(records[:40], indent=2))  # as run.py writes it (indent 2)
         return out.parent
+    if source == "ambig-swe":
+        import tarfile
+
+        out = work / "experiments"
+        with tarfile.open(ROOT / "tests" / "fixtures" / "ambig-swe" / "experiments.tar.gz") as tar:
+            tar.extractall(out, members=[m for m in tar.getmembers() if m.name.split("/")[-1].startswith("haiku_")],
+                           filter="data")
+        return out
     out = work / source
     shutil.copytree(NATIVE / source, out, symlinks=True)
     return out

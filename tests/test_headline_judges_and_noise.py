@@ -56,6 +56,10 @@ def test_no_judge_score_says_why():
     assert out["judge_score"].isna().all()
     assert "no judge scores of single questions in this log: add labels with 'q_index'" in \
         out.attrs["empty"]["judge_score"]
+    one = RunSet.from_records([_run("t1", "a", [("q?", [("4", 1, "j")])]), _run("t1", "b", [("q?", [])])])
+    out = headline.question_quality(one, n_boot=100).set_index("model")
+    assert out.loc["a", "judge_score"] == 4.0 and pd.isna(out.loc["b", "judge_score"])
+    assert "none of whose questions a judge scored" in out.attrs["empty"]["judge_score"]
     words = RunSet.from_records([_run("t1", "a", [("q?", [("good", 1, "j")])])])
     out = headline.question_quality(words, n_boot=100)
     assert out["judge_score"].isna().all() and "not one numeric score (usefulness)" in out.attrs["empty"]["judge_score"]

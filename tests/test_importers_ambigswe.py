@@ -209,3 +209,20 @@ def test_files_it_does_not_read_are_counted(copy):
     (copy / "figures" / "box.pdf").write_bytes(b"%PDF")
     rs = ambiglib.load(copy, quiet=True)
     assert sum(n for why, n in rs.skipped.items() if "no result file the importer reads" in why) == 2
+
+
+def test_a_resolve_row_that_is_not_its_instance_s_is_refused(copy):
+    """Two rows run together (the end of one and the start of the next cut out) give the first instance the
+    second's verdict: merged_answer, file_analysis.py's ' '.join of the instance's answers, no longer matches."""
+    file = copy / "file_resolve_rates" / "haiku_file_analysis.csv"
+    with open(file, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    first = rows[0]["merged_answer"]
+    text = file.read_text(encoding="utf-8")
+    start = text.index(first[len(first) // 2:len(first) // 2 + 40])
+    second = text.index("\n" + rows[1]["instance_id"] + ",") + 1
+    end = text.index(rows[1]["merged_answer"][-40:], second)
+    file.write_text(text[:start] + text[end:], encoding="utf-8")
+    with pytest.raises(AmbiglibError, match=r"haiku_file_analysis\.csv:\d+: instance '[^']+': 'merged_answer' is not"
+                                            r" the instance's answers joined"):
+        ambiglib.load(copy, quiet=True)

@@ -102,3 +102,25 @@ def test_grouping_by_benchmark_is_allowed():
     assert ph.loc["a", "pass_hat_k"] == 0.5 and ph.loc["b", "pass_hat_k"] == 0.0
     pk = metrics.pass_at_k(rs, k=2, by=("benchmark", "model")).set_index("model")
     assert pk.loc["a", "pass_at_k"] == 1.0 and pk.loc["b", "pass_at_k"] == 0.0
+
+
+def test_the_reliability_table_by_hand():
+    """Model a on t1: pass, pass, fail; t2: pass, pass, pass; t3: fail once (one trial). k = 2:
+    pass@1 = mean(2/3, 1, 0) = 5/9; pass@2 (tasks with ≥ 2 trials) = mean(1 − C(1,2)/C(3,2), 1) = 1;
+    pass^2 = mean(C(2,2)/C(3,2), 1) = (1/3 + 1)/2; noise floor: t1 flips, t2 does not, t3 has one trial: 1/2."""
+    from ambiglib import tables
+
+    rs = RunSet.from_records([run(task=t, model="a", trial=i + 1, score=float(p), passed=p)
+                              for t, outcomes in (("t1", (True, True, False)), ("t2", (True, True, True)),
+                                                  ("t3", (False,)))
+                              for i, p in enumerate(outcomes)])
+    row = tables.reliability(rs, k=2, conventions={"hil-bench": "neutral"}).iloc[0]
+    assert (row["n_tasks"], row["n_tasks_k"], row["n_tasks_repeated"]) == (3, 2, 2)
+    assert row["pass_at_1"] == pytest.approx(5 / 9)
+    assert row["pass_at_k"] == pytest.approx(1.0)
+    assert row["pass_hat_k"] == pytest.approx((1 / 3 + 1) / 2)
+    assert row["noise_floor"] == pytest.approx(0.5)
+    once = tables.reliability(rs.filter(trial=1), k=2, conventions={"hil-bench": "neutral"})
+    assert once["pass_hat_k"].isna().all() and once["noise_floor"].isna().all()
+    assert "fewer than k = 2 trials" in once.attrs["empty"]["pass_hat_k"]
+    assert "tried once" in once.attrs["empty"]["noise_floor"]

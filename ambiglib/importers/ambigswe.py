@@ -253,9 +253,11 @@ def _judge_labels(out: Collected, judged: tuple[Path, re.Match[str]], model: str
 
 def _resolved(out: Collected, file: Path, runs: dict[str, tuple[int, dict[str, Any]]]) -> None:
     """``file_analysis.py``'s CSV: ``resolved`` is the SWE-bench report's ``True`` or the script's default ``0``
-    (``resolved_map.get(id, 0)``), written as text; ``file_match_count`` 1 when an answer named a gold file."""
+    (``resolved_map.get(id, 0)``), written as text; ``file_match_count`` 1 when an answer named a gold file;
+    ``merged_answer`` the instance's answers joined by spaces, checked against the qa pairs (a row that is
+    not its instance's is refused, not read as its verdict)."""
     seen: dict[str, int] = {}
-    for line, row in read_csv(file, ("instance_id", "file_match_count", "resolved")):
+    for line, row in read_csv(file, ("instance_id", "merged_answer", "file_match_count", "resolved")):
         with out.row(file, line, "this row"):
             instance = row["instance_id"]
             if instance not in runs:
@@ -264,6 +266,11 @@ def _resolved(out: Collected, file: Path, runs: dict[str, tuple[int, dict[str, A
             if instance in seen:
                 raise RowError("instance_id", f"instance {instance!r} again (first: line {seen[instance]})")
             seen[instance] = line
+            run = runs[instance][1]
+            if _newlines(row["merged_answer"]) != _newlines(" ".join(q["response"] for q in run["questions"])):
+                raise RowError("merged_answer", f"instance {instance!r}: 'merged_answer' is not the instance's answers"
+                                                " joined (file_analysis.py writes ' '.join of them): the row is"
+                                                " damaged or belongs to other qa_pairs")
             verdict = {"True": True, "1": True, "False": False, "0": False}.get(row["resolved"].strip())
             if verdict is None:
                 raise RowError("resolved", f"instance {instance!r}: 'resolved' must be True, False, 1 or 0 (got"
@@ -272,7 +279,6 @@ def _resolved(out: Collected, file: Path, runs: dict[str, tuple[int, dict[str, A
             if match not in ("0", "1"):
                 raise RowError("file_match_count", f"instance {instance!r}: 'file_match_count' must be 0 or 1 (got"
                                                    f" {row['file_match_count']!r})")
-            run = runs[instance][1]
             run["passed"], run["score"] = verdict, 1.0 if verdict else 0.0
             run["labels"].append({"facet": NAMES_GOLD_FILES, "label": "yes" if match == "1" else "no",
                                   "judge": "file_analysis.py"})

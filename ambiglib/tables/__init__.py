@@ -11,6 +11,7 @@ modules have the same names as :mod:`ambiglib.metrics`' (a reader who found a ta
 * :mod:`~ambiglib.tables.labels` — what the judges said (recognition, reliability, framing, failure modes);
 * :mod:`~ambiglib.tables.data` — what the log holds (composition, coverage, blockers, variants, classes,
   calls, power, selector accuracy);
+* :mod:`~ambiglib.tables.reliability` — is the agent reliable (pass@1, pass@k, pass^k, the noise floor);
 * :mod:`~ambiglib.tables.harness` — what the harness said (its summary recomputed, anomalies, conventions).
 
 The cut follows what each table is *about*, not which paper prints it: LHAW's ambiguity classes are data
@@ -28,6 +29,7 @@ from .data import (ambiguity_classes, blocker_stats, calls_per_trial, compositio
 from .harness import convention_audit, harness_anomalies, harness_summary
 from .information import (by_ambiguity_class, by_dimension, generality, performance, personas,
                           prompting_strategies, removal_strategies, segments_removed, value_of_information)
+from .reliability import reliability
 from .labels import (ask_failure_flags, ask_failure_modes, conditional_scores, failure_mode_shift, failure_modes,
                      framing_categories, judge_reliability, recognition_audit)
 
@@ -56,6 +58,8 @@ __all__ = [
     # data
     "composition", "coverage", "blocker_stats", "variant_distribution", "ambiguity_classes", "calls_per_trial",
     "power_analysis", "selector_accuracy",
+    # reliability
+    "reliability",
     # harness
     "harness_summary", "harness_anomalies", "convention_audit",
 ]  # (and ``Table``, the class every one of them returns)
