@@ -234,7 +234,9 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         sides differ: discordant pairs for McNemar), ``statistic`` (McNemar's min(b, c), the
         permutation test's observed difference, Wilcoxon's W), ``alternative, p_value, p_holm``
         (Holm over every row) and the effect sizes ``rbc, cles``. A pair with no task valued on both
-        sides gives no row; the note says why.
+        sides gives no row; the note says why. ``noise_floor`` (mean_score and pass_at_k between models or
+        policies): the larger of the two sides' :func:`ambiglib.metrics.noise_floor` on the runs compared; the
+        note counts the differences no larger than it.
 
     Raises
     ------
@@ -304,6 +306,12 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
                      " p-value above 0.05 there is no evidence that the sides are alike")
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test or rank; the difference is 0"
                         for c in ("statistic", "p_value", "p_holm", "rbc")})
+    out["noise_floor"] = _noise_floors(rs, out, metric, between, condition, pool_suites)
+    explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
+    within = out[(out["difference"].abs() <= out["noise_floor"]).to_numpy(dtype=bool, na_value=False)]
+    if len(within):
+        notes.append(f"{len(within)} of {len(out)} difference(s) no larger than the noise floor (the share of tasks"
+                     " whose verdict flips across one side's identical trials): no evidence on their own")
     if metric in ("ask_f1", "precision", "recall"):
         _, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
@@ -312,6 +320,34 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     if notes:
         out.attrs["note"] = "; ".join(notes)
     return out
+
+
+#: why a comparison row has no noise floor
+NOISE_FLOOR_EMPTY = ("a noise floor needs a side's identical trials: the share of tasks whose verdict flips across"
+                     " them (for pass/fail and score comparisons between models or policies; a task tried once cannot"
+                     " show it: run each task at least twice)")
+
+
+def _noise_floors(rs: RunSet, out: pd.DataFrame, metric: str, between: str, condition, pooled: bool) -> list[float]:
+    """Each row's noise floor: the larger of its two sides' ``metrics.noise_floor`` over the runs it compares
+    (the solve runs of its condition), for mean_score and pass_at_k between models or policies; else null."""
+    if len(out) == 0 or metric not in CONDITIONED or between == "ask_tool":
+        return [np.nan] * len(out)
+    from .metrics.reliability import noise_floor
+
+    spec, tool = condition or ("ambiguous", True)
+    runs = rs.filter(protocol="solve", spec=spec, ask_tool=tool)
+    keys = ["benchmark", *([] if pooled else ["suite"]), "model", "policy"]
+    if len(runs.runs) == 0:
+        return [np.nan] * len(out)
+    nf = noise_floor(runs, by=keys)
+    floor = {tuple(r[:-1]): r[-1] for r in nf[[*keys, "noise_floor"]].itertuples(index=False)}
+    values = []
+    for r in out.to_dict("records"):
+        side = lambda v: floor.get(tuple(v if k == between else r[k] for k in keys), np.nan)  # noqa: E731
+        a, b = side(r[f"{between}_a"]), side(r[f"{between}_b"])
+        values.append(np.nan if pd.isna(a) and pd.isna(b) else float(np.nanmax([a, b])))
+    return values
 
 
 @as_table

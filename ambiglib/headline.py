@@ -434,7 +434,7 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         verdict, noise_floor``: for the score rows, the larger of the two models' noise floors
         (:func:`ambiglib.metrics.noise_floor`); the answer says where a difference is no larger.
     """
-    from .comparisons import FEW_DIFFERING, paired_comparison
+    from .comparisons import FEW_DIFFERING, NOISE_FLOOR_EMPTY, paired_comparison
 
     parts, skipped = [], []
     for metric, condition, what in COMPARED:
@@ -469,20 +469,13 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
                                                 "no clear difference")))
     out["pair"] = out["model_a"].astype(str) + " − " + out["model_b"].astype(str) + np.where(
         out["policy"].astype(str) == "default", "", " (" + out["policy"].astype(str) + ")")
-    floors = _noise_floors(rs)
-    out["noise_floor"] = [max(floors.get((b, a, p), np.nan), floors.get((b, m, p), np.nan))
-                          if metric == "mean_score" else np.nan
-                          for b, a, m, p, metric in zip(out["benchmark"], out["model_a"], out["model_b"],
-                                                        out["policy"], out["metric"])]
     out = out[[*cols[:5], "pair", *cols[5:], "noise_floor"]]
     notes = [f"not compared: {s}" for s in skipped]
     notes.append(f"Holm's adjustment over all {len(out)} rows; a verdict needs p_holm < {alpha} and an interval"
                  " that excludes 0")
     out.attrs["note"] = "; ".join(notes)
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in ("p_value", "p_holm")})
-    explain_empty(out, {"noise_floor": "a noise floor needs an agent's identical trials: it is the share of tasks"
-                                       " whose verdict flips across them (shown for the score rows; a task tried"
-                                       " once cannot show it: run each task at least twice)"})
+    explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
     sentences, alike = [], []
     for bench, block in out.groupby("benchmark", sort=True):
         found = [f"{r.verdict.removesuffix(' higher')} has the higher {r.what} ({r.difference:+.2f},"
@@ -505,16 +498,6 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
                             " verdict flips across one agent's identical trials)" if noisy else ""))
     out.attrs["answer"] = sentences
     return out
-
-
-def _noise_floors(rs: RunSet) -> dict[tuple, float]:
-    """The noise floor of each (benchmark, model, policy) on the runs "score with the ask tool" compares."""
-    runs = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
-    if len(runs.runs) == 0:
-        return {}
-    nf = metrics.noise_floor(runs, by=("benchmark", "model", "policy"))
-    return {(b, m, p): float(v) for b, m, p, v in zip(nf["benchmark"], nf["model"], nf["policy"], nf["noise_floor"])
-            if pd.notna(v)}
 
 
 def answers(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0,

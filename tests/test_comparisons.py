@@ -218,3 +218,21 @@ def test_a_permutation_test_of_random_flips_agrees_with_scipys_within_its_noise(
         noise = 2 * np.sqrt(2 * ref.pvalue * (1 - ref.pvalue) / 9999) + 1e-3
         assert mine.test == "paired permutation (9,999 sign flips)"
         assert mine.statistic == pytest.approx(ref.statistic) and abs(mine.p_value - ref.pvalue) < 2 * noise, n
+
+
+def test_the_noise_floor_stands_beside_each_score_comparison():
+    """a flips on t1 of 12 (pass then fail), c on t1 and t2: the row's noise floor is the larger, 2/12; the
+    difference, 1/24 in score, is no larger and the note says so. Ask-F1 and calib rows have none."""
+    rows = []
+    for t in range(1, 13):
+        for trial in (1, 2):
+            for m, p in (("a", t != 1 or trial == 1), ("c", t > 2 or trial == 1)):
+                rows.append(run(task=f"t{t}", model=m, trial=trial, score=float(p), passed=p))
+    out = comparisons.paired_comparison(RunSet.from_records(rows), metric="mean_score", n_boot=200)
+    assert out["noise_floor"].tolist() == [pytest.approx(2 / 12)]
+    assert out["difference"].tolist() == [pytest.approx(1 / 24)]
+    assert "1 of 1 difference(s) no larger than the noise floor" in out.attrs["note"]
+    single = comparisons.paired_comparison(RunSet.from_records([r for r in rows if r["trial"] == 1]),
+                                           metric="mean_score", n_boot=200)
+    assert single["noise_floor"].isna().all() and "a task tried once cannot show it" in \
+        single.attrs["empty"]["noise_floor"]
