@@ -234,8 +234,8 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         sides differ: discordant pairs for McNemar), ``statistic`` (McNemar's min(b, c), the
         permutation test's observed difference, Wilcoxon's W), ``alternative, p_value, p_holm``
         (Holm over every row) and the effect sizes ``rbc, cles``. A pair with no task valued on both
-        sides gives no row; the note says why. ``noise_floor`` (mean_score and pass_at_k between models or
-        policies): the larger of the two sides' :func:`ambiglib.metrics.noise_floor` on the runs compared; the
+        sides gives no row; the note says why. ``noise_floor`` (between models or policies; filled for
+        mean_score and pass_at_k): the larger of the two sides' :func:`ambiglib.metrics.noise_floor` on the runs compared; the
         note counts the differences no larger than it.
 
     Raises
@@ -306,9 +306,10 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
                      " p-value above 0.05 there is no evidence that the sides are alike")
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test or rank; the difference is 0"
                         for c in ("statistic", "p_value", "p_holm", "rbc")})
-    out["noise_floor"] = _noise_floors(rs, out, metric, between, condition, pool_suites)
-    explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
-    within = out[(out["difference"].abs() <= out["noise_floor"]).to_numpy(dtype=bool, na_value=False)]
+    if between != "ask_tool":  # with and without the tool, a model is compared with itself
+        out["noise_floor"] = _noise_floors(rs, out, metric, between, condition, pool_suites)
+        explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
+    within = out[(out["difference"].abs() <= out.get("noise_floor", np.nan)).to_numpy(dtype=bool, na_value=False)]
     if len(within):
         notes.append(f"{len(within)} of {len(out)} difference(s) no larger than the noise floor (the share of tasks"
                      " whose verdict flips across one side's identical trials): no evidence on their own")
@@ -331,7 +332,7 @@ NOISE_FLOOR_EMPTY = ("a noise floor needs a side's identical trials: the share o
 def _noise_floors(rs: RunSet, out: pd.DataFrame, metric: str, between: str, condition, pooled: bool) -> list[float]:
     """Each row's noise floor: the larger of its two sides' ``metrics.noise_floor`` over the runs it compares
     (the solve runs of its condition), for mean_score and pass_at_k between models or policies; else null."""
-    if len(out) == 0 or metric not in CONDITIONED or between == "ask_tool":
+    if len(out) == 0 or metric not in CONDITIONED:
         return [np.nan] * len(out)
     from .metrics.reliability import noise_floor
 
