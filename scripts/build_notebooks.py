@@ -81,7 +81,7 @@ SPECS: dict[str, list] = {
     "1_does_it_ask_when_it_should": md(
         "# Does each agent ask when it should?\n\nAn agent that asks well asks on ambiguous tasks and not on fully "
         "specified ones. Per agent (a model under one ask policy), the share of its runs with the ask tool that asked "
-        "on each, and CalibScore: their harmonic mean with 1 − asks-on-full (Ambig-DS §4.3), 1 when it asks exactly "
+        "on each, and CalibScore: their harmonic mean with 1 − asks-on-full (Ambig-DS Table 13), 1 when it asks exactly "
         "when it should. Rates with Wilson 95% intervals, CalibScore with a task bootstrap; a benchmark's suites "
         "pooled (each suite: the papers' tables). Each row's runs and questions: its evidence page in the report "
         "(`table.evidence(row)` in Python).")

@@ -152,6 +152,13 @@ MUTATIONS = [
       '        keep = sorted(set(group["variant_id"]))'),
     M("generality_median", "LHAW Table 13's model average taken as a median",
       "ambiglib/tables/information.py", '"pass_at_k": g["pass_at_k"].mean(),', '"pass_at_k": g["pass_at_k"].median(),'),
+    # ---- issue 40: two mutants the audit found surviving
+    M("gain_per_question_paired_questions", "LHAW Gain/Q divided by the questions of variants run in both conditions only",
+      "ambiglib/metrics/information.py", '    pairs["v"] = 1\n',
+      '    pairs["t_questions"] = np.where(pairs["a_n_scored"] > 0, pairs["t_questions"], 0)\n    pairs["v"] = 1\n'),
+    M("ask_f1_unattributed_irrelevant", "Ask-F1 counts questions not attributed to a blocker as irrelevant",
+      "ambiglib/metrics/asking.py", "    unattributed = _unattributed(rs, runs)\n    if len(unattributed):",
+      "    unattributed = _unattributed(rs, runs)\n    if False:"),
 ]
 
 

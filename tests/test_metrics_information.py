@@ -93,7 +93,7 @@ def test_lhaw_table14_supervisor_row_disagrees_with_its_own_columns():
     out = metrics.value_of_information(RunSet.from_records(records), by=("suite", "model", "policy")).iloc[0]
     assert (out["score_gain_pp"], out["n_questions"]) == (pytest.approx(25.6), 266)
     assert out["score_gain_pp_per_question"] == pytest.approx(25.6 / 266)
-    assert round(out["score_gain_pp_per_question"], 2) == 0.10 != 0.09
+    assert round(out["score_gain_pp_per_question"], 2) == 0.10  # shown 0.10; the paper prints 0.09
 
 
 def test_value_of_information_personas_share_the_no_tool_runs():

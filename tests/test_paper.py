@@ -172,6 +172,70 @@ KNOWN = {
 }
 
 
+#: What ambiglib shows, at the printed precision, for each cell of KNOWN: the value its explanation works out (e.g.
+#: 0.23 for Table 1's S_ambig, 229 for Table 11's n). A listed cell must keep this value, not merely differ from the
+#: paper: a change to a definition that moves it fails here (issue 40).
+KNOWN_SHOWN = {
+    ('Ambig-DS Table 1', 'objective', 'Gemini 3 Flash', None, 's_ambig'): 0.23,
+    ('Ambig-DS Table 1', 'objective', 'Gemini 3 Flash', None, 'delta_ambig'): -0.08,
+    ('Ambig-DS Table 1', 'objective', 'Gemini 3 Flash', None, 'delta_ask'): 0.08,
+    ('Ambig-DS Table 12', 'target', 'GPT-5.4 Nano', None, 'delta_ask_ci_high'): 0.1,
+    ('Ambig-DS Table 2', 'target', 'Claude Haiku 4.5', 'Ambig.', 'intended'): 25.0,
+    ('Ambig-DS Table 3', 'objective', 'GPT-5.4', 'Ambig.', 'timeout'): 3.0,
+    ('Ambig-DS Table 3', 'objective', 'GPT-5.4', 'Ask', 'timeout'): 3.0,
+    ('Ambig-DS Table 13', 'objective', 'Gemini 3 Flash', 'permissive', 'calib_score'): 0.09,
+    ('Ambig-DS Table 13', 'objective', 'Gemini 3 Flash', 'conservative', 'calib_score'): 0.28,
+    ('Ambig-DS Table 13', 'objective', 'GPT-5.4 Nano', 'permissive', 'ask_on_full'): 79.0,
+    ('Ambig-DS Table 13', 'objective', 'GPT-5.4 Nano', 'permissive', 'calib_score'): 0.33,
+    ('Ambig-DS Table 13', 'objective', 'Claude Haiku 4.5', 'conservative', 'ask_on_ambiguous'): 3.0,
+    ('Ambig-DS Table 13', 'objective', 'Claude Haiku 4.5', 'conservative', 'calib_score'): 0.06,
+    ('Ambig-DS Table 13', 'objective', 'Gemini 3.1 Pro', 'conservative', 'calib_score'): 0.83,
+    ('Ambig-DS Table 13', 'target', 'Claude Haiku 4.5', 'conservative', 'calib_score'): 0.79,
+    ('HIL-Bench Table 8', None, 'Claude Opus 4.6', 'sql', 'ask_f1'): 58.0,
+    ('LHAW Table 12', 'mcp-atlas', 'Claude Sonnet 4.5', 'outcome-critical', 'base_pass_at_k'): 0.88,
+    ('LHAW Table 12', 'mcp-atlas', 'Claude Sonnet 4.5', 'outcome-critical', 'pass_at_k'): 0.08,
+    ('LHAW Table 12', 'mcp-atlas', 'Claude Sonnet 4.5', 'outcome-critical', 'pass_at_k_with_tool'): 0.64,
+    ('LHAW Table 12', 'mcp-atlas', 'Gemini 3 Pro', 'outcome-critical', 'pass_at_k_with_tool'): 0.52,
+    ('LHAW Table 12', 'mcp-atlas', 'Gemini 3 Flash', 'outcome-critical', 'base_pass_at_k'): 0.88,
+    ('LHAW Table 12', 'mcp-atlas', 'Gemini 3 Flash', 'outcome-critical', 'pass_at_k'): 0.08,
+    ('LHAW Table 12', 'mcp-atlas', 'Gemini 3 Flash', 'outcome-critical', 'pass_at_k_with_tool'): 0.52,
+    ('LHAW Table 12', 'mcp-atlas', 'GPT-5.2', 'outcome-critical', 'pass_at_k_with_tool'): 0.76,
+    ('LHAW Table 13', 'mcp-atlas', None, None, 'pass_at_k_with_tool'): 0.72,
+    ('LHAW Table 2', 'mcp-atlas', 'Gemini 3 Pro', '2 segments', 'pass_gain_pp'): 29.0,
+    ('LHAW Table 2', 'mcp-atlas', 'Claude Sonnet 4.5', '2 segments', 'pass_gain_pp'): 32.3,
+    ('LHAW Table 2', 'mcp-atlas', 'Gemini 3 Flash', '1 segments', 'pass_gain_pp'): 10.5,
+    ('LHAW Table 5', 'mcp-atlas', 'Gemini 3 Pro', 'all', 'pass_gain_pp'): 26.0,
+    ('LHAW Table 5', 'mcp-atlas', 'Gemini 3 Pro', 'input', 'pass_gain_pp'): 20.4,
+    ('LHAW Table 6', 'mcp-atlas', 'Gemini 3 Pro', 'all', 'score_gain_pp'): 21.0,
+    ('LHAW Table 14', 'mcp-atlas', 'Claude Sonnet 4.5', 'supervisor', 'score_gain_pp_per_question'): 0.1,
+    ('LHAW Table 3', 'tac', 'Gemini 3 Pro', 'default', 'pass_gain_pp'): 5.1,
+    ('LHAW Table 3', 'tac', 'Gemini 3 Pro', 'default', 'pass_gain_pp_per_question'): 0.3,
+    ('LHAW Table 3', 'tac', 'Gemini 3 Pro', 'default', 'score_gain_pp_per_question'): 0.13,
+    ('LHAW Table 3', 'tac', 'Gemini 3 Flash', 'default', 'pass_gain_pp_per_question'): 0.11,
+    ('LHAW Table 3', 'tac', 'Gemini 3 Flash', 'default', 'mean_score'): 40.9,
+    ('LHAW Table 3', 'swe-bench-pro', 'Gemini 3 Flash', 'default', 'avg_per_traj'): None,
+    ('LHAW Table 3', 'swe-bench-pro', 'Gemini 3 Flash', 'default', 'pass_gain_pp_per_question'): None,
+    ('LHAW Table 3', 'swe-bench-pro', 'Gemini 3 Flash', 'default', 'score_gain_pp_per_question'): None,
+    ('LHAW Table 8', 'tac', 'Gemini 3 Flash', 'divergent', 'base_pass_at_k'): 0.9,
+    ('LHAW Table 8', 'tac', 'GPT-5.2', 'divergent', 'base_pass_at_k'): 0.8,
+    ('LHAW Table 5', 'tac', 'Claude Opus 4.5', 'all', 'pass_gain_pp'): 7.1,
+    ('LHAW Table 5', 'tac', 'Gemini 3 Pro', 'all', 'pass_gain_pp'): 5.1,
+    ('LHAW Table 5', 'tac', 'Gemini 3 Pro', 'goal', 'pass_at_k'): 59.4,
+    ('LHAW Table 5', 'swe-bench-pro', 'Claude Sonnet 4.5', 'goal', 'pass_at_k'): 71.4,
+    ('LHAW Table 5', 'swe-bench-pro', 'Gemini 3 Flash', 'goal', 'pass_at_k'): 67.1,
+    ('LHAW Table 6', 'tac', 'Claude Sonnet 4.5', 'all', 'score_gain_pp'): 6.7,
+    ('LHAW Table 6', 'swe-bench-pro', 'Claude Sonnet 4.5', 'goal', 'mean_score'): 59.7,
+    ('LHAW Table 13', 'tac', None, None, 'base_pass_at_k'): 0.6,
+    ('LHAW Table 13', 'tac', None, None, 'pass_at_k'): 0.32,
+    ('LHAW Table 10', 'tac', 'GPT-5.2', 'default, overall', 'trial_ask_pct'): 35.0,
+    ('LHAW Table 10', 'tac', 'GPT-5.2', 'default, outcome-critical', 'trial_ask_pct'): 38.0,
+    ('LHAW Table 10', 'tac', 'GPT-5.2', 'default, divergent', 'trial_ask_pct'): 21.0,
+    ('LHAW Table 10', 'tac', 'GPT-5.2', 'default, benign', 'avg_per_traj'): 1.3,
+    ('LHAW Table 10', 'tac', 'GPT-5.2', 'react, overall', 'avg_per_traj'): 2.1,
+    ('LHAW Table 11', 'tac-candidates', 'Gemini 3 Flash', 'VAGUIFY', 'n_variants'): 229.0,
+}
+
+
 @pytest.fixture(scope="module")
 def reproduced():
     rs = ambiglib.load(PAPER, quiet=True)
@@ -314,6 +378,11 @@ def test_every_printed_cell_is_reproduced_or_explained(reproduced):
     assert not unexplained, f"cells that differ from the printed tables: {unexplained}"
     stale = set(KNOWN) - set(mismatched)
     assert not stale, f"KNOWN cells that now match (remove them): {stale}"
+    assert set(KNOWN_SHOWN) == set(KNOWN)
+    moved = {k: (KNOWN_SHOWN[k], shown) for k, (_, shown) in mismatched.items()
+             if not (shown is None and KNOWN_SHOWN[k] is None)
+             and (shown is None or KNOWN_SHOWN[k] is None or abs(shown - KNOWN_SHOWN[k]) > 1e-9)}
+    assert not moved, f"listed cells whose value moved from what their explanation works out: {moved}"
     assert len(mismatched) < 0.05 * len(cells)
 
 
@@ -324,6 +393,38 @@ def _counts(cells: list[dict]) -> dict[str, dict[str, list[int]]]:
     for c in cells:
         n = out.setdefault(c["table"], {"fitted": [0, 0], "computed": [0, 0]})["computed" if "computed_from" in c
                                                                                 else "fitted"]
+        n[0] += 1
+        n[1] += _key(c) not in KNOWN
+    return out
+
+
+#: What each ``computed_from`` of printed.json exercises (issue 40): a **repeat** gives back a fitted cell of another
+#: table the paper prints again; **arithmetic** is a sum, difference or average of fitted cells; a **formula** cell
+#: follows from others by a metric's definition (CalibScore from the two ask rates, the pooled HIL-Bench Ask-F1 from
+#: the per-domain counts): only these check a definition against the paper.
+CONSISTENCY = {
+    "Table 3's row (the All column and the baseline)": "repeat",
+    "Tables 7-9's outcome-critical rows, which the paper repeats": "repeat",
+    "Table 14's / Table 15's counts of the same runs": "repeat",
+    "Table 1's S_full": "repeat",
+    "Table 3's GPT-5.2 row (the CodeAct agent is the default one)": "repeat",
+    "the difference of the row's fitted means": "arithmetic",
+    "the table's counts per suite": "arithmetic",
+    "the row's two fitted pass rates": "arithmetic",
+    "the average over models of Table 3's row": "arithmetic",
+    "the row's class counts (a candidate passes in a divergent or benign class)": "arithmetic",
+    "Tables 4-6's fitted failure traces": "arithmetic",
+    "two instances (full, ambiguous) per task": "arithmetic",
+    "the row's two ask rates": "formula",
+    "the SWE and SQL counts fitted to Tables 1 and 8": "formula",
+}
+
+
+def split(cells: list[dict]) -> dict[str, list[int]]:
+    """Round trips (fitted cells) and the three kinds of consistency check: [cells, cells that agree] each."""
+    out = {k: [0, 0] for k in ("round trip", "repeat", "arithmetic", "formula")}
+    for c in cells:
+        n = out[CONSISTENCY[c["computed_from"]] if "computed_from" in c else "round trip"]
         n[0] += 1
         n[1] += _key(c) not in KNOWN
     return out
@@ -343,13 +444,16 @@ def test_per_table_counts_match_the_reproduction_document(reproduced):
     for table, kinds in per_table.items():
         row = f"| {table} | {_of(kinds['fitted'])} | {_of(kinds['computed'])} |"
         assert row in doc, f"docs/reproduction.md is out of date for {table}: {row}"
-    total = {k: [sum(t[k][i] for t in per_table.values()) for i in (0, 1)] for k in ("fitted", "computed")}
-    headline = (f"**Fitted cells given back: {total['fitted'][1]:,} of {total['fitted'][0]:,}. Cells computed from"
-                f" other printed numbers that agree: {total['computed'][1]} of {total['computed'][0]}.**")
-    assert headline in doc, headline
     for kind in (INCONSISTENT, OURS, UNDECIDED, UNREACHED):
         n = sum(k == kind for k, _ in KNOWN.values())
         assert f"- **{kind}** ({n} cell{'s' if n != 1 else ''})" in doc, (kind, n)
+    assert set(CONSISTENCY) == {c["computed_from"] for c in cells if "computed_from" in c}
+    three = split(cells)
+    line = (f"**Round trips: {three['round trip'][1]:,} of {three['round trip'][0]:,} fitted cells given back.**"
+            f" **Consistency checks: {sum(v[1] for k, v in three.items() if k != 'round trip')} of"
+            f" {sum(v[0] for k, v in three.items() if k != 'round trip')} computed cells agree: repeats"
+            f" {_of(three['repeat'])}, arithmetic {_of(three['arithmetic'])}, formula cells {_of(three['formula'])}.**")
+    assert line in doc, line
 
 
 def test_the_paper_logs_are_what_the_script_writes(tmp_path, monkeypatch):

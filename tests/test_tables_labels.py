@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pandas as pd
+import numpy as np
 import pytest
 
 from ambiglib import RunSet, stats
@@ -55,4 +56,14 @@ def test_failure_mode_shift_without_one_side_is_an_empty_table_saying_which():
     one_suite = tables.failure_mode_shift(rs.filter(benchmark="hil-bench", suite="sql"), between="suite")
     assert len(one_suite) == 0 and one_suite.attrs["note"] == (
         "hil-bench: needs two suites with failure traces to compare (the log has 'sql')")
-    assert len(tables.failure_mode_shift(rs)) > 0  # both sides present: the table as before
+    # both sides present: one row per suite and model with labelled traces in both modes, and each row's shifts sum
+    # to 0 pp (each side's shares of the same labelled runs sum to 100%)
+    shift = tables.failure_mode_shift(rs)
+    labelled = rs.labels[rs.labels["facet"] == "failure.tool_use"].merge(
+        rs.runs[["run_id", "suite", "model", "ask_tool", "spec", "benchmark"]], on="run_id")
+    labelled = labelled[(labelled["spec"] == "ambiguous") & (labelled["benchmark"] == "hil-bench")]  # the two modes
+    both = labelled.groupby(["suite", "model"])["ask_tool"].nunique()
+    assert sorted(map(tuple, shift[["suite", "model"]].astype(str).to_numpy())) == \
+        sorted(map(tuple, both[both == 2].index.to_frame().astype(str).to_numpy()))
+    modes = [c for c in shift.columns if c not in ("benchmark", "suite", "model") and not c.startswith("n_")]
+    np.testing.assert_allclose(shift[modes].fillna(0).sum(axis=1).to_numpy(float), 0.0, atol=1e-9)

@@ -245,7 +245,7 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
 
     References
     ----------
-    Ambig-DS §4.3 and Appendix E.2, Table 13; runlog-v1 B.2. No released code
+    Ambig-DS §5.1 ("Ask behavior"), Table 13 (CalibScore, in its header) and Appendix E.2; runlog-v1 B.2. No released code
     computes these (harness-formats §4.3). Ambig-DS Table 13 uses the ask-only runs:
     filter ``protocol="ask_only"`` (a group mixing protocols is refused).
     """

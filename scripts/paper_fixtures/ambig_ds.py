@@ -185,16 +185,14 @@ def ambig_ds(rng: np.random.Generator, solve_pairings: bool = False, found: dict
                                "policy": "permissive" if cond == "ask" else "default", "status": status,
                                "score": round(score, 6), "category": cat}
                         if cond == "ask" and rng.random() < TABLE13[(suite, model)][0][0] / 100:
-                            # one to three questions: the framing, then follow-ups (about it or out of scope)
+                            # exactly one self-contained question under 50 words (Ambig-DS §4.4, the protocol); the
+                            # draws that once made follow-ups are still taken, so every other value stays as it was
                             blocker = "target" if suite == "target" else "metric"
                             rec["questions"] = [{"text": "Which framing should the submission use?",
                                                  "blocker_id": blocker, "response": "The intended one.",
                                                  "in_scope": True}]
-                            for j in range(int(rng.integers(0, 3))):
-                                follow = bool(rng.random() < 0.5)
-                                rec["questions"].append(
-                                    {"text": f"Follow-up question {j + 1}?", "blocker_id": blocker if follow else None,
-                                     "response": "The intended one." if follow else "Out of scope.", "in_scope": follow})
+                            for _ in range(int(rng.integers(0, 3))):
+                                rng.random()
                         if judged is not None and status != "timeout":
                             t_label, a_label = judged[ok_i]
                             ok_i += 1
@@ -233,9 +231,9 @@ def ambig_ds(rng: np.random.Generator, solve_pairings: bool = False, found: dict
                                "protocol": "ask_only"}
                         if i in errors:
                             rec["status"] = "error"
-                        if i in asked:  # one to three questions in the asking run
-                            rec["questions"] = [{"text": f"Could you clarify the task framing ({j + 1})?",
-                                                 "in_scope": True} for j in range(int(rng.integers(1, 4)))]
+                        if i in asked:  # one question per asking run (Ambig-DS §4.4); the old count's draw kept
+                            rng.integers(1, 4)
+                            rec["questions"] = [{"text": "Could you clarify the task framing?", "in_scope": True}]
                             if labels is not None:
                                 pool = OVER_ASK[1:] if facet == "over_ask" else ("correct_asked", "wrong_topic")
                                 rec["labels"] = [{"facet": facet, "label": vote, "judge": "claude", "call": c}
