@@ -1,6 +1,6 @@
 """Paper-shaped tables, one module per question a researcher asks of a log.
 
-Each function returns a DataFrame laid out like the printed table it reproduces (the table is named in
+Each function returns a DataFrame laid out like the printed table it computes (the table is named in
 its docstring), built only from the frames, :mod:`ambiglib.metrics` and :mod:`ambiglib.stats`. The
 modules have the same names as :mod:`ambiglib.metrics`' (a reader who found a table finds its metric):
 

@@ -14,7 +14,7 @@ from ..shapes import Conventions, Shape, applicable_parts, conventions_for
 
 class Table(pd.DataFrame):
     """What every table function returns: a pandas DataFrame in every respect, whose Jupyter display also shows
-    its caption (``attrs["caption"]``: what the table is and which printed table it reproduces) and its note
+    its caption (``attrs["caption"]``: what the table is and which printed table it computes) and its note
     (``attrs["note"]``: why it is empty, or which cells it could not fill), instead of an empty header row.
 
     A subclass, as pandas documents (``_constructor``), rather than a wrapper: indexing, ``merge``,
