@@ -189,7 +189,7 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
     if len(out) == 0:
         out.attrs["note"] = "no solve runs with the ask tool on ambiguous tasks in this log: add that condition"
-    explain_empty(out, {c: "; ".join(texts) for column, texts in why.items()
+    explain_empty(out, {c: _per_benchmark_reasons(texts) for column, texts in why.items()
                         for c in (column, f"{column}_ci_low", f"{column}_ci_high",
                                   *(("n_judged", "judged_by") if column == "judge_score" else ()))}, gap=True)
     explain_empty(out, {c: "the interval needs a task bootstrap, and the bootstrap had no value (see the value)"
@@ -204,6 +204,15 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
             out.attrs["answer"].append(f"{bench}: the agents' questions were scored by different judges"
                                        f" ({'; '.join(judged_by)}): their judge scores are not comparable")
     return out
+
+
+def _per_benchmark_reasons(texts: list[str]) -> str:
+    """``"<benchmark>: <reason>"`` lines joined, a reason several benchmarks share said once, naming them all."""
+    by_reason: dict[str, list[str]] = {}
+    for text in texts:
+        bench, _, reason = text.partition(": ")
+        by_reason.setdefault(reason, []).append(bench)
+    return "; ".join(f"{', '.join(benches)}: {reason}" for reason, benches in by_reason.items())
 
 
 def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: float
@@ -306,7 +315,7 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
         "gain_pp_per_question": "no gain (see score_gain_pp): a gain per question needs one",
     }
     for column, texts in why.items():
-        reasons[column] = "; ".join(texts)
+        reasons[column] = _per_benchmark_reasons(texts)
     if len(out) and out["gain_pp_per_question"].isna().any():
         # an agent that asked nothing has no gain per question: what it did, not what the log lacks
         nan = out["gain_pp_per_question"].isna()
