@@ -493,7 +493,6 @@ ANOMALIES = {
 _QUESTION_COUNTS = ("questions_not_in_log", "capped_by_other_passes", "questions_unattributed", "malformed_questions")
 
 
-@_without_cyclic_gc
 def _ambigswe_summary(recs: list[dict[str, Any]], rs: RunSet) -> list[tuple]:
     """``interaction_stats.py`` per model and prompt level; ``file_analysis.py``'s resolve rates per model."""
     rows: list[tuple] = []
@@ -528,6 +527,7 @@ def _ambigswe_summary(recs: list[dict[str, Any]], rs: RunSet) -> list[tuple]:
     return rows
 
 
+@_without_cyclic_gc
 def harness_anomalies(rs: RunSet) -> pd.DataFrame:
     """Count the harness anomalies the importers flagged, per benchmark, suite, model and kind.
 
