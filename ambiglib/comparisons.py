@@ -309,10 +309,10 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     if between != "ask_tool":  # with and without the tool, a model is compared with itself
         out["noise_floor"] = _noise_floors(rs, out, metric, between, condition, pool_suites)
         explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
-    within = out[(out["difference"].abs() <= out.get("noise_floor", np.nan)).to_numpy(dtype=bool, na_value=False)]
-    if len(within):
-        notes.append(f"{len(within)} of {len(out)} difference(s) no larger than the noise floor (the share of tasks"
-                     " whose verdict flips across one side's identical trials): no evidence on their own")
+        within = int((out["difference"].abs() <= out["noise_floor"]).sum())
+        if within:
+            notes.append(f"{within} of {len(out)} difference(s) no larger than the noise floor ({NOISE_FLOOR_IS}):"
+                         " no evidence on their own")
     if metric in ("ask_f1", "precision", "recall"):
         _, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
@@ -323,6 +323,8 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     return out
 
 
+#: what a noise floor is, in the words every note about one uses
+NOISE_FLOOR_IS = "the share of tasks whose verdict flips across one side's identical trials"
 #: why a comparison row has no noise floor
 NOISE_FLOOR_EMPTY = ("a noise floor needs a side's identical trials: the share of tasks whose verdict flips across"
                      " them (for pass/fail and score comparisons between models or policies; a task tried once cannot"

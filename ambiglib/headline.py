@@ -181,7 +181,7 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
                                         " judged) has no judge score"
         for column, text in reason.items():
             if text:
-                why.setdefault(column, []).append(f"{bench}: {text}")
+                why.setdefault(column, []).append((bench, text))
         out.insert(0, "benchmark", bench)
         out.insert(1, "suites", _suites(amb))
         out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
@@ -206,11 +206,11 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     return out
 
 
-def _per_benchmark_reasons(texts: list[str]) -> str:
-    """``"<benchmark>: <reason>"`` lines joined, a reason several benchmarks share said once, naming them all."""
+def _per_benchmark_reasons(texts: list[tuple[str, str]]) -> str:
+    """``(benchmark, reason)`` pairs as ``"<benchmark>: <reason>"``, joined; a reason several benchmarks share is
+    said once, naming them all."""
     by_reason: dict[str, list[str]] = {}
-    for text in texts:
-        bench, _, reason = text.partition(": ")
+    for bench, reason in texts:
         by_reason.setdefault(reason, []).append(bench)
     return "; ".join(f"{', '.join(benches)}: {reason}" for reason, benches in by_reason.items())
 
@@ -352,8 +352,8 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
         if not ask:  # the no-tool runs of a model, shared by its policies unless they carry their own
             own = runs[runs["policy"] != "default"]
             if len(own):
-                why.setdefault(name, []).append(f"{bench}: no-tool runs under a policy of their own are in the"
-                                                " papers' tables (value_of_information), not here")
+                why.setdefault(name, []).append((bench, "no-tool runs under a policy of their own are in the papers'"
+                                                 " tables (value_of_information), not here"))
             runs = runs[runs["policy"] == "default"]
         out = out.merge(_condition_mean(runs, key, name, n_boot, seed, confidence), on=key, how="left")
     if applicable(sub, SHAPES["tool_pairs"]) and len(tool):
@@ -443,7 +443,7 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         verdict, noise_floor``: for the score rows, the larger of the two models' noise floors
         (:func:`ambiglib.metrics.noise_floor`); the answer says where a difference is no larger.
     """
-    from .comparisons import FEW_DIFFERING, NOISE_FLOOR_EMPTY, paired_comparison
+    from .comparisons import FEW_DIFFERING, NOISE_FLOOR_EMPTY, NOISE_FLOOR_IS, paired_comparison
 
     parts, skipped = [], []
     for metric, condition, what in COMPARED:
@@ -489,8 +489,8 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
     for bench, block in out.groupby("benchmark", sort=True):
         found = [f"{r.verdict.removesuffix(' higher')} has the higher {r.what} ({r.difference:+.2f},"
                  f" {int(confidence * 100)}% CI {r.difference_ci_low:+.2f} to {r.difference_ci_high:+.2f})"
-                 + (f", within the noise floor {r.noise_floor:.2f} (the share of tasks whose verdict flips across"
-                    " one agent's identical trials)" if abs(r.difference) <= r.noise_floor else "")
+                 + (f", within the noise floor {r.noise_floor:.2f} ({NOISE_FLOOR_IS})"
+                    if abs(r.difference) <= r.noise_floor else "")
                  for r in block.itertuples() if r.verdict.endswith(" higher")]
         if found:
             sentences.append(f"{bench}: " + "; ".join(found))
@@ -503,8 +503,8 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         sentences.append(f"{', '.join(alike)}: no clear difference between the models"
                          + (f" ({few} of the {n} comparisons rest on fewer than {FEW_DIFFERING} tasks that differ:"
                             " more tasks would tell)" if few else "")
-                         + (f"; {noisy} of the {n} differences are within the noise floor (the share of tasks whose"
-                            " verdict flips across one agent's identical trials)" if noisy else ""))
+                         + (f"; {noisy} of the {n} differences are within the noise floor ({NOISE_FLOOR_IS})"
+                            if noisy else ""))
     out.attrs["answer"] = sentences
     return out
 
