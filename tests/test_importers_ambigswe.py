@@ -226,3 +226,15 @@ def test_a_resolve_row_that_is_not_its_instance_s_is_refused(copy):
     with pytest.raises(AmbiglibError, match=r"haiku_file_analysis\.csv:\d+: instance '[^']+': 'merged_answer' is not"
                                             r" the instance's answers joined"):
         ambiglib.load(copy, quiet=True)
+
+
+def test_a_model_judged_twice_keeps_both_judges(copy):
+    """Claude Sonnet's plain judge file (which the paper's box plot reads, unpublished) beside its _strict one: two
+    judges, both read, their labels told apart by the judge's name; neither file is dropped unseen."""
+    strict = copy / "llm_as_judge" / "claude_sonnet_gpt4o_evaluation_results_strict.csv"
+    shutil.copy(strict, copy / "llm_as_judge" / "claude_sonnet_gpt4o_evaluation_results.csv")
+    rs = ambiglib.load(copy, quiet=True)
+    labels = rs.labels[(rs.labels["facet"] == NEW_INFORMATION) & rs.labels["run_id"].str.contains("claude_sonnet")]
+    with open(strict, newline="", encoding="utf-8") as fh:
+        scored = sum(1 for r in csv.DictReader(fh) if r["new_information_score"].strip())
+    assert labels["judge"].value_counts().to_dict() == {"gpt-4o": scored, "gpt-4o-strict": scored}

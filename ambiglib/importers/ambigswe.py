@@ -101,19 +101,22 @@ def read_ambigswe(path: str | os.PathLike[str], *, strict: bool = True) -> RunSe
         raise FormatError(f"{root}: no Ambig-SWE results (test_interactivity/, extracted_qa_pairs/, llm_as_judge/ or"
                           " file_resolve_rates/ holding <model>_... files) found")
     out = Collected("Ambig-SWE")
-    for file, m in _files(root, "test_interactivity"):
+    found = {folder: _files(root, folder) for folder in FOLDERS}
+    for file, m in found["test_interactivity"]:
         _ask_detection(out, file, m.group("model"), LEVELS[m.group("level")])
-    judged = {m.group("model"): (file, m) for file, m in _files(root, "llm_as_judge")}
-    resolved = {m.group("model"): file for file, m in _files(root, "file_resolve_rates")}
-    interaction = {m.group("model"): file for file, m in _files(root, "extracted_qa_pairs")}
-    orphans = [(m, f) for m, (f, _) in judged.items() if m not in interaction] + \
+    judged: dict[str, list[tuple[Path, re.Match[str]]]] = {}
+    for file, m in found["llm_as_judge"]:  # a model's plain and _strict files are two judges: both are read
+        judged.setdefault(m.group("model"), []).append((file, m))
+    resolved = {m.group("model"): file for file, m in found["file_resolve_rates"]}
+    interaction = {m.group("model"): file for file, m in found["extracted_qa_pairs"]}
+    orphans = [(m, f) for m, files in judged.items() for f, _ in files if m not in interaction] + \
         [(m, f) for m, f in resolved.items() if m not in interaction]
     for model, file in sorted(orphans):
         out.reject(file, None, None, f"results for model {model!r} but no extracted_qa_pairs/{model}_qa_pairs.json:"
                                      " the interaction runs they are about are not there")
     for model, file in sorted(interaction.items()):
-        _interaction(out, file, model, judged.get(model), resolved.get(model))
-    read = {p for folder in FOLDERS for p, _ in _files(root, folder)}
+        _interaction(out, file, model, judged.get(model, []), resolved.get(model))
+    read = {p for files in found.values() for p, _ in files}
     strays = [p for p, why in walk(root) if why is None and p not in read]
     if strays:
         out.skip(f"file of Ambig-SWE's experiments/ no result file the importer reads (scripts, cosine_distance/"
@@ -157,7 +160,7 @@ def _ask_detection(out: Collected, file: Path, model: str, policy: str) -> None:
             out.add(file, line, run)
 
 
-def _interaction(out: Collected, file: Path, model: str, judged: tuple[Path, re.Match[str]] | None,
+def _interaction(out: Collected, file: Path, model: str, judged: list[tuple[Path, re.Match[str]]],
                  resolved_file: Path | None) -> None:
     entries = read_json(file)
     if not isinstance(entries, list):
@@ -174,8 +177,8 @@ def _interaction(out: Collected, file: Path, model: str, judged: tuple[Path, re.
                 raise RowError("instance_id", f"entry {i}: instance {run['task_id']!r} again (first: line"
                                               f" {runs[run['task_id']][0]}); which one counts is not defined")
             runs[run["task_id"]] = (line, run)
-    if judged is not None:
-        _judge_labels(out, judged, model, runs)
+    for judge_file in judged:
+        _judge_labels(out, judge_file, model, runs)
     if resolved_file is not None:
         _resolved(out, resolved_file, runs)
     for line, run in runs.values():
