@@ -157,21 +157,30 @@ def _records_table(source: pa.Table, nested: dict[str, pa.Array], record: str | 
 
 
 def _check_meta(meta: pa.ChunkedArray) -> list[tuple[int, str]]:
-    """Rows whose ``meta`` is not the JSON text of an object: (row, message)."""
-    bad = []
-    for i, text in enumerate(meta.to_pylist()):
-        if text is None:
-            continue
+    """Rows whose ``meta`` is not the JSON text of an object: (row, message).
+
+    The check is a function of the text alone, so each distinct text is parsed once (a log repeats a
+    harness's bookkeeping across its runs) and its verdict given to every row that holds it."""
+    if meta.null_count == len(meta):
+        return []
+    encoded = pc.dictionary_encode(meta.combine_chunks() if isinstance(meta, pa.ChunkedArray) else meta)
+    verdicts = {}
+    for code, text in enumerate(encoded.dictionary.to_pylist()):
         try:
             value = _strict_loads(text)
             if not isinstance(value, dict):
                 raise RecordError("meta", f"field 'meta' must be the JSON text of an object (got {text[:40]!r})")
             meta_text(value)
         except RecordError as exc:
-            bad.append((i, exc.message))
+            verdicts[code] = exc.message
         except ValueError as exc:
-            bad.append((i, f"field 'meta' is not valid JSON ({exc})"))
-    return bad
+            verdicts[code] = f"field 'meta' is not valid JSON ({exc})"
+    if not verdicts:
+        return []
+    codes = encoded.indices.to_numpy(zero_copy_only=False)
+    valid = encoded.indices.is_valid().to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(valid & np.isin(codes, np.fromiter(verdicts, dtype=np.int64)))
+    return [(int(i), verdicts[int(codes[i])]) for i in rows]
 
 
 def _read(records: pa.Table, meta: pa.ChunkedArray, file: str, record: str) -> FileRead:

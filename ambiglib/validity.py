@@ -76,8 +76,26 @@ def _nested_ok(lists: pa.ChunkedArray, item: str) -> tuple[bool, pa.ChunkedArray
 
 
 def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
+    """No two rows alike in ``parents`` and every column (nulls alike, as pandas' ``duplicated`` has them).
+
+    Each column becomes integer codes (its distinct values, null one of them) and the codes one integer per
+    row, mixed-radix; the rows are distinct when those integers are. Keys too wide for 63 bits are compared
+    by pandas."""
     if len(parents) < 2:
         return True
+    codes, radix = [], 1
+    for col in columns:
+        col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        encoded = pc.dictionary_encode(col, null_encoding="encode")
+        codes.append((encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), len(encoded.dictionary)))
+        radix *= max(len(encoded.dictionary), 1)
+    width = int(parents.max()) + 1
+    if width * radix < 2 ** 62:
+        key = parents.astype(np.int64, copy=True)
+        for values, n in codes:
+            key *= max(n, 1)
+            key += values
+        return len(pc.unique(pa.array(key))) == len(key)
     frame = {"p": parents}
     for i, col in enumerate(columns):
         frame[f"c{i}"] = col.to_numpy(zero_copy_only=False)

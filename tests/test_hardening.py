@@ -931,3 +931,68 @@ def test_an_instance_id_that_names_a_path_out_of_the_pass_folder_is_an_error(nat
     _, errors = _lenient(run)
     assert any("field 'instance_id' names '../../../../../outside/../../../../../outside.traj', which leads out of"
                in e for e in errors), errors
+
+
+def test_a_bad_meta_shared_by_several_rows_is_refused_in_every_row(tmp_path):
+    """Each distinct ``meta`` text is checked once (issue 41); its verdict must reach every row holding it,
+    and rows holding a good text beside them must load."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import pandas as pd
+
+    root = ambiglib.load(EXAMPLE).to_parquet(tmp_path / "store")
+    file = root / "runs.parquet"
+    table = pq.read_table(file)
+    metas = table.column("meta").to_pylist()
+    bad_rows = [0, 3, 7, len(metas) - 1]
+    for i in bad_rows:
+        metas[i] = '{"a": 1, "a": 2}'
+    metas[5] = '{"a": 1}'  # a good text, written as another row's bad one is not
+    i = table.schema.get_field_index("meta")
+    pq.write_table(table.set_column(i, "meta", pa.array(metas, pa.string())), file)
+    rs, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert [e.line for e in errors] == [r + 1 for r in bad_rows]
+    assert all("field 'a' appears twice in one object" in e.message for e in errors)
+    assert len(rs.runs) == len(metas) - len(bad_rows)
+    kept = [m for i, m in enumerate(metas) if i not in bad_rows]
+    assert [None if pd.isna(m) else json.loads(m) for m in rs.runs["meta"].tolist()] == \
+        [None if m is None else json.loads(m) for m in kept]
+
+
+def test_repeated_label_and_blocker_keys_are_found_as_pandas_finds_them():
+    """``validity._no_repeats`` codes each column and compares one integer per row (issue 41): the same
+    answer as pandas' ``duplicated`` on the columns themselves, nulls alike, over chunked columns of
+    three types; and for keys too wide for one integer, where pandas answers."""
+    import random
+
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+
+    from ambiglib.validity import _no_repeats
+
+    def pandas_says(parents, *columns):
+        frame = {"p": parents, **{f"c{i}": c.to_numpy(zero_copy_only=False) for i, c in enumerate(columns)}}
+        return len(parents) < 2 or not pd.DataFrame(frame).duplicated().any()
+
+    rng = random.Random(41)
+    answers = set()
+    for _ in range(2000):
+        n = rng.randrange(12)
+        parents = np.sort(np.array([rng.randrange(4) for _ in range(n)], dtype=np.int64))
+        columns = []
+        for _ in range(rng.randrange(1, 4)):
+            kind = rng.choice([pa.string(), pa.int64(), pa.int32()])
+            values = [None if rng.random() < 0.2 else (str(rng.randrange(3)) if kind == pa.string()
+                                                        else rng.randrange(-1, 3)) for _ in range(n)]
+            cut = rng.randrange(n + 1)
+            columns.append(pa.chunked_array([pa.array(values[:cut], kind), pa.array(values[cut:], kind)]))
+        expected = pandas_says(parents, *columns)
+        assert _no_repeats(parents, *columns) == expected
+        answers.add(expected)
+    assert answers == {True, False}
+    wide = [pa.chunked_array([pa.array([f"{i}-{j}" for i in range(3000)] + [f"0-{j}"])]) for j in range(6)]
+    parents = np.zeros(3001, dtype=np.int64)
+    assert _no_repeats(parents, *wide) is False and pandas_says(parents, *wide) is False
+    assert _no_repeats(parents[:3000], *(c[:3000] for c in wide)) is True
