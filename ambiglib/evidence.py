@@ -96,8 +96,8 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
             if _blank(value) or (column == "suite" and isinstance(value, str) and ", " in value):
                 continue
             if column == "policy":  # the row's policy is its with-tool runs'; no-tool runs are the default's
-                pol = keys["policy"]
-                keep &= np.where(keys["ask_tool"], pol == value, (pol == value) | (pol == "default"))
+                pol = _matches(keys["policy"], value)
+                keep &= np.where(keys["ask_tool"], pol, pol | _matches(keys["policy"], "default"))
                 continue
             keep &= _matches(keys[column], value)
         for column, value in scope.items():
@@ -138,17 +138,48 @@ def _blank(value: Any) -> bool:
     return (isinstance(value, float) and np.isnan(value)) or (isinstance(value, str) and value in ("–", ""))
 
 
-def _plain_keys(runs: pd.DataFrame) -> dict[str, np.ndarray]:
-    """The runs' key columns as numpy arrays (text as objects, ask_tool as bools, trial as floats)."""
-    out = {c: runs[c].astype(object).to_numpy() for c in _KEYS if c not in ("ask_tool", "trial")}
+class _Coded:
+    """A text key column as integer codes and the values they stand for: a row's value is matched by comparing
+    integers, not the runs' Python strings (a large log's evidence pages matched hundreds of thousands a row)."""
+
+    def __init__(self, column: pd.Series):
+        codes, uniques = pd.factorize(column.astype(object), use_na_sentinel=True)
+        self.codes = codes
+        self.index = {v: i for i, v in enumerate(uniques.tolist())}
+
+    def __eq__(self, value: Any) -> np.ndarray:  # type: ignore[override]
+        try:
+            code = self.index.get(value)
+        except TypeError:  # an unhashable value equals no text
+            code = None
+        return self.codes == code if code is not None else np.zeros(len(self.codes), dtype=bool)
+
+    def isin(self, values: Any) -> np.ndarray:
+        wanted = [c for c in (self.index.get(v) if _hashable(v) else None for v in values) if c is not None]
+        return np.isin(self.codes, wanted)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _plain_keys(runs: pd.DataFrame) -> dict[str, Any]:
+    """The runs' key columns: text as :class:`_Coded`, ask_tool as bools, trial as floats."""
+    out: dict[str, Any] = {c: _Coded(runs[c]) for c in _KEYS if c not in ("ask_tool", "trial")}
     out["ask_tool"] = runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
     out["trial"] = runs["trial"].to_numpy(dtype=float)
     return out
 
 
-def _matches(column: np.ndarray, value: Any) -> np.ndarray:
+def _matches(column: "np.ndarray | _Coded", value: Any) -> np.ndarray:
     if isinstance(value, (list, tuple, set)):
-        return np.isin(column, list(value))
+        return column.isin(list(value)) if isinstance(column, _Coded) else np.isin(column, list(value))
+    if isinstance(column, _Coded):
+        return column == value
     if column.dtype == bool:
         value = value if isinstance(value, (bool, np.bool_)) else str(value).lower() == "true"
         return column == bool(value)
@@ -193,7 +224,13 @@ def _describe(values: Mapping[str, Any], scope: Mapping[str, Any]) -> str:
 def _where(runs: pd.DataFrame) -> list[str]:
     """Where the log holds each run: its source (file:line), and an Inspect AI log's sample and epoch."""
     out = []
-    for source, meta in zip(runs["source"].astype(object), shared_metas(runs)):
+    # only a meta whose text holds ``inspect`` (or an escape that could spell it) can name a sample
+    text = runs["meta"].astype("string[pyarrow]")
+    maybe = (text.str.contains("inspect", regex=False) | text.str.contains("\\", regex=False)).fillna(False)
+    maybe = maybe.to_numpy(dtype=bool)
+    metas = iter(shared_metas(runs[maybe]))
+    for source, parse in zip(runs["source"].astype(object), maybe):
+        meta = next(metas) if parse else None
         info = meta.get("inspect") if isinstance(meta, dict) else None
         text = str(source) if source is not None else ""
         if isinstance(info, dict) and "sample_id" in info:

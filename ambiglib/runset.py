@@ -210,7 +210,11 @@ class RunSet:
         """``filter(run_id=<the run ids of the runs where keep>)``, without listing the ids in Python (on a
         large log, boxing each id cost more than the filter)."""
         ids = self.runs["run_id"]
-        mask = ids.isin(ids[keep]).to_numpy(dtype=bool, na_value=False)
+        # with every id once (as a load leaves them), the runs sharing a kept run's id are the kept runs
+        if self._memo(("run-ids-unique",), lambda: bool(ids.notna().all() and ids.is_unique)):
+            mask = np.asarray(keep, dtype=bool)
+        else:
+            mask = ids.isin(ids[keep]).to_numpy(dtype=bool, na_value=False)
         return self._subset(mask, _rows(self.tasks, np.ones(len(self.tasks), dtype=bool)),
                             _rows(self.blockers, np.ones(len(self.blockers), dtype=bool)), {})
 

@@ -75,3 +75,26 @@ def test_evidence_pages_escape_what_the_log_says(tmp_path):
     text = pages[0].read_text()
     assert "<script" not in text and "<img" not in text and "<b>caption" not in text
     assert "&lt;script&gt;alert(&#x27;q&#x27;)&lt;/script&gt;" in text
+
+
+def test_a_row_value_matches_the_same_runs_coded_as_compared_as_text():
+    """Evidence matches a row's values on integer codes of the runs' key columns (issue 41): the same runs as
+    comparing the Python values, for values present, absent, null, of another type, unhashable, and lists."""
+    import numpy as np
+
+    from pathlib import Path
+
+    import ambiglib
+    from ambiglib.evidence import _Coded, _matches
+
+    runs = ambiglib.load(Path(__file__).resolve().parents[1] / "data" / "example").runs
+    for column in ("benchmark", "suite", "model", "policy", "variant_id"):
+        plain = runs[column].astype(object).to_numpy()
+        coded = _Coded(runs[column])
+        present = sorted(set(map(str, plain)))
+        for value in [*present[:3], "no such value", None, 1, 1.0, True, ("a",)]:
+            assert np.array_equal(_matches(coded, value), plain == value), (column, value)
+        for values in ([present[0]], present[:2], [present[0], "no such value", None], [], [["unhashable"]]):
+            expected = np.isin(plain, values) if not values or not isinstance(values[0], list) else \
+                np.zeros(len(plain), dtype=bool)
+            assert np.array_equal(_matches(coded, values), expected), (column, values)

@@ -381,7 +381,9 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
     out["n_excluded"] = excluded.to_numpy(int)
     out = _order(out, by, ["n_tasks", "pass_at_k"])
     if ci:
-        task_of = runs.drop_duplicates(["benchmark", "variant_id"]).set_index(["benchmark", "variant_id"])["task_id"]
-        units["task_id"] = [task_of.get((b, v)) for b, v in zip(units["benchmark"], units["variant_id"])]
+        # each unit's task: the first run's of its variant (one merge, not a lookup per unit)
+        task_of = runs[["benchmark", "variant_id", "task_id"]].drop_duplicates(["benchmark", "variant_id"])
+        units = units.drop(columns="task_id", errors="ignore").merge(
+            task_of, on=["benchmark", "variant_id"], how="left", validate="many_to_one")
         out = _mean_over_units_ci(out, units, by, "pass_at_k", n_boot, seed, confidence)
     return out
