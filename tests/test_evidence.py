@@ -98,3 +98,33 @@ def test_a_row_value_matches_the_same_runs_coded_as_compared_as_text():
             expected = np.isin(plain, values) if not values or not isinstance(values[0], list) else \
                 np.zeros(len(plain), dtype=bool)
             assert np.array_equal(_matches(coded, values), expected), (column, values)
+
+
+def test_where_names_each_inspect_sample_as_reading_every_meta_does():
+    """``where`` reads a run's Inspect sample only from metas whose text can name one (issue 41): the same
+    texts as parsing every run's meta, on Inspect logs and on a log mixing them with metas without it."""
+    import json
+    from pathlib import Path
+
+    import ambiglib
+    from ambiglib.evidence import _where
+
+    fixtures = Path(__file__).resolve().parent / "fixtures" / "inspect"
+    runs = ambiglib.load(sorted(fixtures.glob("*.eval"))[0], quiet=True).runs
+    example = ambiglib.load(Path(__file__).resolve().parents[1] / "data" / "example").runs
+    mixed = pd.concat([runs, example], ignore_index=True)
+    mixed.loc[len(runs), "meta"] = json.dumps({"\u0069nspect": {"sample_id": 7, "epoch": 2}}).replace("i", "\\u0069", 1)
+
+    def every_meta(frame):
+        out = []
+        for source, meta in zip(frame["source"].astype(object), frame["meta"].astype(object)):
+            info = json.loads(meta).get("inspect") if isinstance(meta, str) else None
+            text = str(source)
+            if isinstance(info, dict) and "sample_id" in info:
+                text += f" (sample {info['sample_id']!r}, epoch {info.get('epoch')})"
+            out.append(text)
+        return out
+
+    assert any("(sample " in w for w in _where(runs))
+    assert _where(mixed) == every_meta(mixed)
+    assert "(sample 7, epoch 2)" in _where(mixed)[len(runs)]
