@@ -381,7 +381,7 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
             table = dataset.to_table(filter=expr, columns=[*full.names, "__filename"])
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
-        table = table.sort_by(STORE_ROW)
+        table = _sorted_by_row(table)
         _check_places(table.column(STORE_ROW), total, expr is None, folder)
         origins.keep(name, table, table.column("__filename"))
         # the columns are checked and typed with the contract's, as a Parquet folder's are (parquet_check)
@@ -396,6 +396,19 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
             mask = keep.to_numpy(zero_copy_only=False)
             origins.origins[name] = (codes[mask], files, store_rows[mask])
     return out, origins
+
+
+def _sorted_by_row(table: pa.Table) -> pa.Table:
+    """The rows in their frame's order (``Table.sort_by(STORE_ROW)``), a column at a time: each column read is
+    let go once its sorted copy is made, so a load holds one extra column, not a second copy of the frame."""
+    order = pc.sort_indices(table.column(STORE_ROW))
+    if len(order) < 2 or bool(pc.all(pc.equal(order, pa.array(np.arange(len(order), dtype=np.uint64)))).as_py()):
+        return table
+    names, columns = table.column_names, []
+    for name in names:
+        columns.append(table.column(name).take(order))
+        table = table.drop_columns([name])
+    return pa.Table.from_arrays(columns, names=names)
 
 
 def _check_places(places: pa.ChunkedArray, total: int, whole: bool, folder: Path) -> None:

@@ -15,7 +15,15 @@ import pyarrow.compute as pc
 from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, INPUT_SCHEMA, NESTED, RECORD_KINDS, RUN_FIELDS, RUN_ONLY, TASK_FIELDS,
                      TASK_ONLY, Field)
 
-__all__ = ["table_is_valid"]
+__all__ = ["table_is_valid", "one_array"]
+
+
+def one_array(col: "pa.ChunkedArray | pa.Array") -> pa.Array:
+    """A column as one array: its only chunk as it is (``combine_chunks`` copies even one chunk), else the
+    chunks concatenated."""
+    if isinstance(col, pa.ChunkedArray):
+        return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
+    return col
 
 
 def _nonempty(arr: pa.Array) -> pa.Array:
@@ -85,8 +93,7 @@ def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
         return True
     codes, radix = [], 1
     for col in columns:
-        col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-        encoded = pc.dictionary_encode(col, null_encoding="encode")
+        encoded = pc.dictionary_encode(one_array(col), null_encoding="encode")
         codes.append((encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), len(encoded.dictionary)))
         radix *= max(len(encoded.dictionary), 1)
     width = int(parents.max()) + 1

@@ -996,3 +996,73 @@ def test_repeated_label_and_blocker_keys_are_found_as_pandas_finds_them():
     parents = np.zeros(3001, dtype=np.int64)
     assert _no_repeats(parents, *wide) is False and pandas_says(parents, *wide) is False
     assert _no_repeats(parents[:3000], *(c[:3000] for c in wide)) is True
+
+
+DERIVED_CHANGES = [  # (frame, column, value): a derived column of row 0 as loading would not derive it
+    ("runs", "variant_id", None), ("runs", "policy", None), ("runs", "protocol", None), ("runs", "trial", None),
+    ("runs", "trial", 2), ("runs", "status", None), ("runs", "n_labels", 7), ("runs", "run_id", None),
+    ("questions", "relevant", None), ("questions", "relevant", False), ("questions", "attributed", None),
+    ("questions", "q_index", 1), ("questions", "q_index", None), ("labels", "judge", None), ("labels", "call", None),
+    ("tasks", "variant_id", None), ("tasks", "n_blockers", 0), ("blockers", "task_id", "elsewhere"),
+    ("runs", None, None), ("tasks", None, None), ("questions", "shuffled", None), ("labels", "shuffled", None),
+]
+
+
+@pytest.mark.parametrize("frame,column,value", DERIVED_CHANGES, ids=[f"{f}.{c}={v!r}" for f, c, v in DERIVED_CHANGES])
+def test_a_parquet_log_checked_from_its_columns_loads_as_rebuilding_it_does(tmp_path, frame, column, value,
+                                                                          monkeypatch):
+    """A valid Parquet log's derived columns are checked from the stored columns (issue 41), not by building the
+    frames again from its records. Both ways must give the same run set, or the same error, for each derived
+    column changed, a row repeated and rows stored out of order."""
+    import pyarrow.parquet as pq
+
+    import ambiglib.parquet_check as check
+
+    root = ambiglib.load(EXAMPLE).to_parquet(tmp_path / "store")
+    file = root / f"{frame}.parquet"
+    if column == "shuffled":  # rows in another order than their runs' (the rows-written count still holds)
+        table = pq.read_table(file)
+        pq.write_table(table.take(list(range(table.num_rows))[::-1]), file)
+    elif column is not None or value is not None or frame in ("runs", "tasks"):
+        if column is None:  # a repeated row: the run (task) key of row 0 twice; the count is off too
+            fuzzing.rewrite_parquet(file, None, "over row 1")
+        else:
+            fuzzing.rewrite_parquet(file, column, value)
+
+    def outcome():
+        try:
+            rs, errors = ambiglib.load(root, strict=False, quiet=True)
+        except FormatError as exc:
+            return str(exc)
+        return {n: getattr(rs, n) for n in ("runs", "questions", "labels", "tasks", "blockers")}, \
+            [e.message for e in errors]
+
+    fast = outcome()
+    monkeypatch.setattr(check, "_derived_agree", lambda *a: False)
+    full = outcome()
+    if isinstance(full, str):
+        assert fast == full
+    else:
+        assert not isinstance(fast, str), fast
+        assert fast[1] == full[1]
+        for name, frame_ in full[0].items():
+            assert fast[0][name].equals(frame_), name
+    if column not in ("shuffled",):
+        assert isinstance(full, str) or full[1], "the change must be refused"
+
+
+def test_a_valid_parquet_log_and_store_take_the_column_check(tmp_path, monkeypatch):
+    """The column check above answers yes on valid copies (else the comparison would be of one path with itself):
+    the example as a Parquet folder and as a store partitioned by benchmark and model."""
+    import ambiglib.parquet_check as check
+
+    answers = []
+    real = check._derived_agree
+    monkeypatch.setattr(check, "_derived_agree", lambda *a: answers.append(real(*a)) or answers[-1])
+    rs = ambiglib.load(EXAMPLE)
+    for copy in (rs.to_parquet(tmp_path / "folder"), rs.to_parquet(tmp_path / "store", partition_by=("benchmark", "model"))):
+        back = ambiglib.load(copy, quiet=True)
+        for name in ("runs", "questions", "labels", "tasks", "blockers"):
+            cols = [c for c in getattr(rs, name).columns]
+            assert getattr(back, name)[cols].equals(getattr(rs, name)[cols]), name
+    assert answers == [True, True]
