@@ -16,8 +16,12 @@ measures, against the baselines named in the foundation issue:
    the default engine and of the Python engine, against the file's size (target: peak <= 20x the file,
    the Python engine's own ratio, and no more than the Python engine's time).
 
+7. peak memory of a load (RSS growth in a fresh process) against the Arrow size of the frames it returns, at
+   100,000 runs (10 questions each) and 1,000,000 runs (1 question each), for the JSON Lines log, its Parquet
+   folder and a store partitioned by model (issue 41: target <= 2x; Inspect logs: ``bench/inspect_memory.py``).
+
 Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look;
-``--store-only`` and ``--meta-only`` run one figure.
+``--store-only``, ``--meta-only`` and ``--memory-only`` run one figure.
 Copy the printed figures into docs/performance.md.
 """
 
@@ -140,10 +144,12 @@ def main() -> None:
     parser.add_argument("--store-scale", type=int, default=1000, help="simulator scale of the partitioned store")
     parser.add_argument("--store-only", action="store_true", help="only figure 5, the partitioned store")
     parser.add_argument("--meta-only", action="store_true", help="only figure 6, logs with varied meta keys")
+    parser.add_argument("--memory-only", action="store_true", help="only figure 7, peak memory at 100k and 1M runs")
     args = parser.parse_args()
-    if args.store_only or args.meta_only:
+    if args.store_only or args.meta_only or args.memory_only:
         OUT.mkdir(exist_ok=True)
-        _print_rows(store_rows(args.store_scale, args.repeat) if args.store_only else meta_rows(args.repeat))
+        _print_rows(store_rows(args.store_scale, args.repeat) if args.store_only else
+                    meta_rows(args.repeat) if args.meta_only else memory_rows(args.repeat))
         return
 
     OUT.mkdir(exist_ok=True)
@@ -187,6 +193,7 @@ def main() -> None:
     ]
     rows += store_rows(args.store_scale, args.repeat)
     rows += meta_rows(args.repeat)
+    rows += memory_rows(args.repeat)
     _print_rows(rows)
 
 
@@ -253,6 +260,30 @@ def meta_rows(repeat: int) -> list[tuple[str, str, str, str]]:
                      "<= 20x " + ("PASS" if p_auto <= 20 * size else "FAIL")))
         rows.append(("  engine='python'", f"{t_py:.2f} s", f"{p_py / 1e6:.0f} MB = {p_py / size:.1f}x the file",
                      f"auto / python time = {t_auto / t_py:.2f}x"))
+    return rows
+
+
+def memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
+    """Figure 7: peak RSS growth of a load in a fresh process against the Arrow size of its frames, for each
+    format of two logs (the highest of ``repeat`` processes: memory is what may not be exceeded)."""
+    rows = []
+    for n_runs, per_run in ((100_000, 10), (1_000_000, 1)):
+        path = OUT / f"runs_{n_runs}x{per_run}.jsonl"
+        if not path.exists():
+            generate(path, n_runs, per_run)
+        copies = {"JSON Lines": path, "Parquet folder": OUT / f"runs_{n_runs}x{per_run}_parquet",
+                  "store by model": OUT / f"runs_{n_runs}x{per_run}_store"}
+        if not copies["store by model"].exists():
+            rs = ambiglib.load(path, quiet=True)
+            rs.to_parquet(copies["Parquet folder"])
+            rs.to_parquet(copies["store by model"], partition_by=("model",))
+            del rs
+        for what, copy in copies.items():
+            peaks = [peak_memory(copy) for _ in range(repeat)]
+            peak, size = max(p for p, _ in peaks), peaks[0][1]
+            rows.append((f"peak memory, {n_runs:,} runs x {per_run} q, {what}", f"{peak / 1e6:,.0f} MB",
+                         f"peak / Arrow size of frames ({size / 1e6:,.0f} MB) = {peak / size:.2f}x",
+                         "<= 2x " + ("PASS" if peak <= 2 * size else "FAIL")))
     return rows
 
 

@@ -280,3 +280,39 @@ def test_common_language_is_mann_whitney_u_over_pairs(seed):
     assert common_language(x, y, "less") == pytest.approx(1 - u / (n * m), abs=1e-15)
     # a NaN's pairs count as neither greater nor tied, as comparing with NaN gives
     assert common_language(np.append(x, np.nan), y) == pytest.approx(u / ((n + 1) * m), abs=1e-15)
+
+
+def test_kept_bootstrap_counts_give_the_same_totals_as_drawing_them_again(monkeypatch):
+    """``bootstrap_totals`` keeps large resamplings' counts between calls (issue 41): a second call with the same
+    units, replicates and seed gives exactly the totals of drawing again; a Generator seed, another seed or
+    another count of units is drawn anew; a count over 255 is not kept; what is kept stays under its bound."""
+    import numpy as np
+
+    from ambiglib import stats
+
+    monkeypatch.setattr(stats, "_KEPT", {})
+    values = np.random.default_rng(5).random((3000, 2))
+
+    def drawn(v, seed):
+        kept = stats.KEPT_COUNTS_BYTES
+        monkeypatch.setattr(stats, "KEPT_COUNTS_BYTES", 0)
+        try:
+            return stats.bootstrap_totals(v, 500, seed)
+        finally:
+            monkeypatch.setattr(stats, "KEPT_COUNTS_BYTES", kept)
+
+    first = stats.bootstrap_totals(values, 500, 7)
+    assert list(stats._KEPT) == [(3000, 500, 7)]
+    again = stats.bootstrap_totals(values[:, ::-1].copy(), 500, 7)  # other values, the same draws
+    assert np.array_equal(first, drawn(values, 7)) and np.array_equal(again, drawn(values[:, ::-1].copy(), 7))
+    assert np.array_equal(stats.bootstrap_totals(values[:, 0], 500, np.int64(7)), drawn(values[:, 0], 7))
+    assert not np.array_equal(stats.bootstrap_totals(values, 500, 8), first)
+    stats.bootstrap_totals(values, 500, np.random.default_rng(7))
+    stats.bootstrap_totals(values[:1000], 500, 7)  # 1,000 units: cheaper to draw again
+    assert sorted(stats._KEPT) == [(3000, 500, 7), (3000, 500, 8)]
+    big = list(stats._kept(4000, 1, 9, iter([(slice(0, 1), np.full((1, 4000), 256.0))])))
+    assert big[0][1][0, 0] == 256.0 and (4000, 1, 9) not in stats._KEPT
+    monkeypatch.setattr(stats, "KEPT_COUNTS_BYTES", 2 * 3000 * 500)
+    stats.bootstrap_totals(values, 500, 10)
+    assert list(stats._KEPT) == [(3000, 500, 8), (3000, 500, 10)]  # the oldest let go
+    assert sum(c.nbytes for blocks in stats._KEPT.values() for _, c in blocks) <= stats.KEPT_COUNTS_BYTES
