@@ -258,12 +258,12 @@ def _cell(value: Any) -> str:
 
 def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    rows = []
-    for record in frame.astype(object).itertuples(index=False):
-        cells = "".join(f"<td class='text'>{_cell(v)}</td>" if c in text_columns else f"<td>{_cell(v)}</td>"
-                        for c, v in zip(frame.columns, record))
-        rows.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    columns = []  # a column's cells at a time: one conversion per column, not a boxed tuple per row
+    for i, c in enumerate(frame.columns):
+        opening = "<td class='text'>" if c in text_columns else "<td>"
+        columns.append([f"{opening}{_cell(v)}</td>" for v in frame.iloc[:, i].astype(object).tolist()])
+    rows = "".join(f"<tr>{''.join(cells)}</tr>" for cells in zip(*columns)) if columns else "<tr></tr>" * len(frame)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame, dict]:

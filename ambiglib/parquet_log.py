@@ -232,6 +232,7 @@ def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[
                          max_rows_per_file=1 << 22, max_rows_per_group=1 << 17, min_rows_per_group=1 << 14,
                          file_visitor=lambda f: written.__setitem__(
                              Path(f.path).relative_to(folder).as_posix(), f.metadata.num_rows))
+        folder.mkdir(parents=True, exist_ok=True)  # a frame without rows (a log without labels) has no part
         schema = versioned(pa.Table.from_pandas(frames[name].head(0), preserve_index=False), **{
             _PARTITION_META_KEY.decode(): json.dumps(own).encode(), _ROWS_KEY.decode(): str(n_rows).encode(),
             _PARTS_KEY.decode(): json.dumps(dict(sorted(written.items()))).encode()}).schema
