@@ -246,10 +246,9 @@ class StoreRows:
         self.root = root
         self.origins: dict[str, tuple[np.ndarray, list[str], np.ndarray]] = {}
 
-    def keep(self, name: str, table: pa.Table, files: pa.ChunkedArray) -> None:
-        codes = pc.dictionary_encode(files).combine_chunks()
-        self.origins[name] = (codes.indices.to_numpy(zero_copy_only=False), codes.dictionary.to_pylist(),
-                              table.column(STORE_ROW).to_numpy())
+    def keep(self, name: str, codes: np.ndarray, files: list[str], store_rows: np.ndarray) -> None:
+        """Row i of the frame came from ``files[codes[i]]``, where its place in the frame is ``store_rows[i]``."""
+        self.origins[name] = (codes, files, store_rows)
 
     def locate(self, name: str, row: int) -> tuple[str, int | None]:
         """The part file and 1-based row there of row ``row`` (0-based) of the frame as read (None: unknown)."""
@@ -378,16 +377,25 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         for rel, rows in parts.items():  # footers first: rows and columns as written; other partitions unopened
             if chosen is None or str(folder / rel) in chosen:
                 _check_part(folder / rel, rows, stored)
-        try:
-            table = dataset.to_table(filter=expr, columns=[*full.names, "__filename"])
+        try:  # part by part: each row's file is its part's, with no file-name column a row long
+            fragments = list(dataset.get_fragments(filter=expr)) if expr is not None else list(dataset.get_fragments())
+            read = [fragment.to_table(schema=full, columns=full.names, filter=expr) for fragment in fragments]
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
-        table = _sorted_by_row(table)
+        codes = np.concatenate([np.full(t.num_rows, i, dtype=np.int32) for i, t in enumerate(read)] or
+                               [np.zeros(0, dtype=np.int32)])
+        holder = [pa.concat_tables(read) if read else full.empty_table()]
+        del read
+        table, order = _sorted_by_row(holder)
+        if order is not None:
+            codes = codes[order]
         _check_places(table.column(STORE_ROW), total, expr is None, folder)
-        origins.keep(name, table, table.column("__filename"))
+        origins.keep(name, codes, [f.path for f in fragments], table.column(STORE_ROW).to_numpy())
         # the columns are checked and typed with the contract's, as a Parquet folder's are (parquet_check)
         paths_only = [c for c in part if c not in schema.names]  # a question's run partition
-        out[name] = table.drop_columns([STORE_ROW, "__filename", *paths_only])
+        out[name] = table.drop_columns([STORE_ROW, *paths_only])
+        del table
+        pa.default_memory_pool().release_unused()  # what reading and sorting this frame let go, to the system
     if filters is not None:  # exactly the questions and labels of the runs kept
         ids = out["runs"].column("run_id")
         for name in ("questions", "labels"):
@@ -399,17 +407,19 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
     return out, origins
 
 
-def _sorted_by_row(table: pa.Table) -> pa.Table:
-    """The rows in their frame's order (``Table.sort_by(STORE_ROW)``), a column at a time: each column read is
-    let go once its sorted copy is made, so a load holds one extra column, not a second copy of the frame."""
+def _sorted_by_row(holder: list[pa.Table]) -> tuple[pa.Table, np.ndarray | None]:
+    """The table ``holder`` holds (taken out of it), its rows in their frame's order, and the order taken (None:
+    already in order). A column at a time: each column read is let go once its sorted copy is made, so a load
+    holds one extra column, not a second copy of the frame."""
+    table = holder.pop()
     order = pc.sort_indices(table.column(STORE_ROW))
     if len(order) < 2 or bool(pc.all(pc.equal(order, pa.array(np.arange(len(order), dtype=np.uint64)))).as_py()):
-        return table
+        return table, None
     names, columns = table.column_names, []
     for name in names:
         columns.append(table.column(name).take(order))
         table = table.drop_columns([name])
-    return pa.Table.from_arrays(columns, names=names)
+    return pa.Table.from_arrays(columns, names=names), order.to_numpy()
 
 
 def _check_places(places: pa.ChunkedArray, total: int, whole: bool, folder: Path) -> None:
