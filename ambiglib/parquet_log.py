@@ -417,9 +417,11 @@ def _sorted_by_row(holder: list[pa.Table]) -> tuple[pa.Table, np.ndarray | None]
     if len(order) < 2 or bool(pc.all(pc.equal(order, pa.array(np.arange(len(order), dtype=np.uint64)))).as_py()):
         return table, None
     names, columns = table.column_names, []
+    pool = pa.default_memory_pool()
     for name in names:
         columns.append(table.column(name).take(order))
         table = table.drop_columns([name])
+        pool.release_unused()  # the column let go, to the system before the next is copied
     return pa.Table.from_arrays(columns, names=names), order.to_numpy()
 
 

@@ -284,7 +284,29 @@ def memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
             rows.append((f"peak memory, {n_runs:,} runs x {per_run} q, {what}", f"{peak / 1e6:,.0f} MB",
                          f"peak / Arrow size of frames ({size / 1e6:,.0f} MB) = {peak / size:.2f}x",
                          "<= 2x " + ("PASS" if peak <= 2 * size else "FAIL")))
+            if what == "Parquet folder":  # the floor: pyarrow alone reading the five files, checking nothing
+                floor = max(_read_peak(copy) for _ in range(repeat))
+                rows.append(("  floor: pyarrow reads the five files", f"{floor[0] / 1e6:,.0f} MB",
+                             f"peak / Arrow size of what it read ({floor[1] / 1e6:,.0f} MB) = {floor[0] / floor[1]:.2f}x",
+                             ""))
     return rows
+
+
+def _read_peak(folder: Path) -> tuple[int, int]:
+    """Peak RSS growth of pyarrow reading a Parquet folder's five files (nothing else), and their Arrow size."""
+    code = (
+        "import re, sys, pyarrow.parquet as pq\n"
+        "def status(key):\n"
+        "    return int(re.search(key + r':\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) * 1024\n"
+        "open('/proc/self/clear_refs', 'w').write('5')\n"
+        "before = status('VmRSS')\n"
+        "t = [pq.ParquetFile(f'{sys.argv[1]}/{n}.parquet').read() for n in ('runs', 'questions', 'labels', 'tasks',"
+        " 'blockers')]\n"
+        "print(status('VmHWM') - before, sum(x.nbytes for x in t))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(folder)], check=True, capture_output=True, text=True)
+    peak, size = out.stdout.split()
+    return int(peak), int(size)
 
 
 #: The floor of a filtered load: pyarrow reading each frame of a partitioned store, the partitions the
