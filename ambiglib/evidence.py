@@ -228,6 +228,8 @@ def _where(runs: pd.DataFrame) -> list[str]:
     text = runs["meta"].astype("string[pyarrow]")
     maybe = (text.str.contains("inspect", regex=False) | text.str.contains("\\", regex=False)).fillna(False)
     maybe = maybe.to_numpy(dtype=bool)
+    if not maybe.any():
+        return [str(source) if source is not None else "" for source in runs["source"].astype(object)]
     metas = iter(shared_metas(runs[maybe]))
     for source, parse in zip(runs["source"].astype(object), maybe):
         meta = next(metas) if parse else None
