@@ -247,7 +247,7 @@ def _where(runs: pd.DataFrame) -> list[str]:
 _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222}"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
           "padding:0.2em 0.5em;text-align:left;vertical-align:top}th{background:#f4f4f4}td.text{max-width:40em;"
-          "white-space:pre-wrap;word-break:break-word}.muted{color:#666}")
+          "white-space:pre-wrap;word-break:break-word}.muted{color:#666}.wide{overflow-x:auto;max-width:100%}")
 
 
 def _cell(value: Any) -> str:
@@ -265,7 +265,8 @@ def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
         opening = "<td class='text'>" if c in text_columns else "<td>"
         columns.append([f"{opening}{_cell(v)}</td>" for v in frame.iloc[:, i].astype(object).tolist()])
     rows = "".join(f"<tr>{''.join(cells)}</tr>" for cells in zip(*columns)) if columns else "<tr></tr>" * len(frame)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+    # a row of a wide table (a comparison has ~20 columns) scrolls inside the page instead of running off it
+    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
 
 
 def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame, dict]:

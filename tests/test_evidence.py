@@ -128,3 +128,20 @@ def test_where_names_each_inspect_sample_as_reading_every_meta_does():
     assert any("(sample " in w for w in _where(runs))
     assert _where(mixed) == every_meta(mixed)
     assert "(sample 7, epoch 2)" in _where(mixed)[len(runs)]
+
+
+def test_every_table_of_an_evidence_page_scrolls_inside_the_page(tmp_path):
+    """A comparison row has ~20 columns: its table ran off the right of the page (seen in a screenshot, issue 41).
+    Every table of a page now sits in a block that scrolls sideways."""
+    from pathlib import Path
+
+    import ambiglib
+
+    rs = ambiglib.load(Path(__file__).resolve().parents[1] / "data" / "example")
+    table = headline.agent_comparison(rs, n_boot=200)
+    pages = write_evidence_pages(table, "agent_comparison", tmp_path)
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert ".wide{overflow-x:auto" in text
+        assert text.count("<table>") == text.count("<div class='wide'><table>") >= 2
