@@ -53,6 +53,9 @@ def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine:
         n_task = sum(r.n_task_records for r in reads)
         tasks = f" (only {n_task} task record{'s' if n_task != 1 else ''})" if n_task else ""
         raise FormatError(f"{path}: no run records found in {what}{tasks}")
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()  # the parser's freed blocks, to the system before the frames are built
     runset, dup_errors = build_runset(reads)
     order = {str(file): i for i, file in enumerate(files)}
     errors = sorted([e for r in reads for e in r.errors] + dup_errors,
