@@ -248,7 +248,7 @@ def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray |
     for column in DERIVED[name]:
         a = _take(stored.column(column), rows)
         b = rebuilt.column(column).cast(a.type)
-        ok = pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
+        ok = _alike(a, b)
         if pc.all(ok).as_py() is False:  # (None for no rows)
             i = int(np.flatnonzero(~ok.to_numpy())[0])
             row = i if rows is None else int(rows[i])
@@ -257,9 +257,14 @@ def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray |
     return None
 
 
+def _alike(a: "pa.Array | pa.ChunkedArray", b: "pa.Array | pa.ChunkedArray") -> "pa.Array | pa.ChunkedArray":
+    """Cell by cell: equal, or both null."""
+    return pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
+
+
 def _same(a: "pa.Array | pa.ChunkedArray", b: "pa.Array | pa.ChunkedArray") -> bool:
-    """Equal cell by cell, a null equal to a null (``_mismatch``'s rule)."""
-    ok = pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
+    """Every cell :func:`_alike` (``_mismatch``'s rule)."""
+    ok = _alike(a, b)
     return len(ok) == 0 or bool(pc.all(ok).as_py())
 
 
@@ -296,8 +301,8 @@ def _derived_agree(t: dict[str, pa.Table], records: pa.Table, q_parent: np.ndarr
         return False
     if not _same(blk.column("task_id"), one_array(tasks.column("task_id")).take(pa.array(b_parent, pa.int64()))):
         return False
-    keys = records.select(list(RUN_KEY)) if runs.num_rows else None
-    if keys is not None:
+    if runs.num_rows:
+        keys = records.select(list(RUN_KEY))
         for name in ("variant_id", "policy", "protocol", "trial"):  # the stored values (none null): filled
             keys = keys.set_column(keys.schema.get_field_index(name), name, runs.column(name).cast(
                 keys.schema.field(name).type))
@@ -350,8 +355,7 @@ def check_tables(tables: dict[str, pa.Table], folder: Path,
 
 
 def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[LoadError]]:
-    from .frames import _frame, build_tables
-    from .runset import RunSet
+    from .frames import build_tables
 
     files = {name: str(folder / f"{name}.parquet") for name in FRAMES}
 
@@ -390,19 +394,18 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
     }, "task")
     run_read = _read(run_records, runs.column("meta"), files["runs"], "run")
     task_read = _read(task_records, tasks.column("meta"), files["tasks"], "task")
+    # every row kept: the stored frames in their stored order, the children in their parents'
+    all_rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
+                "blockers": _in_order(b_order)}
     if not run_read.errors and not task_read.errors and _derived_agree(
             t, run_read.table, q_parent, q_order, l_parent, b_parent, unique):
-        # every record valid and every derived column as the records give it: the stored frames, the children
-        # in their parents' order (as below)
-        order = {"questions": _in_order(q_order), "labels": _in_order(l_order), "blockers": _in_order(b_order)}
-        return RunSet(**{name: _frame(t[name] if order.get(name) is None else
-                                      t[name].take(pa.array(order[name], pa.int64()))) for name in FRAMES}), []
+        # every record valid and every derived column as the records give it
+        return _stored_frames(t, all_rows), []
     rebuilt, dup_errors = build_tables([task_read, run_read])
     errors = sorted(task_read.errors, key=lambda e: e.line or 0) + run_read.errors + dup_errors
 
-    if not errors:  # every row kept: the stored frames, in their stored order, against the rebuilt ones
-        rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
-                "blockers": _in_order(b_order)}
+    if not errors:  # every row kept, against the rebuilt frames
+        rows = all_rows
     else:  # the stored rows of the records that were kept
         dup_lines = {e.line for e in dup_errors if e.record == "run"}
         kept_runs = np.array([r - 1 for r in run_read.table.column("_line").to_numpy() if r not in dup_lines],
@@ -418,6 +421,13 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
         problem = _mismatch(name, t[name], rebuilt[name], rows[name], files[name], at(name))
         if problem:
             raise FormatError(problem)
-    frames = {name: _frame(t[name] if rows[name] is None else t[name].take(pa.array(rows[name], pa.int64())))
-              for name in FRAMES}
-    return RunSet(**frames), errors
+    return _stored_frames(t, rows), errors
+
+
+def _stored_frames(t: dict[str, pa.Table], rows: dict[str, np.ndarray | None]) -> Any:
+    """The RunSet of the stored frames' ``rows`` (None: all, as stored)."""
+    from .frames import _frame
+    from .runset import RunSet
+
+    return RunSet(**{name: _frame(t[name] if rows[name] is None else t[name].take(pa.array(rows[name], pa.int64())))
+                     for name in FRAMES})

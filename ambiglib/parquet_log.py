@@ -372,14 +372,14 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         try:
             dataset = ds.dataset([str(folder / rel) for rel in parts], format=fmt, partition_base_dir=str(folder),
                                  partitioning=partitioning, schema=full)
-            chosen = {f.path for f in dataset.get_fragments(filter=expr)} if expr is not None else None
+            fragments = list(dataset.get_fragments(filter=expr) if expr is not None else dataset.get_fragments())
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
+        chosen = {f.path for f in fragments}
         for rel, rows in parts.items():  # footers first: rows and columns as written; other partitions unopened
-            if chosen is None or str(folder / rel) in chosen:
+            if str(folder / rel) in chosen:
                 _check_part(folder / rel, rows, stored)
         try:  # part by part: each row's file is its part's, with no file-name column a row long
-            fragments = list(dataset.get_fragments(filter=expr)) if expr is not None else list(dataset.get_fragments())
             read = [fragment.to_table(schema=full, columns=full.names, filter=expr) for fragment in fragments]
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
