@@ -114,26 +114,34 @@ def arrow_nbytes(runset: ambiglib.RunSet) -> int:
     return sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in runset.frames().values())
 
 
-def peak_memory(path: Path, engine: str = "auto") -> tuple[int, int]:
-    """Peak RSS growth of ``ambiglib.load`` in a fresh process, and the Arrow size of its frames.
+def _fresh_peak(imports: str, load: str, size: str, path: Path) -> tuple[int, int]:
+    """Peak RSS growth of ``load`` (a statement reading ``sys.argv[1]``) in a fresh process after ``imports``,
+    and ``size`` (an expression: the Arrow size of what it read).
 
     After the imports, the process resets its high-water mark (``/proc/self/clear_refs``),
     so the peak is the load's own, measured from the resident size just before it.
     """
     code = (
-        "import re, sys, ambiglib, ambiglib.loading, pyarrow as pa\n"
+        f"import re, sys\n{imports}\n"
         "def status(key):\n"
         "    return int(re.search(key + r':\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) * 1024\n"
         "open('/proc/self/clear_refs', 'w').write('5')\n"
         "before = status('VmRSS')\n"
-        f"rs = ambiglib.load(sys.argv[1], quiet=True, engine={engine!r})\n"
+        f"{load}\n"
         "peak = status('VmHWM') - before\n"
-        "size = sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in rs.frames().values())\n"
-        "print(peak, size)\n"
+        f"print(peak, {size})\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(path)], check=True, capture_output=True, text=True)
-    peak, size = out.stdout.split()
-    return int(peak), int(size)
+    peak, nbytes = out.stdout.split()
+    return int(peak), int(nbytes)
+
+
+def peak_memory(path: Path, engine: str = "auto") -> tuple[int, int]:
+    """Peak RSS growth of ``ambiglib.load`` in a fresh process, and the Arrow size of its frames."""
+    return _fresh_peak("import ambiglib, ambiglib.loading, pyarrow as pa",
+                       f"rs = ambiglib.load(sys.argv[1], quiet=True, engine={engine!r})",
+                       "sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in rs.frames().values())",
+                       path)
 
 
 def main() -> None:
@@ -294,19 +302,10 @@ def memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
 
 def _read_peak(folder: Path) -> tuple[int, int]:
     """Peak RSS growth of pyarrow reading a Parquet folder's five files (nothing else), and their Arrow size."""
-    code = (
-        "import re, sys, pyarrow.parquet as pq\n"
-        "def status(key):\n"
-        "    return int(re.search(key + r':\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) * 1024\n"
-        "open('/proc/self/clear_refs', 'w').write('5')\n"
-        "before = status('VmRSS')\n"
-        "t = [pq.ParquetFile(f'{sys.argv[1]}/{n}.parquet').read() for n in ('runs', 'questions', 'labels', 'tasks',"
-        " 'blockers')]\n"
-        "print(status('VmHWM') - before, sum(x.nbytes for x in t))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code, str(folder)], check=True, capture_output=True, text=True)
-    peak, size = out.stdout.split()
-    return int(peak), int(size)
+    return _fresh_peak("import pyarrow.parquet as pq",
+                       "t = [pq.ParquetFile(f'{sys.argv[1]}/{n}.parquet').read()"
+                       " for n in ('runs', 'questions', 'labels', 'tasks', 'blockers')]",
+                       "sum(x.nbytes for x in t)", folder)
 
 
 #: The floor of a filtered load: pyarrow reading each frame of a partitioned store, the partitions the
