@@ -397,7 +397,8 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         out[name] = table.drop_columns([STORE_ROW, *paths_only])
         del table
         pa.default_memory_pool().release_unused()  # what reading and sorting this frame let go, to the system
-    if filters is not None:  # exactly the questions and labels of the runs kept
+    if filters is not None and any(term[0] not in runs_part for conj in filters for term in conj):
+        # exactly the questions and labels of the runs kept (a filter on partitions alone chose exactly them)
         ids = out["runs"].column("run_id")
         for name in ("questions", "labels"):
             keep = pc.is_in(out[name].column("run_id"), value_set=ids.combine_chunks())
@@ -408,21 +409,32 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
     return out, origins
 
 
+#: Under this many stretches of consecutive rows, a store's frame is put back in order by slicing, not copying:
+#: a log's runs are mostly written model by model, so a partition's rows are long stretches of the frame.
+_FEW_PIECES = 64
+
+
 def _sorted_by_row(holder: list[pa.Table]) -> tuple[pa.Table, np.ndarray | None]:
     """The table ``holder`` holds (taken out of it), its rows in their frame's order, and the order taken (None:
-    already in order). A column at a time: each column read is let go once its sorted copy is made, so a load
-    holds one extra column, not a second copy of the frame."""
+    already in order). Rows that follow each other in both orders stay together: with few such stretches the
+    frame is their slices, sharing the memory read. Else a column at a time: each column read is let go once
+    its sorted copy is made, so a load holds one extra column, not a second copy of the frame."""
     table = holder.pop()
-    order = pc.sort_indices(table.column(STORE_ROW))
-    if len(order) < 2 or bool(pc.all(pc.equal(order, pa.array(np.arange(len(order), dtype=np.uint64)))).as_py()):
+    order = pc.sort_indices(table.column(STORE_ROW)).to_numpy()
+    breaks = np.flatnonzero(np.diff(order) != 1) + 1  # where the next row in order is not the next row read
+    if len(order) < 2 or (not len(breaks) and order[0] == 0):
         return table, None
+    if len(breaks) < _FEW_PIECES:  # the frame's rows are a few stretches of the rows read: no copy
+        starts = np.concatenate([[0], breaks])
+        ends = np.concatenate([breaks, [len(order)]])
+        return pa.concat_tables([table.slice(int(order[a]), int(b - a)) for a, b in zip(starts, ends)]), order
     names, columns = table.column_names, []
     pool = pa.default_memory_pool()
     for name in names:
         columns.append(table.column(name).take(order))
         table = table.drop_columns([name])
         pool.release_unused()  # the column let go, to the system before the next is copied
-    return pa.Table.from_arrays(columns, names=names), order.to_numpy()
+    return pa.Table.from_arrays(columns, names=names), order
 
 
 def _check_places(places: pa.ChunkedArray, total: int, whole: bool, folder: Path) -> None:

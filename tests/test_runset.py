@@ -44,6 +44,25 @@ def test_run_ids_are_built_from_the_key_and_escaped(runset):
     assert runset.runs["run_id"].is_unique
 
 
+def test_the_escape_agrees_with_escaping_each_value_in_python():
+    """The escape scans a column's bytes for '%' and '|' at once; the rule is per value. Sliced chunks keep
+    bytes outside their rows in their buffer: the escape must still be the rule's for the rows they hold."""
+    from ambiglib.frames import _escape
+
+    rng = np.random.default_rng(7)
+    alphabet = np.array(list("ab%|c"))
+    for _ in range(300):
+        values = ["".join(rng.choice(alphabet, rng.integers(0, 4))) if rng.random() > 0.1 else None
+                  for _ in range(int(rng.integers(1, 12)))]
+        whole = pa.array(values, pa.string())
+        cut = int(rng.integers(0, len(values) + 1))
+        pieces = pa.chunked_array([whole.slice(0, cut), whole.slice(cut)], pa.string())
+        lo, hi = sorted(rng.integers(0, len(values) + 1, 2))
+        for arr, expect in ((pieces, values), (pa.chunked_array([whole.slice(lo, hi - lo)]), values[lo:hi])):
+            rule = [None if v is None else v.replace("%", "%25").replace("|", "%7C") for v in expect]
+            assert _escape(arr).to_pylist() == rule
+
+
 def test_questions_are_flattened_in_order_with_relevance(runset):
     q = runset.questions
     assert len(q) == runset.runs["n_questions"].sum() == 5

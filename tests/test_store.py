@@ -53,6 +53,24 @@ def test_a_partitioned_store_round_trips_every_frame_exactly(paper, tmp_path):
     _same(example, ambiglib.load(tmp_path / "by-suite"))
 
 
+@pytest.mark.parametrize("few", [0, 10 ** 9], ids=["copied-in-order", "sliced-in-order"])
+def test_both_ways_of_putting_a_stores_rows_back_in_order_give_the_log(paper, tmp_path, monkeypatch, few):
+    """A frame read part by part is put back in order by slicing when its rows are a few stretches of the
+    frame, else by copying them in order; both must give the frame as written, and name a bad row's part."""
+    from ambiglib import parquet_log
+
+    rs, paths = paper
+    monkeypatch.setattr(parquet_log, "_FEW_PIECES", few)
+    _same(rs, ambiglib.load(paths["store"]))
+    # runs alternating between two partitions: every row its own stretch
+    lines = [run_record(task_id=f"t{i}", model=("x", "y")[i % 2], trial=1) for i in range(200)]
+    log = ambiglib.load(write_jsonl(tmp_path / "runs.jsonl", lines))
+    store = log.to_parquet(tmp_path / "store", partition_by=("model",))
+    _same(log, ambiglib.load(store))
+    assert ambiglib.load(store, filters=[("model", "==", "y")]).runs["task_id"].tolist() == [
+        f"t{i}" for i in range(1, 200, 2)]
+
+
 def test_the_store_is_hive_partitioned_by_what_each_frame_has(paper):
     _, paths = paper
     store = paths["store"]
