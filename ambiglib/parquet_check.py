@@ -108,6 +108,8 @@ def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: "Cal
     """
     key = one_array(key)
     n = len(key)
+    if n == 0:  # no child: nothing to look up (a hash of every parent key was built for it)
+        return np.zeros(0, dtype=np.int64)
     if key.null_count:
         row = int(np.flatnonzero(pc.is_null(key).to_numpy(zero_copy_only=False))[0])
         raise FormatError(f"{where(row)}: {what} is null ({key.null_count} such row{'s' if key.null_count > 1 else ''})")
@@ -268,8 +270,8 @@ def _same(a: "pa.Array | pa.ChunkedArray", b: "pa.Array | pa.ChunkedArray") -> b
     return len(ok) == 0 or bool(pc.all(ok).as_py())
 
 
-def _derived_agree(t: dict[str, pa.Table], records: pa.Table, q_parent: np.ndarray, q_order: np.ndarray,
-                   l_parent: np.ndarray, b_parent: np.ndarray, unique_ids: bool) -> bool:
+def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_order: np.ndarray,
+                   l_parent: np.ndarray, b_parent: np.ndarray, unique_ids: bool, ids_are_keys: bool) -> bool:
     """Whether every derived column (:data:`DERIVED`) of the stored frames is what loading would derive from
     their records, and no run or task key repeats, worked out from the columns without building the frames
     again (``build_tables``: ~0.7 s and a second copy of a 487,000-run log). False at any doubt: the caller
@@ -277,9 +279,8 @@ def _derived_agree(t: dict[str, pa.Table], records: pa.Table, q_parent: np.ndarr
 
     The frames' records are their own rows, so most derived columns are a fill of the stored one (a stored
     null is the only way to differ); the counts are the children each parent row was linked to; a question's
-    and a label's ``run_id`` is its run's (``_parent_rows`` matched them), so it agrees once the runs' do."""
-    from .frames import _run_ids
-
+    and a label's ``run_id`` is its run's (``_parent_rows`` matched them), so it agrees once the runs' do
+    (``ids_are_keys``: :func:`_ids_from_keys`)."""
     runs, q, lab, tasks, blk = (t[n] for n in FRAMES)
     for table, columns in ((runs, ("variant_id", "policy", "protocol", "trial", "status")),
                            (q, ("attributed",)), (lab, ("judge", "call")), (tasks, ("variant_id",))):
@@ -301,18 +302,24 @@ def _derived_agree(t: dict[str, pa.Table], records: pa.Table, q_parent: np.ndarr
         return False
     if not _same(blk.column("task_id"), one_array(tasks.column("task_id")).take(pa.array(b_parent, pa.int64()))):
         return False
-    if runs.num_rows:
-        keys = records.select(list(RUN_KEY))
-        for name in ("variant_id", "policy", "protocol", "trial"):  # the stored values (none null): filled
-            keys = keys.set_column(keys.schema.get_field_index(name), name, runs.column(name).cast(
-                keys.schema.field(name).type))
-        run_id = runs.column("run_id")
-        if not unique_ids or not _same(run_id, _run_ids(keys)):  # ids are keys joined, escaped: one per key
-            return False
+    if runs.num_rows and not (unique_ids and ids_are_keys):  # ids are keys joined, escaped: one per key
+        return False
     if tasks.num_rows > 1 and not _no_repeats(np.zeros(tasks.num_rows, dtype=np.int64),
                                               *(tasks.column(c) for c in TASK_KEY)):
         return False
     return True
+
+
+def _ids_from_keys(runs: pa.Table, run_ids: pa.Array) -> bool:
+    """Whether every stored run id is the one loading builds from its run's key (the key's values as a record
+    holds them, none of the defaults to fill in). Building an id is one-to-one, so the ids then repeat exactly
+    where the keys do: hashing 1,000,000 ids for that took ~250 MB, the keys' codes a few."""
+    from .frames import _run_ids
+
+    if not runs.num_rows or any(runs.column(c).null_count for c in ("variant_id", "policy", "protocol", "trial")):
+        return False
+    keys = pa.table({c: runs.column(c).cast(INPUT_SCHEMA.field(c).type) for c in RUN_KEY})
+    return _same(run_ids, _run_ids(keys))
 
 
 def _in_order(order: np.ndarray) -> np.ndarray | None:
@@ -369,7 +376,12 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
 
     q, lab, blk = t["questions"], t["labels"], t["blockers"]
     # with every run id once, a run's children are found from the stored counts (checked below), not looked up
-    unique = run_ids.null_count == 0 and len(pc.unique(run_ids)) == len(run_ids)
+    ids_are_keys = _ids_from_keys(runs, run_ids)
+    if ids_are_keys:  # then ids repeat where keys do: found from integer codes, without hashing every id
+        unique = run_ids.null_count == 0 and _no_repeats(np.zeros(len(run_ids), dtype=np.int64),
+                                                         *(runs.column(c) for c in RUN_KEY))
+    else:
+        unique = run_ids.null_count == 0 and len(pc.unique(run_ids)) == len(run_ids)
 
     def having(column: str) -> np.ndarray | None:
         return np.flatnonzero(runs.column(column).to_numpy() > 0) if unique else None
@@ -398,7 +410,7 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
     all_rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
                 "blockers": _in_order(b_order)}
     if not run_read.errors and not task_read.errors and _derived_agree(
-            t, run_read.table, q_parent, q_order, l_parent, b_parent, unique):
+            t, q_parent, q_order, l_parent, b_parent, unique, ids_are_keys):
         # every record valid and every derived column as the records give it
         return _stored_frames(t, all_rows), []
     rebuilt, dup_errors = build_tables([task_read, run_read])
