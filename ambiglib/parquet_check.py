@@ -36,7 +36,7 @@ from .schema import (
     RecordError,
     meta_text,
 )
-from .validity import _no_repeats, one_array, table_is_valid
+from .validity import Flat, _no_repeats, one_array, table_is_valid
 
 __all__ = ["check_tables"]
 
@@ -106,8 +106,7 @@ def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: "Cal
     rows whose children the frame should hold, in order (those the stored counts give children); when the
     runs' first keys are exactly those parents' keys, that is the answer, and no key is looked up.
     """
-    key = one_array(key)
-    n = len(key)
+    n = len(key)  # chunked as read: made one array, 1,000,000 questions' run ids were copied
     if n == 0:  # no child: nothing to look up (a hash of every parent key was built for it)
         return np.zeros(0, dtype=np.int64)
     if key.null_count:
@@ -116,7 +115,7 @@ def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: "Cal
     if n > 1:
         change = pc.not_equal(key.slice(1), key.slice(0, n - 1)).to_numpy(zero_copy_only=False)
         starts = np.concatenate(([0], np.flatnonzero(change) + 1))
-        heads = key.take(pa.array(starts))
+        heads = _take_rising(key, starts)
         lengths = np.diff(np.append(starts, n))
         if expected is not None and len(expected) == len(starts) and \
                 pc.all(pc.equal(heads, parents.take(pa.array(expected, pa.int64())))).as_py():
@@ -134,15 +133,39 @@ def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: "Cal
     return idx.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def _lists(values: pa.Table, parent: np.ndarray, n_parents: int, struct: pa.DataType,
-           columns: dict[str, str], order: np.ndarray | None) -> pa.Array:
-    """Nest child rows, taken in ``order`` (None: as they are), into one list per parent row."""
+def _items(values: pa.Table, struct: pa.DataType, columns: dict[str, str], order: np.ndarray | None) -> pa.Table:
+    """Child rows, taken in ``order`` (None: as they are), as the fields of a record's list item (a record's
+    ``blockers`` say ``id`` where the frame says ``blocker_id``): a list column's items, flat."""
     taken = values if order is None else values.take(pa.array(order, pa.int64()))
-    arrays = [one_array(taken.column(columns.get(f.name, f.name))).cast(f.type) for f in struct]
-    items = pa.StructArray.from_arrays(arrays, fields=list(struct))
-    counts = np.bincount(parent, minlength=n_parents)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
-    return pa.ListArray.from_arrays(pa.array(offsets), items)
+    return pa.table({f.name: taken.column(columns.get(f.name, f.name)).cast(f.type) for f in struct})
+
+
+def _take_rising(col: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array:
+    """``col``'s values at ``rows`` (rising), chunk by chunk: ``take`` on a chunked column concatenates its
+    chunks first (+50 MB for a 1,000,000-value text column, measured)."""
+    if isinstance(col, pa.Array) or col.num_chunks <= 1:
+        return one_array(col).take(pa.array(rows, pa.int64()))
+    bounds = np.cumsum([0] + [len(c) for c in col.chunks])
+    cuts = np.searchsorted(rows, bounds)
+    parts = [chunk.take(pa.array(rows[cuts[i]:cuts[i + 1]] - bounds[i], pa.int64()))
+             for i, chunk in enumerate(col.chunks) if cuts[i + 1] > cuts[i]]
+    return pa.concat_arrays(parts) if parts else pa.array([], col.type)
+
+
+def _lists(children: dict[str, Flat], n_parents: int, nest: bool) -> dict[str, pa.Array]:
+    """Each list column of the records: its items nested into one list per parent row, or (``nest`` False)
+    all null, the items then given to the validator flat (copying 1,000,000 questions to nest them cost
+    more memory than the frame read)."""
+    lists = {}
+    for name, (items, parent) in children.items():
+        if not nest:
+            lists[name] = pa.nulls(n_parents, INPUT_SCHEMA.field(name).type)
+            continue
+        struct = INPUT_SCHEMA.field(name).type.value_type
+        values = pa.StructArray.from_arrays([one_array(c) for c in items.columns], fields=list(struct))
+        offsets = np.concatenate(([0], np.cumsum(np.bincount(parent, minlength=n_parents)))).astype(np.int32)
+        lists[name] = pa.ListArray.from_arrays(pa.array(offsets), values)
+    return lists
 
 
 def _task_key(table: pa.Table) -> pa.ChunkedArray:
@@ -160,7 +183,7 @@ def _records_table(source: pa.Table, nested: dict[str, pa.Array], record: str | 
         elif f.name in nested:
             columns.append(nested[f.name])
         elif f.name in source.schema.names:
-            columns.append(one_array(source.column(f.name)).cast(f.type))
+            columns.append(source.column(f.name).cast(f.type))
         else:
             columns.append(pa.nulls(n, f.type))
     return pa.Table.from_arrays(columns, schema=INPUT_SCHEMA)
@@ -193,15 +216,24 @@ def _check_meta(meta: pa.ChunkedArray) -> list[tuple[int, str]]:
     return [(int(i), verdicts[int(codes[i])]) for i in rows]
 
 
-def _read(records: pa.Table, meta: pa.ChunkedArray, file: str, record: str) -> FileRead:
-    """Validate one frame's records as a JSON Lines file's would be: fast, or row by row."""
+def _read(source: pa.Table, children: dict[str, Flat], meta: pa.ChunkedArray, file: str, record: str,
+          flat: bool = True) -> FileRead:
+    """Validate one frame's records (``source`` and its ``children``'s items in list columns) as a JSON
+    Lines file's would be: fast, or row by row. ``flat``: the fast check takes the children flat and the
+    records it returns leave their lists null (the valid frames need nothing more); row by row, and with
+    ``flat`` False, they are nested."""
+    records = _records_table(source, _lists(children, source.num_rows, nest=not flat), record)
     n = records.num_rows
     bad_meta = _check_meta(meta)
-    full = records.append_column("meta", one_array(meta) if n else pa.array([], pa.string()))
-    full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
-    if not bad_meta and table_is_valid(records):
+    if not bad_meta and table_is_valid(records, children if flat else None):
+        full = records.append_column("meta", meta if n else pa.array([], pa.string()))
+        full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
         n_task = n if record == "task" else 0
         return FileRead(file, full, [], n - n_task, n_task, "arrow")
+    if flat:
+        records = _records_table(source, _lists(children, n, nest=True), record)
+    full = records.append_column("meta", meta if n else pa.array([], pa.string()))
+    full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
     objects: list[Any] = []
     meta_msgs = dict(bad_meta)
     for i, row in enumerate(records.to_pylist()):
@@ -292,10 +324,14 @@ def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_order: np.nda
         if not np.array_equal(table.column(column).to_numpy(), np.bincount(parent, minlength=n)):
             return False
     # a question's place in its run, in q_index order
-    ordered = q_parent[q_order]
-    starts = np.searchsorted(ordered, ordered, side="left")
-    if not np.array_equal(q.column("q_index").to_numpy()[q_order], np.arange(len(ordered)) - starts):
+    stored = _in_order(q_order) is None  # questions stored in that order (as written): no copy in it
+    ordered = q_parent if stored else q_parent[q_order]
+    place = np.arange(len(ordered))
+    place -= np.searchsorted(ordered, ordered, side="left")
+    q_index = q.column("q_index").to_numpy()
+    if not np.array_equal(q_index if stored else q_index[q_order], place):
         return False
+    del place, q_index
     attributed = q.column("attributed")
     relevant = pc.if_else(attributed, pc.is_valid(q.column("blocker_id")), pa.scalar(None, pa.bool_()))
     if not _same(q.column("relevant"), relevant):
@@ -396,16 +432,12 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
                             "task (benchmark, suite, variant_id)", files["tasks"])
     b_order = np.argsort(b_parent, kind="stable")
 
-    run_records = _records_table(runs, {
-        "questions": _lists(q, q_parent[q_order], runs.num_rows, QUESTION_TYPE, {}, _in_order(q_order)),
-        "labels": _lists(lab, l_parent[l_order], runs.num_rows, LABEL_TYPE, {}, _in_order(l_order)),
-    }, None)
-    task_records = _records_table(tasks, {
-        "blockers": _lists(blk, b_parent[b_order], tasks.num_rows, BLOCKER_TYPE, {"id": "blocker_id"},
-                           _in_order(b_order)),
-    }, "task")
-    run_read = _read(run_records, runs.column("meta"), files["runs"], "run")
-    task_read = _read(task_records, tasks.column("meta"), files["tasks"], "task")
+    run_children = {"questions": (_items(q, QUESTION_TYPE, {}, _in_order(q_order)), q_parent[q_order]),
+                    "labels": (_items(lab, LABEL_TYPE, {}, _in_order(l_order)), l_parent[l_order])}
+    task_children = {"blockers": (_items(blk, BLOCKER_TYPE, {"id": "blocker_id"}, _in_order(b_order)),
+                                  b_parent[b_order])}
+    run_read = _read(runs, run_children, runs.column("meta"), files["runs"], "run")
+    task_read = _read(tasks, task_children, tasks.column("meta"), files["tasks"], "task")
     # every row kept: the stored frames in their stored order, the children in their parents'
     all_rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
                 "blockers": _in_order(b_order)}
@@ -413,6 +445,10 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
             t, q_parent, q_order, l_parent, b_parent, unique, ids_are_keys):
         # every record valid and every derived column as the records give it
         return _stored_frames(t, all_rows), []
+    if run_read.engine == "arrow":  # valid records, read flat: nested, to build the frames they give
+        run_read = _read(runs, run_children, runs.column("meta"), files["runs"], "run", flat=False)
+    if task_read.engine == "arrow":
+        task_read = _read(tasks, task_children, tasks.column("meta"), files["tasks"], "task", flat=False)
     rebuilt, dup_errors = build_tables([task_read, run_read])
     errors = sorted(task_read.errors, key=lambda e: e.line or 0) + run_read.errors + dup_errors
 

@@ -392,13 +392,15 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         for rel, rows in parts.items():  # footers first: rows and columns as written; other partitions unopened
             if str(folder / rel) in chosen:
                 _check_part(folder / rel, rows, stored)
+        # a question's run partition is in its path, not its frame: a filter reads it, the frame does not
+        wanted = [c for c in full.names if c in stored.names or c in schema.names]
         try:  # part by part: each row's file is its part's, with no file-name column a row long
-            read = [fragment.to_table(schema=full, columns=full.names, filter=expr) for fragment in fragments]
+            read = [fragment.to_table(schema=full, columns=wanted, filter=expr) for fragment in fragments]
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
         codes = np.concatenate([np.full(t.num_rows, i, dtype=np.int32) for i, t in enumerate(read)] or
                                [np.zeros(0, dtype=np.int32)])
-        holder = [pa.concat_tables(read) if read else full.empty_table()]
+        holder = [pa.concat_tables(read) if read else full.empty_table().select(wanted)]
         del read
         table, order = _sorted_by_row(holder)
         if order is not None:
@@ -406,8 +408,7 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         _check_places(table.column(STORE_ROW), total, expr is None, folder)
         origins.keep(name, codes, [f.path for f in fragments], table.column(STORE_ROW).to_numpy())
         # the columns are checked and typed with the contract's, as a Parquet folder's are (parquet_check)
-        paths_only = [c for c in part if c not in schema.names]  # a question's run partition
-        out[name] = table.drop_columns([STORE_ROW, *paths_only])
+        out[name] = table.drop_columns([STORE_ROW])
         del table
         pa.default_memory_pool().release_unused()  # what reading and sorting this frame let go, to the system
     if filters is not None and any(term[0] not in runs_part for conj in filters for term in conj):

@@ -63,24 +63,40 @@ def _all(mask: pa.Array) -> bool:
     return len(mask) == 0 or bool(pc.all(mask).as_py())
 
 
-def _nested_ok(lists: pa.ChunkedArray, item: str) -> tuple[bool, pa.ChunkedArray, np.ndarray]:
-    """Check every element of a list column; return (ok, flat values, parent row index)."""
-    flat = pc.list_flatten(lists)
-    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy()
-    parents = np.repeat(np.arange(len(lengths)), lengths)
+#: A list column's items given flat: a table of the item's fields (one row per item, in list order) and each
+#: item's row of the checked table (rising). What a frame of child rows already is, without nesting it.
+Flat = tuple[pa.Table, np.ndarray]
+
+
+def _nested_ok(lists: pa.ChunkedArray, item: str, given: Flat | None = None
+               ) -> tuple[bool, "pa.ChunkedArray | pa.Table", np.ndarray, np.ndarray]:
+    """Check every element of a list column (or its items ``given`` flat); return (ok, flat values, parent
+    row index, items per row)."""
+    if given is not None:
+        flat, parents = given
+        lengths = np.bincount(parents, minlength=len(lists))
+    else:
+        flat = pc.list_flatten(lists)
+        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy()
+        parents = np.repeat(np.arange(len(lengths)), lengths)
     if len(flat) == 0:
-        return True, flat, parents
-    if flat.null_count:
-        return False, flat, parents
+        return True, flat, parents, lengths
+    if given is None and flat.null_count:
+        return False, flat, parents, lengths
     if item == "str":
-        return _all(_nonempty(flat)), flat, parents
+        return _all(_nonempty(flat)), flat, parents, lengths
     for f in NESTED[item]:
-        values = pc.struct_field(flat, f.name)
+        values = _field(flat, f.name)
         if f.required and values.null_count:
-            return False, flat, parents
+            return False, flat, parents, lengths
         if not _all(_scalar_ok(values, f)):
-            return False, flat, parents
-    return True, flat, parents
+            return False, flat, parents, lengths
+    return True, flat, parents, lengths
+
+
+def _field(flat: "pa.ChunkedArray | pa.Table", name: str) -> "pa.ChunkedArray | pa.Array":
+    """One field of every item, flattened from a list column or given as a column."""
+    return flat.column(name) if isinstance(flat, pa.Table) else pc.struct_field(flat, name)
 
 
 def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
@@ -113,13 +129,16 @@ def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
     return not pd.DataFrame(frame).duplicated().any()
 
 
-def table_is_valid(table: pa.Table) -> bool:
+def table_is_valid(table: pa.Table, children: dict[str, Flat] | None = None) -> bool:
     """Tell whether every row of a freshly read table meets the contract.
 
     The table must have :data:`INPUT_SCHEMA`'s columns, possibly followed by an
     inferred ``meta`` column. A False answer says nothing about which row is bad:
     the caller re-reads the file with :func:`validate_record` to find out.
+    ``children``: the items of the list columns ``questions``, ``labels`` or ``blockers`` given flat
+    (:data:`Flat`; the table's own column is then not read), as a Parquet copy's frames hold them.
     """
+    children = children or {}
     expected = INPUT_SCHEMA
     extra = [n for n in table.schema.names if n not in expected.names]
     if extra not in ([], ["meta"]):
@@ -163,7 +182,7 @@ def table_is_valid(table: pa.Table) -> bool:
             if f.kind != "list" and not _all(_scalar_ok(arr, f)):
                 return False
     # lists, checked over all rows: the foreign-field rule already keeps them to their kind
-    ok, _, _ = _nested_ok(col["checkpoints"], "checkpoint")
+    ok, _, _, _ = _nested_ok(col["checkpoints"], "checkpoint")
     if not ok:
         return False
     checkpoints = pc.list_flatten(col["checkpoints"])
@@ -171,35 +190,34 @@ def table_is_valid(table: pa.Table) -> bool:
         pc.less_equal(pc.struct_field(checkpoints, "result"), pc.struct_field(checkpoints, "total"))
     ):
         return False
-    ok, questions, _ = _nested_ok(col["questions"], "question")
+    ok, questions, _, per_run = _nested_ok(col["questions"], "question", children.get("questions"))
     if not ok:
         return False
     if len(questions) and not _all(pc.invert(pc.and_(
-            pc.equal(pc.fill_null(pc.struct_field(questions, "attributed"), True), False),
-            pc.is_valid(pc.struct_field(questions, "blocker_id"))))):
+            pc.equal(pc.fill_null(_field(questions, "attributed"), True), False),
+            pc.is_valid(_field(questions, "blocker_id"))))):
         return False
-    asked = pc.greater(pc.fill_null(pc.list_value_length(col["questions"]), 0), 0)
+    asked = pa.array(per_run > 0)
     if not _all(pc.invert(pc.and_(asked, pc.equal(pc.fill_null(col["ask_tool"], True), False)))):
         return False
-    ok, labels, parents = _nested_ok(col["labels"], "label")
+    ok, labels, parents, _ = _nested_ok(col["labels"], "label", children.get("labels"))
     if not ok:
         return False
     if len(labels):
-        q_index = pc.struct_field(labels, "q_index")
+        q_index = _field(labels, "q_index")
         if q_index.null_count < len(q_index):  # a label about a question: that question is in its run
-            n_questions = pc.fill_null(pc.list_value_length(col["questions"]), 0).to_numpy()[parents]
-            if not _all(pc.fill_null(pc.less(q_index, pa.array(n_questions)), True)):
+            if not _all(pc.fill_null(pc.less(q_index, pa.array(per_run[parents])), True)):
                 return False
-    if not _no_repeats(
+    if len(labels) and not _no_repeats(
         parents,
-        pc.struct_field(labels, "facet"),
-        pc.fill_null(pc.struct_field(labels, "judge"), DEFAULT_JUDGE),
-        pc.fill_null(pc.struct_field(labels, "call"), DEFAULT_CALL),
-        pc.fill_null(pc.struct_field(labels, "q_index"), -1),
+        _field(labels, "facet"),
+        pc.fill_null(_field(labels, "judge"), DEFAULT_JUDGE),
+        pc.fill_null(_field(labels, "call"), DEFAULT_CALL),
+        pc.fill_null(_field(labels, "q_index"), -1),
     ):
         return False
-    ok, blockers, parents = _nested_ok(col["blockers"], "blocker")
-    if not ok or not _no_repeats(parents, pc.struct_field(blockers, "id")):
+    ok, blockers, parents, _ = _nested_ok(col["blockers"], "blocker", children.get("blockers"))
+    if not ok or (len(blockers) and not _no_repeats(parents, _field(blockers, "id"))):
         return False
-    ok, _, _ = _nested_ok(col["dimensions"], "str")
+    ok, _, _, _ = _nested_ok(col["dimensions"], "str")
     return ok

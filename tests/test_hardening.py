@@ -960,6 +960,76 @@ def test_a_bad_meta_shared_by_several_rows_is_refused_in_every_row(tmp_path):
         [None if m is None else json.loads(m) for m in kept]
 
 
+def test_list_items_given_flat_are_judged_as_the_nested_lists_are():
+    """A Parquet copy's questions, labels and blockers are validated flat, as frames, not nested back into
+    records (issue 41): for records with each kind of bad item, both forms get the same verdict."""
+    import random
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ambiglib.schema import INPUT_SCHEMA
+    from ambiglib.validity import table_is_valid
+    from conftest import run_record, task_record
+
+    bad_items = {
+        "questions": [{"text": ""}, {"text": "  "}, {"text": "q", "attributed": False, "blocker_id": "b"},
+                      {"text": "q", "step": -1}],
+        "labels": [{"facet": "", "label": "x"}, {"facet": "f", "label": "x", "q_index": 7},
+                   {"facet": "f", "label": "x", "call": 0}, {"facet": "trace", "label": "intended", "judge": "j1"}],
+        "blockers": [{"id": "modern_era_cards"}, {"id": ""}],
+    }
+    rng = random.Random(4141)
+    verdicts = set()
+    for _ in range(300):
+        runs = [run_record(trial=t, questions=[{"text": f"q{i}?"} for i in range(rng.randrange(3))])
+                for t in range(1, 5)]
+        tasks = [task_record(task_id=f"t{i}") for i in range(3)]
+        for _ in range(rng.randrange(3)):  # a bad item put somewhere
+            list_name = rng.choice(list(bad_items))
+            record = rng.choice(tasks if list_name == "blockers" else runs)
+            record.setdefault(list_name, []).append(dict(rng.choice(bad_items[list_name])))
+        if rng.random() < 0.2:
+            rng.choice(runs)["ask_tool"] = False  # asked without the tool, where it asked
+        table = pa.Table.from_pylist(runs + tasks, schema=INPUT_SCHEMA)
+        children = {}
+        for name in ("questions", "labels", "blockers"):
+            lists = table.column(name)
+            lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy()
+            flat = pc.list_flatten(lists)
+            items = pa.table({f.name: pc.struct_field(flat, f.name) for f in lists.type.value_type})
+            children[name] = (items, np.repeat(np.arange(len(lengths)), lengths))
+        placeholders = table
+        for name in children:
+            i = table.schema.get_field_index(name)
+            placeholders = placeholders.set_column(i, name, pa.nulls(len(table), table.schema.field(name).type))
+        verdict = table_is_valid(table)
+        assert table_is_valid(placeholders, children) == verdict
+        verdicts.add(verdict)
+    assert verdicts == {True, False}
+
+
+def test_taking_rising_rows_chunk_by_chunk_is_taking_them():
+    """``parquet_check._take_rising`` takes a chunked column's rows chunk by chunk (Arrow's take joins the
+    chunks into a copy first): the same values as Python indexing, for chunk layouts with empty chunks."""
+    import random
+
+    import numpy as np
+    import pyarrow as pa
+
+    from ambiglib.parquet_check import _take_rising
+
+    rng = random.Random(41)
+    for _ in range(2000):
+        values = [rng.choice(["a", "bb", None, "c"]) for _ in range(rng.randrange(30))]
+        cuts = sorted(rng.randrange(len(values) + 1) for _ in range(rng.randrange(4)))
+        col = pa.chunked_array([pa.array(values[a:b], pa.string()) for a, b in zip([0, *cuts], [*cuts, len(values)])],
+                               pa.string())
+        rows = np.array(sorted(rng.sample(range(len(values)), rng.randrange(len(values) + 1))), dtype=np.int64)
+        assert _take_rising(col, rows).to_pylist() == [values[i] for i in rows]
+
+
 def test_repeated_label_and_blocker_keys_are_found_as_pandas_finds_them():
     """``validity._no_repeats`` codes each column and compares one integer per row (issue 41): the same
     answer as pandas' ``duplicated`` on the columns themselves, nulls alike, over chunked columns of
