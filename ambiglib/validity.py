@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, INPUT_SCHEMA, NESTED, RECORD_KINDS, RUN_FIELDS, RUN_ONLY, TASK_FIELDS,
                      TASK_ONLY, Field)
 
-__all__ = ["table_is_valid", "one_array"]
+__all__ = ["table_is_valid", "one_array", "take_rising"]
 
 
 def one_array(col: "pa.ChunkedArray | pa.Array") -> pa.Array:
@@ -24,6 +24,18 @@ def one_array(col: "pa.ChunkedArray | pa.Array") -> pa.Array:
     if isinstance(col, pa.ChunkedArray):
         return col.chunk(0) if col.num_chunks == 1 else col.combine_chunks()
     return col
+
+
+def take_rising(col: pa.ChunkedArray | pa.Array, rows: np.ndarray) -> pa.Array:
+    """``col``'s values at ``rows`` (rising), chunk by chunk: ``take`` on a chunked column concatenates its
+    chunks first (+50 MB for a 1,000,000-value text column, measured)."""
+    if isinstance(col, pa.Array) or col.num_chunks <= 1:
+        return one_array(col).take(pa.array(rows, pa.int64()))
+    bounds = np.cumsum([0] + [len(c) for c in col.chunks])
+    cuts = np.searchsorted(rows, bounds)
+    parts = [chunk.take(pa.array(rows[cuts[i]:cuts[i + 1]] - bounds[i], pa.int64()))
+             for i, chunk in enumerate(col.chunks) if cuts[i + 1] > cuts[i]]
+    return pa.concat_arrays(parts) if parts else pa.array([], col.type)
 
 
 def _nonempty(arr: pa.Array) -> pa.Array:
@@ -107,17 +119,22 @@ def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
     by pandas."""
     if len(parents) < 2:
         return True
-    codes, radix = [], 1
-    for col in columns:
-        encoded = pc.dictionary_encode(one_array(col), null_encoding="encode")
-        codes.append((encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64), len(encoded.dictionary)))
-        radix *= max(len(encoded.dictionary), 1)
-    width = int(parents.max()) + 1
-    if width * radix < 2 ** 62:
-        key = parents.astype(np.int64, copy=True)
-        for values, n in codes:
-            key *= max(n, 1)
-            key += values
+    key = parents.astype(np.int64, copy=True)
+    radix = int(parents.max()) + 1
+    for col in columns:  # folded in one column at a time, chunk by chunk: no copy of a column, or of its codes
+        encoded = pc.dictionary_encode(col, null_encoding="encode")  # chunks share one dictionary
+        chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+        n = max(len(chunks[0].dictionary), 1) if chunks else 1
+        radix *= n
+        if radix >= 2 ** 62:
+            break
+        start = 0
+        for chunk in chunks:
+            part = key[start:start + len(chunk)]
+            part *= n
+            part += chunk.indices.to_numpy(zero_copy_only=False)
+            start += len(chunk)
+    else:
         if bool((key[1:] > key[:-1]).all()):  # rising keys differ: codes follow first appearance, so a log
             return True  # whose rows keep one order (a run's labels facet by facet) needs no hash
         return len(pc.unique(pa.array(key))) == len(key)

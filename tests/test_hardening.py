@@ -1011,14 +1011,14 @@ def test_list_items_given_flat_are_judged_as_the_nested_lists_are():
 
 
 def test_taking_rising_rows_chunk_by_chunk_is_taking_them():
-    """``parquet_check._take_rising`` takes a chunked column's rows chunk by chunk (Arrow's take joins the
+    """``validity.take_rising`` takes a chunked column's rows chunk by chunk (Arrow's take joins the
     chunks into a copy first): the same values as Python indexing, for chunk layouts with empty chunks."""
     import random
 
     import numpy as np
     import pyarrow as pa
 
-    from ambiglib.parquet_check import _take_rising
+    from ambiglib.validity import take_rising
 
     rng = random.Random(41)
     for _ in range(2000):
@@ -1027,7 +1027,7 @@ def test_taking_rising_rows_chunk_by_chunk_is_taking_them():
         col = pa.chunked_array([pa.array(values[a:b], pa.string()) for a, b in zip([0, *cuts], [*cuts, len(values)])],
                                pa.string())
         rows = np.array(sorted(rng.sample(range(len(values)), rng.randrange(len(values) + 1))), dtype=np.int64)
-        assert _take_rising(col, rows).to_pylist() == [values[i] for i in rows]
+        assert take_rising(col, rows).to_pylist() == [values[i] for i in rows]
 
 
 def test_repeated_label_and_blocker_keys_are_found_as_pandas_finds_them():
