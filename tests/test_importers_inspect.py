@@ -354,3 +354,31 @@ def test_unattributed_questions_survive_jsonl_and_parquet(loaded, tmp_path):
         a = again.questions.sort_values(["run_id", "q_index"]).reset_index(drop=True)
         b = rs.questions.sort_values(["run_id", "q_index"]).reset_index(drop=True)
         pd.testing.assert_frame_equal(a, b)
+
+
+@pytest.mark.parametrize("every", [1, 3, 10 ** 6])
+def test_records_checked_in_parts_as_they_come_give_what_checking_them_at_once_gives(tmp_path, monkeypatch, every):
+    """An importer's records are checked every ``CHECK_EVERY`` records of a file and when it has read a file
+    (issue 41: Inspect's runs were all held as dicts until the end, ~3.5 KB a run). Records added out of line
+    order, some rejected, one line given twice: the same frames, errors and counts as one check in line order."""
+    from ambiglib.importers import _common
+    from conftest import run_record, task_record
+
+    monkeypatch.setattr(_common, "CHECK_EVERY", every)
+    lines = [7, 2, 9, 2, 4, 1, 8, 3, 6, 5]
+    out = _common.Collected("test")
+    for i, line in enumerate(lines):
+        record = run_record(task_id=f"t{i}", trial=1) if i % 4 else run_record(task_id=f"t{i}", score="bad")
+        out.add("a.log", line, record)
+        if i == 6:
+            out.check("a.log")
+    out.add("b.log", 2, run_record(task_id="t0", model="m2"))
+    out.add("b.log", 1, task_record(task_id="t0"))
+    runset, errors = _common.finish(out, tmp_path, strict=False)
+    # the reference: each file's records sorted by line (ties in the order added), checked at once
+    order = sorted(range(len(lines)), key=lambda i: lines[i])
+    assert runset.runs["source"].tolist() == [f"a.log:{lines[i]}" for i in order if i % 4] + ["b.log:2"]
+    assert runset.runs["task_id"].tolist() == [f"t{i}" for i in order if i % 4] + ["t0"]
+    assert [e.line for e in errors] == sorted(lines[i] for i in range(len(lines)) if not i % 4)
+    assert all(e.field == "score" and e.file == "a.log" for e in errors)
+    assert runset.tasks["source"].tolist() == ["b.log:1"]

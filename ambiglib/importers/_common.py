@@ -17,9 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence, TypeVar
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..errors import AmbiglibError, FormatError, LoadError
 from ..files import is_file
-from ..runlog import _finite_float, _no_constant, read_records
+from ..runlog import FileRead, _finite_float, _no_constant, read_records
 from ..runset import RunSet, build_runset
 from ..schema import RecordError, reject_duplicate_keys
 
@@ -249,12 +252,29 @@ class Collected:
     """Canonical records gathered from a native layout, and what could not be taken."""
 
     layout: str
-    records: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)
+    records: dict[str, list[tuple[int, dict[str, Any]]]] = field(default_factory=dict)  # not yet checked
     errors: list[LoadError] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)  # reason -> count (rows that are not runs)
+    checked: dict[str, list[FileRead]] = field(default_factory=dict)  # each file's records checked so far
+    added: Counter = field(default_factory=Counter)  # file -> records added
 
     def add(self, file: Path | str, line: int, record: dict[str, Any]) -> None:
-        self.records.setdefault(str(file), []).append((line, record))
+        """Keep a record read from ``line`` of a native ``file``. Every :data:`CHECK_EVERY` records of a file
+        are checked and made Arrow rows at once, and the Python objects let go: a log's records are not all
+        held as dicts (~3.5 KB a run, ten times their Arrow rows, measured on Inspect logs)."""
+        items = self.records.setdefault(str(file), [])
+        items.append((line, record))
+        self.added[str(file)] += 1
+        if len(items) >= CHECK_EVERY:
+            self.check(file)
+
+    def check(self, file: Path | str) -> None:
+        """Check the records of ``file`` added so far now (an importer says so when it has read the file)."""
+        items = self.records.get(str(file))
+        if items:
+            self.checked.setdefault(str(file), []).append(
+                read_records([r for _, r in items], str(file), lines=[n for n, _ in items]))
+            self.records[str(file)] = []
 
     def reject(self, file: Path | str, line: int | None, fld: str | None, message: str,
                record: str = "run", kind: str = "format") -> None:
@@ -292,8 +312,10 @@ def finish(collected: Collected, root: Path, *, strict: bool, require_runs: bool
     """
     reads = []
     for file, items in collected.records.items():
-        items = sorted(items, key=lambda x: x[0])
-        reads.append(read_records([r for _, r in items], file, lines=[line for line, _ in items]))
+        parts = collected.checked.pop(file, [])
+        if items or not parts:
+            parts.append(read_records([r for _, r in items], file, lines=[line for line, _ in items]))
+        reads.append(_in_line_order(parts))
     n_runs = sum(r.n_run_records for r in reads)
     if require_runs and n_runs == 0 and not collected.errors:
         raise FormatError(f"{root}: no runs found in this {collected.layout} layout"
@@ -304,6 +326,30 @@ def finish(collected: Collected, root: Path, *, strict: bool, require_runs: bool
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
     return runset if strict else (runset, errors)
+
+
+#: Records of one file checked together (:meth:`Collected.add`)
+CHECK_EVERY = 2048
+
+
+def _in_line_order(parts: list[FileRead]) -> FileRead:
+    """One file's records, checked in parts in the order they were added, as one read in line order (records
+    of one line in the order added): what checking them all at once, sorted by line, gives."""
+    if len(parts) == 1 and _rising(parts[0].table.column("_line").to_numpy()):
+        parts[0].errors.sort(key=lambda e: e.line or 0)  # stable: a line's in the order added
+        return parts[0]
+    tables = [p.table for p in parts if p.table.num_rows]
+    table = pa.concat_tables(tables) if tables else parts[0].table
+    if not _rising(table.column("_line").to_numpy()):
+        table = table.take(pc.sort_indices(table, [("_line", "ascending")]))  # a stable sort
+    out = FileRead(parts[0].file, table, engine="python",
+                   n_run_records=sum(p.n_run_records for p in parts), n_task_records=sum(p.n_task_records for p in parts))
+    out.errors = sorted((e for p in parts for e in p.errors), key=lambda e: e.line or 0)
+    return out
+
+
+def _rising(lines: Any) -> bool:
+    return bool((lines[1:] >= lines[:-1]).all())
 
 
 def _skips(skipped: Counter) -> str:

@@ -556,7 +556,7 @@ def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "obje
         _check_aggregates(results, tasks_in, out)
     for suite, names in sorted(slugs.items()):
         for slug in sorted(names):
-            out.add(f"<ambig-ds {suite} tasks>", len(out.records.get(f"<ambig-ds {suite} tasks>", [])) + 1, {
+            out.add(f"<ambig-ds {suite} tasks>", out.added[f"<ambig-ds {suite} tasks>"] + 1, {
                 "record": "task", "benchmark": "ambig-ds", "suite": suite, "task_id": slug,
                 "blockers": [{"id": BLOCKER[suite], "type": BLOCKER[suite]}]})
     return finish(out, path, strict=strict)

@@ -109,6 +109,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
             header, samples = read_log_file(file, read_eval_log)
             if header.version in FORMAT_VERSIONS:
                 _read_log(file, header, samples, opts, out, tasks, seen)
+                out.check(file)  # its runs become Arrow rows before the next log's are read
                 continue
         except FormatError as exc:
             out.reject(file, None, None, str(exc).removeprefix(f"{file}: "))
