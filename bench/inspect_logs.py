@@ -149,6 +149,34 @@ def with_events(folder: Path, kb: int) -> Path:
     return out
 
 
+def with_models(folder: Path, copies: int) -> Path:
+    """``copies`` copies of the log set, each eval's model renamed (``<model>-copy<k>``): ``copies`` times the
+    runs, every run key distinct (kept in bench/out/; the memory figure of ``bench/load.py``)."""
+    import zipfile
+
+    import zipfile_zstd
+
+    out = folder.with_name(f"{folder.name}x{copies}")
+    marker = out / "written.json"
+    if marker.is_file():
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    for log in sorted(folder.glob("*.eval")):
+        with zipfile.ZipFile(log) as src:
+            members = [(info, src.read(info)) for info in src.infolist()]
+        for k in range(copies):
+            with zipfile.ZipFile(out / log.name.replace(".eval", f"-copy{k}.eval"), "w",
+                                 zipfile_zstd.ZIP_ZSTANDARD) as dst:
+                for info, data in members:
+                    if info.filename in ("header.json", "_journal/start.json"):
+                        header = json.loads(data)
+                        header["eval"]["model"] = f"{header['eval']['model']}-copy{k}"
+                        data = json.dumps(header).encode()
+                    dst.writestr(info.filename, data)
+    marker.write_text(json.dumps({"copies": copies}))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--copies", type=int, default=70, help="copies of the six tasks per log (70: 10,080 samples)")

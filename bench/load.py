@@ -44,6 +44,7 @@ import ambiglib
 from ambiglib.runlog import read_file
 
 OUT = Path(__file__).resolve().parent / "out"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def generate(path: Path, n_runs: int, questions_per_run: int, seed: int = 0) -> None:
@@ -297,6 +298,32 @@ def memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
                 rows.append(("  floor: pyarrow reads the five files", f"{floor[0] / 1e6:,.0f} MB",
                              f"peak / Arrow size of what it read ({floor[1] / 1e6:,.0f} MB) = {floor[0] / floor[1]:.2f}x",
                              ""))
+    return rows + inspect_memory_rows(repeat)
+
+
+def inspect_memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
+    """Figure 7 for Inspect AI logs: the 10,080-sample set of ``bench/inspect_logs.py`` and ten copies of it
+    (each eval's model renamed: 100,800 runs). Reading any Inspect log has a fixed cost (inspect-ai's imports,
+    its header reader): the peak of a small log (a fixture's, 18 runs) is printed, and what a load adds over it."""
+    try:
+        import inspect_logs
+        import zipfile_zstd  # noqa: F401
+        import inspect_ai  # noqa: F401
+    except ImportError as exc:
+        return [("peak memory, Inspect AI logs", "–", f"not measured: {exc.name} is not installed"
+                 " (pip install -e '.[inspect]')", "")]
+    one = sorted((ROOT / "tests" / "fixtures" / "inspect").glob("*.eval"))[0]
+    fixed = max(peak_memory(one)[0] for _ in range(repeat))
+    rows = [("peak memory, an 18-run Inspect log (fixed cost)", f"{fixed / 1e6:,.0f} MB", "inspect-ai's imports"
+             " and its reader, whatever the log", "")]
+    base, n = inspect_logs.ensure_logs(70)
+    for folder, runs in ((base, n), (inspect_logs.with_models(base, 10), 10 * n)):
+        peaks = [peak_memory(folder) for _ in range(repeat)]
+        peak, size = max(p for p, _ in peaks), peaks[0][1]
+        rows.append((f"peak memory, {runs:,} runs, Inspect AI logs", f"{peak / 1e6:,.0f} MB",
+                     f"peak / Arrow size of frames ({size / 1e6:,.0f} MB) = {peak / size:.2f}x;"
+                     f" over the fixed cost {(peak - fixed) / size:.2f}x", "<= 2x " + ("PASS" if peak <= 2 * size
+                                                                                     else "FAIL")))
     return rows
 
 
