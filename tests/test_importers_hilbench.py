@@ -247,3 +247,30 @@ def test_harbor_ask_human_metrics_per_trial(run_copy):
     assert json.loads(r["meta"])["instance_id"] == iid
     # the other asking runs have no log now: each is rejected by name, none is emptied
     assert len(errors) == 4 and all("no ask_human server log" in e.message for e in errors)
+
+
+@pytest.mark.parametrize("value", [[[1]], "false", 1, {"v": True}])
+def test_a_resolved_or_completed_flag_that_is_not_true_or_false_is_refused(tmp_path, value):
+    """The harness writes ``completed`` and ``resolved`` of an SQL instance as JSON booleans. Read as Python reads
+    them, any non-empty list or string counted as true: a fuzzed ``resolved`` (``[[...[1]]]``) made a failed run
+    pass with no error (found by bench/fuzz.py, seed 4143). Now the value is refused, naming the field, and no
+    run's outcome changes."""
+    import json
+
+    import ambiglib
+
+    root = Path(shutil.copytree(Path(__file__).parents[1] / "data" / "example-native" / "hil-bench", tmp_path / "hil"))
+    metrics = next(root.glob("results/*_sql/*/baseline/pass_2/metrics.json"))
+    text = metrics.read_text()
+    before = ambiglib.load(root, quiet=True).runs.set_index("run_id")
+    for flag in ("resolved", "completed"):
+        data = json.loads(text)
+        iid, result = next((k, r) for k, r in data["results"].items() if r.get("completed") and r["resolved"] is False)
+        result[flag] = value
+        metrics.write_text(json.dumps(data))
+        rs, errors = ambiglib.load(root, strict=False, quiet=True)
+        assert [e.field for e in errors] == [f"results.{iid}.{flag}"]
+        assert "must be true or false" in errors[0].message
+        after = rs.runs.set_index("run_id")
+        assert after["passed"].reindex(before.index).fillna(False).equals(before["passed"].fillna(False))
+    metrics.write_text(text)

@@ -159,14 +159,15 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     ts = traj.stats if traj else {}
                     if suite == "sql":
                         r = _typed(results, iid, dict, "results.")
-                        completed = r.get("completed", False)
-                        resolved = bool(r.get("resolved", False)) if completed else None
+                        completed = _flag(r, "completed", f"results.{iid}.")
+                        resolved = _flag(r, "resolved", f"results.{iid}.") if completed else None
                         status = "infra_error" if not completed else ("resolved" if resolved else "unresolved")
                         cost = r.get("cost", ts.get("cost"))
                         steps = ts.get("num_steps") or r.get("num_steps")
                     else:
                         r = swe_results.get(iid) or swe_results.get(task) or {}
-                        completed = r.get("completed") if isinstance(r, dict) else None
+                        completed = (_flag(r, "completed", f"raw_eval_results.results.{iid}.")
+                                     if isinstance(r, dict) else None)
                         resolved = iid in swe_resolved
                         if task in swe_errors or iid in swe_errors or not completed:
                             status, resolved = "infra_error", None
@@ -213,6 +214,19 @@ def _typed(container: dict, key: str, kind: type, where: str = "") -> Any:
     if not isinstance(value, kind):
         raise RowError(where + key, f"field '{where}{key}' must be {'an object' if kind is dict else 'a list'}"
                                     f" (got {json.dumps(value)[:40] if _jsonable(value) else type(value).__name__})")
+    return value
+
+
+def _flag(container: dict, key: str, where: str) -> bool:
+    """``container[key]``, a JSON true or false as the harness writes it (absent or null: false). Any other value
+    is a RowError: read as Python reads it, a list or a string would count as true (a fuzzed ``resolved``
+    made a failed run pass)."""
+    value = container.get(key)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        shown = json.dumps(value)[:40] if _jsonable(value) else type(value).__name__
+        raise RowError(where + key, f"field '{where}{key}' must be true or false (got {shown})")
     return value
 
 
