@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -335,14 +334,6 @@ def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_order: np.nda
     return True
 
 
-def _ids_checked(runs: pa.Table, run_ids: pa.Array) -> tuple[bool, bool]:
-    """Whether the run ids are their keys' own (:func:`_ids_from_keys`), and whether each is there once."""
-    if _ids_from_keys(runs, run_ids):  # then ids repeat where keys do: found from integer codes, not hashes
-        return True, run_ids.null_count == 0 and _no_repeats(np.zeros(len(run_ids), dtype=np.int64),
-                                                             *(runs.column(c) for c in RUN_KEY))
-    return False, run_ids.null_count == 0 and len(pc.unique(run_ids)) == len(run_ids)
-
-
 def _ids_from_keys(runs: pa.Table, run_ids: pa.Array) -> bool:
     """Whether every stored run id is the one loading builds from its run's key (the key's values as a record
     holds them, none of the defaults to fill in). Building an id is one-to-one, so the ids then repeat exactly
@@ -408,42 +399,39 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
     run_ids = one_array(runs.column("run_id"))
 
     q, lab, blk = t["questions"], t["labels"], t["blockers"]
+    # with every run id once, a run's children are found from the stored counts (checked below), not looked up
+    ids_are_keys = _ids_from_keys(runs, run_ids)
+    if ids_are_keys:  # then ids repeat where keys do: found from integer codes, without hashing every id
+        unique = run_ids.null_count == 0 and _no_repeats(np.zeros(len(run_ids), dtype=np.int64),
+                                                         *(runs.column(c) for c in RUN_KEY))
+    else:
+        unique = run_ids.null_count == 0 and len(pc.unique(run_ids)) == len(run_ids)
 
-    def linked(unique: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Flat], FileRead]:
-        """Each question's and label's run, their orders, and the runs' records read. With every run id once,
-        a run's children are found from the stored counts (checked in ``_derived_agree``), not looked up."""
-        def having(column: str) -> np.ndarray | None:
-            return np.flatnonzero(runs.column(column).to_numpy() > 0) if unique else None
+    def having(column: str) -> np.ndarray | None:
+        return np.flatnonzero(runs.column(column).to_numpy() > 0) if unique else None
 
-        q_parent = _parent_rows(q.column("run_id"), run_ids, at("questions"), "run_id", files["runs"],
-                                having("n_questions"))
-        q_order = np.lexsort((q.column("q_index").to_numpy(), q_parent))
-        l_parent = _parent_rows(lab.column("run_id"), run_ids, at("labels"), "run_id", files["runs"],
-                                having("n_labels"))
-        l_order = np.argsort(l_parent, kind="stable")
-        children = {"questions": (_items(q, QUESTION_TYPE, {}, _in_order(q_order)), q_parent[q_order]),
-                    "labels": (_items(lab, LABEL_TYPE, {}, _in_order(l_order)), l_parent[l_order])}
-        # what linking let go, back to the system before the records are checked: the default allocator
-        # (mimalloc) keeps freed pages, and each step's would be a step on the last's peak
-        pa.default_memory_pool().release_unused()
-        read = _read(runs, children, runs.column("meta"), files["runs"], "run")
-        pa.default_memory_pool().release_unused()
-        return q_parent, q_order, l_parent, l_order, children, read
-
-    # whether run ids repeat is worked out beside the linking, which assumes they do not (Arrow lets go of the
-    # GIL); where they do, the children are linked again, looked up (an id's first row, as before)
-    with ThreadPoolExecutor(1) as pool:
-        ids = pool.submit(_ids_checked, runs, run_ids)
-        q_parent, q_order, l_parent, l_order, run_children, run_read = linked(True)
-        ids_are_keys, unique = ids.result()
-    if not unique:
-        q_parent, q_order, l_parent, l_order, run_children, run_read = linked(False)
+    q_parent = _parent_rows(q.column("run_id"), run_ids, at("questions"), "run_id", files["runs"],
+                            having("n_questions"))
+    q_order = np.lexsort((q.column("q_index").to_numpy(), q_parent))
+    l_parent = _parent_rows(lab.column("run_id"), run_ids, at("labels"), "run_id", files["runs"],
+                            having("n_labels"))
+    l_order = np.argsort(l_parent, kind="stable")
     b_parent = _parent_rows(_task_key(blk), one_array(_task_key(tasks)), at("blockers"),
                             "task (benchmark, suite, variant_id)", files["tasks"])
     b_order = np.argsort(b_parent, kind="stable")
 
+    q_taken, l_taken = _in_order(q_order), _in_order(l_order)  # None: stored in that order, nothing to take
+    run_children = {"questions": (_items(q, QUESTION_TYPE, {}, q_taken), q_parent if q_taken is None else
+                                  q_parent[q_taken]),
+                    "labels": (_items(lab, LABEL_TYPE, {}, l_taken), l_parent if l_taken is None else
+                               l_parent[l_taken])}
     task_children = {"blockers": (_items(blk, BLOCKER_TYPE, {"id": "blocker_id"}, _in_order(b_order)),
                                   b_parent[b_order])}
+    # what linking the children let go, and then what checking the records let go, back to the system: the
+    # default allocator (mimalloc) keeps freed pages, and each step's would be a step on the last's peak
+    pa.default_memory_pool().release_unused()
+    run_read = _read(runs, run_children, runs.column("meta"), files["runs"], "run")
+    pa.default_memory_pool().release_unused()
     task_read = _read(tasks, task_children, tasks.column("meta"), files["tasks"], "task")
     # every row kept: the stored frames in their stored order, the children in their parents'
     all_rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),

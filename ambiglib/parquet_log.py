@@ -395,7 +395,10 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         # a question's run partition is in its path, not its frame: a filter reads it, the frame does not
         wanted = [c for c in full.names if c in stored.names or c in schema.names]
         try:  # part by part: each row's file is its part's, with no file-name column a row long
-            read = [fragment.to_table(schema=full, columns=wanted, filter=expr) for fragment in fragments]
+            read = []
+            for fragment in fragments:  # the decoding's freed pages back to the system after each part
+                read.append(fragment.to_table(schema=full, columns=wanted, filter=expr))
+                pa.default_memory_pool().release_unused()
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{folder}: not a readable Parquet dataset ({exc})") from exc
         codes = np.concatenate([np.full(t.num_rows, i, dtype=np.int32) for i, t in enumerate(read)] or
