@@ -18,7 +18,8 @@ measures, against the baselines named in the foundation issue:
 
 7. peak memory of a load (RSS growth in a fresh process) against the Arrow size of the frames it returns, at
    100,000 runs (10 questions each) and 1,000,000 runs (1 question each), for the JSON Lines log, its Parquet
-   folder and a store partitioned by model (issue 41: target <= 2x; Inspect logs: ``bench/inspect_memory.py``).
+   folder and a store partitioned by model, and for Inspect AI logs of 10,080 and 100,800 runs beside the fixed
+   cost of reading any Inspect log (issue 41: target <= 2x; hostile Inspect logs: ``bench/inspect_memory.py``).
 
 Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look;
 ``--store-only``, ``--meta-only`` and ``--memory-only`` run one figure.
