@@ -124,7 +124,7 @@ def _no_repeats(parents: np.ndarray, *columns: pa.ChunkedArray) -> bool:
     for col in columns:  # folded in one column at a time, chunk by chunk: no copy of a column, or of its codes
         encoded = pc.dictionary_encode(col, null_encoding="encode")  # chunks share one dictionary
         chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
-        n = max(len(chunks[0].dictionary), 1) if chunks else 1
+        n = max([len(c.dictionary) for c in chunks] + [1])  # (the same dictionary, or one growing chunk by chunk)
         radix *= n
         if radix >= 2 ** 62:
             break
