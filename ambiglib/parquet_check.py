@@ -213,15 +213,14 @@ def _read(source: pa.Table, children: dict[str, Flat], meta: pa.ChunkedArray, fi
     records = _records_table(source, _lists(children, source.num_rows, nest=not flat), record)
     n = records.num_rows
     bad_meta = _check_meta(meta)
-    if not bad_meta and table_is_valid(records, children if flat else None):
-        full = records.append_column("meta", meta if n else pa.array([], pa.string()))
-        full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
-        n_task = n if record == "task" else 0
-        return FileRead(file, full, [], n - n_task, n_task, "arrow")
-    if flat:
+    valid = not bad_meta and table_is_valid(records, children if flat else None)
+    if not valid and flat:  # read row by row: the records whole
         records = _records_table(source, _lists(children, n, nest=True), record)
     full = records.append_column("meta", meta if n else pa.array([], pa.string()))
     full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
+    if valid:
+        n_task = n if record == "task" else 0
+        return FileRead(file, full, [], n - n_task, n_task, "arrow")
     objects: list[Any] = []
     meta_msgs = dict(bad_meta)
     for i, row in enumerate(records.to_pylist()):
@@ -290,7 +289,7 @@ def _same(a: "pa.Array | pa.ChunkedArray", b: "pa.Array | pa.ChunkedArray") -> b
     return len(ok) == 0 or bool(pc.all(ok).as_py())
 
 
-def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_order: np.ndarray,
+def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_taken: np.ndarray | None,
                    l_parent: np.ndarray, b_parent: np.ndarray, unique_ids: bool, ids_are_keys: bool) -> bool:
     """Whether every derived column (:data:`DERIVED`) of the stored frames is what loading would derive from
     their records, and no run or task key repeats, worked out from the columns without building the frames
@@ -311,13 +310,12 @@ def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_order: np.nda
     for table, column, parent, n in counts:
         if not np.array_equal(table.column(column).to_numpy(), np.bincount(parent, minlength=n)):
             return False
-    # a question's place in its run, in q_index order
-    stored = _in_order(q_order) is None  # questions stored in that order (as written): no copy in it
-    ordered = q_parent if stored else q_parent[q_order]
+    # a question's place in its run, in q_index order (``q_taken`` None: stored in that order, nothing to take)
+    ordered = q_parent if q_taken is None else q_parent[q_taken]
     place = np.arange(len(ordered))
     place -= np.searchsorted(ordered, ordered, side="left")
     q_index = q.column("q_index").to_numpy()
-    if not np.array_equal(q_index if stored else q_index[q_order], place):
+    if not np.array_equal(q_index if q_taken is None else q_index[q_taken], place):
         return False
     del place, q_index
     attributed = q.column("attributed")
@@ -420,24 +418,25 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
                             "task (benchmark, suite, variant_id)", files["tasks"])
     b_order = np.argsort(b_parent, kind="stable")
 
-    q_taken, l_taken = _in_order(q_order), _in_order(l_order)  # None: stored in that order, nothing to take
-    run_children = {"questions": (_items(q, QUESTION_TYPE, {}, q_taken), q_parent if q_taken is None else
-                                  q_parent[q_taken]),
-                    "labels": (_items(lab, LABEL_TYPE, {}, l_taken), l_parent if l_taken is None else
-                               l_parent[l_taken])}
-    task_children = {"blockers": (_items(blk, BLOCKER_TYPE, {"id": "blocker_id"}, _in_order(b_order)),
-                                  b_parent[b_order])}
+    # every row kept: the stored frames in their stored order, the children in their parents' (None: as stored)
+    all_rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
+                "blockers": _in_order(b_order)}
+
+    def children(name: str, parent: np.ndarray, struct: pa.DataType, columns: dict[str, str]) -> Flat:
+        taken = all_rows[name]
+        return _items(t[name], struct, columns, taken), parent if taken is None else parent[taken]
+
+    run_children = {"questions": children("questions", q_parent, QUESTION_TYPE, {}),
+                    "labels": children("labels", l_parent, LABEL_TYPE, {})}
+    task_children = {"blockers": children("blockers", b_parent, BLOCKER_TYPE, {"id": "blocker_id"})}
     # what linking the children let go, and then what checking the records let go, back to the system: the
     # default allocator (mimalloc) keeps freed pages, and each step's would be a step on the last's peak
     pa.default_memory_pool().release_unused()
     run_read = _read(runs, run_children, runs.column("meta"), files["runs"], "run")
     pa.default_memory_pool().release_unused()
     task_read = _read(tasks, task_children, tasks.column("meta"), files["tasks"], "task")
-    # every row kept: the stored frames in their stored order, the children in their parents'
-    all_rows = {"runs": None, "tasks": None, "questions": _in_order(q_order), "labels": _in_order(l_order),
-                "blockers": _in_order(b_order)}
     if not run_read.errors and not task_read.errors and _derived_agree(
-            t, q_parent, q_order, l_parent, b_parent, unique, ids_are_keys):
+            t, q_parent, all_rows["questions"], l_parent, b_parent, unique, ids_are_keys):
         # every record valid and every derived column as the records give it
         return _stored_frames(t, all_rows), []
     if run_read.engine == "arrow":  # valid records, read flat: nested, to build the frames they give

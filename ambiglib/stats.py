@@ -226,7 +226,8 @@ def bootstrap_totals(values, n_boot: int, seed: int | np.random.Generator = 0) -
 
 
 #: Bytes of resampling counts kept between calls of :func:`bootstrap_totals` (one byte a count); past it, the
-#: least recently used are let go. Drawing and tallying is ~80% of a large bootstrap's time; the product over kept counts, the rest.
+#: least recently used are let go. Drawing and tallying is ~80% of a large bootstrap's time; the product over
+#: kept counts, the rest.
 KEPT_COUNTS_BYTES = 192 << 20
 #: Resamplings of fewer units are drawn again: their draws cost less than keeping them.
 _KEEP_FROM_UNITS = 1024

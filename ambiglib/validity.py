@@ -225,7 +225,7 @@ def table_is_valid(table: pa.Table, children: dict[str, Flat] | None = None) -> 
         if q_index.null_count < len(q_index):  # a label about a question: that question is in its run
             if not _all(pc.fill_null(pc.less(q_index, pa.array(per_run[parents])), True)):
                 return False
-    if len(labels) and not _no_repeats(
+    if not _no_repeats(
         parents,
         _field(labels, "facet"),
         pc.fill_null(_field(labels, "judge"), DEFAULT_JUDGE),
@@ -234,7 +234,7 @@ def table_is_valid(table: pa.Table, children: dict[str, Flat] | None = None) -> 
     ):
         return False
     ok, blockers, parents, _ = _nested_ok(col["blockers"], "blocker", children.get("blockers"))
-    if not ok or (len(blockers) and not _no_repeats(parents, _field(blockers, "id"))):
+    if not ok or not _no_repeats(parents, _field(blockers, "id")):
         return False
     ok, _, _, _ = _nested_ok(col["dimensions"], "str")
     return ok

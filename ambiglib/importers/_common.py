@@ -342,8 +342,8 @@ def _in_line_order(parts: list[FileRead]) -> FileRead:
     table = pa.concat_tables(tables) if tables else parts[0].table
     if not _rising(table.column("_line").to_numpy()):
         table = table.take(pc.sort_indices(table, [("_line", "ascending")]))  # a stable sort
-    out = FileRead(parts[0].file, table, engine="python",
-                   n_run_records=sum(p.n_run_records for p in parts), n_task_records=sum(p.n_task_records for p in parts))
+    out = FileRead(parts[0].file, table, engine="python", n_run_records=sum(p.n_run_records for p in parts),
+                   n_task_records=sum(p.n_task_records for p in parts))
     out.errors = sorted((e for p in parts for e in p.errors), key=lambda e: e.line or 0)
     return out
 
