@@ -10,7 +10,8 @@ code cells in order (its parameters cell, then ``runs`` and ``out_dir`` as the r
   they call, each counted once per stack (recursion is not double-counted).
 
 The log is loaded and written as the report's snapshot first (not timed), so every notebook opens it
-as it does inside ``ambiglib report``. Run ``python bench/profile.py --scale 1000`` (needs the ``dev``
+as it does inside ``ambiglib report``; the process first imports what the report's kept kernels import
+(``report.isolation.prepare``), so imports are not profiled unless ``--cold`` is given. Run ``python bench/profile.py --scale 1000`` (needs the ``dev``
 extra: ``pip install -e '.[dev]'``); ``--notebooks conventions,4_is_one_agent_better`` limits the run,
 ``--top`` sets the number of functions shown.
 """
@@ -35,8 +36,13 @@ import json, sys, time
 from pathlib import Path
 from pyinstrument import Profiler
 
-source, top, out_json = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+source, top, out_json, warm = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4] == "warm"
 code = Path(source).read_text()
+if warm:  # as a kept kernel holds them when a notebook starts: the imports are not what is profiled
+    import matplotlib
+    matplotlib.use("Agg")
+    from ambiglib.report.isolation import prepare
+    prepare()
 scope = {"__name__": "__main__", "display": lambda *a, **k: None}
 profiler = Profiler(interval=0.005)
 started = time.perf_counter()
@@ -84,6 +90,8 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1000)
     parser.add_argument("--notebooks", default="", help="comma-separated notebook names (default: all)")
     parser.add_argument("--top", type=int, default=12)
+    parser.add_argument("--cold", action="store_true",
+                        help="profile the imports too (default: import first what the report's kept kernels import)")
     args = parser.parse_args()
 
     from ambiglib import load, simulate
@@ -113,7 +121,8 @@ def main() -> None:
         script.write_text(_script(nb_path, str(snapshot), str(work / "artifacts" / nb_path.stem)))
         result = work / f"{nb_path.stem}.json"
         started = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", RUNNER, str(script), str(args.top), str(result)],
+        proc = subprocess.run([sys.executable, "-c", RUNNER, str(script), str(args.top), str(result),
+                               "cold" if args.cold else "warm"],
                               cwd=nb_path.parent, capture_output=True, text=True)
         took = time.perf_counter() - started
         if proc.returncode != 0:

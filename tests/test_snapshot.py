@@ -122,3 +122,74 @@ def test_strict_false_does_not_take_a_damaged_snapshot_either(snap):
     _flip(path / "runs.arrow", 0.5)
     with pytest.raises(FormatError, match="runs.arrow: damaged or replaced"):
         ambiglib.load(path, strict=False, quiet=True)
+
+
+def test_a_kernel_hashes_an_unchanged_snapshot_once(snap, monkeypatch):
+    """A report's kernel opens the snapshot for every notebook: a file already hashed by this process, with the
+    same identity and change time, is not hashed again (hashlib is counted); a file changed since is."""
+    import hashlib
+
+    import ambiglib.snapshot as snapshot
+
+    _, path = snap
+    monkeypatch.setattr(snapshot, "_HASHED", {})
+    monkeypatch.setattr(snapshot, "_SETTLED_NS", 0)  # the fixture's files were written a moment ago
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest",
+                        lambda fh, name: hashed.append(os.readlink(f"/proc/self/fd/{fh.fileno()}")) or real(fh, name))
+    first = ambiglib.load(path, quiet=True)
+    files = len(json.loads((path / SNAPSHOT_FILE).read_text())["files"])
+    assert len(hashed) == files
+    again = ambiglib.load(path, quiet=True)
+    assert len(hashed) == files
+    pd.testing.assert_frame_equal(again.runs, first.runs, check_exact=True)
+    os.utime(path / "tasks.arrow")  # the same bytes, touched: its change time moves, so it is hashed again
+    ambiglib.load(path, quiet=True)
+    assert [Path(h).name for h in hashed[files:]] == ["tasks.arrow"]
+
+
+def test_a_file_hashed_a_moment_after_it_changed_is_hashed_again(snap, monkeypatch):
+    """The system's clock for change times moves in ticks: a digest taken within the settling time of a file's
+    last change is not kept, since a change in the same tick would leave the change time as it was."""
+    import hashlib
+
+    import ambiglib.snapshot as snapshot
+
+    _, path = snap
+    monkeypatch.setattr(snapshot, "_HASHED", {})
+    hashed = []
+    real = hashlib.file_digest
+    monkeypatch.setattr(hashlib, "file_digest",
+                        lambda fh, name: hashed.append(os.readlink(f"/proc/self/fd/{fh.fileno()}")) or real(fh, name))
+    ambiglib.load(path, quiet=True)
+    ambiglib.load(path, quiet=True)  # written by the fixture a moment ago (under the 2 s default)
+    assert len(hashed) == 2 * len(json.loads((path / SNAPSHOT_FILE).read_text())["files"])
+
+
+@pytest.mark.parametrize("damage", ["a bit flipped in a column's data", "runs rows reversed", "truncated",
+                                    "a link to nothing", "a FIFO in its place"])
+def test_damage_after_a_kept_digest_is_still_refused(snap, damage):
+    """A child process loads the snapshot (keeping every digest), the file is damaged, and the same process
+    loads it again: the damage is refused as on a first load, never mapped."""
+    _, path = snap
+    do, file, says = DAMAGE[damage]
+    code = ("import sys, ambiglib, ambiglib.snapshot as s\n"
+            "from ambiglib.errors import AmbiglibError\n"
+            "s._SETTLED_NS = 0\n"
+            "ambiglib.load(sys.argv[1], quiet=True)\n"
+            "assert len(s._HASHED) == 7, s._HASHED\n"
+            "print('ready', flush=True)\n"
+            "sys.stdin.readline()\n"
+            "try:\n    ambiglib.load(sys.argv[1], quiet=True)\n"
+            "except AmbiglibError as exc:\n    print(type(exc).__name__, exc)\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "ready\n", child.stderr.read()[-500:]
+        do(path)
+        out, err = child.communicate("go\n", timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 0, f"the load crashed the process: {child.returncode} {err[-500:]}"
+    assert re.match(rf"FormatError {re.escape(str(path / file))}: .*{re.escape(says)}", out), out
