@@ -81,17 +81,28 @@ def _read_parquet_store(path: Path, *, filters: object = None, **_: object) -> t
     return check_tables(tables, path, origins.locate)
 
 
+#: The checked Arrow tables of the last snapshot read in this process, by the SHA-256 of its content: the report's
+#: kernel reads the same snapshot for every notebook (Arrow arrays are immutable; each load makes its own frames)
+_CONFORMED: dict[str, dict[str, Any]] = {}
+
+
 def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     from .parquet_check import _conform, _expected
     from .frames import _frame
 
-    tables, skipped, errors, links = read_snapshot(path)  # every file verified against its SHA-256
-    expected = _expected()
-    frames = {name: _frame(_conform(table, expected[name], str(path / f"{name}.arrow")))
-              for name, table in tables.items()}
+    tables, skipped, errors, links, content = read_snapshot(path)  # every file verified against its SHA-256
+    conformed = _CONFORMED.get(content)
+    if conformed is None:  # a snapshot of this content not read before in this process: its columns checked
+        expected = _expected()
+        conformed = {name: _conform(table, expected[name], str(path / f"{name}.arrow"))
+                     for name, table in tables.items()}
+        _CONFORMED.clear()
+        _CONFORMED[content] = conformed
+    frames = {name: _frame(table) for name, table in conformed.items()}  # new frames: a notebook's own to change
     rs = RunSet(**frames, skipped=skipped)
     for name, pos in links.items():  # the links the report's own load found, verified with the files
         rs._remember(name, np.array(pos, dtype=np.int64))
+    rs._known_as(("snapshot", content))  # another load of it in this process shares what is worked out
     return rs, errors
 
 

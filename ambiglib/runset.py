@@ -31,6 +31,13 @@ def _arrow_of(column: pd.Series) -> Any:
     return column.array.__arrow_array__() if isinstance(column.dtype, pd.ArrowDtype) else None
 
 
+#: Results of :meth:`RunSet._memo` shared by the run sets of one content: read from the same verified snapshot
+#: (each notebook of a report loads it again in the kernel the report keeps), or filtered alike from such a run
+#: set. By the log's content, then (content, key); the newest :data:`_SHARED_LOGS` logs' results are kept
+_SHARED: dict[Any, dict] = {}
+_SHARED_LOGS = 2
+
+
 def _same(kept: tuple, now: tuple | None) -> bool:
     """Whether two :meth:`RunSet._state` tuples hold the same objects."""
     return now is not None and len(kept) == len(now) and all(a is b for a, b in zip(kept, now))
@@ -39,6 +46,17 @@ def _same(kept: tuple, now: tuple | None) -> bool:
 def _of_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> np.ndarray:
     """Which rows of ``frame`` (questions or labels) belong to ``runs``."""
     return frame["run_id"].isin(runs["run_id"]).to_numpy(dtype=bool, na_value=False)
+
+
+def _criteria(criteria: dict[str, object]) -> tuple:
+    """``filter``'s criteria as a key: per column, its values (type and ``repr``) in one order."""
+    out = []
+    for column, value in sorted(criteria.items()):
+        if value is None:
+            continue
+        values = value if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        out.append((column, tuple(sorted((type(v).__module__, type(v).__qualname__, repr(v)) for v in values))))
+    return tuple(out)
 
 
 #: From how many rows :func:`_rows` filters through Arrow (bench: pandas is faster below ~20,000)
@@ -166,7 +184,8 @@ class RunSet:
     rejected: int = field(default=0, compare=False)
     #: what has been worked out about the frames, each entry kept with the Arrow arrays it came from:
     #: which run each question and label row belongs to (:meth:`_links`), that run ids are unique, and
-    #: results kept by :meth:`_memo` (the split by benchmark, each shape test)
+    #: results kept by :meth:`_memo` (the split by benchmark, each shape test, the metrics' per-run parts), and
+    #: what the run set holds when that is known (:meth:`_known_as`: read from a verified snapshot)
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:
@@ -203,8 +222,12 @@ class RunSet:
         asked_for_none = any(isinstance(v, (list, tuple, set, frozenset)) and not v for v in criteria.values())
         if not keep.any() and len(self.runs) and not asked_for_none and _called_from_outside():
             _warn_kept_nothing(self.runs, {c: v for c, v in criteria.items() if v is not None})
-        return self._subset(keep, _rows(self.tasks, mask(self.tasks, True)),
-                            _rows(self.blockers, mask(self.blockers, True)), {})
+        content = self._content()
+        out = self._subset(keep, _rows(self.tasks, mask(self.tasks, True)),
+                           _rows(self.blockers, mask(self.blockers, True)), {})
+        if content is not None:  # the same filter of the same content holds the same
+            out._known_as((*content, ("filter", _criteria(criteria))))
+        return out
 
     def _with_run_ids_of(self, keep: np.ndarray) -> "RunSet":
         """``filter(run_id=<the run ids of the runs where keep>)``, without listing the ids in Python (on a
@@ -277,16 +300,54 @@ class RunSet:
 
     def _memo(self, key: Any, compute: "Callable[[], Any]", still: "Callable[[Any], bool] | None" = None) -> Any:
         """``compute()``, kept with the run set's :meth:`_state` and given again while that holds (and
-        ``still(value)``, when given); recomputed once anything changed."""
+        ``still(value)``, when given); recomputed once anything changed. A run set of known content
+        (:meth:`_known_as`) also finds and leaves the result among those of its content (:data:`_SHARED`), for a
+        run set of the same content loaded later in the process (the report's next notebook in this kernel).
+        What is kept is never changed by those who read it."""
         state = self._state()
+        shared = None
         if state is not None:
             hit = self._cache.get(key)
             if hit is not None and _same(hit[0], state) and (still is None or still(hit[1])):
                 return hit[1]
+            shared = self._shared(state)
+            if shared is not None and key in shared and (still is None or still(shared[key])):
+                self._cache[key] = (state, shared[key])
+                return shared[key]
         value = compute()
         if state is not None:
             self._cache[key] = (state, value)
+            if shared is not None:
+                shared[key] = value
         return value
+
+    def _known_as(self, content: tuple) -> None:
+        """Say what this run set holds, as it is now: ``("snapshot", <its SHA-256>)`` for one read from a verified
+        snapshot, that followed by each filter for one filtered from such a run set. While its frames stay as
+        they are, :meth:`_memo` shares results with other run sets known as the same."""
+        state = self._state()
+        if state is not None:
+            self._cache[("content",)] = (content, state)
+
+    def _content(self, state: tuple | None = None) -> tuple | None:
+        """What :meth:`_known_as` said this run set holds, while its frames are unchanged since; else None."""
+        kept = self._cache.get(("content",))
+        state = self._state() if state is None and kept is not None else state
+        return kept[0] if kept is not None and _same(kept[1], state) else None
+
+    def _shared(self, state: tuple) -> dict | None:
+        """The results kept for this run set's content (:data:`_SHARED`), or None when its content is not known."""
+        content = self._content(state)
+        if content is None:
+            return None
+        root = content[:2]  # the log: ("snapshot", its SHA-256)
+        log = _SHARED.pop(root, None)
+        if log is None:
+            while len(_SHARED) >= _SHARED_LOGS:  # the oldest log's results are let go
+                del _SHARED[next(iter(_SHARED))]
+            log = {}
+        _SHARED[root] = log  # the newest last
+        return log.setdefault(content, {})
 
     def _parts(self) -> list[tuple[Any, "RunSet"]]:
         """``(benchmark, rs.filter(benchmark=benchmark))`` for each benchmark of the runs and the tasks,

@@ -124,9 +124,10 @@ def _verified_meta(path: Path) -> dict[str, Any]:
     return meta
 
 
-def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray]]:
-    """The frames of a snapshot (memory-mapped), its ``skipped`` counts, the load errors it keeps, and the run
-    row of each question and label row (where the report kept them), after verifying every file.
+def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray], str]:
+    """The frames of a snapshot (memory-mapped), its ``skipped`` counts, the load errors it keeps, the run
+    row of each question and label row (where the report kept them), and the SHA-256 of ``snapshot.json``'s
+    content (which names every file's), after verifying every file.
 
     Every file ``snapshot.json`` lists must have the size and SHA-256 recorded there, and ``snapshot.json``
     its own SHA-256; anything else is a FormatError naming the file. Verified, the records are those the
@@ -135,6 +136,7 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
     while its identity and change time are those it had then (a report's kernel opens the snapshot once per
     notebook)."""
     meta = _verified_meta(path)
+    content = _meta_digest(meta)  # (verified: the digest recorded)
     for name, recorded in sorted(meta["files"].items()):
         found = _digest(path / name, remember=True)
         if found != recorded:
@@ -158,4 +160,4 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
         errors = [LoadError(**e) for e in meta["errors"]]
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:  # a file replaced since verified
         raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
-    return tables, dict(meta.get("skipped") or {}), errors, links
+    return tables, dict(meta.get("skipped") or {}), errors, links, content

@@ -193,3 +193,102 @@ def test_damage_after_a_kept_digest_is_still_refused(snap, damage):
         child.kill()
     assert child.returncode == 0, f"the load crashed the process: {child.returncode} {err[-500:]}"
     assert re.match(rf"FormatError {re.escape(str(path / file))}: .*{re.escape(says)}", out), out
+
+
+# ------------------------------------------------------------------ what a kernel's loads of one snapshot share
+
+
+@pytest.fixture
+def shared(monkeypatch):
+    """This process's shared results and checked tables, empty, and a count of each working frame built."""
+    import ambiglib.loading as loading
+    import ambiglib.metrics._common as common
+    import ambiglib.runset as runset
+
+    monkeypatch.setattr(runset, "_SHARED", {})
+    monkeypatch.setattr(loading, "_CONFORMED", {})
+    built = []
+    real = common._working_frame
+    monkeypatch.setattr(common, "_working_frame", lambda rs: built.append(len(rs.runs)) or real(rs))
+    return built
+
+
+def test_loads_of_one_snapshot_share_what_is_worked_out(snap, shared):
+    """The report's kernel loads the snapshot for every notebook: the second load finds the first's results
+    (the working frame is built once) and every table equals the one computed without sharing."""
+    from ambiglib.metrics import ask_f1, value_of_information
+
+    _, path = snap
+    first = ambiglib.load(path, quiet=True)
+    voi = {"by": ("suite", "model", "policy")}
+    expected = {"voi": value_of_information(first, **voi), "f1": ask_f1(first.filter(benchmark="hil-bench"))}
+    once = len(shared)
+    again = ambiglib.load(path, quiet=True)
+    assert again.runs is not first.runs  # a notebook's own frames
+    pd.testing.assert_frame_equal(value_of_information(again, **voi), expected["voi"], check_exact=True)
+    pd.testing.assert_frame_equal(ask_f1(again.filter(benchmark="hil-bench")), expected["f1"], check_exact=True)
+    assert len(shared) == once  # nothing built again
+    other = ambiglib.load(EXAMPLE, quiet=True)  # the same runs from JSON Lines: its content is not known
+    pd.testing.assert_frame_equal(value_of_information(other, **voi), expected["voi"], check_exact=True)
+    assert len(shared) == once + 1
+
+
+def test_a_frame_changed_in_place_is_not_given_anothers_results(snap, shared):
+    from ambiglib.metrics import ask_f1
+
+    _, path = snap
+    first = ambiglib.load(path, quiet=True).filter(benchmark="hil-bench")
+    before = ask_f1(first, by=("model",))
+    changed = ambiglib.load(path, quiet=True).filter(benchmark="hil-bench")
+    # a notebook's own change to its frames, of the same Arrow type (a column of another type is never kept)
+    changed.runs["model"] = pd.Series(["one model"] * len(changed.runs), dtype=changed.runs["model"].dtype,
+                                      index=changed.runs.index)
+    assert changed._state() is not None
+    after = ask_f1(changed, by=("model",))
+    assert list(after["model"]) == ["one model"] and len(before) > 1
+    assert after["n_runs"].sum() == before["n_runs"].sum()
+    kept = ask_f1(ambiglib.load(path, quiet=True).filter(benchmark="hil-bench"), by=("model",))
+    pd.testing.assert_frame_equal(kept, before, check_exact=True)
+
+
+def test_a_caller_changing_a_kept_frame_changes_its_own_copy(snap, shared):
+    from ambiglib.metrics._common import _work
+
+    _, path = snap
+    rs = ambiglib.load(path, quiet=True)
+    work = _work(rs)
+    work["score"] = -1.0
+    work["added"] = 1
+    work.loc[0, "model"] = "changed"
+    again = _work(ambiglib.load(path, quiet=True))
+    assert "added" not in again.columns and (again["score"] != -1.0).any() and again.loc[0, "model"] != "changed"
+    assert len(shared) == 1
+
+
+def test_filters_share_only_with_the_same_filter(snap, shared):
+    from ambiglib.metrics._common import _work
+
+    _, path = snap
+    rs = ambiglib.load(path, quiet=True)
+    models = sorted(rs.runs["model"].dropna().unique())
+    a, b = (_work(rs.filter(model=m)) for m in models[:2])
+    assert set(a["model"]) == {models[0]} and set(b["model"]) == {models[1]}
+    again = ambiglib.load(path, quiet=True)
+    assert set(_work(again.filter(model=[models[1]]))["model"]) == {models[1]}
+    assert len(shared) == 2  # the same filter as a list or a value: found, not built
+
+
+def test_the_newest_two_logs_results_are_kept(tmp_path, shared):
+    import ambiglib.runset as runset
+    from ambiglib.metrics._common import _work
+
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    paths = []
+    for i, model in enumerate(sorted(rs.runs["model"].dropna().unique())[:3]):
+        part = rs.filter(model=model)
+        paths.append(write_snapshot(part, [], str(EXAMPLE), tmp_path / f"s{i}"))
+        _work(ambiglib.load(paths[-1], quiet=True))
+    assert len(runset._SHARED) == 2 and len(shared) == 3
+    _work(ambiglib.load(paths[0], quiet=True))  # let go: built again
+    _work(ambiglib.load(paths[2], quiet=True))  # kept
+    assert len(shared) == 4

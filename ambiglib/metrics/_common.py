@@ -34,8 +34,32 @@ def _text(column: pd.Series, inferred: Any) -> Any:
     return column.astype(object).to_numpy()
 
 
+def _kept(rs: RunSet, key: tuple, compute: Callable[[], Any]) -> Any:
+    """``compute()``, worked out once per run set while its frames are unchanged (:meth:`RunSet._memo`: a report's
+    next notebook, loading the same snapshot in the same kernel, finds it too). Each frame or series in it is
+    given as a new object over the same data, so a caller that adds or sets a column changes its own copy
+    (pandas copies on write); lists are copied likewise."""
+    return _fresh(rs._memo(key, compute))
+
+
+def _fresh(value: Any) -> Any:
+    if isinstance(value, (pd.DataFrame, pd.Series)):
+        return value.copy(deep=False)
+    if isinstance(value, tuple):
+        return tuple(_fresh(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _fresh(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fresh(v) for v in value]
+    return value
+
+
 def _work(rs: RunSet) -> pd.DataFrame:
-    """The runs as plain numpy/object columns, with the per-run counts metrics need."""
+    """The runs as plain numpy/object columns, with the per-run counts metrics need (once per run set)."""
+    return _kept(rs, ("work",), lambda: _working_frame(rs))
+
+
+def _working_frame(rs: RunSet) -> pd.DataFrame:
     r = rs.runs
     status = r["status"].astype(object).to_numpy()
     score = r["score"].to_numpy(dtype=float, na_value=np.nan)

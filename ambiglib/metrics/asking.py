@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ._common import (CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _mean_over_units_ci,
-                      _order, _ratio, _single_condition, _wilson_columns, _with_ci, _work)
+from ._common import (CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _kept,
+                      _mean_over_units_ci, _order, _ratio, _single_condition, _wilson_columns, _with_ci, _work)
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
 
@@ -133,7 +133,12 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
 
 def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
     """ask_f1's runs with their additive columns, the columns, the statistic of summed columns,
-    the excluded error runs per group, and ``by`` checked."""
+    the excluded error runs per group, and ``by`` checked (once per run set and arguments)."""
+    return _kept(rs, ("ask-f1 parts", tuple(by), precision, recall, pooling),
+                 lambda: _ask_f1_parts_of(rs, by, precision, recall, pooling))
+
+
+def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
     fn = "ask_f1"
     work = _work(rs)
     by = _check_by(work, by, fn)
@@ -273,7 +278,12 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
 
 
 def _calibration_parts(rs: RunSet, by: Sequence[str]):
-    """ask_calibration's runs with additive columns, the columns, the statistic, the excluded runs, ``by``."""
+    """ask_calibration's runs with additive columns, the columns, the statistic, the excluded runs, ``by`` (once per
+    run set and ``by``)."""
+    return _kept(rs, ("calibration parts", tuple(by)), lambda: _calibration_parts_of(rs, by))
+
+
+def _calibration_parts_of(rs: RunSet, by: Sequence[str]):
     fn = "ask_calibration"
     work = _work(rs)
     by = _check_by(work, by, fn)

@@ -11,7 +11,7 @@ import pandas as pd
 from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..stats import paired_bootstrap_ci, paired_wilcoxon
-from ._common import _check_by, _cluster_ci, _excluded, _order, _ratio, _single_condition, _with_ci, _work
+from ._common import _check_by, _cluster_ci, _excluded, _kept, _order, _ratio, _single_condition, _with_ci, _work
 from .asking import _per_unit_pass
 
 __all__ = ["value_of_information", "performance"]
@@ -144,7 +144,12 @@ def _voi_task_sums(parts: dict) -> pd.DataFrame:
 
 
 def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
-    """value_of_information's per-variant sums (``pairs``, base ``b``), its statistic and groups."""
+    """value_of_information's per-variant sums (``pairs``, base ``b``), its statistic and groups (once per run
+    set and arguments)."""
+    return _kept(rs, ("voi parts", tuple(by), k, paired), lambda: _voi_parts_of(rs, by, k, paired))
+
+
+def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
     fn = "value_of_information"
     work = _work(rs)
     by = _check_by(work, by, fn)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..runset import RunSet
 from ..stats import majority_vote
-from ._common import (CONDITIONS, FAILED, MetricError, _check_by, _excluded, _isin, _ratio, _single_condition,
+from ._common import (CONDITIONS, FAILED, MetricError, _check_by, _excluded, _isin, _kept, _ratio, _single_condition,
                       _wilson_columns, _work)
 
 __all__ = ["category_shares", "conditional_scores", "majority_labels", "label_shares", "flag_shares"]
@@ -114,6 +114,11 @@ def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.Da
 
 
 def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
+    """Each run's majority label per facet (once per run set and arguments)."""
+    return _kept(rs, ("run labels", tuple(facets), ties), lambda: _run_labels_of(rs, facets, ties))
+
+
+def _run_labels_of(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
     labels = rs.labels[rs.labels["facet"].isin(list(facets))]
     about = labels["q_index"].notna().to_numpy(dtype=bool)
     if about.any():  # a vote over a run's labels would pool the scores of its different questions
