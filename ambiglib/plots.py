@@ -32,6 +32,26 @@ def _style(style: str = "whitegrid") -> None:
     sns.set_theme(style=style, context="notebook", rc={"text.parse_math": False})
 
 
+def _heatmap(wide: pd.DataFrame, **kws) -> None:
+    """``sns.heatmap(wide, **kws)`` without the whole-figure draw seaborn makes in every call so that text is laid
+    out before it measures whether tick labels overlap (``_HeatMapper.plot``): on an Agg canvas (the inline
+    backend's) text measures the same without it. A figure of N panels was drawn N times: 1.5 s of the LHAW
+    failure flags' 2 s. The same rotations and pixels (tested against seaborn's own path)."""
+    import seaborn.matrix as matrix
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    draw = getattr(matrix, "_draw_figure", None)
+    ax = kws.get("ax")
+    if draw is None or ax is None or not isinstance(ax.figure.canvas, FigureCanvasAgg):
+        sns.heatmap(wide, **kws)
+        return
+    matrix._draw_figure = lambda fig: None
+    try:
+        sns.heatmap(wide, **kws)
+    finally:
+        matrix._draw_figure = draw
+
+
 def _nothing(data: pd.DataFrame, what: str, ax=None):
     """The figure of an empty frame: its note, and nothing else."""
     note = data.attrs.get("note") or f"nothing to draw: no {what}"
@@ -263,8 +283,8 @@ def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str
         fig, axes = ax.figure, [ax]
     vmax = max((float(np.nanmax(w.to_numpy(dtype=float))) for _, w in wides if w.size), default=1.0)
     for ax, (key, wide) in zip(axes, wides):
-        sns.heatmap(wide.astype(float), annot=True, fmt=".2f", cmap="rocket_r", vmin=0, vmax=vmax,
-                    cbar_kws={"label": value}, ax=ax)
+        _heatmap(wide.astype(float), annot=True, fmt=".2f", cmap="rocket_r", vmin=0, vmax=vmax,
+                 cbar_kws={"label": value}, ax=ax)
         key = key if isinstance(key, tuple) else (key,)
         ax.set(xlabel=col, ylabel=row, title=" · ".join(map(str, key)) or "ask_user calls per trial")
         ax.tick_params(axis="y", rotation=0)
@@ -293,7 +313,7 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     wide = shares.pivot_table(index=row, columns=col, values=value, aggfunc="first") * 100
     own = ax is None
     fig, ax = plt.subplots(figsize=(1.8 + 1.2 * wide.shape[1], 1.2 + 0.6 * wide.shape[0])) if own else (ax.figure, ax)
-    sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar_kws={"label": "% of runs"}, ax=ax)
+    _heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar_kws={"label": "% of runs"}, ax=ax)
     ax.set(xlabel="", ylabel="", title="Failure modes (% of runs)")
     plt.setp(ax.get_xticklabels(), rotation=35, ha="right", rotation_mode="anchor")  # long names, narrow columns
     if own:
@@ -375,8 +395,8 @@ def shift_heatmap(shift: pd.DataFrame, *, row: str = "model", title: str = "Shif
     own = ax is None
     fig, ax = plt.subplots(figsize=(1.8 + 1.3 * wide.shape[1], 1.2 + 0.6 * wide.shape[0])) if own else (ax.figure, ax)
     limit = max(10.0, float(np.nanmax(np.abs(wide.to_numpy()))))
-    sns.heatmap(wide, annot=True, fmt="+.0f", cmap="vlag", center=0, vmin=-limit, vmax=limit,
-                cbar_kws={"label": "percentage points"}, ax=ax)
+    _heatmap(wide, annot=True, fmt="+.0f", cmap="vlag", center=0, vmin=-limit, vmax=limit,
+             cbar_kws={"label": "percentage points"}, ax=ax)
     ax.set(xlabel="", ylabel="", title=title)
     plt.setp(ax.get_xticklabels(), rotation=35, ha="right", rotation_mode="anchor")  # long names, narrow columns
     ax.tick_params(axis="y", rotation=0)
@@ -464,8 +484,8 @@ def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
     for i, (ax, (key, g)) in enumerate(zip(axes, groups)):
         wide = g.pivot(index="label", columns=col, values="share").reindex(rows) * 100
         wide = wide.reindex(columns=[c for c in order if c in wide.columns] + [c for c in wide.columns if c not in order])
-        sns.heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar=False, ax=ax,
-                    annot_kws={"fontsize": MIN_FONT})
+        _heatmap(wide, annot=True, fmt=".0f", cmap="mako_r", vmin=0, vmax=100, cbar=False, ax=ax,
+                 annot_kws={"fontsize": MIN_FONT})
         key = key if isinstance(key, tuple) else (key,)
         name = dict(zip(keys, key))
         policy = "" if name.get("policy", "default") in ("default", "original") else f" ({name['policy']})"

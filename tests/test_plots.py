@@ -179,6 +179,46 @@ def test_flag_heatmap_rows_are_flags_and_columns_classes():
     assert [t.get_text() for t in panels[1].texts] == ["45", "40", "10", "10"]
 
 
+@pytest.mark.parametrize("draw", ["flags", "shift", "calls", "failures"])
+def test_heatmaps_without_seaborns_layout_draw_are_the_same_pixels(draw, monkeypatch):
+    """seaborn draws the whole figure in every heatmap call before it measures its tick labels; on an Agg canvas
+    ambiglib's heatmaps skip that draw. Each PNG equals the one drawn by seaborn's own path, with labels long
+    enough that seaborn rotates some (checked), and seaborn's function is put back."""
+    import io
+
+    import seaborn.matrix
+
+    long = [f"flag_{'very_long_' * 3}{i}" for i in range(6)]
+    classes = ("outcome-critical, a class named at length", "divergent, also at length", "benign, named at length")
+    flags = pd.DataFrame([{"model": f"model-{m}", "policy": "default", "category": "question_quality", "flag": f,
+                           "ambiguity_class": c, "n": 1, "share": (i * 7 + m) % 10 / 10, "n_trials": 10}
+                          for m in range(6) for i, f in enumerate(long) for c in classes])
+    shift = pd.DataFrame({"model": [f"a model named at length {i}" for i in range(4)],
+                          **{f"failure mode number {j}": np.arange(4.0) * (j - 2) * 7 for j in range(6)}})
+    calls = pd.DataFrame([{"suite": s, "model": "m", "ambiguity_class": c, "policy": f"persona named at length {p}",
+                           "calls_per_trial": (p + len(c)) / 7} for s in ("mcp-atlas", "tac") for c in classes
+                          for p in range(5)])
+    shares = pd.DataFrame([{"model": f"model {m}", "label": f"a failure label named at length {j}",
+                            "share": (m + j) / 12} for m in range(12) for j in range(5)])
+    figure = {"flags": lambda: plots.flag_heatmap(flags), "shift": lambda: plots.shift_heatmap(shift),
+              "calls": lambda: plots.calls_heatmap(calls), "failures": lambda: plots.failure_heatmap(shares)}[draw]
+    rotations = []
+
+    def png() -> bytes:
+        fig = figure()
+        rotations.append([t.get_rotation() for ax in fig.axes for t in (*ax.get_xticklabels(), *ax.get_yticklabels())])
+        out = io.BytesIO()
+        fig.savefig(out, format="png", dpi=80, bbox_inches="tight")
+        return out.getvalue()
+
+    real = seaborn.matrix._draw_figure
+    skipped = png()
+    assert seaborn.matrix._draw_figure is real
+    monkeypatch.setattr(plots, "_heatmap", lambda wide, **kws: plots.sns.heatmap(wide, **kws))
+    assert png() == skipped
+    assert rotations[0] == rotations[1] and len(set(rotations[0])) > 1  # some labels turned, some not
+
+
 def test_show_figure_shows_the_saved_png_once_at_the_figures_size(tmp_path):
     """With out_dir, the notebook shows the PNG written there (drawn once, the figure closed so the inline
     backend does not draw it again), at its size in inches; without, nothing is saved and the figure stays."""
