@@ -342,6 +342,25 @@ def test_tables_split_a_log_once_and_again_after_an_edit():
     assert applicable(twice, SHAPES["blockers"]) == applicable(rs, SHAPES["blockers"])
 
 
+@pytest.mark.parametrize("pandas_accessor", [True, False])
+def test_the_state_reads_each_columns_arrow_array_as_items_does(runset, monkeypatch, pandas_accessor):
+    """RunSet._state takes each column's array through pandas' own accessor (or, without it, through items()):
+    the same Arrow arrays, by position, as each column's Series holds, a repeated name included."""
+    from ambiglib.runset import _arrow_of, _column_arrays
+
+    if not pandas_accessor:
+        monkeypatch.delattr(pd.DataFrame, "_get_column_array", raising=False)
+    twice = pd.concat([runset.tasks, runset.tasks[["meta"]]], axis=1)
+    for frame in (*runset.frames().values(), twice):
+        via_items = [_arrow_of(column) for _, column in frame.items()]
+        assert [a.__arrow_array__() for a in _column_arrays(frame)] == via_items
+        assert all(a.__arrow_array__() is b for a, b in zip(_column_arrays(frame), via_items))
+    before = runset._state()
+    runset.runs.loc[0, "score"] = 0.5  # an edit in place: a new Arrow array, so a new state
+    after = runset._state()
+    assert len(before) == len(after) and sum(a is not b for a, b in zip(before, after)) == 1
+
+
 @pytest.mark.parametrize("dtype", ["str", "arrow", "object", "category"])
 def test_shape_tests_compare_as_python_compares(dtype):
     """The shape tests compare a column with a value where the column is (in Arrow for an Arrow-backed one):
