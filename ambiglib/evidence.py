@@ -104,14 +104,18 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
             keep &= _matches(keys[column], value)
         parts.append((side, keep))
     frames = {"runs": [], "questions": [], "labels": []}
+    shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
     for side, keep in parts:
-        sub = rs._with_run_ids_of(keep)
+        sub = shown._with_run_ids_of(keep)
         r = sub.runs.assign(side=side)
         frames["runs"].append(r)
-        ids = pd.Index(r["run_id"].astype(object))
+        ids = None
         for name in ("questions", "labels"):
             frame = getattr(sub, name)
-            at = ids.get_indexer(frame["run_id"].astype(object))  # each question's run, by position
+            at = sub._links(name)  # each question's run, by position: known from the load, carried to the subset
+            if at is None:
+                ids = pd.Index(r["run_id"].astype(object)) if ids is None else ids
+                at = ids.get_indexer(frame["run_id"].astype(object))
             frame = frame.assign(task_id=r["task_id"].astype(object).to_numpy()[at], side=side)
             if name == "questions":
                 frame = frame.assign(trial=r["trial"].to_numpy()[at])
@@ -129,6 +133,21 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
             setattr(out, name, frame.drop(columns="side").reset_index(drop=True))
         else:
             setattr(out, name, frame.reset_index(drop=True))
+    return out
+
+
+def _shown_columns(rs: RunSet) -> RunSet:
+    """The run set with only the columns a page shows (and ``meta``, ``source`` for where a run is), and no tasks
+    or blockers, each question and label still linked to its run."""
+    def only(frame: pd.DataFrame, wanted: list[str]) -> pd.DataFrame:
+        return frame[[c for c in frame.columns if c in wanted]]
+
+    out = RunSet(runs=only(rs.runs, [*RUN_COLUMNS, "meta", "source"]), questions=only(rs.questions, QUESTION_COLUMNS),
+                 labels=only(rs.labels, LABEL_COLUMNS), tasks=rs.tasks.iloc[:0], blockers=rs.blockers.iloc[:0])
+    for name in ("questions", "labels"):
+        pos = rs._links(name)
+        if pos is not None:
+            out._remember(name, pos)
     return out
 
 

@@ -145,3 +145,31 @@ def test_every_table_of_an_evidence_page_scrolls_inside_the_page(tmp_path):
         text = page.read_text(encoding="utf-8")
         assert ".wide{overflow-x:auto" in text
         assert text.count("<table>") == text.count("<div class='wide'><table>") >= 2
+
+
+def test_a_rows_evidence_from_the_columns_a_page_shows_is_that_from_every_column(monkeypatch):
+    """A row's runs are taken from a run set of the columns a page shows, each question and label found by the
+    load's links: the same frames, in the same order, as from the whole run set by pandas' join on run ids, for
+    every row of the question tables and a comparison, on the bundled example."""
+    import ambiglib
+    import ambiglib.evidence as ev_module
+    from ambiglib.report import example_runs
+
+    example = example_runs()
+    if example is None:
+        pytest.skip("the bundled example log is not in this tree")
+    rs = ambiglib.load(example, quiet=True)
+    made = [headline.question_quality(rs, n_boot=20), headline.payoff(rs, n_boot=20),
+            comparisons.paired_comparison(rs.filter(benchmark="hil-bench"), metric="ask_f1", n_boot=20)]
+    assert all(len(t) for t in made)
+
+    def every_row():
+        return [evidence(t, i) for t in made for i in range(len(t))]
+
+    shown = every_row()
+    monkeypatch.setattr(ev_module, "_shown_columns", lambda whole: whole)  # every column, joined by run id
+    monkeypatch.setattr(RunSet, "_links", lambda self, name: None)
+    for a, b in zip(shown, every_row(), strict=True):
+        for name in ("runs", "questions", "labels"):
+            pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)
+        assert len(a.runs) and a.scope == b.scope
