@@ -88,7 +88,7 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
         values = dict(row)
     scope = dict(table.attrs.get("scope") or {})
     scope.update(_metric_scope(values))
-    keys = rs._memo(("evidence-keys",), lambda: _plain_keys(rs.runs))  # once per run set, not once per row
+    keys = rs._memo(("evidence-keys",), lambda: _plain_keys(rs.runs), share=True)  # once, not once per row
     parts = []
     for side, fixed in _sides(values):
         keep = np.ones(len(rs.runs), dtype=bool)

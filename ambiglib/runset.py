@@ -243,7 +243,7 @@ class RunSet:
         large log, boxing each id cost more than the filter)."""
         ids = self.runs["run_id"]
         # with every id once (as a load leaves them), the runs sharing a kept run's id are the kept runs
-        if self._memo(("run-ids-unique",), lambda: bool(ids.notna().all() and ids.is_unique)):
+        if self._memo(("run-ids-unique",), lambda: bool(ids.notna().all() and ids.is_unique), share=True):
             mask = np.asarray(keep, dtype=bool)
         else:
             mask = ids.isin(ids[keep]).to_numpy(dtype=bool, na_value=False)
@@ -306,19 +306,21 @@ class RunSet:
                 state.append(values.__arrow_array__())
         return tuple(state)
 
-    def _memo(self, key: Any, compute: "Callable[[], Any]", still: "Callable[[Any], bool] | None" = None) -> Any:
+    def _memo(self, key: Any, compute: "Callable[[], Any]", still: "Callable[[Any], bool] | None" = None, *,
+              share: bool = False) -> Any:
         """``compute()``, kept with the run set's :meth:`_state` and given again while that holds (and
-        ``still(value)``, when given); recomputed once anything changed. A run set of known content
-        (:meth:`_known_as`) also finds and leaves the result among those of its content (:data:`_SHARED`), for a
-        run set of the same content loaded later in the process (the report's next notebook in this kernel).
-        What is kept is never changed by those who read it."""
+        ``still(value)``, when given); recomputed once anything changed. With ``share``, a run set of known
+        content (:meth:`_known_as`) also finds and leaves the result among those of its content
+        (:data:`_SHARED`), for a run set of the same content loaded later in the process (the report's next
+        notebook in this kernel): for results small beside the time they take (a copy of the runs is not
+        shared: it would stay in memory for every notebook). What is kept is never changed by those who read it."""
         state = self._state()
         shared = None
         if state is not None:
             hit = self._cache.get(key)
             if hit is not None and _same(hit[0], state) and (still is None or still(hit[1])):
                 return hit[1]
-            shared = self._shared(state)
+            shared = self._shared(state) if share else None
             if shared is not None and key in shared and (still is None or still(shared[key])):
                 self._cache[key] = (state, shared[key])
                 return shared[key]

@@ -224,7 +224,7 @@ def applicable_parts(rs: RunSet, shape: Shape) -> list[tuple[str, RunSet]]:
 
 def _has(rs: RunSet, shape: Shape) -> bool:
     """Whether ``rs`` has ``shape`` (kept with the run set while its frames are unchanged)."""
-    return rs._memo(("shape", shape), lambda: bool(shape.present(rs)))
+    return rs._memo(("shape", shape), lambda: bool(shape.present(rs)), share=True)
 
 
 # ============================================================================= conventions

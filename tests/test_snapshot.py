@@ -4,6 +4,7 @@ byte is mapped; damage of any kind is a FormatError naming the file, never a cra
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 import os
 import re
 import subprocess
@@ -200,37 +201,54 @@ def test_damage_after_a_kept_digest_is_still_refused(snap, damage):
 
 @pytest.fixture
 def shared(monkeypatch):
-    """This process's shared results and checked tables, empty, and a count of each working frame built."""
+    """This process's shared results and checked tables, empty; a list of what was worked out (value of
+    information's and Ask-F1's parts, and ``probe``'s frame), and ``probe``: a result kept and shared by
+    ``metrics._common._kept``, built from the runs."""
     import ambiglib.loading as loading
-    import ambiglib.metrics._common as common
+    import ambiglib.metrics.asking as asking
+    import ambiglib.metrics.information as information
     import ambiglib.runset as runset
+    from ambiglib.metrics._common import _kept
 
     monkeypatch.setattr(runset, "_SHARED", {})
     monkeypatch.setattr(loading, "_CONFORMED", {})
     built = []
-    real = common._working_frame
-    monkeypatch.setattr(common, "_working_frame", lambda rs: built.append(len(rs.runs)) or real(rs))
-    return built
+    for module, name in ((information, "_voi_parts_of"), (asking, "_ask_f1_parts_of")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda rs, *a, _real=real, _name=name: built.append(_name) or _real(rs, *a))
+
+    def probe(rs):
+        return _kept(rs, ("probe",), lambda: built.append("probe") or rs.runs[["run_id", "model", "score"]].copy())
+
+    return SimpleNamespace(built=built, probe=probe)
 
 
 def test_loads_of_one_snapshot_share_what_is_worked_out(snap, shared):
     """The report's kernel loads the snapshot for every notebook: the second load finds the first's results
-    (the working frame is built once) and every table equals the one computed without sharing."""
+    (value of information's and Ask-F1's parts are worked out once) and every table equals the one computed
+    without sharing; the working frame, a copy of the runs, is not shared (it would stay in memory)."""
+    import ambiglib.metrics._common as common
     from ambiglib.metrics import ask_f1, value_of_information
 
     _, path = snap
     first = ambiglib.load(path, quiet=True)
     voi = {"by": ("suite", "model", "policy")}
     expected = {"voi": value_of_information(first, **voi), "f1": ask_f1(first.filter(benchmark="hil-bench"))}
-    once = len(shared)
+    once = list(shared.built)
+    assert sorted(set(once)) == ["_ask_f1_parts_of", "_voi_parts_of"]
     again = ambiglib.load(path, quiet=True)
     assert again.runs is not first.runs  # a notebook's own frames
     pd.testing.assert_frame_equal(value_of_information(again, **voi), expected["voi"], check_exact=True)
     pd.testing.assert_frame_equal(ask_f1(again.filter(benchmark="hil-bench")), expected["f1"], check_exact=True)
-    assert len(shared) == once  # nothing built again
+    assert shared.built == once  # nothing worked out again
     other = ambiglib.load(EXAMPLE, quiet=True)  # the same runs from JSON Lines: its content is not known
     pd.testing.assert_frame_equal(value_of_information(other, **voi), expected["voi"], check_exact=True)
-    assert len(shared) == once + 1
+    assert shared.built == once + ["_voi_parts_of"]
+    assert common._work(again) is not common._work(first)
+    import ambiglib.runset as runset
+
+    assert all(("work",) not in results for log in runset._SHARED.values() for results in log.values())
+    assert any(key[0] == "voi parts" for log in runset._SHARED.values() for results in log.values() for key in results)
 
 
 def test_a_frame_changed_in_place_is_not_given_anothers_results(snap, shared):
@@ -252,43 +270,38 @@ def test_a_frame_changed_in_place_is_not_given_anothers_results(snap, shared):
 
 
 def test_a_caller_changing_a_kept_frame_changes_its_own_copy(snap, shared):
-    from ambiglib.metrics._common import _work
-
     _, path = snap
     rs = ambiglib.load(path, quiet=True)
-    work = _work(rs)
-    work["score"] = -1.0
-    work["added"] = 1
-    work.loc[0, "model"] = "changed"
-    again = _work(ambiglib.load(path, quiet=True))
-    assert "added" not in again.columns and (again["score"] != -1.0).any() and again.loc[0, "model"] != "changed"
-    assert len(shared) == 1
+    kept = shared.probe(rs)
+    kept["score"] = -1.0
+    kept["added"] = 1
+    kept.loc[0, "model"] = "changed"
+    for again in (shared.probe(rs), shared.probe(ambiglib.load(path, quiet=True))):
+        assert "added" not in again.columns and (again["score"] != -1.0).any() and again.loc[0, "model"] != "changed"
+    assert shared.built == ["probe"]
 
 
 def test_filters_share_only_with_the_same_filter(snap, shared):
-    from ambiglib.metrics._common import _work
-
     _, path = snap
     rs = ambiglib.load(path, quiet=True)
     models = sorted(rs.runs["model"].dropna().unique())
-    a, b = (_work(rs.filter(model=m)) for m in models[:2])
+    a, b = (shared.probe(rs.filter(model=m)) for m in models[:2])
     assert set(a["model"]) == {models[0]} and set(b["model"]) == {models[1]}
     again = ambiglib.load(path, quiet=True)
-    assert set(_work(again.filter(model=[models[1]]))["model"]) == {models[1]}
-    assert len(shared) == 2  # the same filter as a list or a value: found, not built
+    assert set(shared.probe(again.filter(model=[models[1]]))["model"]) == {models[1]}
+    assert shared.built == ["probe"] * 2  # the same filter as a list or a value: found, not built
 
 
 def test_the_newest_two_logs_results_are_kept(tmp_path, shared):
     import ambiglib.runset as runset
-    from ambiglib.metrics._common import _work
 
     rs = ambiglib.load(EXAMPLE, quiet=True)
     paths = []
     for i, model in enumerate(sorted(rs.runs["model"].dropna().unique())[:3]):
         part = rs.filter(model=model)
         paths.append(write_snapshot(part, [], str(EXAMPLE), tmp_path / f"s{i}"))
-        _work(ambiglib.load(paths[-1], quiet=True))
-    assert len(runset._SHARED) == 2 and len(shared) == 3
-    _work(ambiglib.load(paths[0], quiet=True))  # let go: built again
-    _work(ambiglib.load(paths[2], quiet=True))  # kept
-    assert len(shared) == 4
+        shared.probe(ambiglib.load(paths[-1], quiet=True))
+    assert len(runset._SHARED) == 2 and len(shared.built) == 3
+    shared.probe(ambiglib.load(paths[0], quiet=True))  # let go: built again
+    shared.probe(ambiglib.load(paths[2], quiet=True))  # kept
+    assert len(shared.built) == 4

@@ -34,12 +34,12 @@ def _text(column: pd.Series, inferred: Any) -> Any:
     return column.astype(object).to_numpy()
 
 
-def _kept(rs: RunSet, key: tuple, compute: Callable[[], Any]) -> Any:
-    """``compute()``, worked out once per run set while its frames are unchanged (:meth:`RunSet._memo`: a report's
-    next notebook, loading the same snapshot in the same kernel, finds it too). Each frame or series in it is
-    given as a new object over the same data, so a caller that adds or sets a column changes its own copy
-    (pandas copies on write); lists are copied likewise."""
-    return _fresh(rs._memo(key, compute))
+def _kept(rs: RunSet, key: tuple, compute: Callable[[], Any], *, share: bool = True) -> Any:
+    """``compute()``, worked out once per run set while its frames are unchanged (:meth:`RunSet._memo`; with
+    ``share``, a report's next notebook, loading the same snapshot in the same kernel, finds it too). Each frame
+    or series in it is given as a new object over the same data, so a caller that adds or sets a column changes
+    its own copy (pandas copies on write); lists are copied likewise."""
+    return _fresh(rs._memo(key, compute, share=share))
 
 
 def _fresh(value: Any) -> Any:
@@ -56,7 +56,7 @@ def _fresh(value: Any) -> Any:
 
 def _work(rs: RunSet) -> pd.DataFrame:
     """The runs as plain numpy/object columns, with the per-run counts metrics need (once per run set)."""
-    return _kept(rs, ("work",), lambda: _working_frame(rs))
+    return _kept(rs, ("work",), lambda: _working_frame(rs), share=False)  # a copy of the runs: not kept for long
 
 
 def _working_frame(rs: RunSet) -> pd.DataFrame:

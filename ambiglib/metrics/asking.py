@@ -222,7 +222,8 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
                 "p_sum", "r_sum", "f_sum", "n_scored"]
     runs["n_scored"] = 1
     runs[["asking", "in_recall"]] = runs[["asking", "in_recall"]].astype(int)
-    return runs, additive, stat, excluded, by
+    # what the callers group and sum, alone: the parts are kept with the run set (and shared by a report's kernel)
+    return runs[list(dict.fromkeys([*by, "task_id", *additive]))], additive, stat, excluded, by
 
 
 def calib_score(ask_on_ambiguous, ask_on_full):
@@ -302,7 +303,8 @@ def _calibration_parts_of(rs: RunSet, by: Sequence[str]):
         a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
         return {"calib_score": calib_score(a, f), "ask_on_ambiguous": a, "ask_on_full": f}
 
-    return runs, additive, stat, excluded, by
+    # what the callers group and sum, alone: the parts are kept with the run set (and shared by a report's kernel)
+    return runs[list(dict.fromkeys([*by, "task_id", *additive]))], additive, stat, excluded, by
 
 
 def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:

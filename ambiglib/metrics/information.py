@@ -209,7 +209,9 @@ def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
         }
         return out
 
-    return {"by": by, "base_by": base_by, "tool": tool, "pairs": pairs, "b": b, "excluded": excluded, "stat": stat}
+    # of the with-tool runs, only their groups are read: the parts are kept with the run set (and shared)
+    return {"by": by, "base_by": base_by, "tool": tool[list(by)], "pairs": pairs, "b": b, "excluded": excluded,
+            "stat": stat}
 
 
 def performance(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), n_boot: int = 10_000,

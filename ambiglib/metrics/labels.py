@@ -115,7 +115,8 @@ def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.Da
 
 def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
     """Each run's majority label per facet (once per run set and arguments)."""
-    return _kept(rs, ("run labels", tuple(facets), ties), lambda: _run_labels_of(rs, facets, ties))
+    # kept with the run set, not shared: a run's boxed ids and labels, large beside the time they take
+    return _kept(rs, ("run labels", tuple(facets), ties), lambda: _run_labels_of(rs, facets, ties), share=False)
 
 
 def _run_labels_of(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
