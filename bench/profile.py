@@ -13,7 +13,9 @@ The log is loaded and written as the report's snapshot first (not timed), so eve
 as it does inside ``ambiglib report``; the process first imports what the report's kept kernels import
 (``report.isolation.prepare``), so imports are not profiled unless ``--cold`` is given. Run ``python bench/profile.py --scale 1000`` (needs the ``dev``
 extra: ``pip install -e '.[dev]'``); ``--notebooks conventions,4_is_one_agent_better`` limits the run,
-``--top`` sets the number of functions shown.
+``--top`` sets the number of functions shown. ``--one-kernel`` runs the notebooks one after another in
+one process instead, as one of the report's kept kernels does, and prints each one's time and the peak RSS
+(``--no-sharing``: without the results run sets of one snapshot share).
 """
 
 from __future__ import annotations
@@ -85,6 +87,56 @@ def _script(nb_path: Path, runs: str, out_dir: str) -> str:
     return "import matplotlib\nmatplotlib.use('Agg')\n" + "\n\n".join(parts) + "\n"
 
 
+ONE_KERNEL = r'''
+import contextlib, json, os, resource, sys, time
+from pathlib import Path
+import matplotlib
+matplotlib.use("Agg")
+from ambiglib.report.isolation import prepare
+prepare()
+import matplotlib.pyplot as plt
+scripts, sharing, output = json.loads(sys.argv[1]), sys.argv[2] == "sharing", open(sys.argv[3], "w")
+if not sharing:  # each run set keeps its own results; none is found among another's
+    from ambiglib.runset import RunSet
+    RunSet._shared = lambda self, state: None
+total = 0.0
+for name, script, cwd in scripts:
+    code = Path(script).read_text()
+    os.chdir(cwd)
+    started = time.perf_counter()
+    with contextlib.redirect_stdout(output):
+        exec(compile(code, script, "exec"), {"__name__": "__main__", "display": lambda *a, **k: None})
+    took = time.perf_counter() - started
+    plt.close("all")
+    total += took
+    print(f"  {name:<32} {took:6.2f} s", flush=True)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+print(f"  {'total':<32} {total:6.2f} s; peak RSS {peak:.2f} GiB ({'with' if sharing else 'without'} sharing)")
+'''
+
+
+def one_kernel(snapshot: Path, work: Path, wanted: set[str], *, sharing: bool) -> None:
+    """Run the notebooks' code one after another in one fresh process, in the order the report starts them
+    (longest first), as one kept kernel would: what a kernel works out once (its snapshot's digests, the results
+    its run sets share) counts once. Their output goes to a file, not the terminal."""
+    from ambiglib.report import bundled_notebooks
+    from ambiglib.report.runner import longest_first
+
+    scripts = []
+    for (nb_path,) in longest_first([(p,) for p in sorted(bundled_notebooks().glob("*.ipynb"))]):
+        if wanted and nb_path.stem not in wanted:
+            continue
+        script = work / f"{nb_path.stem}.py"
+        script.write_text(_script(nb_path, str(snapshot), str(work / "artifacts" / nb_path.stem)))
+        scripts.append((nb_path.stem, str(script), str(nb_path.parent)))
+    output = work / "output.txt"
+    print(f"one process, {len(scripts)} notebooks (what they print: {output}):", flush=True)
+    proc = subprocess.run([sys.executable, "-c", ONE_KERNEL, json.dumps(scripts), "sharing" if sharing else "none",
+                           str(output)], stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        print(f"failed:\n{proc.stderr[-2000:]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=int, default=1000)
@@ -92,6 +144,11 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=12)
     parser.add_argument("--cold", action="store_true",
                         help="profile the imports too (default: import first what the report's kept kernels import)")
+    parser.add_argument("--one-kernel", action="store_true",
+                        help="no profile: run the notebooks one after another in one process, as one kept kernel"
+                             " runs them, and print each one's time, the total and the peak RSS")
+    parser.add_argument("--no-sharing", action="store_true",
+                        help="with --one-kernel: each notebook's run set shares no result with the others'")
     args = parser.parse_args()
 
     from ambiglib import load, simulate
@@ -114,6 +171,9 @@ def main() -> None:
     print(f"log: simulator at {args.scale}x, snapshot {snapshot}")
 
     wanted = {n for n in args.notebooks.split(",") if n}
+    if args.one_kernel:
+        one_kernel(snapshot, work, wanted, sharing=not args.no_sharing)
+        return
     for nb_path in sorted(bundled_notebooks().glob("*.ipynb")):
         if wanted and nb_path.stem not in wanted:
             continue
