@@ -57,13 +57,16 @@ def _of_runs(frame: pd.DataFrame, runs: pd.DataFrame) -> np.ndarray:
     return frame["run_id"].isin(runs["run_id"]).to_numpy(dtype=bool, na_value=False)
 
 
-def _criteria(criteria: dict[str, object]) -> tuple:
-    """``filter``'s criteria as a key: per column, its values (type and ``repr``) in one order."""
+def _criteria(criteria: dict[str, object]) -> tuple | None:
+    """``filter``'s criteria as a key: per column, its values (type and ``repr``) in one order; None when a value
+    is not a plain scalar (an array's ``repr`` leaves values out: two arrays could share one)."""
     out = []
     for column, value in sorted(criteria.items()):
         if value is None:
             continue
         values = value if isinstance(value, (list, tuple, set, frozenset)) else [value]
+        if not all(v is None or isinstance(v, (str, bool, int, float, np.generic)) for v in values):
+            return None
         out.append((column, tuple(sorted((type(v).__module__, type(v).__qualname__, repr(v)) for v in values))))
     return tuple(out)
 
@@ -231,11 +234,11 @@ class RunSet:
         asked_for_none = any(isinstance(v, (list, tuple, set, frozenset)) and not v for v in criteria.values())
         if not keep.any() and len(self.runs) and not asked_for_none and _called_from_outside():
             _warn_kept_nothing(self.runs, {c: v for c, v in criteria.items() if v is not None})
-        content = self._content()
+        content, key = self._content(), _criteria(criteria)
         out = self._subset(keep, _rows(self.tasks, mask(self.tasks, True)),
                            _rows(self.blockers, mask(self.blockers, True)), {})
-        if content is not None:  # the same filter of the same content holds the same
-            out._known_as((*content, ("filter", _criteria(criteria))))
+        if content is not None and key is not None:  # the same filter of the same content holds the same
+            out._known_as((*content, ("filter", key)))
         return out
 
     def _with_run_ids_of(self, keep: np.ndarray) -> "RunSet":

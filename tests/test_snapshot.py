@@ -305,3 +305,33 @@ def test_the_newest_two_logs_results_are_kept(tmp_path, shared):
     shared.probe(ambiglib.load(paths[0], quiet=True))  # let go: built again
     shared.probe(ambiglib.load(paths[2], quiet=True))  # kept
     assert len(shared.built) == 4
+
+
+def test_a_copy_of_a_snapshot_is_read_from_its_own_files(snap, tmp_path):
+    """The checked tables a process keeps are those of the files they map: a copy of the snapshot (the same
+    content) is mapped from its own files, so truncating the original after a load does not reach a later load
+    of the copy (through the old mapping, that crashed the process with SIGBUS). In a child process."""
+    _, path = snap
+    copy = tmp_path / "copy"
+    code = ("import os, shutil, sys, ambiglib\n"
+            "first = ambiglib.load(sys.argv[1], quiet=True)\n"
+            "n = len(first.runs)\n"
+            "shutil.copytree(sys.argv[1], sys.argv[2])\n"
+            "del first\n"
+            "os.truncate(os.path.join(sys.argv[1], 'runs.arrow'), 100)\n"
+            "again = ambiglib.load(sys.argv[2], quiet=True)\n"
+            "print(len(again.runs) == n, int(again.runs['trial'].sum()) > 0)\n")
+    done = subprocess.run([sys.executable, "-c", code, str(path), str(copy)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, f"the load crashed the process: {done.returncode} {done.stderr[-500:]}"
+    assert done.stdout.split() == ["True", "True"]
+
+
+def test_a_filter_by_values_without_a_plain_key_shares_nothing(snap, shared):
+    """A filter's key is its values' types and reprs, for plain scalars (text, numbers, None); any other value (an
+    array's repr leaves values out: two could share one) gives a run set of no known content."""
+    _, path = snap
+    rs = ambiglib.load(path, quiet=True)
+    assert rs.filter(model="gpt-5.4")._content() is not None
+    assert rs.filter(model=["gpt-5.4", None], trial=np.int64(1))._content() is not None
+    assert rs.filter(model=["gpt-5.4", pd.NA])._content() is None
