@@ -82,9 +82,9 @@ def _read_parquet_store(path: Path, *, filters: object = None, **_: object) -> t
 
 
 #: The checked Arrow tables of the last snapshot read in this process, by the SHA-256 of its content and the
-#: identity of each file they map (device, inode, size, modification and change times: a file truncated or
-#: replaced since is mapped again, never read through an old mapping): the report's kernel reads the same
-#: snapshot for every notebook (Arrow arrays are immutable; each load makes its own frames)
+#: identity of each file as it was verified (device, inode, size, modification and change times: a copy, or a
+#: file truncated or replaced since, is mapped again, never read through an old mapping): the report's kernel
+#: reads the same snapshot for every notebook (Arrow arrays are immutable; each load makes its own frames)
 _CONFORMED: dict[tuple, dict[str, Any]] = {}
 
 
@@ -92,24 +92,19 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     from .parquet_check import _conform, _expected
     from .frames import _frame
 
-    tables, skipped, errors, links, content = read_snapshot(path)  # every file verified against its SHA-256
-    files = []
-    for name in sorted(tables):
-        st = os.stat(path / f"{name}.arrow")
-        files.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
-    key = (content, tuple(files))
-    conformed = _CONFORMED.get(key)
+    tables, skipped, errors, links, read = read_snapshot(path)  # every file verified against its SHA-256
+    conformed = _CONFORMED.get(read)
     if conformed is None:  # these files not read before in this process: their columns checked
         expected = _expected()
         conformed = {name: _conform(table, expected[name], str(path / f"{name}.arrow"))
                      for name, table in tables.items()}
         _CONFORMED.clear()
-        _CONFORMED[key] = conformed
+        _CONFORMED[read] = conformed
     frames = {name: _frame(table) for name, table in conformed.items()}  # new frames: a notebook's own to change
     rs = RunSet(**frames, skipped=skipped)
     for name, pos in links.items():  # the links the report's own load found, verified with the files
         rs._remember(name, np.array(pos, dtype=np.int64))
-    rs._known_as(("snapshot", content))  # another load of it in this process shares what is worked out
+    rs._known_as(("snapshot", read[0]))  # another load of its content in this process shares what is worked out
     return rs, errors
 
 

@@ -52,20 +52,26 @@ _HASHED: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
 _SETTLED_NS = 2_000_000_000
 
 
-def _digest(file: Path, *, remember: bool = False) -> dict[str, Any]:
-    """The size and SHA-256 of a regular file; with ``remember``, from this process's last hashing of the same,
-    unchanged file (:data:`_HASHED`) when there is one."""
+def _digest(file: Path) -> dict[str, Any]:
+    """The size and SHA-256 of a regular file."""
+    return _identified_digest(file, remember=False)[0]
+
+
+def _identified_digest(file: Path, *, remember: bool) -> tuple[dict[str, Any], tuple[int, ...]]:
+    """The size and SHA-256 of a regular file, and its identity as it was hashed (device, inode, size,
+    modification and change times); with ``remember``, the digest is taken from this process's last hashing of
+    the same, unchanged file (:data:`_HASHED`) when there is one."""
     with open_regular(file) as fh:
         st = os.fstat(fh.fileno())
         identity = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         key = os.path.abspath(file)
         kept = _HASHED.get(key) if remember else None
         if kept is not None and kept[0] == identity:
-            return dict(kept[1])
+            return dict(kept[1]), identity
         found = {"bytes": st.st_size, "sha256": hashlib.file_digest(fh, "sha256").hexdigest()}
     if remember and time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > _SETTLED_NS:
         _HASHED[key] = (identity, dict(found))
-    return found
+    return found, identity
 
 
 def _meta_digest(meta: dict[str, Any]) -> str:
@@ -124,10 +130,11 @@ def _verified_meta(path: Path) -> dict[str, Any]:
     return meta
 
 
-def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray], str]:
+def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray], tuple]:
     """The frames of a snapshot (memory-mapped), its ``skipped`` counts, the load errors it keeps, the run
-    row of each question and label row (where the report kept them), and the SHA-256 of ``snapshot.json``'s
-    content (which names every file's), after verifying every file.
+    row of each question and label row (where the report kept them), and what was read: the SHA-256 of
+    ``snapshot.json``'s content (which names every file's), then each file's identity as it was verified, after
+    verifying every file.
 
     Every file ``snapshot.json`` lists must have the size and SHA-256 recorded there, and ``snapshot.json``
     its own SHA-256; anything else is a FormatError naming the file. Verified, the records are those the
@@ -136,9 +143,10 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
     while its identity and change time are those it had then (a report's kernel opens the snapshot once per
     notebook)."""
     meta = _verified_meta(path)
-    content = _meta_digest(meta)  # (verified: the digest recorded)
+    read = [_meta_digest(meta)]  # (verified: the digest recorded)
     for name, recorded in sorted(meta["files"].items()):
-        found = _digest(path / name, remember=True)
+        found, identity = _identified_digest(path / name, remember=True)
+        read.append(identity)
         if found != recorded:
             wrote = recorded.get("bytes")
             if found["bytes"] == wrote:
@@ -160,4 +168,4 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
         errors = [LoadError(**e) for e in meta["errors"]]
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:  # a file replaced since verified
         raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
-    return tables, dict(meta.get("skipped") or {}), errors, links, content
+    return tables, dict(meta.get("skipped") or {}), errors, links, tuple(read)
