@@ -121,6 +121,8 @@ def _verified_meta(path: Path) -> dict[str, Any]:
     recorded = meta.pop("sha256")
     if _meta_digest(meta) != recorded:
         raise FormatError(f"{file}: damaged or edited since the report wrote it (its SHA-256 does not match)")
+    if json.dumps({**meta, "sha256": recorded}).encode("utf-8") != raw:  # spaces, escapes, order: as written
+        raise FormatError(f"{file}: damaged or edited since the report wrote it (not byte for byte what it wrote)")
     if meta.get("runlog_version") != RUNLOG_VERSION:
         raise FormatError(f"{file}: run-log version must be {RUNLOG_VERSION} (got {meta.get('runlog_version')!r})")
     files = meta.get("files")

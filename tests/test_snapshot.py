@@ -95,6 +95,13 @@ DAMAGE = {
         lambda p: (p / SNAPSHOT_FILE).write_text((p / SNAPSHOT_FILE).read_text().replace('"sha256": "', '"sha256": "0', 1)),
         SNAPSHOT_FILE, "damaged or edited since the report wrote it"),
     "snapshot.json: truncated": (lambda p: os.truncate(p / SNAPSHOT_FILE, 50), SNAPSHOT_FILE, "not JSON"),
+    # the same content, other bytes (fuzz seed 4145, case 69: a line break between two keys loaded)
+    "snapshot.json: a line break between keys": (
+        lambda p: (p / SNAPSHOT_FILE).write_text((p / SNAPSHOT_FILE).read_text().replace(", ", ",\n", 1)),
+        SNAPSHOT_FILE, "not byte for byte what it wrote"),
+    "snapshot.json: a character escaped": (
+        lambda p: (p / SNAPSHOT_FILE).write_text((p / SNAPSHOT_FILE).read_text().replace('"files"', '"fil\\u0065s"')),
+        SNAPSHOT_FILE, "not byte for byte what it wrote"),
     "snapshot.json: of an older report": (
         lambda p: (p / SNAPSHOT_FILE).write_text(json.dumps({k: v for k, v in json.loads(
             (p / SNAPSHOT_FILE).read_text()).items() if k != "sha256"})), SNAPSHOT_FILE, "no 'sha256' of its content"),
