@@ -570,5 +570,10 @@ def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
 
 
 def require_exists(path: Path) -> None:
-    if not path.exists():
+    try:
+        found = path.exists()
+    except OSError as exc:  # a folder on the way this user may not enter (Python 3.11's pathlib raises it)
+        raise FormatError(f"{path}: cannot be reached ({exc.strerror or exc}): a folder above it does not let"
+                          " this user in") from None
+    if not found:
         raise RunLogNotFoundError(f"{path}: no such file or folder")

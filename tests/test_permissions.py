@@ -78,6 +78,17 @@ def test_what_this_user_cannot_read_is_named_never_a_raw_permission_error(tmp, c
         assert any("cannot read" in reason for reason in lenient["skipped"]), lenient["skipped"]
 
 
+def test_a_log_inside_a_folder_this_user_may_not_enter_is_named_never_a_raw_permission_error(tmp):
+    """pathlib's exists() raised PermissionError for a path under a folder without search permission."""
+    log = copy(EXAMPLE, tmp / "locked" / "log")
+    os.chmod(tmp / "locked", 0)
+    for strict in (True, False):
+        out = load_as_user(log, strict=strict)
+        assert out.get("raised", ("",))[0] == "FormatError", out
+        assert out["raised"][1] == (f"{log}: cannot be reached (Permission denied): a folder above it does not let"
+                                    " this user in"), out["raised"][1]
+
+
 def test_a_folder_of_two_hil_bench_runs_with_the_second_unreadable_names_it(tmp):
     """18 of 36 runs loaded with no error, no warning and no count of what was left out."""
     root = tmp / "runs"
