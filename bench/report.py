@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import tempfile
 import time
@@ -118,10 +119,23 @@ def _phases(out: Path, manifest: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _cpu_seconds() -> float:
+    """User and system time of this process and every process it has waited for (the report's workers, and
+    through them their kernels, which each worker waits for when it shuts them down)."""
+    mine, theirs = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + theirs.ru_utime + theirs.ru_stime
+
+
+#: CPU seconds each report took (by its output folder's name): the report is CPU-bound when they come near
+#: its wall time x the cores, and then only less work makes it faster
+CPU: dict[str, float] = {}
+
+
 def _report(runs: Path | None, out: Path, **kw) -> tuple[float, pd.DataFrame]:
-    t0 = time.perf_counter()
+    cpu, t0 = _cpu_seconds(), time.perf_counter()
     run_report(runs, out, jobs=2, **kw)
     wall = time.perf_counter() - t0
+    CPU[out.name] = _cpu_seconds() - cpu
     return wall, _phases(out, json.loads((out / "manifest.json").read_text()))
 
 
@@ -169,6 +183,11 @@ def main() -> None:
         one, many = statistics.median(ones), statistics.median(manys)
         floor, library_floor = statistics.median(floors), statistics.median(library_floors)
         fresh_one, fresh_floor = statistics.median(fresh_ones), statistics.median(fresh_floors)
+        cores = os.cpu_count() or 1
+        busy = {what: (statistics.median(CPU[f"{prefix}-{i}"] for i in range(args.repeat)),
+                       statistics.median(CPU[f"{prefix}-{i}"] / (t * cores) for i, t in enumerate(times)))
+                for what, prefix, times in (("report at 1x", "r1", ones), (f"report at {args.scale}x", "rN", manys),
+                                            ("floor", "floor", floors))}
     pd.set_option("display.width", 200)
     for label, phases in (("1x", one_phases), (f"{args.scale}x", many_phases)):
         print(f"\nper notebook and phase, report at {label} (seconds):")
@@ -191,6 +210,9 @@ def main() -> None:
           f"   1x / floor = {one / floor:.2f}   (goal <= 1.2, issue 41: {'PASS' if one / floor <= 1.2 else 'FAIL'})")
     print(f"floor with the report's libraries: {library_floor:6.1f} s wall   1x / it = {one / library_floor:.2f}"
           f"   (each one-cell notebook also imports ambiglib, loads the log and imports what its notebook loads)")
+    for what, (cpu, share) in busy.items():
+        print(f"{what}: {cpu:6.1f} CPU-seconds (this process and its workers and kernels), {share:.0%} of its wall"
+              f" x {cores} cores: {'CPU-bound: only less work makes it faster' if share >= 0.8 else 'partly waiting'}")
     print("(above: each worker keeps its kernel for its next notebook; below: a new kernel for every notebook)")
     print(f"report at 1x, new kernels: {fresh_one:6.1f} s wall   / floor with new kernels ({fresh_floor:.1f} s) ="
           f" {fresh_one / fresh_floor:.2f}   kept-kernel report / this floor = {one / fresh_floor:.2f}")
