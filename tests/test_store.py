@@ -302,6 +302,35 @@ def test_a_store_names_the_part_file_and_its_row_of_a_rejected_record(tmp_path):
         ambiglib.load(store, quiet=True)
 
 
+def test_a_filter_on_other_columns_names_the_part_row_of_a_kept_question(tmp_path):
+    """A store partitioned by benchmark alone, read with a filter on the model: the questions of every model are
+    read whole, then the kept runs' taken. A bad question of a kept run is named by its row in its part file,
+    not by its row among the questions kept (they differ: the other model's questions come first)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    store = ambiglib.load(EXAMPLE, quiet=True).to_parquet(tmp_path / "store", partition_by=("benchmark",))
+    part = _part(store, "questions")
+    runs, questions = pq.read_table(_part(store, "runs")), pq.read_table(part)
+    model_of = dict(zip(runs.column("run_id").to_pylist(), runs.column("model").to_pylist()))
+    models = [model_of[r] for r in questions.column("run_id").to_pylist()]
+    relevant = questions.column("relevant").to_pylist()
+    # the last question of a model whose questions are not the first of the part, with a `relevant` to flip
+    model = models[-1] if models[-1] != models[0] else next(m for m in reversed(models) if m != models[0])
+    row = max(i for i, m in enumerate(models) if m == model and relevant[i] is not None)
+    kept_before = sum(m == model for m in models[:row])
+    assert kept_before != row  # the two numberings differ for this row
+
+    def flip(t):
+        values = t.column("relevant").to_pylist()
+        values[row] = not values[row]
+        return _set_column(t, "relevant", pa.array(values, t.schema.field("relevant").type))
+
+    _rewrite(part, flip)
+    with pytest.raises(FormatError, match=f"^{re.escape(str(part))}:{row + 1}: column 'relevant' is "):
+        ambiglib.load(store, quiet=True, filters=[("model", "==", model)])
+
+
 def test_a_log_without_labels_questions_or_tasks_is_written_and_read_as_a_store(tmp_path):
     """A frame without rows has no part file: writing its folder's schema failed (FileNotFoundError, found by
     bench/load.py's memory figure on a log without judge labels). Each empty frame comes back empty, filters too."""
