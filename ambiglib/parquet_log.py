@@ -264,7 +264,7 @@ class StoreRows:
         """Row i of the frame came from ``files[codes[i]]``, where its place in the frame is ``store_rows[i]``
         (None: ``i``, every row of the frame read). Held while the load checks the frames: a byte a row for the
         part of a store of up to 255 parts, and no place for a whole frame (100,000 runs with 10 questions
-        each: 37 MB less)."""
+        each, 1.1 million rows: 12 MB less)."""
         self.origins[name] = (codes, files, store_rows)
 
     def locate(self, name: str, row: int) -> tuple[str, int | None]:
