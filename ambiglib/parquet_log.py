@@ -263,7 +263,7 @@ class StoreRows:
     def keep(self, name: str, codes: np.ndarray, files: list[str], store_rows: np.ndarray | None) -> None:
         """Row i of the frame came from ``files[codes[i]]``, where its place in the frame is ``store_rows[i]``
         (None: ``i``, every row of the frame read). Held while the load checks the frames: a byte a row for the
-        part of a store of up to 255 parts, and no place for a whole frame (100,000 runs with 10 questions
+        part of a store of up to 256 parts, and no place for a whole frame (100,000 runs with 10 questions
         each, 1.1 million rows: 12 MB less)."""
         self.origins[name] = (codes, files, store_rows)
 
