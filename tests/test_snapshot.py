@@ -4,12 +4,12 @@ byte is mapped; damage of any kind is a FormatError naming the file, never a cra
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
