@@ -99,21 +99,6 @@ def _run_ids(runs: pa.Table) -> pa.ChunkedArray:
     return pc.binary_join_element_wise(*parts, "|")
 
 
-def _sources(reads: list[FileRead], which: str) -> pa.ChunkedArray:
-    """``file:line`` of each record of one kind, in read order."""
-    chunks = []
-    for read in reads:
-        lines = read.table.column("_line")
-        is_task = _is_task(read.table)
-        if which == "task":
-            lines = lines.filter(is_task) if read.n_task_records else lines.slice(0, 0)
-        elif read.n_task_records:
-            lines = lines.filter(pc.invert(is_task))
-        joined = pc.binary_join_element_wise(read.file, pc.cast(lines, pa.string()), ":")
-        chunks.extend(joined.chunks)
-    return pa.chunked_array(chunks, pa.string())
-
-
 def _is_task(table: pa.Table) -> pa.ChunkedArray:
     return pc.fill_null(pc.equal(table.column("record"), "task"), False)
 
@@ -150,17 +135,51 @@ def build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], list[LoadE
     return tables, errors
 
 
-def _build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], list[LoadError]]:
-    """:func:`build_tables`, and the run row of each question and label row."""
-    tables = [r.table for r in reads if r.table.num_rows]
-    table = pa.concat_tables(tables) if tables else FILE_SCHEMA.empty_table()
-    if any(r.n_task_records for r in reads):
+def _build_tables(reads: list[FileRead], *, let_go: bool = False
+                  ) -> tuple[dict[str, pa.Table], dict[str, np.ndarray], list[LoadError]]:
+    """:func:`build_tables`, and the run row of each question and label row.
+
+    Repeated keys are found over all reads first; then each read's records become their rows of the five frames
+    before the next read's do. With ``let_go`` each read's table is let go once they have (``read.table`` is
+    left empty), so that a load does not hold its records twice, as records and as frames, while the frames are
+    built (an Inspect load of 100,800 runs: 55 MB of records beside 104 MB of frames)."""
+    parts = [_split(read) for read in reads if read.table.num_rows]
+    if not parts:
+        parts.append(_split(FileRead("<empty>", FILE_SCHEMA.empty_table())))
+    errors: list[LoadError] = []
+    for which, key, what in ((0, RUN_KEY, "run key"), (1, TASK_KEY, "task record")):
+        keys = pa.concat_tables([p[which].select([*key, "source"]) for p in parts])
+        dup, dup_errors = _duplicates(_frame(keys.select(list(key))), key, _frame(keys.select(["source"]))["source"],
+                                      what, ("run", "task")[which])
+        del keys
+        if dup.any():
+            starts = np.cumsum([0, *(p[which].num_rows for p in parts)])
+            for i, part in enumerate(parts):
+                keep = ~dup[starts[i]:starts[i + 1]]
+                parts[i] = (*part[:which], part[which].filter(pa.array(keep)), *part[which + 1:])
+            errors += dup_errors
+    pieces, n_runs = [], 0
+    for i, read in enumerate(r for r in reads if r.table.num_rows):
+        pieces.append(_assemble(*parts[i], n_runs))
+        n_runs += parts[i][0].num_rows
+        parts[i] = None
+        if let_go:
+            read.table = read.table.slice(0, 0)
+    if not pieces:
+        pieces.append(_assemble(*parts[0], 0))
+    tables = {name: pa.concat_tables([p[0][name] for p in pieces]) for name in COLUMNS}
+    links = {name: np.concatenate([p[1][name] for p in pieces]) for name in ("questions", "labels")}
+    return tables, links, errors
+
+
+def _split(read: FileRead) -> tuple[pa.Table, pa.Table]:
+    """One read's runs and tasks, defaults filled in and sources named."""
+    table = read.table
+    if read.n_task_records:
         is_task = _is_task(table)
         runs, tasks = table.filter(pc.invert(is_task)), table.filter(is_task)
     else:  # the common case, a file of runs: no copy
         runs, tasks = table, table.slice(0, 0)
-    errors: list[LoadError] = []
-
     runs = runs.set_column(
         runs.schema.get_field_index("variant_id"), "variant_id",
         pc.coalesce(runs.column("variant_id"), runs.column("task_id")),
@@ -169,28 +188,16 @@ def _build_tables(reads: list[FileRead]) -> tuple[dict[str, pa.Table], dict[str,
                           ("trial", DEFAULT_TRIAL), ("status", DEFAULT_STATUS)):
         i = runs.schema.get_field_index(name)
         runs = runs.set_column(i, name, _coalesce(runs.column(name), default))
-    run_sources = _sources(reads, "run")
-    runs = runs.append_column("source", run_sources)
-    key_frame = _frame(runs.select(list(RUN_KEY)))
-    dup, dup_errors = _duplicates(key_frame, RUN_KEY, _frame(runs.select(["source"]))["source"],
-                                  "run key", "run")
-    if dup.any():
-        runs = runs.filter(pa.array(~dup))
-        errors += dup_errors
-
     tasks = tasks.set_column(
         tasks.schema.get_field_index("variant_id"), "variant_id",
         pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
     )
-    tasks = tasks.append_column("source", _sources(reads, "task"))
-    dup, dup_errors = _duplicates(_frame(tasks.select(list(TASK_KEY))), TASK_KEY,
-                                  _frame(tasks.select(["source"]))["source"], "task record", "task")
-    if dup.any():
-        tasks = tasks.filter(pa.array(~dup))
-        errors += dup_errors
+    return tuple(t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks))
 
-    tables, links = _assemble(runs, tasks)
-    return tables, links, errors
+
+def _sources(file: str, lines: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``file:line`` of each record."""
+    return pc.binary_join_element_wise(file, pc.cast(lines, pa.string()), ":")
 
 
 def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.ndarray]:
@@ -203,8 +210,9 @@ def _flatten(lists: pa.ChunkedArray) -> tuple[pa.ChunkedArray, np.ndarray, np.nd
     return values, parents, position
 
 
-def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dict[str, np.ndarray]]:
-    """The five frames, and the run row each question and label row was read from."""
+def _assemble(runs: pa.Table, tasks: pa.Table, first_run: int) -> tuple[dict[str, pa.Table], dict[str, np.ndarray]]:
+    """The five frames' rows of these runs and tasks, and the run row each question and label row was read from
+    (runs numbered from ``first_run``)."""
     n = runs.num_rows
     run_id = _run_ids(runs) if n else pa.chunked_array([], pa.string())
     n_questions = pc.fill_null(pc.list_value_length(runs.column("questions")), 0)
@@ -258,4 +266,4 @@ def _assemble(runs: pa.Table, tasks: pa.Table) -> tuple[dict[str, pa.Table], dic
         "subtype": pc.struct_field(b, "subtype"),
     })
     return ({"runs": runs_out, "questions": questions, "labels": labels, "tasks": tasks_out, "blockers": blockers},
-            {"questions": q_parents, "labels": l_parents})
+            {"questions": q_parents + first_run, "labels": l_parents + first_run})

@@ -585,12 +585,12 @@ class RunSet:
 
 
 def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
-    """Turn the records read from files into a RunSet, rejecting repeated keys.
+    """Turn the records read from files into a RunSet, rejecting repeated keys; each read's table is let go.
 
     Each question and label comes from its run's record, so which run it belongs to is known here
     and kept (:meth:`RunSet._links`), where every run has an id: run ids are unique once repeated
     keys are rejected, the key's parts being escaped before they are joined (:func:`_run_ids`)."""
-    tables, links, errors = _build_tables(reads)
+    tables, links, errors = _build_tables(reads, let_go=True)
     rs = RunSet(**{name: _frame(table) for name, table in tables.items()})
     if tables["runs"].column("run_id").null_count == 0:
         for name, pos in links.items():

@@ -297,6 +297,38 @@ def test_a_load_keeps_the_run_of_each_question_and_label_as_the_join_finds_it(tm
         assert (rs._links(name) >= 0).all()
 
 
+def test_a_run_and_a_task_repeated_in_a_later_file_leave_with_their_questions_labels_and_blockers(tmp_path):
+    """Each file's records become frame rows file by file; a run or task key a later file repeats is still refused
+    over all files, and its questions, labels and blockers leave with it: the frames equal those of the same
+    records in one file (repeats within a file are found as they always were), apart from where each came from."""
+    first = run_record(trial=1, questions=[{"text": "which table?", "blocker_id": "b1"}], labels=None)
+    other = run_record(trial=2, questions=[{"text": "which column?", "blocker_id": None}],
+                       labels=[{"facet": "trace", "label": "intended", "judge": j} for j in ("j1", "j2", "j3")])
+    again = run_record(trial=1, questions=[{"text": "a", "blocker_id": None}, {"text": "b", "blocker_id": None}],
+                       labels=[{"facet": "trace", "label": "guessed", "judge": "j9"}])
+    third = run_record(trial=3, questions=[{"text": "which year?", "blocker_id": None}], labels=None)
+    task_again = task_record(blockers=[{"id": "other_blocker", "type": "schema"}])
+    records = [first, task_record(), other, again, task_again, third]
+    write_jsonl(tmp_path / "two" / "a.jsonl", records[:2])
+    write_jsonl(tmp_path / "two" / "b.jsonl", records[2:])
+    one, one_errors = ambiglib.load(write_jsonl(tmp_path / "one.jsonl", records), strict=False, quiet=True)
+    two, two_errors = ambiglib.load(tmp_path / "two", strict=False, quiet=True)
+
+    assert [(e.line, e.record) for e in two_errors] == [(2, "run"), (3, "task")]
+    assert [e.message.rsplit("first seen at ", 1)[1] for e in two_errors] == [
+        f"{tmp_path / 'two' / 'a.jsonl'}:1", f"{tmp_path / 'two' / 'a.jsonl'}:2"]
+    assert list(two.runs["trial"]) == [1, 2, 3]
+    assert list(two.questions["text"]) == ["which table?", "which column?", "which year?"]
+    assert list(two.labels["judge"]) == ["j1", "j2", "j3"]
+    assert list(two.blockers["blocker_id"]) == [b["id"] for b in task_record()["blockers"]]
+    assert len(one_errors) == len(two_errors)
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        pd.testing.assert_frame_equal(getattr(two, name).drop(columns="source", errors="ignore"),
+                                      getattr(one, name).drop(columns="source", errors="ignore"), check_exact=True)
+    for name in ("questions", "labels"):
+        np.testing.assert_array_equal(two._links(name), _join_on_run_id(two, name))
+
+
 def test_tables_split_a_log_once_and_again_after_an_edit():
     """The split by benchmark and each shape test are kept with the run set (a notebook's tables reuse
     them), and worked out again when the run set or a part of it is changed in place: a table is always
