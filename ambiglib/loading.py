@@ -13,6 +13,7 @@ from tqdm import tqdm
 from .errors import FormatError, LoadError
 from .files import is_dir, is_file, listdir, unreadable, walk
 from .filters import Filters
+from .memory import c_allocator
 from .parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
 from .runlog import Engine, FileRead, is_jsonl, jsonl_files, looks_canonical, read_file, require_exists
 from .runset import RunSet, build_runset
@@ -38,6 +39,7 @@ def _read_canonical_jsonl(path: Path, *, quiet: bool, engine: Engine) -> tuple[R
     return _read_canonical_files(path, jsonl_files(path), quiet=quiet, engine=engine)
 
 
+@c_allocator()  # the frames reuse the pages the JSON parse freed (memory.py)
 def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine: Engine
                           ) -> tuple[RunSet, list[LoadError]]:
     if path.is_dir():

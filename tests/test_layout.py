@@ -18,9 +18,9 @@ MAX_PUBLIC = 15
 #: Data flows importers -> canonical run log -> frames -> metrics -> tables -> comparisons -> plots ->
 #: report -> cli; code depends the other way, each stage on the contract and the stages before it.
 LAYERS = [
-    # what every module may raise, open or compute with: stats is statistics on plain arrays, knowing nothing of
-    # run logs (it imports only _lazy), so the importers may take a majority vote as the harnesses do
-    {"errors", "files", "text", "_lazy", "stats", "significance"},
+    # what every module may raise, open, allocate or compute with: stats is statistics on plain arrays, knowing
+    # nothing of run logs (it imports only _lazy), so the importers may take a majority vote as the harnesses do
+    {"errors", "files", "memory", "text", "_lazy", "stats", "significance"},
     {"schema", "validity", "filters"},                                     # the run-log contract, checked
     {"runlog", "parquet_log"},                                             # reading and writing it
     {"frames", "runset", "snapshot", "parquet_check"},                     # the five frames

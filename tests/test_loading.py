@@ -574,3 +574,65 @@ def test_a_meta_the_reader_cannot_take_out_sends_the_file_to_the_reference_path(
     path = write_jsonl(tmp_path / "bad.jsonl", [run_record(trial=2), line])
     fast = read_file(path, "x", engine="auto")
     assert fast.engine == "python" and [e.line for e in fast.errors] == [2], why
+
+
+def _system_bytes_kept(load):
+    """What the C library's allocator holds for Arrow while ``load``'s result is alive, beyond before; and the
+    default pool after it."""
+    import pyarrow as pa
+
+    before = pa.system_memory_pool().bytes_allocated()
+    result = load()
+    held = pa.system_memory_pool().bytes_allocated() - before
+    return held, pa.default_memory_pool(), result
+
+
+def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool_it_found(tmp_path):
+    """JSON Lines logs and native layouts (parsed as JSON by Python) become frames in memory from the C library's
+    allocator (reusing what the parse freed: ambiglib.memory); a Parquet copy keeps Arrow's default. Afterwards,
+    and after a load that failed, the default allocator is the one the caller had, also with loads in threads."""
+    import threading
+    from pathlib import Path
+
+    import pyarrow as pa
+
+    found = pa.default_memory_pool()
+    try:  # the caller's own choice, neither Arrow's default nor ours (where this Arrow is built with jemalloc)
+        pa.set_memory_pool(pa.jemalloc_memory_pool())
+    except NotImplementedError:
+        pa.set_memory_pool(pa.mimalloc_memory_pool())
+    mine = pa.default_memory_pool().backend_name
+    try:
+        log = write_jsonl(tmp_path / "runs.jsonl", [run_record(trial=t) for t in range(1, 200)])
+        hil = Path(__file__).parent / "fixtures" / "hilbench" / "run_gpt54"
+        for path in (log, hil):
+            held, pool, rs = _system_bytes_kept(lambda: ambiglib.load(path, quiet=True))
+            frames = sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in rs.frames().values())
+            assert held >= 0.5 * frames, (path, held, frames)
+            assert pool.backend_name == mine
+        rs.to_parquet(tmp_path / "copy")
+        held, pool, rs = _system_bytes_kept(lambda: ambiglib.load(tmp_path / "copy", quiet=True))
+        assert held == 0 and pool.backend_name == mine
+
+        write_jsonl(tmp_path / "bad.jsonl", [run_record(spec="vague")])
+        with pytest.raises(SchemaError):
+            ambiglib.load(tmp_path / "bad.jsonl", quiet=True)
+        assert pa.default_memory_pool().backend_name == mine
+
+        errors = []
+
+        def load_some():
+            try:
+                for _ in range(5):
+                    ambiglib.load(hil if threading.current_thread().name.endswith("0") else log, quiet=True)
+            except Exception as exc:  # noqa: BLE001 — reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=load_some, name=f"loader-{i}") for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and pa.default_memory_pool().backend_name == mine
+    finally:
+        pa.set_memory_pool(found)

@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 
 from ..errors import AmbiglibError, FormatError, LoadError
 from ..files import is_file
+from ..memory import c_allocator
 from ..runlog import FileRead, _finite_float, _no_constant, read_records
 from ..runset import RunSet, build_runset
 from ..schema import RecordError, reject_duplicate_keys
@@ -209,13 +210,14 @@ def unexpected(exc: BaseException) -> str:
 
 def guard(layout: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorate an importer whose first argument is the path it reads: while it runs, files
-    are confined to that path, and nothing but our errors comes out of it."""
+    are confined to that path, Arrow allocates from the C library (:mod:`ambiglib.memory`), and nothing but
+    our errors comes out of it."""
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)
         def inner(path: Any, *args: Any, **kwargs: Any) -> T:
             root = Path(path)
             try:
-                with confined(root):
+                with confined(root), c_allocator():  # Arrow reuses what Python's parse freed
                     return fn(path, *args, **kwargs)
             except AmbiglibError:
                 raise
