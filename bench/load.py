@@ -18,8 +18,9 @@ measures, against the baselines named in the foundation issue:
 
 7. peak memory of a load (RSS growth in a fresh process) against the Arrow size of the frames it returns, at
    100,000 runs (10 questions each) and 1,000,000 runs (1 question each), for the JSON Lines log, its Parquet
-   folder and a store partitioned by model, and for Inspect AI logs of 10,080 and 100,800 runs beside the fixed
-   cost of reading any Inspect log (issue 41: target <= 2x; hostile Inspect logs: ``bench/inspect_memory.py``).
+   folder and a store partitioned by model, and for Inspect AI logs of 10,080 and 100,800 runs (1,008,000 with
+   ``--inspect-copies 1,10,100``) beside the fixed cost of reading any Inspect log (issue 41: target <= 2x;
+   hostile Inspect logs: ``bench/inspect_memory.py``).
 
 Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look;
 ``--store-only``, ``--meta-only`` and ``--memory-only`` run one figure.
@@ -155,11 +156,14 @@ def main() -> None:
     parser.add_argument("--store-only", action="store_true", help="only figure 5, the partitioned store")
     parser.add_argument("--meta-only", action="store_true", help="only figure 6, logs with varied meta keys")
     parser.add_argument("--memory-only", action="store_true", help="only figure 7, peak memory at 100k and 1M runs")
+    parser.add_argument("--inspect-copies", type=lambda s: tuple(int(k) for k in s.split(",")), default=(1, 10),
+                        help="figure 7's Inspect logs: copies of the 10,080-run set, comma-separated (1,10,100 adds"
+                             " 1,008,000 runs: 2.8 GB, ~5 min a load)")
     args = parser.parse_args()
     if args.store_only or args.meta_only or args.memory_only:
         OUT.mkdir(exist_ok=True)
         _print_rows(store_rows(args.store_scale, args.repeat) if args.store_only else
-                    meta_rows(args.repeat) if args.meta_only else memory_rows(args.repeat))
+                    meta_rows(args.repeat) if args.meta_only else memory_rows(args.repeat, args.inspect_copies))
         return
 
     OUT.mkdir(exist_ok=True)
@@ -203,7 +207,7 @@ def main() -> None:
     ]
     rows += store_rows(args.store_scale, args.repeat)
     rows += meta_rows(args.repeat)
-    rows += memory_rows(args.repeat)
+    rows += memory_rows(args.repeat, args.inspect_copies)
     _print_rows(rows)
 
 
@@ -273,7 +277,7 @@ def meta_rows(repeat: int) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
+def memory_rows(repeat: int, inspect_copies: tuple[int, ...] = (1, 10)) -> list[tuple[str, str, str, str]]:
     """Figure 7: peak RSS growth of a load in a fresh process against the Arrow size of its frames, for each
     format of two logs (the highest of ``repeat`` processes: memory is what may not be exceeded)."""
     rows = []
@@ -299,13 +303,14 @@ def memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
                 rows.append(("  floor: pyarrow reads the five files", f"{floor[0] / 1e6:,.0f} MB",
                              f"peak / Arrow size of what it read ({floor[1] / 1e6:,.0f} MB) = {floor[0] / floor[1]:.2f}x",
                              ""))
-    return rows + inspect_memory_rows(repeat)
+    return rows + inspect_memory_rows(repeat, inspect_copies)
 
 
-def inspect_memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
-    """Figure 7 for Inspect AI logs: the 10,080-sample set of ``bench/inspect_logs.py`` and ten copies of it
-    (each eval's model renamed: 100,800 runs). Reading any Inspect log has a fixed cost (inspect-ai's imports,
-    its header reader): the peak of a small log (a fixture's, 18 runs) is printed, and what a load adds over it."""
+def inspect_memory_rows(repeat: int, copies: tuple[int, ...]) -> list[tuple[str, str, str, str]]:
+    """Figure 7 for Inspect AI logs: the 10,080-sample set of ``bench/inspect_logs.py`` and ``copies`` copies of
+    it (each eval's model renamed: 10 copies, 100,800 runs; 100 copies, 1,008,000 runs, 2.8 GB written once and
+    ~5 minutes a load). Reading any Inspect log has a fixed cost (inspect-ai's imports, its header reader): the
+    peak of a small log (a fixture's, 18 runs) is printed, and what a load adds over it."""
     try:
         import inspect_logs
         import zipfile_zstd  # noqa: F401
@@ -318,7 +323,8 @@ def inspect_memory_rows(repeat: int) -> list[tuple[str, str, str, str]]:
     rows = [("peak memory, an 18-run Inspect log (fixed cost)", f"{fixed / 1e6:,.0f} MB", "inspect-ai's imports"
              " and its reader, whatever the log", "")]
     base, n = inspect_logs.ensure_logs(70)
-    for folder, runs in ((base, n), (inspect_logs.with_models(base, 10), 10 * n)):
+    for k in copies:
+        folder, runs = base if k == 1 else inspect_logs.with_models(base, k), k * n
         peaks = [peak_memory(folder) for _ in range(repeat)]
         peak, size = max(p for p, _ in peaks), peaks[0][1]
         rows.append((f"peak memory, {runs:,} runs, Inspect AI logs", f"{peak / 1e6:,.0f} MB",
