@@ -143,36 +143,33 @@ def _build_tables(reads: list[FileRead], *, let_go: bool = False
     before the next read's do. With ``let_go`` each read's table is let go once they have (``read.table`` is
     left empty), so that a load does not hold its records twice, as records and as frames, while the frames are
     built (an Inspect load of 100,800 runs: 55 MB of records beside 104 MB of frames)."""
-    parts = [_split(read) for read in reads if read.table.num_rows]
-    if not parts:
-        parts.append(_split(FileRead("<empty>", FILE_SCHEMA.empty_table())))
+    kept = [read for read in reads if read.table.num_rows]
+    parts = [_split(read) for read in kept] or [_split(FileRead("<empty>", FILE_SCHEMA.empty_table()))]
     errors: list[LoadError] = []
-    for which, key, what in ((0, RUN_KEY, "run key"), (1, TASK_KEY, "task record")):
+    for which, key, what, record in ((0, RUN_KEY, "run key", "run"), (1, TASK_KEY, "task record", "task")):
         keys = pa.concat_tables([p[which].select([*key, "source"]) for p in parts])
         dup, dup_errors = _duplicates(_frame(keys.select(list(key))), key, _frame(keys.select(["source"]))["source"],
-                                      what, ("run", "task")[which])
+                                      what, record)
         del keys
         if dup.any():
             starts = np.cumsum([0, *(p[which].num_rows for p in parts)])
             for i, part in enumerate(parts):
-                keep = ~dup[starts[i]:starts[i + 1]]
-                parts[i] = (*part[:which], part[which].filter(pa.array(keep)), *part[which + 1:])
+                part[which] = part[which].filter(pa.array(~dup[starts[i]:starts[i + 1]]))
             errors += dup_errors
     pieces, n_runs = [], 0
-    for i, read in enumerate(r for r in reads if r.table.num_rows):
-        pieces.append(_assemble(*parts[i], n_runs))
-        n_runs += parts[i][0].num_rows
-        parts[i] = None
-        if let_go:
-            read.table = read.table.slice(0, 0)
-    if not pieces:
-        pieces.append(_assemble(*parts[0], 0))
+    for i, (runs, tasks) in enumerate(parts):
+        parts[i] = None  # this read's runs and tasks are held by the loop alone, and let go with its frame rows
+        pieces.append(_assemble(runs, tasks, n_runs))
+        n_runs += runs.num_rows
+        del runs, tasks
+        if let_go and i < len(kept):
+            kept[i].table = kept[i].table.slice(0, 0)
     tables = {name: pa.concat_tables([p[0][name] for p in pieces]) for name in COLUMNS}
     links = {name: np.concatenate([p[1][name] for p in pieces]) for name in ("questions", "labels")}
     return tables, links, errors
 
 
-def _split(read: FileRead) -> tuple[pa.Table, pa.Table]:
+def _split(read: FileRead) -> list[pa.Table]:
     """One read's runs and tasks, defaults filled in and sources named."""
     table = read.table
     if read.n_task_records:
@@ -192,7 +189,7 @@ def _split(read: FileRead) -> tuple[pa.Table, pa.Table]:
         tasks.schema.get_field_index("variant_id"), "variant_id",
         pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
     )
-    return tuple(t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks))
+    return [t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks)]
 
 
 def _sources(file: str, lines: pa.ChunkedArray) -> pa.ChunkedArray:
