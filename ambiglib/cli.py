@@ -60,6 +60,7 @@ def _report(args: argparse.Namespace) -> int:
         _say(f"ambiglib report: {exc}", sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (main): run_report has stopped its workers and cleaned up
+        _taken()
         close()
         print(f"ambiglib report: interrupted; {args.out} is as it was before this run", file=sys.stderr)
         return 130
@@ -368,14 +369,49 @@ def _mapping_options(p: argparse.ArgumentParser) -> None:
                    help="Inspect AI logs: the scorer whose value is each run's score (default: each sample's first)")
 
 
+#: The interrupt the command is unwinding with, until an ``except`` of ours has taken it (``_taken``).
+_INTERRUPT: list[KeyboardInterrupt] = []
+#: How often a lost interrupt is raised again, in seconds.
+WATCH_SECONDS = 0.1
+
+
 def _interrupted(signum: int, frame: object) -> None:
     """SIGINT or SIGTERM: the first unwinds the command (KeyboardInterrupt), and the rest are ignored while it
-    cleans up, so that the command ends with its one line, not a traceback from inside its cleanup."""
+    cleans up, so that the command ends with its one line, not a traceback from inside its cleanup.
+
+    Code we do not own can lose the exception: the init of a Cython module with memoryviews (most of pandas'
+    ``_libs``) registers its types with ``collections.abc.Sequence`` under a bare ``except: pass``, so Ctrl-C
+    during ``import pandas`` was lost now and then and the report ran to its end. So the interrupt is watched
+    (``_watch``) until one of our ``except`` clauses takes it."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    _INTERRUPT[:] = [KeyboardInterrupt()]
+    signal.signal(signal.SIGALRM, _watch)
+    signal.setitimer(signal.ITIMER_REAL, WATCH_SECONDS, WATCH_SECONDS)
+    raise _INTERRUPT[0]
+
+
+def _watch(signum: int, frame: object) -> None:
+    """SIGALRM, every ``WATCH_SECONDS`` after an interrupt: raise it again unless it is being handled (it, or an
+    exception raised while handling it, is the one ``sys.exc_info`` gives: a cleanup is running)."""
+    if not _INTERRUPT:
+        return
+    handled = sys.exc_info()[1]
+    while handled is not None:
+        if handled is _INTERRUPT[0]:
+            return
+        handled = handled.__context__
+    raise _INTERRUPT[0].with_traceback(None)
+
+
+def _taken() -> None:
+    """An ``except KeyboardInterrupt`` of ours has the interrupt: stop watching it."""
+    import signal
+
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    _INTERRUPT.clear()
 
 
 #: comparisons.COMPARABLE's names, here so that the command line does not import pandas to list them (a test
@@ -472,7 +508,8 @@ def _print_table(table, fmt: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     import signal
 
-    previous = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signal.SIGALRM: signal.getsignal(signal.SIGALRM),
+                **{s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}}
     command = "ambiglib"
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
@@ -488,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"ambiglib: {exc}", sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _taken()
         print(f"{command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `ambiglib validate ... | head`: the reader stopped reading; nothing more to say
@@ -502,8 +540,11 @@ def main(argv: list[str] | None = None) -> int:
             pass
         return 1
     finally:
+        if _INTERRUPT:  # the command ended before the interrupt could be raised again
+            _taken()
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            if handler is not None:  # (None: set outside Python; it cannot be put back from here)
+                signal.signal(sig, handler)
 
 
 if __name__ == "__main__":
