@@ -290,9 +290,29 @@ def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
 
 def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame, dict]:
     """``frame`` without the columns that hold one value throughout (returned apart), but ``always``."""
-    same = {c: frame[c].iloc[0] for c in frame.columns
-            if c not in always and len(frame) and frame[c].astype(object).nunique(dropna=False) == 1}
+    same = {c: frame[c].iloc[0] for c in frame.columns if c not in always and len(frame) and _one_value(frame[c])}
     return frame.drop(columns=list(same)), same
+
+
+#: rows whose values are compared first: two values differing among them settle that a column varies
+_FIRST_ROWS = 64
+
+
+def _one_value(column: pd.Series) -> bool:
+    """Whether every value of ``column`` is the same as Python compares them (nulls alike), as
+    ``column.astype(object).nunique(dropna=False) == 1`` says; a large row's runs (tens of thousands) made
+    that boxing most of its page's time. Two values differing among the first rows settle it (any more rows
+    only add values); an Arrow column whose values are bit for bit one value (or all null) is one value;
+    anything else (0.0 beside -0.0, NaN beside null) is left to pandas."""
+    if column.iloc[:_FIRST_ROWS].astype(object).nunique(dropna=False) > 1:
+        return False
+    values = column.array
+    if isinstance(values, pd.arrays.ArrowExtensionArray):
+        import pyarrow.compute as pc
+
+        if pc.count_distinct(values.__arrow_array__(), mode="all").as_py() == 1:
+            return True
+    return column.astype(object).nunique(dropna=False) == 1
 
 
 #: rows an evidence page lists of each of its tables (a large log's agent has tens of thousands of runs);
