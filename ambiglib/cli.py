@@ -379,8 +379,8 @@ def _interrupted(signum: int, frame: object) -> None:
     """SIGINT or SIGTERM: the first unwinds the command (KeyboardInterrupt), and the rest are ignored while it
     cleans up, so that the command ends with its one line, not a traceback from inside its cleanup.
 
-    Code we do not own can lose the exception: the init of a Cython module with memoryviews (most of pandas'
-    ``_libs``) registers its types with ``collections.abc.Sequence`` under a bare ``except: pass``, so Ctrl-C
+    Code we do not own can lose the exception: the init of a Cython module with memoryviews (pandas' ``_libs``
+    has them) registers its types with ``collections.abc.Sequence`` under a bare ``except: pass``, so Ctrl-C
     during ``import pandas`` was lost now and then and the report ran to its end. So the interrupt is watched
     (``_watch``) until one of our ``except`` clauses takes it."""
     import signal
