@@ -425,11 +425,7 @@ def _parse(path: Path) -> tuple[pa.Table | None, int, dict[int, str]]:
                 reader,
                 read_options=pj.ReadOptions(block_size=_JSON_BLOCK),
                 parse_options=pj.ParseOptions(explicit_schema=_PARSE_SCHEMA, unexpected_field_behavior="error"),
-                # the parser's threads free their blocks back to the system (the default pool, mimalloc, keeps
-                # them in per-thread heaps its release_unused does not reach): 1,000,000 runs peaked 2.0-2.2x
-                # the frames, now 1.7-1.96x, in the same time (bench/load.py --memory-only)
-                memory_pool=pa.system_memory_pool(),
-            )
+            )  # (from the pool the load chose: the C library's, memory.c_allocator, where its blocks are reused)
             table.validate(full=True)  # the JSON reader does not check that strings are UTF-8
         except (_Unclean, pa.ArrowInvalid, UnicodeDecodeError):
             return None, 0, {}
