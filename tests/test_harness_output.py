@@ -13,7 +13,7 @@ import pytest
 
 import ambiglib
 from ambiglib import tables
-from conftest import FIXTURES
+from conftest import FIXTURES, run_record, task_record, write_jsonl
 
 HO = FIXTURES / "harness-output"
 needs_ho = pytest.mark.skipif(not HO.is_dir(), reason="../shared/fixtures/harness-output (the harnesses' own output)"
@@ -84,6 +84,27 @@ def test_hil_summary_reproduces_the_harness_build_summary(folder, run, partial):
         assert {(m, safe(x)) for m, x in zip(ours["condition"], ours["model"])} == \
             {(mode, model) for mode, models in summary[section].items() for model in models}
     assert checked > 0 or not any(summary[s] for s in ("SQL", "SWE", "BOTH"))  # SWE half: every pass a hiccup
+
+
+def test_hil_summary_of_a_canonical_log_counts_no_blocker_for_a_question_that_names_none(tmp_path):
+    """A run not read from the harness's files gets the row the harness would write: its distinct blockers found are
+    those its questions name, and a question naming none (answered "irrelevant question") finds none (a null
+    blocker id once counted as one found). By hand: one task with three registered blockers, three passes with the
+    tool; pass 1 asks about one blocker and about something irrelevant, pass 2 only about something irrelevant,
+    pass 3 asks nothing. Questions 3; blockers found 1; present 3 + 3 (pass 3 asked nothing: 0); so precision 1/3,
+    recall 1/6, F1 2/9, questions per pass 1."""
+    relevant, irrelevant = run_record()["questions"]
+    assert relevant["blocker_id"] and irrelevant["blocker_id"] is None
+    log = write_jsonl(tmp_path / "runs.jsonl", [
+        task_record(), run_record(trial=1, questions=[relevant, irrelevant]),
+        run_record(trial=2, questions=[irrelevant]), run_record(trial=3, questions=[])])
+    got = tables.harness_summary(ambiglib.load(log, quiet=True))
+    cell = got[(got["suite"] == "sql") & (got["condition"] == "ask_human")].set_index("statistic")["value"]
+    assert cell["ask_precision"] == pytest.approx(1 / 3, abs=TOL)
+    assert cell["ask_recall"] == pytest.approx(1 / 6, abs=TOL)
+    assert cell["ask_f1"] == pytest.approx(2 / 9, abs=TOL)
+    assert cell["avg_num_questions_per_pass"] == pytest.approx(1.0, abs=TOL)
+    assert cell["num_included_attempts"] == 1 and cell["total_attempts_and_passes"] == 3
 
 
 @needs_ho

@@ -195,11 +195,10 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
 def _hil_rows(hil: list[dict[str, Any]], rs: RunSet) -> list[dict[str, Any]]:
     """The harness's pass-level rows: what ``parse_metrics_rows`` would have written for each run."""
     n_blockers = rs.blockers.groupby(["benchmark", "suite", "variant_id"]).size().to_dict() if len(rs.blockers) else {}
-    questions = rs.questions[["run_id", "blocker_id"]].astype(object) if len(rs.questions) else None
     q_by_run: dict[str, list] = defaultdict(list)
-    if questions is not None:
-        for run_id, b in zip(questions["run_id"], questions["blocker_id"]):
-            q_by_run[run_id].append(b)
+    # plain values, a null blocker id None (astype(object) of an Arrow column gives pd.NA, counted as a blocker)
+    for run_id, b in zip(_values(rs.questions["run_id"]), _values(rs.questions["blocker_id"])):
+        q_by_run[run_id].append(b)
     rows = []
     for r in hil:
         meta = r["_meta"]
