@@ -107,6 +107,18 @@ def test_hil_summary_of_a_canonical_log_counts_no_blocker_for_a_question_that_na
     assert cell["num_included_attempts"] == 1 and cell["total_attempts_and_passes"] == 3
 
 
+def test_hil_summary_takes_an_attempts_passes_in_pass_order_whatever_order_the_log_lists_them(tmp_path):
+    """``summarize_rows`` sorts an attempt's valid passes by pass number before its first-k pass@k. By hand: one
+    task, passes listed 3, 1, 2, only pass 3 resolved: the first resolved pass is the third, so pass@1 and pass@2
+    are 0 of 1 attempt, pass@3 is 1 of 1 (taken in the order listed, pass@1 would be 1)."""
+    log = write_jsonl(tmp_path / "runs.jsonl", [task_record()] + [
+        run_record(trial=t, passed=t == 3, score=1.0 if t == 3 else 0.0, questions=[]) for t in (3, 1, 2)])
+    got = tables.harness_summary(ambiglib.load(log, quiet=True))
+    cell = got[(got["suite"] == "sql") & (got["condition"] == "ask_human")].set_index("statistic")
+    assert [cell.loc[f"pass_at_{k}", "value"] for k in (1, 2, 3)] == [0.0, 0.0, 1.0]
+    assert [int(cell.loc[f"pass_at_{k}", "n"]) for k in (1, 2, 3)] == [1, 1, 1]
+
+
 @needs_ho
 @pytest.mark.parametrize("folder", HIL)
 def test_hil_passes_the_harness_drops_are_error_runs_with_its_reason(folder):

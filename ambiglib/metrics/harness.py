@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import json
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -21,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..importers.hilbench import ask_prf
+from ..importers.hilbench.summary import TOTALLED, PassRows, _codes, _f, _objects, summarize_rows
 from ..importers.lhaw import MCP_PASS_THRESHOLD
 from ..runset import RunSet, _arrow_of, shared_metas
 
@@ -80,19 +82,35 @@ def _records(plain: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(names, values)) for values in zip(*(plain[c].tolist() for c in names))]
 
 
-def _harness_of(runs: pd.DataFrame, harness: str | dict[str, str] | None) -> list[str | None]:
+def _meta_codes(runs: pd.DataFrame) -> tuple[np.ndarray, list[dict]]:
+    """Each run's meta as a code into one parsed dict per distinct text (a null, empty or non-text meta: ``{}``),
+    as :func:`ambiglib.runset.shared_metas` parses them; nothing may change the dicts."""
+    meta = runs["meta"] if _arrow_of(runs["meta"]) is not None else \
+        runs["meta"].map(lambda m: m if isinstance(m, str) else None, na_action="ignore")
+    codes, texts = pd.factorize(meta)
+    metas = [json.loads(t) if isinstance(t, str) and t else {} for t in texts] + [{}]
+    return np.where(codes < 0, len(metas) - 1, codes), metas
+
+
+def _made_by(runs: pd.DataFrame, harness: str | dict[str, str] | None,
+             meta: tuple[np.ndarray, list[dict]] | None = None) -> np.ndarray:
+    """Which harness's rules each run follows (None: none of them): ``harness`` where it names one (for every run,
+    or for the run's benchmark), else the importer's ``meta.harness``, else a benchmark named as a harness."""
+    codes, metas = meta if meta is not None else _meta_codes(runs)
     named = harness if isinstance(harness, dict) else {}
-    out = []
-    for bench, meta in zip(runs["benchmark"], runs["_meta"]):
-        h = meta.get("harness")
+    bench_codes, benches = _codes(runs["benchmark"])
+    pairs, which = np.unique(bench_codes * len(metas) + codes, return_inverse=True)
+    made = []
+    for pair in pairs.tolist():  # once per distinct benchmark and meta
+        bench, h = benches[pair // len(metas)], metas[pair % len(metas)].get("harness")
         if bench in named:
             h = named[bench]
         elif isinstance(harness, str):
             h = harness
         elif h not in HARNESSES:
             h = bench if bench in HARNESSES else None
-        out.append(h)
-    return out
+        made.append(h)
+    return _objects(made)[which]
 
 
 @_without_cyclic_gc
@@ -157,22 +175,28 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
     """
     rows: list[tuple] = []
     if len(rs.runs):
-        runs = _plain(rs.runs)
-        runs["_harness"] = _harness_of(runs, harness)
-        hil = runs[runs["_harness"] == "hil-bench"]
-        if len(hil):
-            hil_records = _records(hil)
-            rows += _hil_summary(hil_records, rs, include_partial)
-            rows += _hil_consolidated(hil_records)
-        ads = runs[runs["_harness"] == "ambig-ds"]
-        if len(ads):
-            rows += _ambigds_summary(ads, rs)
-        lhaw = runs[runs["_harness"] == "lhaw"]
-        if len(lhaw):
-            rows += _mcp_atlas_summary(lhaw)
-        swe = runs[runs["_harness"] == "ambig-swe"]
-        if len(swe):
-            rows += _ambigswe_summary(_records(swe), rs)
+        runs = rs.runs[[c for c in rs.runs.columns if c in _USED or c == "meta"]]  # the rest never filtered
+        meta = _meta_codes(runs)
+        made = _made_by(runs, harness, meta)
+        hil = made == "hil-bench"
+        if hil.any():
+            rows += _hil_summary(_hil_rows(runs[hil], (meta[0][hil], meta[1]), rs), include_partial)
+            # consolidated_metrics.json: only runs read from the per-pass tree (their rows say whether a patch)
+            tree = np.array([isinstance(m.get("harness_row"), dict) and "patch" in m["harness_row"]
+                             for m in meta[1]])[meta[0]]
+            if (hil & tree).any():
+                rows += _hil_consolidated(_records(_plain(runs[hil & tree])))
+        ads = made == "ambig-ds"
+        if ads.any():
+            rows += _ambigds_summary(_plain(runs[ads]), rs)
+        # coverage_stats_<label>.csv: MCP-Atlas runs the harness scored (a large log's other LHAW runs: not read)
+        scored = np.array(["coverage_score" in m for m in meta[1]])[meta[0]]
+        lhaw = (made == "lhaw") & scored & (runs["suite"] == "mcp-atlas").to_numpy(dtype=bool, na_value=False)
+        if lhaw.any():
+            rows += _mcp_atlas_summary(_plain(runs[lhaw]))
+        swe = made == "ambig-swe"
+        if swe.any():
+            rows += _ambigswe_summary(_records(_plain(runs[swe])), rs)
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out["value"] = out["value"].astype(float)
     out["n"] = out["n"].astype("Int64")
@@ -192,46 +216,63 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
 # ----------------------------------------------------------------------------- HIL-Bench
 
 
-def _hil_rows(hil: list[dict[str, Any]], rs: RunSet) -> list[dict[str, Any]]:
-    """The harness's pass-level rows: what ``parse_metrics_rows`` would have written for each run."""
-    n_blockers = rs.blockers.groupby(["benchmark", "suite", "variant_id"]).size().to_dict() if len(rs.blockers) else {}
-    q_by_run: dict[str, list] = defaultdict(list)
-    # plain values, a null blocker id None (astype(object) of an Arrow column gives pd.NA, counted as a blocker)
-    for run_id, b in zip(_values(rs.questions["run_id"]), _values(rs.questions["blocker_id"])):
-        q_by_run[run_id].append(b)
-    rows = []
-    for r in hil:
-        meta = r["_meta"]
-        mode = meta.get("mode") or _HIL_MODES.get((r["spec"], bool(r["ask_tool"])), f"{r['spec']}+{r['ask_tool']}")
-        hr = meta.get("harness_row")
-        if not isinstance(hr, dict):
-            # a run not read from the harness's files: its row as the harness would write it
-            qs = q_by_run.get(r["run_id"], [])
-            asked = len(qs) > 0
-            hr = {"num_questions": len(qs), "num_blockers_resolved": len({b for b in qs if b is not None}),
-                  "total_num_blockers": n_blockers.get((r["benchmark"], r["suite"], r["variant_id"])) if asked
-                  else None}
-        rows.append({"benchmark": r["benchmark"], "suite": r["suite"], "task": r["task_id"], "model": r["model"],
-                     "mode": mode, "pass_num": int(r["trial"]), "valid": r["status"] != "error",
-                     "resolved": bool(r["passed"]) if r["passed"] is not None else False,
-                     "cost": r["cost_usd"], "num_steps": r["steps"], "tokens_sent": r["tokens_in"],
-                     "tokens_received": r["tokens_out"], "num_questions": hr.get("num_questions"),
-                     "num_blockers_resolved": hr.get("num_blockers_resolved"),
-                     "total_num_blockers": hr.get("total_num_blockers"),
-                     "passes": meta.get("passes")})
-    return rows
+def _hil_rows(hil: pd.DataFrame, meta: tuple[np.ndarray, list[dict]], rs: RunSet) -> PassRows:
+    """What ``parse_metrics_rows`` would have written for each run, as columns: a run read from the harness's files
+    keeps its row's counts (``meta.harness_row``); another's come from its questions and its task's blockers."""
+    codes, metas = meta
+    n = len(hil)
+    modes = [m.get("mode") for m in metas]
+    mode = [modes[c] or _HIL_MODES.get((s, bool(t)), f"{s}+{t}")
+            for c, s, t in zip(codes.tolist(), _values(hil["spec"]), _values(hil["ask_tool"]))]
+    totals = np.zeros((n, len(TOTALLED)))
+    for j, column in enumerate(("cost_usd", "steps", "tokens_in", "tokens_out")):
+        v = hil[column].to_numpy(dtype=float, na_value=np.nan)
+        totals[:, j] = np.where(np.isnan(v), 0.0, v)
+    # a run without the harness's row: its questions, the distinct blockers they name, and (if it asked) its
+    # task's registered blockers
+    ids, _ = pd.factorize(pd.concat([hil["run_id"], rs.questions["run_id"]], ignore_index=True))
+    mine, theirs = ids[:n], ids[n:]  # each run's and each question's run, one code per run id
+    per_id = np.bincount(theirs[theirs >= 0], minlength=ids.max(initial=-1) + 1)
+    named = (theirs >= 0) & rs.questions["blocker_id"].notna().to_numpy()
+    blocker, _ = pd.factorize(rs.questions["blocker_id"])
+    width = int(blocker.max(initial=0)) + 1
+    pairs = np.unique(theirs[named].astype(np.int64) * width + blocker[named])  # (run, blocker) once each
+    found_per_id = np.bincount(pairs // width, minlength=len(per_id))
+    asked = np.where(mine >= 0, per_id[mine], 0).astype(float)
+    found = np.where(mine >= 0, found_per_id[mine], 0).astype(float)
+    key = ["benchmark", "suite", "variant_id"]
+    present = np.zeros(n)
+    if len(rs.blockers):
+        per_task = rs.blockers.groupby(key).size().rename("n").reset_index()
+        present = hil[key].merge(per_task, on=key, how="left")["n"].to_numpy(dtype=float, na_value=0.0)
+    counted = (asked, found, np.where(asked > 0, present, 0.0))
+    rows_of = [m.get("harness_row") for m in metas]
+    given = np.array([isinstance(r, dict) for r in rows_of])[codes]
+    for j, field in enumerate(("num_questions", "num_blockers_resolved", "total_num_blockers")):
+        kept = np.array([_f(r.get(field)) if isinstance(r, dict) else 0.0 for r in rows_of])[codes]
+        totals[:, 4 + j] = np.where(given, kept, counted[j])
+
+    def plain(column: str) -> np.ndarray:
+        return hil[column].to_numpy(dtype=object, na_value=None)
+
+    return {"benchmark": plain("benchmark"), "suite": plain("suite"), "task": plain("task_id"),
+            "model": plain("model"), "mode": _objects(mode),
+            "passes": _objects([m.get("passes") for m in metas])[codes],
+            "pass_num": hil["trial"].to_numpy(dtype=np.int64),
+            "valid": (hil["status"] != "error").to_numpy(dtype=bool, na_value=True),
+            "resolved": hil["passed"].to_numpy(dtype=bool, na_value=False), "totals": totals}
 
 
-def _hil_summary(hil: list[dict[str, Any]], rs: RunSet, include_partial: bool) -> list[tuple]:
-    rows = _hil_rows(hil, rs)
+def _hil_summary(rows: PassRows, include_partial: bool) -> list[tuple]:
     out: list[tuple] = []
-    for bench in sorted({r["benchmark"] for r in rows}):
-        brows = [r for r in rows if r["benchmark"] == bench]
-        suites = sorted({r["suite"] for r in brows})
-        for suite in [*suites, "both"]:
-            srows = brows if suite == "both" else [r for r in brows if r["suite"] == suite]
-            expected = max((r["passes"] or r["pass_num"]) for r in srows)
-            for (mode, model), stats in _summarize(srows, include_partial, expected).items():
+    for bench in sorted(set(rows["benchmark"].tolist())):
+        in_bench = rows["benchmark"] == bench
+        for suite in [*sorted(set(rows["suite"][in_bench].tolist())), "both"]:
+            at = np.flatnonzero(in_bench if suite == "both" else in_bench & (rows["suite"] == suite))
+            expected = max(p or n for p, n in zip(rows["passes"][at].tolist(), rows["pass_num"][at].tolist()))
+            srows = {k: v[at] for k, v in rows.items() if k in ("task", "model", "mode", "pass_num", "valid",
+                                                               "resolved", "totals")}
+            for (mode, model), stats in summarize_rows(srows, include_partial, expected).items():
                 for name, (value, n) in stats.items():
                     out.append((bench, suite, model, mode, name, value, n))
     return out
@@ -282,60 +323,6 @@ def _hil_consolidated(hil: list[dict[str, Any]]) -> list[tuple]:
                     "min": min(vs), "max": max(vs)}
             for agg, v in aggs.items():
                 out.append((bench, suite, model, condition, f"consolidated.{k}.{agg}", v, len(vs)))
-    return out
-
-
-def _f(x: Any) -> float:
-    return float(x) if x is not None and x == x else 0.0
-
-
-#: the pass-level fields ``summarize_rows`` sums over a cell's passes
-_TOTALLED = ("cost", "num_steps", "tokens_sent", "tokens_received", "num_questions", "num_blockers_resolved",
-             "total_num_blockers")
-
-
-def _summarize(rows: list[dict[str, Any]], include_partial: bool, expected: int
-               ) -> dict[tuple[str, str], dict[str, tuple[float, int]]]:
-    """``summarize_rows``: the pass filter, first-k pass@k, and per-pass means over valid passes."""
-    attempts: dict[tuple, list] = defaultdict(list)
-    for r in rows:
-        attempts[(r["task"], r["model"], r["mode"])].append(r)
-    by_cell: dict[tuple[str, str], list[list]] = defaultdict(list)
-    for (task, model, mode), rs_ in sorted(attempts.items()):
-        valid = [r for r in sorted(rs_, key=lambda r: r["pass_num"]) if r["valid"]]
-        if (len(valid) >= 1) if include_partial else (len(valid) >= expected):
-            by_cell[(mode, model)].append(valid)
-    out = {}
-    for (mode, model), cell in sorted(by_cell.items()):
-        passes = [r for valid in cell for r in valid]
-        n = len(passes)
-        # each field summed by sum() over the passes in order, as before: the same floats, the same result
-        floats = (tuple(_f(r[k]) for k in _TOTALLED) for r in passes)
-        tot = dict(zip(_TOTALLED, map(sum, zip(*floats)))) if n else dict.fromkeys(_TOTALLED, 0)
-        stats: dict[str, tuple[float, int]] = {
-            "num_included_attempts": (len(cell), len(cell)), "num_passes": (expected, len(cell)),
-            "total_attempts_and_passes": (n, n),
-            "avg_cost_per_pass": (tot["cost"] / n if n else 0.0, n),
-            "avg_steps_per_pass": (tot["num_steps"] / n if n else 0.0, n),
-            "avg_tokens_sent_per_pass": (tot["tokens_sent"] / n if n else 0.0, n),
-            "avg_tokens_received_per_pass": (tot["tokens_received"] / n if n else 0.0, n),
-            "avg_tokens_total_per_pass": ((tot["tokens_sent"] + tot["tokens_received"]) / n if n else 0.0, n),
-        }
-        # the first of each attempt's valid passes that resolved (its length when none did): an attempt with k
-        # passes solves first-k pass@k when that pass is among its first k
-        first = [(len(valid), next((i for i, r in enumerate(valid) if r["resolved"]), len(valid))) for valid in cell]
-        for k in range(1, expected + 1):
-            eligible = [f for length, f in first if length >= k]
-            solved = sum(f < k for f in eligible)
-            stats[f"pass_at_{k}"] = (solved / len(eligible) if eligible else 0.0, len(eligible))
-        if mode == "ask_human":
-            q, found, present = tot["num_questions"], tot["num_blockers_resolved"], tot["total_num_blockers"]
-            p, rec, f1 = ask_prf(found, q, present)
-            stats["ask_precision"] = (p, n)
-            stats["ask_recall"] = (rec, n)
-            stats["ask_f1"] = (f1, n)
-            stats["avg_num_questions_per_pass"] = (q / n if n else 0.0, n)
-        out[(mode, model)] = stats
     return out
 
 

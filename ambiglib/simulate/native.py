@@ -221,7 +221,7 @@ def _hil_row(r: dict[str, Any], suite: str, mode: str, ms: str, pass_log: dict[s
 def _write_public_metrics(rows: list[dict[str, Any]], metrics_dir: Path) -> None:
     """``write_public_outputs``: pass_level_metrics.csv (pandas, as the harness writes it) and
     summary_metrics.json (``build_summary`` with ``include_partial=False``)."""
-    from ..metrics.harness import _summarize
+    from ..importers.hilbench.summary import pass_columns, summarize_rows
 
     rows = sorted(rows, key=lambda r: (r["task_type"], r["task_name"], r["model"], r["mode"], r["pass_num"]))
     metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -237,7 +237,7 @@ def _write_public_metrics(rows: list[dict[str, Any]], metrics_dir: Path) -> None
                   "num_blockers_resolved": r["num_blockers_resolved"], "total_num_blockers": r["total_num_blockers"]}
                  for r in rows if r["task_type"] in types]
         out: dict[str, dict[str, Any]] = defaultdict(dict)
-        for (mode, model), stats in _summarize(srows, False, HIL_PASSES).items():
+        for (mode, model), stats in summarize_rows(pass_columns(srows), False, HIL_PASSES).items():
             cell: dict[str, Any] = {}
             for name, (value, n) in stats.items():
                 ints = ("num_included_attempts", "num_passes", "total_attempts_and_passes")

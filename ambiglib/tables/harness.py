@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics
-from ..metrics.harness import _harness_of, _plain, harness_anomalies, harness_summary
+from ..metrics.harness import _made_by, harness_anomalies, harness_summary
 from ..runset import RunSet
 
 __all__ = ["harness_summary", "harness_anomalies", "convention_audit"]
@@ -41,8 +41,8 @@ def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None,
         ``benchmark, suite, model, quantity, paper, harness, difference, anomalies``.
     """
     rows = []
-    made_by = pd.Series(_harness_of(_plain(rs.runs[["benchmark", "meta"]]), harness), dtype=object)
-    by_harness = {h: sorted(set(rs.runs["benchmark"].astype(object)[made_by.to_numpy() == h])) for h in ("hil-bench", "lhaw")}
+    made_by = _made_by(rs.runs, harness)
+    by_harness = {h: sorted(set(rs.runs["benchmark"].astype(object)[made_by == h])) for h in ("hil-bench", "lhaw")}
     for bench in by_harness["hil-bench"]:
         hil = rs.filter(benchmark=bench)
         paper = metrics.ask_f1(hil).set_index(["suite", "model"])
