@@ -40,9 +40,18 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return rank[codes]
 
 
-#: The harness's pass-level rows, column by column (:func:`pass_columns`; ``ambiglib.metrics.harness._hil_rows``): ``task``, ``model``,
-#: ``mode`` (object arrays), ``pass_num`` (int), ``valid`` and ``resolved`` (bool), and ``totals``, one float
-#: column per :data:`TOTALLED` field (missing: 0.0, as ``summarize_rows`` adds them); ``_hil_rows`` adds
+def _f(x: Any) -> float:
+    return float(x) if x is not None and x == x else 0.0
+
+
+#: the pass-level fields ``summarize_rows`` sums over a cell's passes
+TOTALLED = ("cost", "num_steps", "tokens_sent", "tokens_received", "num_questions", "num_blockers_resolved",
+            "total_num_blockers")
+
+
+#: The harness's pass-level rows, column by column (:func:`pass_columns`; ``metrics.harness._hil_rows``): ``task``,
+#: ``model``, ``mode`` (object arrays), ``pass_num`` (int), ``valid`` and ``resolved`` (bool), and ``totals``, one
+#: float column per :data:`TOTALLED` field (missing: 0.0, as ``summarize_rows`` adds them); ``_hil_rows`` adds
 #: ``benchmark``, ``suite`` and ``passes`` (the harness's pass count where the importer kept it, else None)
 PassRows = dict[str, np.ndarray]
 
@@ -55,20 +64,12 @@ def pass_columns(rows: list[dict[str, Any]]) -> PassRows:
             "pass_num": np.array([int(r["pass_num"]) for r in rows], dtype=np.int64),
             "valid": np.array([bool(r["valid"]) for r in rows], dtype=bool),
             "resolved": np.array([bool(r["resolved"]) for r in rows], dtype=bool),
-            "totals": np.array([[_f(r[k]) for k in TOTALLED] for r in rows], dtype=float).reshape(-1, len(TOTALLED))}
-
-
-def _f(x: Any) -> float:
-    return float(x) if x is not None and x == x else 0.0
-
-
-#: the pass-level fields ``summarize_rows`` sums over a cell's passes
-TOTALLED = ("cost", "num_steps", "tokens_sent", "tokens_received", "num_questions", "num_blockers_resolved",
-             "total_num_blockers")
+            "totals": np.array([[_f(r[k]) for k in TOTALLED] for r in rows], dtype=float)
+            .reshape(-1, len(TOTALLED))}
 
 
 def summarize_rows(rows: PassRows, include_partial: bool, expected: int
-               ) -> dict[tuple[str, str], dict[str, tuple[float, int]]]:
+                   ) -> dict[tuple[str, str], dict[str, tuple[float, int]]]:
     """``summarize_rows``: the pass filter, first-k pass@k, and per-pass means over valid passes.
 
     An attempt is a (task, model, mode): its valid passes in pass order, kept when there are ``expected`` of them
