@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import gc
-import json
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
@@ -24,7 +23,7 @@ import pandas as pd
 from ..importers.hilbench import ask_prf
 from ..importers.hilbench.summary import TOTALLED, PassRows, _codes, _f, _objects, summarize_rows
 from ..importers.lhaw import MCP_PASS_THRESHOLD
-from ..runset import RunSet, _arrow_of, shared_metas
+from ..runset import RunSet, _arrow_of, meta_codes, shared_metas
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
@@ -82,21 +81,11 @@ def _records(plain: pd.DataFrame) -> list[dict[str, Any]]:
     return [dict(zip(names, values)) for values in zip(*(plain[c].tolist() for c in names))]
 
 
-def _meta_codes(runs: pd.DataFrame) -> tuple[np.ndarray, list[dict]]:
-    """Each run's meta as a code into one parsed dict per distinct text (a null, empty or non-text meta: ``{}``),
-    as :func:`ambiglib.runset.shared_metas` parses them; nothing may change the dicts."""
-    meta = runs["meta"] if _arrow_of(runs["meta"]) is not None else \
-        runs["meta"].map(lambda m: m if isinstance(m, str) else None, na_action="ignore")
-    codes, texts = pd.factorize(meta)
-    metas = [json.loads(t) if isinstance(t, str) and t else {} for t in texts] + [{}]
-    return np.where(codes < 0, len(metas) - 1, codes), metas
-
-
 def _made_by(runs: pd.DataFrame, harness: str | dict[str, str] | None,
              meta: tuple[np.ndarray, list[dict]] | None = None) -> np.ndarray:
     """Which harness's rules each run follows (None: none of them): ``harness`` where it names one (for every run,
     or for the run's benchmark), else the importer's ``meta.harness``, else a benchmark named as a harness."""
-    codes, metas = meta if meta is not None else _meta_codes(runs)
+    codes, metas = meta if meta is not None else meta_codes(runs)
     named = harness if isinstance(harness, dict) else {}
     bench_codes, benches = _codes(runs["benchmark"])
     pairs, which = np.unique(bench_codes * len(metas) + codes, return_inverse=True)
@@ -176,7 +165,7 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
     rows: list[tuple] = []
     if len(rs.runs):
         runs = rs.runs[[c for c in rs.runs.columns if c in _USED or c == "meta"]]  # the rest never filtered
-        meta = _meta_codes(runs)
+        meta = meta_codes(runs)
         made = _made_by(runs, harness, meta)
         hil = made == "hil-bench"
         if hil.any():

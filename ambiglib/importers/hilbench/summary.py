@@ -86,10 +86,10 @@ def summarize_rows(rows: PassRows, include_partial: bool, expected: int
     kept = n_valid >= 1 if include_partial else n_valid >= expected
     # each attempt's first resolved pass (its place among its valid passes), or its number of valid passes
     place = np.arange(len(passes)) - (np.cumsum(n_valid) - n_valid)[attempt[passes]]
-    hits = passes[rows["resolved"][passes]]
+    resolved = rows["resolved"][passes]
     first = n_valid.copy()
-    solved_at, where = np.unique(attempt[hits], return_index=True)
-    first[solved_at] = place[rows["resolved"][passes]][where]
+    solved_at, where = np.unique(attempt[passes][resolved], return_index=True)
+    first[solved_at] = place[resolved][where]
     cell = mode[heads] * n_models + model[heads]  # (mode, model), sorted as the tuples are
     out = {}
     for c in np.unique(cell[kept]).tolist():
