@@ -112,3 +112,28 @@ def test_a_bundled_notebook_gives_the_same_outputs_after_another(tmp_path, first
     manifest = json.loads((tmp_path / "after" / "manifest.json").read_text())
     assert [n["error"] for n in manifest["notebooks"]] == [None, None]
     assert _outputs(tmp_path / "after" / "quickstart.ipynb") == _outputs(tmp_path / "alone" / "quickstart.ipynb")
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_a_kernel_that_dies_is_named_with_what_it_wrote_and_writes_nothing_to_the_terminal(tmp_path, monkeypatch,
+                                                                                           capfd, reuse):
+    """A kernel wrote to the report's terminal: a kernel starting as the report was stopped printed ipykernel's
+    start-up warnings after the report's one line (CI, stop 51). A kernel that died left its folder behind
+    when it was not kept (nbclient's cleanup bypassed ours), and its error said only "Kernel died"."""
+    from ambiglib.report import ReportError
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))  # the workers' kernels make their folders here
+    dying = ("import os, signal, time\nos.write(2, b'fd 2 of the kernel: last words 7f3a\\n')\ntime.sleep(1)\n"
+             "os.kill(os.getpid(), signal.SIGKILL)")
+    nbs = _notebooks(tmp_path / "nbs", {"dies": dying, "lives": "print('fine')"})
+    capfd.readouterr()
+    with pytest.raises(ReportError) as caught:
+        run_report(EXAMPLE, tmp_path / "report", notebooks_dir=nbs, jobs=1, reuse_kernels=reuse)
+    message = str(caught.value)
+    assert "dies.ipynb failed: DeadKernelError: Kernel died" in message
+    assert "what its kernel wrote last, outside its cells:\nfd 2 of the kernel: last words 7f3a" in message
+    assert "last words 7f3a" not in capfd.readouterr().err
+    assert (tmp_path / "report" / "lives.html").is_file()
+    assert list(temp.iterdir()) == []  # every kernel's folder removed, the dead one's too

@@ -42,6 +42,8 @@ class NotebookResult:
 
 #: The kernels this worker has running (their managers): what :func:`_stop_now` kills on the way out.
 _RUNNING: set[Any] = set()
+#: what the last kernel shut down wrote outside its cells (``last_words``), kept once its folder is gone
+_LAST_WORDS: list[str] = [""]
 
 
 def _prctl() -> Any:
@@ -76,6 +78,10 @@ def kernel_manager():
       "KeyboardInterrupt caught in kernel".
     * The kernel dies with its worker: it is started with ``PR_SET_PDEATHSIG`` = SIGKILL, so however
       the worker ends (killed outright included), its kernel ends with it.
+    * What the kernel writes outside a cell (its own log, a traceback before it could start, a C
+      library's message) goes to ``kernel.log`` in its folder, not to the report's terminal, where a
+      kernel started as the report was stopped wrote its start-up warnings after the report's last line.
+      ``last_words`` reads it back for the error of a kernel that died.
     """
     import signal
     import tempfile
@@ -95,7 +101,20 @@ def kernel_manager():
             prctl = _prctl()
             if prctl is not None:
                 kw["preexec_fn"] = lambda: _die_with_parent(signal.SIGKILL, prctl)
-            await super()._async_launch_kernel(kernel_cmd, **kw)
+            with open(os.path.join(self._ipc_dir, "kernel.log"), "ab") as log:  # the kernel holds its own copy
+                kw.update(stdout=log, stderr=log)
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+
+        def last_words(self, lines: int = 12) -> str:
+            """The last ``lines`` lines the kernel wrote outside its cells ("" when it wrote none)."""
+            try:
+                with open(os.path.join(self._ipc_dir, "kernel.log"), "rb") as log:
+                    log.seek(0, os.SEEK_END)
+                    log.seek(max(0, log.tell() - 64 * 1024))
+                    text = log.read().decode("utf-8", errors="replace")
+            except OSError:  # its folder removed
+                return ""
+            return "\n".join(text.strip().splitlines()[-lines:])
 
         async def _async_interrupt_kernel(self) -> None:
             if self.shutting_down:  # set by shutdown_kernel before it interrupts
@@ -107,8 +126,15 @@ def kernel_manager():
             if not restart:
                 import shutil
 
+                if os.path.isdir(self._ipc_dir):  # not yet removed (nbclient cleans up after a shutdown too)
+                    _LAST_WORDS[0] = self.last_words()
                 shutil.rmtree(self._ipc_dir, ignore_errors=True)
                 _RUNNING.discard(self)
+
+        async def cleanup_resources(self, restart: bool = False) -> None:
+            # AsyncKernelManager binds its public name to the base class's function, not to the override
+            # above: nbclient, cleaning up after a kernel that died, left the kernel's folder behind
+            await self._async_cleanup_resources(restart=restart)
 
     return ReportKernelManager
 
@@ -230,6 +256,9 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
                 _drop_kernel()
                 continue
             result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
+            words = _KERNEL["km"].last_words() if reuse and "km" in _KERNEL else _LAST_WORDS[0]
+            if words:
+                result.error += f"; what its kernel wrote last, outside its cells:\n{words}"
         break
     result.seconds = time.perf_counter() - started
     if executed.is_file():
