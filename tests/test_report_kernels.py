@@ -125,7 +125,7 @@ def test_a_kernel_that_dies_is_named_with_what_it_wrote_and_writes_nothing_to_th
     temp = tmp_path / "tmp"
     temp.mkdir()
     monkeypatch.setenv("TMPDIR", str(temp))  # the workers' kernels make their folders here
-    dying = ("import os, signal, time\nos.write(2, b'fd 2 of the kernel: last words 7f3a\\n')\ntime.sleep(1)\n"
+    dying = ("import os, signal, time\nos.write(2, b'fd 2 of the kernel: last words 7f3a\\x1b[2J\\n')\ntime.sleep(1)\n"
              "os.kill(os.getpid(), signal.SIGKILL)")
     nbs = _notebooks(tmp_path / "nbs", {"dies": dying, "lives": "print('fine')"})
     capfd.readouterr()
@@ -133,7 +133,9 @@ def test_a_kernel_that_dies_is_named_with_what_it_wrote_and_writes_nothing_to_th
         run_report(EXAMPLE, tmp_path / "report", notebooks_dir=nbs, jobs=1, reuse_kernels=reuse)
     message = str(caught.value)
     assert "dies.ipynb failed: DeadKernelError: Kernel died" in message
-    assert "what its kernel wrote last, outside its cells:\nfd 2 of the kernel: last words 7f3a" in message
+    # what the kernel wrote is shown, its control characters as escapes (it could clear the reader's terminal)
+    assert "what its kernel wrote last, outside its cells:\nfd 2 of the kernel: last words 7f3a\\x1b[2J" in message
+    assert "\x1b" not in message
     assert "last words 7f3a" not in capfd.readouterr().err
     assert (tmp_path / "report" / "lives.html").is_file()
     assert list(temp.iterdir()) == []  # every kernel's folder removed, the dead one's too

@@ -148,7 +148,7 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1280px;margin:0.8em a
           "table.report-table{border-collapse:collapse;font-size:0.8em}table.report-table th,table.report-table td{"
           "border-bottom:1px solid #ddd;white-space:nowrap;padding:0.2em 0.6em;text-align:right}"
           "table.report-table th{background:#f4f4f4}table.report-table td:first-child,table.report-table th:first-child"
-          "{text-align:left}img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00}"
+          "{text-align:left}img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00;white-space:pre-wrap}"
           "ul.notes,p.notes{color:#555;font-size:0.9em}section.part{border-top:2px solid #333;margin-top:1.5em}"
           "ul.sections li{margin:0.3em 0}.muted{color:#666;font-size:0.9em}")
 

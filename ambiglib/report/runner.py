@@ -258,7 +258,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
             result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
             words = _KERNEL["km"].last_words() if reuse and "km" in _KERNEL else _LAST_WORDS[0]
             if words:
-                result.error += f"; what its kernel wrote last, outside its cells:\n{words}"
+                result.error += f"; what its kernel wrote last, outside its cells:\n{visible(words)}"
         break
     result.seconds = time.perf_counter() - started
     if executed.is_file():
