@@ -139,3 +139,41 @@ def test_a_kernel_that_dies_is_named_with_what_it_wrote_and_writes_nothing_to_th
     assert "last words 7f3a" not in capfd.readouterr().err
     assert (tmp_path / "report" / "lives.html").is_file()
     assert list(temp.iterdir()) == []  # every kernel's folder removed, the dead one's too
+
+
+def test_a_worker_starts_and_prepares_its_kernel_while_the_report_loads_the_log(tmp_path, monkeypatch):
+    """The report's process loads the log (~7 s at 1000x) while its workers wait; each worker now starts and
+    prepares its kernel then (warm), and its first notebook runs in it without a second reset."""
+    from ambiglib.report import runner
+
+    monkeypatch.setattr(runner, "_KERNEL", {})
+    runner.warm()  # a worker that starts a new kernel for every notebook starts none here
+    assert "km" not in runner._KERNEL
+    runner.warm(str(tmp_path))
+    try:
+        km = runner._KERNEL["km"]
+        kc = km.blocking_client()
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=60)
+            seen = []
+            kc.execute_interactive("import os, sys; print('ambiglib.tables' in sys.modules, os.getcwd())",
+                                   timeout=60, output_hook=lambda m: seen.append(m["content"].get("text", "")))
+        finally:
+            kc.stop_channels()
+        assert "".join(seen).strip() == f"True {tmp_path}"  # prepared (isolation.prepare), in the report's folder
+        assert runner._reused_kernel(str(tmp_path)) is km and "restored" not in runner._KERNEL
+    finally:
+        runner._drop_kernel()
+
+
+def test_a_kernel_that_cannot_start_while_the_log_loads_is_left_to_the_first_notebook(monkeypatch):
+    from ambiglib.report import runner
+
+    def broken(cwd):
+        raise RuntimeError("no kernel")
+
+    monkeypatch.setattr(runner, "_KERNEL", {})
+    monkeypatch.setattr(runner, "_reused_kernel", broken)
+    runner.warm("/")  # no error here: the first notebook starts it again and its error says why
+    assert runner._KERNEL == {}

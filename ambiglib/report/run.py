@@ -225,13 +225,13 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     from ..snapshot import write_snapshot
 
     # one process per running notebook: papermill's working-directory switch cannot race. The
-    # workers start, and import papermill and nbconvert, while this process loads the log
+    # workers start, import papermill and nbconvert and start their kernels while this process loads the log
     pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
                                initializer=worker_started, initargs=(os.getpid(),))
     results: dict[str, NotebookResult] = {}
     try:
         for _ in range(max(1, jobs)):
-            pool.submit(warm)
+            pool.submit(warm, os.getcwd() if reuse_kernels else None)
         # the Inspect AI mapping the notebooks are given (ask_tools, scorer) is the load's
         mapping = {k: common[k] for k in ("ask_tools", "scorer") if common.get(k)}
         loaded = load(runs, strict=False, quiet=True, **mapping)

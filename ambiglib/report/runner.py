@@ -162,6 +162,7 @@ def _drop_kernel() -> None:
     """Shut this worker's kept kernel down (it also dies with the worker: PR_SET_PDEATHSIG)."""
     from jupyter_core.utils import run_sync
 
+    _KERNEL.pop("restored", None)
     km = _KERNEL.pop("km", None)
     if km is not None:
         try:
@@ -185,6 +186,8 @@ def _reused_kernel(cwd: str) -> Any:
     if km is not None and (_KERNEL.get("cwd") != cwd or not run_sync(km.is_alive)()):
         _drop_kernel()
         km = None
+    if km is not None and _KERNEL.pop("restored", False):  # prepared and reset by warm(); nothing ran since
+        return km
     if km is None:
         km = kernel_manager()(kernel_name="python3")
         run_sync(km.start_kernel)(cwd=cwd)
@@ -330,12 +333,21 @@ def longest_first(jobs_args: list[tuple]) -> list[tuple]:
     return sorted(jobs_args, key=lambda a: -_MEASURED_SECONDS.get(a[0].stem, 0.0))
 
 
-def warm() -> None:
-    """In a report worker, before its first notebook: import what running one needs."""
+def warm(cwd: str | None = None) -> None:
+    """In a report worker, before its first notebook: import what running one needs and, given the folder its
+    notebooks run in (``cwd``, when the worker keeps its kernel), start and prepare the kernel, while the
+    report's process is still loading the log (at 1000x the example, ~7 s with one core idle for part of it).
+    A kernel that cannot start here is left to the first notebook, whose error then says why."""
     import importlib
 
     for name in ("nbformat", "papermill", "nbconvert"):
         importlib.import_module(name)
+    if cwd is not None:
+        try:
+            _reused_kernel(cwd)
+            _KERNEL["restored"] = True  # as a new kernel: the first notebook need not reset it again
+        except Exception:  # noqa: BLE001 — the first notebook starts it again, and fails with the reason
+            _drop_kernel()
 
 
 def worker_started(parent: int) -> None:
