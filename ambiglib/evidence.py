@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .runset import RunSet, shared_metas
+from .runset import RunSet, _rows, shared_metas
 from .text import visible
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
@@ -77,6 +77,135 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
     ValueError
         The table remembers no run set and none is given, or ``row`` is out of range.
     """
+    rs, values, scope, parts = _row_parts(table, row, rs)
+    frames: dict[str, list[pd.DataFrame]] = {"runs": [], "questions": [], "labels": []}
+    shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
+    for side, keep in parts:
+        sub = shown._with_run_ids_of(keep)
+        r = sub.runs.assign(side=side)
+        frames["runs"].append(r)
+        ids = None
+        for name in ("questions", "labels"):
+            frame = getattr(sub, name)
+            at = sub._links(name)  # each question's run, by position: known from the load, carried to the subset
+            if at is None:
+                ids = pd.Index(r["run_id"].astype(object)) if ids is None else ids
+                at = ids.get_indexer(frame["run_id"].astype(object))
+            frame = frame.assign(task_id=r["task_id"].astype(object).to_numpy()[at], side=side)
+            if name == "questions":
+                frame = frame.assign(trial=r["trial"].to_numpy()[at])
+            frames[name].append(frame)
+    runs_out = pd.concat(frames["runs"], ignore_index=True)
+    runs_out["where"] = _where(runs_out)
+    return _evidence_of(values, scope, runs_out.reindex(columns=RUN_COLUMNS).sort_values(_RUN_ORDER),
+                        pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS)
+                        .sort_values(_QUESTION_ORDER),
+                        pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS))
+
+
+#: the order of an evidence page's runs and questions
+_RUN_ORDER = ["side", "task_id", "trial"]
+_QUESTION_ORDER = ["side", "task_id", "trial", "q_index"]
+
+
+def _evidence_of(values: dict, scope: dict, runs: pd.DataFrame, questions: pd.DataFrame,
+                 labels: pd.DataFrame) -> Evidence:
+    """The Evidence of a row's frames, each without ``side`` where no row has one, numbered from 0."""
+    out = Evidence(values, runs, questions, labels, _describe(values, scope))
+    for name in ("runs", "questions", "labels"):
+        frame = getattr(out, name)
+        if (frame["side"] == "").all():
+            setattr(out, name, frame.drop(columns="side").reset_index(drop=True))
+        else:
+            setattr(out, name, frame.reset_index(drop=True))
+    return out
+
+
+@dataclass
+class _Cut:
+    """What a page says of a row's frames beyond the rows it lists: how many rows each has, the runs' columns
+    that hold one value over all of them, and how many sides asked questions."""
+
+    runs: int
+    questions: int
+    labels: int
+    same: dict
+    question_sides: int
+
+
+def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evidence, _Cut | None]:
+    """``evidence(table, i, rs)`` as its page lists it: each frame's first :data:`PAGE_ROWS` rows in the same
+    order, and the :class:`_Cut` of the rest. Only the listed questions and labels are copied, and only the
+    listed runs' places in the log worked out: at 1000x the example a row has tens of thousands of runs and
+    ten times as many questions, and building them all was most of a page's time. The order is worked out
+    on the sort keys alone, as integers where they are text (a side's task ids ranked as their texts sort),
+    with the stable sort pandas gives ``evidence``. A run set whose run ids do not link each question to
+    its run (built by hand) gets ``evidence`` whole, and no cut."""
+    rs, values, scope, parts = _row_parts(table, i, rs)
+    shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))
+    links = {name: shown._links(name) for name in ("questions", "labels")}
+    if any(pos is None for pos in links.values()):
+        return evidence(table, i, rs), None
+    runs, keys, rows, labels = [], [], [], []
+    for code, (side, keep) in enumerate(parts):
+        r = _rows(shown.runs, keep).assign(side=side)  # as evidence(): unique run ids, so keep is the subset
+        runs.append(r)
+        renumber = np.cumsum(keep, dtype=np.int64) - 1
+        picked = {}
+        for name, pos in links.items():
+            mine = pos >= 0
+            mine[mine] = keep[pos[mine]]
+            found = np.flatnonzero(mine)
+            picked[name] = (found, renumber[pos[found]])
+        found, at = picked["questions"]
+        task, uniques = pd.factorize(r["task_id"], sort=True)
+        task[task < 0] = len(uniques)  # a missing task id sorts last, as pandas sorts it
+        keys.append(pd.DataFrame({"side": np.full(len(found), code), "task_id": task[at],
+                                  "trial": r["trial"].to_numpy()[at],
+                                  "q_index": shown.questions["q_index"].to_numpy()[found]}))
+        rows += [(code, found, at)]
+        labels.append((code, *picked["labels"]))
+    questions = _listed_rows(shown.questions, parts, runs, rows, pd.concat(keys, ignore_index=True))
+    n_labels = sum(len(found) for _, found, _ in labels)
+    label_rows = _listed_rows(shown.labels, parts, runs, labels, None)
+    every_run = pd.concat(runs, ignore_index=True).sort_values(_RUN_ORDER)
+    head = every_run.iloc[:PAGE_ROWS].copy()
+    head["where"] = _where(head)
+    ev = _evidence_of(values, scope, head.reindex(columns=RUN_COLUMNS),
+                      questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS))
+    every_run = every_run.reindex(columns=[c for c in RUN_COLUMNS if c in ev.runs and c != "run_id"])
+    _, same = _varying(every_run, _ALWAYS)
+    return ev, _Cut(len(every_run), sum(len(k) for k in keys), n_labels, same,
+                    sum(1 for k in keys if len(k)))
+
+
+def _listed_rows(frame: pd.DataFrame, parts: list, runs: list[pd.DataFrame], rows: list, keys: pd.DataFrame | None
+                 ) -> pd.DataFrame:
+    """The first :data:`PAGE_ROWS` of a row's questions (ordered by ``keys``) or labels (in the log's order):
+    ``rows`` holds, side by side, each one's row in ``frame`` and its run's row in that side's ``runs``."""
+    part = np.concatenate([np.full(len(found), code) for code, found, _ in rows]).astype(np.int64)
+    found = np.concatenate([found for _, found, _ in rows]).astype(np.int64)
+    at = np.concatenate([at for _, _, at in rows]).astype(np.int64)
+    order = (keys.sort_values(list(keys.columns)).index.to_numpy() if keys is not None
+             else np.arange(len(found)))[:PAGE_ROWS]
+    picked = found[order]
+    # Arrow takes rows from a many-chunked column by joining its chunks first: only those the rows are in
+    low = int(picked.min()) if len(picked) else 0
+    out = frame.iloc[low:int(picked.max(initial=low)) + 1].iloc[picked - low].reset_index(drop=True)
+    task = np.empty(len(order), dtype=object)
+    side = np.empty(len(order), dtype=object)
+    for code, (name, _) in enumerate(parts):
+        mine = np.flatnonzero(part[order] == code)
+        task[mine] = runs[code]["task_id"].iloc[at[order][mine]].astype(object).to_numpy()
+        side[mine] = name
+    out = out.assign(task_id=task, side=side)
+    if keys is not None:  # the column evidence() sorts: each side's runs' trials, side after side
+        out = out.assign(trial=keys["trial"].to_numpy()[order])
+    return out
+
+
+def _row_parts(table: pd.DataFrame, row: Any, rs: RunSet | None) -> tuple[RunSet, dict, dict, list]:
+    """The run set, the row's values, its scope, and ``(side, runs of that side)`` for each side of the row."""
     rs = rs if rs is not None else getattr(table, "_runset", None)
     if rs is None:
         raise ValueError("evidence: this table does not remember the run set it was computed from; pass rs=")
@@ -103,37 +232,7 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
         for column, value in scope.items():
             keep &= _matches(keys[column], value)
         parts.append((side, keep))
-    frames = {"runs": [], "questions": [], "labels": []}
-    shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
-    for side, keep in parts:
-        sub = shown._with_run_ids_of(keep)
-        r = sub.runs.assign(side=side)
-        frames["runs"].append(r)
-        ids = None
-        for name in ("questions", "labels"):
-            frame = getattr(sub, name)
-            at = sub._links(name)  # each question's run, by position: known from the load, carried to the subset
-            if at is None:
-                ids = pd.Index(r["run_id"].astype(object)) if ids is None else ids
-                at = ids.get_indexer(frame["run_id"].astype(object))
-            frame = frame.assign(task_id=r["task_id"].astype(object).to_numpy()[at], side=side)
-            if name == "questions":
-                frame = frame.assign(trial=r["trial"].to_numpy()[at])
-            frames[name].append(frame)
-    runs_out = pd.concat(frames["runs"], ignore_index=True)
-    runs_out["where"] = _where(runs_out)
-    out = Evidence(values, runs_out.reindex(columns=RUN_COLUMNS).sort_values(["side", "task_id", "trial"]),
-                   pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS)
-                   .sort_values(["side", "task_id", "trial", "q_index"]),
-                   pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS),
-                   _describe(values, scope))
-    for name in ("runs", "questions", "labels"):
-        frame = getattr(out, name)
-        if (frame["side"] == "").all():
-            setattr(out, name, frame.drop(columns="side").reset_index(drop=True))
-        else:
-            setattr(out, name, frame.reset_index(drop=True))
-    return out
+    return rs, values, scope, parts
 
 
 def _shown_columns(rs: RunSet) -> RunSet:
@@ -320,34 +419,48 @@ def _one_value(column: pd.Series) -> bool:
 PAGE_ROWS = 1000
 
 
-def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...] = ()) -> str:
+def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total: int) -> str:
+    """The first :data:`PAGE_ROWS` rows of ``frame``, of ``total`` in all."""
     shown = _html_table(frame.head(PAGE_ROWS), text_columns)
-    if len(frame) > PAGE_ROWS:
-        shown += (f"<p class='muted'>the first {PAGE_ROWS:,} of {len(frame):,} {what}; every one: "
+    if total > PAGE_ROWS:
+        shown += (f"<p class='muted'>the first {PAGE_ROWS:,} of {total:,} {what}; every one: "
                   "<code>table.evidence(row)</code> in Python</p>")
     return shown
 
 
-def _page_body(ev: Evidence) -> str:
-    runs, same = _varying(ev.runs.drop(columns="run_id"), ("task_id", "trial", "status", "score", "where"))
+#: the run columns a page always lists, even where every run holds one value
+_ALWAYS = ("task_id", "trial", "status", "score", "where")
+
+
+def _page_body(ev: Evidence, cut: _Cut | None = None) -> str:
+    """A page's body: ``ev`` whole, or the rows of it a page lists and their ``cut`` (:func:`_page_evidence`)."""
+    if cut is None:
+        runs, same = _varying(ev.runs.drop(columns="run_id"), _ALWAYS)
+        n_runs, n_questions, n_labels = len(ev.runs), len(ev.questions), len(ev.labels)
+        sides = ev.questions["side"].nunique() if "side" in ev.questions else 0
+    else:
+        same = cut.same
+        runs = ev.runs.drop(columns=["run_id", *same])
+        n_runs, n_questions, n_labels, sides = cut.runs, cut.questions, cut.labels, cut.question_sides
     common = ", ".join(f"{k} {v}" for k, v in same.items() if not _blank(v))
     questions = ev.questions.drop(columns=[c for c in ("run_id", "side") if c in ev.questions and
-                                           (c == "run_id" or ev.questions[c].nunique() <= 1)])
+                                           (c == "run_id" or sides <= 1)])
     labels = ev.labels.drop(columns="run_id")
     parts = [f"<p>{html.escape(ev.scope)}</p>",
-             f"<h2>Questions ({len(ev.questions)})</h2>",
+             f"<h2>Questions ({n_questions})</h2>",
              "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
              " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
-             if len(ev.questions) else "",
-             _listed(questions, "questions", ("text", "response")) if len(ev.questions)
+             if n_questions else "",
+             _listed(questions, "questions", ("text", "response"), n_questions) if n_questions
              else "<p class='muted'>no questions: these runs asked nothing</p>",
-             f"<h2>Runs ({len(ev.runs)})</h2>",
+             f"<h2>Runs ({n_runs})</h2>",
              f"<p class='muted'>every run: {html.escape(common)}</p>" if common else "",
              "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
-             " listed, and left out of every metric.</p>" if len(ev.runs) else "",
-             _listed(runs, "runs", ("where",)) if len(ev.runs) else "<p class='muted'>no runs</p>",
-             f"<h2>Judge labels ({len(ev.labels)})</h2>",
-             _listed(labels, "judge labels") if len(ev.labels) else "<p class='muted'>no judge labels on these runs</p>"]
+             " listed, and left out of every metric.</p>" if n_runs else "",
+             _listed(runs, "runs", ("where",), n_runs) if n_runs else "<p class='muted'>no runs</p>",
+             f"<h2>Judge labels ({n_labels})</h2>",
+             _listed(labels, "judge labels", (), n_labels) if n_labels
+             else "<p class='muted'>no judge labels on these runs</p>"]
     return "\n".join(p for p in parts if p)
 
 
@@ -362,13 +475,13 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
     pages = []
     caption = title or table.attrs.get("caption") or name
     for i in range(len(table)):
-        ev = evidence(table, i, rs)
+        ev, cut = _page_evidence(table, i, rs)
         row = {k: v for k, v in table.iloc[i].to_dict().items() if not str(k).endswith(("_ci_low", "_ci_high"))}
         shown = pd.DataFrame([row])
         page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
                 f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}</style></head><body>"
                 f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
-                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}{_page_body(ev)}</body></html>")
+                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}{_page_body(ev, cut)}</body></html>")
         path = folder / f"{i}.html"
         path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed
         pages.append(path)

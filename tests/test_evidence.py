@@ -199,3 +199,38 @@ def test_a_column_is_one_value_exactly_when_pandas_counts_one(first, repeated, r
         values = [None if v is None or v != v else int(v) for v in values]
     column = pd.Series(values, dtype=dtype)
     assert _one_value(column) == (column.astype(object).nunique(dropna=False) == 1)
+
+
+_TASKS = ["t0", "t1", "T2", "é3", "t10"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_TASKS), st.sampled_from(["m-a", "m-b"]), st.integers(1, 3),
+                          st.integers(0, 4), st.integers(0, 2), st.booleans()), min_size=1, max_size=25),
+       st.sampled_from([1, 2, 3, 7, 1000]))
+def test_a_page_built_from_the_rows_it_lists_is_the_page_of_the_whole_evidence(runs, page_rows):
+    """A page copies only the questions and labels it lists and works out where only its listed runs are
+    (_page_evidence); it must say what the page of the whole evidence says: the same rows in the same order
+    (ties in task and trial kept in the log's order, task ids ordered as their texts sort), the same counts,
+    the same columns left out as holding one value, for a model's row and a comparison's two sides."""
+    import ambiglib.evidence as ev_module
+
+    recs = [task(t, n_blockers=2) for t in _TASKS]
+    for n, (t, model, trial, n_q, n_labels, ask_tool) in enumerate(runs):
+        recs.append(run(task=t, model=model, trial=trial, ask_tool=ask_tool, score=float(n % 3) / 2, policy=f"p{n}",
+                        questions=[q("b0" if (n + j) % 2 else None, f"run {n} asks <{j}>?") for j in range(n_q * ask_tool)],
+                        labels=[{"facet": "trace", "label": f"l{j}", "judge": f"j{j}"} for j in range(n_labels)]))
+    rs = RunSet.from_records(recs)
+    made = [pd.DataFrame({"model": ["m-a", "m-b"]}), pd.DataFrame({"model_a": ["m-a"], "model_b": ["m-b"]}),
+            pd.DataFrame({"task_id": ["t0"], "ask_tool": [True]}), pd.DataFrame({"model": ["nobody"]})]
+    old = ev_module.PAGE_ROWS
+    ev_module.PAGE_ROWS = page_rows
+    try:
+        for table in made:
+            for i in range(len(table)):
+                whole = ev_module.evidence(table, i, rs)
+                listed, cut = ev_module._page_evidence(table, i, rs)
+                assert cut is not None  # the run set links each question to its run: the cut path ran
+                assert ev_module._page_body(listed, cut) == ev_module._page_body(whole)
+    finally:
+        ev_module.PAGE_ROWS = old
