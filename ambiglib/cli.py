@@ -46,6 +46,10 @@ def _progress(quiet: bool):
 def _report(args: argparse.Namespace) -> int:
     progress, close = _progress(args.quiet)
     try:
+        if getattr(args, "program", False):  # this process is the command's own: see decline_unused_imports
+            from .report.runner import decline_unused_imports
+
+            decline_unused_imports()
         from .report import run_report
 
         given = {"k": args.k, "models": args.models, "benchmarks": args.benchmarks, "suites": args.suites,
@@ -505,7 +509,14 @@ def _print_table(table, fmt: str) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def run() -> int:
+    """The ``ambiglib`` program (its console script, and ``python -m ambiglib``): :func:`main` in a process of its
+    own, which ``report`` may rid of imports nothing in it uses. :func:`main` called from Python leaves the
+    caller's process as it is."""
+    return main(program=True)
+
+
+def main(argv: list[str] | None = None, *, program: bool = False) -> int:
     import signal
 
     previous = {signal.SIGALRM: signal.getsignal(signal.SIGALRM),
@@ -519,6 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         # the notebook parameters are read only when report's help is asked for
         parser = _parser(with_parameters="report" in argv and any(a in ("-h", "--help") for a in argv))
         args = parser.parse_args(argv)
+        args.program = program
         command = f"ambiglib {args.command}"
         return args.func(args)
     except AmbiglibError as exc:

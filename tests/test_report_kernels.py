@@ -177,3 +177,46 @@ def test_a_kernel_that_cannot_start_while_the_log_loads_is_left_to_the_first_not
     monkeypatch.setattr(runner, "_reused_kernel", broken)
     runner.warm("/")  # no error here: the first notebook starts it again and its error says why
     assert runner._KERNEL == {}
+
+
+#: in a fresh interpreter: what ``rfc3987_syntax`` is after ``ambiglib report`` has read the notebooks' parameters
+#: (papermill, nbformat and jsonschema imported; --runs names nothing, so no notebook runs), and whether nbformat
+#: still refuses a notebook that breaks its schema
+_DECLINED = """\
+import json, sys
+{call}
+import nbformat
+try:
+    nbformat.validate({{"nbformat": 4, "nbformat_minor": 5, "metadata": {{}},
+                       "cells": [{{"id": "a", "cell_type": "nonsense", "source": "", "metadata": {{}}}}]}})
+    refused = False
+except nbformat.ValidationError:
+    refused = True
+held = sys.modules.get("rfc3987_syntax", "absent")
+print(json.dumps({{"rc": rc, "papermill": "papermill" in sys.modules, "refused": refused,
+                  "rfc3987_syntax": "declined" if held is None else "absent" if held == "absent" else "imported"}}))
+"""
+
+
+@pytest.mark.parametrize("call, expected", [
+    # the program (console script, python -m ambiglib): its process is its own
+    ("sys.argv = ['ambiglib', 'report', '-q', '--runs', RUNS]\nfrom ambiglib.cli import run\nrc = run()", "declined"),
+    # main() called from Python: the caller's process is left as it is
+    ("from ambiglib.cli import main\nrc = main(['report', '-q', '--runs', RUNS])", "imported"),
+    # a report worker, as the report starts it, then warmed without a kernel (it imports papermill and nbconvert)
+    ("import os\nfrom ambiglib.report.runner import warm, worker_started\nworker_started(os.getppid())\n"
+     "warm(None)\nrc = 0", "declined"),
+], ids=["the program", "main from Python", "a worker"])
+def test_the_reports_own_processes_do_not_import_what_nothing_in_them_uses(tmp_path, call, expected):
+    """jsonschema imports rfc3987_syntax for its "iri" format checks, which builds its grammars at import: ~1 s
+    in the report command's process and in each worker, before the first notebook (docs/performance.md)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("rfc3987_syntax", reason="rfc3987_syntax is not installed here: nothing to decline")
+    code = f"RUNS = {str(tmp_path / 'no-such-log')!r}\n" + _DECLINED.format(call=call)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen == {"rc": 0 if "worker" in call else 1, "papermill": True, "refused": True,
+                    "rfc3987_syntax": expected}

@@ -20,7 +20,8 @@ import pandas as pd
 from ..text import visible
 from .parameters import inject_parameters
 
-__all__ = ["NOTEBOOK_TIMEOUT", "NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager"]
+__all__ = ["NOTEBOOK_TIMEOUT", "NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager",
+           "decline_unused_imports"]
 
 
 @dataclass
@@ -350,6 +351,24 @@ def warm(cwd: str | None = None) -> None:
             _drop_kernel()
 
 
+#: Modules the report's own processes (its command's, and its workers) decline to import: libraries import them
+#: when installed for something nothing in those processes uses, and they cost more CPU than anything else at
+#: a worker's start, on the path to its first notebook. jsonschema (under nbformat, under papermill) imports
+#: ``rfc3987_syntax`` for its "iri" format checks, and it builds ~35 Earley parsers as it is imported: ~1 s a
+#: process here (python-jsonschema/jsonschema#1428). No notebook schema, and no schema installed beside ours,
+#: has an "iri" format; jsonschema imports it under ``suppress(ImportError)`` and then checks no "iri".
+UNUSED_IMPORTS = ("rfc3987_syntax",)
+
+
+def decline_unused_imports() -> None:
+    """In a process that is the report's own (never a user's: a notebook's kernel is not), make importing each of
+    :data:`UNUSED_IMPORTS` an ImportError, as when it is not installed; one already imported stays."""
+    import sys
+
+    for name in UNUSED_IMPORTS:
+        sys.modules.setdefault(name, None)  # (None in sys.modules: ``import`` raises ModuleNotFoundError)
+
+
 def worker_started(parent: int) -> None:
     """In a report worker, first: end when the report's process ends, however it ends, and leave Ctrl-C
     to the report.
@@ -360,9 +379,11 @@ def worker_started(parent: int) -> None:
       SystemExit instead let ``concurrent.futures`` catch it and wait forever for the next notebook.
     * SIGINT (Ctrl-C reaches every process of the terminal's group) is ignored: the report stops the
       workers itself and prints one line; a worker's traceback would come before it.
+    * Imports nothing in it uses are declined (:func:`decline_unused_imports`).
     """
     import signal
 
+    decline_unused_imports()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_now)
     _die_with_parent(signal.SIGTERM)
