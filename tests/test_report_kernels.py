@@ -179,6 +179,30 @@ def test_a_kernel_that_cannot_start_while_the_log_loads_is_left_to_the_first_not
     assert runner._KERNEL == {}
 
 
+def test_a_kept_kernels_reset_is_awaited_on_its_reply_alone_and_names_what_went_wrong(tmp_path, monkeypatch):
+    """Before each notebook a kept kernel is reset by a request whose reply alone is awaited (waiting for the
+    kernel to be ready again ends by listening 0.2 s on a channel that stays quiet: 0.2 s a notebook). Its
+    error is raised, and a kernel that dies during it is named at once, not after the 300 s the reply may take."""
+    import time
+
+    from ambiglib.report import runner
+
+    monkeypatch.setattr(runner, "_KERNEL", {})
+    runner.warm(str(tmp_path))
+    try:
+        km = runner._KERNEL["km"]
+        runner._in_kernel(km, "import builtins; builtins.reset_seen = 41")  # the reply of this request, awaited
+        runner._in_kernel(km, "assert builtins.reset_seen == 41")  # (it ran, in that kernel)
+        with pytest.raises(RuntimeError, match="could not be prepared: ValueError: reset refused 5e1"):
+            runner._in_kernel(km, "raise ValueError('reset refused 5e1')")
+        started = time.monotonic()
+        with pytest.raises(RuntimeError, match="Kernel died before replying to the report's reset"):
+            runner._in_kernel(km, "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
+        assert time.monotonic() - started < 60  # named when found dead, not when the reply's 300 s ran out
+    finally:
+        runner._drop_kernel()
+
+
 #: in a fresh interpreter: what ``rfc3987_syntax`` is after ``ambiglib report`` has read the notebooks' parameters
 #: (papermill, nbformat and jsonschema imported; --runs names nothing, so no notebook runs), and whether nbformat
 #: still refuses a notebook that breaks its schema

@@ -144,13 +144,40 @@ def kernel_manager():
 _KERNEL: dict[str, Any] = {}
 
 
-def _in_kernel(km: Any, code: str) -> None:
-    """Run ``code`` in the kernel, outside any notebook (nothing is recorded); its error is raised here."""
+def _in_kernel(km: Any, code: str, *, started: bool = True) -> None:
+    """Run ``code`` in the kernel, outside any notebook (nothing is recorded); its error is raised here.
+
+    ``started`` False: the kernel was just started; wait until it answers, its output channel connected, as a
+    notebook's client does. Else it has answered before: the request goes on the shell channel alone and only
+    its reply is awaited. Waiting for ready ends by listening 0.2 s for output that does not come (jupyter_client's
+    ``wait_for_ready`` flushes IOPub so), which nbclient's own client does again before the notebook's first cell."""
+    import queue
+
+    from jupyter_core.utils import run_sync
+
     kc = km.blocking_client()
-    kc.start_channels()
+    if not started:
+        kc.start_channels()
+    else:
+        kc.start_channels(shell=True, iopub=False, stdin=False, hb=False, control=False)
     try:
-        kc.wait_for_ready(timeout=120)
-        reply = kc.execute_interactive(code, store_history=False, timeout=300, output_hook=lambda msg: None)
+        if not started:
+            kc.wait_for_ready(timeout=120)
+            reply = kc.execute_interactive(code, store_history=False, timeout=300, output_hook=lambda msg: None)
+        else:
+            msg_id = kc.execute(code, store_history=False, allow_stdin=False)
+            deadline = time.monotonic() + 300
+            while True:
+                try:
+                    reply = kc.get_shell_msg(timeout=1)
+                except queue.Empty:
+                    if not run_sync(km.is_alive)():
+                        raise RuntimeError("Kernel died before replying to the report's reset") from None
+                    if time.monotonic() > deadline:
+                        raise RuntimeError("Kernel didn't respond to the report's reset in 300 seconds") from None
+                    continue
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    break
         content = reply["content"]
         if content.get("status") != "ok":
             raise RuntimeError(f"the report's kernel could not be prepared: {content.get('ename')}:"
@@ -199,7 +226,8 @@ def _reused_kernel(cwd: str) -> Any:
     else:
         prepare = ""
     # one round trip: a new kernel is prepared and reset in the same request
-    _in_kernel(km, prepare + "__import__('ambiglib.report.isolation', fromlist=['restore']).restore()")
+    _in_kernel(km, prepare + "__import__('ambiglib.report.isolation', fromlist=['restore']).restore()",
+               started=not prepare)
     return km
 
 
@@ -217,8 +245,6 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     reset to what a new kernel holds (:mod:`ambiglib.report.isolation`); else in a new kernel."""
     import nbformat
     import papermill
-    from nbconvert import HTMLExporter
-    from traitlets.config import Config
 
     name = notebook.stem
     started = time.perf_counter()
@@ -278,11 +304,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
         if cells and meta.get("start_time") and cells[0].metadata.get("papermill", {}).get("start_time"):
             first = pd.Timestamp(cells[0].metadata["papermill"]["start_time"])
             result.kernel_start_seconds = (first - pd.Timestamp(meta["start_time"])).total_seconds()
-        # the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML
-        config = Config()
-        config.TagRemovePreprocessor.enabled = True
-        config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
-        body, _ = HTMLExporter(template_name="lab", config=config).from_notebook_node(nb)
+        body, _ = _html_exporter().from_notebook_node(nb)
         # what the notebook showed of the log, its control and bidi characters made visible (text.visible)
         (out / f"{name}.html").write_text(visible(body), encoding="utf-8")
     artifacts = Path(parameters["out_dir"])
@@ -299,6 +321,24 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
         for path in sorted(artifacts.glob(f"*.{kind}-note.txt"), key=lambda p: p.stat().st_mtime_ns):
             result.notes.append({**json.loads(path.read_text(encoding="utf-8")), "kind": kind})
     return result
+
+
+#: this worker's HTML exporter, made at its first notebook: a new one loads its templates again (~0.1 s a notebook)
+_EXPORTER: list[Any] = []
+
+
+def _html_exporter() -> Any:
+    """The exporter of every notebook's page; the nbval copy of each table (plain text, tagged "nbval-text")
+    stays in the .ipynb, not in the HTML."""
+    if not _EXPORTER:
+        from nbconvert import HTMLExporter
+        from traitlets.config import Config
+
+        config = Config()
+        config.TagRemovePreprocessor.enabled = True
+        config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
+        _EXPORTER.append(HTMLExporter(template_name="lab", config=config))
+    return _EXPORTER[0]
 
 
 def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
