@@ -203,6 +203,66 @@ def test_a_kept_kernels_reset_is_awaited_on_its_reply_alone_and_names_what_went_
         runner._drop_kernel()
 
 
+class _Channel:
+    """A kernel client's channel that gives ``script``'s messages in turn (Empty: none came in the time asked)
+    and records each wait it was asked for."""
+
+    def __init__(self, name: str, script: list, waits: list) -> None:
+        self.name, self.script, self.waits = name, list(script), waits
+
+    def send(self, msg: dict) -> None:
+        pass
+
+    async def get_msg(self, timeout: float | None = None) -> dict:
+        from queue import Empty
+
+        self.waits.append((self.name, timeout))
+        item = self.script.pop(0) if self.script else Empty
+        if item is Empty:
+            raise Empty
+        return item
+
+
+def test_a_notebooks_client_is_ready_once_the_kernel_answered_and_then_listens_for_nothing_more(monkeypatch):
+    """nbclient makes a client per notebook and waits until it is ready; jupyter_client's wait ended by listening
+    0.2 s on IOPub for output that did not come: 0.2 s a notebook with the kernel idle. The report's client asks
+    the kernel until it answers with its output channel connected, lets go what has arrived there, and stops."""
+    import asyncio
+    import shutil
+    from queue import Empty
+
+    from ambiglib.report import runner
+
+    km = runner.kernel_manager()(kernel_name="python3")  # not started: its client's channels are replaced
+    try:
+        kc = km.client()
+        alive = [True]
+
+        async def is_alive() -> bool:
+            return alive[0]
+
+        monkeypatch.setattr(kc, "is_alive", is_alive)
+        info = {"msg_type": "kernel_info_reply", "content": {"protocol_version": "5.3"}}
+        waits: list = []
+        # the first reply comes before IOPub is connected (nothing there in 0.2 s): asked again; two more
+        # messages are there when it is ready, and nothing after them
+        kc._shell_channel = _Channel("shell", [info, info], waits)
+        kc._iopub_channel = iopub = _Channel("iopub", [Empty, {"msg_type": "status"}, {"msg_type": "status"},
+                                                       {"msg_type": "stream"}], waits)
+        asyncio.run(kc.wait_for_ready(timeout=60))
+        assert waits == [("shell", 1), ("iopub", 0.2), ("shell", 1), ("iopub", 0.2),
+                         ("iopub", 0), ("iopub", 0), ("iopub", 0)]
+        assert iopub.script == []  # what had come was let go: no cell of the notebook sees it
+        # a kernel that died before it answered is named
+        alive[0] = False
+        kc._shell_channel = _Channel("shell", [Empty], [])
+        with pytest.raises(RuntimeError, match="Kernel died before replying to kernel_info"):
+            asyncio.run(kc.wait_for_ready(timeout=60))
+    finally:
+        shutil.rmtree(km._ipc_dir, ignore_errors=True)
+        runner._RUNNING.discard(km)
+
+
 #: in a fresh interpreter: what ``rfc3987_syntax`` is after ``ambiglib report`` has read the notebooks' parameters
 #: (papermill, nbformat and jsonschema imported; --runs names nothing, so no notebook runs), and whether nbformat
 #: still refuses a notebook that breaks its schema

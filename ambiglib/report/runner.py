@@ -83,13 +83,54 @@ def kernel_manager():
       library's message) goes to ``kernel.log`` in its folder, not to the report's terminal, where a
       kernel started as the report was stopped wrote its start-up warnings after the report's last line.
       ``last_words`` reads it back for the error of a kernel that died.
+    * A notebook's client (nbclient makes one per notebook) is ready as soon as the kernel has answered it and
+      its output channel is connected: what has arrived on that channel is let go, without then listening
+      0.2 s for more, as jupyter_client's ``wait_for_ready`` does (0.2 s a notebook, the kernel idle). Output
+      that arrives later belongs to no cell of the notebook, and nbclient takes only its cells' own.
     """
     import signal
     import tempfile
+    import time as clock
+    from queue import Empty
 
+    from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class ReportKernelClient(AsyncKernelClient):
+        async def wait_for_ready(self, timeout: float | None = None) -> None:
+            # jupyter_client's steps, but its last: ask kernel_info until the kernel replies and a message
+            # comes on IOPub (else it is not connected yet: ask again); then let go what has come there
+            deadline = clock.monotonic() + (float("inf") if timeout is None else timeout)
+            while True:
+                self.kernel_info()
+                try:
+                    reply = await self.shell_channel.get_msg(timeout=1)
+                except Empty:
+                    reply = None
+                if reply is not None and reply["msg_type"] == "kernel_info_reply":
+                    try:
+                        await self.iopub_channel.get_msg(timeout=0.2)
+                    except Empty:
+                        pass
+                    else:
+                        self._handle_kernel_info_reply(reply)
+                        break
+                if not await self.is_alive():
+                    raise RuntimeError("Kernel died before replying to kernel_info")
+                if clock.monotonic() > deadline:
+                    raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+            while True:
+                try:
+                    await self.iopub_channel.get_msg(timeout=0)
+                except Empty:
+                    return
 
     class ReportKernelManager(AsyncKernelManager):
+        @default("client_factory")
+        def _report_client(self) -> type:
+            return ReportKernelClient
+
         def __init__(self, **kwargs: Any) -> None:
             self._ipc_dir = tempfile.mkdtemp(prefix="ambiglib-kernel-")
             kwargs.setdefault("transport", "ipc")
