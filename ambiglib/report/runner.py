@@ -188,10 +188,10 @@ _KERNEL: dict[str, Any] = {}
 def _in_kernel(km: Any, code: str, *, started: bool = True) -> None:
     """Run ``code`` in the kernel, outside any notebook (nothing is recorded); its error is raised here.
 
-    ``started`` False: the kernel was just started; wait until it answers, its output channel connected, as a
-    notebook's client does. Else it has answered before: the request goes on the shell channel alone and only
-    its reply is awaited. Waiting for ready ends by listening 0.2 s for output that does not come (jupyter_client's
-    ``wait_for_ready`` flushes IOPub so), which nbclient's own client does again before the notebook's first cell."""
+    ``started`` False: the kernel was just started; wait until it answers, its output channel connected. Else it
+    has answered before: the request goes on the shell channel alone and only its reply is awaited (the
+    notebook's own client then waits until the kernel answers it). Waiting for ready here would end by listening
+    0.2 s on IOPub for output that does not come (jupyter_client's ``wait_for_ready`` flushes IOPub so)."""
     import queue
 
     from jupyter_core.utils import run_sync
