@@ -46,7 +46,7 @@ def prepare() -> None:
     _KEPT.update(rc=copy.deepcopy(dict(matplotlib.rcParams)), warnings=list(warnings.filters),
                  environ=dict(os.environ), cwd=os.getcwd(), path=list(sys.path))
     # what the imports made lives as long as the kernel: collections no longer go through it. IPython's reset
-    # (restore, before every notebook) collects garbage; going through the libraries' million objects took
+    # (restore, before every notebook) collects garbage; going through the libraries' ~190,000 objects took
     # ~0.1 s a notebook, and as long in each full collection while a notebook runs
     gc.collect()
     gc.freeze()
