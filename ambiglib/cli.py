@@ -46,7 +46,7 @@ def _progress(quiet: bool):
 def _report(args: argparse.Namespace) -> int:
     progress, close = _progress(args.quiet)
     try:
-        if getattr(args, "program", False):  # this process is the command's own: see decline_unused_imports
+        if args.program:  # this process is the command's own (main sets it): see decline_unused_imports
             from .report.runner import decline_unused_imports
 
             decline_unused_imports()

@@ -12,6 +12,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -364,22 +365,17 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     return result
 
 
-#: this worker's HTML exporter, made at its first notebook: a new one loads its templates again (~0.1 s a notebook)
-_EXPORTER: list[Any] = []
-
-
+@lru_cache(maxsize=1)
 def _html_exporter() -> Any:
-    """The exporter of every notebook's page; the nbval copy of each table (plain text, tagged "nbval-text")
-    stays in the .ipynb, not in the HTML."""
-    if not _EXPORTER:
-        from nbconvert import HTMLExporter
-        from traitlets.config import Config
+    """The exporter of every notebook's page, made once per worker (a new one loads its templates again: ~0.1 s a
+    notebook); the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML."""
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
 
-        config = Config()
-        config.TagRemovePreprocessor.enabled = True
-        config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
-        _EXPORTER.append(HTMLExporter(template_name="lab", config=config))
-    return _EXPORTER[0]
+    config = Config()
+    config.TagRemovePreprocessor.enabled = True
+    config.TagRemovePreprocessor.remove_cell_tags = {"nbval-text"}
+    return HTMLExporter(template_name="lab", config=config)
 
 
 def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
