@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/imports.py
 	$(BIN)/python bench/stats.py
+	$(BIN)/python bench/coverage.py
 	$(BIN)/python bench/report.py --scale 1000
 	$(BIN)/python bench/inspect_logs.py
 

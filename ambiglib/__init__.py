@@ -18,7 +18,7 @@ _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_
           "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers",
           "read_mcp_atlas": "importers", "read_inspect": "importers"}
 #: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
-_LAZY = ("metrics", "stats", "tables", "plots", "report", "shapes", "comparisons", "simulate", "cli")
+_LAZY = ("metrics", "stats", "agreement", "tables", "plots", "report", "shapes", "comparisons", "simulate", "cli")
 
 
 def __getattr__(name: str):

@@ -349,9 +349,10 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="the runs mean_score and pass_at_k compare (default: ambiguous+tool, ambiguous tasks with the"
                         " ask tool); the other metrics fix their own")
     p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3; at most 100)")
-    p.add_argument("--test", choices=["auto", "mcnemar", "permutation", "wilcoxon"], default="auto",
+    p.add_argument("--test", choices=["auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"], default="auto",
                    help="auto (default): exact McNemar for one pass/fail trial per task, else a paired permutation"
-                        " test; wilcoxon: the signed-rank test Ambig-DS reports")
+                        " test; mcnemar-midp: McNemar's mid-p form, less conservative with few tasks; wilcoxon: the"
+                        " signed-rank test Ambig-DS reports")
     p.add_argument("--alternative", choices=["two-sided", "greater", "less"], default="two-sided",
                    help="greater: side a > side b (default: two-sided)")
     p.add_argument("--n-boot", type=int, default=10_000,
@@ -498,9 +499,14 @@ def _print_table(table, fmt: str) -> int:
         side = next(c for c in table.columns if c.endswith("_a")).removesuffix("_a")
         for (metric, condition), _ in table.groupby(["metric", "condition"], sort=False):
             _say(f"{metric} on {condition}; difference = {side}_a − {side}_b")
-        shown = table.drop(columns=["alternative", "metric", "condition"])
+        for (level, method), _ in table.groupby(["ci_level", "ci_method"], sort=False):
+            _say(f"interval: {100 * level:g}% {method}")
+        shown = table.drop(columns=["alternative", "metric", "condition", "ci_level", "ci_method", "ci_vs_test"])
         shown.attrs = {}
         _say(render_table(shown, float_format="{:.3g}"))
+        for i, text in zip(table.index, table["ci_vs_test"]):
+            if isinstance(text, str):
+                _say(f"row {i} ({table[f'{side}_a'][i]} − {table[f'{side}_b'][i]}): {text}")
         for line in notes:
             _say(line)
         return 0

@@ -6,17 +6,27 @@ sides have a value of it (a task where a side asked nothing has no precision; on
 times has no pass@k): the values, the interval and the test use those tasks and no others, and
 ``n_pairs`` counts them. The difference is side a − side b, in the order the sides are given.
 
-* **Interval**: a percentile bootstrap of the difference that resamples those tasks (the same draws for
-  both sides), recomputing the metric as it pools.
+* **Interval**, labelled in every row (``ci_level``, ``ci_method``): for a mean of per-task values with equal
+  weights (mean score, pass@k, the gains from the tool in a balanced design), the t-interval of the per-task
+  differences, which covers at 12 tasks where a percentile bootstrap does not (``bench/coverage.py``); for a
+  pooled ratio (Ask-F1, precision, recall, CalibScore, gain per question), a percentile bootstrap that
+  resamples those tasks (the same draws for both sides) and recomputes the metric as it pools.
 * **Test**, fitted to the outcome (Dietterich 1998; Miller 2024, "Adding Error Bars to Evals"): the exact
-  McNemar test for pass/fail outcomes with one trial per task and side; otherwise a paired sign-flip
-  permutation test of the same difference the interval is about (each task's sides swapped at random;
-  :func:`scipy.stats.permutation_test`). ``test="wilcoxon"`` gives the Wilcoxon signed-rank test on the
-  per-task values instead, as Ambig-DS reports. Each row names its test; below 10 tasks whose sides
-  differ, the note says the test has little power.
-* Holm's adjustment runs over every row of the output. Effect sizes as pingouin's ``wilcoxon`` gives
-  them: the matched-pairs rank-biserial correlation (``rbc``, Kerby 2014) and the common-language effect
-  size (``cles``, McGraw and Wong 1992), on the per-task values.
+  McNemar test for pass/fail outcomes with one trial per task and side (``test="mcnemar-midp"``: its mid-p
+  form, Fagerland et al. 2013); otherwise a paired sign-flip permutation test of the same difference the
+  interval is about (each task's sides swapped), exact up to 20 tasks, else from random flips, as many as the
+  table's size needs for Holm to reach 0.05 (:func:`flips_for`), its Monte-Carlo error in ``p_mc_se``.
+  ``test="wilcoxon"`` gives the Wilcoxon signed-rank test on the per-task values, as Ambig-DS reports. Each
+  row names its test; ``n_differing`` counts the tasks whose swap moves the statistic (the metric's own
+  inputs differ), and below 10 the note says the test has little power. Where the interval and the test
+  decide differently, ``ci_vs_test`` says so and why.
+* Holm's adjustment runs over every row of the output. Effect sizes on the per-task values: the matched-pairs
+  rank-biserial correlation (``rbc``, Kerby 2014) and the probability of improvement (``prob_improvement``,
+  rliable: within each task the chance that a run of a beats a run of b, averaged over tasks).
+* ``rerun_sd`` (mean score): how far the difference would move if both sides were run again on these tasks
+  with as many trials (the standard deviation of that change, as ``metrics.rerun_sd`` is for one agent), from
+  the spread between a task's own trials (Miller 2024, §3). It leaves out the sampling of tasks, which the
+  interval includes; it shrinks as tasks are added; no verdict rests on it.
 
 Nothing is pooled across a condition the comparison does not name: comparing models holds the ask policy
 fixed (one comparison per policy), comparing policies holds the model fixed, and comparing with and
@@ -26,7 +36,7 @@ without the tool pairs each with-tool policy with the no-tool runs it was run ag
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Callable, Literal, Mapping
 
@@ -35,37 +45,46 @@ import pandas as pd
 
 from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
 from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_unattributed
-from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums
+from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
-from .significance import PairedTest, mcnemar_exact, paired_permutation
-from .stats import bootstrap_totals, holm, percentile_ci, sps
+from .significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
+from .stats import bootstrap_totals, check_n_boot, holm, percentile_ci, sps, t_interval
 from .tables._common import ConventionsArg, _per_tool_policy, as_table, explain_empty
 
-__all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "rank_biserial", "common_language",
-           "describe_condition"]
+__all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "rank_biserial", "prob_improvement",
+           "describe_condition", "flips_for"]
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
     "mean_score": "mean score per task (solve runs in the condition; invalid and timeout score 0)",
     "pass_at_k": "pass@k per task (the benchmark's estimator: HIL-Bench first k, else unbiased)",
-    "ask_f1": "Ask-F1 from pooled precision and recall (ask-tool runs on ambiguous tasks)",
-    "precision": "question precision (relevant questions / questions), over tasks where both sides asked",
+    "ask_f1": "Ask-F1 from pooled precision and recall (ask-tool runs on ambiguous tasks; an agent that asks"
+              " nothing has recall 0 and Ask-F1 0)",
+    "precision": "question precision (relevant questions / questions), over tasks where both sides asked: without"
+                 " a question precision is undefined",
     "recall": "blocker recall (blockers addressed / registered blockers)",
-    "calib_score": "CalibScore of the ask-tool runs on full and ambiguous tasks",
-    "gain_per_question": "score gain with the tool per question asked, pp (LHAW Gain/Q), over tasks where both asked",
+    "calib_score": "CalibScore of the ask-tool runs on full and ambiguous tasks (from the two pooled ask rates)",
+    "gain_per_question": "score gain with the tool (pp) per question a with-tool run asks (gain ÷ questions per"
+                         " run), over tasks where both asked; LHAW's Gain/Q (gain ÷ all questions) is in its"
+                         " value_of_information table",
     "score_gain_pp": "mean-score gain with the tool, pp",
     "pass_gain_pp": "pass@k gain with the tool, pp",
 }
-#: the tests a comparison can use: ``auto`` picks McNemar or the permutation test by the outcome
-TESTS = ("auto", "mcnemar", "permutation", "wilcoxon")
+#: the tests a comparison can use: ``auto`` picks exact McNemar or the permutation test by the outcome
+TESTS = ("auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon")
 #: below this many tasks whose sides differ, a test has little power (the note says so)
 FEW_DIFFERING = 10
-_VOI = {"gain_per_question": "score_gain_pp_per_question", "score_gain_pp": "score_gain_pp",
-        "pass_gain_pp": "pass_gain_pp"}
+#: below this many tasks a percentile bootstrap interval covers less than it says (``bench/coverage.py``)
+FEW_FOR_BOOTSTRAP = 50
+_VOI = {"gain_per_question": "score_gain_pp", "score_gain_pp": "score_gain_pp", "pass_gain_pp": "pass_gain_pp"}
 _SIDES = ("model", "policy", "ask_tool")
 #: metrics whose runs are chosen by ``condition`` (the others fix their own)
 CONDITIONED = ("mean_score", "pass_at_k")
+#: random sign flips a permutation test draws first; rows that may be significant draw more (:func:`flips_for`)
+FIRST_FLIPS = 9_999
+#: the most flips × tasks one test draws (about 20 s on this machine's CPU): past it, the note says what it limits
+FLIP_BUDGET = 2_000_000_000
 
 
 def rank_biserial(x, y) -> float:
@@ -79,20 +98,31 @@ def rank_biserial(x, y) -> float:
     return float((r[d > 0].sum() - r[d < 0].sum()) / r.sum())
 
 
-def common_language(x, y, alternative: str = "two-sided") -> float:
-    """The common-language effect size: the share of all (x_i, y_j) pairs with x_i > y_j, ties
-    counting one half (McGraw and Wong 1992; pingouin's ``CLES``); 1 − that for ``less``."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if len(x) == 0 or len(y) == 0:
+def prob_improvement(a: pd.DataFrame, b: pd.DataFrame) -> float:
+    """The probability of improvement of a over b: within each task, the share of (run of a, run of b) pairs where
+    a's value is higher, ties counting one half; averaged over the tasks (Agarwal et al. 2021, rliable's
+    ``probability_of_improvement``). Paired by task, unlike the common-language effect size over all pairs.
+
+    ``a``, ``b``: one row per run (or one per task) with columns ``task_id`` and ``value``; the tasks of both.
+    NaN with no shared task."""
+    a, b = a[["task_id", "value"]], b[["task_id", "value"]]
+    both = a.merge(b, on="task_id", suffixes=("_a", "_b"))
+    if len(both) == 0:
         return float("nan")
-    # counted by sorting (n log n), not over the len(x) × len(y) pairs: how many y lie below each x, and
-    # how many equal it. The sum of ones and halves is exact in float64, so this is the pairs' mean exactly.
-    # a NaN compares false with everything: its pairs count as neither greater nor tied
-    ys, xs = np.sort(y[~np.isnan(y)]), x[~np.isnan(x)]
-    below = np.searchsorted(ys, xs, side="left")
-    ties = np.searchsorted(ys, xs, side="right") - below
-    cles = float((below.sum() + 0.5 * ties.sum()) / (len(x) * len(y)))
-    return 1 - cles if alternative == "less" else cles
+    va, vb = both["value_a"].to_numpy(float), both["value_b"].to_numpy(float)
+    win = np.where(va > vb, 1.0, np.where(va == vb, 0.5, 0.0))
+    return float(pd.Series(win).groupby(both["task_id"].to_numpy(), sort=False).mean().mean())
+
+
+def flips_for(m: int, alpha: float, p: float = 0.0) -> int:
+    """The random sign flips a permutation test needs in a table of ``m`` rows adjusted by Holm: enough that the
+    smallest p it can give (2 / (flips + 1), two-sided) times ``m`` is a tenth of ``alpha``, and that a p-value
+    near ``alpha`` has a Monte-Carlo standard error below ``alpha`` / 20; a multiple of 10,000, less one."""
+    family = int(np.ceil(20 * m / alpha))
+    q = min(max(p / 2, 0.0), 0.5)
+    near = int(np.ceil(4 * q * (1 - q) * (20 / alpha) ** 2))
+    need = max(FIRST_FLIPS + 1, family, near)
+    return int(-(-need // 10_000) * 10_000 - 1)
 
 
 def describe_condition(metric: str, between: str, condition: tuple[str, bool] | None = ("ambiguous", True),
@@ -119,7 +149,13 @@ def describe_condition(metric: str, between: str, condition: tuple[str, bool] | 
 class _Sums:
     """Per (keys…, task_id): the additive sums a metric pools (``cols``), the metric of summed columns
     (``stat``), which tasks have a value (``defined``, of one task's sums) and, for McNemar, the trials
-    behind each task's value (``trials``)."""
+    behind each task's value (``trials``). ``weights``: the columns that weigh a task in the pooled metric; where
+    each is the same on every task of a side, the metric is the mean of its per-task values (a t-interval
+    applies). ``ran``: the (keys…, task_id) with any run in the metric's scope, errors and unscored runs
+    included. ``runs``: (keys…, task_id, value) per run, where a run has a value of its own (the probability of
+    improvement compares runs within a task). ``spread``: the per-task column of the within-task variance of a
+    run's value (its trials in ``trials``), for the rerun spread. ``design``: what the reader must know of how
+    the metric pairs (said in the note)."""
 
     per: pd.DataFrame
     cols: list[str]
@@ -127,20 +163,32 @@ class _Sums:
     defined: Callable[[Mapping[str, np.ndarray]], np.ndarray]
     undefined: str  # why a task has no value, for "nothing to compare"
     trials: str | None = None
+    weights: tuple[str, ...] = ()
+    ran: pd.DataFrame | None = None
+    runs: pd.DataFrame | None = None
+    spread: str | None = None
+    design: list[str] = field(default_factory=list)
+
+
+def _ran(work: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    return work[[*keys, "task_id"]].drop_duplicates()
 
 
 def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
     if metric == "mean_score":
-        work = _work(rs)
-        work = work[~work["error"] & (work["protocol"] == "solve")].dropna(subset=["score"])
+        scope = _work(rs)
+        scope = scope[scope["protocol"] == "solve"]
+        work = scope[~scope["error"]].dropna(subset=["score"])
         g = work.groupby([*keys, "task_id"], sort=True)["score"]
-        per = pd.DataFrame({"score_mean": g.mean(), "n_trials": g.size()}).reset_index()
+        per = pd.DataFrame({"score_mean": g.mean(), "n_trials": g.size(), "score_var": g.var(ddof=1)}).reset_index()
         per["n"] = 1.0
         return _Sums(per, ["score_mean", "n"], lambda t: _ratio(t["score_mean"], t["n"]), lambda t: t["n"] > 0,
-                     "no scored run", "n_trials")
+                     "no scored run", "n_trials", ("n",), _ran(scope, keys),
+                     work[[*keys, "task_id", "score"]].rename(columns={"score": "value"}), "score_var")
     if metric == "pass_at_k":
-        work = _work(rs)
-        work = work[~work["error"] & (work["protocol"] == "solve")]
+        scope = _work(rs)
+        scope = scope[scope["protocol"] == "solve"]
+        work = scope[~scope["error"]]
         _single_condition(work, keys, CONDITIONS, "paired_comparison")
         units = _per_unit_pass(work, [*keys, "task_id", "variant_id"], k, conv.pass_estimator)
         units["pk_n"] = units["pass_at_k"].notna().astype(float)
@@ -148,35 +196,65 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         per = units.groupby([*keys, "task_id"], sort=True)[["pk", "pk_n", "n"]].sum().reset_index()
         per = per.rename(columns={"n": "n_trials"})
         return _Sums(per, ["pk", "pk_n"], lambda t: _ratio(t["pk"], t["pk_n"]), lambda t: t["pk_n"] > 0,
-                     f"fewer than k = {k} trials", "n_trials")
+                     f"fewer than k = {k} trials", "n_trials", ("pk_n",), _ran(scope, keys))
     if metric in ("ask_f1", "precision", "recall"):
         # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said)
         kept, _ = _without_unattributed(rs.filter(protocol="solve"), keys)
         runs, additive, stat, _, _ = _ask_f1_parts(kept, keys, "relevant", "all_runs", "micro")
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
+        scope = _work(kept)
+        ran = _ran(scope[(scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
         if metric == "precision":  # no question, no precision (the harness's 0 is for Ask-F1's sake)
-            return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["n_questions"] > 0, "no question asked")
-        return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["b_recall"] > 0, "no registered blocker")
+            return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["n_questions"] > 0,
+                         "no question asked", ran=ran)
+        return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["b_recall"] > 0, "no registered blocker",
+                     ran=ran)
     if metric == "calib_score":
-        runs, additive, stat, _, _ = _calibration_parts(rs.filter(protocol=conv.calibration_protocol), keys)
+        tool = rs.filter(protocol=conv.calibration_protocol)
+        runs, additive, stat, _, _ = _calibration_parts(tool, keys)
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
-        return _Sums(per, additive, lambda t: stat(t)["calib_score"], lambda t: (t["is_amb"] > 0) & (t["is_full"] > 0),
-                     "no ask-tool run on both its fully specified and its ambiguous version")
+        scope = _work(tool)
+        # CalibScore is a harmonic mean of the two pooled rates: a task counts with a run of either spec, and the
+        # pooled statistic needs runs of both (a design whose clear and ambiguous tasks differ is one such)
+        sums = _Sums(per, additive, lambda t: stat(t)["calib_score"], lambda t: (t["is_amb"] + t["is_full"]) > 0,
+                     "no ask-tool run", ran=_ran(scope[scope["ask_tool"]], keys))
+        both = per.groupby([*keys, "task_id"], sort=False)[["is_amb", "is_full"]].sum()
+        if len(both) and not ((both["is_amb"] > 0) & (both["is_full"] > 0)).any():
+            sums.design.append("calib_score: no task was run both fully specified and ambiguous (the clear and the"
+                               " ambiguous tasks are different tasks): each side's two ask rates come from different"
+                               " tasks, paired by task across the sides but not across the specs")
+        return sums
     if metric in _VOI:
         parts = _voi_parts(rs, keys, k, True)
         per = _voi_task_sums(parts)
         cols = [*VOI_VARIANT_COLUMNS, *VOI_BASE_COLUMNS]
+        scope = _work(rs)
+        ran = _ran(scope[(scope["protocol"] == "solve") & (scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
         if metric == "pass_gain_pp":
-            defined, why = (lambda t: (t["pk_na"] > 0) & (t["pk_nt"] > 0)), f"fewer than k = {k} trials on a side"
+            defined, why, weights = (lambda t: (t["pk_na"] > 0) & (t["pk_nt"] > 0)), \
+                f"fewer than k = {k} trials on a side", ("pk_na", "pk_nt")
         elif metric == "gain_per_question":
-            defined, why = (lambda t: (t["a_n_scored"] > 0) & (t["t_questions"] > 0)), "no question asked"
+            defined, why, weights = (lambda t: (t["a_n_scored"] > 0) & (t["t_questions"] > 0)), "no question asked", ()
         else:
-            defined, why = (lambda t: (t["a_n_scored"] > 0) & (t["t_n_scored"] > 0)), "no scored run on a side"
-        return _Sums(per, cols, lambda t: parts["stat"](t)[_VOI[metric]], defined, why)
+            defined, why, weights = (lambda t: (t["a_n_scored"] > 0) & (t["t_n_scored"] > 0)), \
+                "no scored run on a side", ("a_n_scored", "t_n_scored")
+        if metric == "gain_per_question":
+            def stat(t):
+                return per_run_question(parts["stat"](t)["score_gain_pp"], t["t_questions"], t["t_n_scored"])
+        else:
+            def stat(t):
+                return parts["stat"](t)[_VOI[metric]]
+        return _Sums(per, cols, stat, defined, why, weights=weights, ran=ran)
     raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
 
 
 # ----------------------------------------------------------------------------- the comparison
+
+
+#: a comparison's columns after the benchmark, suite, fixed columns and the two sides
+_COLUMNS = ["metric", "condition", "n_tasks", "n_tasks_left_out", "n_pairs", "value_a", "value_b", "difference",
+            "difference_ci_low", "difference_ci_high", "ci_level", "ci_method", "test", "n_differing", "statistic",
+            "alternative", "p_value", "p_mc_se", "rbc", "prob_improvement", "rerun_sd"]
 
 
 @as_table
@@ -205,16 +283,19 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         Only this pair, in this order: ``difference`` is a − b. Without them, every pair (sorted; with
         and without the tool: with first).
     k : int, default 3
-    test : {"auto", "mcnemar", "permutation", "wilcoxon"}, default "auto"
+    test : {"auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"}, default "auto"
         ``auto``: the exact McNemar test where every task's value on both sides is one pass/fail trial,
-        else the paired permutation test. ``wilcoxon``: the Wilcoxon signed-rank test on the per-task
-        values (``zero_method="wilcox"``), as Ambig-DS reports.
+        else the paired permutation test. ``mcnemar-midp``: McNemar's mid-p form (less conservative with
+        few discordant tasks). ``wilcoxon``: the Wilcoxon signed-rank test on the per-task values
+        (``zero_method="wilcox"``), as Ambig-DS reports.
     alternative : {"two-sided", "greater", "less"}
         ``greater`` tests side a > side b.
     n_boot, seed, confidence
-        The task bootstrap: replicate r draws the paired tasks (sorted by ``task_id``) as
-        ``np.random.default_rng(seed).integers(0, n, size=(n_boot, n))[r]``, and both sides
-        are recomputed on the same draw. ``seed`` also seeds a permutation test's random flips.
+        The interval's level; a pooled ratio's task bootstrap: replicate r draws the paired tasks (sorted by
+        ``task_id``) as ``np.random.default_rng(seed).integers(0, n, size=(n_boot, n))[r]``, and both sides
+        are recomputed on the same draw. ``seed`` also seeds a permutation test's random flips. 1 −
+        ``confidence`` is the level at which the interval and the test are set side by side (``ci_vs_test``)
+        and for which a permutation test draws enough flips.
     conventions : mapping, optional
         Benchmark → paper whose conventions it follows (:mod:`ambiglib.shapes`); sets the
         pass@k estimator and the calibration runs.
@@ -228,15 +309,19 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         One row per benchmark, suite, the fixed columns (``policy`` when comparing models,
         ``model`` when comparing policies or tool use) and pair with a value on both sides:
         ``<between>_a, <between>_b, metric, condition`` (the runs compared, in words), ``n_tasks``
-        (tasks both sides ran), ``n_pairs`` (of those, the tasks where both sides have a value: the
-        values, interval and test use these), ``value_a, value_b, difference`` (a − b),
-        ``difference_ci_low, difference_ci_high``, ``test`` (its name), ``n_differing`` (tasks whose
-        sides differ: discordant pairs for McNemar), ``statistic`` (McNemar's min(b, c), the
-        permutation test's observed difference, Wilcoxon's W), ``alternative, p_value, p_holm``
-        (Holm over every row) and the effect sizes ``rbc, cles``. A pair with no task valued on both
-        sides gives no row; the note says why. ``noise_floor`` (between models or policies; filled for
-        mean_score and pass_at_k): the larger of the two sides' :func:`ambiglib.metrics.noise_floor` on the runs compared; the
-        note counts the differences no larger than it.
+        (tasks with a usable run on both sides: not an error, scored where the metric needs a score),
+        ``n_tasks_left_out`` (tasks both sides ran that have no usable run on a side: their runs errored or
+        were not scored), ``n_pairs`` (of ``n_tasks``, those where both sides have a value: the values,
+        interval and test use these), ``value_a, value_b, difference`` (a − b), ``difference_ci_low,
+        difference_ci_high, ci_level, ci_method`` (the interval, its level and how it was made), ``test``
+        (its name, with its flips), ``n_differing`` (tasks whose swap alone moves the statistic: discordant
+        pairs for McNemar, non-zero differences for Wilcoxon), ``statistic`` (McNemar's min(b, c), the
+        permutation test's observed difference, Wilcoxon's W), ``alternative, p_value, p_mc_se`` (the
+        Monte-Carlo standard error of a p-value from random flips), ``p_holm`` (Holm over every row),
+        ``ci_vs_test`` (where the interval and the test decide differently, which and why), the effect sizes
+        ``rbc, prob_improvement``, and ``rerun_sd`` (mean_score: the standard deviation of the change in the
+        difference if both sides ran these tasks again with as many trials, from each task's own trials). A
+        pair with no task valued on both sides gives no row; the note says why.
 
     Raises
     ------
@@ -248,8 +333,27 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
 
     References
     ----------
-    Dietterich (1998); Miller (2024), arXiv 2411.00640, §paired; docs/metrics.md, "Comparing agents".
+    Dietterich (1998); Miller (2024), arXiv 2411.00640, §paired; Fagerland et al. (2013); Agarwal et al. (2021),
+    rliable; docs/metrics.md, "Paired comparisons".
     """
+    out, retests, notes = compared(rs, metric=metric, between=between, condition=condition, a=a, b=b, k=k,
+                                   test=test, alternative=alternative, n_boot=n_boot, seed=seed,
+                                   confidence=confidence, conventions=conventions, pool_suites=pool_suites)
+    notes = settle(out, retests, 1 - confidence) + notes
+    if len(out) == 0 and not notes:
+        notes.append(_nothing_to_compare(rs, between))
+    if notes:
+        out.attrs["note"] = "; ".join(notes)
+    return out
+
+
+def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: str,
+             n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool
+             ) -> tuple[pd.DataFrame, list, list[str]]:
+    """:func:`paired_comparison`'s rows before Holm, with the means to draw more flips for each row's test
+    (``retests``: per row, ``(retest(flips), flips drawn, tasks)`` or None) and its notes. A caller that adjusts
+    several comparisons together (:func:`ambiglib.headline.agent_comparison`) concatenates them and calls
+    :func:`settle` once over the whole family."""
     if between not in _SIDES:
         raise ValueError(f"paired_comparison: between must be one of {list(_SIDES)} (got {between!r})")
     if metric not in COMPARABLE:
@@ -266,91 +370,154 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
                          " own runs, so a condition applies only to mean_score and pass_at_k")
     if (a is None) != (b is None):
         raise ValueError("paired_comparison: give both a and b (or neither: every pair)")
+    check_n_boot(n_boot)  # refused up front, whether or not a row's interval is a bootstrap
     fixed = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"]}[between]
     rows: list[dict] = []
+    retests: list = []
     why: list[str | tuple[str, str]] = []
-    for bench in sorted(set(rs.runs["benchmark"].astype(object))):
+    design: list[str] = []
+    benches = sorted(set(rs.runs["benchmark"].astype(object)))
+    for bench in benches:
         sub, conv = rs.filter(benchmark=bench), conventions_for(bench, conventions)
         where = describe_condition(metric, between, condition, conv)
         lacks = _lacks(sub, metric, between, condition)
         if lacks:
-            why.append(f"{bench}: {lacks}" if len(set(rs.runs["benchmark"].astype(object))) > 1 else lacks)
+            why.append(f"{bench}: {lacks}" if len(benches) > 1 else lacks)
             continue
         for label, runs in _scopes(sub, metric, between, condition):
             keys = ["suite", *[c for c in fixed if c != "policy" or between != "ask_tool"], between]
             sums = _task_sums(runs, metric, keys, k, conv)
             if len(sums.per) == 0:
                 continue
-            per = sums.per.assign(policy=label) if between == "ask_tool" else sums.per
-            if pool_suites:  # a task is a task of its suite; the comparison spans them all
-                per = per.assign(task_id=per["suite"].astype(str) + " / " + per["task_id"].astype(str),
-                                 suite=", ".join(sorted(map(str, set(per["suite"])))))
+            design += [f"{bench}: {d}" if len(benches) > 1 else d for d in sums.design if d not in design]
+
+            suites = ", ".join(sorted(map(str, sums.per["suite"].unique())))
+
+            def as_per(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+                if frame is None:
+                    return None
+                frame = frame.assign(policy=label) if between == "ask_tool" else frame
+                if pool_suites:  # a task is a task of its suite; the comparison spans them all
+                    frame = frame.assign(task_id=frame["suite"].astype(str) + " / " + frame["task_id"].astype(str),
+                                         suite=suites)
+                return frame
+
+            per, ran, values = as_per(sums.per), as_per(sums.ran), as_per(sums.runs)
             group_keys = ["suite", *fixed]
             for key, block in per.groupby(group_keys, sort=True):
                 head = {"benchmark": bench, **dict(zip(group_keys, key))}
-                rows += _pairs(block, between, sums, (a, b), n_boot, seed, confidence, alternative, test, head,
-                               metric, where, why)
+                new, again = _pairs(block, _of_group(ran, group_keys, key), _of_group(values, group_keys, key),
+                                    between, sums, (a, b), n_boot, seed, confidence, alternative, test, head,
+                                    metric, where, why)
+                rows += new
+                retests += again
     side_a, side_b = f"{between}_a", f"{between}_b"
-    out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, "metric", "condition", "n_tasks",
-                                      "n_pairs", "value_a", "value_b", "difference", "difference_ci_low",
-                                      "difference_ci_high", "test", "n_differing", "statistic", "alternative",
-                                      "p_value", "rbc", "cles"])
-    out.insert(out.columns.get_loc("p_value") + 1, "p_holm", holm(out["p_value"].to_numpy(dtype=float)))
-    notes = _collapsed(why)
-    if len(out) == 0 and not notes:
-        notes.append(_nothing_to_compare(rs, between))
-    few = out[out["n_differing"] < FEW_DIFFERING]
-    if len(few):
-        notes.append(f"{len(few)} of {len(out)} comparison(s) rest on fewer than {FEW_DIFFERING} tasks whose sides"
-                     f" differ (as few as {int(few['n_differing'].min())}): their tests have little power, and a"
-                     " p-value above 0.05 there is no evidence that the sides are alike")
-    explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test or rank; the difference is 0"
-                        for c in ("statistic", "p_value", "p_holm", "rbc")})
-    if between != "ask_tool":  # with and without the tool, a model is compared with itself
-        out["noise_floor"] = _noise_floors(rs, out, metric, between, condition, pool_suites)
-        explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
-        within = int((out["difference"].abs() <= out["noise_floor"]).sum())
-        if within:
-            notes.append(f"{within} of {len(out)} difference(s) no larger than the noise floor ({NOISE_FLOOR_IS}):"
-                         " no evidence on their own")
+    out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
+    notes = _collapsed(why) + design
     if metric in ("ask_f1", "precision", "recall"):
         _, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
             notes.append(f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a"
                          f" blocker: no {metric})")
-    if notes:
-        out.attrs["note"] = "; ".join(notes)
-    return out
+    return out, retests, notes
 
 
-#: what a noise floor is, in the words every note about one uses
-NOISE_FLOOR_IS = "the share of tasks whose verdict flips across one side's identical trials"
-#: why a comparison row has no noise floor
-NOISE_FLOOR_EMPTY = ("a noise floor needs a side's identical trials: the share of tasks whose verdict flips across"
-                     " them (for pass/fail and score comparisons between models or policies; a task tried once cannot"
-                     " show it: run each task at least twice)")
+def _of_group(frame: pd.DataFrame | None, keys: list[str], key: tuple) -> pd.DataFrame | None:
+    if frame is None:
+        return None
+    mask = np.ones(len(frame), bool)
+    for column, value in zip(keys, key):
+        mask &= (frame[column] == value).to_numpy()
+    return frame[mask]
 
 
-def _noise_floors(rs: RunSet, out: pd.DataFrame, metric: str, between: str, condition, pooled: bool) -> list[float]:
-    """Each row's noise floor: the larger of its two sides' ``metrics.noise_floor`` over the runs it compares
-    (the solve runs of its condition), for mean_score and pass_at_k between models or policies; else null."""
-    if len(out) == 0 or metric not in CONDITIONED:
-        return [np.nan] * len(out)
-    from .metrics.reliability import noise_floor
+def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05) -> list[str]:
+    """Finish comparison rows as one family: draw more random flips where a row's p-value may be significant
+    (:func:`flips_for`, the family being every row of ``out``), adjust by Holm over every row (``p_holm``), set
+    the interval beside the test (``ci_vs_test``), say why each empty cell is empty. Changes ``out`` in place;
+    returns the notes."""
+    notes: list[str] = []
+    m = int(out["p_value"].notna().sum())  # Holm's family: the rows with a p-value
+    capped: list[tuple[int, int]] = []
+    for i, again in enumerate(retests):
+        if again is None:
+            continue
+        retest, flips, n = again
+        p, se = out["p_value"].iat[i], out["p_mc_se"].iat[i]
+        if not np.isfinite(p) or p > alpha + 3 * (se if np.isfinite(se) else 0):
+            continue
+        need = flips_for(m, alpha, p)
+        allowed = max(FIRST_FLIPS, FLIP_BUDGET // max(n, 1))
+        if allowed < need:
+            capped.append((n, allowed))
+        if min(need, allowed) > flips:
+            result = retest(min(need, allowed))
+            out.iloc[i, [out.columns.get_loc(c) for c in ("test", "p_value", "p_mc_se")]] = \
+                [result.test, result.p_value, result.mc_se]
+    out.insert(out.columns.get_loc("p_mc_se") + 1, "p_holm", holm(out["p_value"].to_numpy(dtype=float)))
+    out.insert(out.columns.get_loc("p_holm") + 1, "ci_vs_test", _ci_vs_test(out, alpha))
+    if capped:
+        n, flips = max(capped)
+        notes.append(f"{len(capped)} test(s) over as many as {n:,} tasks drew {flips:,} random sign flips (the most"
+                     f" one test draws in its time): the smallest two-sided p they can give is {2 / (flips + 1):.1g},"
+                     f" which Holm over {m} rows makes {min(1.0, 2 * m / (flips + 1)):.2g}")
+    random_ = out["p_mc_se"].notna().to_numpy()
+    near = random_ & (np.abs(out["p_value"].to_numpy(float) - alpha) <= 2 * out["p_mc_se"].to_numpy(float))
+    if near.any():
+        notes.append(f"{int(near.sum())} p-value(s) from random flips lie within two Monte-Carlo standard errors"
+                     f" (p_mc_se) of {alpha:g}: which side of it they fall on is not settled")
+    few = out[out["n_differing"] < FEW_DIFFERING]
+    if len(few):
+        notes.append(f"{len(few)} of {len(out)} comparison(s) rest on fewer than {FEW_DIFFERING} tasks whose sides"
+                     f" differ (as few as {int(few['n_differing'].min())}): their tests have little power, and a"
+                     " p-value above 0.05 there is no evidence that the sides are alike")
+    small = out[out["ci_method"].astype(str).str.startswith("task bootstrap") & (out["n_pairs"] < FEW_FOR_BOOTSTRAP)]
+    if len(small):
+        notes.append(f"{len(small)} interval(s) are a percentile task bootstrap over fewer than {FEW_FOR_BOOTSTRAP}"
+                     f" tasks (as few as {int(small['n_pairs'].min())}): there it covers less than its level"
+                     " (docs/metrics.md, 'How well the intervals cover'); the test is the firmer guide")
+    left = int(out["n_tasks_left_out"].sum()) if len(out) else 0
+    if left:
+        notes.append(f"{left} task(s) both sides ran were left out of {int((out['n_tasks_left_out'] > 0).sum())}"
+                     " comparison(s) (n_tasks_left_out): a side's runs there all errored or had no score")
+    explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test or rank; the difference is 0"
+                        for c in ("statistic", "p_value", "p_holm", "rbc")})
+    explain_empty(out, {"p_mc_se": "an exact test (every flip pattern, or McNemar's or Wilcoxon's exact p): no"
+                                   " Monte-Carlo error",
+                        "ci_vs_test": f"the interval and the test decide alike at the {alpha:g} level (it excludes 0"
+                                      " where p is below it), or a one-sided test or a missing value leaves nothing"
+                                      " to set side by side",
+                        "rerun_sd": "the rerun spread is for mean_score, from tasks each side ran at least twice:"
+                                    " run each task two or more times",
+                        "difference_ci_low": "no interval: one task, or no bootstrap draw with a value",
+                        "difference_ci_high": "no interval: one task, or no bootstrap draw with a value"})
+    return notes
 
-    spec, tool = condition or ("ambiguous", True)
-    runs = rs.filter(protocol="solve", spec=spec, ask_tool=tool)
-    keys = ["benchmark", *([] if pooled else ["suite"]), "model", "policy"]
-    if len(runs.runs) == 0:
-        return [np.nan] * len(out)
-    nf = noise_floor(runs, by=keys)
-    floor = {tuple(r[:-1]): r[-1] for r in nf[[*keys, "noise_floor"]].itertuples(index=False)}
-    values = []
-    for r in out.to_dict("records"):
-        side = lambda v: floor.get(tuple(v if k == between else r[k] for k in keys), np.nan)  # noqa: E731
-        a, b = side(r[f"{between}_a"]), side(r[f"{between}_b"])
-        values.append(np.nan if pd.isna(a) and pd.isna(b) else float(np.nanmax([a, b])))
-    return values
+
+def _ci_vs_test(out: pd.DataFrame, alpha: float) -> list:
+    """Per row: where the interval and the test decide differently at level ``alpha``, which and why (else None)."""
+    texts: list = []
+    for r in out.itertuples(index=False):
+        p, low, high = r.p_value, r.difference_ci_low, r.difference_ci_high
+        if r.alternative != "two-sided" or not (np.isfinite(p) and np.isfinite(low) and np.isfinite(high)):
+            texts.append(None)
+            continue
+        excludes, rejects = low > 0 or high < 0, p < alpha
+        if excludes == rejects:
+            texts.append(None)
+            continue
+        if str(r.test).startswith("exact McNemar"):
+            why = f"exact McNemar is conservative with {r.n_differing} discordant tasks (test='mcnemar-midp' less so)"
+        elif str(r.ci_method).startswith("task bootstrap") and r.n_pairs < FEW_FOR_BOOTSTRAP:
+            why = f"a percentile bootstrap is too narrow at {r.n_pairs} tasks"
+        elif str(r.ci_method).startswith("t-interval"):
+            why = "the t-interval leans on near-normal per-task differences, the test does not"
+        else:
+            why = "the two approximate the same question differently"
+        head = (f"the interval excludes 0 but the test does not reject (p = {p:.3g})" if excludes else
+                f"the test rejects (p = {p:.3g}) but the interval includes 0")
+        texts.append(f"{head}: {why}; neither alone is a verdict")
+    return texts
 
 
 @as_table
@@ -393,16 +560,22 @@ def _ordered_pairs(values: list, wanted: tuple, between: str) -> list[tuple]:
     return list(combinations(sides, 2))
 
 
-def _pairs(block: pd.DataFrame, between: str, sums: _Sums, wanted: tuple, n_boot: int, seed: int,
-           confidence: float, alternative: str, test: str, fixed: dict, metric: str, where: str,
-           why: list[str | tuple[str, str]]) -> list[dict]:
-    rows = []
+def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame | None, between: str, sums: _Sums,
+           wanted: tuple, n_boot: int, seed: int, confidence: float, alternative: str, test: str, fixed: dict,
+           metric: str, where: str, why: list[str | tuple[str, str]]) -> tuple[list[dict], list]:
+    rows, retests = [], []
     cols = sums.cols
+
+    def stat_of(totals: np.ndarray) -> np.ndarray:
+        return np.asarray(sums.stat({c: totals[..., i] for i, c in enumerate(cols)}), float)
+
     for a, b in _ordered_pairs(list(block[between].unique()), wanted, between):
         ta = block[block[between] == a].set_index("task_id")
         tb = block[block[between] == b].set_index("task_id")
-        shared = sorted(set(ta.index) & set(tb.index))
-        if not shared:
+        shared = ta.index.intersection(tb.index).sort_values()  # index operations: no Python object per task
+        ran_both = shared if ran is None else pd.Index(ran.loc[ran[between] == a, "task_id"].unique()) \
+            .intersection(pd.Index(ran.loc[ran[between] == b, "task_id"].unique()))
+        if len(shared) == 0:
             why.append(f"{_where(fixed)}: {a} and {b} share no task")
             continue
         ta, tb = ta.loc[shared], tb.loc[shared]
@@ -416,35 +589,70 @@ def _pairs(block: pd.DataFrame, between: str, sums: _Sums, wanted: tuple, n_boot
                         f"{_where(fixed)}: {a} vs {b}, {len(shared)} shared task(s)"))
             continue
         A, B = ta[cols].to_numpy(float)[valued], tb[cols].to_numpy(float)[valued]
-        va = float(sums.stat(dict(zip(cols, A.sum(axis=0)[:, None])))[0])
-        vb = float(sums.stat(dict(zip(cols, B.sum(axis=0)[:, None])))[0])
-        both = bootstrap_totals(np.hstack([A, B]), n_boot, seed)  # both sides under the same draws
-        ra, rb = both[:, :A.shape[1]], both[:, A.shape[1]:]
-        diff = np.asarray(sums.stat({c: ra[:, i] for i, c in enumerate(cols)}), float) \
-            - np.asarray(sums.stat({c: rb[:, i] for i, c in enumerate(cols)}), float)
-        low, high = percentile_ci(diff, confidence) if np.isfinite(diff).any() else (np.nan, np.nan)
-        x = np.asarray(sums.stat({c: A[:, i] for i, c in enumerate(cols)}), float)  # per-task values
-        y = np.asarray(sums.stat({c: B[:, i] for i, c in enumerate(cols)}), float)
+        tasks = shared[valued]
+        va, vb = float(stat_of(A.sum(axis=0))), float(stat_of(B.sum(axis=0)))
+        x, y = stat_of(A), stat_of(B)  # per-task values
+        equal_weights = all(np.ptp(t[w].to_numpy(float)[valued]) == 0 for w in sums.weights for t in (ta, tb))
+        if sums.weights and equal_weights and len(x) >= 2:  # the metric is the mean of its per-task values
+            low, high = (float(v) for v in t_interval(x - y, confidence))
+            method = "t-interval of the per-task differences"
+        else:
+            both = bootstrap_totals(np.hstack([A, B]), n_boot, seed)  # both sides under the same draws
+            diff = stat_of(both[:, :A.shape[1]]) - stat_of(both[:, A.shape[1]:])
+            low, high = percentile_ci(diff, confidence) if np.isfinite(diff).any() else (np.nan, np.nan)
+            method = f"task bootstrap (percentile, {n_boot:,} draws)"
         one_trial = sums.trials is not None and (ta[sums.trials].to_numpy()[valued] == 1).all() \
             and (tb[sums.trials].to_numpy()[valued] == 1).all()
-        result = _test(A, B, x, y, sums, test, one_trial, alternative, seed)
+        result = _test(A, B, x, y, stat_of, test, one_trial, alternative, seed)
+        retests.append(None if not result.n_flips else
+                       (lambda flips, A=A, B=B: paired_permutation(A, B, stat_of, alternative=alternative,
+                                                                   n_resamples=flips, seed=seed),
+                        result.n_flips, len(x)))
+        if values is not None:  # the runs of the valued tasks (a join: isin over text is slow at 28,000 tasks)
+            valued_tasks = pd.DataFrame({"task_id": tasks})
+            side = values[between].to_numpy()
+            improvement = prob_improvement(values[side == a].merge(valued_tasks, on="task_id"),
+                                           values[side == b].merge(valued_tasks, on="task_id"))
+        else:
+            improvement = prob_improvement(pd.DataFrame({"task_id": tasks, "value": x}),
+                                           pd.DataFrame({"task_id": tasks, "value": y}))
         rows.append({**fixed, f"{between}_a": a, f"{between}_b": b, "metric": metric, "condition": where,
-                     "n_tasks": len(shared), "n_pairs": int(valued.sum()), "value_a": va, "value_b": vb,
-                     "difference": va - vb, "difference_ci_low": float(low), "difference_ci_high": float(high),
-                     "test": result.test, "n_differing": result.n_differing, "statistic": result.statistic,
-                     "alternative": alternative, "p_value": result.p_value, "rbc": rank_biserial(x, y),
-                     "cles": common_language(x, y, alternative)})
-    return rows
+                     "n_tasks": len(shared), "n_tasks_left_out": len(ran_both.difference(shared)),
+                     "n_pairs": int(valued.sum()), "value_a": va, "value_b": vb, "difference": va - vb,
+                     "difference_ci_low": float(low), "difference_ci_high": float(high), "ci_level": confidence,
+                     "ci_method": method, "test": result.test, "n_differing": result.n_differing,
+                     "statistic": result.statistic, "alternative": alternative, "p_value": result.p_value,
+                     "p_mc_se": result.mc_se, "rbc": rank_biserial(x, y), "prob_improvement": improvement,
+                     "rerun_sd": _rerun_sd(sums, ta, tb, valued)})
+    return rows, retests
 
 
-def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, sums: _Sums, test: str, one_trial: bool,
-          alternative: str, seed: int) -> PairedTest:
+def _rerun_sd(sums: _Sums, ta: pd.DataFrame, tb: pd.DataFrame, valued: np.ndarray) -> float:
+    """How far the difference would move if both sides were run again on these tasks with as many trials: the
+    standard deviation of the change, √(2 (Σ s²_a,i / K_a,i + Σ s²_b,i / K_b,i)) / n, s² a task's variance over its
+    trials (Miller 2024, §3); as :func:`ambiglib.metrics.rerun_sd` is for one agent's pass rate. Null unless every
+    task has two trials or more on each side."""
+    if sums.spread is None:
+        return float("nan")
+    n = int(valued.sum())
+    total = 0.0
+    for t in (ta, tb):
+        var = t[sums.spread].to_numpy(float)[valued]
+        trials = t[sums.trials].to_numpy(float)[valued]
+        if not np.isfinite(var).all() or (trials < 2).any():
+            return float("nan")
+        total += float((var / trials).sum())
+    return float(np.sqrt(2 * total) / n)
+
+
+def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, stat_of: Callable, test: str,
+          one_trial: bool, alternative: str, seed: int) -> PairedTest:
     binary = one_trial and np.isin(x, (0, 1)).all() and np.isin(y, (0, 1)).all()
-    if test == "mcnemar" or (test == "auto" and binary):
+    if test in ("mcnemar", "mcnemar-midp") or (test == "auto" and binary):
         if not binary:
-            raise ValueError("paired_comparison: test='mcnemar' needs one pass/fail trial per task and side"
+            raise ValueError(f"paired_comparison: test={test!r} needs one pass/fail trial per task and side"
                              " (use test='permutation')")
-        return mcnemar_exact(x, y, alternative=alternative)
+        return (mcnemar_midp if test == "mcnemar-midp" else mcnemar_exact)(x, y, alternative=alternative)
     if test == "wilcoxon":
         d = x - y
         n = int(np.count_nonzero(d))
@@ -453,9 +661,7 @@ def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, sums: _Sum
             return PairedTest(name, float("nan"), float("nan"), 0)
         res = sps.wilcoxon(x, y, alternative=alternative, zero_method="wilcox")
         return PairedTest(name, float(res.statistic), float(res.pvalue), n)
-    cols = sums.cols
-    return paired_permutation(A, B, lambda t: sums.stat({c: t[..., i] for i, c in enumerate(cols)}),
-                              alternative=alternative, seed=seed)
+    return paired_permutation(A, B, stat_of, alternative=alternative, n_resamples=FIRST_FLIPS, seed=seed)
 
 
 def _collapsed(why: list[str | tuple[str, str]]) -> list[str]:

@@ -9,6 +9,11 @@ agent with intervals: the opening of every report and of the question notebooks.
 4. :func:`agent_comparison` — is agent B better than A? Paired differences of those metrics, Holm-adjusted
    over the whole table, with a verdict in words.
 
+Every interval says how it was made (``ci_level``, ``ci_method``): rates (ask rates, precision, recall) are
+Wilson intervals over tasks (a task's trials are one cluster); CalibScore and Ask-F1, which rise with their two
+rates, are bounded by the rates' intervals at half the error each; means a task bootstrap; differences of
+per-task means a t-interval.
+
 An *agent* is a model under one ask policy (``policy``; with a protocol other than ``solve`` when the log has
 one, as Ambig-DS's ask-only runs). Each benchmark is one block of rows: its suites are pooled (the intervals
 resample tasks of all of them together; the question notebooks and the papers' tables show each suite). A
@@ -25,9 +30,10 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
-from .metrics._common import MetricError, _cluster_ci, _isin, _ratio, _work
+from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _cluster_ci, _isin, _ratio, _work, bootstrap_method,
+                               label_intervals)
 from .metrics.asking import _without_unattributed
-from .metrics.information import _voi_parts, _voi_task_sums
+from .metrics.information import _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import SHAPES, applicable, conventions_for
 from .tables._common import ConventionsArg, as_table, explain_empty
@@ -57,10 +63,11 @@ SHOWN: dict[str, list[tuple[str, str, str]]] = {
                          ("judge_score", "judge score", "score")],
     "payoff": [("agent", "agent", "text"), ("score_full", "score, fully specified", "score"),
                ("score_no_tool", "ambiguous, no ask tool", "score"), ("score_with_tool", "ambiguous, with it", "score"),
-               ("score_gain_pp", "gain from asking (pp)", "pp"), ("gain_pp_per_question", "gain per question (pp)", "pp")],
+               ("score_gain_pp", "gain from asking (pp)", "pp"),
+               ("gain_pp_per_question_per_run", "gain ÷ questions per run (pp)", "pp")],
     "agent_comparison": [("what", "compared", "text"), ("pair", "a − b", "text"),
                          ("difference", "difference", "signed"), ("p_holm", "Holm p", "p"),
-                         ("verdict", "verdict", "text"), ("noise_floor", "noise floor", "score")],
+                         ("verdict", "verdict", "text")],
 }
 
 
@@ -98,18 +105,26 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
     pandas.DataFrame
         ``benchmark, suites, model, policy, protocol, agent, n_ambiguous, ask_on_ambiguous, n_full,
         ask_on_full, calib_score``, each rate and score with ``_ci_low`` and ``_ci_high`` (Wilson intervals
-        for the rates, a task bootstrap for CalibScore).
+        over tasks for the rates: a task's trials are one cluster, :func:`ambiglib.stats.wilson_ci_clustered`;
+        for CalibScore the bounds the two rates' intervals at half the error give it), and ``ci_level,
+        ci_method`` saying so.
     """
     cols = [*_AGENT, "n_ambiguous", "ask_on_ambiguous", "ask_on_ambiguous_ci_low", "ask_on_ambiguous_ci_high",
             "n_full", "ask_on_full", "ask_on_full_ci_low", "ask_on_full_ci_high", "calib_score", "calib_score_ci_low",
             "calib_score_ci_high"]
-    parts = []
+    parts, apart = [], []
     for bench, sub in _benchmarks(rs):
         conv = conventions_for(bench, conventions)
         tool = sub.filter(ask_tool=True, protocol=conv.calibration_protocol)
         ok = tool.runs[tool.runs["status"] != "error"]
         if len(ok) == 0:
             continue
+        spec = ok["spec"].astype(object).to_numpy()
+        amb_tasks, full_tasks = (pd.Index(ok["task_id"][spec == s].unique()) for s in ("ambiguous", "full"))
+        if len(amb_tasks) and len(full_tasks) and len(amb_tasks.intersection(full_tasks)) == 0:
+            apart.append(f"{bench}: no task was run with the tool both fully specified and ambiguous (the clear and"
+                         " the ambiguous tasks are different tasks): CalibScore sets the ask rates of two task sets"
+                         " side by side")
         cal = metrics.ask_calibration(tool, by=("model", "policy", "protocol"), ci=True, n_boot=n_boot, seed=seed,
                                       confidence=confidence)
         cal = cal[(cal["n_ambiguous"] + cal["n_full"]) > 0]
@@ -118,8 +133,12 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
         cal["agent"] = [_agent_name(m, p, r) for m, p, r in zip(cal["model"], cal["policy"], cal["protocol"])]
         parts.append(cal)
     out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
+    out = label_intervals(out, confidence, {"ask_on_ambiguous": WILSON_OVER_TASKS, "ask_on_full": WILSON_OVER_TASKS,
+                                            "calib_score": BOUNDS_OF_TWO_RATES})
     if len(out) == 0:
         out.attrs["note"] = "no runs with the ask tool in this log: add a condition that offers it"
+    elif apart:
+        out.attrs["note"] = "; ".join(apart)
     full = "no runs with the ask tool on fully specified tasks: add them to measure over-asking (and CalibScore)"
     amb = "no runs with the ask tool on ambiguous tasks: add them to measure asking when it is needed"
     explain_empty(out, {"ask_on_full": full, "ask_on_full_ci_low": full, "ask_on_full_ci_high": full,
@@ -128,6 +147,7 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
                         "calib_score_ci_low": "no CalibScore (see calib_score)",
                         "calib_score_ci_high": "no CalibScore (see calib_score)"}, gap=True)
     out.attrs["scope"] = {"ask_tool": True}
+    _say_own_intervals(out)
     out.attrs["answer"] = _best(out, "calib_score", "best calibrated ({})", "CalibScore") \
         or _best(out, "ask_on_ambiguous", "asks most on ambiguous tasks ({})", "ask rate", percent=True)
     return out
@@ -148,7 +168,9 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     -------
     pandas.DataFrame
         ``benchmark, suites, model, policy, protocol, agent, n_runs, share_asking, questions_per_run,
-        precision, recall, ask_f1``, each of the last four with ``_ci_low`` and ``_ci_high`` (task bootstrap).
+        precision, recall, ask_f1``, each of the last four with ``_ci_low`` and ``_ci_high`` (questions per run:
+        a task bootstrap; precision and recall: Wilson over tasks; Ask-F1: the bounds their intervals at half
+        the error give it), and ``ci_level, ci_method`` saying so.
     """
     stats_ = ["questions_per_run", "precision", "recall", "ask_f1", "judge_score"]
     cols = [*_AGENT, "n_runs", "share_asking"] + [f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")] \
@@ -187,14 +209,23 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
         parts.append(out.reindex(columns=cols))
     out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
+    out = label_intervals(out, confidence, {"questions_per_run": bootstrap_method(n_boot),
+                                            "precision": WILSON_OVER_TASKS, "recall": WILSON_OVER_TASKS,
+                                            "ask_f1": BOUNDS_OF_TWO_RATES, "judge_score": bootstrap_method(n_boot)})
     if len(out) == 0:
         out.attrs["note"] = "no solve runs with the ask tool on ambiguous tasks in this log: add that condition"
+    silent = out["precision"].isna() & out["recall"].notna() if len(out) else pd.Series(dtype=bool)
+    if silent.any():  # what the agent did, not what the log lacks: said first, so that it is the reason shown
+        text = (f"{', '.join(out.loc[silent, 'agent'])} asked no question with the tool: precision is undefined"
+                " without a question (recall and Ask-F1 are then 0; docs/metrics.md)")
+        explain_empty(out, {c: text for c in ("precision", "precision_ci_low", "precision_ci_high")})
     explain_empty(out, {c: _per_benchmark_reasons(texts) for column, texts in why.items()
                         for c in (column, f"{column}_ci_low", f"{column}_ci_high",
                                   *(("n_judged", "judged_by") if column == "judge_score" else ()))}, gap=True)
     explain_empty(out, {c: "the interval needs a task bootstrap, and the bootstrap had no value (see the value)"
                         for c in cols if c.endswith(("_ci_low", "_ci_high"))})
     out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}
+    _say_own_intervals(out)
     out.attrs["answer"] = _best(out, "ask_f1", "best questions ({})", "Ask-F1") \
         or _best(out, "judge_score", "asks the questions its judges score highest ({})", "mean score") \
         or _best(out, "questions_per_run", "asks the most ({})", "questions per run", decimals=1)
@@ -285,23 +316,28 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
         (mean over runs in each condition), ``score_gain_pp`` (with − without the tool, on the ambiguous
         variants the benchmark's conventions compare: LHAW each condition over its own, otherwise those run in
         both), ``gap_to_full_pp`` (with the tool − fully specified: the judgment gap in mean score; HIL-Bench
-        Table 1 prints it in pass@3), ``gain_pp_per_question`` (LHAW Gain/Q), each with ``_ci_low`` and
+        Table 1 prints it in pass@3), ``gain_pp_per_question_per_run`` (the gain ÷ the questions a with-tool run
+        asks: the same at any number of epochs; LHAW's Gain/Q, gain ÷ all questions, is in its
+        ``value_of_information`` table), each with ``_ci_low`` and
         ``_ci_high`` (task bootstrap), and ``n_questions``.
     """
     stats_ = ["score_full", "score_no_tool", "score_with_tool", "score_gain_pp", "gap_to_full_pp",
-              "gain_pp_per_question"]
+              "gain_pp_per_question_per_run"]
     cols = [*_AGENT, *[f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")], "n_questions"]
-    parts, why = [], {}
+    parts, why, design = [], {}, []
     for bench, sub in _benchmarks(rs):
         sub = sub.filter(protocol="solve")
         work = _work(sub)
         if not ((~work["error"]) & work["score"].notna()).any():
             continue
         conv = conventions_for(bench, conventions)
-        parts.append(_payoff_rows(sub, bench, k, conv.voi_paired, n_boot, seed, confidence, why))
+        parts.append(_payoff_rows(sub, bench, k, conv.voi_paired, n_boot, seed, confidence, why, design))
     out = pd.concat(parts, ignore_index=True).reindex(columns=cols) if parts else _frame([], cols)
+    out = label_intervals(out, confidence, {s: bootstrap_method(n_boot) for s in stats_})
     if len(out) == 0:
         out.attrs["note"] = "no scored solve runs in this log"
+    elif design:
+        out.attrs["note"] = "; ".join(design)
     reasons = {
         "score_full": "no scored runs on fully specified tasks without the tool: add them to see what full"
                       " information would give",
@@ -312,22 +348,23 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
                          " missing condition",
         "gap_to_full_pp": "the gap needs runs with the ask tool on ambiguous tasks and runs on the fully specified"
                           " ones: add the missing condition",
-        "gain_pp_per_question": "no gain (see score_gain_pp): a gain per question needs one",
+        "gain_pp_per_question_per_run": "no gain (see score_gain_pp): a gain per question needs one",
     }
     for column, texts in why.items():
         reasons[column] = _per_benchmark_reasons(texts)
-    if len(out) and out["gain_pp_per_question"].isna().any():
+    if len(out) and out["gain_pp_per_question_per_run"].isna().any():
         # an agent that asked nothing has no gain per question: what it did, not what the log lacks
-        nan = out["gain_pp_per_question"].isna()
+        nan = out["gain_pp_per_question_per_run"].isna()
         silent = nan & out["score_gain_pp"].notna()
         causes = ([f"{', '.join(out.loc[silent, 'agent'])} asked no question with the tool: a gain per question is"
-                   " undefined"] if silent.any() else []) + ([reasons["gain_pp_per_question"]]
+                   " undefined"] if silent.any() else []) + ([reasons["gain_pp_per_question_per_run"]]
                                                              if (nan & ~silent).any() else [])
-        explain_empty(out, {f"gain_pp_per_question{e}": "; ".join(causes) for e in ("", "_ci_low", "_ci_high")},
+        explain_empty(out, {f"gain_pp_per_question_per_run{e}": "; ".join(causes) for e in ("", "_ci_low", "_ci_high")},
                       gap=bool((nan & ~silent).any()))
     explain_empty(out, {c: reasons[s] if c == s else f"no {s} (see {s})" for s in stats_
                         for c in (s, f"{s}_ci_low", f"{s}_ci_high")}, gap=True)
     out.attrs["scope"] = {"protocol": "solve"}
+    _say_own_intervals(out)
     out.attrs["answer"] = _best(out, "score_gain_pp", "gains most from asking ({})", "score gain", unit=" pp",
                                 decimals=0, signed=True) \
         or _best(out, "score_with_tool", "scores best with the ask tool ({})", "mean score")
@@ -335,7 +372,7 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
 
 
 def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, seed: int, confidence: float,
-                 why: dict) -> pd.DataFrame:
+                 why: dict, design: list[str]) -> pd.DataFrame:
     by = ["model", "policy"]
     work = _work(sub)
     work = work[~work["error"] & work["score"].notna()]
@@ -356,12 +393,16 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
                                                  " tables (value_of_information), not here"))
             runs = runs[runs["policy"] == "default"]
         out = out.merge(_condition_mean(runs, key, name, n_boot, seed, confidence), on=key, how="left")
-    if applicable(sub, SHAPES["tool_pairs"]) and len(tool):
+    pooled_gap = bool(applicable(sub, SHAPES["tool_pairs"]) and len(tool))
+    design += _gap_task_sets(bench, tool, work[~work["ask_tool"] & (work["spec"] == "full")], by, pooled_gap)
+    if pooled_gap:
         parts = _voi_parts(sub.filter(ask_tool=None), by, k, paired)
 
         def stat(s):
             base = parts["stat"](s)
-            return {"score_gain_pp": base["score_gain_pp"], "gain_pp_per_question": base["score_gain_pp_per_question"],
+            return {"score_gain_pp": base["score_gain_pp"],
+                    "gain_pp_per_question_per_run": per_run_question(base["score_gain_pp"], s["t_questions"],
+                                                                     s["t_n_scored"]),
                     "gap_to_full_pp": 100 * (base["mean_score_with_tool"] - base["base_mean_score"])}
 
         sums = _voi_task_sums(parts)
@@ -383,6 +424,31 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
     out.insert(4, "protocol", "solve")
     out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
     return out
+
+
+def _gap_task_sets(bench: str, tool: pd.DataFrame, full: pd.DataFrame, by: list[str], pooled: bool) -> list[str]:
+    """What the reader must know of the gap to full information where an agent's ambiguous runs with the tool and
+    its model's fully specified runs are on different tasks: pooled (beside the gain from the tool), the gap sets
+    the two task sets side by side; else it is over the tasks run both ways alone."""
+    if len(tool) == 0 or len(full) == 0:
+        return []
+    t = tool[[*by, "task_id"]].drop_duplicates()
+    f = full[["model", "task_id"]].drop_duplicates()
+    counts = t.groupby(by, sort=True).size().rename("n_tool").reset_index() \
+        .merge(f.groupby("model").size().rename("n_full").reset_index(), on="model") \
+        .merge(t.merge(f, on=["model", "task_id"]).groupby(by).size().rename("shared").reset_index(), on=by,
+               how="left").fillna({"shared": 0})
+    differ = counts[(counts["n_tool"] != counts["shared"]) | (counts["n_full"] != counts["shared"])]
+    if len(differ) == 0:
+        return []
+    first = differ.iloc[0]
+    agent, n_tool, n_full, shared = (_agent_name(first["model"], first["policy"]), int(first["n_tool"]),
+                                     int(first["n_full"]), int(first["shared"]))
+    what = "it compares two task sets, not the same tasks paired" if pooled else \
+        "it is over the tasks run both ways alone (none: no gap)"
+    return [f"{bench}: gap_to_full_pp of {len(differ)} agent(s): the ambiguous runs with the tool and the fully"
+            f" specified runs are on different tasks (first: {agent}, {n_tool} and {n_full} tasks, {shared} shared);"
+            f" {what}"]
 
 
 def _condition_mean(runs: pd.DataFrame, key: list[str], name: str, n_boot: int, seed: int,
@@ -427,86 +493,109 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
     """Is one agent better than another? Paired differences of its asking and its scores, Holm over the table.
 
     CalibScore, Ask-F1, the score with the tool and the gain from asking, between every two models under one
-    policy, Holm-adjusted over the whole table.
+    policy, Holm-adjusted over the whole table (its permutation tests draw enough flips for that many rows).
 
     Each row is :func:`ambiglib.comparisons.paired_comparison` with the benchmark's suites pooled (tasks are
-    paired within their suite; the bootstrap and the test run over all of them). ``verdict`` says it in
-    words: "<a> higher" or "<b> higher" where the interval excludes 0 and ``p_holm`` < ``alpha``; otherwise "no
-    clear difference", "too few tasks differ" (below 10 tasks whose sides differ: no test could tell), or "same
-    on every task".
+    paired within their suite; the interval and the test run over all of them). ``verdict`` says it in words:
+    "<a> higher" or "<b> higher" where the interval excludes 0 and ``p_holm`` < ``alpha``; "not after Holm (m
+    comparisons)" where the interval excludes 0 and p < ``alpha`` but not after the adjustment; "interval and
+    test disagree" where one rejects and the other does not (``ci_vs_test`` says why); otherwise "too few tasks
+    differ" (below 10 tasks whose sides differ: no test could tell), "same on every task", or "no clear
+    difference".
 
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suites, policy, model_a, model_b, pair`` (a − b, in words), ``metric, what, condition, n_pairs,
-        value_a, value_b, difference, difference_ci_low, difference_ci_high, test, n_differing, p_value, p_holm,
-        verdict, noise_floor``: for the score rows, the larger of the two models' noise floors
-        (:func:`ambiglib.metrics.noise_floor`); the answer says where a difference is no larger.
+        ``benchmark, suites, policy, model_a, model_b, pair`` (a − b, in words), ``metric, what, condition,
+        n_tasks, n_tasks_left_out, n_pairs, value_a, value_b, difference, difference_ci_low, difference_ci_high,
+        ci_level, ci_method, test, n_differing, p_value, p_mc_se, p_holm, ci_vs_test, verdict, rerun_sd``
+        (:func:`ambiglib.comparisons.paired_comparison`'s columns).
     """
-    from .comparisons import FEW_DIFFERING, NOISE_FLOOR_EMPTY, NOISE_FLOOR_IS, paired_comparison
+    from .comparisons import FEW_DIFFERING, compared, settle
 
-    parts, skipped = [], []
+    parts, again, skipped, design = [], [], [], []
     for metric, condition, what in COMPARED:
         try:
-            out = paired_comparison(rs, metric=metric, condition=condition or ("ambiguous", True), k=k, n_boot=n_boot,
-                                    seed=seed, confidence=confidence, conventions=conventions, pool_suites=True)
+            out, retests, notes = compared(rs, metric=metric, between="model", condition=condition or
+                                           ("ambiguous", True), a=None, b=None, k=k, test="auto",
+                                           alternative="two-sided", n_boot=n_boot, seed=seed, confidence=confidence,
+                                           conventions=conventions, pool_suites=True)
         except MetricError as exc:
             skipped.append(f"{what}: {exc}")
             continue
         if len(out):
             parts.append(out.assign(what=what))
-        elif out.attrs.get("note"):
-            skipped.append(f"{what}: {out.attrs['note']}")
-    cols = ["benchmark", "suites", "policy", "model_a", "model_b", "metric", "what", "condition", "n_pairs",
-            "value_a", "value_b", "difference", "difference_ci_low", "difference_ci_high", "test", "n_differing",
-            "p_value", "p_holm", "verdict"]
+            again += retests
+            design += [n for n in notes if "different tasks" in n]
+        elif notes:
+            skipped.append(f"{what}: {'; '.join(notes)}")
+    cols = ["benchmark", "suites", "policy", "model_a", "model_b", "metric", "what", "condition", "n_tasks",
+            "n_tasks_left_out", "n_pairs", "value_a", "value_b", "difference", "difference_ci_low",
+            "difference_ci_high", "ci_level", "ci_method", "test", "n_differing", "p_value", "p_mc_se", "p_holm",
+            "ci_vs_test", "verdict", "rerun_sd"]
     if not parts:
-        out = _frame([], cols)
+        out = _frame([], [*cols[:5], "pair", *cols[5:]])
         out.attrs["note"] = "; ".join(skipped) if skipped else "fewer than two models in this log: nothing to compare"
         return out
     # a benchmark's rows together (its metrics in COMPARED's order)
-    out = pd.concat(parts, ignore_index=True).rename(columns={"suite": "suites"}) \
-        .sort_values("benchmark", kind="stable").reset_index(drop=True)
-    from .stats import holm
-
-    out["p_holm"] = holm(out["p_value"].to_numpy(float))  # over the whole table, every metric
-    clear = (out["p_holm"] < alpha) & ((out["difference_ci_low"] > 0) | (out["difference_ci_high"] < 0))
-    out["verdict"] = np.where(clear, np.where(out["difference"] > 0, out["model_a"] + " higher",
-                                              out["model_b"] + " higher"),
-                              np.where(out["n_differing"] == 0, "same on every task",
-                                       np.where(out["n_differing"] < FEW_DIFFERING, "too few tasks differ",
-                                                "no clear difference")))
+    order = pd.concat(parts, ignore_index=True)
+    rank = np.argsort(order["benchmark"].astype(str).to_numpy(), kind="stable")
+    out = order.iloc[rank].rename(columns={"suite": "suites"}).reset_index(drop=True)
+    again = [again[i] for i in rank]
+    notes = settle(out, again, alpha)  # Holm over the whole table, every metric; flips enough for its size
+    m = int(out["p_value"].notna().sum())  # Holm's family: the rows with a p-value
+    excludes = (out["difference_ci_low"] > 0) | (out["difference_ci_high"] < 0)
+    clear = (out["p_holm"] < alpha) & excludes
+    out["verdict"] = np.select(
+        [clear, excludes & (out["p_value"] < alpha), out["ci_vs_test"].notna(), out["n_differing"] == 0,
+         out["n_differing"] < FEW_DIFFERING],
+        [np.where(out["difference"] > 0, out["model_a"].astype(str) + " higher", out["model_b"].astype(str) + " higher"),
+         f"not after Holm ({m} comparisons)", "interval and test disagree", "same on every task",
+         "too few tasks differ"], "no clear difference")
     out["pair"] = out["model_a"].astype(str) + " − " + out["model_b"].astype(str) + np.where(
-        out["policy"].astype(str) == "default", "", " (" + out["policy"].astype(str) + ")")
-    out = out[[*cols[:5], "pair", *cols[5:], "noise_floor"]]
-    notes = [f"not compared: {s}" for s in skipped]
-    notes.append(f"Holm's adjustment over all {len(out)} rows; a verdict needs p_holm < {alpha} and an interval"
-                 " that excludes 0")
+        out["policy"].astype(str) == "default", "", " (both " + out["policy"].astype(str) + ")")
+    out = out[[*cols[:5], "pair", *cols[5:]]]
+    notes = [f"not compared: {s}" for s in skipped] + design + notes
+    notes.append(f"Holm's adjustment over the {m} rows with a p-value; a verdict needs p_holm < {alpha} and an"
+                 " interval that excludes 0")
     out.attrs["note"] = "; ".join(notes)
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in ("p_value", "p_holm")})
-    explain_empty(out, {"noise_floor": NOISE_FLOOR_EMPTY})
+    out.attrs["answer"] = _comparison_answer(out, confidence)
+    return out
+
+
+def _comparison_answer(out: pd.DataFrame, confidence: float) -> list[str]:
+    """One sentence per benchmark: each clear difference, naming both agents, with its interval; or none."""
     sentences, alike = [], []
+    level = f"{100 * confidence:g}%"
     for bench, block in out.groupby("benchmark", sort=True):
-        found = [f"{r.verdict.removesuffix(' higher')} has the higher {r.what} ({r.difference:+.2f},"
-                 f" {int(confidence * 100)}% CI {r.difference_ci_low:+.2f} to {r.difference_ci_high:+.2f})"
-                 + (f", within the noise floor {r.noise_floor:.2f} ({NOISE_FLOOR_IS})"
-                    if abs(r.difference) <= r.noise_floor else "")
-                 for r in block.itertuples() if r.verdict.endswith(" higher")]
+        found = []
+        for r in block.itertuples():
+            if not r.verdict.endswith(" higher"):
+                continue
+            high, low = (r.model_a, r.model_b) if r.difference > 0 else (r.model_b, r.model_a)
+            policy = f" (policy {r.policy})" if str(r.policy) != "default" else ""
+            found.append(f"{high} has a higher {r.what} than {low}{policy} ({r.difference:+.2f} as"
+                         f" {r.model_a} − {r.model_b}, {level} CI {r.difference_ci_low:+.2f} to"
+                         f" {r.difference_ci_high:+.2f}, Holm p {_p_text(r.p_holm)})")
         if found:
             sentences.append(f"{bench}: " + "; ".join(found))
         else:
             alike.append(bench)
     if alike:
-        few = int((out["benchmark"].isin(alike) & (out["n_differing"] < FEW_DIFFERING)).sum())
-        n = int(out["benchmark"].isin(alike).sum())
-        noisy = int((out["benchmark"].isin(alike) & (out["difference"].abs() <= out["noise_floor"])).sum())
+        rows = out["benchmark"].isin(alike)
+        few = int((rows & (out["n_differing"] < 10)).sum())
+        held = int((rows & out["verdict"].str.startswith("not after Holm")).sum())
+        n = int(rows.sum())
         sentences.append(f"{', '.join(alike)}: no clear difference between the models"
-                         + (f" ({few} of the {n} comparisons rest on fewer than {FEW_DIFFERING} tasks that differ:"
-                            " more tasks would tell)" if few else "")
-                         + (f"; {noisy} of the {n} differences are within the noise floor ({NOISE_FLOOR_IS})"
-                            if noisy else ""))
-    out.attrs["answer"] = sentences
-    return out
+                         + (f" ({few} of the {n} comparisons rest on fewer than 10 tasks that differ: more tasks"
+                            " would tell)" if few else "")
+                         + (f"; {held} of the {n} exclude 0 before Holm's adjustment and not after" if held else ""))
+    return sentences
+
+
+def _p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def answers(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0,
@@ -523,25 +612,53 @@ def answers(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0,
 
 def _best(table: pd.DataFrame, column: str, what: str, name: str, *, percent: bool = False, decimals: int = 2,
           unit: str = "", signed: bool = False) -> list[str]:
-    """One sentence per benchmark: the agent with the highest ``column``, with its interval, and the lowest."""
+    """One sentence per benchmark: the agent with the highest ``column``, with its interval, and the lowest; agents
+    tied at the top are named together, every agent tied is said to be, and one agent is not called the best."""
     if len(table) == 0 or column not in table or table[column].isna().all():
         return []
 
-    def show(v: float) -> str:
+    def number(v: float, extra: int = 0) -> str:
         if percent:
-            return f"{100 * v:.0f}%"
-        return f"{v:+.{decimals}f}{unit}" if signed else f"{v:.{decimals}f}{unit}"
+            return f"{100 * v:.{extra}f}%"
+        return f"{v:+.{decimals + extra}f}{unit}" if signed else f"{v:.{decimals + extra}f}{unit}"
 
     sentences = []
     for bench, block in table.groupby("benchmark", sort=True):
         block = block.dropna(subset=[column]).sort_values(column, ascending=False)
         if len(block) == 0:
             continue
+        # the highest and the lowest told apart in print, if they differ (+2.8 pp and +3.1 pp, not +3 and +3)
+        extra = next((e for e in range(3) if number(block[column].iloc[0], e) != number(block[column].iloc[-1], e)),
+                     0)
+
+        def show(v: float) -> str:
+            return number(v, extra)
+
         top = block.iloc[0]
-        text = (f"{bench}: {top['agent']} {what.format(f'{name} {show(top[column])}')}, {show(top[column + '_ci_low'])}"
-                f" to {show(top[column + '_ci_high'])}")
-        if len(block) > 1:
-            low = block.iloc[-1]
-            text += f"; lowest: {low['agent']}, {show(low[column])}"
-        sentences.append(text)
+        interval = f", {show(top[column + '_ci_low'])} to {show(top[column + '_ci_high'])}" \
+            if pd.notna(top.get(column + "_ci_low")) else ""
+        if len(block) == 1:
+            sentences.append(f"{bench}: {top['agent']} (the one agent): {name} {show(top[column])}{interval}")
+            continue
+        tied = block[np.isclose(block[column].to_numpy(float), float(top[column]), rtol=0, atol=1e-12)]
+        if len(tied) == len(block):
+            sentences.append(f"{bench}: all {len(block)} agents tie ({name} {show(top[column])})")
+            continue
+        low = block.iloc[-1]
+        if len(tied) > 1:
+            sentences.append(f"{bench}: {', '.join(map(str, tied['agent']))} tie at the top ({name}"
+                             f" {show(top[column])}); lowest: {low['agent']}, {show(low[column])}")
+            continue
+        sentences.append(f"{bench}: {top['agent']} {what.format(f'{name} {show(top[column])}')}{interval}; lowest:"
+                         f" {low['agent']}, {show(low[column])}")
     return sentences
+
+
+def _say_own_intervals(out: pd.DataFrame) -> None:
+    """Add to the note what a reader must not take from two agents' own intervals, where a benchmark has more
+    than one agent."""
+    if len(out) == 0 or not (out.groupby("benchmark")["agent"].nunique() > 1).any():
+        return
+    said = ("each interval is one agent's own: whether two agents differ is the fourth question, paired by task"
+            " (overlapping intervals are no evidence that they do not)")
+    out.attrs["note"] = "; ".join(n for n in (out.attrs.get("note"), said) if n)

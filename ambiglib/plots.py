@@ -64,10 +64,17 @@ def _nothing(data: pd.DataFrame, what: str, ax=None):
 
 
 def _rows(data: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """The rows with every one of ``columns`` set (none when a column is missing: an empty table's)."""
+    """The rows with every one of ``columns`` set (none when a column is missing: an empty table's). Where a table
+    with rows has none with them all, the figure's note is why those columns are empty (``attrs["empty"]``), not
+    the table's own note, which is about its rows."""
     if any(c not in data for c in columns):
         return data.iloc[:0]
-    return data.dropna(subset=list(columns))
+    kept = data.dropna(subset=list(columns))
+    if len(kept) == 0 and len(data):
+        reasons = data.attrs.get("empty") or {}
+        why = next((reasons[c] for c in columns if c in reasons and data[c].isna().all()), None)
+        kept.attrs = {k: v for k, v in data.attrs.items() if k != "note"} | ({"note": why} if why else {})
+    return kept
 
 
 def _panels(data: pd.DataFrame, col: str | None, ax, fn: str) -> list:
@@ -209,7 +216,8 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
 def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool",
                         gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite",
                         policies: Sequence[str] | None = OWN_AGENT, ax=None):
-    """Plot performance with the ask tool against gain per question.
+    """Plot performance with the ask tool against gain per question (LHAW's Gain/Q: the gain ÷ all questions, which
+    falls as epochs are added; compare logs of one size).
 
     Parameters
     ----------
@@ -230,7 +238,8 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
     own = ax is None
     fig, ax = plt.subplots(figsize=(6.5, 4.6)) if own else (ax.figure, ax)
     sns.scatterplot(data=voi, x=gain, y=score, hue=hue, style=style if style in voi else None, s=100, ax=ax)
-    ax.set(xlabel="gain per question (pp)", ylabel="score with ask_user", ylim=(0, 1.02))
+    ax.set(xlabel="Gain/Q: gain ÷ all questions asked (pp, LHAW)" if gain == "score_gain_pp_per_question"
+           else gain, ylabel="score with ask_user", ylim=(0, 1.02))
     ax.axvline(0, color="0.6", lw=0.8)
     sns.move_legend(ax, "upper left", bbox_to_anchor=(1, 1), frameon=False)
     ax.set_title("Performance vs value per question")

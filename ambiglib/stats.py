@@ -1,4 +1,4 @@
-"""Statistics: intervals, paired tests, bootstraps, agreement, multiple comparisons.
+"""Statistics: intervals, paired tests, bootstraps, multiple comparisons (judges' agreement: ``agreement``).
 
 The metric is separate from its uncertainty: :func:`cluster_bootstrap` takes any
 statistic written against bootstrap *weights*, so one matrix product evaluates it
@@ -8,7 +8,7 @@ enters or leaves a replicate together.
 References
 ----------
 Ambig-DS §5.1 and Appendix C.8–C.9 (Wilcoxon, paired bootstrap); Appendix C.2,
-Table 7 (Wilson intervals); Appendix C.4, Table 9 (judge agreement).
+Table 7 (Wilson intervals).
 """
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ from ._lazy import OnFirstUse
 
 __all__ = [
     "wilson_ci",
+    "wilson_ci_clustered",
+    "ClusteredWilson",
+    "t_interval",
     "paired_wilcoxon",
     "WilcoxonResult",
     "paired_bootstrap_ci",
@@ -31,9 +34,6 @@ __all__ = [
     "bootstrap_totals",
     "cluster_bootstrap",
     "percentile_ci",
-    "fleiss_kappa",
-    "cohen_kappa",
-    "majority_vote",
     "holm",
     "wilcoxon_power",
 ]
@@ -72,18 +72,104 @@ def wilson_ci(k, n, confidence: float = 0.95):
     n_arr = np.asarray(n, dtype=float)
     if np.any(k_arr < 0) or np.any(k_arr > n_arr):
         raise ValueError(f"wilson_ci needs 0 <= k <= n (got k={k!r}, n={n!r})")
-    z = sps.norm.ppf(0.5 + confidence / 2)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = k_arr / n_arr
-        denom = 1 + z**2 / n_arr
-        centre = (p + z**2 / (2 * n_arr)) / denom
-        half = z * np.sqrt(p * (1 - p) / n_arr + z**2 / (4 * n_arr**2)) / denom
-    low, high = centre - half, centre + half
-    low = np.where(n_arr > 0, np.clip(low, 0, 1), np.nan)
-    high = np.where(n_arr > 0, np.clip(high, 0, 1), np.nan)
+    low, high = _wilson(k_arr, n_arr, sps.norm.ppf(0.5 + confidence / 2))
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
+
+
+def _wilson(k: np.ndarray, n: np.ndarray, z) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson interval of k/n with critical value ``z`` (broadcast); its ends exactly 0 at k = 0 and 1 at k = n,
+    where the formula gives them up to rounding."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        denom = 1 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / denom
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
+    low = np.where(k <= 0, 0.0, np.clip(centre - half, 0, 1))
+    high = np.where(k >= n, 1.0, np.clip(centre + half, 0, 1))
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+
+
+class ClusteredWilson(NamedTuple):
+    """Outcome of :func:`wilson_ci_clustered`: the interval and the effective number of runs behind it."""
+
+    low: np.ndarray
+    high: np.ndarray
+    n_eff: np.ndarray  # runs / design effect: the independent runs the clustered runs are worth
+    n_runs: np.ndarray
+    n_clusters: np.ndarray
+
+
+def wilson_ci_clustered(k, n, group=None, *, confidence: float = 0.95) -> ClusteredWilson:
+    """Return the Wilson interval of a proportion whose runs come in clusters (the trials of a task).
+
+    The trials of one task are not independent: an agent that always asks on some tasks and never on the
+    others gives a Wilson interval over its runs as narrow as if every run were a new task. Here the
+    proportion's variance is the cluster-robust one (the ratio estimator's, with G/(G − 1)), the design
+    effect is that variance over the binomial one, and the Wilson interval is taken at the effective
+    sample size runs / design effect (Kish 1965; Korn and Graubard 1998 use the same effective size for
+    survey proportions), with the critical value of t on G − 1 degrees of freedom in place of z, as is usual for
+    a cluster-robust variance from few clusters (Cameron and Miller 2015, "A practitioner's guide to
+    cluster-robust inference", J. Human Resources 50:317). Where every cluster holds one run it is the plain
+    Wilson interval. Where the proportion is 0 or 1 no variance is seen, and each cluster counts once (every
+    cluster alike).
+
+    Parameters
+    ----------
+    k, n : array-like
+        Per cluster (task): successes and runs.
+    group : array-like of int, optional
+        Which group (0 .. G − 1) each cluster belongs to; one interval per group. None: one group.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    ClusteredWilson
+        ``low, high, n_eff, n_runs, n_clusters``, arrays with one value per group; NaN where a group has no run.
+    """
+    _check_confidence(confidence)
+    k = np.asarray(k, dtype=float)
+    n = np.asarray(n, dtype=float)
+    if np.any(k < 0) or np.any(k > n):
+        raise ValueError("wilson_ci_clustered needs 0 <= k <= n in every cluster")
+    code = np.zeros(len(k), dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    size = int(code.max()) + 1 if len(code) else (0 if group is not None else 1)
+    total = lambda v: np.bincount(code, weights=v, minlength=size)  # noqa: E731
+    big_k, big_n = total(k), total(n)
+    clusters = np.bincount(code[n > 0], minlength=size).astype(float)
+    one_run_each = total((n > 1).astype(float)) == 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = big_k / big_n
+        # sum over clusters of (k_i - p n_i)^2, from sums of k^2, k n, n^2 (one pass, every group at once)
+        resid = total(k * k) - 2 * p * total(k * n) + p * p * total(n * n)
+        v_cluster = clusters / (clusters - 1) * np.maximum(resid, 0) / big_n**2
+        n_eff = p * (1 - p) / v_cluster
+    n_eff = np.where(one_run_each, big_n, n_eff)
+    n_eff = np.where((p <= 0) | (p >= 1) | (clusters < 2), np.where(one_run_each, big_n, clusters), n_eff)
+    n_eff = np.where(np.isnan(n_eff) | (n_eff > big_n), big_n, n_eff)  # no spread between tasks: at most the runs
+    # with clusters, the critical value of t with G − 1 degrees of freedom: the cluster-robust variance is too small
+    # from few clusters (Cameron and Miller 2015), and z under-covered shares of questions at 8-12 tasks
+    z = np.where(one_run_each | (clusters < 2), sps.norm.ppf(0.5 + confidence / 2),
+                 sps.t.ppf(0.5 + confidence / 2, np.maximum(clusters - 1, 1)))
+    low, high = _wilson(np.where(big_n > 0, p * n_eff, 0.0), n_eff, z)
+    return ClusteredWilson(np.atleast_1d(low), np.atleast_1d(high), np.where(big_n > 0, n_eff, np.nan), big_n,
+                           clusters)
+
+
+def t_interval(d, confidence: float = 0.95, axis: int = -1) -> tuple[np.ndarray, np.ndarray]:
+    """Return the t-interval of the mean of ``d`` (per-task differences) along ``axis``: the mean ± t(n − 1) · sd
+    / √n, the interval ``scipy.stats.ttest_1samp(d).confidence_interval(confidence)`` gives (without its warning
+    where every difference is the same: the interval is then that value). NaN below two values."""
+    _check_confidence(confidence)
+    d = np.moveaxis(np.asarray(d, dtype=float), axis, -1)
+    n = d.shape[-1]
+    if n < 2:
+        nan = np.full(d.shape[:-1], np.nan)
+        return nan, nan
+    mean = d.mean(axis=-1)
+    half = sps.t.ppf(0.5 + confidence / 2, n - 1) * d.std(axis=-1, ddof=1) / np.sqrt(n)
+    return mean - half, mean + half
 
 
 class WilcoxonResult(NamedTuple):
@@ -370,142 +456,6 @@ def cluster_bootstrap(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame, np
         "stat": np.arange(samples.shape[1]), "estimate": estimate.astype(float), "ci_low": low, "ci_high": high,
         "n_clusters": n_clusters, "n_boot": n_boot,
     })
-
-
-def majority_vote(frame: pd.DataFrame, *, by: Sequence[str] = ("run_id", "facet"), label: str = "label",
-                  ties: Literal["null", "alphabetical", "confidence"] = "null",
-                  confidence: str = "confidence", order: str = "call") -> pd.DataFrame:
-    """Return each item's majority label over its votes (judge calls).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One row per vote, e.g. the ``labels`` frame.
-    by : sequence of str, default ("run_id", "facet")
-        What identifies an item.
-    label : str, default "label"
-    ties : {"null", "alphabetical", "confidence"}, default "null"
-        ``null`` leaves a tied item's label null (reported, never silently broken);
-        ``alphabetical`` picks the first tied label in sort order; ``confidence`` is the
-        Ambig-DS judge audit's rule (``step_4_judge_audit.py``): the tied label whose votes
-        have the highest mean ``confidence`` (missing counts as 0) wins, and of equal means the
-        one voted first (by ``order``).
-    confidence, order : str
-        Columns read by ``ties="confidence"``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``by…, label, n_votes, n_top, is_tie``: ``n_top`` votes went to the winning
-        (or, on a tie, to each tied) label.
-
-    References
-    ----------
-    Ambig-DS §4 and Appendix C.4: five judge calls, majority vote.
-    """
-    if ties not in ("null", "alphabetical", "confidence"):
-        raise ValueError(f"ties must be 'null', 'alphabetical' or 'confidence' (got {ties!r})")
-    by = list(by)
-    if len(frame) == 0:
-        return pd.DataFrame(columns=[*by, label, "n_votes", "n_top", "is_tie"])
-    counts = frame.groupby([*by, label], observed=True, sort=True).size().rename("n").reset_index()
-    n_votes = counts.groupby(by, observed=True, sort=False)["n"].transform("sum")
-    n_top = counts.groupby(by, observed=True, sort=False)["n"].transform("max")
-    top = counts[counts["n"] == n_top].assign(n_votes=n_votes[counts["n"] == n_top])
-    n_tied = top.groupby(by, observed=True, sort=False)[label].transform("size")
-    top = top.assign(is_tie=n_tied > 1)
-    if ties == "confidence":
-        if confidence not in frame.columns or order not in frame.columns:
-            raise ValueError(f"ties='confidence' needs columns {confidence!r} and {order!r}")
-        conf = frame.assign(_c=pd.to_numeric(frame[confidence], errors="coerce").fillna(0.0).astype(float),
-                            _o=pd.to_numeric(frame[order], errors="coerce").astype(float))
-        rank = conf.groupby([*by, label], observed=True, sort=False).agg(_mean=("_c", "mean"), _first=("_o", "min"))
-        top = top.merge(rank.reset_index(), on=[*by, label], how="left")
-        out = top.sort_values([*by, "_mean", "_first"], ascending=[True] * len(by) + [False, True]) \
-            .drop_duplicates(by, keep="first").drop(columns=["_mean", "_first"])
-    else:
-        out = top.sort_values([*by, label]).drop_duplicates(by, keep="first")
-    if ties == "null":
-        out[label] = out[label].astype(object).where(~out["is_tie"], None)
-    out = out.rename(columns={"n": "n_top"})[[*by, label, "n_votes", "n_top", "is_tie"]]
-    return out.reset_index(drop=True)
-
-
-def fleiss_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "call", label: str = "label") -> float:
-    """Return Fleiss' kappa of repeated ratings (e.g. five calls of one judge on each run).
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One row per rating: the item, the rater (call) and the label. Every item
-        must have the same number of ratings.
-
-    Returns
-    -------
-    float
-        Fleiss' kappa (NaN when agreement by chance is perfect: one label only).
-
-    References
-    ----------
-    Ambig-DS Appendix C.4, Table 9 (judge noise). Equals
-    ``statsmodels.stats.inter_rater.fleiss_kappa(method="fleiss")``.
-    """
-    if len(frame) == 0:
-        raise ValueError("fleiss_kappa needs at least one rating")
-    table = pd.crosstab(frame[item], frame[label])
-    per_item = table.sum(axis=1)
-    if per_item.nunique() != 1:
-        counts = per_item.value_counts().sort_index()
-        raise ValueError(
-            f"fleiss_kappa needs the same number of ratings per {item}; found "
-            + ", ".join(f"{c} items with {k}" for k, c in counts.items())
-            + f" (e.g. {item}={per_item.idxmin()!r} has {per_item.min()})"
-        )
-    m = table.to_numpy(dtype=float)
-    n_raters = m.sum(axis=1)[0]
-    if n_raters < 2:
-        raise ValueError(f"fleiss_kappa needs at least 2 ratings per {item} (got {int(n_raters)})")
-    p_j = m.sum(axis=0) / m.sum()
-    p_i = (np.square(m).sum(axis=1) - n_raters) / (n_raters * (n_raters - 1))
-    p_bar, p_e = p_i.mean(), np.square(p_j).sum()
-    return float((p_bar - p_e) / (1 - p_e)) if p_e < 1 else float("nan")
-
-
-def cohen_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "judge", label: str = "label") -> float:
-    """Return Cohen's kappa between exactly two raters on the items both rated.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        One row per (item, rater) with its label, e.g. each judge's majority label
-        per run from :func:`majority_vote` with ``by=("run_id", "judge")``.
-
-    Returns
-    -------
-    float
-        Cohen's (unweighted) kappa; NaN when chance agreement is perfect.
-
-    References
-    ----------
-    Ambig-DS Appendix C.4, Table 9 (cross-family judges). Equals
-    ``statsmodels.stats.inter_rater.cohens_kappa`` on the 2-rater contingency table.
-    """
-    raters = sorted(frame[rater].dropna().unique().tolist())
-    if len(raters) != 2:
-        raise ValueError(f"cohen_kappa needs exactly two {rater}s (got {len(raters)}: {raters})")
-    if frame.duplicated([item, rater]).any():
-        raise ValueError(f"cohen_kappa needs one label per ({item}, {rater}); reduce repeated calls"
-                         " with majority_vote first")
-    wide = frame.pivot(index=item, columns=rater, values=label).dropna()
-    if len(wide) == 0:
-        raise ValueError(f"the two {rater}s share no rated {item}")
-    a, b = wide[raters[0]].astype(str), wide[raters[1]].astype(str)
-    cats = sorted(set(a) | set(b))
-    table = pd.crosstab(pd.Categorical(a, cats), pd.Categorical(b, cats), dropna=False).to_numpy(float)
-    n = table.sum()
-    p_o = np.trace(table) / n
-    p_e = (table.sum(axis=0) * table.sum(axis=1)).sum() / n**2
-    return float((p_o - p_e) / (1 - p_e)) if p_e < 1 else float("nan")
 
 
 def holm(pvalues) -> np.ndarray:

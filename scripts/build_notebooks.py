@@ -82,7 +82,9 @@ SPECS: dict[str, list] = {
         "# Does each agent ask when it should?\n\nAn agent that asks well asks on ambiguous tasks and not on fully "
         "specified ones. Per agent (a model under one ask policy), the share of its runs with the ask tool that asked "
         "on each, and CalibScore: their harmonic mean with 1 − asks-on-full (Ambig-DS Table 13), 1 when it asks exactly "
-        "when it should. Rates with Wilson 95% intervals, CalibScore with a task bootstrap; a benchmark's suites "
+        "when it should. Rates with Wilson 95% intervals over tasks (a task's trials count as one cluster: an agent "
+        "that always asks on some tasks and never on others is not as sure as its number of runs suggests), "
+        "CalibScore between the ends of the two rates' intervals (it covers at least 95%); a benchmark's suites "
         "pooled (each suite: the papers' tables). Each row's runs and questions: its evidence page in the report "
         "(`table.evidence(row)` in Python).")
         + table("headline.asking(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "asking",
@@ -92,40 +94,49 @@ SPECS: dict[str, list] = {
         "# Are its questions good?\n\nOn ambiguous tasks with the ask tool: how much each agent asks, and whether "
         "its questions address the task's registered blockers. Precision: relevant questions / questions; recall: "
         "blockers addressed / registered blockers; Ask-F1: their harmonic mean, pooled over runs (HIL-Bench eq. 1, "
-        "Table 1). Task-bootstrap 95% intervals; a benchmark's suites pooled.")
+        "Table 1). Without a question precision is undefined; recall and Ask-F1 are then 0. 95% intervals: Wilson "
+        "over tasks for precision (a share of questions) and recall (a share of blockers), Ask-F1 between the F1 of "
+        "their ends (at least 95%), a task bootstrap for questions per run; a benchmark's suites pooled.")
         + table("headline.question_quality(rs, n_boot=n_boot, seed=seed)", "question_quality",
                 "Are its questions good?", evidence=True)
         + figure("plots.precision_recall(question_quality, hue='agent', col='benchmark')", "question_quality"),
     "3_does_asking_pay_off": md(
         "# Does asking pay off?\n\nEach agent's mean score fully specified, on ambiguous tasks without the ask tool, "
         "and with it; the gain from the tool (with − without, percentage points), the gap left to full information "
-        "(with the tool − fully specified: the judgment gap, in mean score), and the gain per question asked (LHAW "
-        "Gain/Q). Task-bootstrap 95% intervals; invalid and timeout runs score 0, error runs are left out.")
+        "(with the tool − fully specified: the judgment gap, in mean score), and the gain per question a run asks "
+        "(the gain ÷ questions per run with the tool, the same at any number of epochs; LHAW's Gain/Q, the gain ÷ "
+        "all questions, is in its own table). Task-bootstrap 95% intervals; invalid and timeout runs score 0, error "
+        "runs are left out.")
         + table("headline.payoff(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)", "payoff",
                 "Does asking pay off?", evidence=True)
         + figure("plots.scores_by_condition(payoff)", "payoff")
         + md("## With and without the ask tool, tested\n\nPer agent, its score on the ambiguous tasks run both "
-             "ways, paired by task: the difference with its interval and the test fitted to the outcome (exact "
-             "McNemar for one pass/fail trial per task, else a paired permutation test), Holm over the rows.")
+             "ways, paired by task: the difference with its interval (a t-interval of the per-task differences) and "
+             "the test fitted to the outcome (exact McNemar for one pass/fail trial per task, else a paired "
+             "permutation test), Holm over the rows.")
         + table("comparisons.paired_comparison(rs, metric='mean_score', between='ask_tool', n_boot=n_boot, seed=seed,"
                 " conventions=conventions, pool_suites=True)", "tool_comparison",
                 "With vs without the ask tool: mean score", evidence=True),
     "4_is_one_agent_better": md(
         "# Is one agent better than another?\n\nEvery two models under one ask policy, paired by task: the "
         "difference in CalibScore, Ask-F1, the score with the ask tool and the gain from asking, each with a "
-        "task-bootstrap 95% interval and the test fitted to the outcome; Holm's adjustment over the whole table. A "
-        "verdict needs an interval that excludes 0 and an adjusted p below 0.05; below 10 tasks whose sides "
-        "differ, no test has the power to tell (Miller 2024, *Adding Error Bars to Evals*). `ambiglib compare` "
-        "gives any one of these from the command line.")
+        "95% interval (a t-interval of the per-task differences for the score, a task bootstrap for the pooled "
+        "ratios; each row says which) and the test fitted to the outcome; Holm's adjustment over the whole table, "
+        "its permutation tests drawing enough flips for that many rows. A verdict needs an interval that excludes 0 "
+        "and an adjusted p below 0.05; where the two disagree, or only the unadjusted p is below 0.05, the verdict "
+        "says so; below 10 tasks whose sides differ, no test has the power to tell (Miller 2024, *Adding Error "
+        "Bars to Evals*). `ambiglib compare` gives any one of these from the command line.")
         + table("headline.agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
                 "agent_comparison", "Is one agent better than another?", evidence=True)
         + figure("plots.differences(agent_comparison)", "agent_comparison")
         + md("## How reliable is each agent?\n\nOn the tasks an agent was tried on more than once: pass@1, pass@k (a "
-             "pass in any of k trials), pass^k (a pass in all k: τ-bench's reliability measure, Yao et al. 2024) and "
-             "the noise floor, the share of tasks whose verdict flips across its identical trials. A difference "
-             "between agents no larger than their noise floor is no evidence on its own.")
+             "pass in any of k trials), pass^k (a pass in all k: τ-bench's reliability measure, Yao et al. 2024), "
+             "the flip share (the share of tasks whose verdict flips across its identical trials: the agent's "
+             "consistency, which grows with the trials) and the rerun spread (how far a second run of the agent, "
+             "with as many trials, would move its pass@1; it shrinks as tasks are added, Miller 2024 §3). Neither "
+             "says whether two agents differ: the paired interval and test above do.")
         + table("tables.reliability(rs, k=k, ci=True, n_boot=n_boot, seed=seed, conventions=conventions)",
-                "reliability", "How reliably each agent passes: pass@k, pass^k and the noise floor"),
+                "reliability", "How reliably each agent passes: pass@k, pass^k, the flip share and the rerun spread"),
     "quickstart": md(
         "# What the log holds\n\nQuickstart: loads a run log — canonical JSON Lines or Parquet, or a harness's own "
         "output (HIL-Bench, Ambig-DS, LHAW) — into its five tidy frames, `runs`, `questions`, `labels`, `tasks`, "

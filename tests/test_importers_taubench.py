@@ -76,13 +76,26 @@ def test_questions_are_the_agents_asking_messages_with_the_users_replies(log, ra
     assert not q["attributed"].any()  # τ-bench registers no blockers
 
 
-def test_the_noise_floor_by_hand_from_the_file(log, raw):
+def test_the_flip_share_and_the_rerun_spread_by_hand_from_the_file(log, raw):
+    """Issue 55: the flip share (26 of 50 tasks flip) is the agent's consistency; how far a rerun moves its pass
+    rate is a few points, from each task's own trials: √(2 Σ s²/K)/n with s² = c(K − c)/(K(K − 1)), as the four
+    published trials' pass rates (0.42, 0.44, 0.40, 0.42) show."""
     verdicts: dict = {}
     for r in raw:
-        verdicts.setdefault(r["task_id"], set()).add((1 - 1e-6) <= r["reward"] <= (1 + 1e-6))
-    flipping = sum(1 for v in verdicts.values() if len(v) == 2)
-    out = metrics.noise_floor(ambiglib.load(log)).iloc[0]
-    assert (out["n_tasks"], out["n_flipping"]) == (50, flipping)
+        verdicts.setdefault(r["task_id"], []).append((1 - 1e-6) <= r["reward"] <= (1 + 1e-6))
+    flipping = sum(1 for v in verdicts.values() if len(set(v)) == 2)
+    rs = ambiglib.load(log)
+    out = metrics.flip_share(rs).iloc[0]
+    assert (out["n_tasks"], out["n_flipping"]) == (50, flipping) and out["flip_share"] == pytest.approx(0.52)
+    s2 = [sum(v) * (len(v) - sum(v)) / (len(v) * (len(v) - 1)) for v in verdicts.values()]
+    spread = metrics.rerun_sd(rs).iloc[0]
+    assert spread["rerun_sd"] == pytest.approx((2 * sum(x / 4 for x in s2)) ** 0.5 / 50)
+    assert spread["rerun_sd_one_trial"] == pytest.approx((2 * sum(s2)) ** 0.5 / 50)
+    assert spread["rerun_sd_one_trial"] < 0.1 < out["flip_share"]
+    per_trial = Counter()
+    for r in raw:
+        per_trial[r["trial"]] += (1 - 1e-6) <= r["reward"] <= (1 + 1e-6)
+    assert sorted(v / 50 for v in per_trial.values()) == [0.40, 0.42, 0.42, 0.44]
 
 
 def test_bad_records_are_named_and_nothing_is_dropped_unseen(tmp_path, raw):

@@ -78,9 +78,10 @@ def test_the_four_answers_by_hand(logs):
     # guesser's guesses are right on 4 of the 8 tasks; careful solves every ambiguous task it asks about
     assert payoff.loc["mockllm/guesser", "score_no_tool"] == 0.5 and payoff.loc["mockllm/careful", "score_with_tool"] == 1
     assert payoff.loc["mockllm/careful", "score_gain_pp"] == pytest.approx(50.0)
-    assert payoff.loc["mockllm/careful", "gain_pp_per_question"] == pytest.approx(50.0 / 22)
-    assert pd.isna(payoff.loc["mockllm/guesser", "gain_pp_per_question"])
-    assert "mockllm/guesser asked no question" in payoff.attrs["empty"]["gain_pp_per_question"]
+    # the gain per question a run asks: 50 pp ÷ (22 questions / 16 runs with the tool), not ÷ 22 (LHAW's Gain/Q)
+    assert payoff.loc["mockllm/careful", "gain_pp_per_question_per_run"] == pytest.approx(50.0 / (22 / 16))
+    assert pd.isna(payoff.loc["mockllm/guesser", "gain_pp_per_question_per_run"])
+    assert "mockllm/guesser asked no question" in payoff.attrs["empty"]["gain_pp_per_question_per_run"]
     better = headline.agent_comparison(rs, n_boot=200)
     assert set(better["metric"]) == {"calib_score", "ask_f1", "mean_score", "score_gain_pp"}
     assert (better["model_a"] == "mockllm/careful").all()

@@ -99,10 +99,14 @@ def test_ask_f1_only_counts_ambiguous_runs_with_the_tool_and_excludes_errors():
     assert (out["precision"], out["recall"]) == (1.0, 0.5)
 
 
-def test_ask_f1_precision_is_zero_without_questions():
+def test_without_questions_precision_is_undefined_and_recall_and_ask_f1_are_zero():
+    """One rule everywhere (issue 55): no question, no precision (null; the harness writes 0, which gives the same
+    Ask-F1); recall is 0 (no blocker found), and Ask-F1, the harmonic mean with a recall of 0, is 0."""
     rs = RunSet.from_records([task("t1", 3), run("t1")])
-    out = metrics.ask_f1(rs).iloc[0]
-    assert (out["n_questions"], out["precision"], out["recall"], out["ask_f1"]) == (0, 0.0, 0.0, 0.0)
+    for pooling in ("micro", "macro"):
+        out = metrics.ask_f1(rs, pooling=pooling).iloc[0]
+        assert out["n_questions"] == 0 and pd.isna(out["precision"]), pooling
+        assert (out["recall"], out["ask_f1"]) == (0.0, 0.0), pooling
 
 
 def test_ask_f1_names_a_task_without_blocker_record():
@@ -129,7 +133,11 @@ def test_ask_f1_refuses_groups_that_mix_policies():
     assert len(metrics.ask_f1(rs, by=("suite", "model", "policy"))) == 2
 
 
-def test_ask_f1_ci_equals_the_generic_cluster_bootstrap():
+def test_ask_f1_intervals_are_wilson_over_tasks_for_its_rates_and_their_bounds_for_f1():
+    """Issue 55: precision is a share of questions and recall a share of blockers, each with a Wilson interval over
+    tasks (a task's trials one cluster); Ask-F1, rising with both, lies between the F1 of their lower ends and of
+    their upper ends at half the error each (Bonferroni). Counted here from the runs by hand; the point values are
+    those of the generic cluster bootstrap's estimate."""
     rng = np.random.default_rng(1)
     records = []
     for t in range(15):
@@ -139,7 +147,6 @@ def test_ask_f1_ci_equals_the_generic_cluster_bootstrap():
             records.append(run(f"t{t}", trial=trial, questions=asks))
     rs = RunSet.from_records(records)
     out = metrics.ask_f1(rs, ci=True, n_boot=800, seed=3).iloc[0]
-    # the same statistic through stats.cluster_bootstrap on per-run rows
     per_run = rs.runs[["run_id", "task_id", "n_questions"]].astype({"task_id": object}).copy()
     rel = rs.questions[rs.questions["relevant"].astype(bool)]
     per_run["rel"] = per_run["run_id"].map(rel.groupby("run_id").size()).fillna(0)
@@ -152,11 +159,23 @@ def test_ask_f1_ci_equals_the_generic_cluster_bootstrap():
         return np.column_stack([p, r, 2 * p * r / (p + r)])
 
     generic = stats.cluster_bootstrap(per_run, f1, n_boot=800, seed=3)
-    for i, name in enumerate(["precision", "recall", "ask_f1"]):
+    per_task = per_run.groupby("task_id")[["rel", "n_questions", "disc", "b"]].sum()
+    ends = {}
+    for i, (name, k, n) in enumerate([("precision", "rel", "n_questions"), ("recall", "disc", "b")]):
         assert out[name] == pytest.approx(generic.loc[i, "estimate"])
-        assert (out[f"{name}_ci_low"], out[f"{name}_ci_high"]) == pytest.approx(
-            (generic.loc[i, "ci_low"], generic.loc[i, "ci_high"]), abs=1e-12)
-        assert out[f"{name}_ci_low"] <= out[name] <= out[f"{name}_ci_high"]
+        ci = stats.wilson_ci_clustered(per_task[k], per_task[n])
+        assert (out[f"{name}_ci_low"], out[f"{name}_ci_high"]) == pytest.approx((ci.low[0], ci.high[0]))
+        half = stats.wilson_ci_clustered(per_task[k], per_task[n], confidence=0.975)
+        ends[name] = (half.low[0], half.high[0])
+    harmonic = lambda p, r: 2 * p * r / (p + r)  # noqa: E731
+    assert out["ask_f1"] == pytest.approx(generic.loc[2, "estimate"])
+    assert (out["ask_f1_ci_low"], out["ask_f1_ci_high"]) == pytest.approx(
+        (harmonic(ends["precision"][0], ends["recall"][0]), harmonic(ends["precision"][1], ends["recall"][1])))
+    assert out["ask_f1_ci_low"] <= out["ask_f1"] <= out["ask_f1_ci_high"]
+    assert "precision, recall: Wilson over tasks" in out["ci_method"] and "ask_f1: bounds" in out["ci_method"]
+    # macro pooling (means of per-run values) keeps the task bootstrap
+    macro = metrics.ask_f1(rs, ci=True, n_boot=800, seed=3, pooling="macro").iloc[0]
+    assert macro["ci_method"] == "task bootstrap (percentile, 800 draws)"
 
 
 # Ambig-DS Table 13: (axis, model, ask on ambiguous %, ask on full %, CalibScore) per policy.
@@ -288,9 +307,12 @@ VARIANTS = [dict(precision=p, recall=r, pooling=m) for p in ("relevant", "distin
 def test_every_rate_lies_in_the_unit_interval(records, variant):
     out = metrics.ask_f1(RunSet.from_records(records), **variant)
     empty = out["n_runs"] == 0  # every run of the group errored: no value (issue 11), never a silent 0
+    silent = out["n_questions"] == 0 if variant["pooling"] == "micro" else out["precision"].isna() & ~empty
+    assert out.loc[~empty & (out["n_questions"] == 0), "precision"].isna().all()  # no question: undefined
     for c in ("precision", "recall", "ask_f1"):
         assert out.loc[empty, c].isna().all()
-        assert ((out.loc[~empty, c] >= 0) & (out.loc[~empty, c] <= 1)).all()
+        rated = ~empty & ~silent if c == "precision" else ~empty
+        assert ((out.loc[rated, c] >= 0) & (out.loc[rated, c] <= 1)).all()
 
 
 @settings(max_examples=150, deadline=None)
@@ -302,8 +324,9 @@ def test_ask_f1_is_zero_when_nothing_relevant_is_asked(records):
     out = metrics.ask_f1(RunSet.from_records(records)).iloc[0]
     if out["n_runs"] == 0:  # every run errored: nothing to score (issue 11)
         assert pd.isna(out["ask_f1"]) and pd.isna(out["precision"]) and pd.isna(out["recall"])
-    else:
-        assert out["ask_f1"] == 0 and out["precision"] == 0 and out["recall"] == 0
+    else:  # a question, none relevant: precision 0; none at all: precision undefined; either way no F1
+        assert out["ask_f1"] == 0 and out["recall"] == 0
+        assert out["precision"] == 0 if out["n_questions"] else pd.isna(out["precision"])
 
 
 def _first_ok_run(records):
@@ -319,7 +342,7 @@ def test_an_extra_irrelevant_question_never_raises_precision(records, precision)
     i = _first_ok_run(records)
     records[i] = {**records[i], "questions": [*records[i]["questions"], q(None, "irrelevant?")]}
     after = metrics.ask_f1(RunSet.from_records(records), precision=precision).iloc[0]["precision"]
-    assert after <= before + 1e-12
+    assert after <= before + 1e-12 or pd.isna(before)  # from no question (undefined) to one irrelevant: 0
 
 
 @settings(max_examples=150, deadline=None)

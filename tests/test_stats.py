@@ -6,8 +6,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats as sps
-from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
@@ -193,57 +191,6 @@ def test_cluster_bootstrap_names_a_missing_cluster_column():
         stats.cluster_bootstrap(pd.DataFrame({"x": [1]}), lambda f, w: w @ f["x"], cluster="task")
 
 
-# ----------------------------------------------------------------------------- agreement
-
-
-def _ratings(seed=0, n_items=40, n_calls=5, labels=("intended", "alternative", "degenerate")):
-    rng = np.random.default_rng(seed)
-    truth = rng.integers(0, len(labels), n_items)
-    rows = []
-    for i in range(n_items):
-        for c in range(1, n_calls + 1):
-            lab = truth[i] if rng.random() < 0.7 else rng.integers(0, len(labels))
-            rows.append({"run_id": f"r{i}", "call": c, "label": labels[lab]})
-    return pd.DataFrame(rows)
-
-
-def test_fleiss_kappa_equals_statsmodels():
-    frame = _ratings()
-    wide = frame.pivot(index="run_id", columns="call", values="label").to_numpy()
-    table, _ = aggregate_raters(wide)
-    assert stats.fleiss_kappa(frame) == pytest.approx(sm_fleiss(table, method="fleiss"), abs=1e-12)
-
-
-def test_fleiss_kappa_needs_equal_ratings_per_item():
-    frame = _ratings().iloc[:-1]
-    with pytest.raises(ValueError, match=r"same number of ratings per run_id; found 1 items with 4, 39 items with 5"):
-        stats.fleiss_kappa(frame)
-
-
-def test_cohen_kappa_equals_statsmodels():
-    a, b = _ratings(1, n_calls=1), _ratings(1, n_calls=1)
-    b["label"] = np.where(np.random.default_rng(9).random(len(b)) < 0.3, "degenerate", b["label"])
-    frame = pd.concat([a.assign(judge="claude"), b.assign(judge="gpt")])
-    cats = sorted(set(frame["label"]))
-    table = pd.crosstab(pd.Categorical(a["label"], cats), pd.Categorical(b["label"], cats), dropna=False)
-    assert stats.cohen_kappa(frame) == pytest.approx(cohens_kappa(table.to_numpy()).kappa, abs=1e-12)
-    with pytest.raises(ValueError, match=r"exactly two judges \(got 1: \['claude'\]\)"):
-        stats.cohen_kappa(a.assign(judge="claude"))
-
-
-def test_majority_vote_reports_ties():
-    frame = pd.DataFrame({
-        "run_id": ["r1"] * 5 + ["r2"] * 4 + ["r3"],
-        "facet": "trace",
-        "label": ["a", "a", "b", "a", "c", "b", "a", "a", "b", "c"],
-    })
-    out = stats.majority_vote(frame)
-    assert out[["run_id", "label", "n_votes", "n_top", "is_tie"]].values.tolist() == [
-        ["r1", "a", 5, 3, False], ["r2", None, 4, 2, True], ["r3", "c", 1, 1, False]]
-    broken = stats.majority_vote(frame, ties="alphabetical")
-    assert broken["label"].tolist() == ["a", "a", "c"]
-
-
 # ----------------------------------------------------------------------------- Holm
 
 
@@ -266,20 +213,136 @@ def test_wilcoxon_power_grows_with_tasks_and_matches_a_brute_force_loop():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_common_language_is_mann_whitney_u_over_pairs(seed):
-    """CLES = U / (n·m), U = scipy's Mann–Whitney U of x (pairs with x > y, ties one half); computed
-    by sorting, it must equal that on tied and untied scores alike (it once enumerated every pair)."""
-    from ambiglib.comparisons import common_language
+def test_probability_of_improvement_is_rliables_within_task_mann_whitney_averaged_over_tasks(seed):
+    """rliable's probability of improvement: per task, scipy's Mann–Whitney U of a's runs against b's over the
+    pairs (U / (n_a · n_b), ties one half), averaged over tasks: paired by task, unlike the common-language effect
+    size over all pairs (issue 55: 0.58 where a beats b on 67% of tasks)."""
+    from ambiglib.comparisons import prob_improvement
 
     rng = np.random.default_rng(seed)
-    n, m = rng.integers(1, 300, 2)
-    x = rng.integers(0, 6, n) / 5 if seed % 2 else rng.random(n)
-    y = rng.integers(0, 6, m) / 5 if seed % 2 else rng.random(m)
-    u = sps.mannwhitneyu(x, y, alternative="two-sided").statistic
-    assert common_language(x, y) == pytest.approx(u / (n * m), abs=1e-15)
-    assert common_language(x, y, "less") == pytest.approx(1 - u / (n * m), abs=1e-15)
-    # a NaN's pairs count as neither greater nor tied, as comparing with NaN gives
-    assert common_language(np.append(x, np.nan), y) == pytest.approx(u / ((n + 1) * m), abs=1e-15)
+    rows_a, rows_b, expected = [], [], []
+    for t in range(rng.integers(1, 30)):
+        xa = rng.integers(0, 4, rng.integers(1, 5)) / 3 if seed % 2 else rng.random(rng.integers(1, 5))
+        xb = rng.integers(0, 4, rng.integers(1, 5)) / 3 if seed % 2 else rng.random(rng.integers(1, 5))
+        rows_a += [(f"t{t}", v) for v in xa]
+        rows_b += [(f"t{t}", v) for v in xb]
+        expected.append(sps.mannwhitneyu(xa, xb, alternative="two-sided").statistic / (len(xa) * len(xb)))
+    a = pd.DataFrame(rows_a, columns=["task_id", "value"])
+    b = pd.DataFrame(rows_b, columns=["task_id", "value"])
+    assert prob_improvement(a, b) == pytest.approx(np.mean(expected), abs=1e-12)
+    # one value a task: the share of tasks a wins, ties one half; the unpaired effect size differs
+    x = np.linspace(0, 1, 12)  # tasks of every difficulty: a is a little ahead on 8 of them
+    y = x - np.where(np.arange(12) < 8, 0.01, -0.01)
+    one = lambda v: pd.DataFrame({"task_id": [f"t{i}" for i in range(12)], "value": v})  # noqa: E731
+    assert prob_improvement(one(x), one(y)) == pytest.approx(8 / 12)
+    unpaired = sps.mannwhitneyu(x, y, alternative="two-sided").statistic / 144
+    assert abs(unpaired - 8 / 12) > 0.1
+
+
+def _wilson_at(count, nobs, crit):
+    """statsmodels' Wilson interval with critical value ``crit`` (its alpha is the normal tail of that value)."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    return proportion_confint(count, nobs, alpha=2 * sps.norm.sf(crit), method="wilson")
+
+
+def test_wilson_over_tasks_is_statsmodels_wilson_at_the_cluster_robust_effective_size():
+    """A second implementation: the proportion's cluster-robust variance is statsmodels' OLS of the 0/1 runs on a
+    constant with cov_type='cluster' by task (its correction G/(G − 1)); the effective size is p(1 − p) / that
+    variance, and the interval statsmodels' Wilson interval at that size with t's critical value on G − 1
+    degrees of freedom. One run a task: plain Wilson."""
+    import statsmodels.api as sm
+    from statsmodels.stats.proportion import proportion_confint
+
+    rng = np.random.default_rng(4)
+    for trial in range(5):
+        g = int(rng.integers(5, 40))
+        n = rng.integers(1, 6, g)
+        p_task = rng.beta(0.7, 0.7, g)
+        k = rng.binomial(n, p_task)
+        y = np.concatenate([[1.0] * ki + [0.0] * (ni - ki) for ki, ni in zip(k, n)])
+        cluster = np.repeat(np.arange(g), n)
+        p = y.mean()
+        if p in (0, 1):
+            continue
+        fit = sm.OLS(y, np.ones(len(y))).fit(cov_type="cluster", cov_kwds={"groups": cluster})
+        n_eff = min(len(y), p * (1 - p) / fit.bse[0] ** 2)
+        low, high = _wilson_at(p * n_eff, n_eff, sps.t.ppf(0.975, g - 1))
+        got = stats.wilson_ci_clustered(k, n)
+        assert got.n_eff[0] == pytest.approx(n_eff, rel=1e-9), trial
+        assert (got.low[0], got.high[0]) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+    # one run a task: statsmodels' plain Wilson
+    k1 = rng.integers(0, 2, 30)
+    got = stats.wilson_ci_clustered(k1, np.ones(30))
+    ref = proportion_confint(k1.sum(), 30, method="wilson")
+    assert (got.low[0], got.high[0]) == (pytest.approx(ref[0], abs=1e-12), pytest.approx(ref[1], abs=1e-12))
+
+
+def test_wilson_over_tasks_is_as_wide_as_a_task_bootstrap_where_tasks_always_or_never_ask():
+    """Issue 55: asking on every trial of 10 tasks and on none of 10 others (3 trials): Wilson over runs gives
+    [0.38, 0.62]; resampling tasks gives about [0.30, 0.70], and the interval over tasks [0.28, 0.72]."""
+    k, n = np.r_[np.full(10, 3), np.zeros(10)], np.full(20, 3)
+    over_runs = stats.wilson_ci(30, 60)
+    got = stats.wilson_ci_clustered(k, n)
+    draws = np.random.default_rng(0).integers(0, 20, size=(20_000, 20))
+    boot = np.quantile(k[draws].sum(axis=1) / 60, [0.025, 0.975])
+    assert over_runs[1] - over_runs[0] < 0.25
+    assert got.high[0] - got.low[0] == pytest.approx(boot[1] - boot[0], abs=0.04)
+    assert got.high[0] - got.low[0] > 0.4
+    # no spread seen (every run asked): each task counts once, Wilson at 20 tasks (t's critical value), not 60 runs
+    every = stats.wilson_ci_clustered(np.full(20, 3), n)
+    assert (every.low[0], every.high[0]) == pytest.approx(_wilson_at(20, 20, sps.t.ppf(0.975, 19)))
+    assert every.high[0] == 1.0 and stats.wilson_ci(0, 9)[0] == 0.0  # the ends exactly, not up to rounding
+    # several groups at once equal each alone
+    both = stats.wilson_ci_clustered(np.r_[k, np.full(20, 3)], np.r_[n, n], np.r_[np.zeros(20), np.ones(20)])
+    assert both.low.tolist() == pytest.approx([got.low[0], every.low[0]])
+
+
+def test_the_t_interval_is_scipys():
+    d = np.random.default_rng(2).normal(0.1, 1, size=(4, 12))
+    low, high = stats.t_interval(d, 0.9)
+    ref = sps.ttest_1samp(d, 0, axis=-1).confidence_interval(0.9)
+    assert low == pytest.approx(ref.low) and high == pytest.approx(ref.high)
+    flat = stats.t_interval(np.full(8, 0.25))
+    assert (float(flat[0]), float(flat[1])) == (0.25, 0.25)
+    assert np.isnan(stats.t_interval([0.3])[0])
+
+
+def test_mid_p_mcnemar_by_hand():
+    """Fagerland et al. (2013): two-sided mid-p = 2 (P(X ≤ min) − P(X = min) / 2), X ~ Bin(b + c, 1/2), counted
+    here with math.comb; the exact test's p is 2 P(X ≤ min) and is larger."""
+    from math import comb
+
+    from ambiglib.significance import mcnemar_exact, mcnemar_midp
+
+    for b, c in ((7, 1), (3, 3), (0, 5), (9, 2)):
+        x = np.r_[np.ones(b), np.zeros(c), np.ones(4)]
+        y = np.r_[np.zeros(b), np.ones(c), np.ones(4)]
+        n, low = b + c, min(b, c)
+        pmf = lambda i: comb(n, i) / 2 ** n  # noqa: E731
+        midp = min(1.0, 2 * (sum(pmf(i) for i in range(low + 1)) - pmf(low) / 2))
+        got = mcnemar_midp(x, y)
+        assert got.p_value == pytest.approx(midp) and got.n_differing == n
+        assert got.p_value <= mcnemar_exact(x, y).p_value
+        greater = sum(pmf(i) for i in range(b, n + 1)) - pmf(b) / 2
+        assert mcnemar_midp(x, y, alternative="greater").p_value == pytest.approx(greater)
+
+
+def test_an_exact_permutation_test_up_to_20_tasks_is_scipys_and_counts_only_tasks_whose_inputs_differ():
+    """Up to 2^20 flip patterns the test enumerates them (scipy's exact null, at 16 tasks here); n_differing counts
+    the tasks whose swap moves the statistic: a column the statistic does not read can differ without counting."""
+    from ambiglib.significance import paired_permutation
+
+    rng = np.random.default_rng(8)
+    x, y = rng.integers(0, 3, 16).astype(float), rng.integers(0, 3, 16).astype(float)
+    mine = paired_permutation(x, y, lambda t: t / 16)
+    ref = sps.permutation_test((x, y), lambda u, v, axis: u.mean(axis=axis) - v.mean(axis=axis),
+                               permutation_type="samples", vectorized=True, n_resamples=np.inf)
+    assert mine.test == "paired permutation (exact, 65,536 sign flips)" and mine.n_flips == 0
+    assert mine.p_value == pytest.approx(ref.pvalue) and np.isnan(mine.mc_se)
+    bookkeeping = np.c_[x, np.arange(16)], np.c_[y, np.arange(16) + 1]  # a second column, unread, differs everywhere
+    kept = paired_permutation(*bookkeeping, lambda t: t[..., 0] / 16)
+    assert kept.n_differing == int((x != y).sum()) < 16 and kept.p_value == pytest.approx(ref.pvalue)
 
 
 def test_kept_bootstrap_counts_give_the_same_totals_as_drawing_them_again(monkeypatch):

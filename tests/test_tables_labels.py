@@ -6,7 +6,7 @@ import pandas as pd
 import numpy as np
 import pytest
 
-from ambiglib import RunSet, stats
+from ambiglib import RunSet, agreement
 
 from builders import run
 
@@ -25,7 +25,7 @@ def test_judge_reliability_by_hand():
     out = tables.judge_reliability(RunSet.from_records(records)).set_index("diagnostic")
     claude = pd.DataFrame([{"run_id": f"r{i}", "call": c, "label": lab} for i in range(6)
                            for c, lab in enumerate(["x", "x", "x"] if i % 2 else ["y", "y", "x"])])
-    assert out.loc["Fleiss kappa (3 calls)", "value"] == pytest.approx(stats.fleiss_kappa(claude))
+    assert out.loc["Fleiss kappa (3 calls)", "value"] == pytest.approx(agreement.fleiss_kappa(claude))
     # majority labels: claude y,x,y,x,y,x; gpt y,x,y,x,x,y → rows claude x/y, columns gpt x/y: [[2, 1], [1, 2]]
     assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(cohens_kappa([[2, 1], [1, 2]]).kappa)
     assert out.loc["Cohen kappa between judges", "value"] == pytest.approx(1 / 3)

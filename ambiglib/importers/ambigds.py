@@ -169,7 +169,7 @@ def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str,
     import pandas as pd
 
     frame = pd.DataFrame([{"run": 0, "label": lab["label"]} for lab in labels])
-    from ..stats import majority_vote  # scipy: loaded only when a folder needs a vote
+    from ..agreement import majority_vote  # deferred, as pandas is: only a folder that needs a vote loads it
 
     vote = majority_vote(frame, by=("run",))  # a tie leaves the category unset: reported, not broken
     winner = vote["label"].iloc[0]

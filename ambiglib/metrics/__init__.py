@@ -8,7 +8,7 @@ named variants reproduce what the released harnesses compute instead
 
 The modules have the same names as :mod:`ambiglib.tables`' (a reader who found a table finds its
 metric): :mod:`~ambiglib.metrics.asking` (Ask-F1, calibration, pass@k),
-:mod:`~ambiglib.metrics.reliability` (pass^k, the noise floor),
+:mod:`~ambiglib.metrics.reliability` (pass^k, the flip share, the rerun spread),
 :mod:`~ambiglib.metrics.information` (value of information, performance),
 :mod:`~ambiglib.metrics.labels` (categories, majority labels, label and flag shares),
 :mod:`~ambiglib.metrics.data` (ambiguity classes) and :mod:`~ambiglib.metrics.harness` (the harnesses'
@@ -38,7 +38,7 @@ from .asking import ask_calibration, ask_f1, calib_score, pass_at_k
 from .data import ambiguity_classes
 from .information import performance, value_of_information
 from .labels import category_shares, conditional_scores, flag_shares, label_shares, majority_labels
-from .reliability import noise_floor, pass_hat_k
+from .reliability import flip_share, pass_hat_k, rerun_sd
 
 #: shared with the tables, where they were before the metrics became a package
 CONDITIONS = _common.CONDITIONS
@@ -54,7 +54,8 @@ __all__ = [
     "value_of_information",
     "pass_at_k",
     "pass_hat_k",
-    "noise_floor",
+    "flip_share",
+    "rerun_sd",
     "ambiguity_classes",
     "performance",
     "category_shares",

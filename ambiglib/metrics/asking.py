@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ._common import (CONDITIONS, MetricError, _check_by, _cluster_ci, _excluded, _f1, _isin, _kept,
-                      _mean_over_units_ci, _order, _ratio, _single_condition, _wilson_columns, _with_ci, _work)
+from ._common import (BOUNDS_OF_TWO_RATES, CONDITIONS, MetricError, _beside, _bounds_of_two_rates, _check_by,
+                      _cluster_ci, _clustered_wilson, _clustered_wilson_columns, _excluded, _f1, _isin, _kept,
+                      _mean_over_units_ci, _order, _ratio, _single_condition, _with_ci, _work, label_intervals)
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
 
@@ -74,7 +75,7 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
         R). ``macro`` averages per-run values: precision over asking runs, recall
         and F1 over the recall set, a silent run counting F1 = 0.
     ci : bool, default False
-        Add task-bootstrap intervals for precision, recall and ask_f1.
+        Add intervals for precision, recall and ask_f1 (see Returns).
     n_boot, seed, confidence
         Bootstrap replicates, seed and interval level.
 
@@ -84,8 +85,13 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
         ``by…, n_runs, n_questions, n_relevant, n_blockers, n_discovered,
         precision, recall, ask_f1, n_excluded``: ``n_blockers`` is the registered
         blockers of the recall set's runs; ``n_discovered`` the distinct registered
-        blockers addressed, summed over runs. Precision with no questions is 0, as
-        in the harness; ``n_questions`` tells the reader.
+        blockers addressed, summed over runs. Precision with no questions is null
+        (undefined; the harness writes 0), recall and Ask-F1 are then 0: the same
+        rule as the opening's table and ``paired_comparison``. With ``ci`` (``ci_level, ci_method`` say how):
+        micro pooling, Wilson intervals over tasks for precision (a share of questions) and recall (a share of
+        blockers), and for Ask-F1 the bounds their intervals at half the error each give it (it rises with both:
+        it covers at least the level, where a task bootstrap covered 0.87-0.93 from 8 to 50 tasks); macro
+        pooling, task-bootstrap intervals.
 
     Raises
     ------
@@ -126,9 +132,26 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
                            "precision", "recall", "ask_f1"])
     if ci:
         sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
-        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
-        out = _with_ci(out, by, cis, ["precision", "recall", "ask_f1"])
+        if pooling == "macro":  # means of per-run values: resample tasks
+            cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
+            return _with_ci(out, by, cis, ["precision", "recall", "ask_f1"], confidence)
+        # pooled: precision is a share of questions, recall a share of blockers (a task's trials one cluster), and
+        # Ask-F1, rising with both, is bounded by their intervals at half the error each
+        shares = {"precision": (_precision_count(precision), "n_questions"), "recall": ("d_recall", "b_recall")}
+        for name, (k, n) in shares.items():
+            out = _clustered_wilson_columns(out, by, name, sums, k, n, confidence)
+        half = 1 - (1 - confidence) / 2
+        low, high = _bounds_of_two_rates(*(_clustered_wilson(out, by, sums, k, n, half) for k, n in shares.values()),
+                                         _f1)
+        defined = out["ask_f1"].notna().to_numpy()
+        out = _beside(out, "ask_f1", np.where(defined, low, np.nan), np.where(defined, high, np.nan))
+        out = label_intervals(out, confidence, {"ask_f1": BOUNDS_OF_TWO_RATES})
     return out
+
+
+def _precision_count(precision: str) -> str:
+    """The per-run count precision divides by the questions: relevant questions, or distinct blockers addressed."""
+    return "n_relevant" if precision == "relevant" else "n_discovered"
 
 
 def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
@@ -193,7 +216,7 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     runs["n_blockers"] = runs["n_blockers"].fillna(0)
     runs["in_recall"] = in_recall
     runs["asking"] = runs["n_questions"] > 0
-    num_p = "n_relevant" if precision == "relevant" else "n_discovered"
+    num_p = _precision_count(precision)
 
     # per-run values for macro pooling
     runs["p_run"] = _ratio(runs[num_p], runs["n_questions"], 0.0)
@@ -206,12 +229,14 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     runs["f_sum"] = np.where(in_recall, runs["f_run"], 0.0)
 
     def stat(t: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        # one rule everywhere (docs/metrics.md): without a question precision is undefined (null); recall is then 0,
+        # and so is Ask-F1, the harmonic mean with a recall of 0 (the harness's precision of 0 gives the same F1)
         if pooling == "micro":
-            p = _ratio(t[num_p], t["n_questions"], 0.0)
+            p = _ratio(t[num_p], t["n_questions"])
             r = _ratio(t["d_recall"], t["b_recall"], 0.0)
-            out = {"precision": p, "recall": r, "ask_f1": _f1(p, r)}
+            out = {"precision": p, "recall": r, "ask_f1": np.where(np.asarray(t["n_questions"]) > 0, _f1(p, r), 0.0)}
         else:
-            out = {"precision": _ratio(t["p_sum"], t["asking"], 0.0), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
+            out = {"precision": _ratio(t["p_sum"], t["asking"]), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
                    "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
         # the harness's 0 for "no questions" is about runs that could have asked; a group
         # with no (non-error) run at all has no value, not 0
@@ -224,6 +249,11 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     runs[["asking", "in_recall"]] = runs[["asking", "in_recall"]].astype(int)
     # what the callers group and sum, alone: the parts are kept with the run set (and shared by a report's kernel)
     return runs[list(dict.fromkeys([*by, "task_id", *additive]))], additive, stat, excluded, by
+
+
+def calib_score_of_rates(ask_on_ambiguous, not_on_full):
+    """CalibScore from the ask rate on ambiguous tasks and the share of fully specified runs that did not ask."""
+    return _f1(ask_on_ambiguous, not_on_full)
 
 
 def calib_score(ask_on_ambiguous, ask_on_full):
@@ -247,7 +277,12 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
     pandas.DataFrame
         ``by…, n_ambiguous, n_full, ask_on_ambiguous, ask_on_full, calib_score,
         n_excluded``. A rate with no runs is null. With ``ci=True``: Wilson
-        intervals for the two rates, a task bootstrap for ``calib_score``.
+        intervals over tasks for the two rates (:func:`ambiglib.stats.wilson_ci_clustered`: a task's trials
+        are one cluster; plain Wilson with one run a task); for ``calib_score``, the bounds the two rates'
+        intervals at half the error each give it (it rises with one and falls with the other: at least the
+        level, where a task bootstrap covered less at few tasks and gave a point for a perfect agent); and
+        ``ci_level, ci_method`` saying so. CalibScore is the harmonic mean of the two pooled rates, so the
+        fully specified and the ambiguous runs may be on different tasks.
 
     References
     ----------
@@ -270,11 +305,18 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
         out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
     out = _order(out, by, ["n_ambiguous", "n_full", "ask_on_ambiguous", "ask_on_full", "calib_score"])
     if ci:
-        out = _wilson_columns(out, "ask_on_ambiguous", "_k_amb", "n_ambiguous", confidence)
-        out = _wilson_columns(out, "ask_on_full", "_k_full", "n_full", confidence)
         sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
-        only = lambda t: {"calib_score": stat(t)["calib_score"]}  # the rates have Wilson intervals
-        out = _with_ci(out, by, _cluster_ci(sums, by, "task_id", only, n_boot, seed, confidence), ["calib_score"])
+        rates = {"ask_on_ambiguous": ("asked_amb", "is_amb"), "ask_on_full": ("asked_full", "is_full")}
+        for name, (k, n) in rates.items():
+            out = _clustered_wilson_columns(out, by, name, sums, k, n, confidence)
+        # CalibScore rises with asking on ambiguous tasks and falls with asking on full ones: bounded by the two
+        # rates' intervals at half the error each
+        half = 1 - (1 - confidence) / 2
+        amb, full = (_clustered_wilson(out, by, sums, k, n, half) for k, n in rates.values())
+        low, high = _bounds_of_two_rates(amb, (1 - full[1], 1 - full[0]), calib_score_of_rates)
+        defined = out["calib_score"].notna().to_numpy()
+        out = _beside(out, "calib_score", np.where(defined, low, np.nan), np.where(defined, high, np.nan))
+        out = label_intervals(out, confidence, {"calib_score": BOUNDS_OF_TWO_RATES})
     return out.drop(columns=["_k_amb", "_k_full"])
 
 

@@ -14,7 +14,16 @@ from ..stats import paired_bootstrap_ci, paired_wilcoxon
 from ._common import _check_by, _cluster_ci, _excluded, _kept, _order, _ratio, _single_condition, _with_ci, _work
 from .asking import _per_unit_pass
 
-__all__ = ["value_of_information", "performance"]
+__all__ = ["value_of_information", "performance", "per_run_question"]
+
+
+def per_run_question(gain, questions, runs):
+    """A gain (pp) per question a run asks: gain ÷ (questions / runs), null without a question.
+
+    LHAW's Gain/Q divides the gain by *all* questions asked, so it falls as epochs are added while the gain
+    does not (3 epochs of the same behaviour give a third of 1 epoch's); this divides by the questions of one
+    run, so it means the same in a log of any size."""
+    return _ratio(np.asarray(gain, dtype=float) * np.asarray(runs, dtype=float), questions)
 
 
 def _tool_split(work: pd.DataFrame, by: list[str], fn: str) -> tuple[list[str], pd.DataFrame, pd.DataFrame]:
@@ -119,7 +128,7 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     out = _order(out, by, columns)
     if ci:
         cis = _cluster_ci(_voi_task_sums(parts), by, "task_id", stat, n_boot, seed, confidence)
-        out = _with_ci(out, by, cis, [c for c in columns if c != "n_questions"])
+        out = _with_ci(out, by, cis, [c for c in columns if c != "n_questions"], confidence)
     return out
 
 

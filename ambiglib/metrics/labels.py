@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ..stats import majority_vote
-from ._common import (CONDITIONS, FAILED, MetricError, _check_by, _excluded, _isin, _kept, _ratio, _single_condition,
-                      _wilson_columns, _work)
+from ..agreement import majority_vote
+from ._common import (CONDITIONS, FAILED, MetricError, _check_by, _clustered_wilson_columns, _excluded, _isin, _kept,
+                      _ratio, _single_condition, _work)
 
 __all__ = ["category_shares", "conditional_scores", "majority_labels", "label_shares", "flag_shares"]
 
@@ -54,15 +54,22 @@ def _category_frame(runs: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 
 def _shares(grid: pd.DataFrame, counts: pd.DataFrame, by: list[str], column: str, ci: bool,
-            confidence: float) -> pd.DataFrame:
-    """``by…, <column>, n, share, n_runs``: counts on the grid, shares of each group's total."""
+            confidence: float, runs: pd.DataFrame, total: str = "n_runs") -> pd.DataFrame:
+    """``by…, <column>, n, share, <total>``: counts on the grid, shares of each group's total; with ``ci``, Wilson
+    intervals over tasks (``runs``, one row per run with its ``task_id`` and ``column``: the trials of a task are
+    one cluster)."""
     out = grid.merge(counts, on=[*by, column], how="left")
     out["n"] = out["n"].fillna(0).astype(int)
-    out["n_runs"] = out.groupby(by, sort=False)["n"].transform("sum") if by else out["n"].sum()
-    out["share"] = _ratio(out["n"], out["n_runs"])
-    out = out[[*by, column, "n", "share", "n_runs"]]
+    out[total] = out.groupby(by, sort=False)["n"].transform("sum") if by else out["n"].sum()
+    out["share"] = _ratio(out["n"], out[total])
+    out = out[[*by, column, "n", "share", total]]
     if ci:
-        out = _wilson_columns(out, "share", "n", "n_runs", confidence)
+        task_n = runs.groupby([*by, "task_id"], sort=False, dropna=False).size().rename("tn").reset_index()
+        task_k = runs.groupby([*by, column, "task_id"], sort=False, dropna=False).size().rename("tk").reset_index()
+        per_task = (grid.merge(task_n, on=by) if by else grid.merge(task_n, how="cross")) \
+            .merge(task_k, on=[*by, column, "task_id"], how="left")
+        per_task["tk"] = per_task["tk"].fillna(0)
+        out = _clustered_wilson_columns(out, [*by, column], "share", per_task, "tk", "tn", confidence)
     return out.reset_index(drop=True)
 
 
@@ -78,7 +85,8 @@ def category_shares(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY, ci: bool = 
     Returns
     -------
     pandas.DataFrame
-        ``by…, category, n, share, n_runs`` (+ Wilson ``share_ci_low/high`` with ``ci``).
+        ``by…, category, n, share, n_runs`` (+ with ``ci``, ``share_ci_low/high``: Wilson over tasks, a task's
+        trials one cluster; plain Wilson with one run a task; and ``ci_level, ci_method``).
 
     References
     ----------
@@ -86,7 +94,7 @@ def category_shares(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY, ci: bool = 
     """
     runs, by, _ = _categorised(rs, by, "category_shares")
     counts = runs.groupby([*by, "category"], sort=False).size().rename("n").reset_index()
-    return _shares(_category_frame(runs, by), counts, by, "category", ci, confidence)
+    return _shares(_category_frame(runs, by), counts, by, "category", ci, confidence, runs)
 
 
 def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.DataFrame:
@@ -174,7 +182,8 @@ def label_shares(rs: RunSet, *, facet: str, by: Sequence[str] = ("suite", "model
     Returns
     -------
     pandas.DataFrame
-        ``by…, label, n, share, n_runs`` (+ Wilson intervals with ``ci``).
+        ``by…, label, n, share, n_runs`` (+ with ``ci``, Wilson intervals over tasks and ``ci_level,
+        ci_method``).
 
     References
     ----------
@@ -192,7 +201,7 @@ def label_shares(rs: RunSet, *, facet: str, by: Sequence[str] = ("suite", "model
     seen = sorted(set(counts["label"].dropna()))
     if counts["label"].isna().any():
         seen.append(None)
-    return _shares(_grid(runs, by, "label", seen), counts, by, "label", ci, confidence)
+    return _shares(_grid(runs, by, "label", seen), counts, by, "label", ci, confidence, runs)
 
 
 def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequence[str] = ("model",),
@@ -214,7 +223,8 @@ def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequ
     Returns
     -------
     pandas.DataFrame
-        ``by…, category, n, share, n_trials``.
+        ``by…, category, n, share, n_trials`` (+ with ``ci``, Wilson intervals over tasks and ``ci_level,
+        ci_method``).
 
     References
     ----------
@@ -230,16 +240,21 @@ def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequ
     trials = work[work["ask_tool"] & (work["n_questions"] > 0) & ~work["error"] & judged]
     _single_condition(trials, by, CONDITIONS, fn)
     votes["_yes"] = votes["label"].isin(list(yes))
-    rows = []
+    rows, per_task = [], []
     for name, fs in categories.items():
         hit = set(votes.loc[votes["facet"].isin(list(fs)) & votes["_yes"], "run_id"])
         t = trials.assign(_hit=_isin(trials["run_id"], hit).astype(int))
         g = t.groupby(by, sort=True) if by else t.assign(_all=0).groupby("_all")
         part = pd.DataFrame({"n": g["_hit"].sum(), "n_trials": g.size()}).reset_index()
         rows.append(part.assign(category=name))
+        if ci:  # each task's hits and trials: a task's trials are one cluster of the interval
+            tasks = t.groupby([*by, "task_id"], sort=False).agg(tk=("_hit", "sum"), tn=("_hit", "size"))
+            per_task.append(tasks.reset_index().assign(category=name))
     out = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=[*by, "category", "n", "n_trials"])
     out["share"] = _ratio(out["n"], out["n_trials"])
     out = out[[*by, "category", "n", "share", "n_trials"]]
     if ci:
-        out = _wilson_columns(out, "share", "n", "n_trials", confidence)
+        tasks = pd.concat(per_task, ignore_index=True) if per_task else \
+            pd.DataFrame(columns=[*by, "task_id", "tk", "tn", "category"])
+        out = _clustered_wilson_columns(out, [*by, "category"], "share", tasks, "tk", "tn", confidence)
     return out.reset_index(drop=True)

@@ -1,10 +1,12 @@
-"""Is the agent reliable: pass^k (every one of k trials passes) and the noise floor (how often identical trials
-of one agent disagree on a task).
+"""Is the agent reliable: pass^k (every one of k trials passes), the flip share (how often identical trials of
+one agent disagree on a task) and the rerun spread (how far running the agent again moves its pass rate).
 
 The τ-bench family reports pass^k beside pass@k: an agent that solves a task once in four tries is not one a
-user can rely on. The noise floor is what a single comparison of two agents cannot see: two runs of the same
-agent differ on a share of tasks, and a difference between agents smaller than that share may be noise
-(``docs/metrics.md``, "pass^k" and "Noise floor", with sources).
+user can rely on. The flip share says the same of the agent in another way: it is the agent's consistency,
+never a yardstick for a difference between agents (it does not shrink as tasks are added, and it grows with
+the trials). How far two runs of one agent move its pass rate is the rerun spread, which shrinks with tasks
+(Miller 2024, §3); whether two agents differ is what the paired, task-clustered interval and test of
+:mod:`ambiglib.comparisons` say (``docs/metrics.md``, "pass^k", "Flip share and rerun spread").
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..runset import RunSet
 from ._common import (CONDITIONS, _check_by, _excluded, _mean_over_units_ci, _order, _ratio, _single_condition,
                       _work)
 
-__all__ = ["pass_hat_k", "noise_floor"]
+__all__ = ["pass_hat_k", "flip_share", "rerun_sd"]
 
 
 def _pass_hat_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
@@ -97,38 +99,73 @@ def pass_hat_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"), ci
     return _mean_over_units_ci(out, units, by, "pass_hat_k", n_boot, seed, confidence) if ci else out
 
 
-def noise_floor(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
-                seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
-    """Compute the noise floor: the share of tasks (variants) whose verdict changes across an agent's identical
+def flip_share(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
+               seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """Compute the flip share: the share of tasks (variants) whose verdict changes across an agent's identical
     trials (some pass, some fail).
 
-    A task tried once cannot show it and is not counted. Two single runs of an agent that is right on a task
-    with probability p disagree there with probability 2p(1 − p), so this share bounds from below how far two
-    such runs move a pass rate: a difference between agents no larger than it is no evidence on its own.
+    It describes the agent's consistency, as pass^k does. It is no measure of how far two runs of the agent
+    move its pass rate, and so no yardstick for a difference between agents: an agent right on a task with
+    probability p flips there with probability 1 − p^K − (1 − p)^K over K trials, a share that grows with the
+    trials and does not shrink as tasks are added, while the spread of the pass rate between two runs falls as
+    1/√tasks (:func:`rerun_sd`). A task tried once cannot show a flip and is not counted.
 
     Parameters
     ----------
     by : sequence of str, default ("suite", "model")
     ci : bool, default False
-        Add ``noise_floor_ci_low`` and ``noise_floor_ci_high``: a task bootstrap (all variants of a task
-        together).
+        Add ``flip_share_ci_low`` and ``flip_share_ci_high``: a task bootstrap (all variants of a task together).
 
     Returns
     -------
     pandas.DataFrame
-        ``by…, n_tasks, n_flipping, noise_floor, n_excluded``: ``n_tasks`` counts variants with at least two
+        ``by…, n_tasks, n_flipping, flip_share, n_excluded``: ``n_tasks`` counts variants with at least two
         trials with a verdict, ``n_flipping`` those among them with both a pass and a fail.
 
     References
     ----------
-    tau2-bench issue 540 (two runs of one agent several points apart); Miller 2024, "Adding Error Bars to
-    Evals" (arXiv 2411.00640), on the variance an agent's resampled answers add.
+    Yao et al. 2024, τ-bench (arXiv 2406.12045), on inconsistent trials; tau2-bench issue 540 (two runs of one
+    agent several points apart).
     """
-    units, by, excluded = _units(rs, by, "noise_floor")
+    units, by, excluded = _units(rs, by, "flip_share")
     units = units[units["n"] >= 2].copy()
-    units["noise_floor"] = ((units["c"] > 0) & (units["c"] < units["n"])).astype(float)  # 1: this task flips
-    out = _per_group(units, by, excluded, n_tasks=("noise_floor", "count"), n_flipping=("noise_floor", "sum"))
+    units["flip_share"] = ((units["c"] > 0) & (units["c"] < units["n"])).astype(float)  # 1: this task flips
+    out = _per_group(units, by, excluded, n_tasks=("flip_share", "count"), n_flipping=("flip_share", "sum"))
     out[["n_tasks", "n_flipping"]] = out[["n_tasks", "n_flipping"]].fillna(0).astype(int)
-    out["noise_floor"] = _ratio(out["n_flipping"].to_numpy(float), out["n_tasks"].to_numpy(float))
-    out = _order(out, by, ["n_tasks", "n_flipping", "noise_floor"])
-    return _mean_over_units_ci(out, units, by, "noise_floor", n_boot, seed, confidence) if ci else out
+    out["flip_share"] = _ratio(out["n_flipping"].to_numpy(float), out["n_tasks"].to_numpy(float))
+    out = _order(out, by, ["n_tasks", "n_flipping", "flip_share"])
+    return _mean_over_units_ci(out, units, by, "flip_share", n_boot, seed, confidence) if ci else out
+
+
+def rerun_sd(rs: RunSet, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
+    """Compute the rerun spread: the standard deviation of the difference between the pass rates (pass@1) of two
+    runs of one agent on the same tasks with as many trials each.
+
+    A variant tried K times with c passes has the unbiased within-task variance s² = c(K − c) / (K(K − 1)) of
+    one trial's verdict; its pass rate over K trials varies by s² / K from run to run, and the pass rate over
+    n variants by Σ s² / K / n². Two runs differ by √2 times that: √(2 Σ s²/K) / n, which for one trial a task
+    is Miller's √(Σ 2 p(1 − p)) / n. It shrinks as tasks are added; it is the agent's own noise, not a test of a
+    difference between agents (:mod:`ambiglib.comparisons`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``by…, n_tasks, rerun_sd, rerun_sd_one_trial, n_excluded``: over the ``n_tasks`` variants with at least
+        two trials with a verdict; ``rerun_sd_one_trial`` is the spread between two runs of one trial a task.
+
+    References
+    ----------
+    Miller 2024, "Adding Error Bars to Evals" (arXiv 2411.00640), §3: the within-task part of the variance,
+    E[σ²]/(nK) for K trials.
+    """
+    units, by, excluded = _units(rs, by, "rerun_sd")
+    units = units[units["n"] >= 2].copy()
+    n, c = units["n"].to_numpy(float), units["c"].to_numpy(float)
+    var = c * (n - c) / (n * (n - 1))
+    units["_over_k"], units["_var"] = var / n, var
+    out = _per_group(units, by, excluded, n_tasks=("_var", "count"), _over_k=("_over_k", "sum"), _var=("_var", "sum"))
+    out["n_tasks"] = out["n_tasks"].fillna(0).astype(int)
+    tasks = out["n_tasks"].to_numpy(float)
+    out["rerun_sd"] = _ratio(np.sqrt(2 * out["_over_k"].to_numpy(float)), tasks)
+    out["rerun_sd_one_trial"] = _ratio(np.sqrt(2 * out["_var"].to_numpy(float)), tasks)
+    return _order(out.drop(columns=["_over_k", "_var"]), by, ["n_tasks", "rerun_sd", "rerun_sd_one_trial"])

@@ -70,7 +70,9 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     ]
     path = out / "summary.md"
     path.write_text(visible("\n".join(lines)), encoding="utf-8")
-    counts = {"runs": len(runs_frame), "tasks": len(runset.tasks), "models": int(runs_frame["model"].nunique()),
+    # tasks run, as the runs name them (a log need not hold task records)
+    tasks_run = len(runs_frame[["benchmark", "suite", "task_id"]].drop_duplicates())
+    counts = {"runs": len(runs_frame), "tasks": tasks_run, "models": int(runs_frame["model"].nunique()),
               "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors)}
     (out / "summary.json").write_text(json.dumps(counts), encoding="utf-8")
     _summary_page(out, runs, runset, errors, summary)
@@ -82,7 +84,7 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
     r = runset.runs
     items = [f"runs: {len(r):,} ({int((r['status'] == 'error').sum()):,} with status error, kept and excluded by the"
              " metrics)", f"questions: {len(runset.questions):,}; judge labels: {len(runset.labels):,}",
-             f"tasks: {len(runset.tasks):,}; blockers: {len(runset.blockers):,}",
+             f"task records: {len(runset.tasks):,}; blockers: {len(runset.blockers):,}",
              f"rejected records: {len(errors):,} (all listed in rejected.csv)"]
     items += [f"not a run, counted and left out: {n:,} × {reason}" for reason, n in sorted(runset.skipped.items())]
     body = ["<p><a href='index.html'>← report</a></p><h1>What was read</h1>",

@@ -108,6 +108,10 @@ def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: st
     """One question's card, from the table its notebook saved and what it said of it (``meta``)."""
     answer = "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in meta.get("answer") or [])
     note = f"<p class='more'>{html.escape(meta['note'])}</p>" if meta.get("note") else ""
+    ways, tests = meta.get("intervals") or [], meta.get("tests") or []
+    if ways or tests:  # how each interval under the values was made, and the tests: "82% (70% to 89%)" can be signed
+        said = [f"Intervals: {'; '.join(ways)}." if ways else "", f"Tests: {'; '.join(tests)}." if tests else ""]
+        note = f"<p class='more'>{html.escape(' '.join(t for t in said if t))}</p>" + note
     table = compact_table(frame, meta, name, notebook, f"evidence/{notebook}/{name}/" if evidence else None)
     return (f"<section class='card' data-question='{html.escape(name)}'><h2><a href='{html.escape(section)}'>"
             f"{html.escape(QUESTIONS[name])}</a></h2>{answer}{table}{note}"

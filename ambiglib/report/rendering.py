@@ -23,14 +23,47 @@ __all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_tabl
            "table_meta", "empty_lines"]
 
 
+def intervals_said_once(table: pd.DataFrame) -> tuple[pd.DataFrame, str | None]:
+    """A table whose intervals are all made one way (one ``ci_level`` and ``ci_method`` on every row), without those
+    two columns, and the line that says it ("intervals: 95% task bootstrap (percentile, 2,000 draws)"); else the
+    table as it is (its rows say how each interval was made) and None. The CSV keeps the columns."""
+    if len(table) == 0 or not {"ci_level", "ci_method"} <= set(table.columns):
+        return table, None
+    ways = table[["ci_level", "ci_method"]].drop_duplicates()
+    if len(ways) != 1 or ways.isna().any(axis=None):
+        return table, None
+    level, method = ways.iloc[0]
+    shown = table.drop(columns=["ci_level", "ci_method"])
+    shown.attrs = dict(table.attrs)
+    return shown, f"intervals: {100 * float(level):g}% {method}"
+
+
+def _p_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its p-values (``p_value``, ``p_holm``, any ``p_…`` but a standard error) as text: "<0.001"
+    below it, else three decimals, as the opening prints them (a p of 0.0006 rounded to "0.001" reads as a p at
+    0.001). The CSV keeps the numbers."""
+    columns = [c for c in frame.columns if str(c).startswith("p_") and not str(c).endswith("_se")
+               and pd.api.types.is_numeric_dtype(frame[c])]
+    if not columns:
+        return frame
+    out = frame.copy()
+    for c in columns:
+        values = out[c].to_numpy(dtype=float, na_value=np.nan)
+        out[c] = pd.Series([np.nan if np.isnan(v) else "<0.001" if v < 0.001 else f"{v:.3f}" for v in values],
+                           index=out.index, dtype=object)
+    return out
+
+
 def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
     """Return a deterministic plain-text rendering of a table (what nbval checks); for an empty
     table, the line saying why (its ``attrs["note"]``)."""
     if len(table) == 0:
         return table.attrs.get("note") or "(no rows)"
-    text = _whole_rows_as_integers(table).to_string(index=False, na_rep="–",
+    table, intervals = intervals_said_once(table)
+    text = _p_as_text(_whole_rows_as_integers(table)).to_string(index=False, na_rep="–",
                            float_format=lambda x: float_format.format(x) if pd.notna(x) else "–")
-    lines = [text] + ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
+    lines = [text] + ([intervals] if intervals else []) \
+        + ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
     return "\n".join(lines)
 
 
@@ -39,9 +72,20 @@ def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
     (column → why, for the columns that have one) and its answer in words."""
     empty = {str(c): why for c, why in (table.attrs.get("empty") or {}).items()
              if c in table.columns and table[c].isna().any()}
+    intervals = []
+    if {"ci_level", "ci_method"} <= set(table.columns):  # each way once; which rows, where rows differ in it
+        ways = table.dropna(subset=["ci_level", "ci_method"]).groupby(["ci_level", "ci_method"], sort=False)
+        which = next((c for c in ("what", "metric") if c in table.columns), None)
+        for (level, method), rows in ways:
+            named = f" ({', '.join(dict.fromkeys(map(str, rows[which])))})" if which and ways.ngroups > 1 else ""
+            intervals.append(f"{100 * float(level):g}% {method}{named}")
     return {"caption": caption or table.attrs.get("caption"), "note": table.attrs.get("note"), "empty": empty,
             "gaps": [str(c) for c in table.attrs.get("gaps") or [] if str(c) in empty],
             "answer": list(table.attrs.get("answer") or []),
+            # how the intervals were made, each way once, and the tests (their counts aside): the opening says them
+            "intervals": intervals,
+            "tests": list(dict.fromkeys(re.sub(r" \(\d+ vs \d+ discordant\)", "", str(t))
+                                        for t in table["test"].dropna())) if "test" in table.columns else [],
             # read back as text (opening.read_table): a model named NA or 1e3 stays that name, not a number or "–"
             "text_columns": [str(c) for c in table.columns
                              if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
@@ -91,8 +135,9 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     out.mkdir(parents=True, exist_ok=True)
     plain = table.reset_index(drop=True)
     csv_safe(plain).to_csv(out / f"{name}.csv", index=False)
+    plain, intervals = intervals_said_once(plain)  # the CSV has the columns; the renderings say it once
     head, cut = _shown_rows(plain, name, max_rows)
-    shown = _as_text_cells(head.astype({c: "float64" for c in head.columns if _is_float(head[c])}))
+    shown = _p_as_text(_as_text_cells(head.astype({c: "float64" for c in head.columns if _is_float(head[c])})))
     numparse = {}
     if "statistic" in shown.columns:  # a row of counts as integers, of averages and shares as decimals, as text
         shown, numparse = _statistic_cells(shown, precision), {
@@ -102,7 +147,7 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     as_md = markdown_safe(shown).astype(object).where(shown.notna().to_numpy(), None)
     md = as_md.to_markdown(index=False, floatfmt=f".{precision}f", missingval="–", **numparse) + "\n"
     meta = table_meta(table, caption)
-    below = [cut] + ([f"note: {meta['note']}"] if meta["note"] else []) + empty_lines(table)
+    below = [cut, intervals] + ([f"note: {meta['note']}"] if meta["note"] else []) + empty_lines(plain)
     for line in below:
         if line:
             md += f"\n*{_markdown_cell(line)}*\n"
@@ -265,16 +310,17 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         from ..evidence import write_evidence_pages
 
         write_evidence_pages(table, name, out_dir, title=caption)
-    head, cut = _shown_rows(_whole_rows_as_integers(_counts_as_integers(table.reset_index(drop=True))), name,
-                            max_rows)
-    shown = _as_text_cells(head)
+    plain, intervals = intervals_said_once(table.reset_index(drop=True))
+    head, cut = _shown_rows(_whole_rows_as_integers(_counts_as_integers(plain)), name, max_rows)
+    shown = _p_as_text(_as_text_cells(head))
     # the element ids from the table's name, not pandas' random ones: the same table renders to the same page
     uid = re.sub(r"[^0-9A-Za-z_-]", "_", name)
     styler = shown.style.set_uuid(uid).format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
     answer = "".join(f"<p>{html.escape(line)}</p>" for line in table.attrs.get("answer") or [])
     more = "".join(f"<p><em>{html.escape(line)}</em></p>" for line in
-                   (table.attrs.get("note") and f"note: {table.attrs['note']}", *empty_lines(table), cut) if line)
+                   (intervals, table.attrs.get("note") and f"note: {table.attrs['note']}", *empty_lines(plain), cut)
+                   if line)
     return HTML(f"{answer}<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
 
 

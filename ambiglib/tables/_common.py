@@ -153,7 +153,7 @@ def _common_reasons(rs: RunSet, table: pd.DataFrame, k: int | None) -> dict[str,
 
 def _behaviour_reasons(table: pd.DataFrame) -> dict[str, str]:
     """Why a column is empty where that is what the agents did, not what the log lacks: no question asked, so no
-    questions per asking run or gain per question; no interval where there is no value."""
+    precision, no questions per asking run or gain per question; no interval where there is no value."""
     out: dict[str, str] = {}
     for c in table.columns:
         name = str(c)
@@ -161,6 +161,9 @@ def _behaviour_reasons(table: pd.DataFrame) -> dict[str, str]:
             continue
         if name in ("avg_per_traj", "questions_per_asking_run"):
             out[c] = "no run with the ask tool asked a question: there is no asking run to average over"
+        elif name == "precision" or name.startswith("precision_"):
+            out[c] = ("no question asked: precision is undefined without a question (recall and Ask-F1 are then 0;"
+                      " docs/metrics.md), or no run to score")
         elif name.endswith("_per_question") or name.endswith("_per_question_ci_low") \
                 or name.endswith("_per_question_ci_high"):
             out[c] = "no question asked with the tool, or no gain (see the gain's column): a gain per question needs both"

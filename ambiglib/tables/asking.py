@@ -11,7 +11,7 @@ from ..metrics.asking import _unattributed, _without_unattributed
 from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..shapes import SHAPES, Conventions, labels_of
-from ..stats import majority_vote
+from ..agreement import majority_vote
 from ._common import ConventionsArg, _per_benchmark, explain_empty
 
 __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]

@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from .. import metrics
-from ..metrics._common import _work
+from ..metrics._common import _clustered_wilson_columns, _work
 from ..runset import RunSet
 from ..shapes import SHAPES
-from ..stats import wilcoxon_power, wilson_ci
+from ..stats import wilcoxon_power
 from ._common import _per_benchmark, explain_empty
 
 __all__ = ["blocker_stats", "ambiguity_classes", "variant_distribution", "coverage", "selector_accuracy",
@@ -165,7 +165,8 @@ def selector_accuracy(picks: pd.DataFrame | None, *, confidence: float = 0.95) -
     Returns
     -------
     pandas.DataFrame
-        ``selector, n, accuracy, accuracy_ci_low, accuracy_ci_high``; chance is 0.5.
+        ``selector, n, accuracy, accuracy_ci_low, accuracy_ci_high, ci_level, ci_method``; chance is 0.5. The
+        interval is Wilson's (Ambig-DS Table 7), over tasks where a selector picked a task more than once.
     """
     if picks is None:
         out = pd.DataFrame(columns=["selector", "n", "accuracy", "accuracy_ci_low", "accuracy_ci_high"])
@@ -178,8 +179,9 @@ def selector_accuracy(picks: pd.DataFrame | None, *, confidence: float = 0.95) -
     g = picks.groupby("selector")["correct"]
     out = pd.DataFrame({"n": g.size(), "k": g.sum()}).reset_index()
     out["accuracy"] = out["k"] / out["n"]
-    low, high = wilson_ci(out["k"].to_numpy(), out["n"].to_numpy(), confidence)
-    out["accuracy_ci_low"], out["accuracy_ci_high"] = low, high
+    # a task picked more than once by a selector is one cluster: plain Wilson when each task is picked once
+    per_task = picks.groupby(["selector", "task"], sort=False)["correct"].agg(k="sum", n="size").reset_index()
+    out = _clustered_wilson_columns(out, ["selector"], "accuracy", per_task, "k", "n", confidence)
     return out.drop(columns="k")
 
 
