@@ -29,7 +29,7 @@ OPENING_STYLE = (
     "table.compact tr.bench td{font-weight:600;text-align:left;background:#eef;border-bottom:none}"
     ".card .rows{max-height:17.5em;overflow-y:auto}table.compact thead th{position:sticky;top:0;background:#fbfbfd}"
     ".suites{color:#777;font-weight:400;font-size:0.9em}"
-    ".ci{color:#777;font-size:0.85em;display:block}.why{color:#a50}"
+    ".ci{color:#777;font-size:0.85em;display:block;white-space:normal}.why{color:#a50}"
     "ol.why{margin:0.15em 0 0;padding-left:1.4em;font-size:0.74em;line-height:1.2}"
     ".card .more{font-size:0.74em;margin:0.15em 0 0;color:#555}"
     "ul.gaps li{margin:0.25em 0}ul.gaps .in{color:#666;font-size:0.85em}")
