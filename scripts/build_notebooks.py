@@ -50,7 +50,7 @@ rs, rejected = ambiglib.load(snapshot or runs, strict=False, quiet=True, ask_too
 rs = rs.filter(benchmark=benchmarks, model=models, suite=suites)'''
 
 LOADED = '''# NBVAL_CHECK_OUTPUT
-print(f"{len(rs.runs)} runs, {len(rs.tasks)} tasks; {len(rejected)} records rejected; pass@k with k = {k}")'''
+print(f"{len(rs.runs)} runs, {len(rs.tasks)} task records; {len(rejected)} records rejected; pass@k with k = {k}")'''
 
 
 def check(name: str) -> nbf.NotebookNode:

@@ -384,7 +384,7 @@ def test_the_snapshot_keeps_what_the_load_rejected(tmp_path):
     run_report(log.parent, tmp_path / "out", notebooks=["quickstart"], keep_snapshot=True)
     nb = nbformat.read(tmp_path / "out" / "quickstart.ipynb", as_version=4)
     text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []))
-    assert "2 runs, 1 tasks; 1 records rejected" in text
+    assert "2 runs, 1 task records; 1 records rejected" in text
     assert f"{log}:3: field 'spec' must be 'full' or 'ambiguous' (got 'amb')" in text
     direct, errors = ambiglib.load(log.parent, strict=False)
     kept, kept_errors = ambiglib.load(tmp_path / "out" / "snapshot", strict=False)

@@ -72,7 +72,8 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     path.write_text(visible("\n".join(lines)), encoding="utf-8")
     # tasks run, as the runs name them (a log need not hold task records)
     tasks_run = len(runs_frame[["benchmark", "suite", "task_id"]].drop_duplicates())
-    counts = {"runs": len(runs_frame), "tasks": tasks_run, "models": int(runs_frame["model"].nunique()),
+    counts = {"runs": len(runs_frame), "tasks": tasks_run, "task_records": len(runset.tasks),
+              "models": int(runs_frame["model"].nunique()),
               "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors)}
     (out / "summary.json").write_text(json.dumps(counts), encoding="utf-8")
     _summary_page(out, runs, runset, errors, summary)
@@ -264,8 +265,13 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
         counts = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         counts = {}
-    lead = ", ".join(f"{counts[k]:,} {k if counts[k] != 1 else k[:-1]}" for k in ("runs", "tasks", "models", "benchmarks")
-                     if k in counts)
+    parts = []
+    for k in ("runs", "tasks", "models", "benchmarks"):
+        if k in counts:
+            parts.append(f"{counts[k]:,} {k if counts[k] != 1 else k[:-1]}")
+            if k == "tasks" and counts.get("task_records", counts[k]) != counts[k]:  # the runs' tasks, and the records'
+                parts[-1] += f" run ({counts['task_records']:,} task records)"
+    lead = ", ".join(parts)
     body = ["<h1>ambiglib report</h1>",
             f"<p class='lead'>Run log <code>{html.escape(str(runs))}</code>: {html.escape(lead)};"
             f" {counts.get('rejected', 0):,} records rejected. <a href='summary.html'>What was read</a> ·"
