@@ -387,7 +387,8 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
             "runs": runs[~again], "tasks": tasks[~t_again_arr],
             "questions": rs.questions[~rs.questions["run_id"].isin(dropped).to_numpy(dtype=bool)],
             "labels": rs.labels[~rs.labels["run_id"].isin(dropped).to_numpy(dtype=bool)],
-            "blockers": rs.blockers[[k not in first_task for k in b_keys]],
+            # a boolean array, never a list: an empty list would select no columns rather than no rows
+            "blockers": rs.blockers[np.array([k not in first_task for k in b_keys], dtype=bool)],
         })
         # where each was first seen, as (origin, source, row): named only if it is met again
         first_run.update((r, (origin, s, i)) for i, (r, s, a) in enumerate(zip(runs["run_id"], runs["source"], again))

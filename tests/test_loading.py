@@ -636,3 +636,27 @@ def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool
         assert not errors and pa.default_memory_pool().backend_name == mine
     finally:
         pa.set_memory_pool(found)
+
+
+def test_a_merge_of_logs_without_blockers_keeps_every_frames_columns(tmp_path):
+    """Two logs in one folder, neither with blockers (a τ-bench file beside a canonical log): the merged run set
+    has every frame's columns, and a Parquet copy of it loads back (it wrote a blockers file with no columns)."""
+    import gzip
+    import shutil
+    from pathlib import Path
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    write_jsonl(folder / "own.jsonl", [run_record(task_id="t1"), run_record(task_id="t2")])
+    published = Path(__file__).resolve().parent / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz"
+    with gzip.open(published) as src, open(folder / "gpt-4o-airline.json", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    alone = ambiglib.load(folder / "own.jsonl")
+    assert alone.blockers.empty
+    merged = ambiglib.load(folder)
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        assert list(getattr(merged, name).columns) == list(getattr(alone, name).columns), name
+    merged.to_parquet(tmp_path / "copy")
+    back = ambiglib.load(tmp_path / "copy")
+    assert len(back.runs) == len(merged.runs) == 202
+    assert list(back.blockers.columns) == list(alone.blockers.columns)
