@@ -131,34 +131,42 @@ def test_the_example_report_has_no_persona_table_and_one_leaderboard_row_per_age
     assert len(board) == 2 and set(board["scope"]) == {"ask_or_guess"}
 
 
-def test_an_ask_tool_of_another_name_is_named_everywhere(renamed, tmp_path):
-    # not named: the two tool conditions collide, and the error names the task argument that tells them apart
-    rs, errors = ambiglib.load(renamed, strict=False)
-    assert errors and re.search(r"task arguments differ in ask \((False vs True|True vs False)\)", errors[0].message)
-    assert "name the tool (ask_tools=, --ask-tool" in errors[0].message
-    # whichever of two colliding evals the load met first (the logs' names are random), the error names the tool
-    # either eval has, and how to map it
-    assert all("The evals have tool(s) 'request_clarification', whose names look like asking" in e.message
-               and "--ask-tool request_clarification" in e.message for e in errors)
-    validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(renamed)],
-                              capture_output=True, text=True)
-    assert "--ask-tool request_clarification" in validate.stdout
-    # both orders, forced by the logs' names: the tool evals first, then the no-tool ones first
+def _ordered(renamed: Path, folder: Path, tool_first: bool) -> Path:
+    """The logs with names that make the load read the tool evals first (or last)."""
     from inspect_ai.log import read_eval_log
 
-    for first in (True, False):
-        ordered = tmp_path / f"tool_first_{first}"
-        ordered.mkdir()
-        for log in renamed.glob("*.eval"):
-            ask = read_eval_log(str(log), header_only=True).eval.task_args.get("ask")
-            (ordered / f"{0 if ask == first else 1}_{log.name}").write_bytes(log.read_bytes())
-        _, errs = ambiglib.load(ordered, strict=False)
-        assert len(errs) == 64 and all("--ask-tool request_clarification" in e.message for e in errs), first
-    # and of the runs that did load, validate warns where they called it
-    called = rs.runs[rs.runs["meta"].astype(str).str.contains("request_clarification")]
-    warned = re.search(r"warning: tool 'request_clarification' was called \d+ time\(s\) in (\d+) run\(s\)"
-                       r" \(mockllm/careful\) and looks like an ask tool", validate.stdout)
-    assert (warned is not None) == (len(called) > 0) and (warned is None or int(warned.group(1)) == len(called))
+    folder.mkdir()
+    for log in renamed.glob("*.eval"):
+        ask = read_eval_log(str(log), header_only=True).eval.task_args.get("ask")
+        (folder / f"{0 if ask == tool_first else 1}_{log.name}").write_bytes(log.read_bytes())
+    return folder
+
+
+def test_an_ask_tool_of_another_name_is_named_everywhere(renamed, tmp_path):
+    # what the tool was called, by hand: the same logs read with the tool named
+    named = ambiglib.load(renamed, ask_tools=["request_clarification"])
+    calls, calling = len(named.questions), int((named.runs["n_questions"] > 0).sum())
+    assert (calls, calling) == (24, 18)
+    # not named: the two tool conditions give the same keys. The whole read is refused, strict or not, whichever
+    # conditions' logs come first (it kept the half read first, by the logs' random names), naming the tool with
+    # every call of it (validate counted only the half it kept) and how to map it
+    messages = set()
+    for tool_first in (True, False):
+        ordered = _ordered(renamed, tmp_path / f"tool_first_{tool_first}", tool_first)
+        for strict in (True, False):
+            with pytest.raises(ambiglib.FormatError) as refused:
+                ambiglib.load(ordered, strict=strict)
+            message = str(refused.value)
+            assert (f"'request_clarification' called {calls} time(s) in {calling} run(s), offered in the plans of 4"
+                    " eval(s)") in message
+            assert "64 run(s) were given by two evals whose conditions differ (task argument ask (" in message
+            assert "--ask-tool request_clarification" in message and "\n" not in message
+            messages.add(message.split(": ", 1)[1].split(" first ")[0])
+        validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(ordered)],
+                                  capture_output=True, text=True)
+        assert validate.returncode != 0 and len(validate.stderr.strip().splitlines()) == 1
+        assert "--ask-tool request_clarification" in validate.stderr
+    assert len(messages) == 1  # the same cause and counts, whichever order
     # named: from Python, the command line and the report's parameters
     named = ambiglib.load(renamed, ask_tools=["request_clarification"])
     assert len(named.runs) == 128 and len(named.questions) == 24
@@ -192,18 +200,51 @@ def test_a_tool_a_solver_offers_counts_for_every_sample_of_the_eval(tmp_path):
     assert "state.tools" in text
     script.write_text(text)
     _run_example(script, tmp_path / "logs")
-    rs, errors = ambiglib.load(tmp_path / "logs", strict=False)
+    # the guesser never calls the tool: nothing in its log says it was offered, and its two conditions give the
+    # same runs; the read is refused, naming the task argument that tells them apart and the fix
+    with pytest.raises(ambiglib.FormatError, match=r"32 run\(s\) were given by two evals whose conditions differ"
+                       r" \(task argument ask \(False vs True\)\).*pass ask_tool as a task argument"):
+        ambiglib.load(tmp_path / "logs", strict=False)
+    from inspect_ai.log import read_eval_log
+
+    careful_logs = tmp_path / "careful"
+    careful_logs.mkdir()
+    for log in (tmp_path / "logs").glob("*.eval"):
+        if read_eval_log(str(log), header_only=True).eval.model == "mockllm/careful":
+            (careful_logs / log.name).write_bytes(log.read_bytes())
+    rs, errors = ambiglib.load(careful_logs, strict=False)
+    assert not errors
     tool = rs.runs[rs.runs["ask_tool"]]
     # the careful agent's tool evals are recognised by their calls, every sample of them, including the fully
     # specified ones it did not ask on
     careful = tool[tool["model"] == "mockllm/careful"]
     assert len(careful) == 32 and (careful["n_questions"] == 0).sum() == 14
-    # the guesser never calls the tool: nothing in its log says it was offered, and its two conditions collide;
-    # the error names the task argument that tells them apart and the fix
-    assert len(errors) == 32  # its two tool conditions x 8 samples x 2 epochs
-    assert all("task arguments differ in ask" in e.message and "pass ask_tool as a task argument" in e.message
-               for e in errors)
-    assert set(rs.runs.loc[~rs.runs["ask_tool"], "model"]) == {"mockllm/careful", "mockllm/guesser"}
-    validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(tmp_path / "logs")],
+    assert len(rs.runs) == 64
+    validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(careful_logs)],
                               capture_output=True, text=True)
     assert "not named in its plan: taken as offered to every sample" in validate.stdout
+
+
+def test_the_report_leads_with_an_unnamed_ask_tool_or_refuses(renamed, tmp_path):
+    """With only the tool's logs the report's first screen names the tool, its calls and the fix before any
+    number; with both conditions' logs the report refuses in one line naming it (issue 56 §1)."""
+    from inspect_ai.log import read_eval_log
+
+    tool_only = tmp_path / "tool_only"
+    tool_only.mkdir()
+    for log in renamed.glob("*.eval"):
+        if read_eval_log(str(log), header_only=True).eval.task_args.get("ask"):
+            (tool_only / log.name).write_bytes(log.read_bytes())
+    named = ambiglib.load(tool_only, ask_tools=["request_clarification"])
+    calls, calling = len(named.questions), int((named.runs["n_questions"] > 0).sum())
+    index = run_report(tool_only, tmp_path / "report", notebooks=["quickstart"])
+    first = json.loads((index.parent / "summary.json").read_text())["first"]
+    assert len(first) == 1 and f"'request_clarification' was called {calls} time(s) in {calling} run(s)" in first[0]
+    page = index.read_text()
+    assert "Read this first" in page and "--ask-tool request_clarification" in page
+    assert page.index("Read this first") < page.index("class='answers'")
+    assert "Read this first" in (index.parent / "summary.md").read_text()
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--runs", str(renamed), "--out",
+                           str(tmp_path / "refused")], capture_output=True, text=True)
+    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "--ask-tool request_clarification" in done.stderr and not (tmp_path / "refused").exists()

@@ -125,6 +125,8 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
         out.reject(file, None, "version", f"Inspect log format version {header.version!r}; ambiglib reads versions"
                    f" {', '.join(map(str, FORMAT_VERSIONS))} (a newer Inspect wrote it?)")
         out.skip(UNREADABLE)
+    if seen.clash is not None:
+        raise _clash_error(root, seen, opts.ask_tools)
     return finish(out, root, strict=strict)
 
 
@@ -157,6 +159,7 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
     args = dict(task_args)  # what its runs' keys were first given with (_distinct): one copy per log
     offered = _offered_tools(log.plan, opts.ask_tools)
     tools = set(_plan_tools(log.plan))
+    seen.offered(tools, opts.ask_tools, str(ev.eval_id), str(ev.model))
     present_ids: dict[tuple[str, Any], int] = {}
     read: list[_Sampled] = []
     n_samples = calling = unplaced = 0
@@ -179,7 +182,7 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
         present_ids[key] = line
         messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
         called = _tools_called(messages)
-        tools.update(called)
+        seen.called(called, opts.ask_tools, str(ev.model))
         calling += _calls(sample, opts.ask_tools)
         with out.row(file, line, f"{where}'s fields"):
             run, task, inferred = _run(sample, messages, called, where, ev, task_args, offered, opts)
@@ -198,8 +201,8 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
                 s.run["meta"]["inspect"]["ask_tool_from"] = said
     for s in read:
         with out.row(file, s.line, f"{s.where}'s fields"):
-            _distinct(s.run, args, file, s.where, seen, tools)
-            out.add(file, s.line, s.run)
+            if _distinct(s.run, args, file, s.where, seen, tools):
+                out.add(file, s.line, s.run)
             if s.task is not None:
                 _add_task(s.task, file, s.line, s.where, out, tasks)
     count_missing(file, log, set(present_ids), n_samples, out, unplaced)
@@ -221,6 +224,45 @@ class _Seen:
 
     first: dict[tuple, tuple[Path, str, dict, set[str]]] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
+    #: run keys two evals of different conditions both gave: (the first collision's two places, the arguments
+    #: or tools that differ), and how many keys collide
+    clash: tuple[str, str, str] | None = None
+    n_clashes: int = 0
+    #: tools the mapping does not take for asking whose names look like asking, over every log read:
+    #: name -> [calls, runs calling it, evals offering it in their plans, models calling or offering it]
+    looks: dict[str, list] = field(default_factory=dict)
+
+    def looked(self, name: str, names: tuple[str, ...]) -> list | None:
+        """The counts of a tool that looks like asking and is not one of ``names``; None for any other tool."""
+        if name in names or not any(w in name.lower() for w in ASK_LIKE):
+            return None
+        return self.looks.setdefault(name, [0, 0, set(), set()])
+
+    def called(self, called: Mapping[str, int], names: tuple[str, ...], model: str) -> None:
+        """Count a sample's calls of such tools (the runs a collision then refuses are counted too)."""
+        for name, n in called.items():
+            entry = self.looked(name, names)
+            if entry is not None:
+                entry[0] += n
+                entry[1] += 1
+                entry[3].add(model)
+
+    def offered(self, tools: Iterable[str], names: tuple[str, ...], eval_id: str, model: str) -> None:
+        """Count an eval whose plan offers such a tool."""
+        for name in tools:
+            entry = self.looked(name, names)
+            if entry is not None:
+                entry[2].add(eval_id)
+                entry[3].add(model)
+
+    def tools_said(self) -> list[str]:
+        """Each such tool, most called first, with its counts."""
+        said = []
+        for name, (calls, runs, evals, models) in sorted(self.looks.items(), key=lambda kv: (-kv[1][0], kv[0])):
+            shown = ", ".join(sorted(models)[:3]) + (", ..." if len(models) > 3 else "")
+            said.append(f"{name!r} called {calls} time(s) in {runs} run(s), offered in the plans of {len(evals)}"
+                        f" eval(s) ({shown})")
+        return said
 
     def key(self, run: dict[str, Any]) -> tuple:
         values = (run.get(c) for c in ("benchmark", "suite", "variant_id", "model", "spec", "ask_tool", "policy",
@@ -229,27 +271,50 @@ class _Seen:
 
 
 def _distinct(run: dict[str, Any], args: dict[str, Any], file: Path, where: str, seen: _Seen,
-              tools: set[str]) -> None:
-    """Refuse a run whose key another eval already gave, when the two evals differ in their task arguments: the
-    argument that tells them apart is a condition the mapping does not read (an ask tool of another name: the
-    message names the tools either eval has whose names look like asking)."""
+              tools: set[str]) -> bool:
+    """Whether a run's key is new. A key another eval already gave, when the two evals differ in their task
+    arguments or their plans' tools, is a condition the mapping does not read (an ask tool of another name):
+    it is recorded (:func:`_clash_error` refuses the whole read), never settled by which log was read first.
+    A key repeated by evals of the same conditions is left to the duplicate check, which names both places."""
     key = seen.key(run)
     if key not in seen.first:
         seen.first[key] = (file, where, args, tools)
-        return
+        return True
     first_file, first_where, first_args, first_tools = seen.first[key]
-    first = f"{first_file} {first_where}"
-    differ = sorted(k for k in set(args) | set(first_args) if args.get(k) != first_args.get(k))
-    if differ:
-        asking = sorted(t for t in tools | first_tools if any(w in t.lower() for w in ASK_LIKE))
-        named = (f" The evals have tool(s) {', '.join(map(repr, asking))}, whose names look like asking: if one"
-                 f" asks the user, name it (--ask-tool {asking[0]}, ask_tools=[{asking[0]!r}])." if asking else "")
-        raise RowError("task_args", f"{where}: the same run as {first} (spec {run['spec']!r}, ask_tool"
-                       f" {run['ask_tool']}, policy {run.get('policy', 'default')!r}), though the two evals' task"
-                       f" arguments differ in {', '.join(f'{k} ({first_args.get(k)!r} vs {args.get(k)!r})' for k in differ)}:"
-                       " the run log tells conditions apart by spec, ask_tool and policy. If the argument turns"
-                       " the ask tool on, name the tool (ask_tools=, --ask-tool; ambiglib validate lists the tools"
-                       f" called) or pass ask_tool as a task argument; else pass it as 'policy'.{named}")
+    # each difference said the same whichever eval was read first
+    differ = [f"task argument {k} ({' vs '.join(sorted((repr(first_args.get(k)), repr(args.get(k)))))})"
+              for k in sorted(set(args) | set(first_args)) if args.get(k) != first_args.get(k)]
+    if first_tools != tools:
+        offers = sorted(", ".join(sorted(t)) or "none" for t in (first_tools, tools))
+        differ.append(f"the tools their plans offer ({offers[0]} vs {offers[1]})")
+    if not differ:
+        return True
+    seen.n_clashes += 1
+    if seen.clash is None:
+        seen.clash = (f"{first_file} {first_where}", f"{file} {where}", "; ".join(differ))
+    return False
+
+
+def _clash_error(root: Path, seen: _Seen, names: tuple[str, ...]) -> FormatError:
+    """The read refused as a whole: evals of different conditions gave the same runs, so any half kept would
+    depend on the order the logs were read in. Names the tools that look like asking, counted over every log
+    read, and the fixes."""
+    first, second, differ = seen.clash  # type: ignore[misc]
+    said = seen.tools_said()
+    if said:
+        top = said[0].split("'")[1]
+        lead = (f"tool(s) that look like asking but are not the mapping's ask tools ({', '.join(names)}):"
+                f" {'; '.join(said)}. ")
+        fix = (f"If {top!r} asks the user, name it: --ask-tool {top} (ambiglib.load(..., ask_tools=[{top!r}]),"
+               " the report parameter ask_tools). Otherwise")
+    else:
+        lead, fix = "", "If one of the evals offers an ask tool, name it (--ask-tool NAME, ask_tools=[...]); otherwise"
+    return FormatError(
+        f"{root}: {lead}{seen.n_clashes} run(s) were given by two evals whose conditions differ ({differ}) under"
+        f" one key (benchmark, suite, variant, model, spec, ask_tool, policy, trial): first {first}, then"
+        f" {second}. The run log tells conditions apart by spec, ask_tool and policy, so none of these logs is"
+        f" loaded, rather than whichever was read first. {fix} pass ask_tool as a task argument or sample"
+        " metadata, or the argument that differs as 'policy'.")
 
 
 def _plan_tools(plan: Any) -> list[str]:

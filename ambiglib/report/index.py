@@ -32,7 +32,17 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
                   loaded: tuple[Any, list] | None = None, **mapping: Any) -> Path:
     """Load a run log leniently (or take ``loaded``, what such a load gave) and write ``summary.md``,
     ``summary.csv`` and ``rejected.csv``; ``mapping`` is ``load``'s Inspect AI options (``ask_tools=``)."""
+    from ..importers.inspect_logs import mapping_warnings
+
     runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet, **mapping)
+    # how the log was mapped, where the numbers depend on it (a tool that looks like asking and is not taken
+    # for it): said before anything else, here and on the report's first screen
+    first = mapping_warnings(runset, mapping.get("ask_tools"))
+    if errors:  # records that are in no number: how many, and the first of them, before any number
+        n_runs = sum(e.record == "run" for e in errors)
+        first.append(f"{len(errors):,} record(s) rejected ({n_runs:,} of them runs, against {len(runset.runs):,} runs"
+                     f" loaded): they are in no number of this report. The first: {errors[0].message[:400]}"
+                     f"{'…' if len(errors[0].message) > 400 else ''} (every one is in rejected.csv)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = runset.summary()
@@ -50,6 +60,8 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         f"- tasks: {len(runset.tasks)}; blockers: {len(runset.blockers)}",
         f"- rejected records: {len(errors)} (all listed in `rejected.csv`)",
     ]
+    if first:
+        lines[2:2] = ["## Read this first", "", *(f"- {_markdown_cell(w)}" for w in first), ""]
     for reason, n in sorted(runset.skipped.items()):
         lines.append(f"- not a run, counted and left out: {n} × {_markdown_cell(reason)}")
     lines.append("")
@@ -74,13 +86,13 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     tasks_run = len(runs_frame[["benchmark", "suite", "task_id"]].drop_duplicates())
     counts = {"runs": len(runs_frame), "tasks": tasks_run, "task_records": len(runset.tasks),
               "models": int(runs_frame["model"].nunique()),
-              "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors)}
+              "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors), "first": first}
     (out / "summary.json").write_text(json.dumps(counts), encoding="utf-8")
-    _summary_page(out, runs, runset, errors, summary)
+    _summary_page(out, runs, runset, errors, summary, first)
     return path
 
 
-def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.DataFrame) -> None:
+def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.DataFrame, first: list[str]) -> None:
     """``summary.html``: what was read, rejected and skipped, as a page (the report links it as "What was read")."""
     r = runset.runs
     items = [f"runs: {len(r):,} ({int((r['status'] == 'error').sum()):,} with status error, kept and excluded by the"
@@ -89,7 +101,7 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
              f"rejected records: {len(errors):,} (all listed in rejected.csv)"]
     items += [f"not a run, counted and left out: {n:,} × {reason}" for reason, n in sorted(runset.skipped.items())]
     body = ["<p><a href='index.html'>← report</a></p><h1>What was read</h1>",
-            f"<p>Run log <code>{html.escape(str(runs))}</code></p>",
+            f"<p>Run log <code>{html.escape(str(runs))}</code></p>", _first_box(first),
             "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"]
     if errors:
         body.append("<h2>Rejected records</h2><ul>" + "".join(f"<li>{html.escape(e.message)}</li>" for e in errors[:50])
@@ -102,6 +114,14 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
                                                  classes="report-table", border=0)
     body.append(f"<div class='scroll'>{table}</div>")
     (out / "summary.html").write_text(_page("What was read", body), encoding="utf-8")
+
+
+def _first_box(first: list[str]) -> str:
+    """What a reader must know before any number: how the log was mapped, where the numbers depend on it."""
+    if not first:
+        return ""
+    return ("<div class='first' role='alert'><h2>Read this first</h2><ul>"
+            + "".join(f"<li>{html.escape(w)}</li>" for w in first) + "</ul></div>")
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -152,6 +172,8 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1280px;margin:0.8em a
           "border-bottom:1px solid #ddd;white-space:nowrap;padding:0.2em 0.6em;text-align:right}"
           "table.report-table th{background:#f4f4f4}table.report-table td:first-child,table.report-table th:first-child"
           "{text-align:left}img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00;white-space:pre-wrap}"
+          ".first{border:2px solid #b60;background:#fff8ec;border-radius:6px;padding:0.2em 0.9em;margin:0.6em 0}"
+          ".first h2{font-size:1.05em;margin:0.3em 0;color:#850}.first li{margin:0.2em 0}"
           "ul.notes,p.notes{color:#555;font-size:0.9em}section.part{border-top:2px solid #333;margin-top:1.5em}"
           "ul.sections li{margin:0.3em 0}.muted{color:#666;font-size:0.9em}")
 
@@ -278,6 +300,7 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
             " <a href='rejected.csv'>rejected records</a> · <a href='#unanswered'>what this log cannot answer</a> ·"
             " <a href='#sections'>every section</a></p>"]
     body += [f"<p class='fail'>FAILED: {html.escape(r.error)}</p>" for r in failed]
+    body.append(_first_box(counts.get("first") or []))
     body.append(cards)
     body.append("<section class='part' id='unanswered'><h2>What this log cannot answer, and what to add</h2>"
                 + unanswered_list(gaps, notes) + "</section>")

@@ -236,7 +236,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         mapping = {k: common[k] for k in ("ask_tools", "scorer") if common.get(k)}
         loaded = load(runs, strict=False, quiet=True, **mapping)
         _check_selection(loaded[0], common, per_notebook, params_file)
-        write_summary(runs, out, quiet=True, loaded=loaded)
+        write_summary(runs, out, quiet=True, loaded=loaded, **mapping)
         snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
         del loaded
         started = time.perf_counter()
