@@ -58,12 +58,20 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
         raise
 
 
-def walk(root: str | os.PathLike[str]) -> Iterator[tuple[Path, str | None]]:
+def walk(root: str | os.PathLike[str], repeats: list[tuple[Path, Path]] | None = None
+         ) -> Iterator[tuple[Path, str | None]]:
     """Every file under ``root`` in name order, each with ``None``, or with why it cannot be read; a folder
     this user cannot list comes with why too, and is not gone into. Folders linked from inside ``root`` are
     walked like the rest, each once (a loop is walked once); a link to nothing or in a loop is given as a
-    file, which the reader that opens it names."""
+    file, which the reader that opens it names.
+
+    Each file is given once, under one name: a symbolic link to a file inside ``root`` (met under its own
+    name) and a second name of a file met already (a hard link, a second link to one file outside) are not
+    given, and are appended to ``repeats`` as (the name left out, the file's name read) when it is a list: a
+    run log's files read twice would count their runs twice, under another model where the name gives it."""
     root = Path(root)
+    real_root = os.path.realpath(root)
+    files: dict[tuple[int, int], Path] = {}  # each file given, by (device, inode)
     seen: set[str] = set()
     stack = [root]
     while stack:
@@ -92,9 +100,30 @@ def walk(root: str | os.PathLike[str]) -> Iterator[tuple[Path, str | None]]:
                 folders.append(Path(entry.path))
             elif entry.is_file() and not os.access(entry.path, os.R_OK):
                 yield Path(entry.path), "cannot be read (Permission denied)"
+            elif entry.is_file() and (first := _given(entry, real_root, files)) is not None:
+                if repeats is not None:
+                    repeats.append((Path(entry.path), first))
             else:
                 yield Path(entry.path), None
         stack += reversed(folders)
+
+
+def _given(entry: os.DirEntry, real_root: str, files: dict[tuple[int, int], Path]) -> Path | None:
+    """The name a file is read under when ``entry`` is not it (None when ``entry`` is to be read): a link to a
+    file inside the walk's root is read under the file's own name; any other file, under its first name met."""
+    if entry.is_symlink():
+        target = os.path.realpath(entry.path)
+        if os.path.commonpath([target, real_root]) == real_root:
+            return Path(target)
+    try:
+        st = entry.stat()
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino)
+    if key in files:
+        return files[key]
+    files[key] = Path(entry.path)
+    return None
 
 
 def unreadable(root: str | os.PathLike[str]) -> list[tuple[Path, str]]:

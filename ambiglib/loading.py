@@ -295,16 +295,22 @@ def _claim(folder: Path) -> str | None:
         return None
 
 
-def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path]]:
+def _units(root: Path, strays: list[Path] | None = None, repeats: list[tuple[Path, Path]] | None = None
+           ) -> list[tuple[str, Path]]:
     """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the walk meets
     and ``("runlog-jsonl", file)`` for each canonical file outside them. Inside a log's folder, the walk
     looks on for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is loaded by
     its own importer, not ignored without a word; an LHAW manifest's MCP-Atlas trees are the manifest's);
     a ``.jsonl`` there is the harness's own unless its first record is a canonical one (a run log kept in
     a harness's folder is loaded too). Linked folders are followed, each once; a folder this user cannot
-    list is looked past here and named by :func:`load`."""
+    list is looked past here and named by :func:`load`. A file's second names (``files.walk``) are no units:
+    they are appended to ``repeats``."""
     units: list[tuple[str, Path]] = []
     seen: set[str] = set()
+    repeats = [] if repeats is None else repeats
+    for _ in walk(root, repeats):  # each file under one name (files.walk): its second names are no units
+        pass
+    second = {link for link, _ in repeats}
     stack: list[tuple[Path, str | None]] = [(root, None)]  # a folder, and the layout of the log it is inside
     while stack:
         folder, inside = stack.pop()
@@ -312,7 +318,7 @@ def _units(root: Path, strays: list[Path] | None = None) -> list[tuple[str, Path
         if real in seen:
             continue
         seen.add(real)
-        entries = _entries(folder)
+        entries = [p for p in _entries(folder) if p not in second]
         claimed = _claim(folder)
         if claimed is not None and claimed != inside and (inside, claimed) not in _CONSUMES:
             units.append((claimed, folder))
@@ -413,15 +419,22 @@ def _read_any(path: Path, *, quiet: bool, engine: Engine, inspect: Mapping[str, 
     """Read whatever run logs ``path`` holds, each by its layout (several in one folder are merged); ``inspect``
     is the Inspect AI reader's mapping options."""
     strays: list[Path] = []
-    units = _units(path, strays) if path.is_dir() else []
+    repeats: list[tuple[Path, Path]] = []
+    units = _units(path, strays, repeats) if path.is_dir() else []
     runset, errors = _read_units(path, units, quiet=quiet, engine=engine, inspect=inspect)
+    skipped = dict(runset.skipped)
     if strays and units and not any(name.startswith("runlog-parquet") or name == "runlog-snapshot"
                                     for name, _ in units):
-        skipped = dict(runset.skipped)
         first = strays[0].relative_to(path) if strays[0].is_relative_to(path) else strays[0]
         reason = (f"file in the log's folder that is no run log of any layout ambiglib reads, not read (first:"
                   f" {first})")
         skipped[reason] = skipped.get(reason, 0) + len(strays)
+    if repeats:  # the files' second names, which no reader was given
+        (link, read), shown = repeats[0], lambda p: p.relative_to(path) if p.is_relative_to(path) else p
+        reason = (f"second name of a file the load read under another (a link), not read twice (first:"
+                  f" {shown(link)} -> {shown(read)})")
+        skipped[reason] = skipped.get(reason, 0) + len(repeats)
+    if skipped != runset.skipped:
         object.__setattr__(runset, "skipped", skipped)  # the same run set: what the load worked out is kept
     return runset, errors
 

@@ -660,3 +660,32 @@ def test_a_merge_of_logs_without_blockers_keeps_every_frames_columns(tmp_path):
     back = ambiglib.load(tmp_path / "copy")
     assert len(back.runs) == len(merged.runs) == 202
     assert list(back.blockers.columns) == list(alone.blockers.columns)
+
+
+@pytest.mark.parametrize("how", ["symlink", "hardlink"])
+def test_a_file_linked_inside_its_folder_is_read_once_and_the_link_counted(tmp_path, how):
+    """A second name of a file (a link beside it) is not read again: its runs would count twice, and a τ-bench
+    file's model comes from its name, so a link would add a second model with the same runs (issue 56 §4)."""
+    import gzip
+    import shutil
+    from pathlib import Path
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    write_jsonl(folder / "b_own.jsonl", [run_record(task_id="t1"), run_record(task_id="t2")])
+    published = Path(__file__).resolve().parent / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz"
+    with gzip.open(published) as src, open(folder / "b_gpt-4o-airline.json", "wb") as dst:
+        shutil.copyfileobj(src, dst)
+    alone = ambiglib.load(folder)
+    link = (lambda src, dst: dst.symlink_to(src.name)) if how == "symlink" else (lambda src, dst: dst.hardlink_to(src))
+    link(folder / "b_own.jsonl", folder / "a_copy.jsonl")  # met first, in name order
+    link(folder / "b_gpt-4o-airline.json", folder / "a_gpt-4o-mini-airline.json")
+    both = ambiglib.load(folder)
+    assert len(both.runs) == len(alone.runs) == 202 and both.runs["model"].nunique() == 2
+    (reason, n), = [(r, n) for r, n in both.skipped.items() if r.startswith("second name of a file")]
+    assert n == 2
+    if how == "symlink":  # the link is left out, whichever comes first: the file is read under its own name
+        assert "a_copy.jsonl -> b_own.jsonl" in reason
+        assert sorted(both.runs["model"].unique()) == sorted(alone.runs["model"].unique())
+        assert set(both.runs["source"].astype(str).str.rsplit(":", n=1).str[0].map(lambda p: Path(p).name)) == {
+            "b_own.jsonl", "b_gpt-4o-airline.json"}
