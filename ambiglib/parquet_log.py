@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 
 from .errors import ArgumentError, FormatError
 from .files import kind_of, open_regular
-from .runlog import FRAMES
+from .runlog import FRAMES, require_small
 from .schema import RUNLOG_VERSION
 
 __all__ = ["is_parquet_runlog", "is_parquet_store", "write_parquet", "write_store", "read_parquet_tables",
@@ -131,6 +131,7 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
     def read(name: str) -> pa.Table | Exception:
         try:
             with open_regular(path / f"{name}.parquet") as fh:
+                require_small(path / f"{name}.parquet", size=os.fstat(fh.fileno()).st_size)  # before a byte is read
                 # page checksums (written since issue 11) turn a flipped bit into an error, not a value; a row
                 # group is one chunk (read_table gives 128k-row pieces, which the checks would copy into one)
                 return _read_by_column(pq.ParquetFile(fh, page_checksum_verification=True))
@@ -196,6 +197,7 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
     if bad or len(set(partition_by)) != len(partition_by):
         raise ArgumentError(f"partition_by {list(partition_by)}: each column must be a text column of runs, once"
                             f" ({', '.join(sorted(text))}); got {', '.join(map(repr, bad)) or 'a repeat'}")
+    _check_partition_values(frames, path, partition_by)
     if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not is_parquet_store(path))):
         raise FormatError(f"{path}: exists and is not an ambiglib Parquet store; write the store to a new folder")
     path.mkdir(parents=True, exist_ok=True)
@@ -216,6 +218,57 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return path
+
+
+#: The folder name pyarrow's hive partitioning writes for a missing value, and reads back as one, percent-encoded
+#: or not (it decodes a name before comparing): a value equal to it cannot be stored.
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+def _check_partition_values(frames: dict[str, Any], path: Path, partition_by: tuple[str, ...]) -> None:
+    """Every value of a partition column names a folder that hive partitioning reads back as that value: not its
+    name for a missing value, no NUL (a file name ends there), and no longer than the file system's names once
+    percent-encoded as pyarrow writes it (every byte but RFC 3986's unreserved ones as ``%XX``); else an
+    ArgumentError naming the frame's row. Questions and labels take their run's values, checked with the runs."""
+    from urllib.parse import quote
+
+    import pandas as pd
+
+    existing = path
+    while not os.path.isdir(existing) and existing != existing.parent:
+        existing = existing.parent
+    try:
+        name_max = os.pathconf(existing, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        name_max = 255
+    for name in ("runs", "tasks", "blockers"):
+        frame = frames[name]
+        for c in partition_by:
+            if c not in frame.columns:
+                continue
+            for value in pd.unique(frame[c].dropna()):
+                why = None
+                if value == HIVE_NULL:
+                    why = ", which hive partitioning reads back as a missing value"
+                elif "\0" in value:
+                    why = ", and a folder name cannot hold NUL (the file system ends the name there)"
+                elif len(c) + 1 + 3 * len(value.encode("utf-8", "surrogatepass")) > name_max:
+                    size = len(c) + 1 + len(quote(value, safe="", errors="surrogatepass"))
+                    if size > name_max:
+                        why = (f" ({len(value):,} characters), whose folder name would be {size:,} bytes"
+                               f" (percent-encoded), over this file system's {name_max} for a name")
+                if why is None:
+                    continue
+                row = int(np.flatnonzero((frame[c] == value).to_numpy(dtype=bool, na_value=False))[0])
+                key = (frame["run_id"].iloc[row] if name == "runs" else
+                       "|".join(str(frame[k].iloc[row]) for k in ("benchmark", "suite", "variant_id")))
+                raise ArgumentError(f"{path}: partition_by '{c}': {name} row {row + 1} ({name[:-1]}"
+                                    f" {_shortened(key)}) holds {_shortened(value)}{why}; partition by other columns")
+
+
+def _shortened(text: str, most: int = 60) -> str:
+    """``text`` quoted, its first ``most`` characters and '...' when longer (a message stays one readable line)."""
+    return repr(text if len(text) <= most else text[:most] + "...")
 
 
 def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[str, ...], runs: Any,
@@ -336,6 +389,7 @@ def _check_part(file: Path, rows: int, columns: pa.Schema) -> None:
     """A part file with its listed rows and every column of its frame, typed as the frame's."""
     try:
         with open_regular(file) as fh:
+            require_small(file, size=os.fstat(fh.fileno()).st_size)  # before a byte is read
             meta = pq.ParquetFile(fh).metadata
             schema = meta.schema.to_arrow_schema()
     except FormatError:

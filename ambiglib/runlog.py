@@ -52,6 +52,14 @@ JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
 _BLOCK = 1 << 24
 _JSON_BLOCK = 1 << 22  # 4 MiB: measured ~15% faster than pyarrow's 1 MiB default on large logs
+#: The longest record a run-log file may hold, in bytes of its line (without the line's end): a longer one is
+#: refused on its line with its size, read through in pieces, never held (a record holding a 1 GiB string took
+#: 207 s to end in pyarrow's ArrowMemoryError). ``to_jsonl`` refuses to write one.
+MAX_RECORD_BYTES = 64 << 20
+#: The largest run-log file read (JSON Lines as stored, gzip or not; each Parquet file of a log or a store), in
+#: bytes: a larger one is refused, naming it and its size, before any of it is read. A folder of several files
+#: loads as one log.
+MAX_FILE_BYTES = 16 << 30
 
 
 @dataclass
@@ -92,7 +100,7 @@ def looks_canonical(path: Path) -> bool:
     how a run log kept inside a harness's folder is told from the harness's files."""
     try:
         with _open(path) as fh:
-            for raw in fh:
+            while raw := fh.readline(MAX_RECORD_BYTES + 1):  # a first line past the limit is not read whole
                 if raw.strip():
                     first = json.loads(raw)
                     return isinstance(first, dict) and {"benchmark", "suite", "task_id"} <= set(first)
@@ -175,14 +183,41 @@ def _kind_of(text: str) -> str:
     return "task" if isinstance(obj, dict) and obj.get("record") == "task" else "run"
 
 
+def too_long(size: int, limit: int) -> str:
+    """The message for a record of ``size`` bytes past ``limit`` (after ``file:line: ``)."""
+    return (f"a record of {size:,} bytes, over the limit of {limit:,} bytes for one record"
+            " (one line; ambiglib.runlog.MAX_RECORD_BYTES)")
+
+
+def _lines(fh: IO[bytes], limit: int) -> Iterator[tuple[bytes, int | None]]:
+    """Each line of ``fh`` with None, or, for one longer than ``limit`` bytes (its end aside), its first
+    ``limit + 1`` bytes and its length, the rest read through in pieces and let go."""
+    while raw := fh.readline(limit + 1):
+        if len(raw) <= limit or raw.endswith(b"\n"):
+            yield raw, None
+            continue
+        size = len(raw)
+        while not raw.endswith(b"\n"):
+            raw = fh.readline(1 << 20)
+            if not raw:
+                break
+            size += len(raw) - raw.endswith(b"\n")
+        yield b"", size
+
+
 def read_file_python(path: Path, display: str) -> FileRead:
     """Read one JSON Lines file line by line, checking each record (the reference path)."""
     rows: list[dict[str, Any]] = []
     out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
     count, reject = out.count, out.reject
+    limit = MAX_RECORD_BYTES
     try:
         with _open(path) as fh:
-            for lineno, raw in enumerate(fh, 1):
+            for lineno, (raw, size) in enumerate(_lines(fh, limit), 1):
+                if size is not None:  # what kind of record it is would take reading it: counted as a run's
+                    count("run")
+                    reject(lineno, None, too_long(size, limit), "format", "run")
+                    continue
                 if not raw.strip():
                     continue
                 try:
@@ -262,6 +297,7 @@ class _Scan:
 
     def __init__(self) -> None:
         self.n_lines, self.clean, self.previous, self.carry = 0, True, ord("\n"), 0
+        self.limit = MAX_RECORD_BYTES
 
     def feed(self, block: bytes) -> bool:
         """Take the next block; return whether the file is still clean."""
@@ -282,6 +318,10 @@ class _Scan:
             per_line[0] += self.carry
             self.carry = 0 if arr[-1] == ord("\n") else int(per_line[-1])
             if per_line.max() > _MAX_OPENS:
+                self.clean = False
+        if self.clean:  # each block starts a line (the reader holds back a partial one): its lines' lengths
+            ends = np.concatenate(([-1], newlines, [len(arr)] if arr[-1] != ord("\n") else []))
+            if int(np.diff(ends).max()) - 1 > self.limit:
                 self.clean = False
         self.n_lines += len(newlines)
         self.previous = int(arr[-1])
@@ -330,6 +370,8 @@ class _ScanningReader(io.RawIOBase):
                 data = self._pending + block
                 cut = data.rfind(b"\n") + 1
                 data, self._pending = data[:cut], data[cut:]
+                if len(self._pending) > self.scan.limit:  # a line past the limit: the reference path names it
+                    raise _Unclean()
             if data:
                 data = self._without_meta(data)
                 if not self.scan.feed(data):
@@ -465,6 +507,7 @@ def read_file(path: Path, display: str, engine: Engine = "auto") -> FileRead:
     """Read one canonical JSON Lines file (plain or ``.gz``)."""
     if engine not in ("auto", "arrow", "python"):
         raise ValueError(f"engine must be 'auto', 'arrow' or 'python' (got {engine!r})")
+    require_small(path, display)
     if engine != "python":
         try:
             fast = read_file_arrow(path, display)
@@ -561,12 +604,33 @@ def write_jsonl(runset: Any, path: str | os.PathLike[str]) -> Path:
 
 
 def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:
-    """Write the records whole or not at all (a temporary file renamed over ``path``: ``files.replaced``)."""
+    """Write the records whole or not at all (a temporary file renamed over ``path``: ``files.replaced``); a
+    record longer than :data:`MAX_RECORD_BYTES`, which no load would read back, is a FormatError naming its line."""
     opener = gzip.open if path.name.endswith(".gz") else open
+    limit = MAX_RECORD_BYTES
     with replaced(path) as tmp, opener(tmp, "wt", encoding="utf-8", newline="\n") as fh:
-        for rec in records:
-            fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")))
+        for lineno, rec in enumerate(records, 1):
+            line = json.dumps(rec, ensure_ascii=False, separators=(",", ":"))
+            size = len(line) if len(line) <= limit // 4 else len(line.encode("utf-8", "surrogatepass"))  # <= 4 a char
+            if size > limit:
+                raise FormatError(f"{path}:{lineno}: {too_long(size, limit)},"
+                                  " which no load would read back; write it as Parquet (RunSet.to_parquet)")
+            fh.write(line)
             fh.write("\n")
+
+
+def require_small(path: Path | str, display: Path | str | None = None, size: int | None = None) -> None:
+    """A FormatError naming the file and its size when it is larger than :data:`MAX_FILE_BYTES` (``size``: its
+    size, known; else looked up, and a file that cannot be looked up left to its reader to name)."""
+    if size is None:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            return
+    if size > MAX_FILE_BYTES:
+        raise FormatError(f"{display or path}: {size:,} bytes, over the limit of {MAX_FILE_BYTES:,} bytes for one"
+                          " run-log file (ambiglib.runlog.MAX_FILE_BYTES); split the log into several files of one"
+                          " folder, which loads as one log")
 
 
 def require_exists(path: Path) -> None:

@@ -84,3 +84,79 @@ def test_a_notebook_past_its_time_limit_is_stopped_and_named_and_the_rest_is_wri
     assert (out / "quick.html").is_file() and (out / "slow.ipynb").is_file()
     with pytest.raises(ReportError, match="notebook_timeout must be a number of seconds above 0"):
         run_report(EXAMPLE, out, notebooks_dir=folder, notebook_timeout=0)
+
+
+# ----------------------------------------------------------------------------- run-log sizes (issue 56)
+
+
+def _with_long_text(path: Path, n: int) -> tuple[Path, int]:
+    """A log whose second run asks a question ``n`` characters long; and that run's line length in bytes."""
+    import json
+
+    from conftest import run_record, task_record, write_jsonl
+
+    long = run_record(trial=2)
+    long["questions"][0]["text"] = "a" * n
+    lines = [task_record(), run_record(trial=1), long, run_record(trial=3)]
+    return write_jsonl(path, lines), len(json.dumps(long).encode())
+
+
+@pytest.mark.parametrize("name", ["runs.jsonl", "runs.jsonl.gz"])
+@pytest.mark.parametrize("engine", ["auto", "python"])
+def test_a_record_past_its_limit_is_refused_with_its_size_and_the_rest_read(tmp_path, monkeypatch, engine, name):
+    """A 1 GiB string in a record took 207 s to end in pyarrow's ArrowMemoryError. A record (one line) is bounded,
+    by both engines alike: at the limit it is read; a byte over, it is refused on its line, with its size."""
+    from ambiglib import runlog
+    from ambiglib.errors import FormatError
+
+    path, size = _with_long_text(tmp_path / name, 5000)
+    monkeypatch.setattr(runlog, "MAX_RECORD_BYTES", size)
+    assert sorted(ambiglib.load(path, engine=engine, quiet=True).runs["trial"]) == [1, 2, 3]
+    monkeypatch.setattr(runlog, "MAX_RECORD_BYTES", size - 1)
+    message = (rf"{re.escape(str(path))}:3: a record of {size:,} bytes, over the limit of {size - 1:,} bytes for one"
+               r" record \(one line; ambiglib\.runlog\.MAX_RECORD_BYTES\)")
+    with pytest.raises(FormatError, match=f"^{message}$"):
+        ambiglib.load(path, engine=engine, quiet=True)
+    rs, errors = ambiglib.load(path, engine=engine, strict=False, quiet=True)
+    assert sorted(rs.runs["trial"]) == [1, 3]
+    assert [(e.line, e.field, e.kind, e.record) for e in errors] == [(3, None, "format", "run")]
+    assert re.fullmatch(message, errors[0].message)
+
+
+def test_a_record_past_its_limit_is_not_written(tmp_path, monkeypatch):
+    """Written, it could not be read back: to_jsonl refuses it, naming the line it would be, and leaves nothing."""
+    from ambiglib import runlog
+    from ambiglib.errors import FormatError
+
+    path, size = _with_long_text(tmp_path / "in.jsonl", 5000)
+    rs = ambiglib.load(path, quiet=True)
+    monkeypatch.setattr(runlog, "MAX_RECORD_BYTES", 4000)
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(FormatError, match=rf"^{re.escape(str(out))}:3: a record of \d{{1,3}}(,\d{{3}})* bytes, over"
+                                          r" the limit of 4,000 bytes for one record"):
+        rs.to_jsonl(out)
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+
+
+def test_a_file_past_its_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """JSON Lines as stored, a Parquet folder's files and a store's parts: one over the limit is refused naming it
+    and its size; at the limit the log loads."""
+    from ambiglib import runlog
+    from ambiglib.errors import FormatError
+
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    logs = {"jsonl": (rs.to_jsonl(tmp_path / "log.jsonl"), lambda p: [p]),
+            "parquet": (rs.to_parquet(tmp_path / "plain"), lambda p: sorted(p.glob("*.parquet"))),
+            "store": (rs.to_parquet(tmp_path / "store", partition_by=("benchmark",)),
+                      lambda p: sorted(p.rglob("part-*.parquet")))}
+    for kind, (path, files) in logs.items():
+        sizes = {f: f.stat().st_size for f in files(path)}
+        largest = max(sizes, key=sizes.get)
+        assert sorted(sizes.values())[-2:-1] != [sizes[largest]], kind  # one file alone is the largest
+        monkeypatch.setattr(runlog, "MAX_FILE_BYTES", sizes[largest])
+        assert len(ambiglib.load(path, quiet=True).runs) == len(rs.runs), kind
+        monkeypatch.setattr(runlog, "MAX_FILE_BYTES", sizes[largest] - 1)
+        with pytest.raises(FormatError, match=rf"^{re.escape(str(largest))}: {sizes[largest]:,} bytes, over the limit"
+                                              rf" of {sizes[largest] - 1:,} bytes for one run-log file"
+                                              r" \(ambiglib\.runlog\.MAX_FILE_BYTES\); "):
+            ambiglib.load(path, quiet=True)

@@ -344,3 +344,74 @@ def test_a_log_without_labels_questions_or_tasks_is_written_and_read_as_a_store(
     for name in ("runs", "questions", "labels", "tasks", "blockers"):
         assert getattr(back, name).equals(getattr(rs, name)), name
     assert sorted(ambiglib.load(store, quiet=True, filters=[("model", "==", "x")]).runs["task_id"]) == ["t0", "t1", "t2"]
+
+
+# ----------------------------------------------------------------------------- names hive cannot give back (issue 56)
+
+HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"  # the folder name pyarrow's hive partitioning writes, and reads, as null
+
+
+@pytest.mark.parametrize("column", ["model", "category"])
+def test_a_value_named_as_hive_names_a_missing_one_is_refused_at_write(tmp_path, column):
+    """Written, such a value read back as null: a required model failed the load, a category became null without
+    a word, and a filter on it kept no run. pyarrow's hive partitioning takes the name as null even
+    percent-encoded (it decodes first), so no folder name can hold it: the write is refused, naming it."""
+    rs = ambiglib.RunSet.from_records([task_record(), run_record(**{column: HIVE_NULL}), run_record(trial=2)])
+    store = tmp_path / "store"
+    with pytest.raises(ArgumentError, match=rf"^{re.escape(str(store))}: partition_by '{column}': runs row 1 \(run"
+                                            rf" '[^']+'\) holds '{HIVE_NULL}', which hive partitioning reads back as"
+                                            r" a missing value; partition by other columns"):
+        rs.to_parquet(store, partition_by=(column,))
+    assert not store.exists() and list(tmp_path.iterdir()) == []  # nothing written, no staging folder left
+
+
+def test_such_a_value_in_a_task_record_alone_is_refused_too(tmp_path):
+    """Tasks are partitioned by their own columns: a task no run names holds its value in no run."""
+    rs = ambiglib.RunSet.from_records([task_record(), task_record(task_id=HIVE_NULL), run_record()])
+    row = rs.tasks["task_id"].tolist().index(HIVE_NULL) + 1
+    with pytest.raises(ArgumentError, match=rf"partition_by 'task_id': tasks row {row} \(task '[^']*{HIVE_NULL}"
+                                            rf"[^']*'\) holds '{HIVE_NULL}'"):
+        rs.to_parquet(tmp_path / "store", partition_by=("task_id",))
+
+
+def test_a_value_holding_nul_is_refused_at_write(tmp_path):
+    """The file system ends a name at NUL: 'a\\x00b' was written to the folder 'model=' and read back as ''."""
+    rs = ambiglib.RunSet.from_records([task_record(), run_record(model="ok"), run_record(model="a\x00b", trial=2)])
+    with pytest.raises(ArgumentError, match=r"partition_by 'model': runs row 2 \(run '[^']+'\) holds 'a\\x00b',"
+                                            r" .*NUL"):
+        rs.to_parquet(tmp_path / "store", partition_by=("model",))
+    assert not (tmp_path / "store").exists()
+
+
+def test_a_value_too_long_for_a_folder_name_is_refused_with_its_length(tmp_path):
+    """A folder name is at most the file system's NAME_MAX bytes (255 on most), percent-encoded: at the limit
+    the store is written and read back; one byte over was a raw OSError (ENAMETOOLONG) from pyarrow."""
+    import os
+
+    limit = os.pathconf(tmp_path, "PC_NAME_MAX")
+    fits = "x" * (limit - len("model="))
+    rs = ambiglib.RunSet.from_records([task_record(), run_record(model=fits)])
+    _same(rs, ambiglib.load(rs.to_parquet(tmp_path / "fits", partition_by=("model",))))
+    assert (tmp_path / "fits" / "runs" / f"model={fits}").is_dir()
+    # 'é' is two bytes, six in a folder name (%C3%A9): what counts is the name written
+    for value, length in [(fits + "x", limit + 1), ("é" * (limit // 6), len("model=") + 6 * (limit // 6))]:
+        rs = ambiglib.RunSet.from_records([task_record(), run_record(model=value)])
+        with pytest.raises(ArgumentError, match=rf"partition_by 'model': runs row 1 \(run '[^']+'\) holds '[^']+'"
+                                                rf" \({len(value)} characters\), whose folder name would be {length:,}"
+                                                rf" bytes \(percent-encoded\), over this file system's {limit}"):
+            rs.to_parquet(tmp_path / "long", partition_by=("model",))
+        assert not (tmp_path / "long").exists()
+
+
+@pytest.mark.parametrize("value", ["_x", ".x", ".", "..", "_", "%", "=", "/", "%2F", "_common_metadata",
+                                   "part-0.parquet", "a\nb", "x" * 200])
+def test_values_hive_can_give_back_are_written_and_read_back(tmp_path, value):
+    """Names starting '_' or '.' are what pyarrow's dataset discovery ignores (``ignore_prefixes``, default
+    ['.', '_'], matched to a file's or folder's base name); a partition folder's name starts with its column's,
+    so none is ignored: ambiglib reads them back, and so does pyarrow's own discovery of the folder."""
+    rs = ambiglib.RunSet.from_records([task_record(), run_record(model=value), run_record(model="ok", trial=2)])
+    store = rs.to_parquet(tmp_path / "store", partition_by=("model",))
+    _same(rs, ambiglib.load(store))
+    _same(rs.where([("model", "==", value)]), ambiglib.load(store, filters=[("model", "==", value)]))
+    table = ds.dataset(store / "runs", format="parquet", partitioning="hive").to_table()
+    assert sorted(table.column("model").to_pylist()) == sorted([value, "ok"])
