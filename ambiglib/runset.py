@@ -440,7 +440,9 @@ class RunSet:
         Raises
         ------
         ArgumentError
-            A partition column that is not a text column of ``runs``.
+            A partition column that is not a text column of ``runs``, or a partition value hive partitioning
+            cannot give back (its name for a missing value, ``__HIVE_DEFAULT_PARTITION__``; NUL; a folder name
+            too long for the file system).
         FormatError
             ``path`` holds something other than an ambiglib run log.
         """
