@@ -6,11 +6,13 @@ Every subcommand takes the run log as ``--runs PATH`` and ``-q`` after its name.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+from difflib import get_close_matches
 from pathlib import Path
 
 from . import __version__
-from .errors import AmbiglibError, ReportError
+from .errors import AmbiglibError, ArgumentError, ReportError
 from .text import visible  # re alone: the command line stays light
 
 # Everything heavy (pandas, pyarrow, papermill) is imported inside the commands, after main() has taken
@@ -99,7 +101,8 @@ def _summary(args: argparse.Namespace) -> int:
         return 2
     from .report.folder import write_files
 
-    out = Path(args.out).resolve()
+    out = Path(args.out or "reports").resolve()
+    made = not out.exists()
     try:
         loaded = load(runs, strict=False, quiet=args.quiet, **_mapping(args))
         write_files(out, lambda folder: write_summary(runs, folder, loaded=loaded), {"--runs": Path(runs)})
@@ -111,6 +114,9 @@ def _summary(args: argparse.Namespace) -> int:
              " written over", sys.stderr)
         return 1
     path = out / "summary.md"
+    if args.out is None:  # a folder in the current one, made or written into unasked: said, even with -q
+        _say(f"no --out: {'made' if made else 'wrote into'} {out} (the default, reports/ in the current folder)",
+             sys.stderr)
     _say(path.read_text(encoding="utf-8"))
     _say(f"wrote {path}")
     return 0
@@ -131,8 +137,9 @@ def _validate(args: argparse.Namespace) -> int:
     from .loading import load
 
     runset, errors = load(args.runs, strict=False, quiet=args.quiet, **_mapping(args))
-    for error in errors:
-        _say(error.message)
+    causes = _causes(errors)
+    for group in ([[e] for e in errors] if args.each else causes.values()):
+        _say(group[0].message if len(group) == 1 else _cause_line(group))
     for reason, n in sorted(runset.skipped.items()):
         _say(f"not a run, counted and left out: {n} x {reason}")
     from .metrics.harness import harness_anomalies
@@ -152,9 +159,59 @@ def _validate(args: argparse.Namespace) -> int:
 
     for warning in [*mapping_warnings(runset, args.ask_tool), *metric_warnings(runset)]:
         _say(f"warning: {warning}")
+    grouped = f", for {len(causes)} cause{'s' if len(causes) != 1 else ''} (--each lists every record)" \
+        if len(causes) < len(errors) and not args.each else ""
     _say(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
-         f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected")
+         f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected{grouped}")
     return 1 if errors else 0
+
+
+#: the first places a cause of rejection names (validate)
+FIRST_PLACES = 5
+
+
+def _where_of(error) -> str:
+    """Where an error's message says it is: the text before its cause (``runs.jsonl:3``), else the file."""
+    text = error.message
+    if text.startswith(error.file):
+        place = re.match(r"(:\d+)?[^:]*: ", text[len(error.file):])
+        if place:
+            return text[:len(error.file) + place.end() - 2]
+    return error.file
+
+
+def _cause(error) -> tuple:
+    """What a rejected record's error says, without where it is or the value found: errors alike in it have one
+    cause (a field's index, a duplicate's id and "(got ...)" aside)."""
+    text = error.message[len(_where_of(error)):].removeprefix(": ")
+    text = re.sub(r"\(got [^()]*\)", "(got …)", text)
+    text = re.sub(r"\[\d+\]", "[…]", text)
+    text = re.sub(r"^(duplicate (?:run|task record)) .*?: first seen at .*$", r"\1", text)
+    return error.kind, error.record, text
+
+
+def _causes(errors) -> dict[tuple, list]:
+    """The errors by cause (:func:`_cause`), each cause's errors in the order read."""
+    groups: dict[tuple, list] = {}
+    for error in errors:
+        groups.setdefault(_cause(error), []).append(error)
+    return groups
+
+
+def _cause_line(group: list) -> str:
+    """One line for the errors of one cause: their number, the cause (the first one's value found named as such),
+    and the first places."""
+    first = group[0]
+    text = first.message[len(_where_of(first)):].removeprefix(": ")
+    text = re.sub(r"\(got ([^()]*)\)", r"(got \1 at the first)", text, count=1)
+    places, last_file = [], None
+    for error in group[:FIRST_PLACES]:
+        where = _where_of(error)
+        same = last_file == error.file and error.line is not None and where == f"{error.file}:{error.line}"
+        places.append(f":{error.line}" if same else where)
+        last_file = error.file
+    more = f" and {len(group) - FIRST_PLACES:,} more" if len(group) > FIRST_PLACES else ""
+    return f"{len(group):,} records: {text}: first at {', '.join(places)}{more}"
 
 
 def _status_reasons(runset) -> dict[tuple[str, str], int]:
@@ -205,8 +262,36 @@ def _convert(args: argparse.Namespace) -> int:
         _say(f"ambiglib convert: {exc.filename or out}: cannot be written ({exc.strerror or exc}); nothing was"
              " written over", sys.stderr)
         return 1
+    problem = _read_back(written, runset)
+    if problem:  # never "wrote" for a copy that does not load as the log read
+        if not existed:  # this run made it: nothing wrong is left under the name
+            import shutil
+
+            if Path(written).is_dir():
+                shutil.rmtree(written)
+            else:
+                Path(written).unlink()
+        _say(f"ambiglib convert: {written}: does not read back as the log it was converted from ({problem}); "
+             + ("removed" if not existed else "it is left as written: do not use it"), sys.stderr)
+        return 1
     _say(f"wrote {written}")
     return 0
+
+
+def _read_back(written, runset) -> str | None:
+    """Why the converted copy at ``written`` is not the log ``runset`` holds: it does not load (strictly), or a
+    frame has another number of rows. None when it loads with as many of each."""
+    from .loading import load
+
+    try:
+        again = load(written, quiet=True)
+    except AmbiglibError as exc:
+        return str(exc)
+    have = again.frames()
+    for name, frame in runset.frames().items():
+        if len(frame) != len(have[name]):
+            return f"{name}: {len(frame):,} read, {len(have[name]):,} in the copy"
+    return None
 
 
 def _convert_target(out: Path, runs: Path, to: str, force: bool) -> str | None:
@@ -243,6 +328,26 @@ def _convert_target(out: Path, runs: Path, to: str, force: bool) -> str | None:
     return None
 
 
+def _did_you_mean(word: str, possible, show=repr) -> str:
+    """"; did you mean 'x'?" for the one of ``possible`` most like ``word`` (difflib's ratio at least 0.6), else ""."""
+    close = get_close_matches(str(word), [str(p) for p in possible], n=1)
+    return f"; did you mean {show(close[0])}?" if close else ""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose fault is one line (without the usage above it), naming the choice or option most
+    like a misspelt one."""
+
+    def error(self, message: str):
+        choice = re.match(r"argument \S+: invalid choice: '(.*)' \(choose from (.*)\)$", message)
+        if choice:
+            message += _did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
+        unknown = re.match(r"unrecognized arguments: (--[^\s=]+)", message)
+        if unknown:  # the options this parser's usage names
+            message += _did_you_mean(unknown.group(1), set(re.findall(r"--[\w-]+", self.format_usage())), show=str)
+        self.exit(2, f"{self.prog}: {message} ({self.prog} --help lists what it takes)\n")
+
+
 def _parameters_help() -> str:
     """The notebooks' parameters, for ``report --help``."""
     from .report import bundled_notebooks, notebook_parameters
@@ -271,11 +376,11 @@ def _parameters_help() -> str:
 def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     quiet_help = "no progress output (the load progress bar; the report's per-notebook lines)"
     # -q before or after the subcommand; SUPPRESS keeps the subcommand's default from undoing `ambiglib -q report`
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help=quiet_help)
-    parser = argparse.ArgumentParser(prog="ambiglib", allow_abbrev=False,
-                                     description="Analyse run logs of benchmarks that test whether AI agents ask"
-                                                 " when a task is ambiguous.")
+    parser = _Parser(prog="ambiglib", allow_abbrev=False,
+                     description="Analyse run logs of benchmarks that test whether AI agents ask when a task is"
+                                 " ambiguous.")
     parser.add_argument("-q", "--quiet", action="store_true", help=quiet_help)
     parser.add_argument("--version", action="version", version=f"ambiglib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -307,19 +412,23 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
         p.add_argument(f"--{name}", nargs="+", default=None, metavar="NAME",
                        help=f"only these {what}, by the names in the log (the notebook parameter {name})")
     _mapping_options(p)
-    p.set_defaults(func=_report)
+    p.set_defaults(func=_report, parser=p)
     p = sub.add_parser("summary", parents=[common], allow_abbrev=False,
                        help="write what a run log holds, rejects and skips (summary.md, rejected.csv)")
     p.add_argument("--runs", default=None, help=RUNS_HELP + " (default: the bundled example data)")
-    p.add_argument("--out", default="reports", help="output folder (default: reports)")
+    p.add_argument("--out", default=None, help="output folder (default: reports, in the current folder; the command"
+                                               " says so)")
     _mapping_options(p)
-    p.set_defaults(func=_summary)
+    p.set_defaults(func=_summary, parser=p)
     p = sub.add_parser("validate", parents=[common], allow_abbrev=False,
-                       help="check a run log: list every rejected record, harness anomaly and what the metrics will"
-                            " refuse")
+                       help="check a run log: list the rejected records (one line a cause), harness anomalies and"
+                            " what the metrics will refuse")
     p.add_argument("--runs", required=True, help=RUNS_HELP)
+    p.add_argument("--each", action="store_true",
+                   help="one line for every rejected record (default: one line a cause, with its count and first"
+                        " places; ambiglib summary writes every one to rejected.csv)")
     _mapping_options(p)
-    p.set_defaults(func=_validate)
+    p.set_defaults(func=_validate, parser=p)
     p = sub.add_parser("convert", parents=[common], allow_abbrev=False,
                        help="rewrite a run log as canonical Parquet or JSON Lines")
     p.add_argument("--runs", required=True, help=RUNS_HELP)
@@ -332,7 +441,7 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="write a hive-partitioned Parquet store, e.g. benchmark,model (text columns of runs);"
                         " DuckDB, Polars, Spark and ambiglib.load(..., filters=...) read only the partitions they need")
     _mapping_options(p)
-    p.set_defaults(func=_convert)
+    p.set_defaults(func=_convert, parser=p)
     p = sub.add_parser("compare", parents=[common], allow_abbrev=False,
                        help="is one model (policy, or the ask tool) better than another? paired by task, with CIs,"
                             " the test fitted to the outcome, effect sizes, Holm",
@@ -359,9 +468,12 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="task-bootstrap replicates (default 10,000; at most 100,000)")
     _mapping_options(p)
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--max-pairs", type=int, default=MAX_PAIRS, metavar="N",
+                   help=f"without --a and --b, refuse more than N pairs (default {MAX_PAIRS}; each costs an interval"
+                        " and a test)")
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
                    help="table (default, for reading), csv, md or json (for scripts)")
-    p.set_defaults(func=_compare)
+    p.set_defaults(func=_compare, parser=p)
     return parser
 
 
@@ -430,10 +542,17 @@ CONDITION_NAMES = {"ambiguous+tool": ("ambiguous", True), "ambiguous": ("ambiguo
                    "full": ("full", False), "full+tool": ("full", True)}
 
 
+#: ``compare`` without --a and --b compares at most this many pairs unless --max-pairs says more: every pair runs
+#: an interval and a test (about 0.3 s a pair at 30 tasks of 3 trials, so 200 models' 19,900 pairs take over an
+#: hour and a half), and Holm over so many rows leaves little that can be told apart
+MAX_PAIRS = 500
+
+
 def _compare(args: argparse.Namespace) -> int:
-    from .comparisons import CONDITIONED, paired_comparison
+    from .comparisons import CONDITIONED, count_pairs, paired_comparison
     from .filters import not_in_log
     from .loading import load
+    from .metrics import MetricError
 
     if (args.a is None) != (args.b is None):
         print("ambiglib compare: give both --a and --b (or neither: every pair)", file=sys.stderr)
@@ -446,14 +565,15 @@ def _compare(args: argparse.Namespace) -> int:
               f" {args.k}, --n-boot {args.n_boot:,}): more cost hours and change nothing a reader sees",
               file=sys.stderr)
         return 2
+    if args.seed < 0 or args.max_pairs < 1:
+        what = f"--seed must be 0 or more (got {args.seed}): it seeds numpy's random generator, which takes no" \
+               " negative seed" if args.seed < 0 else f"--max-pairs must be 1 or more (got {args.max_pairs})"
+        print(f"ambiglib compare: {what}", file=sys.stderr)
+        return 2
     if args.condition is not None and args.metric not in CONDITIONED:
         print(f"ambiglib compare: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own"
               " runs (the condition column says which)", file=sys.stderr)
         return 2
-    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
-    if errors:
-        print(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs"
-              f" {args.runs} lists them)", file=sys.stderr)
     sides = (None, None)
     if args.a is not None:
         if args.between == "ask_tool":
@@ -465,19 +585,59 @@ def _compare(args: argparse.Namespace) -> int:
                 return 2
             sides = (truth[args.a.lower()], truth[args.b.lower()])
         else:
-            absent = not_in_log([args.a, args.b], set(rs.runs[args.between].astype(str)), args.between)
-            if absent:
-                print(f"ambiglib compare: --{args.between}: {absent}", file=sys.stderr)
-                return 2
             sides = (args.a, args.b)
+        if sides[0] == sides[1]:
+            both = str(sides[0]).lower() if args.between == "ask_tool" else repr(sides[0])
+            _say(f"ambiglib compare: --a and --b are both {both}: a side compared with itself differs by 0 on every"
+                 f" task; give two different {_SIDE_NAMES[args.between]}", sys.stderr)
+            return 2
+    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
+    from .importers.inspect_logs import mapping_warnings
+
+    for warning in mapping_warnings(rs, args.ask_tool or None, evals=False):  # before any number
+        _say(f"ambiglib compare: warning: {warning}", sys.stderr)
+    if errors:
+        print(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs"
+              f" {args.runs} lists them)", file=sys.stderr)
     condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
-    out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
-                            b=sides[1], k=args.k, test=args.test, alternative=args.alternative, n_boot=args.n_boot,
-                            seed=args.seed)
+    if args.a is not None and args.between != "ask_tool":
+        present = set(rs.runs[args.between].astype(str))
+        for flag, value in (("--a", args.a), ("--b", args.b)):
+            absent = not_in_log([value], present, args.between)
+            if absent:
+                _say(f"ambiglib compare: {flag}: {absent}{_did_you_mean(value, present)}", sys.stderr)
+                return 2
+    elif args.a is None and args.between != "ask_tool":  # (with and without the tool: one pair a model and policy)
+        n_pairs, n_sides, where = count_pairs(rs, metric=args.metric, between=args.between, condition=condition)
+        if n_pairs > args.max_pairs:
+            many = f"{n_sides:,} {_SIDE_NAMES[args.between]}"
+            head = f"{many} make {n_pairs:,} pairs ({where})" if n_pairs == n_sides * (n_sides - 1) // 2 else \
+                f"{n_pairs:,} pairs ({many} in {where} alone)"
+            _say(f"ambiglib compare: {head}, more than --max-pairs {args.max_pairs:,}: each pair is an interval and a"
+                 " test, and Holm over them all tells few apart; compare the pair you mean with --a NAME --b NAME, or"
+                 " raise --max-pairs", sys.stderr)
+            return 2
+    try:
+        out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
+                                b=sides[1], k=args.k, test=args.test, alternative=args.alternative,
+                                n_boot=args.n_boot, seed=args.seed)
+    except (AmbiglibError, MetricError) as exc:  # an argument the log's runs do not allow, or a metric that refuses
+        _say(f"ambiglib compare: {_as_flags(str(exc))}", sys.stderr)
+        return 2 if isinstance(exc, ArgumentError) else 1
     if len(out) == 0:
         print(f"ambiglib compare: nothing to compare: {out.attrs.get('note', 'no pairs')}", file=sys.stderr)
         return 1
     return _print_table(out, args.format)
+
+
+#: --between's values as the sides' plural, for messages
+_SIDE_NAMES = {"model": "models", "policy": "ask policies", "ask_tool": "sides of the ask tool"}
+
+
+def _as_flags(text: str) -> str:
+    """A message of ``comparisons`` in the command's words: ``test='mcnemar'`` is ``--test mcnemar``."""
+    text = text.removeprefix("paired_comparison: ")
+    return re.sub(r"\btest='([\w-]+)'", r"--test \1", text)
 
 
 def _print_table(table, fmt: str) -> int:
@@ -535,10 +695,19 @@ def main(argv: list[str] | None = None, *, program: bool = False) -> int:
             return 0
         # the notebook parameters are read only when report's help is asked for
         parser = _parser(with_parameters="report" in argv and any(a in ("-h", "--help") for a in argv))
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # said by the command's own parser, which knows the options meant
+            args.parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.program = program
         command = f"ambiglib {args.command}"
-        return args.func(args)
+        import warnings
+
+        from .errors import AskToolWarning
+
+        with warnings.catch_warnings():
+            # each command says it itself, first: validate and compare as a line, report and summary in their summary
+            warnings.simplefilter("ignore", AskToolWarning)
+            return args.func(args)
     except AmbiglibError as exc:
         _say(f"ambiglib: {exc}", sys.stderr)
         return 2

@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 
 from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
-from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_unattributed
+from .errors import ArgumentError
+from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_stray, _without_unattributed
 from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
@@ -53,7 +54,7 @@ from .stats import bootstrap_totals, check_n_boot, holm, percentile_ci, sps, t_i
 from .tables._common import ConventionsArg, _per_tool_policy, as_table, explain_empty
 
 __all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "rank_biserial", "prob_improvement",
-           "describe_condition", "flips_for"]
+           "describe_condition", "flips_for", "count_pairs"]
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
@@ -200,6 +201,7 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
     if metric in ("ask_f1", "precision", "recall"):
         # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said)
         kept, _ = _without_unattributed(rs.filter(protocol="solve"), keys)
+        kept, _ = _without_stray(kept, keys)  # and a group with a question naming a blocker its task lacks
         runs, additive, stat, _, _ = _ask_f1_parts(kept, keys, "relevant", "all_runs", "micro")
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
         scope = _work(kept)
@@ -370,6 +372,12 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
                          " own runs, so a condition applies only to mean_score and pass_at_k")
     if (a is None) != (b is None):
         raise ValueError("paired_comparison: give both a and b (or neither: every pair)")
+    if a is not None and a == b:
+        raise ArgumentError(f"paired_comparison: a and b are both {a!r}: a side compared with itself differs by 0"
+                            " on every task; give two different sides")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ArgumentError(f"paired_comparison: seed must be an integer from 0 (got {seed!r}): it seeds numpy's"
+                            " random generator, which takes no negative seed")
     check_n_boot(n_boot)  # refused up front, whether or not a row's interval is a bootstrap
     fixed = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"]}[between]
     rows: list[dict] = []
@@ -415,10 +423,12 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
     out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
     notes = _collapsed(why) + design
     if metric in ("ask_f1", "precision", "recall"):
-        _, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
+        kept, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
             notes.append(f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a"
                          f" blocker: no {metric})")
+        for key, text in _without_stray(kept, ["benchmark", "suite", between])[1]:
+            notes.append(f"left out: {' '.join(key)} (no {metric}: its {text})")
     return out, retests, notes
 
 
@@ -540,6 +550,32 @@ def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", 
                              else ("ambiguous", True), n_boot=n_boot, seed=seed, conventions=conventions)
 
 
+def count_pairs(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
+                condition: tuple[str, bool] | None = ("ambiguous", True)) -> tuple[int, int, str]:
+    """How many pairs :func:`paired_comparison` without ``a`` and ``b`` would compare at most, before it computes
+    any: ``(pairs, sides, where)``, ``sides`` the most sides of one comparison group (a benchmark, suite and the
+    fixed columns) and ``where`` that group in words. Counted from the runs in the metric's scope (not errors); a
+    pair that shares no task gives no row, so the table may have fewer."""
+    runs = rs.runs[(rs.runs["status"] != "error").to_numpy(dtype=bool, na_value=True)]
+    spec, tool = runs["spec"].astype(object).to_numpy(), runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
+    if between == "ask_tool":  # one pair a with-tool policy: it has no more than that
+        keep = spec == "ambiguous"
+    elif metric in CONDITIONED and condition is not None:
+        keep = (spec == condition[0]) & (tool == condition[1])
+    elif metric == "calib_score":
+        keep = tool
+    else:
+        keep = (spec == "ambiguous") & tool
+    groups = ["benchmark", "suite", *{"model": ["policy"], "policy": ["model"], "ask_tool": ["model"]}[between]]
+    side = "policy" if between == "ask_tool" else between
+    n = runs[keep][[*groups, side]].astype(str).drop_duplicates().groupby(groups, sort=True).size()
+    if len(n) == 0:
+        return 0, 0, "no runs"
+    if between == "ask_tool":
+        return int(n.sum()), 2, " ".join(n.idxmax())
+    return int((n * (n - 1) // 2).sum()), int(n.max()), " ".join(n.idxmax())
+
+
 def _scopes(rs: RunSet, metric: str, between: str, condition):
     """The runs each comparison draws from: (label, runs)."""
     if between == "ask_tool":
@@ -603,6 +639,8 @@ def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame |
             method = f"task bootstrap (percentile, {n_boot:,} draws)"
         one_trial = sums.trials is not None and (ta[sums.trials].to_numpy()[valued] == 1).all() \
             and (tb[sums.trials].to_numpy()[valued] == 1).all()
+        if test in ("mcnemar", "mcnemar-midp"):
+            _mcnemar_applies(test, ((a, ta, x), (b, tb, y)), valued, sums.trials, f"{_where(fixed)}: {a} vs {b}")
         result = _test(A, B, x, y, stat_of, test, one_trial, alternative, seed)
         retests.append(None if not result.n_flips else
                        (lambda flips, A=A, B=B: paired_permutation(A, B, stat_of, alternative=alternative,
@@ -645,13 +683,35 @@ def _rerun_sd(sums: _Sums, ta: pd.DataFrame, tb: pd.DataFrame, valued: np.ndarra
     return float(np.sqrt(2 * total) / n)
 
 
+def _mcnemar_applies(test: str, sides: tuple, valued: np.ndarray, trials: str | None, pair: str) -> None:
+    """Raise ArgumentError naming the pair and its first task that is not one pass/fail trial a side, which
+    McNemar's test needs; return where every valued task is. ``sides``: (name, per-task sums, values) of a and b."""
+    for side, t, values in sides:
+        n = t[trials].to_numpy()[valued] if trials is not None else np.full(len(values), 2)
+        many = np.flatnonzero(n != 1)
+        if len(many):
+            i = many[0]
+            what = (f"{int(n[i])} trials on task {t.index[valued][i]} for {side} ({len(many)} of {len(values)}"
+                    " tasks have more than one)" if trials is not None else
+                    "a metric pooled over each task's runs and questions, not one pass/fail outcome")
+            raise ArgumentError(f"paired_comparison: test={test!r} needs one pass/fail trial per task and side, and"
+                                f" {pair} has {what}: use test='permutation' (or 'auto', which picks it)")
+        odd = np.flatnonzero(~np.isin(values, (0, 1)))
+        if len(odd):
+            i = odd[0]
+            raise ArgumentError(f"paired_comparison: test={test!r} needs one pass/fail trial per task and side, and"
+                                f" {pair} has {values[i]:g} on task {t.index[valued][i]} for {side}, not 0 or 1"
+                                f" ({len(odd)} of {len(values)} tasks): use test='permutation' (or 'auto', which"
+                                " picks it)")
+
+
 def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, stat_of: Callable, test: str,
           one_trial: bool, alternative: str, seed: int) -> PairedTest:
     binary = one_trial and np.isin(x, (0, 1)).all() and np.isin(y, (0, 1)).all()
     if test in ("mcnemar", "mcnemar-midp") or (test == "auto" and binary):
-        if not binary:
-            raise ValueError(f"paired_comparison: test={test!r} needs one pass/fail trial per task and side"
-                             " (use test='permutation')")
+        if not binary:  # (_mcnemar_applies has named the pair and the task)
+            raise ArgumentError(f"paired_comparison: test={test!r} needs one pass/fail trial per task and side"
+                                " (use test='permutation')")
         return (mcnemar_midp if test == "mcnemar-midp" else mcnemar_exact)(x, y, alternative=alternative)
     if test == "wilcoxon":
         d = x - y

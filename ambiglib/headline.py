@@ -32,7 +32,7 @@ import pandas as pd
 from . import metrics
 from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _cluster_ci, _isin, _ratio, _work, bootstrap_method,
                                label_intervals)
-from .metrics.asking import _without_unattributed
+from .metrics.asking import _without_stray, _without_unattributed
 from .metrics.information import _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import SHAPES, applicable, conventions_for
@@ -215,9 +215,11 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     if len(out) == 0:
         out.attrs["note"] = "no solve runs with the ask tool on ambiguous tasks in this log: add that condition"
     silent = out["precision"].isna() & out["recall"].notna() if len(out) else pd.Series(dtype=bool)
-    if silent.any():  # what the agent did, not what the log lacks: said first, so that it is the reason shown
+    if silent.any():  # what the agent did, not what the log lacks: said first, with any other agent's reason
         text = (f"{', '.join(out.loc[silent, 'agent'])} asked no question with the tool: precision is undefined"
                 " without a question (recall and Ask-F1 are then 0; docs/metrics.md)")
+        if out["recall"].isna().any() and why.get("precision"):
+            text += "; " + _per_benchmark_reasons(why["precision"])
         explain_empty(out, {c: text for c in ("precision", "precision_ci_low", "precision_ci_high")})
     explain_empty(out, {c: _per_benchmark_reasons(texts) for column, texts in why.items()
                         for c in (column, f"{column}_ci_low", f"{column}_ci_high",
@@ -282,11 +284,17 @@ def _ask_f1(amb: RunSet, sub: RunSet, by: list[str], n_boot: int, seed: int, con
                " unknown: add task records with 'blockers' and each question's 'blocker_id' (docs/runlog.md)")
         return None, {n: why for n in names}
     kept, refused = _without_unattributed(amb, by)
-    reason = {}
+    # an agent with a question naming a blocker its task does not register is left out alone, named with the question
+    kept, strays = _without_stray(kept, by)
+    texts = []
     if refused:
-        reason = {n: f"questions of {', '.join(' '.join(k) for k in refused)} are not attributed to a blocker (the"
+        texts.append(f"questions of {', '.join(' '.join(k) for k in refused)} are not attributed to a blocker (the"
                      " log does not say which blocker each asked about): have the ask tool answer JSON with a"
-                     " 'blocker' field, or a scorer record 'asked_blockers' (docs/importers.md)" for n in names}
+                     " 'blocker' field, or a scorer record 'asked_blockers' (docs/importers.md)")
+    for key, text in strays:
+        texts.append(f"{_agent_name(*key)} is left out: its {text}; correct the question's 'blocker_id' or register"
+                     " the blocker in the task record")
+    reason = {n: "; ".join(texts) for n in names} if texts else {}
     if len(kept.runs) == 0:
         return None, reason
     try:

@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import AmbiglibError
 from ..runset import RunSet
 from ..stats import bootstrap_totals, percentile_ci, wilson_ci_clustered
 
@@ -19,7 +20,7 @@ CONDITIONS = ("spec", "ask_tool", "policy", "protocol")
 FAILED = ("invalid", "timeout")
 
 
-class MetricError(ValueError):
+class MetricError(AmbiglibError, ValueError):
     """The runs cannot give the metric asked for (mixed conditions, unknown blockers, ...)."""
 
 

@@ -48,6 +48,56 @@ def _without_unattributed(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[t
     return rs._with_run_ids_of(keep), sorted(refused)
 
 
+def _stray(rs: RunSet, rel: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
+    """The relevant questions ``rel`` that name a blocker their task does not register (``run_id, q_index,
+    blocker_id, benchmark, suite, variant_id``), of the ``runs`` whose task has a record (``n_blockers`` set)."""
+    if len(rel) == 0:
+        return rel.iloc[:0]
+    reg = rs.blockers[["benchmark", "suite", "variant_id", "blocker_id"]].astype(object)
+    named = rel[["run_id", "q_index", "blocker_id"]].astype(object).merge(runs, on="run_id")
+    named = named[named["n_blockers"].notna()]
+    check = named.merge(reg.assign(_registered=True), how="left", on=["benchmark", "suite", "variant_id", "blocker_id"])
+    return check[check["_registered"].isna()]
+
+
+def _stray_text(stray: pd.DataFrame) -> str:
+    """The first of ``stray`` questions (:func:`_stray`) in words, with how many there are."""
+    s = stray.iloc[0]
+    return (f"run {s['run_id']!r} question {s['q_index']} names blocker {s['blocker_id']!r}, which task"
+            f" (benchmark={s['benchmark']!r}, suite={s['suite']!r}, variant_id={s['variant_id']!r}) does not register"
+            f" ({len(stray)} such question(s))")
+
+
+def _without_stray(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[tuple[tuple[str, ...], str]]]:
+    """``rs`` without the groups of ``by`` that hold a question naming a blocker its task does not register (Ask-F1
+    refuses them: which blocker was asked about is wrong or missing), and those groups' keys, each with its first
+    such question in words. The tables leave those groups' precision, recall and Ask-F1 empty, naming them, and
+    keep every other group's."""
+    runs = rs.runs
+    scope = ((runs["spec"] == "ambiguous").to_numpy(dtype=bool, na_value=False)
+             & runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
+             & (runs["status"] != "error").to_numpy(dtype=bool, na_value=True))
+    if not scope.any() or len(rs.questions) == 0:
+        return rs, []
+    q = rs.questions
+    rel = q[q["relevant"].to_numpy(dtype=bool, na_value=False) & _isin(q["run_id"], runs["run_id"][scope])]
+    if len(rel) == 0:
+        return rs, []
+    tasks = rs.tasks[["benchmark", "suite", "variant_id", "n_blockers"]].astype(
+        {"benchmark": object, "suite": object, "variant_id": object, "n_blockers": float})
+    where = ["run_id", "benchmark", "suite", "variant_id"]
+    stray = _stray(rs, rel, runs[where][scope].astype(object).merge(tasks, on=where[1:], how="left"))
+    if len(stray) == 0:
+        return rs, []
+    keys = list(map(tuple, runs[list(by)].astype(str).to_numpy()))
+    key_of = dict(zip(runs["run_id"].astype(str), keys))
+    refused: dict[tuple[str, ...], str] = {}
+    for key, rows in stray.groupby(stray["run_id"].astype(str).map(key_of), sort=True):
+        refused[key] = _stray_text(rows)
+    keep = np.array([k not in refused for k in keys], dtype=bool)
+    return rs._with_run_ids_of(keep), sorted(refused.items())
+
+
 def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
            precision: Literal["relevant", "distinct"] = "relevant",
            recall: Literal["all_runs", "asking_runs"] = "all_runs",
@@ -197,21 +247,9 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
             " records (e.g. the HIL-Bench blocker registries) or filter those runs out"
         )
     # a relevant question must name a blocker its task registers
-    if len(rel):
-        reg = rs.blockers[["benchmark", "suite", "variant_id", "blocker_id"]].astype(object)
-        named = rel[["run_id", "q_index", "blocker_id"]].astype(object).merge(
-            runs[["run_id", "benchmark", "suite", "variant_id", "n_blockers"]], on="run_id")
-        named = named[named["n_blockers"].notna()]
-        check = named.merge(reg.assign(_registered=True), how="left",
-                            on=["benchmark", "suite", "variant_id", "blocker_id"])
-        stray = check[check["_registered"].isna()]
-        if len(stray):
-            s = stray.iloc[0]
-            raise MetricError(
-                f"{fn}: run {s['run_id']!r} question {s['q_index']} names blocker {s['blocker_id']!r}, which"
-                f" task (benchmark={s['benchmark']!r}, suite={s['suite']!r}, variant_id={s['variant_id']!r})"
-                f" does not register ({len(stray)} such question(s))"
-            )
+    stray = _stray(rs, rel, runs[["run_id", "benchmark", "suite", "variant_id", "n_blockers"]])
+    if len(stray):
+        raise MetricError(f"{fn}: {_stray_text(stray)}")
     runs["n_discovered"] = runs["run_id"].map(per_run.set_index("run_id")["n_discovered"]).to_numpy()
     runs["n_blockers"] = runs["n_blockers"].fillna(0)
     runs["in_recall"] = in_recall
