@@ -25,11 +25,17 @@ __all__ = [
     "ReportError",
     "ParameterError",
     "LoadError",
+    "AskToolWarning",
 ]
 
 
 class AmbiglibError(Exception):
     """Base class of every error ambiglib raises about its input."""
+
+
+class AskToolWarning(UserWarning):
+    """A tool the runs called that looks like asking but is not one of the mapping's ask tools: its calls were not
+    read as questions (the warning names it, its calls and how to name it)."""
 
 
 class FormatError(AmbiglibError):

@@ -237,6 +237,15 @@ def test_the_report_leads_with_an_unnamed_ask_tool_or_refuses(renamed, tmp_path)
             (tool_only / log.name).write_bytes(log.read_bytes())
     named = ambiglib.load(tool_only, ask_tools=["request_clarification"])
     calls, calling = len(named.questions), int((named.runs["n_questions"] > 0).sum())
+    # load says so (a warning of its own class), compare before its table
+    with pytest.warns(ambiglib.errors.AskToolWarning, match=f"'request_clarification' was called {calls} time"):
+        ambiglib.load(tool_only)
+    compared = subprocess.run([sys.executable, "-m", "ambiglib", "compare", "--runs", str(tool_only), "--metric",
+                               "mean_score", "--between", "model", "--condition", "ambiguous"],
+                              capture_output=True, text=True)
+    assert compared.stderr.startswith("ambiglib compare: warning: tool 'request_clarification' was called"), \
+        compared.stderr
+    assert "AskToolWarning" not in compared.stderr + compared.stdout
     index = run_report(tool_only, tmp_path / "report", notebooks=["quickstart"])
     first = json.loads((index.parent / "summary.json").read_text())["first"]
     assert len(first) == 1 and f"'request_clarification' was called {calls} time(s) in {calling} run(s)" in first[0]

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ..errors import FormatError, LoadError
+from ..errors import AskToolWarning, FormatError, LoadError
 from ..files import walk
 from ..runset import RunSet
 from ..schema import SPECS
@@ -127,7 +128,10 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
         out.skip(UNREADABLE)
     if seen.clash is not None:
         raise _clash_error(root, seen, opts.ask_tools)
-    return finish(out, root, strict=strict)
+    read = finish(out, root, strict=strict)
+    for said in mapping_warnings(read if strict else read[0], opts.ask_tools, evals=False):
+        warnings.warn(said, AskToolWarning, stacklevel=2)  # the commands say it themselves, first
+    return read
 
 
 UNREADABLE = "Inspect AI log that cannot be read (its samples cannot be counted): named in the errors"
@@ -624,13 +628,13 @@ def _add_task(task: dict[str, Any], file: Path, line: int, where: str, out: Coll
                        " its own metadata 'variant_id'; if they are one task, register the same blockers in both")
 
 
-def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None) -> list[str]:
+def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None, *, evals: bool = True) -> list[str]:
     """What ``ambiglib validate`` says about how Inspect logs were mapped.
 
     * a tool the samples called whose name looks like asking (ask, clarif, question, user, human) but is not
       one of the ask tools: its calls are no questions;
     * an eval whose plan does not name the ask tool but whose samples called it (a custom solver's
-      ``state.tools``): every sample of it counted as run with the tool.
+      ``state.tools``): every sample of it counted as run with the tool (unless ``evals`` is False).
     """
     from ..runset import shared_metas
 
@@ -657,6 +661,6 @@ def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None) -> list
                    f" and looks like an ask tool, but the mapping's ask tools are {', '.join(names)}: its calls are"
                    f" not questions. If it asks the user, name it: ambiglib.load(..., ask_tools=[{name!r}]),"
                    f" --ask-tool {name}, or the report parameter ask_tools")
-    for eval_id, (what, n) in sorted(inferred.items()):
+    for eval_id, (what, n) in sorted(inferred.items()) if evals else ():
         out.append(f"eval {eval_id} ({n} runs): the ask tool was {what.split(': ', 1)[1]} ({what.split(': ', 1)[0]})")
     return out
