@@ -157,7 +157,8 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
 def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
     """Yield (line number, row) of a native CSV.
 
-    A FormatError names the file and line of: missing columns, a row with more or fewer
+    A FormatError names the file and line of: a column named twice in the header (a row
+    would keep only its last copy's value), missing columns, a row with more or fewer
     cells than the header (a short row is not a row with empty cells), and a CSV with a
     header and no rows.
     """
@@ -173,6 +174,7 @@ def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[st
             header = reader.fieldnames or []
         except (csv.Error, UnicodeDecodeError) as exc:
             raise FormatError(f"{path}:1: not a readable CSV header ({exc})") from exc
+        _unique_columns(path, header)
         missing = [c for c in required if c not in header]
         if missing:
             raise FormatError(
@@ -192,6 +194,17 @@ def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[st
             raise FormatError(f"{path}:{reader.line_num}: not valid CSV ({exc})") from exc
         if n_rows == 0:
             raise FormatError(f"{path}: a header and no rows")
+
+
+def _unique_columns(path: Path, header: Sequence[str]) -> None:
+    """A FormatError naming the first column the header names more than once: ``csv.DictReader`` keeps the
+    last copy's cell and drops the others, so which value a row holds would not be the file's to say."""
+    first: dict[str, int] = {}
+    for i, name in enumerate(header, 1):
+        if name in first:
+            raise FormatError(f"{path}:1: column {name!r} is named twice in the header (columns {first[name]} and"
+                              f" {i}); which copy holds the values is not defined")
+        first[name] = i
 
 
 #: What Python raises when a native file holds a value of a type or shape its harness never

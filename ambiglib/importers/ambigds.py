@@ -371,6 +371,11 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
     """Read one run folder into ``out``; return how many tasks it holds (task folders and runlog entries)."""
     runlog = run_dir / "_runlog.jsonl"
     entries: list[tuple[int, Any]] = list(read_jsonl(runlog)) if present(runlog) else []
+    if present(runlog) and not entries:
+        # the harness appends a line per task attempt, so a runlog that is there has lines: one emptied would take
+        # its runs' statuses with it, and hide the tasks that ran and whose folders are gone (task_folder_missing)
+        out.reject(runlog, None, None, "empty: the harness writes one line per task attempt, so the runs' statuses"
+                                       " and any task whose folder is gone are lost (the task folders are still read)")
     try:
         cond = parse_run_name(run_dir.name)
     except FormatError:

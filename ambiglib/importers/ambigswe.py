@@ -68,14 +68,15 @@ def is_ambigswe_layout(path: Path) -> bool:
     return False
 
 
-def _lines(file: Path, pattern: re.Pattern[str]) -> dict[str, int]:
-    """The line of each instance id as the harness's ``json.dump(indent=2)`` wrote it (first one wins)."""
-    out: dict[str, int] = {}
+def _lines(file: Path, pattern: re.Pattern[str]) -> dict[str, list[int]]:
+    """The lines of each instance id as the harness's ``json.dump(indent=2)`` wrote it, in file order (an id
+    written twice has two: each occurrence is named at its own line)."""
+    out: dict[str, list[int]] = {}
     with open(file, encoding="utf-8") as fh:
         for n, line in enumerate(fh, 1):
             m = pattern.match(line)
             if m:
-                out.setdefault(json.loads(f'"{m.group(1)}"'), n)
+                out.setdefault(json.loads(f'"{m.group(1)}"'), []).append(n)
     return out
 
 
@@ -132,7 +133,7 @@ def _ask_detection(out: Collected, file: Path, model: str, policy: str) -> None:
         return
     lines = _lines(file, _TOP_KEY)
     for i, (instance, values) in enumerate(data.items(), 1):
-        line = lines.get(instance, i)
+        line = lines.get(instance, [i])[0]  # an object names each instance once (read_json refuses a key twice)
         with out.row(file, line, f"instance {instance!r}"):
             if not isinstance(values, dict) or set(values) != {"output", "gold"}:
                 raise RowError(None, f"instance {instance!r}: expected {{\"output\": 0|1|null, \"gold\": 0|1|null}}"
@@ -168,9 +169,14 @@ def _interaction(out: Collected, file: Path, model: str, judged: list[tuple[Path
         return
     lines = _lines(file, _ENTRY_ID)
     runs: dict[str, tuple[int, dict[str, Any]]] = {}
+    occurrences: dict[str, int] = {}  # entries of each instance id seen so far: the next one is at its next line
     for i, entry in enumerate(entries, 1):
         instance = entry.get("instance_id") if isinstance(entry, dict) else None
-        line = lines.get(instance, i) if isinstance(instance, str) else i
+        line = i
+        if isinstance(instance, str):
+            k = occurrences[instance] = occurrences.get(instance, 0) + 1
+            at = lines.get(instance, [])
+            line = at[k - 1] if k <= len(at) else i
         with out.row(file, line, f"entry {i}"):
             run = _interaction_run(entry, i, model, file)
             if run["task_id"] in runs:

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
-from ._common import (Collected, RowError, finish, guard, inside, present, read_csv, read_json, read_jsonl,
+from ._common import (Collected, RowError, _loads, finish, guard, inside, present, read_csv, read_json, read_jsonl,
                       strict_int)
 
 __all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "MANIFEST", "MANIFEST_COLUMNS"]
@@ -90,10 +90,12 @@ def _json_cell(value: Any, fld: str, where: str) -> Any:
         return value
     if not value.strip():
         return None
-    try:
-        return json.loads(value)
+    try:  # as a native file is read: a key named twice, NaN or Infinity is an error, not the last copy or a float
+        return _loads(value, Path(where))
     except json.JSONDecodeError as exc:
         raise RowError(fld, f"{where}: field '{fld}' is not valid JSON ({exc.msg})") from None
+    except FormatError as exc:
+        raise RowError(fld, f"{str(exc).replace(': ', f': field {fld!r}: ', 1)}") from None
 
 
 def _history_answers(history: Any, where: str) -> list[str | None]:
@@ -136,7 +138,15 @@ def _questions(trajectory: Any, where: str, history: Any = None) -> tuple[list[d
     answers = _history_answers(history, where) if history is not None else []
     out, malformed = [], []
     for i, step in enumerate(trajectory):
-        if not isinstance(step, dict) or step.get("tool_name") != "ask_user":
+        # every call is {tool_name, parameters, response, error}: a call without a name may have been an ask_user
+        # call, and passing it over would lose the question without a word
+        if not isinstance(step, dict):
+            raise RowError(f"trajectory[{i}]", f"{where}: field 'trajectory[{i}]' must be a tool call object"
+                                               f" (got {json.dumps(step)[:100]})")
+        if not isinstance(step.get("tool_name"), str):
+            raise RowError(f"trajectory[{i}].tool_name", f"{where}: field 'trajectory[{i}].tool_name' must be a"
+                                                         f" tool's name (got {json.dumps(step.get('tool_name'))[:100]})")
+        if step["tool_name"] != "ask_user":
             continue
         params = step.get("parameters") or {}
         if isinstance(params, str):
@@ -149,6 +159,9 @@ def _questions(trajectory: Any, where: str, history: Any = None) -> tuple[list[d
             malformed.append(len(out))
             text = json.dumps(params, ensure_ascii=False, sort_keys=True) if params else "(no arguments)"
         response = step.get("response")
+        if response is not None and not isinstance(response, str):
+            raise RowError(f"trajectory[{i}].response", f"{where}: field 'trajectory[{i}].response' must be a string"
+                                                        f" or null (got {json.dumps(response)[:100]})")
         if response is None and len(out) < len(answers):
             response = answers[len(out)]
         out.append({"text": str(text), "response": None if response is None else str(response), "step": i})

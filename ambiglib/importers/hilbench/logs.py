@@ -34,11 +34,21 @@ def _log_entries(data: Any, file: Path) -> dict[str, dict[str, Any]]:
         items = entry.get("questions", entry.get("entries"))  # 'entries' is the older key
         if not isinstance(items, list):
             raise FormatError(f"{file}: entry {iid!r} has no 'questions' list")
-        for i, item in enumerate(items):
-            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-                raise FormatError(f"{file}: entry {iid!r} questions[{i}] must be an object with a 'question' string")
+        _check_questions(items, file, iid)
         out[iid] = entry
     return out
+
+
+def _check_questions(items: list[Any], file: Path, iid: str) -> None:
+    """Each logged question is ``{question: str, response: str, blocker_name: str|null}`` (the server's
+    ``LogEntry``); an answer or blocker of another type is damage, not an answer or "no blocker"."""
+    for i, item in enumerate(items):
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            raise FormatError(f"{file}: entry {iid!r} questions[{i}] must be an object with a 'question' string")
+        for key in ("response", "blocker_name"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise FormatError(f"{file}: entry {iid!r} questions[{i}].{key} must be a string or null"
+                                  f" (got {type(item[key]).__name__})")
 
 
 class _Logs:
@@ -108,6 +118,7 @@ class _Logs:
                 data = read_json(harbor)
                 if not isinstance(data, dict) or not isinstance(data.get("questions"), list):
                     raise FormatError(f"{harbor}: must be an object with 'questions'")
+                _check_questions(data["questions"], harbor, iid)
                 return harbor, {"iid": iid, **data}
         return None
 

@@ -1,0 +1,236 @@
+"""Native files damaged so that the old importers read them wrong without a word (issue 56): a CSV column named
+twice (the last copy won), an ask_human log answer that is an object, an MCP-Atlas tool call whose ``tool_name``
+is not a name (the question vanished), an emptied Ambig-DS ``_runlog.jsonl`` (its runs lost their runlog status),
+and an Ambig-SWE instance repeated (its error named the first line twice). Each must be an error naming the file,
+the record and the field."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shutil
+import tarfile
+from pathlib import Path
+
+import pytest
+
+import ambiglib
+from ambiglib.errors import FormatError
+from ambiglib.importers._common import read_csv
+from conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[1]
+NATIVE = ROOT / "data" / "example-native"
+PUBLISHED = ROOT / "tests" / "fixtures" / "ambig-swe" / "experiments.tar.gz"
+MCP_ATLAS = FIXTURES / "harness-output" / "lhaw_mcp_atlas"
+
+
+def _rows(file: Path) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(file.read_text(encoding="utf-8"), newline="")))
+
+
+def _write_rows(file: Path, rows: list[list[str]]) -> None:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(rows)
+    file.write_text(buf.getvalue(), encoding="utf-8")
+
+
+def repeat_column(file: Path, column: str, value: str) -> None:
+    """Append a second column named ``column`` to a CSV, holding ``value`` in every row."""
+    rows = _rows(file)
+    assert column in rows[0]
+    _write_rows(file, [rows[0] + [column]] + [r + [value] for r in rows[1:]])
+
+
+@pytest.fixture
+def experiments(tmp_path):
+    folder = tmp_path / "experiments"
+    with tarfile.open(PUBLISHED) as tar:
+        tar.extractall(folder, members=[m for m in tar.getmembers() if m.name.split("/")[-1].startswith("haiku_")],
+                       filter="data")
+    return folder
+
+
+# ----------------------------------------------------------------------------- a column named twice
+
+
+def test_read_csv_refuses_a_column_named_twice(tmp_path):
+    file = tmp_path / "t.csv"
+    file.write_text("a,b,a\n1,2,3\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{file}:1: column 'a' is named twice in the header"
+                                                    " (columns 1 and 3)")):
+        list(read_csv(file, ("a", "b")))
+
+
+def test_read_csv_refuses_a_column_named_twice_that_is_not_required(tmp_path):
+    """Every column of the header counts, not only the columns the importer needs: the row dict loses a value."""
+    file = tmp_path / "t.csv"
+    file.write_text("a,,b,\n1,2,3,4\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{file}:1: column '' is named twice in the header"
+                                                    " (columns 2 and 4)")):
+        list(read_csv(file, ("a",)))
+
+
+@pytest.mark.parametrize("folder, column, value", [
+    ("file_resolve_rates/haiku_file_analysis.csv", "resolved", "True"),
+    ("llm_as_judge/haiku_gpt4o_evaluation_results.csv", "new_information_score", "5"),
+])
+def test_ambig_swe_csv_with_a_column_named_twice_is_refused(experiments, folder, column, value):
+    file = experiments / folder
+    before = ambiglib.load(experiments, quiet=True)
+    repeat_column(file, column, value)
+    # the old importer took the last copy: every run resolved, every judge label "5", and no error
+    for strict in (True, False):
+        with pytest.raises(FormatError, match=re.escape(f"{file}:1: column '{column}' is named twice")):
+            ambiglib.load(experiments, strict=strict, quiet=True)
+    assert len(before.runs)  # the undamaged files load
+
+
+def test_ambig_swe_published_resolved_count_is_what_the_csv_says(experiments):
+    """The undamaged CSV's verdicts, counted without ambiglib, are what the runs say (the truth the damage hid)."""
+    rows = list(csv.DictReader(io.StringIO((experiments / "file_resolve_rates" / "haiku_file_analysis.csv")
+                                           .read_text(encoding="utf-8"), newline="")))
+    resolved = sum(r["resolved"].strip() in ("True", "1") for r in rows)
+    rs = ambiglib.load(experiments, quiet=True)
+    interaction = rs.runs[rs.runs["meta"].str.contains("extracted_qa_pairs", regex=False)]
+    assert (int((interaction["passed"] == True).sum()), len(rows)) == (resolved, 450)  # noqa: E712
+    assert resolved == 125
+
+
+@pytest.mark.skipif(not MCP_ATLAS.is_dir(), reason="../shared/fixtures/harness-output/lhaw_mcp_atlas absent")
+def test_mcp_atlas_scored_csv_with_coverage_score_named_twice_is_refused(tmp_path):
+    root = Path(shutil.copytree(MCP_ATLAS, tmp_path / "mcp"))
+    file = root / "evaluation_results" / "scored_gpt_5_2_ask_user_t1.csv"
+    repeat_column(file, "coverage_score", "1.0")
+    for strict in (True, False):
+        with pytest.raises(FormatError, match=re.escape(f"{file}:1: column 'coverage_score' is named twice")):
+            ambiglib.load(root, strict=strict, quiet=True)
+
+
+def test_hil_bench_and_lhaw_manifest_with_a_column_named_twice_are_refused(tmp_path):
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    metrics = hil / "results" / "example_ask_human_sql" / "public_metrics" / "pass_level_metrics.csv"
+    repeat_column(metrics, "resolved", "True")
+    expected = f"{metrics}:1: column 'resolved' is named twice in the header (columns 6 and 19)"
+    with pytest.raises(FormatError, match=re.escape(expected)):
+        ambiglib.load(hil, quiet=True)
+    # lenient: the run folder whose CSV it is is rejected by name, the other folders load
+    _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert [(e.file, e.line) for e in errors] == [(str(metrics.parent.parent), None)]
+    assert expected in errors[0].message
+    lhaw = Path(shutil.copytree(NATIVE / "lhaw", tmp_path / "lhaw"))
+    manifest = lhaw / "lhaw_manifest.csv"
+    repeat_column(manifest, "spec", "full")
+    with pytest.raises(FormatError, match=re.escape(f"{manifest}:1: column 'spec' is named twice")):
+        ambiglib.load(lhaw, strict=False, quiet=True)
+
+
+# ----------------------------------------------------------------------------- fuzz seeds 9002, 9003
+
+
+def test_hil_bench_server_log_answer_that_is_an_object_is_an_error_naming_it(tmp_path):
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    log = hil / "results" / "example_ask_human_sql" / "ask_human_logs.json"
+    data = json.loads(log.read_text(encoding="utf-8"))
+    iid = next(iter(data))
+    data[iid]["questions"][0]["response"] = {"x": 1}
+    log.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    expected = re.escape(f"{log}: entry {iid!r} questions[0].response must be a string or null (got dict)")
+    with pytest.raises(FormatError, match=expected):
+        ambiglib.load(hil, quiet=True)
+    try:
+        _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    except FormatError as exc:
+        assert re.search(expected, str(exc))
+    else:
+        assert errors and all(re.search(expected, e.message) for e in errors)
+
+
+def test_hil_bench_server_log_blocker_name_that_is_not_a_string_is_an_error(tmp_path):
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    log = hil / "results" / "example_ask_human_sql" / "ask_human_logs.json"
+    data = json.loads(log.read_text(encoding="utf-8"))
+    iid = next(iter(data))
+    data[iid]["questions"][0]["blocker_name"] = {}  # falsy: the old reader made it "no blocker"
+    log.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{log}: entry {iid!r} questions[0].blocker_name must be a"
+                                                    " string or null (got dict)")):
+        ambiglib.load(hil, quiet=True)
+
+
+def test_mcp_atlas_tool_call_whose_tool_name_is_not_a_name_is_an_error_naming_the_row(tmp_path):
+    lhaw = Path(shutil.copytree(NATIVE / "lhaw", tmp_path / "lhaw"))
+    before = ambiglib.load(lhaw, quiet=True)
+    scored = lhaw / "mcp-atlas" / "gpt-5.2" / "evaluation_results" / "scored_gpt-5.2_ask_user_t1.csv"
+    rows = _rows(scored)
+    col = rows[0].index("trajectory")
+    row, step = next((n, k) for n, r in enumerate(rows) if n and r[col]
+                     for k, s in enumerate(json.loads(r[col])) if s.get("tool_name") == "ask_user")
+    trajectory = json.loads(rows[row][col])
+    trajectory[step]["tool_name"] = {}
+    rows[row][col] = json.dumps(trajectory)
+    _write_rows(scored, rows)
+    reader = csv.reader(io.StringIO(scored.read_text(encoding="utf-8"), newline=""))
+    for _ in range(row + 1):
+        next(reader)
+    line = reader.line_num  # a row's line is the file's line where the row ends (its cells span lines)
+    manifest = lhaw / "lhaw_manifest.csv"
+    manifest_line = next(n for n, r in enumerate(_rows(manifest)[1:], 2)
+                         if r[0] == str(scored.relative_to(lhaw)))
+    rs, errors = ambiglib.load(lhaw, strict=False, quiet=True)
+    # the manifest row is rejected, naming the scored file's row and the call; the old importer dropped the
+    # question (n_questions 1 -> 0) and said nothing
+    assert [(e.file, e.line, e.field) for e in errors] == [(str(manifest), manifest_line,
+                                                             f"trajectory[{step}].tool_name")]
+    assert f"{scored}:{line}: field 'trajectory[{step}].tool_name' must be a tool's name (got {{}})" \
+        in errors[0].message
+    # a manifest row is taken whole or not at all: its scored file's runs, one a row, are the rejected record
+    assert len(rs.runs) == len(before.runs) - (len(rows) - 1)
+
+
+def test_an_emptied_ambig_ds_runlog_is_an_error_naming_it(tmp_path):
+    ds = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    run = ds / "results" / "opencode_gemini-3.1-pro_ambig_target_ask_only"
+    runlog = run / "_runlog.jsonl"
+    before = ambiglib.load(ds, quiet=True)
+    n_lines = sum(1 for line in runlog.read_text(encoding="utf-8").splitlines() if line.strip())
+    assert n_lines > 0
+    runlog.write_bytes(b"")
+    # the harness appends a line per task attempt, so a _runlog.jsonl that is there holds at least one
+    with pytest.raises(FormatError, match=re.escape(f"{runlog}: empty")):
+        ambiglib.load(ds, quiet=True)
+    rs, errors = ambiglib.load(ds, strict=False, quiet=True)
+    assert [(e.file, e.line) for e in errors] == [(str(runlog), None)]
+    assert len(rs.runs) == len(before.runs)  # the task folders are still read: nothing more is lost
+
+
+def test_a_repeated_ambig_swe_instance_is_named_at_its_own_line(experiments):
+    file = experiments / "extracted_qa_pairs" / "haiku_qa_pairs.json"
+    entries = json.loads(file.read_text(encoding="utf-8"))
+    entries.append(entries[0])
+    text = json.dumps(entries, indent=2)
+    file.write_text(text, encoding="utf-8")
+    instance = entries[0]["instance_id"]
+    lines = [n for n, line in enumerate(text.splitlines(), 1) if line.strip() == f'"instance_id": "{instance}",']
+    assert len(lines) == 2 and lines[0] != lines[1]
+    _, errors = ambiglib.load(experiments, strict=False, quiet=True)
+    again = [e for e in errors if "again" in e.message]
+    assert [(e.line, e.field) for e in again] == [(lines[1], "instance_id")]
+    assert f"(first: line {lines[0]})" in again[0].message
+
+
+def test_mcp_atlas_trajectory_cell_naming_a_key_twice_is_an_error_naming_the_row(tmp_path):
+    """A JSON cell is read as a native JSON file is: a key named twice is refused, not read as its last copy."""
+    lhaw = Path(shutil.copytree(NATIVE / "lhaw", tmp_path / "lhaw"))
+    scored = lhaw / "mcp-atlas" / "gpt-5.2" / "evaluation_results" / "scored_gpt-5.2_ask_user_t1.csv"
+    rows = _rows(scored)
+    col = rows[0].index("trajectory")
+    row = next(n for n, r in enumerate(rows) if n and '"ask_user"' in r[col])
+    rows[row][col] = rows[row][col].replace('"tool_name": "ask_user"', '"tool_name": "ask_user", "tool_name": "x"', 1)
+    assert '"tool_name": "x"' in rows[row][col]
+    _write_rows(scored, rows)
+    _, errors = ambiglib.load(lhaw, strict=False, quiet=True)
+    assert [e.field for e in errors] == ["trajectory"]
+    assert f"{scored}:" in errors[0].message and "'tool_name' appears twice" in errors[0].message
