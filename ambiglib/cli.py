@@ -402,7 +402,8 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="exit 1 when the log has rejected records (the report is written either way)")
     p.add_argument("--new-kernels", action="store_true",
                    help="start a new kernel for every notebook (by default each worker keeps its kernel for its next"
-                        " notebook, reset to what a new kernel holds: faster, the same outputs)")
+                        " bundled notebook, reset to what a new kernel holds: faster, the same outputs; a notebook of"
+                        " one's own always gets a new kernel)")
     p.add_argument("--notebook-timeout", type=float, default=1800.0, metavar="SECONDS",
                    help="stop a notebook that runs longer than this, failing it with a message (default 1800)")
     p.add_argument("--keep-snapshot", action="store_true",

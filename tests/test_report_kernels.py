@@ -333,3 +333,124 @@ def test_the_reports_own_processes_do_not_import_what_nothing_in_them_uses(tmp_p
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen == {"rc": 0 if "worker" in call else 1, "papermill": True, "refused": True,
                     "rfc3987_syntax": expected}
+
+
+#: changes what isolation.restore did not reset before issue 56: numpy's error and print state, and module
+#: attributes of ambiglib (a rebound constant, a new name, a rebound module-level dict)
+POLLUTE_STATE = """\
+import numpy as np
+import ambiglib.runset, ambiglib.stats
+np.seterr(all="raise")
+np.seterrcall(print)
+np.set_printoptions(precision=2, linewidth=20, threshold=3)
+ambiglib.stats.MAX_N_BOOT = 5
+ambiglib.stats.LEFT_BEHIND = "x"
+ambiglib.runset._SHARED = {"left": "behind"}
+"""
+#: prints what POLLUTE_STATE changes (a division by zero: a warning in a new kernel, an error after seterr)
+PROBE_STATE = """\
+import warnings
+import numpy as np
+import ambiglib.runset, ambiglib.stats
+print("errors", sorted(np.geterr().items()), np.geterrcall())
+print("array", np.array([1 / 3, 2 / 3, 1.0, 4 / 3, 5 / 3]))
+with warnings.catch_warnings(record=True):
+    warnings.simplefilter("always")
+    try:
+        print("divide", np.array([1.0]) / 0)
+    except FloatingPointError as exc:
+        print("divide raised", exc)
+print("max_n_boot", ambiglib.stats.MAX_N_BOOT, "left", hasattr(ambiglib.stats, "LEFT_BEHIND"),
+      "shared", "left" in ambiglib.runset._SHARED)
+"""
+
+
+def _printed(km, code: str) -> str:
+    """What ``code`` prints in the kernel of ``km``: on stdout (its error, if it raised one), then on stderr."""
+    kc = km.blocking_client()
+    kc.start_channels()
+    seen: dict[str, list] = {"stdout": [], "stderr": []}
+
+    def hook(msg):
+        if msg["msg_type"] == "stream":
+            seen[msg["content"]["name"]].append(msg["content"]["text"])
+        elif msg["msg_type"] == "error":
+            seen["stdout"].append(f"{msg['content']['ename']}: {msg['content']['evalue']}")
+
+    try:
+        kc.wait_for_ready(timeout=60)
+        kc.execute_interactive(code, timeout=120, output_hook=hook)
+    finally:
+        kc.stop_channels()
+    return "".join(seen["stdout"]) + "\n-- stderr --\n" + "".join(seen["stderr"])
+
+
+def test_a_kept_kernel_resets_numpys_state_and_ambiglibs_module_attributes(tmp_path, monkeypatch):
+    """Issue 56: np.seterr, np.set_printoptions or ``ambiglib.stats.MAX_N_BOOT = 5`` in one notebook reached every
+    later notebook of its worker. After the reset the probe prints what it prints in a new kernel nothing was
+    prepared in, and everything else (POLLUTE: a kept kernel now runs bundled notebooks alone) as in the kernel's
+    first notebook."""
+    from jupyter_core.utils import run_sync
+
+    from ambiglib.report import runner
+
+    fresh_km = runner.kernel_manager()(kernel_name="python3")
+    run_sync(fresh_km.start_kernel)(cwd=str(tmp_path))
+    try:
+        expected = _printed(fresh_km, PROBE_STATE)
+    finally:
+        run_sync(fresh_km.shutdown_kernel)(now=True)
+    assert "errors [('divide', 'warn'), ('invalid', 'warn'), ('over', 'warn'), ('under', 'ignore')] None" in expected
+    assert "max_n_boot 100000 left False shared False" in expected and "divide [inf]" in expected
+
+    probe = PROBE.replace("CWD", repr(str(tmp_path))) + PROBE_STATE
+    monkeypatch.setattr(runner, "_KERNEL", {})
+    runner.warm(str(tmp_path))
+    try:
+        km = runner._KERNEL["km"]
+        assert runner._reused_kernel(str(tmp_path)) is km  # as for the worker's first notebook
+        first = _printed(km, probe)  # prepared and reset, nothing ran yet
+        assert expected.split("\n-- stderr --\n")[0] in first and "Mean of empty slice" in first
+        _printed(km, POLLUTE)
+        polluted = _printed(km, POLLUTE_STATE + PROBE_STATE)
+        assert "max_n_boot 5 left True shared True" in polluted and "divide raised divide by zero" in polluted
+        assert runner._reused_kernel(str(tmp_path)) is km  # the same kernel, reset for its next notebook
+        assert _printed(km, probe) == first
+    finally:
+        runner._drop_kernel()
+
+
+def test_a_notebook_not_of_the_bundled_set_runs_in_a_kernel_no_other_notebook_ran_in(tmp_path, monkeypatch):
+    """A user's notebook (``--notebooks-dir``) may change anything, the libraries' module attributes and module-level
+    objects in place included, which no reset can know of: each runs in a new kernel of its own (seeded as a kept
+    kernel is, so that its random numbers are the same in every run)."""
+    monkeypatch.chdir(tmp_path)
+    pollute = POLLUTE_STATE + ("import scipy.stats\nscipy.stats.LEFT_BEHIND = 'x'\n"  # a library's module attribute
+                               "ambiglib.stats._KEPT[(0, 0, 0)] = []\n")  # a module-level dict, changed in place
+    probe = PROBE_STATE + ("import scipy.stats\nprint('scipy', hasattr(scipy.stats, 'LEFT_BEHIND'),"
+                           " 'kept', (0, 0, 0) in ambiglib.stats._KEPT)\n")
+    nbs = _notebooks(tmp_path / "nbs", {"a_pollute": pollute, "b_probe": probe})
+    run_report(EXAMPLE, tmp_path / "after", notebooks_dir=nbs, jobs=1)  # one worker: a_pollute, then b_probe
+    run_report(EXAMPLE, tmp_path / "alone", notebooks_dir=nbs, notebooks=["b_probe"], jobs=1)
+    after, alone = (_outputs(tmp_path / d / "b_probe.ipynb") for d in ("after", "alone"))
+    assert after == alone
+    text = "".join(o[1] for o in after if isinstance(o, tuple) and o[0] == "stdout")
+    assert "errors [('divide', 'warn'), ('invalid', 'warn'), ('over', 'warn'), ('under', 'ignore')] None" in text
+    assert "array [0.33333333 0.66666667 1.         1.33333333 1.66666667]" in text and "divide [inf]" in text
+    assert "max_n_boot 100000 left False shared False" in text and "scipy False kept False" in text
+
+
+def test_only_a_notebook_of_the_bundled_set_shares_its_kernel(tmp_path):
+    """The bundled notebooks change nothing restore() cannot put back (their code is ours); a copy of one, byte for
+    byte, is that notebook wherever it is; an edited copy, or a notebook of one's own, may change anything."""
+    from ambiglib.report import bundled_notebooks, runner
+
+    bundled = bundled_notebooks() / "quickstart.ipynb"
+    copy = tmp_path / "quickstart.ipynb"
+    copy.write_bytes(bundled.read_bytes())
+    (tmp_path / "edited").mkdir()
+    edited = tmp_path / "edited" / "quickstart.ipynb"
+    edited.write_bytes(bundled.read_bytes().replace(b"import pandas as pd", b"import pandas as pd; pd.x = 1", 1))
+    assert edited.read_bytes() != bundled.read_bytes()
+    own = _notebooks(tmp_path / "own", {"mine": "print(1)"}) / "mine.ipynb"
+    assert [runner.shares_kernel(p) for p in (bundled, copy, edited, own)] == [True, True, False, False]

@@ -14,7 +14,8 @@ from ..loading import load
 from .folder import ReportFolder
 from .index import _collect, _write_index, write_summary
 from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
-from .runner import NOTEBOOK_TIMEOUT, NotebookResult, longest_first, run_notebook, warm, worker_started
+from .runner import (NOTEBOOK_TIMEOUT, NotebookResult, longest_first, run_notebook, shares_kernel, warm,
+                     worker_started)
 
 __all__ = ["bundled_notebooks", "example_runs", "run_report"]
 
@@ -82,10 +83,11 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     progress : callable, optional
         Called as ``progress(done, total, result)`` as each notebook finishes.
     reuse_kernels : bool, default True
-        Each worker keeps its kernel for its next notebook, reset to what a new kernel holds (namespace,
-        matplotlib and pandas settings, warnings, environment, random seeds: :mod:`ambiglib.report.isolation`),
-        so that kernels start and libraries are imported once per worker, not once per notebook; False
-        starts a new kernel for every notebook.
+        Each worker keeps its kernel for its next notebook of the bundled set (byte for byte), reset to what a
+        new kernel holds (namespace, matplotlib and pandas settings, NumPy's error and print state, ambiglib's
+        module attributes, warnings, environment, random seeds: :mod:`ambiglib.report.isolation`), so that
+        kernels start and libraries are imported once per worker, not once per notebook; any other notebook
+        runs in a new kernel of its own, seeded alike. False starts a new kernel for every notebook.
     notebook_timeout : float, default 1800
         Seconds one notebook may run; one that runs longer is stopped (its kernel interrupted) and fails
         with a message naming the limit, and the rest of the report is written.
@@ -231,7 +233,8 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     results: dict[str, NotebookResult] = {}
     try:
         for _ in range(max(1, jobs)):
-            pool.submit(warm, os.getcwd() if reuse_kernels else None)
+            # a kernel kept only when a notebook will share it (runner.shares_kernel)
+            pool.submit(warm, os.getcwd() if reuse_kernels and any(map(shares_kernel, paths)) else None)
         # the Inspect AI mapping the notebooks are given (ask_tools, scorer) is the load's
         mapping = {k: common[k] for k in ("ask_tools", "scorer") if common.get(k)}
         loaded = load(runs, strict=False, quiet=True, **mapping)

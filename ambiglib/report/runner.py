@@ -18,11 +18,12 @@ from typing import Any
 
 import pandas as pd
 
+from ..errors import ReportError
 from ..text import visible
 from .parameters import inject_parameters
 
 __all__ = ["NOTEBOOK_TIMEOUT", "NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager",
-           "decline_unused_imports"]
+           "decline_unused_imports", "shares_kernel"]
 
 
 @dataclass
@@ -230,19 +231,42 @@ def _in_kernel(km: Any, code: str, *, started: bool = True) -> None:
 
 def _drop_kernel() -> None:
     """Shut this worker's kept kernel down (it also dies with the worker: PR_SET_PDEATHSIG)."""
-    from jupyter_core.utils import run_sync
-
     _KERNEL.pop("restored", None)
     km = _KERNEL.pop("km", None)
     if km is not None:
-        try:
-            run_sync(km.shutdown_kernel)(now=True)
-        except Exception:  # noqa: BLE001 — already dead: its folder is removed below either way
-            pass
-        import shutil
+        _stop_kernel(km)
 
-        shutil.rmtree(km._ipc_dir, ignore_errors=True)
-        _RUNNING.discard(km)
+
+def _stop_kernel(km: Any) -> None:
+    """Shut the kernel of ``km`` down and remove its folder."""
+    import shutil
+
+    from jupyter_core.utils import run_sync
+
+    try:
+        run_sync(km.shutdown_kernel)(now=True)
+    except Exception:  # noqa: BLE001 — already dead: its folder is removed below either way
+        pass
+    shutil.rmtree(km._ipc_dir, ignore_errors=True)
+    _RUNNING.discard(km)
+
+
+def _own_kernel(cwd: str) -> Any:
+    """A new kernel for one notebook that shares none (:func:`shares_kernel`), Python's and NumPy's global random
+    generators seeded as in a kept kernel (:func:`ambiglib.report.isolation.seed`), nothing else imported in it
+    (ambiglib.report would import pandas: ~1 s)."""
+    from jupyter_core.utils import run_sync
+
+    from .isolation import SEED
+
+    km = kernel_manager()(kernel_name="python3")
+    try:
+        run_sync(km.start_kernel)(cwd=cwd)
+        _in_kernel(km, f"__import__('random').seed({SEED}); __import__('numpy').random.seed({SEED})", started=False)
+    except BaseException:
+        _stop_kernel(km)
+        raise
+    return km
 
 
 def _reused_kernel(cwd: str) -> Any:
@@ -273,6 +297,20 @@ def _reused_kernel(cwd: str) -> Any:
     return km
 
 
+def shares_kernel(notebook: Path) -> bool:
+    """Whether ``notebook`` may run in a kernel other notebooks ran in, reset between them (:mod:`.isolation`): a
+    notebook of the bundled set, byte for byte, whose code changes nothing the reset cannot put back. Any other (a
+    user's ``--notebooks-dir``) may change anything, e.g. a library's module attribute or a module-level dict in
+    place, and runs in a kernel no other notebook ran in."""
+    from .run import bundled_notebooks
+
+    try:
+        bundled = bundled_notebooks() / notebook.name
+        return bundled.is_file() and bundled.read_bytes() == notebook.read_bytes()
+    except (ReportError, OSError):  # none bundled, or one unreadable: its own kernel
+        return False
+
+
 #: seconds one notebook may run by default (``--notebook-timeout``): the slowest bundled notebook takes about a
 #: minute on a log 1,000 times the example's (docs/performance.md)
 NOTEBOOK_TIMEOUT = 1800.0
@@ -284,7 +322,9 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     """Run one notebook with ``parameters`` into ``out`` (the report's work folder); its pages show ``shown``
     instead (the same parameters with the paths they have once the report is in place: its work folder is
     renamed, its snapshot removed). With ``reuse``, in this worker's kernel, kept from its last notebook and
-    reset to what a new kernel holds (:mod:`ambiglib.report.isolation`); else in a new kernel."""
+    reset to what a new kernel holds (:mod:`ambiglib.report.isolation`), if it is one of the bundled set
+    (:func:`shares_kernel`); another in a new kernel of its own, its random generators seeded as in the kept one.
+    Without ``reuse``, in a new kernel."""
     import nbformat
     import papermill
 
@@ -302,9 +342,17 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     def time_left(cell: Any) -> int:  # nbclient's per-cell wait: what is left of the notebook's time
         return max(1, int(deadline - time.monotonic() + 0.999))
 
+    shared = reuse and shares_kernel(notebook)
+    own = None  # the kernel of a notebook that shares none
     for attempt in (1, 2):
         try:
-            kernel = {"km": _reused_kernel(cwd)} if reuse else {"kernel_manager_class": manager}
+            if shared:
+                kernel = {"km": _reused_kernel(cwd)}
+            elif reuse:
+                own = _own_kernel(cwd)
+                kernel = {"km": own}
+            else:
+                kernel = {"kernel_manager_class": manager}
             # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
             # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
             # against the folder the report was started in, as --runs does (a kept kernel was started there)
@@ -314,7 +362,8 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
                                        **kernel)
         except Exception as exc:  # noqa: BLE001 — a cell's error, a kernel that died, the time limit
             if time.monotonic() >= deadline:  # stopped by its time limit (the kernel interrupted): not kept
-                _drop_kernel()
+                if shared:
+                    _drop_kernel()
                 result.error = (f"{notebook} stopped after its time limit of {timeout:g} s (raise it with report"
                                 f" --notebook-timeout SECONDS, or run_report(notebook_timeout=)); see {executed}")
                 break
@@ -325,13 +374,20 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
                 break
             if attempt == 1 and "Kernel didn't respond" in str(exc):  # kernel died, bad parameters, ...
                 result.kernel_restarts += 1
-                _drop_kernel()
+                if shared:
+                    _drop_kernel()
+                elif own is not None:
+                    _stop_kernel(own)
+                    own = None
                 continue
             result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
-            words = _KERNEL["km"].last_words() if reuse and "km" in _KERNEL else _LAST_WORDS[0]
+            km = _KERNEL.get("km") if shared else own
+            words = (km.last_words() if km is not None else "") or _LAST_WORDS[0]
             if words:
                 result.error += f"; what its kernel wrote last, outside its cells:\n{visible(words)}"
         break
+    if own is not None:  # no other notebook runs in it
+        _stop_kernel(own)
     result.seconds = time.perf_counter() - started
     if executed.is_file():
         nb = nbformat.read(executed, as_version=4)
