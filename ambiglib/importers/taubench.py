@@ -1,42 +1,191 @@
 """τ-bench results (``sierra-research/tau-bench``): the JSON list of ``EnvRunResult`` its ``run.py`` writes,
 and the ``historical_trajectories/`` it publishes, as a run log.
 
-One run per record (a task × trial); the agent's messages to the user that ask (text, no tool call, holding
-a ``?``) are questions, the user simulator's next message their answer. The mapping, field by field, is in
-``docs/importers.md`` (τ-bench).
+One run per record (a task × trial); the agent's messages to the user that ask (text holding a ``?``: a message
+without a tool call, or an act/react agent's ``respond`` action) are questions, the user simulator's next
+message their answer. The mapping, field by field, is in ``docs/importers.md`` (τ-bench).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, BinaryIO, Sequence
 
 from ..errors import FormatError, LoadError
-from ..files import walk
+from ..files import open_regular, walk
 from ..runset import RunSet
-from ._common import Collected, RowError, finish, guard, opens_with, present, read_json
+from ._common import UNEXPECTED, Collected, RowError, finish, guard, present, read_json
 
-__all__ = ["read_taubench", "is_taubench_log", "taubench_logs"]
+__all__ = ["read_taubench", "is_taubench_log", "why_not_taubench", "taubench_logs"]
 
 BENCHMARK = "tau-bench"
 #: the roles of a trajectory's messages (OpenAI chat messages, as the tool-calling agent keeps them)
 ROLES = ("system", "user", "assistant", "tool")
 #: what ``run.py``'s ``display_metrics`` counts as a success: a reward of 1 within 1e-6
 SUCCESS_TOLERANCE = 1e-6
-#: the first bytes of a file ``run.py`` writes: a list of ``EnvRunResult.model_dump()``, ``task_id`` first
-_HEAD = re.compile(rb'^\s*\[\s*\{\s*"task_id"\s*:\s*-?\d+\s*,\s*"reward"\s*:')
-#: run.py's checkpoint name: ``{strategy}-{model}-{temperature}_range_{start}-{end}_user-{user model}-...``
-_CKPT = re.compile(r"^(?P<strategy>[a-z-]+?)-(?P<model>.+)-(?P<temp>[0-9.]+)_range_-?\d+--?\d+_user-")
+#: the fields of ``tau_bench/types.py``'s ``EnvRunResult``, in the order ``model_dump`` writes them
+FIELDS = ("task_id", "reward", "info", "traj", "trial")
+#: run.py's agent strategies (its ``run`` asserts one of these); act and react agents write their actions as text
+STRATEGIES = ("tool-calling", "act", "react", "few-shot")
+_TEXT_ACTIONS = ("act", "react")
+#: ``tau_bench/types.py``'s ``RESPOND_ACTION_NAME``: the action that sends its ``content`` to the user
+RESPOND = "respond"
+#: run.py's checkpoint name, ``f"{agent_strategy}-{model.split('/')[-1]}-{temperature}_range_{start_index}-``
+#: ``{end_index}_user-{user_model}-{user_strategy}_{time_str}.json"``; the strategy and the model are told apart
+#: by the strategies run.py knows
+_CKPT = re.compile(r"^(?P<head>.+)-(?P<temperature>\d+(?:\.\d+)?(?:e[-+]?\d+)?)_range_(?P<start>-?\d+)-(?P<end>-?\d+)"
+                   r"_user-(?P<user>.+)$")
+#: the name's tail: the user simulator's model and strategy (``tau_bench/envs/user.py``'s ``UserStrategy``) and
+#: the time the run started (``%m%d%H%M%S``)
+_USER = re.compile(r"^(?P<user_model>.+)-(?P<user_strategy>human|llm|react|verify|reflection)_(?P<time_str>\d{10})$")
 #: the environments' policy headings (the system message a trajectory opens with)
 _DOMAINS = {"airline": re.compile(r"^#\s*airline agent policy", re.I), "retail": re.compile(r"^#\s*retail agent policy",
                                                                                           re.I)}
+#: what is counted in ``RunSet.skipped`` for a results file that cannot be read, or is refused as a whole
+UNREADABLE = "τ-bench results file that cannot be read (its records cannot be counted): named in the errors"
+REFUSED = "record of a τ-bench results file refused as a whole: named in the errors"
+
+
+# ----------------------------------------------------------------------------- which files are τ-bench's
+
+#: deciding whether a file is τ-bench's reads it a chunk at a time, up to the end of its first record or this much
+#: (a published record is at most 50 KB, and the keys that tell, ``task_id`` and ``reward``, or ``info`` and ``reward``
+#: sorted, come before its trajectory)
+_CHUNK = 1 << 16
+_SCAN_LIMIT = 256 << 10
+_WS = b" \t\r\n"
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.S)
+#: between the first record's keys and values: whitespace and scalars
+_SKIP_TOP = re.compile(rb'[^"\[\]{},:]*+')
+#: inside one of its values: everything but a bracket, or a string the chunk's end cuts
+_SKIP_VALUE = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.S)
+_OPENS = re.compile(rb"[\[{]++")
+_CLOSES = re.compile(rb"[\]}]++")
+
+
+def why_not_taubench(path: Path) -> str | None:
+    """Why ``path`` is not τ-bench results, in words; None when it is.
+
+    τ-bench results are a ``.json`` file holding a JSON list whose first item is an ``EnvRunResult`` record, told by
+    its keys in any order (run.py writes ``task_id`` first; a file re-saved with sorted keys opens with ``info``): four
+    or five of its five fields, or two or more and no other key (a first record that lost or misspelt a field, or a
+    file cut short inside it, is still τ-bench's, and its reader names the damage). Only the first record is read, a
+    chunk at a time, its keys followed and its values skipped unparsed, never past 256 KiB: a large file of another
+    kind costs what its first item does, and no more than those 256 KiB.
+    """
+    path = Path(path)
+    if not path.name.endswith(".json"):
+        return "its name does not end in .json"
+    try:
+        fh = open_regular(path)
+    except FormatError as exc:
+        return str(exc).removeprefix(f"{path}: ")
+    try:
+        with fh:
+            keys, stopped = _first_keys(fh)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if keys is None:
+        return stopped
+    other = [k for k in keys if k not in FIELDS]
+    ours = list(dict.fromkeys(k for k in keys if k in FIELDS))
+    if len(ours) >= len(FIELDS) - 1 or (not other and len(ours) >= 2):
+        return None
+    if other:
+        return (f"its first item has the key {other[0]!r}, which run.py's EnvRunResult records ({', '.join(FIELDS)})"
+                f" do not have, and {len(ours)} of their fields")
+    found = ", ".join(ours) if ours else "none"
+    return (f"{stopped + ': ' if stopped else ''}its first item has {found} of the fields of run.py's EnvRunResult"
+            f" records ({', '.join(FIELDS)}); two or more tell one")
+
+
+def _first_keys(fh: BinaryIO) -> tuple[list[str] | None, str | None]:
+    """The keys of the first item of the JSON list ``fh`` holds, as far as they go, and why the scan stopped before
+    the item's end (None when it got there); ``(None, why)`` when ``fh`` holds no list opening with an object.
+    Values are skipped, not parsed: a regular expression passes over each string and run of other bytes at once,
+    and only brackets are counted."""
+    total = 0
+
+    def more(keep: bytes) -> bytes | None:  # what is left of the data and the next chunk (None at the end)
+        nonlocal total
+        chunk = fh.read(max(_CHUNK, len(keep)))  # a long string cut by a chunk's end is read on in doubling steps
+        total += len(chunk)
+        return keep + chunk if chunk else None
+
+    data = more(b"") or b""
+    i = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # a byte-order mark: its reader names it
+    for want in b"[{":
+        while True:
+            while i < len(data) and data[i] in _WS:
+                i += 1
+            if i < len(data):
+                break
+            nxt = more(b"")
+            if nxt is None:
+                return None, ("an empty file" if total == 0 else "only whitespace" if want == ord("[")
+                              else "the file ends after its opening '['")
+            if total > _SCAN_LIMIT:
+                return None, f"over {_SCAN_LIMIT >> 10} KiB of whitespace where a JSON list belongs"
+            data, i = nxt, 0
+        if data[i] != want:
+            shown = data[i:i + 1].decode("latin-1")
+            if want == ord("["):
+                return None, f"not a JSON list (it opens with {shown!r})"
+            return None, ("an empty list" if shown == "]"
+                          else f"its first item is not an object (it opens with {shown!r})")
+        i += 1
+    keys: list[str] = []
+    depth, expect_key = 1, True  # depth 1: in the first item, between its keys and values
+    while True:
+        i = (_SKIP_TOP if depth == 1 else _SKIP_VALUE).match(data, i).end()
+        if i < len(data):
+            c = data[i]
+            if c == 0x22:  # a string; inside a value, only one the chunk's end cuts is left here
+                m = _STRING.match(data, i)
+                if m is not None:
+                    if depth == 1 and expect_key:
+                        keys.append(_key(data[i + 1:m.end() - 1]))
+                        expect_key = False
+                    i = m.end()
+                    continue
+            elif c in b"[{":  # a run of brackets at once: nesting costs no step a level
+                end = _OPENS.match(data, i).end()
+                depth, i = depth + end - i, end
+                continue
+            elif c in b"]}":
+                end = _CLOSES.match(data, i).end()
+                if end - i >= depth:
+                    return keys, None
+                depth, i = depth - (end - i), end
+                continue
+            else:  # at depth 1: ',' (a key follows) or ':' (a value does)
+                expect_key, i = c == 0x2C, i + 1
+                continue
+        if total > _SCAN_LIMIT:
+            return keys, f"its first item runs over {_SCAN_LIMIT >> 10} KiB"
+        nxt = more(data[i:])
+        if nxt is None:
+            return keys, "the file ends inside its first item"
+        data, i = nxt, 0
+
+
+def _key(raw: bytes) -> str:
+    """A key as JSON text (its escapes read), or said in words when it is too long or not valid."""
+    if len(raw) > 64:
+        return f"{raw[:20].decode('utf-8', 'replace')}... (a key of over 64 bytes)"
+    try:
+        return json.loads(b'"' + raw + b'"')
+    except ValueError:
+        return raw.decode("utf-8", "replace")
 
 
 def is_taubench_log(path: Path) -> bool:
-    """A ``.json`` file that opens as τ-bench's results do (``[{"task_id": n, "reward": ...``)."""
-    return path.name.endswith(".json") and opens_with(path, _HEAD)
+    """Whether ``path`` is a τ-bench results file, by its content (:func:`why_not_taubench`)."""
+    return why_not_taubench(path) is None
 
 
 def taubench_logs(path: Path) -> list[Path]:
@@ -46,21 +195,68 @@ def taubench_logs(path: Path) -> list[Path]:
     return [p for p, why in walk(path) if why is None and is_taubench_log(p)]
 
 
-def _model_and_domain(file: Path) -> tuple[str, str | None]:
-    """The model from the file's name: run.py's checkpoint name, or ``<model>-<domain>.json`` as the published
-    historical trajectories are named; else the whole name."""
+def _once(files: Sequence[Path], out: Collected) -> list[Path]:
+    """Each real file once, in the given order: names of one file (a symbolic link to it, or a hard link) are read
+    under one of them, its own name before a link's, and each other name is counted in ``RunSet.skipped``: a file
+    linked inside its folder is not read twice, as another model."""
+    names: dict[tuple[int, int], list[int]] = {}  # a file's identity: the positions of its names
+    for n, file in enumerate(files):
+        try:
+            st = os.stat(file)
+        except OSError:  # a link to nothing or in a loop, a file gone: read (and refused, named) as it is
+            continue
+        names.setdefault((st.st_dev, st.st_ino), []).append(n)
+    dropped: set[int] = set()
+    for same in names.values():
+        kept = next((n for n in same if not os.path.islink(files[n])), same[0])
+        for n in same:
+            if n != kept:
+                dropped.add(n)
+                out.skip(f"another name (a link) of the τ-bench results file {files[kept]}, which is read once")
+    return [file for n, file in enumerate(files) if n not in dropped]
+
+
+# ----------------------------------------------------------------------------- what a file's name says
+
+
+@dataclass(frozen=True)
+class _Name:
+    """What a results file's name says: the model, the domain, the agent strategy and run.py's other settings."""
+
+    model: str
+    domain: str | None = None
+    strategy: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+def _name(file: Path) -> _Name:
+    """run.py's checkpoint name (the strategy, the model, the temperature, the user simulator, ...) or
+    ``<model>-<domain>.json`` as the published historical trajectories are named; else the whole name is the model.
+    A checkpoint name whose strategy is none of run.py's is a RowError: its model cannot be told from it."""
     stem = file.name.removesuffix(".json")
     m = _CKPT.match(stem)
     if m:
-        return m.group("model"), None
+        head = m["head"]
+        strategy = next((s for s in STRATEGIES if head.startswith(f"{s}-") and len(head) > len(s) + 1), None)
+        if strategy is None:
+            raise RowError(None, f"named as run.py names its results ({{agent_strategy}}-{{model}}-{{temperature}}"
+                                 f"_range_...), but {head!r} starts with none of run.py's agent strategies"
+                                 f" ({', '.join(STRATEGIES)}), so its model cannot be told; name it"
+                                 " <model>-<domain>.json to read it")
+        settings: dict[str, Any] = {"temperature": float(m["temperature"]), "start_index": int(m["start"]),
+                                    "end_index": int(m["end"])}
+        user = _USER.match(m["user"])
+        settings.update(user.groupdict() if user else {"user": m["user"]})
+        return _Name(head[len(strategy) + 1:], None, strategy, settings)
     for domain in _DOMAINS:
-        if stem.endswith(f"-{domain}"):
-            return stem.removesuffix(f"-{domain}"), domain
-    return stem, None
+        if stem.endswith(f"-{domain}") and len(stem) > len(domain) + 1:
+            return _Name(stem.removesuffix(f"-{domain}"), domain)
+    return _Name(stem)
 
 
 def _domain(traj: list, named: str | None, where: str) -> str | None:
-    system = next((m.get("content") for m in traj if isinstance(m, dict) and m.get("role") == "system"), None)
+    """The domain the trajectory's system message is the policy of (None when it opens with no known policy)."""
+    system = traj[0].get("content") if traj and traj[0].get("role") == "system" else None
     if isinstance(system, str):
         for domain, heading in _DOMAINS.items():
             if heading.match(system.lstrip()):
@@ -69,6 +265,9 @@ def _domain(traj: list, named: str | None, where: str) -> str | None:
                                            f" {domain} policy")
                 return domain
     return named
+
+
+# ----------------------------------------------------------------------------- reading
 
 
 @guard("τ-bench results")
@@ -81,30 +280,82 @@ def read_taubench(path: str | os.PathLike[str], *, strict: bool = True, files: S
     path : a results ``.json`` file, or a folder of them (read with every folder below it)
     strict : raise the first problem (default), else return ``(runset, errors)``
     files : the files to read (default: every τ-bench result file at ``path``)
+
+    Each real file is read once (a name linked to another is counted in ``RunSet.skipped``); a file that cannot be
+    read, or whose name cannot be read, is an error naming it, and the other files are read.
     """
     root = Path(path)
     logs = list(files) if files is not None else taubench_logs(root)
     if not logs:
-        raise FormatError(f"{root}: no τ-bench results (a .json list of run.py's EnvRunResult records) found")
+        why = f"not τ-bench results: {why_not_taubench(root)}" if not root.is_dir() else (
+            "no τ-bench results (a .json list of run.py's EnvRunResult records) found")
+        raise FormatError(f"{root}: {why}")
     out = Collected("τ-bench")
-    for file in logs:
-        present(file)
-        records = read_json(file)
+    for file in _once(logs, out):
+        try:
+            present(file)
+            records = read_json(file)
+        except FormatError as exc:
+            _refuse(out, file, exc)
+            continue
         if not isinstance(records, list):
             out.reject(file, None, None, f"expected a JSON list of run results, found {type(records).__name__}")
+            out.skip(UNREADABLE)
             continue
-        model, named = _model_and_domain(file)
-        seen: dict[tuple[int, int], int] = {}
-        for line, rec in enumerate(records, 1):
-            with out.row(file, line, f"record {line}"):
-                run = _run(rec, line, model, named)
-                key = (run["meta"]["tau_bench"]["task_id"], run["trial"])
-                if key in seen:
-                    raise RowError("trial", f"record {line}: task {key[0]} trial {key[1] - 1} again (first: record"
-                                            f" {seen[key]}); which one counts is not defined")
-                seen[key] = line
-                out.add(file, line, run)
+        try:
+            name = _name(file)
+        except RowError as exc:
+            out.reject(file, None, None, f"{exc.message} ({len(records)} records not read)")
+            out.skip(REFUSED, len(records))
+            continue
+        _read_file(file, records, name, out)
     return finish(out, root, strict=strict)
+
+
+def _refuse(out: Collected, file: Path, exc: FormatError) -> None:
+    """A results file that cannot be read, as an error naming it (and the line, when the message has one)."""
+    text = str(exc)
+    m = re.match(re.escape(str(file)) + r"(?::(\d+))?: ", text)
+    out.reject(file, int(m[1]) if m and m[1] else None, None, text[m.end():] if m else text)
+    out.skip(UNREADABLE)
+
+
+def _read_file(file: Path, records: list, name: _Name, out: Collected) -> None:
+    """One file's records, as runs or errors in record order. A run whose record does not say its domain (an
+    errored run: run.py writes its trajectory empty) is in the file's: the name's, else the one its other runs are
+    in (run.py writes one environment's runs to a file); when neither tells one, it is refused, saying so."""
+    parsed: list[tuple[int, dict[str, Any] | Exception]] = []
+    for line, rec in enumerate(records, 1):
+        try:
+            parsed.append((line, _run(rec, line, name)))
+        except (RowError, FormatError, *UNEXPECTED) as exc:  # raised again in record order, below
+            parsed.append((line, exc))
+    domains = sorted({run["suite"] for _, run in parsed if isinstance(run, dict) and run["suite"] is not None})
+    seen: dict[tuple[str, int, int], int] = {}
+    for line, run in parsed:
+        with out.row(file, line, f"record {line}"):
+            if isinstance(run, Exception):
+                raise run
+            if run["suite"] is None:
+                run["suite"] = _file_domain(run, domains, f"record {line}")
+            key = (run["suite"], run["meta"]["tau_bench"]["task_id"], run["trial"])
+            if key in seen:
+                raise RowError("trial", f"record {line}: task {key[1]} trial {key[2] - 1} again (first: record"
+                                        f" {seen[key]}); which one counts is not defined")
+            seen[key] = line
+            out.add(file, line, run)
+
+
+def _file_domain(run: dict[str, Any], domains: list[str], where: str) -> str:
+    """The domain of a run whose record does not say it: the one domain of the file's other runs, else a RowError."""
+    if len(domains) == 1:
+        return domains[0]
+    cause = ("the run raised before its first message (info 'error'; run.py writes its trajectory empty)"
+             if run.get("status") == "error" else "its trajectory opens with no policy of τ-bench's domains"
+                                                  f" ({', '.join(_DOMAINS)})")
+    others = f"its other runs are {' and '.join(domains)}" if domains else "no other run in it says its domain"
+    raise RowError("traj", f"{where}: which domain this run is in cannot be told: {cause}, the file's name does not"
+                           f" say it, and {others}; name the file <model>-<domain>.json to say it")
 
 
 def _int(rec: dict, name: str, where: str) -> int:
@@ -114,11 +365,11 @@ def _int(rec: dict, name: str, where: str) -> int:
     return value
 
 
-def _run(rec: Any, line: int, model: str, named: str | None) -> dict[str, Any]:
+def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
     where = f"record {line}"
     if not isinstance(rec, dict):
         raise RowError(None, f"{where}: expected an object (an EnvRunResult), found {type(rec).__name__}")
-    missing = [k for k in ("task_id", "reward", "info", "traj", "trial") if k not in rec]
+    missing = [k for k in FIELDS if k not in rec]
     if missing:
         raise RowError(missing[0], f"{where}: no '{missing[0]}' (an EnvRunResult has task_id, reward, info, traj,"
                                    " trial)")
@@ -136,50 +387,135 @@ def _run(rec: Any, line: int, model: str, named: str | None) -> dict[str, Any]:
                                    f" (got {m!r:.200})")
         if m.get("content") is not None and not isinstance(m["content"], str):
             raise RowError("traj", f"{where}: traj[{i}] 'content' must be text or null (got {m['content']!r:.200})")
-    for i, (m, after) in enumerate(zip(traj, traj[1:])):  # run.py writes the user's reply after each message to
-        if m["role"] == "assistant" and not m.get("tool_calls") and after["role"] != "user":  # the user
-            raise RowError("traj", f"{where}: traj[{i}] is the agent's message to the user, but traj[{i + 1}] is a"
-                                   f" {after['role']!r} message, not the user's reply (the trajectory is damaged)")
-    domain = _domain(traj, named, where)
+    if not traj and "error" not in info:
+        raise RowError("traj", f"{where}: 'traj' is empty, but 'info' has no 'error' (run.py writes an empty"
+                               " trajectory only for a run that raised)")
+    said = _said(traj, name.strategy in _TEXT_ACTIONS, where)
+    domain = _domain(traj, name.domain, where)
     run: dict[str, Any] = {
-        "record": "run", "benchmark": BENCHMARK, "suite": domain or "tau-bench", "task_id": str(task_id),
-        "model": model, "spec": "ambiguous", "ask_tool": True, "trial": trial + 1,
+        "record": "run", "benchmark": BENCHMARK, "suite": domain, "task_id": str(task_id),
+        "model": name.model, "spec": "ambiguous", "ask_tool": True, "trial": trial + 1,
     }
+    if name.strategy is not None:
+        run["policy"] = name.strategy
     note: dict[str, Any] = {"tau_bench": {"task_id": task_id, "trial": trial}}
     cost = info.get("user_cost")
     if cost is not None:
         if isinstance(cost, bool) or not isinstance(cost, (int, float)):
             raise RowError("user_cost", f"{where}: info 'user_cost' must be a number (got {cost!r:.200})")
         note["tau_bench"]["user_cost"] = cost
+    note["tau_bench"].update(name.settings)
     if "error" in info:  # run.py's except branch: reward 0.0 written for a run that never finished
         run["status"] = "error"
         note["error_reason"] = f"the run raised: {' '.join(str(info['error']).split())[:300]}"
     else:
         run["score"] = float(reward)
         run["passed"] = abs(float(reward) - 1.0) <= SUCCESS_TOLERANCE
-    messages = [m for m in traj if isinstance(m, dict)]
-    questions = _questions(messages)
+    questions = _questions(traj, said)
     if questions:
         run["questions"] = questions
-    run["steps"] = sum(1 for m in messages if m.get("role") == "assistant")
+    run["steps"] = sum(1 for m in traj if m["role"] == "assistant")
     run["meta"] = note
     return run
 
 
-def _questions(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The agent's messages to the user that ask: assistant text without a tool call, holding a ``?``; the
-    user's next message is the answer. Not attributed to a blocker: τ-bench registers none."""
+def _said(traj: list[dict[str, Any]], text_actions: bool, where: str) -> dict[int, str | None]:
+    """What each agent message said to the user (None for a tool call), by position, checking the trajectory is as
+    the agents write it: the system message, the user's first message, then each agent message followed by the
+    tool's output (a tool-calling agent's ``tool`` message answering its call; an act/react agent's ``user`` message
+    ``API output: ...``) or the user's reply. A trajectory of another shape is damaged: it is refused."""
+    out: dict[int, str | None] = {}
+    if not traj:
+        return out
+    roles = [m["role"] for m in traj]
+    if roles[:2] != ["system", "user"]:
+        raise RowError("traj", f"{where}: a trajectory opens with the system message and the user's first message"
+                               f" (got {', '.join(map(repr, roles[:2]))}): the trajectory is damaged")
+    for i in range(2, len(traj), 2):
+        m = traj[i]
+        if m["role"] != "assistant":
+            raise RowError("traj", f"{where}: traj[{i}] is a {m['role']!r} message where the agent's next message"
+                                   " belongs (each agent message is followed by one tool output or user reply): the"
+                                   " trajectory is damaged")
+        if text_actions:
+            call, out[i] = _react_action(m, i, where)
+        else:
+            call = _tool_call(m, i, where)
+            out[i] = m.get("content") if call is None else None
+        answer = traj[i + 1] if i + 1 < len(traj) else None
+        if call is not None and not text_actions:
+            if (answer is None or answer["role"] != "tool" or answer.get("tool_call_id") != call.get("id")
+                    or answer.get("name") != call["function"]["name"]):
+                raise RowError("traj", f"{where}: traj[{i}] calls the tool {call['function']['name']!r}, but"
+                                       f" traj[{i + 1}] is not the 'tool' message answering that call: the trajectory"
+                                       " is damaged")
+        elif answer is None or answer["role"] != "user":
+            what = "the agent's message to the user" if call is None else "the agent's action"
+            got = f"a {answer['role']!r} message" if answer is not None else "missing"
+            raise RowError("traj", f"{where}: traj[{i}] is {what}, but traj[{i + 1}] is {got}, not the user's"
+                                   " reply (the trajectory is damaged)")
+    return out
+
+
+def _tool_call(m: dict[str, Any], i: int, where: str) -> dict[str, Any] | None:
+    """The tool call of a tool-calling (or few-shot) agent's message, None when it is a message to the user: as
+    ``message_to_action`` decides, by its first tool call (the agent keeps only that one)."""
+    calls = m.get("tool_calls")
+    if calls is None or calls == []:
+        return None
+    first = calls[0] if isinstance(calls, list) else None
+    if not isinstance(first, dict) or "function" not in first:
+        raise RowError("traj", f"{where}: traj[{i}] 'tool_calls' must be a list of calls, each with a 'function'"
+                               f" (got {calls!r:.200})")
+    if first["function"] is None:
+        return None
+    if not isinstance(first["function"], dict) or not isinstance(first["function"].get("name"), str):
+        raise RowError("traj", f"{where}: traj[{i}] 'tool_calls'[0] 'function' must be an object with a 'name'"
+                               f" (got {first['function']!r:.200})")
+    return first
+
+
+def _react_action(m: dict[str, Any], i: int, where: str) -> tuple[dict[str, Any] | None, str | None]:
+    """An act/react agent's message as ``ChatReActAgent.generate_next_step`` reads it, the JSON after its last
+    ``Action:``: ``(action, None)`` for a tool's action, ``(None, text)`` for ``respond``, whose ``content`` goes to
+    the user (as does text that is no JSON). An action that agent would have raised on is damage."""
+    text = m.get("content")
+    if not isinstance(text, str):
+        raise RowError("traj", f"{where}: traj[{i}] is an act/react agent's message, which is text (got"
+                               f" {text!r:.200})")
+    action_str = text.split("Action:")[-1].strip()
+    try:
+        action = json.loads(action_str)
+    except json.JSONDecodeError:
+        return None, action_str
+    except (ValueError, RecursionError) as exc:  # the agent's json.loads raised: the run could not have gone on
+        raise RowError("traj", f"{where}: traj[{i}] holds an action the agent cannot have read"
+                               f" ({type(exc).__name__})") from None
+    if not isinstance(action, dict) or not isinstance(action.get("name"), str) or not isinstance(
+            action.get("arguments"), dict):
+        raise RowError("traj", f"{where}: traj[{i}] holds the action {action_str[:200]!r}, which is not"
+                               ' {"name": <text>, "arguments": <object>} (the agent raises on it)')
+    if action["name"] != RESPOND:
+        return action, None
+    if not isinstance(action["arguments"].get("content"), str):
+        raise RowError("traj", f"{where}: traj[{i}] responds to the user without a text 'content' (got"
+                               f" {action_str[:200]!r})")
+    return None, action["arguments"]["content"]
+
+
+def _questions(traj: list[dict[str, Any]], said: dict[int, str | None]) -> list[dict[str, Any]]:
+    """The agent's messages to the user that ask: what it said to the user (:func:`_said`) holding a ``?``; the
+    user's reply, the next message, is the answer. Not attributed to a blocker: τ-bench registers none."""
     out = []
     turn = -1
-    for i, m in enumerate(messages):
-        if m.get("role") != "assistant":
+    for i, m in enumerate(traj):
+        if m["role"] != "assistant":
             continue
         turn += 1
-        text = m.get("content")
-        if m.get("tool_calls") or not isinstance(text, str) or "?" not in text:
+        text = said.get(i)
+        if not isinstance(text, str) or "?" not in text:
             continue
-        reply = next((n for n in messages[i + 1:] if n.get("role") in ("user", "assistant")), None)
-        answer = reply.get("content") if reply is not None and reply.get("role") == "user" else None
+        answer = traj[i + 1].get("content")
         out.append({"text": text, "response": answer if isinstance(answer, str) else None, "step": turn,
                     "attributed": False})
     return out
