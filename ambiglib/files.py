@@ -110,14 +110,19 @@ def walk(root: str | os.PathLike[str], repeats: list[tuple[Path, Path]] | None =
 
 def _given(entry: os.DirEntry, real_root: str, files: dict[tuple[int, int], Path]) -> Path | None:
     """The name a file is read under when ``entry`` is not it (None when ``entry`` is to be read): a link to a
-    file inside the walk's root is read under the file's own name; any other file, under its first name met."""
-    if entry.is_symlink():
+    file inside the walk's root with a name of the same kind (suffix) is read under the file's own name; a
+    link to a file of another kind of name (``run.json -> raw.data``) or outside, and a hard link, under the
+    first of its names met."""
+    link = entry.is_symlink()
+    if link:
         target = os.path.realpath(entry.path)
-        if os.path.commonpath([target, real_root]) == real_root:
+        if os.path.commonpath([target, real_root]) == real_root and Path(target).suffix == Path(entry.name).suffix:
             return Path(target)
     try:
         st = entry.stat()
     except OSError:
+        return None
+    if not link and st.st_nlink == 1:  # a file's only name (a link to it, of another kind, is read as the link)
         return None
     key = (st.st_dev, st.st_ino)
     if key in files:

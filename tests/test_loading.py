@@ -689,3 +689,15 @@ def test_a_file_linked_inside_its_folder_is_read_once_and_the_link_counted(tmp_p
         assert sorted(both.runs["model"].unique()) == sorted(alone.runs["model"].unique())
         assert set(both.runs["source"].astype(str).str.rsplit(":", n=1).str[0].map(lambda p: Path(p).name)) == {
             "b_own.jsonl", "b_gpt-4o-airline.json"}
+
+
+def test_a_link_of_another_kind_of_name_is_read_as_the_link(tmp_path):
+    """A log's name that is a link to a file no layout reads by its own name (``x.jsonl -> raw/data.txt``) is read
+    as the link: only a link to a file of the same kind of name is left to the file's own name."""
+    folder = tmp_path / "logs"
+    (folder / "raw").mkdir(parents=True)
+    write_jsonl(folder / "raw" / "data.txt", [run_record(task_id="t1"), run_record(task_id="t2")])
+    (folder / "runs.jsonl").symlink_to(folder / "raw" / "data.txt")
+    rs = ambiglib.load(folder)
+    assert len(rs.runs) == 2 and set(rs.runs["source"].astype(str).str.rsplit(":", n=1).str[0]) == {
+        str(folder / "runs.jsonl")}
