@@ -148,8 +148,8 @@ def unreadable(root: str | os.PathLike[str]) -> list[tuple[Path, str]]:
 
 def listdir(folder: Path) -> list[Path]:
     """What ``folder`` holds, in name order; nothing when it cannot be listed."""
-    try:
-        return sorted(folder.iterdir())
+    try:  # by name: the same order as Path's for one folder's entries, without its slow comparisons
+        return sorted(folder.iterdir(), key=lambda p: p.name)
     except OSError:
         return []
 

@@ -189,11 +189,19 @@ def _split(read: FileRead) -> list[pa.Table]:
         tasks.schema.get_field_index("variant_id"), "variant_id",
         pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
     )
-    return [t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks)]
+    if read.sources is None:
+        return [t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks)]
+    # a read of several files: each record's own (runlog.read_small_files)
+    files = pc.cast(read.sources, pa.string())
+    if read.n_task_records:
+        files = [files.filter(pc.invert(is_task)), files.filter(is_task)]
+    else:
+        files = [files, files.slice(0, 0)]
+    return [t.append_column("source", _sources(f, t.column("_line"))) for t, f in zip((runs, tasks), files)]
 
 
-def _sources(file: str, lines: pa.ChunkedArray) -> pa.ChunkedArray:
-    """``file:line`` of each record."""
+def _sources(file: str | pa.Array, lines: pa.ChunkedArray) -> pa.ChunkedArray:
+    """``file:line`` of each record (``file``: the read's, or each record's)."""
     return pc.binary_join_element_wise(file, pc.cast(lines, pa.string()), ":")
 
 

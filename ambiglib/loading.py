@@ -15,7 +15,8 @@ from .files import is_dir, is_file, listdir, unreadable, walk
 from .filters import Filters
 from .memory import c_allocator
 from .parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
-from .runlog import Engine, FileRead, is_jsonl, jsonl_files, looks_canonical, read_file, require_exists
+from .runlog import (BATCH_BYTES, BATCH_FILES, SMALL_FILE_BYTES, Engine, FileRead, is_jsonl, jsonl_files,
+                     looks_canonical, read_file, read_small_files, require_exists)
 from .runset import RunSet, build_runset
 from .snapshot import is_snapshot, read_snapshot
 
@@ -42,13 +43,21 @@ def _read_canonical_jsonl(path: Path, *, quiet: bool, engine: Engine) -> tuple[R
 @c_allocator()  # the frames reuse the pages the JSON parse freed (memory.py)
 def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine: Engine
                           ) -> tuple[RunSet, list[LoadError]]:
-    if path.is_dir():
-        files = sorted(files, key=lambda p: p.relative_to(path).as_posix())
+    if path.is_dir():  # by the name inside the folder, as text (pathlib's relative_to took ~1 s for 20,000 files)
+        prefix = os.path.join(str(path), "")
+        files = sorted(files, key=lambda p: str(p).removeprefix(prefix).replace(os.sep, "/"))
     reads: list[FileRead] = []
-    bar = tqdm(files, desc="reading run log", unit="file",
+    bar = tqdm(total=len(files), desc="reading run log", unit="file",
                disable=quiet or len(files) < PROGRESS_MIN_FILES)
-    for file in bar:
-        reads.append(read_file(file, str(file), engine))
+    for group in _small_runs(files) if engine != "python" else [[f] for f in files]:
+        # small plain files (one run each, say) parsed together: ~8 ms a file read one by one
+        together = read_small_files(group) if len(group) > 1 else None
+        if together is not None:
+            reads.append(together)
+        else:
+            reads += [read_file(file, str(file), engine) for file in group]
+        bar.update(len(group))
+    bar.close()
     n_run_records = sum(r.n_run_records for r in reads)
     if n_run_records == 0:
         what = f"{len(files)} file{'s' if len(files) != 1 else ''}"
@@ -63,6 +72,29 @@ def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine:
     errors = sorted([e for r in reads for e in r.errors] + dup_errors,
                     key=lambda e: (order.get(e.file, len(order)), e.line or 0))
     return runset, errors
+
+
+def _small_runs(files: list[Path]) -> list[list[Path]]:
+    """The files in order, in groups: each run of consecutive small plain files (``runlog.SMALL_FILE_BYTES``,
+    at most ``BATCH_BYTES`` and ``BATCH_FILES`` a group) together, any other file alone."""
+    groups: list[list[Path]] = []
+    small: list[Path] = []  # the group of small files being gathered
+    size = 0
+    for file in files:
+        try:
+            n = None if file.name.endswith(".gz") else os.stat(file).st_size
+        except OSError:
+            n = None
+        if n is None or n > SMALL_FILE_BYTES:
+            groups.append([file])
+            small = []
+            continue
+        if not small or len(small) >= BATCH_FILES or size + n > BATCH_BYTES:
+            small, size = [], 0
+            groups.append(small)
+        small.append(file)
+        size += n
+    return groups
 
 
 def _read_canonical_parquet(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:

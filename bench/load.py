@@ -22,8 +22,11 @@ measures, against the baselines named in the foundation issue:
    ``--inspect-copies 1,10,100``) beside the fixed cost of reading any Inspect log (issue 41: target <= 2x;
    hostile Inspect logs: ``bench/inspect_memory.py``).
 
+8. a folder of 20,000 one-run files (issue 56: 160 s and 2.3 GB, where one file of the same runs took 0.9 s and
+   146 MB): time and peak memory of the load against one file holding the same runs (target: <= 3x the time).
+
 Run ``python bench/load.py`` (or ``make bench``); ``--runs`` scales it down for a quick look;
-``--store-only``, ``--meta-only`` and ``--memory-only`` run one figure.
+``--store-only``, ``--meta-only``, ``--memory-only`` and ``--small-files-only`` run one figure.
 Copy the printed figures into docs/performance.md.
 """
 
@@ -156,10 +159,16 @@ def main() -> None:
     parser.add_argument("--store-only", action="store_true", help="only figure 5, the partitioned store")
     parser.add_argument("--meta-only", action="store_true", help="only figure 6, logs with varied meta keys")
     parser.add_argument("--memory-only", action="store_true", help="only figure 7, peak memory at 100k and 1M runs")
+    parser.add_argument("--small-files-only", action="store_true", help="only figure 8, 20,000 one-run files")
+    parser.add_argument("--small-files", type=int, default=20_000, help="figure 8's number of one-run files")
     parser.add_argument("--inspect-copies", type=lambda s: tuple(int(k) for k in s.split(",")), default=(1, 10),
                         help="figure 7's Inspect logs: copies of the 10,080-run set, comma-separated (1,10,100 adds"
                              " 1,008,000 runs: 2.8 GB, ~5 min a load)")
     args = parser.parse_args()
+    if args.small_files_only:
+        OUT.mkdir(exist_ok=True)
+        _print_rows(small_files_rows(args.small_files, args.repeat))
+        return
     if args.store_only or args.meta_only or args.memory_only:
         OUT.mkdir(exist_ok=True)
         _print_rows(store_rows(args.store_scale, args.repeat) if args.store_only else
@@ -208,7 +217,29 @@ def main() -> None:
     rows += store_rows(args.store_scale, args.repeat)
     rows += meta_rows(args.repeat)
     rows += memory_rows(args.repeat, args.inspect_copies)
+    rows += small_files_rows(args.small_files, args.repeat)
     _print_rows(rows)
+
+
+def small_files_rows(n_files: int, repeat: int) -> list[tuple[str, str, str, str]]:
+    """Figure 8: ``n_files`` one-run files in one folder against one file of the same runs."""
+    one = OUT / f"small_{n_files}.jsonl"
+    folder = OUT / f"small_{n_files}"
+    if not folder.exists():
+        generate(one, n_files, 3)
+        folder.mkdir()
+        with open(one, encoding="utf-8") as fh:
+            for i, line in enumerate(fh):
+                (folder / f"run_{i:06d}.jsonl").write_text(line, encoding="utf-8")
+    t_folder = fresh("ambiglib.load(path, quiet=True)", folder, repeat)
+    t_one = fresh("ambiglib.load(path, quiet=True)", one, repeat)
+    peak_folder, _ = peak_memory(folder)
+    peak_one, _ = peak_memory(one)
+    return [
+        (f"{n_files:,} one-run files", f"{t_folder:.2f} s", f"one file of them: {t_one:.2f} s ="
+         f" {t_folder / t_one:.1f}x", "<= 3x " + ("PASS" if t_folder <= 3 * t_one else "FAIL")),
+        ("  peak memory (fresh process)", f"{peak_folder / 1e6:.0f} MB", f"one file: {peak_one / 1e6:.0f} MB", ""),
+    ]
 
 
 def _print_rows(rows: list[tuple[str, str, str, str]]) -> None:

@@ -701,3 +701,55 @@ def test_a_link_of_another_kind_of_name_is_read_as_the_link(tmp_path):
     rs = ambiglib.load(folder)
     assert len(rs.runs) == 2 and set(rs.runs["source"].astype(str).str.rsplit(":", n=1).str[0]) == {
         str(folder / "runs.jsonl")}
+
+
+def test_many_small_files_read_together_give_what_each_read_alone_gives(tmp_path):
+    """A folder of small files is parsed a group at a time (runlog.read_small_files): the frames, every record's
+    file and line, and every rejection equal those of the reference engine, which reads each file alone; a
+    file the group cannot take (a blank line, a bad record, gzip, CRLF) is read alone, where it is named."""
+    import gzip
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for i in range(40):
+        records = [run_record(task_id=f"t{i}", trial=t) for t in (1, 2)]
+        if i % 7 == 0:
+            records.insert(0, task_record(task_id=f"t{i}"))
+        text = "".join(json.dumps(r) + "\n" for r in records)
+        if i == 11:
+            text = text.replace("\n", "\n\n", 1)  # a blank line: the group parse cannot keep line numbers
+        if i == 23:
+            text = text.replace('"ambiguous"', '"amb"', 1)  # a record the contract refuses
+        if i == 31:
+            text = text.replace("\n", "\r\n")
+        if i == 17:
+            text = text.rstrip("\n")  # no newline at the end
+        if i == 5:
+            with gzip.open(folder / f"r{i:02d}.jsonl.gz", "wt") as fh:
+                fh.write(text)
+            continue
+        (folder / f"r{i:02d}.jsonl").write_text(text)
+    together, errors = ambiglib.load(folder, strict=False)
+    alone, alone_errors = ambiglib.load(folder, strict=False, engine="python")
+    assert len(together.runs) == 79 and len(errors) == 1 and "r23.jsonl:" in errors[0].message
+    assert [e.message for e in errors] == [e.message for e in alone_errors]
+    for name in ("runs", "questions", "labels", "tasks", "blockers"):
+        pd.testing.assert_frame_equal(getattr(together, name), getattr(alone, name), check_dtype=False,
+                                      check_categorical=False, obj=name)
+    # each record's own file and line, counted here from the files
+    src = together.runs.set_index("source")
+    assert f"{folder / 'r00.jsonl'}:2" in src.index and f"{folder / 'r00.jsonl'}:3" in src.index
+    assert f"{folder / 'r11.jsonl'}:3" in src.index  # after its blank line
+    assert f"{folder / 'r17.jsonl'}:2" in src.index
+
+
+def test_a_duplicate_across_small_files_names_both(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for i in range(5):
+        write_jsonl(folder / f"r{i}.jsonl", [run_record(task_id=f"t{i}")])
+    write_jsonl(folder / "r5.jsonl", [run_record(task_id="t2")])
+    _, errors = ambiglib.load(folder, strict=False)
+    assert len(errors) == 1
+    assert errors[0].message.startswith(f"{folder / 'r5.jsonl'}:1: duplicate run key")
+    assert errors[0].message.endswith(f"first seen at {folder / 'r2.jsonl'}:1")
