@@ -21,7 +21,8 @@ One module per part: :mod:`~ambiglib.report.run` (loading once, the workers, the
 :mod:`~ambiglib.report.runner` (one notebook in its kernel), :mod:`~ambiglib.report.parameters` (what a
 parameters file may say, and the cell that says it), :mod:`~ambiglib.report.folder` (the output folder,
 built aside and never anyone else's), :mod:`~ambiglib.report.rendering` (tables and figures, escaped) and
-:mod:`~ambiglib.report.index` (the summary and index pages). Notebooks import what they use from here.
+:mod:`~ambiglib.report.index` (the summary and index pages), :mod:`~ambiglib.report.bundled` (the notebooks and
+example log that ship with ambiglib). Notebooks import what they use from here.
 """
 
 from ..errors import ReportError

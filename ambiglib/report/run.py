@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import ReportError
 from ..loading import load
+from .bundled import bundled_notebooks, example_runs
 from .folder import ReportFolder
 from .index import _collect, _write_index, write_summary
 from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
@@ -22,31 +23,6 @@ __all__ = ["bundled_notebooks", "example_runs", "run_report"]
 
 #: The report's snapshot of the log (in its work folder; kept in ``--out`` only with ``keep_snapshot``).
 SNAPSHOT_DIR = "snapshot"
-
-
-#: ambiglib/ (installed: it holds notebooks/ and example/; in the source tree they are beside it)
-_HERE = Path(__file__).resolve().parent.parent
-
-
-def _bundled(installed: Path, source: Path, pattern: str) -> Path | None:
-    for candidate in (installed, source):  # the wheel's copy, then the source tree's
-        if candidate.is_dir() and any(candidate.glob(pattern)):
-            return candidate
-    return None
-
-
-def bundled_notebooks() -> Path:
-    """The folder of the report's notebooks: ``ambiglib/notebooks`` when installed, ``notebooks/`` in the source tree."""
-    found = _bundled(_HERE / "notebooks", _HERE.parent / "notebooks", "*.ipynb")
-    if found is None:
-        raise ReportError(f"no notebooks shipped with ambiglib (looked in {_HERE / 'notebooks'} and"
-                          f" {_HERE.parent / 'notebooks'}); pass --notebooks-dir")
-    return found
-
-
-def example_runs() -> Path | None:
-    """The bundled example run log (``ambiglib/example`` installed, ``data/example`` in the source tree), if present."""
-    return _bundled(_HERE / "example", _HERE.parent / "data" / "example", "*.jsonl")
 
 
 def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] = "reports", *,

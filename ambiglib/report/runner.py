@@ -302,7 +302,7 @@ def shares_kernel(notebook: Path) -> bool:
     notebook of the bundled set, byte for byte, whose code changes nothing the reset cannot put back. Any other (a
     user's ``--notebooks-dir``) may change anything, e.g. a library's module attribute or a module-level dict in
     place, and runs in a kernel no other notebook ran in."""
-    from .run import bundled_notebooks
+    from .bundled import bundled_notebooks
 
     try:
         bundled = bundled_notebooks() / notebook.name
