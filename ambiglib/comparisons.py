@@ -685,7 +685,7 @@ def _rerun_sd(sums: _Sums, ta: pd.DataFrame, tb: pd.DataFrame, valued: np.ndarra
 
 def _mcnemar_applies(test: str, sides: tuple, valued: np.ndarray, trials: str | None, pair: str) -> None:
     """Raise ArgumentError naming the pair and its first task that is not one pass/fail trial a side, which
-    McNemar's test needs; return where every valued task is. ``sides``: (name, per-task sums, values) of a and b."""
+    McNemar's test needs; return when every valued task is. ``sides``: (name, per-task sums, values) of a and b."""
     for side, t, values in sides:
         n = t[trials].to_numpy()[valued] if trials is not None else np.full(len(values), 2)
         many = np.flatnonzero(n != 1)

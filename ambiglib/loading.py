@@ -457,18 +457,22 @@ def _read_any(path: Path, *, quiet: bool, engine: Engine, inspect: Mapping[str, 
     skipped = dict(runset.skipped)
     if strays and units and not any(name.startswith("runlog-parquet") or name == "runlog-snapshot"
                                     for name, _ in units):
-        first = strays[0].relative_to(path) if strays[0].is_relative_to(path) else strays[0]
         reason = (f"file in the log's folder that is no run log of any layout ambiglib reads, not read (first:"
-                  f" {first})")
+                  f" {_inside(strays[0], path)})")
         skipped[reason] = skipped.get(reason, 0) + len(strays)
     if repeats:  # the files' second names, which no reader was given
-        (link, read), shown = repeats[0], lambda p: p.relative_to(path) if p.is_relative_to(path) else p
+        link, read = repeats[0]
         reason = (f"second name of a file the load read under another (a link), not read twice (first:"
-                  f" {shown(link)} -> {shown(read)})")
+                  f" {_inside(link, path)} -> {_inside(read, path)})")
         skipped[reason] = skipped.get(reason, 0) + len(repeats)
     if skipped != runset.skipped:
         object.__setattr__(runset, "skipped", skipped)  # the same run set: what the load worked out is kept
     return runset, errors
+
+
+def _inside(file: Path, folder: Path) -> Path:
+    """``file`` as named inside ``folder`` (whole when it lies outside it)."""
+    return file.relative_to(folder) if file.is_relative_to(folder) else file
 
 
 def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engine: Engine,

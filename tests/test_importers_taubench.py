@@ -62,14 +62,7 @@ def test_pass_hat_k_equals_the_harness_own_computation(log, raw, k):
 
 def test_questions_are_the_agents_asking_messages_with_the_users_replies(log, raw):
     rs = ambiglib.load(log)
-    expected = []
-    for r in raw:
-        msgs = r["traj"]
-        for i, m in enumerate(msgs):
-            if m["role"] == "assistant" and not m.get("tool_calls") and "?" in (m.get("content") or ""):
-                nxt = next((n for n in msgs[i + 1:] if n["role"] in ("user", "assistant")), None)
-                expected.append((str(r["task_id"]), r["trial"] + 1, m["content"],
-                                 nxt["content"] if nxt and nxt["role"] == "user" else None))
+    expected = _questions_by_hand(raw)
     q = rs.questions.merge(rs.runs[["run_id", "task_id", "trial"]], on="run_id")
     got = sorted(zip(q["task_id"], q["trial"], q["text"], q["response"].astype(object).where(q["response"].notna(), None)))
     assert got == sorted(expected) and len(got) > 0

@@ -638,19 +638,24 @@ def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool
         pa.set_memory_pool(found)
 
 
-def test_a_merge_of_logs_without_blockers_keeps_every_frames_columns(tmp_path):
-    """Two logs in one folder, neither with blockers (a τ-bench file beside a canonical log): the merged run set
-    has every frame's columns, and a Parquet copy of it loads back (it wrote a blockers file with no columns)."""
+def _published_taubench(dst):
+    """τ-bench's published GPT-4o airline trajectories (tests/fixtures/tau-bench), unzipped to ``dst``."""
     import gzip
     import shutil
     from pathlib import Path
 
+    published = Path(__file__).resolve().parent / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz"
+    with gzip.open(published) as src, open(dst, "wb") as out:
+        shutil.copyfileobj(src, out)
+
+
+def test_a_merge_of_logs_without_blockers_keeps_every_frames_columns(tmp_path):
+    """Two logs in one folder, neither with blockers (a τ-bench file beside a canonical log): the merged run set
+    has every frame's columns, and a Parquet copy of it loads back (it wrote a blockers file with no columns)."""
     folder = tmp_path / "logs"
     folder.mkdir()
     write_jsonl(folder / "own.jsonl", [run_record(task_id="t1"), run_record(task_id="t2")])
-    published = Path(__file__).resolve().parent / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz"
-    with gzip.open(published) as src, open(folder / "gpt-4o-airline.json", "wb") as dst:
-        shutil.copyfileobj(src, dst)
+    _published_taubench(folder / "gpt-4o-airline.json")
     alone = ambiglib.load(folder / "own.jsonl")
     assert alone.blockers.empty
     merged = ambiglib.load(folder)
@@ -666,16 +671,12 @@ def test_a_merge_of_logs_without_blockers_keeps_every_frames_columns(tmp_path):
 def test_a_file_linked_inside_its_folder_is_read_once_and_the_link_counted(tmp_path, how):
     """A second name of a file (a link beside it) is not read again: its runs would count twice, and a τ-bench
     file's model comes from its name, so a link would add a second model with the same runs (issue 56 §4)."""
-    import gzip
-    import shutil
     from pathlib import Path
 
     folder = tmp_path / "logs"
     folder.mkdir()
     write_jsonl(folder / "b_own.jsonl", [run_record(task_id="t1"), run_record(task_id="t2")])
-    published = Path(__file__).resolve().parent / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz"
-    with gzip.open(published) as src, open(folder / "b_gpt-4o-airline.json", "wb") as dst:
-        shutil.copyfileobj(src, dst)
+    _published_taubench(folder / "b_gpt-4o-airline.json")
     alone = ambiglib.load(folder)
     link = (lambda src, dst: dst.symlink_to(src.name)) if how == "symlink" else (lambda src, dst: dst.hardlink_to(src))
     link(folder / "b_own.jsonl", folder / "a_copy.jsonl")  # met first, in name order

@@ -259,10 +259,15 @@ class _Seen:
                 entry[2].add(eval_id)
                 entry[3].add(model)
 
+    def ranked(self) -> list[str]:
+        """Each such tool's name, most called first."""
+        return sorted(self.looks, key=lambda name: (-self.looks[name][0], name))
+
     def tools_said(self) -> list[str]:
         """Each such tool, most called first, with its counts."""
         said = []
-        for name, (calls, runs, evals, models) in sorted(self.looks.items(), key=lambda kv: (-kv[1][0], kv[0])):
+        for name in self.ranked():
+            calls, runs, evals, models = self.looks[name]
             shown = ", ".join(sorted(models)[:3]) + (", ..." if len(models) > 3 else "")
             said.append(f"{name!r} called {calls} time(s) in {runs} run(s), offered in the plans of {len(evals)}"
                         f" eval(s) ({shown})")
@@ -306,7 +311,7 @@ def _clash_error(root: Path, seen: _Seen, names: tuple[str, ...]) -> FormatError
     first, second, differ = seen.clash  # type: ignore[misc]
     said = seen.tools_said()
     if said:
-        top = said[0].split("'")[1]
+        top = seen.ranked()[0]
         lead = (f"tool(s) that look like asking but are not the mapping's ask tools ({', '.join(names)}):"
                 f" {'; '.join(said)}. ")
         fix = (f"If {top!r} asks the user, name it: --ask-tool {top} (ambiglib.load(..., ask_tools=[{top!r}]),"
