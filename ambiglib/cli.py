@@ -73,6 +73,9 @@ def _report(args: argparse.Namespace) -> int:
     close()
     _say(f"wrote {index}")
     rejected = _rejected_count(index.parent / "rejected.csv")
+    if isinstance(rejected, str):
+        print(rejected + (" (--strict: failing)" if args.strict else ""), file=sys.stderr)
+        return 1 if args.strict else 0
     if rejected:
         print(f"{rejected} record{'s' if rejected != 1 else ''} rejected: see {index.parent / 'rejected.csv'}"
               + (" (--strict: failing)" if args.strict else " (--strict makes this an error)"))
@@ -80,15 +83,18 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _rejected_count(path) -> int:
-    """Rows of a report's rejected.csv (0 when there is none)."""
+def _rejected_count(path) -> int | str:
+    """Rows of a report's rejected.csv (0 when there is none), or why it cannot be read: a count it cannot
+    make is said, never given as 0."""
     import csv
 
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             return max(0, sum(1 for _ in csv.reader(fh)) - 1)
-    except OSError:
+    except FileNotFoundError:
         return 0
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        return f"{path} cannot be read ({getattr(exc, 'strerror', None) or exc}): how many records were rejected is unknown"
 
 
 def _summary(args: argparse.Namespace) -> int:

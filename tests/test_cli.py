@@ -214,3 +214,19 @@ def test_summary_prints_the_summary_with_a_logs_escape_sequences_shown_not_obeye
     assert "- runs: 1 (0 with status `error`" in printed and "## Runs per benchmark" in printed
     assert "evil\\x1b[2Jmodel" in printed and "\x1b" not in printed
     assert printed.rstrip().endswith(f"wrote {tmp_path / 'out' / 'summary.md'}")
+
+
+def test_the_rejected_count_is_said_unknown_when_rejected_csv_cannot_be_read(tmp_path):
+    """`report` said nothing of rejected records when its rejected.csv could not be read (the count fell back
+    to 0): a count it cannot make is said, and --strict fails on it (issue 56)."""
+    from ambiglib.cli import _rejected_count
+
+    assert _rejected_count(tmp_path / "rejected.csv") == 0  # no file: nothing was rejected
+    (tmp_path / "rejected.csv").write_text('file,line,message\na.jsonl,3,"two\nlines"\nb.jsonl,1,x\n', encoding="utf-8")
+    assert _rejected_count(tmp_path / "rejected.csv") == 2  # a quoted line break is one record's
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    said = _rejected_count(folder)
+    assert isinstance(said, str) and said.startswith(f"{folder} cannot be read") and "is unknown" in said
+    (tmp_path / "bad.csv").write_bytes(b"file,line\n\xff\xfe,1\n")
+    assert "cannot be read" in str(_rejected_count(tmp_path / "bad.csv"))

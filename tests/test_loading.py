@@ -744,6 +744,35 @@ def test_many_small_files_read_together_give_what_each_read_alone_gives(tmp_path
     assert f"{folder / 'r17.jsonl'}:2" in src.index
 
 
+def test_a_load_lists_each_folder_of_a_log_once(tmp_path, monkeypatch):
+    """The unreadable-file check, each layout's detection and the reader walked a folder of small files again and
+    again (five walks of 20,000 names, about 0.5 s each): within a load each folder is listed once, and a second
+    load looks again (a file added between them is read)."""
+    import collections
+    import os
+
+    folder = tmp_path / "logs"
+    for i in range(12):
+        write_jsonl(folder / ("deeper" if i % 3 else "") / f"r{i:02d}.jsonl", [run_record(task_id=f"t{i}")])
+    listed: collections.Counter = collections.Counter()
+    scandir, listdir = os.scandir, os.listdir
+
+    def counting(real):
+        def look(path="."):
+            if os.path.realpath(path).startswith(str(tmp_path.resolve())):  # (not Python's own look at its modules)
+                listed[os.path.realpath(path)] += 1
+            return real(path)
+        return look
+
+    monkeypatch.setattr(os, "scandir", counting(scandir))
+    monkeypatch.setattr(os, "listdir", counting(listdir))
+    assert len(ambiglib.load(folder).runs) == 12
+    assert listed[str(folder.resolve())] == listed[str((folder / "deeper").resolve())] == 1
+    assert max(listed.values()) == 1, listed  # (and a name a detection looks for in each, absent, once)
+    write_jsonl(folder / "r99.jsonl", [run_record(task_id="t99")])
+    assert len(ambiglib.load(folder).runs) == 13 and listed[str(folder.resolve())] == 2
+
+
 def test_a_duplicate_across_small_files_names_both(tmp_path):
     folder = tmp_path / "logs"
     folder.mkdir()

@@ -157,6 +157,30 @@ def test_the_report_files_of_a_table_of_statistics_show_counts_as_counts(tmp_pat
     assert "hil-bench & Total blockers & – & 40 & 21 & 19 &" in tex and "hil-bench & Tasks & – & 12 & 6 & 6 &" in tex
 
 
+def test_a_table_with_a_column_twice_is_refused_when_saved_and_when_read_back(tmp_path):
+    """pandas reads a CSV header that names a column twice as ``x`` and ``x.1``: the report's opening and index,
+    which read its tables back by name, would show the first copy's values under the name without a word
+    (issue 56: a repeated column is an error naming the file and the column)."""
+    import pandas as pd
+
+    from ambiglib.errors import ReportError
+    from ambiglib.report.opening import read_table
+    from ambiglib.report.rendering import save_table
+
+    twice = pd.DataFrame([[1, 2, 3]], columns=["model", "ask_rate", "ask_rate"])
+    with pytest.raises(ReportError, match=r"table 'asking': the column 'ask_rate' appears more than once \(2 times\)"):
+        save_table(twice, "asking", tmp_path)
+    assert not (tmp_path / "asking.csv").exists()
+    with pytest.raises(ReportError, match="'ask_rate' appears more than once"):
+        save_table(twice, "asking", None)  # interactive use too: the notebook's table would not survive the report
+    (tmp_path / "asking.csv").write_text("model,ask_rate,ask_rate\na,0.2,0.9\n", encoding="utf-8")
+    with pytest.raises(ReportError, match=r"asking.csv: line 1: the column 'ask_rate' appears 2 times"):
+        read_table(tmp_path / "asking.csv")
+    (tmp_path / "once.csv").write_text("model,ask_rate\na,0.2\n", encoding="utf-8")
+    frame, _ = read_table(tmp_path / "once.csv")
+    assert list(frame.columns) == ["model", "ask_rate"] and frame["ask_rate"].tolist() == [0.2]
+
+
 PAPER = ROOT / "data" / "paper"
 
 

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-from ..files import is_dir, is_file, listdir
+from ..files import is_dir, is_file, listdir, matching
 from ..errors import FormatError, LoadError
 from ..runlog import require_exists
 from ..runset import RunSet
@@ -59,7 +59,7 @@ def parse_run_name(name: str) -> dict[str, Any]:
 
 
 def _is_task_dir(path: Path) -> bool:
-    return any(is_file(path / f) for f in TASK_FILES) or any(path.glob("_audit.*.json"))
+    return any(is_file(path / f) for f in TASK_FILES) or bool(matching(path, "_audit.*.json"))
 
 
 def _is_runlog(file: Path) -> bool:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import FormatError, LoadError
+from ..files import matching
 from ..runlog import require_exists
 from ..runset import RunSet
 from ._common import (Collected, RowError, _loads, finish, guard, inside, present, read_csv, read_json, read_jsonl,
@@ -447,7 +448,7 @@ def _completions_without_scores(path: Path, scored_files: list[Path]) -> list[Pa
 def _scored_files(path: Path) -> list[Path]:
     if path.is_file():
         return [path] if path.name.startswith("scored_") and path.suffix == ".csv" else []
-    return sorted(list(path.glob("scored_*.csv")) + list(path.glob("evaluation_results/scored_*.csv")))
+    return sorted(matching(path, "scored_*.csv") + matching(path / "evaluation_results", "scored_*.csv"))
 
 
 def is_mcp_atlas_results(path: Path) -> bool:

@@ -4,6 +4,7 @@ escaped; every "–" has its reason beside it."""
 
 from __future__ import annotations
 
+import csv as csv_module
 import html
 import json
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import ReportError
 from ..headline import QUESTIONS, SHOWN
 
 __all__ = ["answer_cards", "unanswered_list", "compact_table", "read_meta", "OPENING_STYLE"]
@@ -125,6 +127,12 @@ def read_table(csv: Path) -> tuple[pd.DataFrame, dict]:
     read as missing), and a text column of digits stays text."""
     meta = read_meta(csv.with_name(csv.name.removesuffix(".csv") + ".meta.json"))
     text = {c: str for c in meta.get("text_columns") or []}
+    with open(csv, encoding="utf-8", newline="") as fh:  # pandas renames a repeated column (x, x.1): not read so
+        names = next(csv_module.reader(fh), [])
+    repeated = [n for i, n in enumerate(names) if n in names[:i]]
+    if repeated:
+        raise ReportError(f"{csv}: line 1: the column {repeated[0]!r} appears {names.count(repeated[0])} times;"
+                          " a saved table names each column once (rerun the report to write it again)")
     return pd.read_csv(csv, keep_default_na=False, na_values=[""], dtype=text), meta
 
 

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..errors import ReportError
 from ..tables._common import empty_lines
 from ..text import visible
 
@@ -129,6 +130,10 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     list of pathlib.Path
         The files written (empty when ``out_dir`` is not set).
     """
+    repeated = list(dict.fromkeys(table.columns[table.columns.duplicated()]))
+    if repeated:  # read back by name (the opening, the index), a second copy would come back renamed
+        raise ReportError(f"table {name!r}: the column {repeated[0]!r} appears more than once"
+                          f" ({list(table.columns).count(repeated[0])} times); rename the copies before saving it")
     if not out_dir:
         return []
     out = Path(out_dir)
