@@ -450,15 +450,21 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     _mapping_options(p)
     p.set_defaults(func=_convert, parser=p)
     p = sub.add_parser("compare", parents=[common], allow_abbrev=False,
-                       help="is one model (policy, or the ask tool) better than another? paired by task, with CIs,"
-                            " the test fitted to the outcome, effect sizes, Holm",
-                       description="Compare a metric between every pair of models, ask policies, or with and without"
-                                   " the ask tool, paired by task (tables: comparisons.paired_comparison).")
-    p.add_argument("--runs", required=True, help=RUNS_HELP)
+                       help="is one model (policy, the ask tool, or a log of the same agent) better than another?"
+                            " paired by task, with CIs, the test fitted to the outcome, effect sizes, Holm",
+                       description="Compare a metric between every pair of models, ask policies, with and without"
+                                   " the ask tool, or two logs of one agent (before and after a change), paired by task"
+                                   " (tables: comparisons.paired_comparison).")
+    p.add_argument("--runs", required=True, action="append", metavar="[LABEL=]PATH",
+                   help=RUNS_HELP + "; several logs of one agent: LABEL=PATH for each, the option repeated (--runs"
+                                    " before=old/ --runs after=new/), compared with --between log (a PATH that exists"
+                                    " is read as a path, '=' and all)")
     p.add_argument("--metric", choices=COMPARED, default="mean_score",
                    help="what is compared (default: mean_score; each is described in docs/metrics.md)")
-    p.add_argument("--between", choices=["model", "policy", "ask_tool"], default="model",
-                   help="the two sides (default: model)")
+    p.add_argument("--between", choices=["model", "policy", "ask_tool", "log"], default="model",
+                   help="the two sides (default: model); log: the logs given as --runs LABEL=PATH, each later one"
+                        " against each earlier one (after − before), one agent's runs paired by task, and the tasks"
+                        " that improved and regressed listed")
     p.add_argument("--a", default=None, help="one side (e.g. a model's name); with --b, only this pair")
     p.add_argument("--b", default=None, help="the other side")
     p.add_argument("--condition", choices=list(CONDITION_NAMES), default=None,
@@ -581,6 +587,16 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"ambiglib compare: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own"
               " runs (the condition column says which)", file=sys.stderr)
         return 2
+    try:
+        runs = _logs_given(args.runs)
+    except ArgumentError as exc:
+        _say(f"ambiglib compare: {exc}", sys.stderr)
+        return 2
+    if args.between == "log" and (isinstance(runs, str) or len(runs) < 2):
+        got = "one log without a label" if isinstance(runs, str) else f"one log, {next(iter(runs))!r}"
+        _say(f"ambiglib compare: --between log compares two or more logs of one agent, each given as --runs"
+             f" LABEL=PATH (--runs before=old/ --runs after=new/); got {got}", sys.stderr)
+        return 2
     sides = (None, None)
     if args.a is not None:
         if args.between == "ask_tool":
@@ -598,14 +614,22 @@ def _compare(args: argparse.Namespace) -> int:
             _say(f"ambiglib compare: --a and --b are both {both}: a side compared with itself differs by 0 on every"
                  f" task; give two different {_SIDE_NAMES[args.between]}", sys.stderr)
             return 2
-    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
+    if isinstance(runs, str):
+        rs, errors = load(runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
+    else:  # several logs, by label: a missing path or a log that cannot be read is this command's one line
+        try:
+            rs, errors = load(runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
+        except AmbiglibError as exc:
+            _say(f"ambiglib compare: {exc}", sys.stderr)
+            return 2
     from .importers.inspect_logs import mapping_warnings
 
     for warning in mapping_warnings(rs, args.ask_tool or None, evals=False):  # before any number
         _say(f"ambiglib compare: warning: {warning}", sys.stderr)
     if errors:
-        print(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs"
-              f" {args.runs} lists them)", file=sys.stderr)
+        listed = f"ambiglib validate --runs {runs} lists them" if isinstance(runs, str) else \
+            "ambiglib validate " + " and ".join(f"--runs {path}" for path in runs.values()) + " list them"
+        _say(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected ({listed})", sys.stderr)
     condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
     if args.a is not None and args.between != "ask_tool":
         present = set(rs.runs[args.between].astype(str))
@@ -634,11 +658,91 @@ def _compare(args: argparse.Namespace) -> int:
     if len(out) == 0:
         print(f"ambiglib compare: nothing to compare: {out.attrs.get('note', 'no pairs')}", file=sys.stderr)
         return 1
+    if args.between == "log" and args.format == "table":  # the difference and its test, then the tasks that moved
+        from .comparisons import per_task
+
+        tasks = per_task(rs, metric=args.metric, between="log", condition=condition, a=sides[0], b=sides[1],
+                         k=args.k)
+        return _print_log_changes(out, tasks)
     return _print_table(out, args.format)
 
 
+def _logs_given(values: list[str]) -> "str | dict[str, str]":
+    """``--runs`` as ``load`` takes it: one path, or several logs by label (``LABEL=PATH`` each, split at the first
+    ``=``). A value that exists as a file or folder is a path, whatever it holds; an ArgumentError says what is
+    wrong with the rest (a log without a label among several, a label given twice, a label a log cannot have)."""
+    import os
+
+    from .log_labels import check_label
+
+    given = [(None, v) if os.path.lexists(v) or "=" not in v else tuple(v.split("=", 1)) for v in values]
+    if len(given) == 1 and given[0][0] is None:
+        return values[0]
+    logs: dict[str, str] = {}
+    for label, path in given:
+        if label is None:
+            raise ArgumentError(f"--runs {path}: no label; with several --runs give each log one, LABEL=PATH"
+                                f" (--runs before={path})")
+        check_label(label, "--runs")
+        if label in logs:
+            raise ArgumentError(f"--runs: the label {label!r} is given twice ({logs[label]} and {path}): each log"
+                                " needs a label of its own")
+        if not path:
+            raise ArgumentError(f"--runs {label}=: no path after the label")
+        logs[label] = path
+    return logs
+
+
+def _print_log_changes(out, tasks) -> int:
+    """``compare --between log``, for reading: per comparison, the paired difference (later log − earlier) and its
+    test first, then the tasks that improved and those that regressed (each side's value and the difference),
+    the most moved first; the notes last."""
+    import numpy as np
+    import pandas as pd
+
+    from .tables._common import empty_lines
+
+    keys = [c for c in ("benchmark", "suite", "model", "policy", "log_a", "log_b") if c in out.columns]
+    for (metric, condition), _ in out.groupby(["metric", "condition"], sort=False):
+        _say(f"{metric} on {condition}; difference = log_a − log_b, paired by task")
+    for r in out.itertuples(index=False):
+        a, b = str(r.log_a), str(r.log_b)
+        policy = "" if str(r.policy) == "default" else f" (policy {r.policy})"
+        interval = "no interval" if not (np.isfinite(r.difference_ci_low) and np.isfinite(r.difference_ci_high)) \
+            else f"{100 * r.ci_level:g}% interval {r.difference_ci_low:+.3g} to {r.difference_ci_high:+.3g}" \
+                 f" ({r.ci_method})"
+        _say(f"{r.benchmark} {r.suite} {r.model}{policy}: {a} − {b} = {r.difference:+.3g} ({r.value_a:.3g} vs"
+             f" {r.value_b:.3g} over {r.n_pairs} tasks), {interval}")
+        p = "no p-value (no task's sides differ)" if not np.isfinite(r.p_value) else \
+            f"p = {r.p_value:.3g} ({r.alternative}; Holm over {len(out)} row{'s' if len(out) != 1 else ''}:" \
+            f" {r.p_holm:.3g})"
+        _say(f"  test: {r.test}: {p}; {r.n_differing} task{'s' if r.n_differing != 1 else ''} differ")
+        if isinstance(r.ci_vs_test, str):
+            _say(f"  {r.ci_vs_test}")
+        mine = tasks
+        for column in keys:
+            mine = mine[(mine[column].astype(str) == str(getattr(r, column))).to_numpy(dtype=bool)]
+        for title, rows in ((f"improved ({a} above {b})", mine[mine["difference"] > 0]),
+                            (f"regressed ({a} below {b})", mine[mine["difference"] < 0])):
+            _say(f"  {title}: {len(rows)} task{'s' if len(rows) != 1 else ''}" + (", most moved first" if len(rows)
+                                                                                   else ""))
+            if len(rows):
+                shown = pd.DataFrame({"task_id": rows["task_id"].astype(str).to_numpy(),
+                                      b: [f"{v:.3g}" for v in rows["value_b"]],
+                                      a: [f"{v:.3g}" for v in rows["value_a"]],
+                                      "difference": [f"{v:+.3g}" for v in rows["difference"]]})
+                _say("\n".join("    " + line for line in shown.to_string(index=False).splitlines()))
+        same = int((mine["difference"] == 0).sum())
+        if same:
+            _say(f"  the same on both: {same} task{'s' if same != 1 else ''}")
+    notes = [f"note: {out.attrs['note']}"] if out.attrs.get("note") else []
+    for line in notes + empty_lines(out):
+        _say(line)
+    return 0
+
+
 #: --between's values as the sides' plural, for messages
-_SIDE_NAMES = {"model": "models", "policy": "ask policies", "ask_tool": "sides of the ask tool"}
+_SIDE_NAMES = {"model": "models", "policy": "ask policies", "ask_tool": "sides of the ask tool", "log": "logs"}
 
 
 def _as_flags(text: str) -> str:

@@ -54,7 +54,7 @@ from .stats import bootstrap_totals, check_n_boot, holm, percentile_ci, sps, t_i
 from .tables._common import ConventionsArg, _per_tool_policy, as_table, explain_empty
 
 __all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "rank_biserial", "prob_improvement",
-           "describe_condition", "flips_for", "count_pairs"]
+           "describe_condition", "flips_for", "count_pairs", "per_task"]
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
@@ -79,7 +79,10 @@ FEW_DIFFERING = 10
 #: below this many tasks a percentile bootstrap interval covers less than it says (``bench/coverage.py``)
 FEW_FOR_BOOTSTRAP = 50
 _VOI = {"gain_per_question": "score_gain_pp", "score_gain_pp": "score_gain_pp", "pass_gain_pp": "pass_gain_pp"}
-_SIDES = ("model", "policy", "ask_tool")
+_SIDES = ("model", "policy", "ask_tool", "log")
+#: what each comparison holds fixed (one comparison per value), the agent keys other than its sides: ``log`` (logs
+#: loaded together, :mod:`ambiglib.log_labels`) pairs one model and policy's runs across the logs by task
+_FIXED = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"], "log": ["model", "policy"]}
 #: metrics whose runs are chosen by ``condition`` (the others fix their own)
 CONDITIONED = ("mean_score", "pass_at_k")
 #: random sign flips a permutation test draws first; rows that may be significant draw more (:func:`flips_for`)
@@ -379,11 +382,35 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
         raise ArgumentError(f"paired_comparison: seed must be an integer from 0 (got {seed!r}): it seeds numpy's"
                             " random generator, which takes no negative seed")
     check_n_boot(n_boot)  # refused up front, whether or not a row's interval is a bootstrap
-    fixed = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"]}[between]
+    fixed, order = _fixed(rs, between), _side_order(rs, between)
     rows: list[dict] = []
     retests: list = []
     why: list[str | tuple[str, str]] = []
     design: list[str] = []
+    for head, block, ran, values, sums, where in _groups(rs, metric, between, condition, k, conventions,
+                                                         pool_suites, fixed, why, design):
+        new, again = _pairs(block, ran, values, between, sums, (a, b), n_boot, seed, confidence, alternative, test,
+                            head, metric, where, why, order)
+        rows += new
+        retests += again
+    side_a, side_b = f"{between}_a", f"{between}_b"
+    out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
+    notes = _collapsed(why) + design
+    if metric in ("ask_f1", "precision", "recall"):
+        kept, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
+        if refused:
+            notes.append(f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a"
+                         f" blocker: no {metric})")
+        for key, text in _without_stray(kept, ["benchmark", "suite", between])[1]:
+            notes.append(f"left out: {' '.join(key)} (no {metric}: its {text})")
+    return out, retests, notes
+
+
+def _groups(rs: RunSet, metric: str, between: str, condition, k: int, conventions, pool_suites: bool,
+            fixed: list[str], why: list, design: list[str]):
+    """The blocks a comparison pairs sides within: per benchmark, scope (with and without the tool: per with-tool
+    policy), suite and fixed columns, ``(head, per-task sums, runs each side ran, run values, sums, condition in
+    words)``; what a benchmark lacks goes to ``why``, what its design means to ``design``."""
     benches = sorted(set(rs.runs["benchmark"].astype(object)))
     for bench in benches:
         sub, conv = rs.filter(benchmark=bench), conventions_for(bench, conventions)
@@ -414,22 +441,8 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
             group_keys = ["suite", *fixed]
             for key, block in per.groupby(group_keys, sort=True):
                 head = {"benchmark": bench, **dict(zip(group_keys, key))}
-                new, again = _pairs(block, _of_group(ran, group_keys, key), _of_group(values, group_keys, key),
-                                    between, sums, (a, b), n_boot, seed, confidence, alternative, test, head,
-                                    metric, where, why)
-                rows += new
-                retests += again
-    side_a, side_b = f"{between}_a", f"{between}_b"
-    out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
-    notes = _collapsed(why) + design
-    if metric in ("ask_f1", "precision", "recall"):
-        kept, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
-        if refused:
-            notes.append(f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a"
-                         f" blocker: no {metric})")
-        for key, text in _without_stray(kept, ["benchmark", "suite", between])[1]:
-            notes.append(f"left out: {' '.join(key)} (no {metric}: its {text})")
-    return out, retests, notes
+                yield (head, block, _of_group(ran, group_keys, key), _of_group(values, group_keys, key), sums,
+                       where)
 
 
 def _of_group(frame: pd.DataFrame | None, keys: list[str], key: tuple) -> pd.DataFrame | None:
@@ -566,7 +579,7 @@ def count_pairs(rs: RunSet, *, metric: str = "mean_score", between: str = "model
         keep = tool
     else:
         keep = (spec == "ambiguous") & tool
-    groups = ["benchmark", "suite", *{"model": ["policy"], "policy": ["model"], "ask_tool": ["model"]}[between]]
+    groups = ["benchmark", "suite", *[c for c in _fixed(rs, between) if c != "policy" or between != "ask_tool"]]
     side = "policy" if between == "ask_tool" else between
     n = runs[keep][[*groups, side]].astype(str).drop_duplicates().groupby(groups, sort=True).size()
     if len(n) == 0:
@@ -588,27 +601,52 @@ def _scopes(rs: RunSet, metric: str, between: str, condition):
     yield None, rs
 
 
-def _ordered_pairs(values: list, wanted: tuple, between: str) -> list[tuple]:
+def _fixed(rs: RunSet, between: str) -> list[str]:
+    """The columns a comparison ``between`` holds fixed: :data:`_FIXED`, and ``log`` too in a run set of several
+    logs (two models are compared within each log, never pooled across them). A run set where some runs name a
+    log and others do not is an ArgumentError: which log the others belong to cannot be told."""
+    fixed = list(_FIXED[between])
+    named = rs.runs["log"].notna().to_numpy(dtype=bool) if "log" in rs.runs else np.zeros(0, bool)
+    if named.any() and not named.all():
+        raise ArgumentError(f"paired_comparison: {int((~named).sum()):,} runs name no log and {int(named.sum()):,}"
+                            f" do (logs {', '.join(map(repr, _side_order(rs, 'log')))}): which log the others belong"
+                            f" to cannot be told; load every log by label (ambiglib.load({{label: path, ...}}))")
+    return fixed + ["log"] if named.any() and between != "log" else fixed
+
+
+def _side_order(rs: RunSet, between: str) -> list | None:
+    """The logs in the order they were loaded (each one's first run), for ``between="log"``; else None."""
+    if between != "log" or "log" not in rs.runs:
+        return None
+    return list(dict.fromkeys(rs.runs["log"].dropna().astype(object)))
+
+
+def _ordered_pairs(values: list, wanted: tuple, between: str, order: list | None = None) -> list[tuple]:
+    """The pairs (a, b) to compare: ``wanted`` alone when given; else every two sides, sorted (with the tool
+    first); logs (``order``, as loaded) each later one as a against each earlier one, so that a − b is
+    after − before."""
     if wanted[0] is not None:
         a, b = wanted
         return [(a, b)] if a in values and b in values else []
+    if order is not None:
+        sides = [v for v in order if v in values]
+        return [(later, earlier) for i, earlier in enumerate(sides) for later in sides[i + 1:]]
     sides = sorted(values, key=lambda v: (not v) if between == "ask_tool" else str(v))
     return list(combinations(sides, 2))
 
 
 def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame | None, between: str, sums: _Sums,
            wanted: tuple, n_boot: int, seed: int, confidence: float, alternative: str, test: str, fixed: dict,
-           metric: str, where: str, why: list[str | tuple[str, str]]) -> tuple[list[dict], list]:
+           metric: str, where: str, why: list[str | tuple[str, str]], order: list | None = None
+           ) -> tuple[list[dict], list]:
     rows, retests = [], []
     cols = sums.cols
 
     def stat_of(totals: np.ndarray) -> np.ndarray:
         return np.asarray(sums.stat({c: totals[..., i] for i, c in enumerate(cols)}), float)
 
-    for a, b in _ordered_pairs(list(block[between].unique()), wanted, between):
-        ta = block[block[between] == a].set_index("task_id")
-        tb = block[block[between] == b].set_index("task_id")
-        shared = ta.index.intersection(tb.index).sort_values()  # index operations: no Python object per task
+    for a, b in _ordered_pairs(list(block[between].unique()), wanted, between, order):
+        ta, tb, shared = _sides(block, between, a, b)
         ran_both = shared if ran is None else pd.Index(ran.loc[ran[between] == a, "task_id"].unique()) \
             .intersection(pd.Index(ran.loc[ran[between] == b, "task_id"].unique()))
         if len(shared) == 0:
@@ -663,6 +701,63 @@ def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame |
                      "p_mc_se": result.mc_se, "rbc": rank_biserial(x, y), "prob_improvement": improvement,
                      "rerun_sd": _rerun_sd(sums, ta, tb, valued)})
     return rows, retests
+
+
+def _sides(block: pd.DataFrame, between: str, a, b) -> tuple[pd.DataFrame, pd.DataFrame, pd.Index]:
+    """Each side's per-task sums, by task, and the tasks both sides have (sorted)."""
+    ta = block[block[between] == a].set_index("task_id")
+    tb = block[block[between] == b].set_index("task_id")
+    return ta, tb, ta.index.intersection(tb.index).sort_values()  # index operations: no Python object per task
+
+
+@as_table
+def per_task(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
+             condition: tuple[str, bool] | None = ("ambiguous", True), a: object = None, b: object = None, k: int = 3,
+             conventions: Mapping[str, str] | None = None, pool_suites: bool = False) -> pd.DataFrame:
+    """Tabulate a paired comparison task by task: which tasks make the difference.
+
+    The same pairs, blocks and per-task values as :func:`paired_comparison` (its arguments mean the same): one row
+    per task valued on both sides, ``value_a, value_b, difference`` (a − b) and ``changed``: for pass/fail values
+    (every value 0 or 1) ``a`` or ``b`` where only that side passed, else the side whose value is higher; ``=``
+    for a tie. Sorted by the size of the difference, largest first, within each comparison. A metric that is a
+    mean of its per-task values (``mean_score``) has the comparison's difference as the mean of ``difference``;
+    a pooled ratio (Ask-F1, pass@k over unequal trials) weighs its tasks, so the mean of the rows differs from it.
+    """
+    if between not in _SIDES:
+        raise ValueError(f"per_task: between must be one of {list(_SIDES)} (got {between!r})")
+    if metric not in COMPARABLE:
+        raise ValueError(f"per_task: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
+    if (a is None) != (b is None):
+        raise ValueError("per_task: give both a and b (or neither: every pair)")
+    fixed, order = _fixed(rs, between), _side_order(rs, between)
+    rows: list[pd.DataFrame] = []
+    why: list = []
+    for head, block, _, _, sums, _ in _groups(rs, metric, between, condition, k, conventions, pool_suites, fixed,
+                                              why, []):
+        for side_a, side_b in _ordered_pairs(list(block[between].unique()), (a, b), between, order):
+            ta, tb, shared = _sides(block, between, side_a, side_b)
+            ta, tb = ta.loc[shared], tb.loc[shared]
+            valued = np.asarray(sums.defined(ta[sums.cols]), bool) & np.asarray(sums.defined(tb[sums.cols]), bool)
+            if not valued.any():
+                continue
+            x = np.asarray(sums.stat({c: ta[c].to_numpy(float)[valued] for c in sums.cols}), float)
+            y = np.asarray(sums.stat({c: tb[c].to_numpy(float)[valued] for c in sums.cols}), float)
+            binary = np.isin(np.concatenate([x, y]), (0.0, 1.0)).all()
+            changed = np.where(x > y, "a", np.where(x < y, "b", "="))
+            frame = pd.DataFrame({**head, f"{between}_a": side_a, f"{between}_b": side_b, "task_id": shared[valued],
+                                  "value_a": x, "value_b": y, "difference": x - y, "changed": changed,
+                                  "pass_fail": binary})
+            rank = np.argsort(-np.abs(frame["difference"].to_numpy()), kind="stable")
+            rows.append(frame.iloc[rank])
+    columns = ["benchmark", "suite", *fixed, f"{between}_a", f"{between}_b", "task_id", "value_a", "value_b",
+               "difference", "changed", "pass_fail"]
+    out = pd.concat(rows, ignore_index=True)[columns] if rows else pd.DataFrame(columns=columns)
+    notes = _collapsed(why)
+    if len(out) == 0 and not notes:
+        notes.append(_nothing_to_compare(rs, between))
+    if notes:
+        out.attrs["note"] = "; ".join(notes)
+    return out
 
 
 def _rerun_sd(sums: _Sums, ta: pd.DataFrame, tb: pd.DataFrame, valued: np.ndarray) -> float:
@@ -773,6 +868,9 @@ def _nothing_to_compare(rs: RunSet, between: str) -> str:
     """Why a comparison has no row when no benchmark said why: too few sides."""
     if len(rs.runs) == 0:
         return "the run log has no runs"
+    if between == "log" and rs.runs["log"].isna().all():
+        return ("its runs name no log: between='log' compares logs loaded together, ambiglib.load({'before': PATH,"
+                " 'after': PATH}) (ambiglib compare --runs before=PATH --runs after=PATH --between log)")
     values = sorted(map(str, set(rs.runs[between].astype(object))))
     if len(values) < 2:
         return f"only one {between} in this log ({', '.join(values)}): a comparison needs two"

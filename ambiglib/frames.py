@@ -14,14 +14,14 @@ from .runlog import FileRead
 from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, DEFAULT_POLICY, DEFAULT_PROTOCOL, DEFAULT_STATUS, DEFAULT_TRIAL,
                      FILE_SCHEMA, RUN_KEY, TASK_KEY)
 
-__all__ = ["COLUMNS", "build_tables"]
+__all__ = ["COLUMNS", "build_tables", "with_log"]
 
 
 #: The columns of each frame, in order.
 COLUMNS: dict[str, tuple[str, ...]] = {
     "runs": (
         "run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "ask_tool",
-        "policy", "protocol", "trial", "status", "score", "passed", "checkpoints", "category",
+        "policy", "protocol", "trial", "log", "status", "score", "passed", "checkpoints", "category",
         "n_questions", "n_labels", "cost_usd", "tokens_in", "tokens_out", "steps", "duration_s",
         "meta", "source",
     ),
@@ -89,14 +89,32 @@ def _may_hold(arr: pa.ChunkedArray | pa.Array, chars: bytes) -> bool:
 
 
 def _run_ids(runs: pa.Table) -> pa.ChunkedArray:
-    """``benchmark|suite|variant_id|model|spec|tool-or-notool|policy|protocol|trial``."""
+    """``benchmark|suite|variant_id|model|spec|tool-or-notool|policy|protocol|trial``, then ``|log`` for a run
+    that names its log (:func:`with_log`): a run of a log loaded alone keeps the id it always had, and one of two
+    logs loaded together differs from its twin in the other log. Ids stay one to one with keys: every ``|``
+    inside a value is escaped, so an id of ten parts is never one of nine."""
     parts = []
     for name in RUN_KEY:
+        if name == "log":
+            continue
         col = runs.column(name)
         if name == "ask_tool":
             col = pc.if_else(col, "tool", "notool")
         parts.append(_escape(col))
-    return pc.binary_join_element_wise(*parts, "|")
+    ids = pc.binary_join_element_wise(*parts, "|")
+    log = runs.column("log")
+    return ids if log.null_count == len(log) else with_log(ids, log)
+
+
+def with_log(ids: "pa.ChunkedArray | pa.Array", log: "pa.ChunkedArray | pa.Array | str") -> pa.ChunkedArray:
+    """Run ids (as a log loaded alone gives them) with each run's log appended, ``...|trial|log`` (escaped as
+    every part is); an id whose log is null is left as it is."""
+    if isinstance(log, str):
+        log = pa.array([log] * len(ids), pa.string())
+    log = pa.chunked_array([log]) if isinstance(log, pa.Array) else log
+    ids = pa.chunked_array([ids]) if isinstance(ids, pa.Array) else ids
+    joined = pc.binary_join_element_wise(ids, _escape(log), "|")  # null where the log is
+    return pc.coalesce(joined, ids)
 
 
 def _is_task(table: pa.Table) -> pa.ChunkedArray:
@@ -115,9 +133,9 @@ def _duplicates(frame: pd.DataFrame, key: tuple[str, ...], sources: pd.Series, w
     first_src = dict(zip(map(tuple, firsts[list(key)].astype(object).to_numpy()), firsts["_src"]))
     for i in np.flatnonzero(dup):
         values = tuple(frame.iloc[i][list(key)].astype(object))
-        shown = ", ".join(
+        shown = ", ".join(  # (a run of a log loaded alone names no log: the key is shown as it always was)
             f"{k}={('true' if v else 'false') if isinstance(v, (bool, np.bool_)) else repr(v)}"
-            for k, v in zip(key, values)
+            for k, v in zip(key, values) if not (k == "log" and pd.isna(v))
         )
         src = str(sources.iloc[i])
         file, _, line = src.rpartition(":")

@@ -391,19 +391,25 @@ def _where(origin: tuple[str, Path] | None, source: Any, row: int, frame: int) -
     return f"{file} row {row + 1} (written from {source})", file, row + 1
 
 
-def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[str, Path] | None] | None = None
-           ) -> tuple[RunSet, list[LoadError]]:
+def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[str, Path] | None] | None = None,
+           logs: Sequence[str] | None = None) -> tuple[RunSet, list[LoadError]]:
     """One run set of several logs; a run or task met again in a later log is an error naming both (a copy
     ambiglib wrote by its own file and row: ``_where``, worked out only for the rows an error names), and the
-    repeat (with its questions and labels) is not loaded."""
+    repeat (with its questions and labels) is not loaded.
+
+    ``logs``: the label of each part, for logs of one benchmark loaded together (``load`` of a mapping). Their
+    tasks are the benchmark's, shared by every log: a task described again in a later log is no error when the
+    descriptions agree (the first is kept), and an error naming both places and what differs when they do not."""
     import pandas as pd
 
     errors: list[LoadError] = []
     kept: list[dict[str, pd.DataFrame]] = []
     first_run: dict[str, tuple] = {}
     first_task: dict[tuple, tuple] = {}
+    first_part: dict[tuple, int] = {}  # (logs given) the part each task was first described in
+    described: list[dict[tuple, dict]] = []  # (logs given) each part's task descriptions
     key = ["benchmark", "suite", "variant_id"]
-    for (rs, errs), origin in zip(parts, origins or [None] * len(parts)):
+    for i, ((rs, errs), origin) in enumerate(zip(parts, origins or [None] * len(parts))):
         errors += errs
         runs, tasks = rs.runs, rs.tasks
         again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
@@ -415,11 +421,22 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
         dropped = set(runs["run_id"][again])
         task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
         t_again = [k in first_task for k in task_keys]
+        if logs is not None:
+            described.append(_task_descriptions(rs))
         for row, (k, is_again) in enumerate(zip(task_keys, t_again)):
             if is_again:
                 where, file, line = _where(origin, tasks["source"].iat[row], row, 1)
-                errors.append(LoadError(file, line, None, f"{where}: duplicate task record ({', '.join(map(str, k))}):"
-                                        f" first seen at {_where(*first_task[k], 1)[0]}", "schema", "task"))
+                first = _where(*first_task[k], 1)[0]
+                if logs is None:
+                    errors.append(LoadError(file, line, None, f"{where}: duplicate task record"
+                                            f" ({', '.join(map(str, k))}): first seen at {first}", "schema", "task"))
+                    continue
+                differ = _differences(described[first_part[k]][k], described[i][k])
+                if differ:  # the benchmark's task, described otherwise by this log: which description is right?
+                    errors.append(LoadError(file, line, None, f"{where}: duplicate task record"
+                                            f" ({', '.join(map(str, k))}) in log {logs[i]!r} that differs from log"
+                                            f" {logs[first_part[k]]!r}'s in {', '.join(differ)}: first seen at"
+                                            f" {first}", "schema", "task"))
         t_again_arr = pd.Series(t_again, dtype=bool).to_numpy()
         b_keys = list(map(tuple, rs.blockers[key].astype(object).to_numpy()))
         kept.append({
@@ -432,8 +449,9 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
         # where each was first seen, as (origin, source, row): named only if it is met again
         first_run.update((r, (origin, s, i)) for i, (r, s, a) in enumerate(zip(runs["run_id"], runs["source"], again))
                          if not a)
-        first_task.update((k, (origin, s, i)) for i, (k, s, a) in enumerate(zip(task_keys, tasks["source"], t_again))
+        first_task.update((k, (origin, s, r)) for r, (k, s, a) in enumerate(zip(task_keys, tasks["source"], t_again))
                           if not a)
+        first_part.update((k, i) for k, a in zip(task_keys, t_again) if not a)
     frames = {name: pd.concat([k[name] for k in kept], ignore_index=True)
               for name in ("runs", "questions", "labels", "tasks", "blockers")}
     skipped: dict = {}
@@ -441,6 +459,32 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
         for reason, n in rs.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + n
     return RunSet(**frames, skipped=skipped), errors
+
+
+#: what describes a task, compared when logs loaded together both describe it (its key and ``source`` aside)
+_DESCRIPTION = ("task_id", "ambiguity_class", "dimensions", "strategy", "meta")
+
+
+def _task_descriptions(rs: RunSet) -> dict[tuple, dict[str, Any]]:
+    """Each task of a run set by its key: its :data:`_DESCRIPTION` fields and its blockers (as a set: their
+    order in the record is not part of the task), as plain Python values."""
+    import pyarrow as pa
+
+    key = ["benchmark", "suite", "variant_id"]
+    rows = pa.Table.from_pandas(rs.tasks[[*key, *_DESCRIPTION]], preserve_index=False).to_pylist()
+    blockers: dict[tuple, list] = {}
+    for b in pa.Table.from_pandas(rs.blockers, preserve_index=False).to_pylist():
+        blockers.setdefault(tuple(b[c] for c in key), []).append((b["blocker_id"], b["type"], b["subtype"]))
+    out = {}
+    for row in rows:
+        k = tuple(row[c] for c in key)
+        out[k] = {**{c: row[c] for c in _DESCRIPTION}, "blockers": sorted(blockers.get(k, []), key=repr)}
+    return out
+
+
+def _differences(first: dict[str, Any], again: dict[str, Any]) -> list[str]:
+    """The fields in which two descriptions of one task differ (none: the same task)."""
+    return [name for name in first if first[name] != again[name]]
 
 
 #: layouts whose units are files, read together (the rest are folders, each read on its own)
@@ -518,18 +562,21 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
 
 
 @overload
-def load(path: str | os.PathLike[str], *, strict: Literal[True] = ..., quiet: bool = ...,
+def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *, strict: Literal[True] = ...,
+         quiet: bool = ...,
          engine: Engine = ..., filters: Filters | None = ..., ask_tools: Iterable[str] | None = ...,
          scorer: str | None = ..., label_facets: Mapping[str, str] | None = ...,
          benchmark: str | None = ...) -> RunSet: ...
 @overload
-def load(path: str | os.PathLike[str], *, strict: Literal[False], quiet: bool = ...,
+def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *, strict: Literal[False],
+         quiet: bool = ...,
          engine: Engine = ..., filters: Filters | None = ..., ask_tools: Iterable[str] | None = ...,
          scorer: str | None = ..., label_facets: Mapping[str, str] | None = ...,
          benchmark: str | None = ...) -> tuple[RunSet, list[LoadError]]: ...
 
 
-def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = False,
+def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *, strict: bool = True,
+         quiet: bool = False,
          engine: Engine = "auto", filters: Filters | None = None, ask_tools: Iterable[str] | None = None,
          scorer: str | None = None, label_facets: Mapping[str, str] | None = None,
          benchmark: str | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
@@ -537,10 +584,20 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
 
     Parameters
     ----------
-    path : str or path-like
+    path : str or path-like, or a mapping of labels to them
         A canonical run log: a ``.jsonl``/``.jsonl.gz`` file, a folder of them (read
         recursively in name order), or a folder written by :meth:`RunSet.to_parquet`
         (plain or partitioned), or a harness's own output folder.
+
+        A mapping, ``{"before": "old/", "after": "new/"}``, loads several logs of one benchmark as one run set:
+        each path as a path alone is loaded, every run labelled with its log (the ``log`` column, part of the run
+        key and of ``run_id``), so that the same agent in both logs does not collide and
+        ``comparisons.paired_comparison(rs, between="log")`` pairs its runs by task. The tasks are the
+        benchmark's, shared by the logs: one described in two logs alike is loaded once, and described
+        otherwise it is an error naming both places. A label is a non-empty string without ``|``, ``%``, ``=``
+        or control characters (an :class:`~ambiglib.errors.ArgumentError` names a bad one); every other
+        argument applies to each log, and ``strict=False`` returns the errors of every log. A path alone
+        leaves ``log`` null and every run id as it always was.
     strict : bool, default True
         Raise on the first problem (its message names file, line and field, and how
         many more there are). With ``strict=False`` every rejected record becomes a
@@ -577,16 +634,25 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
         JSON object.
     SchemaError
         (strict) A record breaks the run-log contract.
+    ArgumentError
+        (a mapping) No log, a bad label, or a path that is not a string or path-like.
 
     Examples
     --------
     >>> import ambiglib
     >>> rs = ambiglib.load("data/example")  # doctest: +SKIP
     >>> rs.runs[["benchmark", "suite"]].value_counts()  # doctest: +SKIP
+    >>> both = ambiglib.load({"before": "logs/old", "after": "logs/new"})  # doctest: +SKIP
+    >>> both.runs.groupby("log")["score"].mean()  # doctest: +SKIP
     """
     from .filters import normalize
     from .frames import COLUMNS
 
+    if isinstance(path, Mapping):  # several logs, by label
+        from .log_labels import load_logs
+
+        return load_logs(path, strict=strict, quiet=quiet, engine=engine, filters=filters, ask_tools=ask_tools,
+                         scorer=scorer, label_facets=label_facets, benchmark=benchmark)
     path = Path(path)
     require_exists(path)
     dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
@@ -596,8 +662,10 @@ def load(path: str | os.PathLike[str], *, strict: bool = True, quiet: bool = Fal
 
 
 def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, ask_tools: Iterable[str] | None,
-          scorer: str | None, label_facets: Mapping[str, str] | None, benchmark: str | None
-          ) -> RunSet | tuple[RunSet, list[LoadError]]:
+          scorer: str | None, label_facets: Mapping[str, str] | None, benchmark: str | None,
+          unmatched: list | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
+    # unmatched: where a filter that keeps none of this log's runs is noted (the values the log has, as a
+    # function of the column), not warned of: one of several logs loaded together, warned of when none keeps any
     # what this user cannot read is named before anything is read: strict, the first is the error; lenient, each
     # is an error in the list and the rest is read (folders that cannot be listed are looked past, not skipped
     # without a word)
@@ -609,7 +677,7 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
     if is_parquet_store(path):  # only the partitions the filter can match, then exactly its rows
         runset, errors = _read_parquet_store(path, filters=dnf)
         if dnf is not None and len(runset.runs) == 0:
-            _warn_empty(dnf, lambda c: _store_values(path, c))
+            _unmatched(dnf, lambda c: _store_values(path, c), unmatched)
     else:
         inspect = {k: v for k, v in (("ask_tools", ask_tools), ("scorer", scorer), ("label_facets", label_facets),
                                      ("benchmark", benchmark)) if v is not None}
@@ -619,7 +687,7 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
         if dnf is not None:
             whole, runset = runset, runset.where(dnf)
             if len(runset.runs) == 0 and len(whole.runs):
-                _warn_empty(dnf, lambda c: list(whole.runs[c].dropna().unique()))
+                _unmatched(dnf, lambda c: list(whole.runs[c].dropna().unique()), unmatched)
     if blocked:
         runset, errors = _with_unreadable(runset, errors, blocked)
     if strict and errors:
@@ -629,13 +697,21 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
     return runset if strict else (runset, errors)
 
 
-def _warn_empty(dnf: list, present: Callable[[str], list]) -> None:
+def _unmatched(dnf: list, present: Callable[[str], list], unmatched: list | None) -> None:
+    """A filter kept none of a log's runs: warned of (:func:`_warn_empty`), or noted in ``unmatched``."""
+    if unmatched is None:
+        _warn_empty(dnf, present, stacklevel=5)
+    else:
+        unmatched.append(present)
+
+
+def _warn_empty(dnf: list, present: Callable[[str], list], stacklevel: int = 4) -> None:
     """A filter that keeps no run is most often a typo: say so, with the values the log has."""
     import warnings
 
     from .filters import matched_nothing
 
-    warnings.warn(matched_nothing(dnf, present), UserWarning, stacklevel=4)
+    warnings.warn(matched_nothing(dnf, present), UserWarning, stacklevel=stacklevel)
 
 
 def _store_values(path: Path, column: str) -> list:

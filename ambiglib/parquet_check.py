@@ -51,14 +51,15 @@ def _expected() -> dict[str, pa.Schema]:
             for name in FRAMES}
 
 
-#: columns run log 1.1 added (``docs/runlog.md``), by a column only their frame has
-_ADDED_IN_1_1 = {"in_scope": "parts", "facet": "q_index"}
+#: columns run log 1.1 and 1.2 added (``docs/runlog.md``), by a column only their frame has: questions' ``parts``
+#: and labels' ``q_index`` (1.1), runs' ``log`` (1.2)
+_ADDED_SINCE_1_0 = {"in_scope": "parts", "facet": "q_index", "n_questions": "log"}
 
 
 def _conform(table: pa.Table, schema: pa.Schema, file: str, where: "Callable[[int], str] | None" = None) -> pa.Table:
     """The frame's columns, in order, each of exactly the contract's type (a float32 score was rounded on the
     way: refused, not cast), with valid UTF-8 text and a ``source`` in every row; else a FormatError."""
-    for frame_has, name in _ADDED_IN_1_1.items():  # a copy written before run log 1.1 lacks it: all null
+    for frame_has, name in _ADDED_SINCE_1_0.items():  # a copy written before the version that added it: all null
         if frame_has in schema.names and name not in table.schema.names:
             table = table.append_column(schema.field(name), pa.nulls(table.num_rows, schema.field(name).type))
     names = table.schema.names

@@ -37,7 +37,9 @@ DEFAULT_STATUS = "ok"
 DEFAULT_JUDGE = "judge"
 DEFAULT_CALL = 1
 
-#: The fields that identify a run; two run records with the same key are an error.
+#: The fields that identify a run; two run records with the same key are an error. ``log`` (since 1.2) names the
+#: log a run belongs to when several logs of one agent are loaded together (``ambiglib.load({"before": ...,
+#: "after": ...})``); it is null for a run of a log loaded alone, and then leaves the key, and the run id, as before.
 RUN_KEY = (
     "benchmark",
     "suite",
@@ -48,6 +50,7 @@ RUN_KEY = (
     "policy",
     "protocol",
     "trial",
+    "log",
 )
 #: The fields that identify a task (or LHAW variant) record.
 TASK_KEY = ("benchmark", "suite", "variant_id")
@@ -113,6 +116,7 @@ RUN_FIELDS = (
     Field("policy", "str"),
     Field("protocol", "str", enum=PROTOCOLS),
     Field("trial", "int", minimum=1),
+    Field("log", "str"),  # the log the run belongs to, of several loaded together (v1.2)
     Field("status", "str", enum=STATUSES),
     Field("score", "number", minimum=0, maximum=1),
     Field("passed", "bool"),

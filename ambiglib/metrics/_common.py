@@ -69,6 +69,8 @@ def _working_frame(rs: RunSet) -> pd.DataFrame:
     out = pd.DataFrame({c: _text(r[c], inferred) for c in
                         ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "policy",
                          "protocol", "status", "category")})
+    # the log of a run of several loaded together (null for a log loaded alone, or a run set built without it)
+    out["log"] = _text(r["log"], inferred) if "log" in r.columns else np.full(len(r), None, dtype=object)
     out["ask_tool"] = r["ask_tool"].to_numpy(dtype=bool, na_value=False)
     out["trial"] = r["trial"].to_numpy(dtype=np.int64)
     # invalid and timeout runs score 0 (Ambig-DS §5.1), even where the harness left it null
