@@ -10,9 +10,10 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, overload
 import numpy as np
 from tqdm import tqdm
 
-from .errors import FormatError, LoadError
+from .errors import AmbiglibError, ArgumentError, FormatError, LoadError
 from .files import is_dir, is_file, listdir, one_listing, subfolders, unreadable, walk
 from .filters import Filters
+from .log_labels import check_label, labelled
 from .memory import c_allocator
 from .parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
 from .runlog import (BATCH_BYTES, BATCH_FILES, SMALL_FILE_BYTES, Engine, FileRead, is_jsonl, jsonl_files,
@@ -649,9 +650,7 @@ def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *,
     from .frames import COLUMNS
 
     if isinstance(path, Mapping):  # several logs, by label
-        from .log_labels import load_logs
-
-        return load_logs(path, strict=strict, quiet=quiet, engine=engine, filters=filters, ask_tools=ask_tools,
+        return _load_logs(path, strict=strict, quiet=quiet, engine=engine, filters=filters, ask_tools=ask_tools,
                          scorer=scorer, label_facets=label_facets, benchmark=benchmark)
     path = Path(path)
     require_exists(path)
@@ -738,3 +737,82 @@ def _with_unreadable(runset: RunSet, errors: list[LoadError], blocked: list[tupl
     reason = "file or folder this user cannot read (its runs, if any, cannot be counted): named in the errors"
     skipped[reason] = skipped.get(reason, 0) + len(blocked)
     return dataclasses.replace(runset, skipped=skipped), extra + errors
+
+
+def _origin(path: Path) -> tuple[str, Path] | None:
+    """The layout of a copy ambiglib wrote, whose rows an error names by the copy's file and row
+    (:func:`_where`); None for any other log."""
+    from .parquet_log import is_parquet_store
+    from .runlog import is_parquet_runlog
+    from .snapshot import is_snapshot
+
+    for name, test in (("runlog-snapshot", is_snapshot), ("runlog-parquet-store", is_parquet_store),
+                       ("runlog-parquet", is_parquet_runlog)):
+        if test(path):
+            return name, path
+    return None
+
+
+def _in_log(exc: AmbiglibError, label: str) -> AmbiglibError:
+    """The same error, its message naming the log it is about."""
+    again = type(exc)(f"log {label!r}: {exc}")
+    if hasattr(exc, "error"):
+        again.error = exc.error  # type: ignore[attr-defined]
+    return again
+
+
+def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = False, engine: str = "auto",
+              filters: Filters | None = None, ask_tools: Iterable[str] | None = None, scorer: str | None = None,
+              label_facets: Mapping[str, str] | None = None, benchmark: str | None = None
+              ) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """``ambiglib.load`` of a mapping of labels to paths: each path loaded as ``load`` loads it alone, with the
+    same arguments, its runs labelled (:func:`labelled`), and the logs merged, their shared tasks once
+    (:func:`_merge`). Every label and path is checked before anything is read. A filter on
+    ``log`` is applied to the logs merged; any other is given to each log (a partitioned store reads only the
+    partitions it can match), and a filter that keeps no run of any log is warned of once."""
+    from .filters import normalize
+    from .frames import COLUMNS
+
+    if not isinstance(logs, Mapping) or len(logs) == 0:
+        raise ArgumentError("load: a mapping of log labels to paths needs at least one log (got an empty mapping;"
+                            " for one log, give its path)")
+    paths: dict[str, Path] = {}
+    for label, path in logs.items():
+        check_label(label)
+        if not isinstance(path, (str, os.PathLike)):
+            raise ArgumentError(f"load: log {label!r}: the path must be a string or path-like (got"
+                                f" {type(path).__name__} {path!r})")
+        paths[label] = Path(path)
+    for label, path in paths.items():  # every path before any is read: a missing one is said at once
+        try:
+            require_exists(path)
+        except AmbiglibError as exc:
+            raise _in_log(exc, label) from None
+    dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
+    on_log = dnf is not None and any(term[0] == "log" for conj in dnf for term in conj)
+    parts: list[tuple[RunSet, list[LoadError]]] = []
+    origins: list[tuple[str, Path] | None] = []
+    unmatched: list = []
+    with one_listing():
+        for label, path in paths.items():
+            try:
+                rs, errors = _load(path, strict=False, quiet=quiet, engine=engine,  # type: ignore[misc]
+                                   dnf=None if on_log else dnf, ask_tools=ask_tools, scorer=scorer,
+                                   label_facets=label_facets, benchmark=benchmark, unmatched=unmatched)
+            except AmbiglibError as exc:
+                raise _in_log(exc, label) from None
+            rs, rejected = labelled(rs, label)
+            parts.append((rs, errors + rejected))
+            origins.append(_origin(path))
+    runset, errors = _merge(parts, origins, logs=list(paths))
+    if on_log:
+        whole, runset = runset, runset.where(dnf)
+        if len(runset.runs) == 0 and len(whole.runs):
+            _warn_empty(dnf, lambda c: list(whole.runs[c].dropna().unique()))
+    elif dnf is not None and len(runset.runs) == 0 and unmatched:
+        _warn_empty(dnf, lambda c: sorted({v for present in unmatched for v in present(c)}, key=str))
+    if strict and errors:
+        raise errors[0].to_exception(len(errors) - 1)
+    if errors:  # the run set says how many records its load rejected (its display shows it)
+        object.__setattr__(runset, "rejected", len(errors))
+    return runset if strict else (runset, errors)

@@ -23,14 +23,15 @@ LAYERS = [
     {"errors", "files", "memory", "text", "_lazy", "stats", "significance", "agreement"},
     {"schema", "validity", "filters"},                                     # the run-log contract, checked
     {"runlog", "parquet_log"},                                             # reading and writing it
-    {"frames", "runset", "snapshot", "parquet_check"},                     # the five frames
+    {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
     {"importers"},                                                         # each harness's own output
     {"loading"},                                                           # ambiglib.load
     {"shapes", "metrics", "evidence"},                                     # what a log can show; the numbers; their runs
     {"tables"},                                                            # paper-shaped tables
     {"comparisons"},                                                       # paired comparisons of tables' metrics
-    {"headline"},                                                          # the researcher's four questions
+    {"headline", "cards"},                                                 # the researcher's four questions; shown
     {"plots"},                                                             # figures of tables
+    {"answer"},                                                            # the four questions as notebook objects
     {"report"},                                                            # the notebooks' report
     {"simulate"},                                                          # example data, checked by the importers
     {"cli", "__main__", "__init__"},                                       # the command line; the package itself
