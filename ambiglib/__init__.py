@@ -18,7 +18,8 @@ _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_
           "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers",
           "read_mcp_atlas": "importers", "read_inspect": "importers"}
 #: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
-_LAZY = ("metrics", "stats", "agreement", "tables", "plots", "report", "shapes", "comparisons", "simulate", "cli")
+_LAZY = ("metrics", "stats", "agreement", "tables", "plots", "report", "shapes", "comparisons", "headline", "answer",
+         "simulate", "cli")
 
 
 def __getattr__(name: str):
@@ -26,6 +27,8 @@ def __getattr__(name: str):
 
     if name in _NAMES:
         value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        if name in ("load", "RunSet"):  # a run set's four questions, rs.asking() and the others (ambiglib.answer)
+            importlib.import_module(".answer", __name__)
     elif name in _LAZY:
         value = importlib.import_module(f".{name}", __name__)
     else:

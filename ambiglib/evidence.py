@@ -22,7 +22,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -464,10 +464,24 @@ def _page_body(ev: Evidence, cut: _Cut | None = None) -> str:
     return "\n".join(p for p in parts if p)
 
 
+def _tasks_section(tasks: pd.DataFrame) -> str:
+    """A comparison's tasks, the ones that move the difference most first: what a reader checks before its runs."""
+    shown = tasks.drop(columns=[c for c in ("benchmark", "suite", "policy", "model", "model_a", "model_b",
+                                            "pass_fail") if c in tasks and tasks[c].nunique(dropna=False) <= 1])
+    moved = int((tasks["changed"] != "=").sum()) if "changed" in tasks else 0
+    return (f"<h2>Tasks ({len(tasks)}): which tasks make the difference</h2>"
+            f"<p class='muted'>value_a, value_b: each side's value on the task; difference: a − b, largest first;"
+            f" changed: the side higher on the task (a pass on one side only, for pass/fail values), = for a tie."
+            f" {moved} of {len(tasks)} tasks differ.</p>" + _listed(shown, "tasks", (), len(tasks)))
+
+
 def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
-                         title: str | None = None, rs: RunSet | None = None) -> list[Path]:
+                         title: str | None = None, rs: RunSet | None = None,
+                         tasks: Callable[[int], pd.DataFrame] | None = None) -> list[Path]:
     """Write ``evidence/<name>/<i>.html`` in ``out_dir``, one page per row of ``table`` (nothing without
-    ``out_dir``); return the pages. Every text is escaped: a log's names and questions are untrusted."""
+    ``out_dir``); return the pages. Every text is escaped: a log's names and questions are untrusted. ``tasks``:
+    a comparison row's tasks (:func:`ambiglib.headline.comparison_tasks`), which its page opens on, before the
+    runs and questions."""
     if not out_dir or len(table) == 0:
         return []
     folder = Path(out_dir) / "evidence" / name
@@ -481,7 +495,8 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
         page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
                 f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}</style></head><body>"
                 f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
-                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}{_page_body(ev, cut)}</body></html>")
+                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}"
+                f"{_tasks_section(tasks(i)) if tasks is not None else ''}{_page_body(ev, cut)}</body></html>")
         path = folder / f"{i}.html"
         path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed
         pages.append(path)

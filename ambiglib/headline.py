@@ -38,7 +38,8 @@ from .runset import RunSet
 from .shapes import SHAPES, applicable, conventions_for
 from .tables._common import ConventionsArg, as_table, explain_empty
 
-__all__ = ["asking", "question_quality", "payoff", "agent_comparison", "answers", "QUESTIONS", "SHOWN"]
+__all__ = ["asking", "question_quality", "payoff", "agent_comparison", "comparison_tasks", "answers", "QUESTIONS",
+           "SHOWN"]
 
 #: the four questions, by the function answering each
 QUESTIONS = {
@@ -562,7 +563,12 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
          "too few tasks differ"], "no clear difference")
     out["pair"] = out["model_a"].astype(str) + " − " + out["model_b"].astype(str) + np.where(
         out["policy"].astype(str) == "default", "", " (both " + out["policy"].astype(str) + ")")
-    out = out[[*cols[:5], "pair", *cols[5:]]]
+    if "log" in out.columns:  # several logs loaded together: two models are compared within each (comparisons._fixed)
+        out["pair"] = out["pair"] + " in log " + out["log"].astype(str)
+        cols = [*cols[:3], "log", *cols[3:]]
+        out = out[[*cols[:6], "pair", *cols[6:]]]
+    else:
+        out = out[[*cols[:5], "pair", *cols[5:]]]
     notes = [f"not compared: {s}" for s in skipped] + design + notes
     notes.append(f"Holm's adjustment over the {m} rows with a p-value; a verdict needs p_holm < {alpha} and an"
                  " interval that excludes 0")
@@ -570,6 +576,23 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in ("p_value", "p_holm")})
     out.attrs["answer"] = _comparison_answer(out, confidence)
     return out
+
+
+def comparison_tasks(rs: RunSet, row: Mapping | pd.Series, *, k: int = 3,
+                     conventions: ConventionsArg = None) -> pd.DataFrame:
+    """The tasks behind one row of :func:`agent_comparison`: its metric between its two models under its policy,
+    task by task (:func:`ambiglib.comparisons.per_task`, the benchmark's suites pooled as the row pools them),
+    the tasks that move the difference most first."""
+    from .comparisons import per_task
+
+    condition = next(c for metric, c, _ in COMPARED if metric == row["metric"]) or ("ambiguous", True)
+    out = per_task(rs.filter(benchmark=row["benchmark"]), metric=row["metric"], between="model",
+                   condition=condition, a=row["model_a"], b=row["model_b"], k=k, conventions=conventions,
+                   pool_suites=True)
+    keep = out["policy"] == row["policy"]
+    if "log" in out.columns and "log" in row:  # several logs: the row's own
+        keep &= out["log"] == row["log"]
+    return out[keep].reset_index(drop=True)
 
 
 def _comparison_answer(out: pd.DataFrame, confidence: float) -> list[str]:
@@ -583,6 +606,7 @@ def _comparison_answer(out: pd.DataFrame, confidence: float) -> list[str]:
                 continue
             high, low = (r.model_a, r.model_b) if r.difference > 0 else (r.model_b, r.model_a)
             policy = f" (policy {r.policy})" if str(r.policy) != "default" else ""
+            policy += f" in log {r.log}" if "log" in out.columns else ""
             found.append(f"{high} has a higher {r.what} than {low}{policy} ({r.difference:+.2f} as"
                          f" {r.model_a} − {r.model_b}, {level} CI {r.difference_ci_low:+.2f} to"
                          f" {r.difference_ci_high:+.2f}, Holm p {_p_text(r.p_holm)})")

@@ -9,7 +9,8 @@ this log"); the figure it returns then carries that note as ``figure.ambiglib_no
 
 from __future__ import annotations
 
-from typing import Sequence
+import functools
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,10 +21,24 @@ from .tables._common import OWN_AGENT, _own_agents
 
 #: pyplot and seaborn, imported at the first draw (``ambiglib._lazy``)
 plt = OnFirstUse("matplotlib.pyplot")
+ticker = OnFirstUse("matplotlib.ticker")
 sns = OnFirstUse("seaborn")
 
 __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap", "pass_rates",
-           "shift_heatmap", "variant_distribution", "flag_heatmap", "scores_by_condition", "differences"]
+           "shift_heatmap", "variant_distribution", "flag_heatmap", "scores_by_condition", "differences", "intervals"]
+
+
+def _shown_once(fn: Callable) -> Callable:
+    """``fn``'s figure, closed in pyplot when ``fn`` made it: Jupyter shows the Figure a cell returns, and the inline
+    backend would draw a figure still open at the cell's end a second time. A figure drawn into a given ``ax`` is
+    the caller's, and stays open."""
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        fig = fn(*args, **kwargs)
+        if kwargs.get("ax") is None:
+            plt.close(fig)
+        return fig
+    return inner
 
 
 def _style(style: str = "whitegrid") -> None:
@@ -126,6 +141,7 @@ def _legend(fig, axes: list, own: bool, handles: list, title: str):
     return fig
 
 
+@_shown_once
 def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | None = "suite",
                      iso_f1: Sequence[float] = (0.2, 0.4, 0.6, 0.8), ax=None):
     """Plot question precision against blocker recall, one point per model, with iso-F1 curves.
@@ -173,6 +189,7 @@ def precision_recall(ask_f1: pd.DataFrame, *, hue: str = "model", col: str | Non
     return _legend(fig, axes, own, handles, "Question precision vs blocker recall (iso-F1 curves dashed)")
 
 
+@_shown_once
 def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str = "policy", col: str | None = "suite",
                     ax=None):
     """Plot ask-on-ambiguous against ask-on-full per model and policy; the ideal corner is (0, 1).
@@ -213,6 +230,7 @@ def ask_calibration(calibration: pd.DataFrame, *, hue: str = "model", style: str
     return fig
 
 
+@_shown_once
 def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool",
                         gain: str = "score_gain_pp_per_question", hue: str = "model", style: str = "suite",
                         policies: Sequence[str] | None = OWN_AGENT, ax=None):
@@ -248,6 +266,7 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
     return fig
 
 
+@_shown_once
 def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str = "policy",
                   value: str = "calls_per_trial", panel: Sequence[str] = ("suite", "model"), ax=None):
     """Plot heatmaps of ask_user calls per trial, e.g. by ambiguity class × persona.
@@ -303,6 +322,7 @@ def calls_heatmap(calls: pd.DataFrame, *, row: str = "ambiguity_class", col: str
     return fig
 
 
+@_shown_once
 def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "label", value: str = "share", ax=None):
     """Plot failure-mode shares per model as a heatmap (percent).
 
@@ -330,6 +350,7 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     return fig
 
 
+@_shown_once
 def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     """Plot pass@k with full information, without the ask tool and with it, as grouped bars per model.
 
@@ -380,6 +401,7 @@ def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     return fig
 
 
+@_shown_once
 def shift_heatmap(shift: pd.DataFrame, *, row: str = "model", title: str = "Shift in failure modes (pp)", ax=None):
     """Plot shifts of failure-mode shares in percentage points as a diverging heatmap (rows × failure modes).
 
@@ -414,6 +436,7 @@ def shift_heatmap(shift: pd.DataFrame, *, row: str = "model", title: str = "Shif
     return fig
 
 
+@_shown_once
 def variant_distribution(dist: pd.DataFrame):
     """Plot a benchmark's variants per suite: variants and unique tasks, ambiguity classes, dimensions (three panels).
 
@@ -459,6 +482,7 @@ def variant_distribution(dist: pd.DataFrame):
     return fig
 
 
+@_shown_once
 def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
     """Plot the share of asking trials with each ask_user failure flag, flags × ``col`` (percent).
 
@@ -512,6 +536,7 @@ def flag_heatmap(flags: pd.DataFrame, *, col: str = "ambiguity_class", ax=None):
     return fig
 
 
+@_shown_once
 def scores_by_condition(payoff: pd.DataFrame, *, col: str | None = "benchmark", ax=None):
     """Plot each agent's mean score fully specified, on ambiguous tasks without the ask tool and with it, with
     their intervals: how much asking recovers of what ambiguity costs.
@@ -555,6 +580,7 @@ def scores_by_condition(payoff: pd.DataFrame, *, col: str | None = "benchmark", 
     return _legend(fig, axes, own, handles, "Mean score by condition (95% intervals)")
 
 
+@_shown_once
 def differences(comparison: pd.DataFrame, *, col: str = "what", ax=None):
     """Plot paired differences between agents with their intervals (a forest plot), one panel per metric.
 
@@ -597,4 +623,64 @@ def differences(comparison: pd.DataFrame, *, col: str = "what", ax=None):
         return fig
     fig.suptitle("Paired differences between agents (95% intervals; red: a clear difference after Holm)")
     fig.tight_layout()
+    return fig
+
+
+@_shown_once
+def intervals(frame: pd.DataFrame, columns: Sequence[tuple[str, str, str]], *, labels: Sequence[str],
+              title: str = "", ax=None):
+    """Plot each quantity a panel, each row a point with its interval (``<column>_ci_low``, ``_ci_high``) as an error
+    bar: what :meth:`ambiglib.answer.Answer.plot` draws.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    columns : sequence of (column, heading, format)
+        The quantities, each drawn in its own panel headed in words; the rows share one axis of ``labels``.
+        The format (:func:`ambiglib.cards.number`'s) sets the axis: ``share`` and ``score`` on 0 to 1 in every
+        panel (so that panels compare), a share in percent; ``pp`` and ``signed`` with a line at 0.
+    labels : sequence of str
+        One name per row of ``frame``.
+
+    A row without a value in a panel is marked "–" there, and the figure says why under its panels (the frame's
+    ``attrs["empty"]``)."""
+    _style()
+    if len(frame) == 0 or not columns:
+        return _nothing(frame, "values to draw", ax)
+    panels = list(columns)
+    fig, axes = _axes(panels, ax, 3.4, max(1.6, 0.9 + 0.36 * len(frame)), sharey=True) if ax is None \
+        else _axes(panels[:1], ax, 3.4, 1.6)
+    y = np.arange(len(frame))
+    empty = frame.attrs.get("empty") or {}
+    said: list[str] = []
+    for axis, (column, heading, fmt) in zip(axes, panels):
+        v = pd.to_numeric(frame[column], errors="coerce").to_numpy(float)
+        low = pd.to_numeric(frame.get(f"{column}_ci_low", pd.Series(np.nan, index=frame.index)),
+                            errors="coerce").to_numpy(float)
+        high = pd.to_numeric(frame.get(f"{column}_ci_high", pd.Series(np.nan, index=frame.index)),
+                             errors="coerce").to_numpy(float)
+        has = ~np.isnan(v)
+        bar = has & ~np.isnan(low) & ~np.isnan(high)
+        axis.errorbar(v[bar], y[bar], xerr=np.vstack([v[bar] - low[bar], high[bar] - v[bar]]), fmt="o",
+                      color="0.25", ecolor="0.45", capsize=3, ms=5)
+        axis.plot(v[has & ~bar], y[has & ~bar], "o", color="0.25", ms=5)
+        for i in np.flatnonzero(~has):  # a missing value is marked where its point would be, and said below
+            axis.text(0.02, y[i], "–", transform=axis.get_yaxis_transform(), va="center", color="#a50")
+        if (~has).any() and column in empty and empty[column] not in said:
+            said.append(f"– in {heading}: {empty[column]}")
+        if fmt in ("pp", "signed"):
+            axis.axvline(0, color="0.6", lw=0.9, ls="--")
+        elif fmt in ("share", "score"):
+            axis.set_xlim(-0.04, 1.04)
+            if fmt == "share":
+                axis.xaxis.set_major_formatter(ticker.PercentFormatter(1.0, decimals=0))
+        axis.set_title(heading, fontsize=MIN_FONT + 1)
+        axis.set_yticks(y, labels)
+        axis.set_ylim(len(frame) - 0.5, -0.5)
+    if ax is None:
+        if title:
+            fig.suptitle(title)
+        fig.tight_layout()
+        if said:
+            fig.text(0.01, 0, "\n".join(said), ha="left", va="top", fontsize=MIN_FONT, color="#a50", wrap=True)
     return fig

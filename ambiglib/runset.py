@@ -154,6 +154,10 @@ def meta_codes(runs: pd.DataFrame) -> tuple[np.ndarray, list[dict]]:
 class RunSet:
     """A loaded run log: five tidy frames that join on ``run_id`` and the task key.
 
+    The four questions are methods too: ``rs.asking()``, ``rs.question_quality()``, ``rs.payoff()`` and
+    ``rs.compare(a, b)``, each an :class:`ambiglib.answer.Answer` (added by :mod:`ambiglib.answer`, the layer that
+    answers them, which ``ambiglib.load`` and ``ambiglib.RunSet`` import).
+
     Attributes
     ----------
     runs : pandas.DataFrame
@@ -458,7 +462,7 @@ class RunSet:
         Returns
         -------
         pandas.DataFrame
-            ``benchmark, suite, model, spec, ask_tool, n_runs, n_tasks, n_ok,
+            ``benchmark, suite, model, spec, ask_tool`` (and ``log``, for logs loaded together), ``n_runs, n_tasks, n_ok,
             n_invalid, n_timeout, n_error, n_asked, n_questions, mean_score``;
             ``n_asked`` counts runs with at least one question; ``mean_score`` is
             over runs whose status is not ``error``, with ``invalid`` and ``timeout``
@@ -466,7 +470,7 @@ class RunSet:
             (ask-only runs).
         """
         runs = self.runs
-        by = ["benchmark", "suite", "model", "spec", "ask_tool"]
+        by = ["benchmark", "suite", "model", "spec", "ask_tool"] + (["log"] if self.runs["log"].notna().any() else [])
         if len(runs) == 0:
             return pd.DataFrame(columns=[*by, "n_runs"])
         status = runs["status"].astype(str)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible"]
+__all__ = ["visible", "latex_escape"]
 
 # C0 and C1 controls but tab and newline, DEL, and the format characters that reorder or hide text: the bidi
 # embeddings, overrides and isolates, the marks, zero-width characters, the BOM
@@ -21,3 +21,12 @@ def visible(text: str) -> str:
     """``text`` with every control and hidden format character shown as its escape (tab and newline kept)."""
     return _HIDDEN.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
                        else f"\\u{ord(m.group()):04x}", text)
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def latex_escape(text: str) -> str:
+    """``text`` for a TeX file: its special characters escaped and its hidden ones made visible."""
+    return "".join(_LATEX.get(ch, ch) for ch in visible(text))

@@ -185,3 +185,31 @@ def test_every_python_block_in_the_docs_compiles_and_names_what_exists():
                                        code):
             owner = ambiglib if module == "ambiglib" else importlib.import_module(f"ambiglib.{module}")
             assert hasattr(owner, name), f"{file}: {module}.{name} does not exist"
+
+
+def test_the_four_questions_in_a_notebook_run_as_documented(tmp_path, monkeypatch, capsys):
+    """docs/own-benchmark.md's notebook section (issue 57): its block runs on the example data, and what it prints is
+    the engine's numbers, formatted with their intervals."""
+    import re
+
+    import numpy as np
+
+    root = Path(__file__).resolve().parents[1]
+    doc = (DOC.parent / "own-benchmark.md").read_text()
+    section = doc.split("## In a notebook: the four questions", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks
+    (tmp_path / "data").symlink_to(root / "data", target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    space: dict = {}
+    for code in blocks:
+        exec(compile(code, "docs/own-benchmark.md", "exec"), space)
+    printed = capsys.readouterr().out
+    first = space["asking"].frame.iloc[0]
+    assert f"{100 * first['ask_on_ambiguous']:.0f}% ({100 * first['ask_on_ambiguous_ci_low']:.0f}–" in printed
+    assert "\\toprule" in space["tex"] and "\\label{tab:payoff}" in space["tex"]
+    tasks, pair = space["tasks"], space["pair"]
+    assert len(tasks) == int(pair["n_pairs"].sum())
+    for (suite, part) in tasks.groupby("suite"):
+        np.testing.assert_allclose(part["difference"].mean(), pair.set_index("suite").loc[suite, "difference"])
+    assert len(space["runs"]) > 0 and set(space["runs"]["model"]) <= {"claude-opus-4.6", "gpt-5.4"}

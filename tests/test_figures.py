@@ -88,9 +88,14 @@ def _drawn_texts(fig):
 
 def check_figure(fig) -> list[str]:
     """What keeps a figure from reading at a page's width, as sentences (none: it reads)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     problems = []
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    # (plots close the figures they make, so that Jupyter shows each once: a closed figure is drawn on a canvas of
+    # its own, as Jupyter and savefig draw it)
+    canvas = fig.canvas if isinstance(fig.canvas, FigureCanvasAgg) else FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
     box = fig.get_tightbbox(renderer)  # inches: what savefig(bbox_inches="tight") writes
     if box.width / box.height > 2.5:
         problems.append(f"aspect {box.width / box.height:.2f}:1 (at most 2.5:1)")

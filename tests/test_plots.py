@@ -221,7 +221,8 @@ def test_heatmaps_without_seaborns_layout_draw_are_the_same_pixels(draw, monkeyp
 
 def test_show_figure_shows_the_saved_png_once_at_the_figures_size(tmp_path):
     """With out_dir, the notebook shows the PNG written there (drawn once, the figure closed so the inline
-    backend does not draw it again), at its size in inches; without, nothing is saved and the figure stays."""
+    backend does not draw it again), at its size in inches; without, nothing is saved and the figure itself is
+    returned, closed: Jupyter shows what the cell returns, once (issue 57)."""
     import matplotlib.pyplot as plt
 
     from ambiglib.report import show_figure
@@ -236,5 +237,5 @@ def test_show_figure_shows_the_saved_png_once_at_the_figures_size(tmp_path):
     assert 3.5 * 150 < width_px <= 4.2 * 150  # bbox "tight" trims a little, or pads
     assert shown.width == round(width_px * 96 / 150)
     other, ax = plt.subplots()
-    assert show_figure(other, "kept", "") is None and plt.fignum_exists(other.number)
+    assert show_figure(other, "kept", "") is other and not plt.fignum_exists(other.number)
     assert not (tmp_path / "kept.png").exists()

@@ -311,3 +311,21 @@ def test_compare_between_log_argument_errors_are_one_line_exit_2(tmp_path, capsy
     for name in names:
         assert name.format(**fill) in line
 
+
+def test_the_two_logs_task_by_task_equal_the_hand_pivot(tmp_path):
+    """``rs.compare("after", "before", between="log").per_task()``: one row per task both logs ran, after − before
+    as pivoted by hand, the tasks that moved most first (issue 57: which tasks improved and regressed)."""
+    old, new = _logs(tmp_path)
+    rs = ambiglib.load({"before": old, "after": new})
+    comparison = rs.compare("after", "before", between="log")
+    per = comparison.per_task()
+    expected = _by_hand(rs)
+    got = per.set_index("task_id")["difference"].sort_index()
+    assert list(got.index) == list(expected.index)
+    np.testing.assert_allclose(got.to_numpy(), expected.to_numpy())
+    assert per["difference"].abs().is_monotonic_decreasing
+    assert per["difference"].mean() == pytest.approx(comparison["difference"].iloc[0])
+    changed = dict(zip(per["task_id"], per["changed"]))
+    assert changed["t0"] == "a" and changed["t5"] == "b" and changed["t1"] == "="  # improved, regressed, tied
+    assert "log" not in comparison.formatted().columns  # the logs are the sides: a and b name them
+    assert list(comparison.formatted()[["a", "b"]].iloc[0]) == ["after", "before"]

@@ -15,7 +15,8 @@ from ..errors import LoadError
 from ..loading import load
 from ..headline import SHOWN
 from ..text import visible
-from .opening import OPENING_STYLE, compact_table, read_meta, read_table
+from ..cards import STYLE as OPENING_STYLE, compact_table
+from .opening import read_table
 from .runner import NotebookResult
 from .rendering import MAX_ROWS_SHOWN, _counts_as_integers, _markdown_cell, _shown_rows, csv_safe, markdown_safe
 

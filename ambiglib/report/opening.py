@@ -10,101 +10,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
+from ..cards import compact_table
 from ..errors import ReportError
 from ..headline import QUESTIONS, SHOWN
 
-__all__ = ["answer_cards", "unanswered_list", "compact_table", "read_meta", "OPENING_STYLE"]
-
-OPENING_STYLE = (
-    ".answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(590px,1fr));gap:0.6em 1em;margin:0.5em 0}"
-    ".card{border:1px solid #ccd;border-radius:6px;padding:0.3em 0.7em 0.4em;background:#fbfbfd;overflow-x:auto}"
-    ".card h2{font-size:1.02em;margin:0.15em 0 0.2em}.card h2 a{color:inherit}"
-    ".card p.answer{margin:0.1em 0;font-size:0.8em;line-height:1.25}"
-    "table.compact{border-collapse:collapse;font-size:0.76em;width:100%;margin:0.25em 0}"
-    "table.compact th{font-weight:600;text-align:right;border-bottom:1px solid #999;padding:0 0.3em;"
-    "vertical-align:bottom;line-height:1.15}table.compact td{text-align:right;padding:0.05em 0.3em;border-bottom:1px"
-    " solid #eee;white-space:nowrap;line-height:1.15}table.compact td.text,table.compact th.text{text-align:left}"
-    "table.compact td.wrap{white-space:normal;min-width:9em}"
-    "table.compact tr.bench td{font-weight:600;text-align:left;background:#eef;border-bottom:none}"
-    ".card .rows{max-height:17.5em;overflow-y:auto}table.compact thead th{position:sticky;top:0;background:#fbfbfd}"
-    ".suites{color:#777;font-weight:400;font-size:0.9em}"
-    ".ci{color:#777;font-size:0.85em;display:block;white-space:normal}.why{color:#a50}"
-    "ol.why{margin:0.15em 0 0;padding-left:1.4em;font-size:0.74em;line-height:1.2}"
-    ".card .more{font-size:0.74em;margin:0.15em 0 0;color:#555}"
-    "ul.gaps li{margin:0.25em 0}ul.gaps .in{color:#666;font-size:0.85em}")
-
-
-def _number(value: float, fmt: str) -> str:
-    if fmt == "share":
-        return f"{100 * value:.0f}%"
-    if fmt == "count":
-        return f"{value:.1f}"
-    if fmt == "pp":
-        return f"{value:+.1f}"
-    if fmt == "signed":
-        return f"{value:+.2f}"
-    if fmt == "p":
-        return "<0.001" if value < 0.001 else f"{value:.3f}"
-    return f"{value:.2f}"
-
-
-def _cells(frame: pd.DataFrame, i: int, spec: list[tuple[str, str, str]], reasons: dict[str, int],
-           link: str | None) -> list[str]:
-    row = frame.iloc[i]
-    out = []
-    for column, _, fmt in spec:
-        value = row.get(column)
-        missing = value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value)
-        if missing:
-            mark = reasons.get(column)
-            note = f"<sup class='why'>{mark}</sup>" if mark else ""
-            out.append(f"<td class='{'text' if fmt == 'text' else 'num'}'>–{note}</td>")
-            continue
-        if fmt == "text":
-            text = html.escape(str(value))
-            if link is not None and column in ("agent", "pair"):  # the row's evidence: its runs and questions
-                text = f"<a href='{html.escape(link, quote=True)}' data-evidence='{i}'>{text}</a>"
-            out.append(f"<td class='text{' wrap' if column in ('pair', 'verdict') else ''}'>{text}</td>")
-            continue
-        text = _number(float(value), fmt)
-        low, high = row.get(f"{column}_ci_low"), row.get(f"{column}_ci_high")
-        if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
-            text += f"<span class='ci'>{_number(float(low), fmt)} to {_number(float(high), fmt)}</span>"
-        out.append(f"<td>{text}</td>")
-    return out
-
-
-def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evidence: str | None) -> str:
-    """A table of :data:`ambiglib.headline.SHOWN` as the opening shows it: the columns in words, each value with
-    its interval, a row per agent under its benchmark, the agent linked to its evidence page (``evidence``: the
-    path prefix of the pages), and each "–" numbered to its reason below."""
-    spec = [c for c in SHOWN[name] if c[0] in frame.columns]
-    empty = meta.get("empty") or {}
-    numbered: dict[str, int] = {}  # each distinct reason a number, for the "–" of the shown columns
-    reasons: dict[str, int] = {}
-    for column, _, _ in spec:
-        if column in empty and frame[column].isna().any():
-            reasons[column] = numbered.setdefault(empty[column], len(numbered) + 1)
-    head = "".join(f"<th class='{'text' if fmt == 'text' else 'num'}'>{html.escape(label)}</th>"
-                   for _, label, fmt in spec)
-    rows, current = [], None
-    for i in range(len(frame)):
-        bench = str(frame["benchmark"].iloc[i]) if "benchmark" in frame else ""
-        if bench != current:
-            current = bench
-            suites = frame["suites"].iloc[i] if "suites" in frame else ""
-            more = f" <span class='suites'>(suites: {html.escape(str(suites))})</span>" if suites and suites != bench else ""
-            rows.append(f"<tr class='bench'><td colspan='{len(spec)}'>{html.escape(bench)}{more}</td></tr>")
-        link = f"{evidence}{i}.html" if evidence is not None else None
-        rows.append(f"<tr data-row='{i}'>{''.join(_cells(frame, i, spec, reasons, link))}</tr>")
-    why = "".join(f"<li>{html.escape(text)}</li>" for text in numbered)
-    return (f"<div class='rows'><table class='compact' data-table='{html.escape(notebook)}/{html.escape(name)}'><thead>"
-            f"<tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-            + (f"<ol class='why'>{why}</ol>" if why else ""))
-
+__all__ = ["answer_cards", "unanswered_list", "read_meta"]
 
 def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: str, evidence: bool) -> str:
     """One question's card, from the table its notebook saved and what it said of it (``meta``)."""

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..cards import table_meta
 from ..errors import ReportError
 from ..tables._common import empty_lines
-from ..text import visible
+from ..text import latex_escape, visible
 
 __all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure",
            "table_meta", "empty_lines"]
@@ -66,30 +67,6 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
     lines = [text] + ([intervals] if intervals else []) \
         + ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
     return "\n".join(lines)
-
-
-def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
-    """What the report keeps of a table beside its cells: its caption, note, the reasons for its "–"
-    (column → why, for the columns that have one) and its answer in words."""
-    empty = {str(c): why for c, why in (table.attrs.get("empty") or {}).items()
-             if c in table.columns and table[c].isna().any()}
-    intervals = []
-    if {"ci_level", "ci_method"} <= set(table.columns):  # each way once; which rows, where rows differ in it
-        ways = table.dropna(subset=["ci_level", "ci_method"]).groupby(["ci_level", "ci_method"], sort=False)
-        which = next((c for c in ("what", "metric") if c in table.columns), None)
-        for (level, method), rows in ways:
-            named = f" ({', '.join(dict.fromkeys(map(str, rows[which])))})" if which and ways.ngroups > 1 else ""
-            intervals.append(f"{100 * float(level):g}% {method}{named}")
-    return {"caption": caption or table.attrs.get("caption"), "note": table.attrs.get("note"), "empty": empty,
-            "gaps": [str(c) for c in table.attrs.get("gaps") or [] if str(c) in empty],
-            "answer": list(table.attrs.get("answer") or []),
-            # how the intervals were made, each way once, and the tests (their counts aside): the opening says them
-            "intervals": intervals,
-            "tests": list(dict.fromkeys(re.sub(r" \(\d+ vs \d+ discordant\)", "", str(t))
-                                        for t in table["test"].dropna())) if "test" in table.columns else [],
-            # read back as text (opening.read_table): a model named NA or 1e3 stays that name, not a number or "–"
-            "text_columns": [str(c) for c in table.columns
-                             if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
 
 
 #: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
@@ -160,11 +137,11 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     styler = shown.style.format(precision=precision, na_rep="–", escape="latex").hide(axis="index")
     styler = styler.format_index(escape="latex", axis="columns")
     tex_caption = " — ".join(t for t in (caption, cut) if t)
-    tex = styler.to_latex(hrules=True, caption=_latex_escape(tex_caption) if tex_caption else None,
+    tex = styler.to_latex(hrules=True, caption=latex_escape(tex_caption) if tex_caption else None,
                           label=f"tab:{name}", position="htbp")
     notes = [line for line in below[1:] if line]
     if notes:  # under the tabular, in the table float: what each "–" means
-        tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(_latex_escape(n) for n in notes)
+        tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(latex_escape(n) for n in notes)
                           + "\n\\end{table}", 1)
     (out / f"{name}.tex").write_text(visible(tex), encoding="utf-8")
     (out / f"{name}.meta.json").write_text(json.dumps(meta, ensure_ascii=False, default=str), encoding="utf-8")
@@ -226,14 +203,6 @@ def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-          "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-
-
-def _latex_escape(text: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in visible(text))
-
-
 def _is_float(series: pd.Series) -> bool:
     return pd.api.types.is_float_dtype(series.dtype)
 
@@ -293,7 +262,7 @@ def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) ->
 
 def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
                caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN,
-               evidence: bool = False):
+               evidence: bool = False, tasks: Any = None):
     """Save a table (:func:`save_table`) and return what a notebook shows for it.
 
     A table with rows is shown once, as escaped HTML that scrolls sideways when wide, counts
@@ -302,7 +271,8 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     the CSV holds. An empty table is not saved: its ``attrs["note"]`` ("no runs with registered
     blockers and the ask tool in this log: add ...") is shown in one line and recorded for the report
     index. With ``evidence``, a page per row lists the runs, questions and labels behind it
-    (:func:`ambiglib.evidence.write_evidence_pages`).
+    (:func:`ambiglib.evidence.write_evidence_pages`); a comparison's pages open on its tasks, ``tasks(i)`` for row
+    ``i`` (:func:`ambiglib.headline.comparison_tasks`).
     """
     from IPython.display import HTML
 
@@ -314,7 +284,7 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     if evidence and out_dir:
         from ..evidence import write_evidence_pages
 
-        write_evidence_pages(table, name, out_dir, title=caption)
+        write_evidence_pages(table, name, out_dir, title=caption, tasks=tasks)
     plain, intervals = intervals_said_once(table.reset_index(drop=True))
     head, cut = _shown_rows(_whole_rows_as_integers(_counts_as_integers(plain)), name, max_rows)
     shown = _p_as_text(_as_text_cells(head))
@@ -332,9 +302,9 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
 def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):
     """Save a figure (:func:`save_figure`) and return what a notebook shows for it: the saved PNG itself,
     at the figure's size, so that it is drawn once (the inline backend would draw it again at the cell's
-    end). Without ``out_dir``, nothing is saved and the notebook shows the figure as usual. A figure
-    drawn from nothing (its ``ambiglib_note``) is closed instead, and its note shown in one line and
-    recorded for the report index."""
+    end). Without ``out_dir``, nothing is saved and the figure itself is returned, closed in pyplot: Jupyter
+    shows it once. A figure drawn from nothing (its ``ambiglib_note``) is closed instead, and its note shown
+    in one line and recorded for the report index."""
     import matplotlib.pyplot as plt
 
     note = getattr(figure, "ambiglib_note", None)
@@ -345,11 +315,11 @@ def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, 
         _note_file(out_dir, name, note, None, "figure")
         return HTML(f"<p><em>{html.escape(note)}</em></p>")
     path = save_figure(figure, name, out_dir, dpi=dpi)
+    plt.close(figure)
     if path is None:
-        return None
+        return figure
     from IPython.display import Image
 
-    plt.close(figure)
     image = path.read_bytes()
     width = int.from_bytes(image[16:20], "big")  # the PNG's IHDR width, in pixels at ``dpi``
     return Image(data=image, format="png", width=round(width * 96 / dpi))  # shown at its size in inches

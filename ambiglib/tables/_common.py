@@ -103,7 +103,9 @@ def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
     def inner(*args, **kwargs) -> Table:
         out = fn(*args, **kwargs)
         table = Table(out)
-        table.attrs = {**out.attrs, **({"caption": caption} if caption else {})}
+        # a caption the function wrote for the log in hand wins over its docstring's (which may name runs, as
+        # Ambig-DS's ask-only runs, that this log does not have)
+        table.attrs = {**({"caption": caption} if caption else {}), **out.attrs}
         if args and isinstance(args[0], RunSet):
             object.__setattr__(table, "_runset", args[0])
             k = kwargs.get("k", k_param.default) if k_param is not None else None

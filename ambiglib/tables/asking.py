@@ -41,9 +41,17 @@ def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed:
                                                f" {spec} ones"}, gap=True)
         return out
 
-    return _per_benchmark(rs, SHAPES["calibration"], build, conventions=conventions,
-                          columns=["suite", "model", "policy", "protocol", "n_ambiguous", "n_full", "ask_on_ambiguous",
-                                   "ask_on_full", "calib_score"])
+    out = _per_benchmark(rs, SHAPES["calibration"], build, conventions=conventions,
+                         columns=["suite", "model", "policy", "protocol", "n_ambiguous", "n_full", "ask_on_ambiguous",
+                                  "ask_on_full", "calib_score"])
+    # the caption says which runs this log gave: Ambig-DS's Table 13 is of its ask-only runs, which a log of solve
+    # runs does not have
+    protocols = set(out["protocol"].dropna().astype(str)) if "protocol" in out.columns else set()
+    runs = "the ask-only runs (Ambig-DS Table 13)" if protocols == {"ask_only"} else \
+        "the runs with the ask tool, each protocol a row (the measure of Ambig-DS Table 13, which counts its ask-only" \
+        " runs)" if "ask_only" in protocols else "the runs with the ask tool (the measure of Ambig-DS Table 13)"
+    out.attrs["caption"] = f"Ask rates and CalibScore per model and ask policy on {runs}"
+    return out
 
 
 def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000, seed: int = 0,

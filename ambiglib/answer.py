@@ -1,0 +1,228 @@
+"""The four questions a researcher brings to a log, as notebook objects.
+
+``rs.asking()``, ``rs.question_quality()``, ``rs.payoff()`` and ``rs.compare(a, b)`` return an :class:`Answer`:
+a pandas DataFrame with every column the engine (:mod:`ambiglib.headline`, :mod:`ambiglib.comparisons`) computes,
+which Jupyter shows as the report's card (the answer in words, one column per quantity with its interval, every
+"–" numbered to its reason), which draws itself with its intervals as error bars (:meth:`Answer.plot`), typesets
+itself for a paper (:meth:`Answer.to_latex`) and, for a comparison, lists the tasks behind the difference
+(:meth:`Answer.per_task`).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pandas as pd
+
+from .cards import STYLE, compact_table, formatted, shown_columns, table_meta
+from .comparisons import paired_comparison
+from .headline import QUESTIONS, SHOWN, asking, payoff, question_quality
+from .runset import RunSet
+from .tables._common import Table
+from .text import latex_escape
+
+__all__ = ["Answer", "COMPARISON"]
+
+#: the question a comparison answers (its card's heading)
+COMPARISON = "Is one side better than the other, task by task?"
+
+#: metrics whose values are percentage points (the rest are scores and rates on 0–1)
+_PP = ("score_gain_pp", "pass_gain_pp", "gain_per_question")
+
+
+def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tuple[str, str, str]]:
+    """What a comparison's card shows: the suite and the fixed side where they vary, the two sides, the tasks
+    paired, each side's value, the difference with its interval, and Holm's p."""
+    fmt = "pp" if metric in _PP else "score"
+    spec = []
+    if "suite" in frame.columns and frame.groupby("benchmark")["suite"].nunique().gt(1).any():
+        spec.append(("suite", "suite", "text"))
+    for fixed in ("log", "model", "policy"):
+        if fixed != between and fixed in frame.columns and frame[fixed].nunique() > 1:
+            spec.append((fixed, fixed, "text"))
+    return spec + [(f"{between}_a", "a", "text"), (f"{between}_b", "b", "text"), ("n_pairs", "tasks", "int"),
+                   ("value_a", f"{metric}, a", fmt), ("value_b", f"{metric}, b", fmt),
+                   ("difference", "a − b", "pp" if fmt == "pp" else "signed"), ("p_holm", "Holm p", "p")]
+
+
+def _scoped(css: str, scope: str) -> str:
+    """``css`` with every selector inside ``scope``: the card's look, in a notebook, touches nothing else."""
+    rules = [r for r in css.split("}") if r.strip()]
+    out = []
+    for rule in rules:
+        selectors, _, body = rule.partition("{")
+        out.append(",".join(f"{scope} {s.strip()}" for s in selectors.split(",")) + "{" + body + "}")
+    return "".join(out)
+
+
+class Answer(Table):
+    """One question's answer per agent (or one comparison per pair): a :class:`~ambiglib.tables.Table` whose
+    Jupyter display is the report's card. Every column the engine computed is in the frame (``.frame`` gives
+    it as a plain DataFrame); the card shows at most eight, in words, each with its interval."""
+
+    _metadata: list[str] = ["_runset", "_question", "_spec", "_asked"]
+    _question: str | None = None  # a key of headline.SHOWN, or "comparison"
+    _spec: list | None = None  # (column, heading, format) of what the card shows
+    _asked: dict | None = None  # a comparison's arguments, for per_task
+
+    @property
+    def _constructor(self):
+        return Answer
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, question: str, spec: list[tuple[str, str, str]], runset: Any = None,
+           asked: dict | None = None) -> "Answer":
+        out = cls(table)
+        out.attrs = dict(table.attrs)
+        for name, value in (("_runset", getattr(table, "_runset", None) or runset), ("_question", question),
+                            ("_spec", spec), ("_asked", asked)):
+            object.__setattr__(out, name, value)
+        return out
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """Every column, as a plain pandas DataFrame (its ``attrs`` kept)."""
+        out = pd.DataFrame(self)
+        out.attrs = dict(self.attrs)
+        return out
+
+    @property
+    def question(self) -> str:
+        return COMPARISON if self._question == "comparison" else QUESTIONS.get(self._question or "", "")
+
+    def _shown(self) -> list[tuple[str, str, str]]:
+        return shown_columns(self, self._spec or SHOWN.get(self._question or "", []))
+
+    def _notes(self, meta: dict) -> list[str]:
+        """How the intervals were made and the tests, then the table's note: what a reader needs to sign a value."""
+        out = []
+        if meta.get("intervals"):
+            out.append(f"Intervals: {'; '.join(meta['intervals'])}.")
+        if meta.get("tests"):
+            out.append(f"Tests: {'; '.join(meta['tests'])}.")
+        if meta.get("note"):
+            out.append(str(meta["note"]))
+        return out
+
+    def formatted(self) -> pd.DataFrame:
+        """The card as text: the benchmark, then each shown quantity in words with its interval ("82% (70–89%)");
+        a "–" carries the number of its reason, listed in ``attrs["notes"]`` with how the intervals were made."""
+        meta = table_meta(self)
+        shown, reasons = formatted(self, self._shown(), meta)
+        shown.attrs["notes"] = reasons + self._notes(meta)
+        return shown
+
+    def _repr_html_(self) -> str | None:
+        spec = self._shown()
+        if not spec or not self._question:
+            return super()._repr_html_()
+        meta = table_meta(self)
+        head = f"<h2>{html.escape(self.question)}</h2>"
+        if len(self) == 0:
+            why = self.attrs.get("note") or "no rows"
+            return f"<div class='ambiglib-answer card'>{head}<p class='answer'>{html.escape(str(why))}</p></div>"
+        answer = "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in meta.get("answer") or [])
+        table = compact_table(self, meta, self._question, "", None, spec)
+        notes = "".join(f"<p class='more'>{html.escape(n)}</p>" for n in self._notes(meta))
+        more = ["every column: <code>.frame</code>", "the runs behind row i: <code>.evidence(i)</code>",
+                "intervals drawn: <code>.plot()</code>", "for a paper: <code>.to_latex()</code>"]
+        if self._question == "comparison":
+            more.insert(1, "task by task: <code>.per_task()</code>")
+        # in a notebook the card is as long as its rows (the report's opening scrolls a long one in its grid)
+        style = _scoped(STYLE + ".card .rows{max-height:none}", ".ambiglib-answer")
+        return (f"<div class='ambiglib-answer'><style>{style}</style><section class='card'>{head}{answer}{table}"
+                f"{notes}<p class='more'>{' · '.join(more)}</p></section></div>")
+
+    def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:  # type: ignore[override]
+        """A booktabs table a paper can include: the card's columns in words, each value with its interval, the
+        intervals' method, the tests and every "–"'s reason in a note under it; the caption is the question (or
+        ``caption``). The engine's every column: ``.frame.to_latex()``."""
+        shown = self.formatted()
+        notes = shown.attrs.get("notes") or []
+        styler = shown.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis="columns")
+        text = {"benchmark"} | {heading for _, heading, fmt in self._shown() if fmt == "text"}
+        tex = styler.to_latex(hrules=True, caption=latex_escape(caption or self.question or ""), label=label,
+                              position_float="centering",
+                              column_format="".join("l" if c in text else "r" for c in shown.columns))
+        if notes:
+            tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(latex_escape(n) for n in notes)
+                              + "\n\\end{table}")
+        return tex
+
+    def plot(self, *args: Any, **kwargs: Any):
+        """Each shown quantity a panel, each row a point with its interval as an error bar; returns the matplotlib
+        Figure, which Jupyter shows once. With arguments, pandas' own ``DataFrame.plot``."""
+        if args or kwargs or not self._question:
+            return super().plot(*args, **kwargs)
+        from .plots import intervals
+
+        spec = [c for c in self._shown() if c[2] not in ("text", "p", "int")]
+        return intervals(self, spec, labels=self._row_labels(), title=self.question)
+
+    def _row_labels(self) -> list[str]:
+        """What names each row on a figure's axis: its agent (or its pair), under its benchmark when there are
+        several, and with the columns that tell rows of one name apart."""
+        text = [c for c, _, fmt in self._shown() if fmt == "text"]
+        many = "benchmark" in self.columns and self["benchmark"].nunique() > 1
+        labels = []
+        for i in range(len(self)):
+            parts = [str(self[c].iloc[i]) for c in text if c not in ("verdict",)]
+            if self._question == "comparison":
+                a, b = parts[-2:]
+                parts = parts[:-2] + [f"{a} − {b}"]
+            label = " · ".join(parts)
+            labels.append(f"{self['benchmark'].iloc[i]}: {label}" if many else label)
+        return labels
+
+    def per_task(self) -> Table:
+        """A comparison task by task: one row per task paired in each row of the comparison, with side a's value,
+        side b's, the difference (a − b) and ``changed`` (pass/fail: passed on one side only; scores: the sign of
+        the difference, ``a`` or ``b`` for the side higher, ``=`` for a tie), sorted by the size of the
+        difference. Its mean difference is the comparison's where the metric is a mean of per-task values."""
+        if self._question != "comparison" or self._asked is None or self._runset is None:
+            raise AttributeError("per_task: only a comparison (RunSet.compare) lists its tasks")
+        from .comparisons import per_task
+
+        return per_task(self._runset, **self._asked)
+
+
+# The four questions as RunSet methods: ``rs.asking()`` and the others. They are attached here, not written in
+# runset.py, because a RunSet is below the headline and the comparisons in the pipeline (tests/test_layout.py): the
+# layer that answers the questions adds them to the class it reads, as pandas' accessors add to a DataFrame.
+
+
+def _asking(self: RunSet, **options: Any) -> Answer:
+    """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore,
+    with their intervals (:func:`ambiglib.headline.asking`, whose options these are)."""
+    return Answer.of(asking(self, **options), "asking", SHOWN["asking"], self)
+
+
+def _question_quality(self: RunSet, **options: Any) -> Answer:
+    """Are its questions good? Questions per run, precision, recall, Ask-F1 and the judges' score, with their
+    intervals (:func:`ambiglib.headline.question_quality`)."""
+    return Answer.of(question_quality(self, **options), "question_quality", SHOWN["question_quality"], self)
+
+
+def _payoff(self: RunSet, **options: Any) -> Answer:
+    """Does asking pay off? The score fully specified, ambiguous without the ask tool and with it, the gain and
+    the gain per question, with their intervals (:func:`ambiglib.headline.payoff`)."""
+    return Answer.of(payoff(self, **options), "payoff", SHOWN["payoff"], self)
+
+
+def _compare(self: RunSet, a: object = None, b: object = None, *, metric: str = "mean_score",
+             between: str = "model", **options: Any) -> Answer:
+    """Is ``a`` better than ``b``? A metric compared between two models (or ask policies, or with and without
+    the tool: ``between``), paired by task, with the difference's interval and test; without ``a`` and ``b``,
+    every pair, Holm-adjusted (:func:`ambiglib.comparisons.paired_comparison`, whose options these are).
+    ``.per_task()`` on the result lists the tasks behind the difference."""
+    table = paired_comparison(self, metric=metric, between=between, a=a, b=b, **options)
+    asked = {"metric": metric, "between": between, "a": a, "b": b,
+             **{k: v for k, v in options.items() if k in ("condition", "k", "conventions", "pool_suites")}}
+    return Answer.of(table, "comparison", comparison_spec(table, between, metric), self, asked)
+
+
+for _name, _method in (("asking", _asking), ("question_quality", _question_quality), ("payoff", _payoff),
+                       ("compare", _compare)):
+    _method.__name__, _method.__qualname__ = _name, f"RunSet.{_name}"
+    setattr(RunSet, _name, _method)

@@ -1,0 +1,183 @@
+"""An answer as a reader sees it: each quantity in words with its interval beside it ("82% (70–89%)"), a row
+per agent under its benchmark, and every "–" numbered to its reason. The report's opening cards and a question's
+table shown in Jupyter (:class:`ambiglib.answer.Answer`) are drawn by the same code."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import numpy as np
+import pandas as pd
+
+from .headline import SHOWN
+
+__all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns"]
+
+#: the cards' look (class names of :func:`compact_table`)
+STYLE = (
+    ".answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(590px,1fr));gap:0.6em 1em;margin:0.5em 0}"
+    ".card{border:1px solid #ccd;border-radius:6px;padding:0.3em 0.7em 0.4em;background:#fbfbfd;overflow-x:auto}"
+    ".card h2{font-size:1.02em;margin:0.15em 0 0.2em}.card h2 a{color:inherit}"
+    ".card p.answer{margin:0.1em 0;font-size:0.8em;line-height:1.25}"
+    "table.compact{border-collapse:collapse;font-size:0.76em;width:100%;margin:0.25em 0}"
+    "table.compact th{font-weight:600;text-align:right;border-bottom:1px solid #999;padding:0 0.3em;"
+    "vertical-align:bottom;line-height:1.15}table.compact td{text-align:right;padding:0.05em 0.3em;border-bottom:1px"
+    " solid #eee;white-space:nowrap;line-height:1.15}table.compact td.text,table.compact th.text{text-align:left}"
+    "table.compact td.wrap{white-space:normal;min-width:9em}"
+    "table.compact tr.bench td{font-weight:600;text-align:left;background:#eef;border-bottom:none}"
+    ".card .rows{max-height:17.5em;overflow-y:auto}table.compact thead th{position:sticky;top:0;background:#fbfbfd}"
+    ".suites{color:#777;font-weight:400;font-size:0.9em}"
+    ".ci{color:#777;font-size:0.85em;display:block;white-space:normal}.why{color:#a50}"
+    "ol.why{margin:0.15em 0 0;padding-left:1.4em;font-size:0.74em;line-height:1.2}"
+    ".card .more{font-size:0.74em;margin:0.15em 0 0;color:#555}"
+    "ul.gaps li{margin:0.25em 0}ul.gaps .in{color:#666;font-size:0.85em}")
+
+
+def number(value: float, fmt: str) -> str:
+    """A value as the cards print it: ``share`` a percentage, ``count`` one decimal, ``pp`` and ``signed`` with their
+    sign, ``int`` a whole number, ``p`` three decimals or "<0.001", else two decimals."""
+    if fmt == "share":
+        return f"{100 * value:.0f}%"
+    if fmt == "count":
+        return f"{value:.1f}"
+    if fmt == "int":
+        return f"{value:.0f}"
+    if fmt == "pp":
+        return f"{value:+.1f}"
+    if fmt == "signed":
+        return f"{value:+.2f}"
+    if fmt == "p":
+        return "<0.001" if value < 0.001 else f"{value:.3f}"
+    return f"{value:.2f}"
+
+
+def _cells(frame: pd.DataFrame, i: int, spec: list[tuple[str, str, str]], reasons: dict[str, int],
+           link: str | None) -> list[str]:
+    row = frame.iloc[i]
+    out = []
+    for column, _, fmt in spec:
+        value = row.get(column)
+        missing = value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value)
+        if missing:
+            mark = reasons.get(column)
+            note = f"<sup class='why'>{mark}</sup>" if mark else ""
+            out.append(f"<td class='{'text' if fmt == 'text' else 'num'}'>–{note}</td>")
+            continue
+        if fmt == "text":
+            text = html.escape(str(value))
+            if link is not None and column in ("agent", "pair"):  # the row's evidence: its runs and questions
+                text = f"<a href='{html.escape(link, quote=True)}' data-evidence='{i}'>{text}</a>"
+            out.append(f"<td class='text{' wrap' if column in ('pair', 'verdict') else ''}'>{text}</td>")
+            continue
+        text = number(float(value), fmt)
+        low, high = row.get(f"{column}_ci_low"), row.get(f"{column}_ci_high")
+        if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
+            text += f"<span class='ci'>{number(float(low), fmt)} to {number(float(high), fmt)}</span>"
+        out.append(f"<td>{text}</td>")
+    return out
+
+
+def with_interval(value: float, low: float | None, high: float | None, fmt: str) -> str:
+    """A value and its interval in one cell: "82% (70–89%)", "0.61 (0.48–0.72)", and for a signed difference
+    "+0.11 (+0.07 to +0.14)" (an en dash between two signed numbers reads as a minus)."""
+    text = number(value, fmt)
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return text
+    if fmt in ("signed", "pp") or low < 0 or high < 0:
+        return f"{text} ({number(low, fmt)} to {number(high, fmt)})"
+    if fmt == "share":
+        return f"{text} ({100 * low:.0f}–{100 * high:.0f}%)"
+    return f"{text} ({number(low, fmt)}–{number(high, fmt)})"
+
+
+def shown_columns(frame: pd.DataFrame, spec: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The entries of ``spec`` (column, heading, format) whose column ``frame`` has."""
+    return [c for c in spec if c[0] in frame.columns]
+
+
+def _numbered_reasons(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict
+                      ) -> tuple[dict[str, int], dict[str, int]]:
+    """Each distinct reason for a shown column's "–" a number (reason → number), and each such column's number."""
+    empty = meta.get("empty") or {}
+    numbered: dict[str, int] = {}
+    reasons: dict[str, int] = {}
+    for column, _, _ in spec:
+        if column in empty and frame[column].isna().any():
+            reasons[column] = numbered.setdefault(empty[column], len(numbered) + 1)
+    return numbered, reasons
+
+
+def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evidence: str | None,
+                  spec: list[tuple[str, str, str]] | None = None) -> str:
+    """A table of :data:`ambiglib.headline.SHOWN` (or of ``spec``) as the opening shows it: the columns in words,
+    each value with its interval, a row per agent under its benchmark, the agent linked to its evidence page
+    (``evidence``: the path prefix of the pages), and each "–" numbered to its reason below."""
+    spec = shown_columns(frame, SHOWN[name] if spec is None else spec)
+    numbered, reasons = _numbered_reasons(frame, spec, meta)
+    head = "".join(f"<th class='{'text' if fmt == 'text' else 'num'}'>{html.escape(label)}</th>"
+                   for _, label, fmt in spec)
+    rows, current = [], None
+    for i in range(len(frame)):
+        bench = str(frame["benchmark"].iloc[i]) if "benchmark" in frame else ""
+        if bench != current:
+            current = bench
+            suites = frame["suites"].iloc[i] if "suites" in frame else ""
+            more = f" <span class='suites'>(suites: {html.escape(str(suites))})</span>" if suites and suites != bench else ""
+            rows.append(f"<tr class='bench'><td colspan='{len(spec)}'>{html.escape(bench)}{more}</td></tr>")
+        link = f"{evidence}{i}.html" if evidence is not None else None
+        rows.append(f"<tr data-row='{i}'>{''.join(_cells(frame, i, spec, reasons, link))}</tr>")
+    why = "".join(f"<li>{html.escape(text)}</li>" for text in numbered)
+    return (f"<div class='rows'><table class='compact' data-table='{html.escape(notebook)}/{html.escape(name)}'><thead>"
+            f"<tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+            + (f"<ol class='why'>{why}</ol>" if why else ""))
+
+
+def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict) -> tuple[pd.DataFrame, list[str]]:
+    """The shown columns as text, headed in words, each value with its interval ("82% (70–89%)"), and the notes
+    its "–" cells are numbered to ("– [1]" and "[1] why"); the benchmark first when the frame has it."""
+    spec = shown_columns(frame, spec)
+    numbered, reasons = _numbered_reasons(frame, spec, meta)
+    out = {}
+    if "benchmark" in frame.columns:
+        out["benchmark"] = frame["benchmark"].astype(str).tolist()
+    for column, heading, fmt in spec:
+        cells = []
+        for i in range(len(frame)):
+            value = frame[column].iloc[i]
+            if value is None or pd.isna(value):
+                cells.append(f"– [{reasons[column]}]" if column in reasons else "–")
+            elif fmt == "text":
+                cells.append(str(value))
+            else:
+                low = frame[f"{column}_ci_low"].iloc[i] if f"{column}_ci_low" in frame.columns else None
+                high = frame[f"{column}_ci_high"].iloc[i] if f"{column}_ci_high" in frame.columns else None
+                cells.append(with_interval(float(value), low, high, fmt))
+        out[heading] = cells
+    return pd.DataFrame(out), [f"[{n}] {why}" for why, n in numbered.items()]
+
+
+def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
+    """What the report keeps of a table beside its cells: its caption, note, the reasons for its "–"
+    (column → why, for the columns that have one) and its answer in words."""
+    empty = {str(c): why for c, why in (table.attrs.get("empty") or {}).items()
+             if c in table.columns and table[c].isna().any()}
+    intervals = []
+    if {"ci_level", "ci_method"} <= set(table.columns):  # each way once; which rows, where rows differ in it
+        ways = table.dropna(subset=["ci_level", "ci_method"]).groupby(["ci_level", "ci_method"], sort=False)
+        which = next((c for c in ("what", "metric") if c in table.columns), None)
+        for (level, method), rows in ways:
+            named = f" ({', '.join(dict.fromkeys(map(str, rows[which])))})" if which and ways.ngroups > 1 else ""
+            intervals.append(f"{100 * float(level):g}% {method}{named}")
+    return {"caption": caption or table.attrs.get("caption"), "note": table.attrs.get("note"), "empty": empty,
+            "gaps": [str(c) for c in table.attrs.get("gaps") or [] if str(c) in empty],
+            "answer": list(table.attrs.get("answer") or []),
+            # how the intervals were made, each way once, and the tests (their counts aside): the opening says them
+            "intervals": intervals,
+            "tests": list(dict.fromkeys(re.sub(r" \(\d+ vs \d+ discordant\)", "", str(t))
+                                        for t in table["test"].dropna())) if "test" in table.columns else [],
+            # read back as text (opening.read_table): a model named NA or 1e3 stays that name, not a number or "–"
+            "text_columns": [str(c) for c in table.columns
+                             if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
+
+
