@@ -33,10 +33,10 @@ from .text import visible
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
 
 #: the columns of a row that select runs
-_KEYS = ("benchmark", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool", "protocol", "trial")
+_KEYS = ("benchmark", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool", "protocol", "trial", "log")
 #: what an evidence page shows of each run, question and label
 RUN_COLUMNS = ["side", "run_id", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool", "protocol",
-               "trial", "status", "score", "passed", "n_questions", "where"]
+               "trial", "log", "status", "score", "passed", "n_questions", "where"]
 QUESTION_COLUMNS = ["side", "run_id", "task_id", "trial", "q_index", "text", "response", "blocker_id", "relevant"]
 LABEL_COLUMNS = ["side", "run_id", "task_id", "facet", "label", "judge"]
 
@@ -308,7 +308,7 @@ def _matches(column: "np.ndarray | _Coded", value: Any) -> np.ndarray:
 
 def _sides(values: Mapping[str, Any]) -> list[tuple[str, dict]]:
     """(side, fixed columns) for each side of a comparison row; one side, unnamed, for any other row."""
-    for key in ("model", "policy", "ask_tool"):
+    for key in ("model", "policy", "ask_tool", "log"):
         if f"{key}_a" in values and f"{key}_b" in values:
             return [("a", {key: values[f"{key}_a"]}), ("b", {key: values[f"{key}_b"]})]
     return [("", {})]
@@ -491,11 +491,16 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
     for i in range(len(table)):
         ev, cut = _page_evidence(table, i, rs)
         row = {k: v for k, v in table.iloc[i].to_dict().items() if not str(k).endswith(("_ci_low", "_ci_high"))}
-        shown = pd.DataFrame([row])
+        # the row as a list of its columns and values: a comparison's ~25 columns read down the page, not across it
+        empty = table.attrs.get("empty") or {}
+        shown = pd.DataFrame({"column": [str(k) for k in row], "value": list(row.values()),
+                              "why empty": [empty.get(k, "") if _blank(v) else "" for k, v in row.items()]})
+        if not shown["why empty"].astype(bool).any():
+            shown = shown.drop(columns="why empty")
         page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
                 f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}</style></head><body>"
                 f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
-                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown)}"
+                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown, ('value', 'why empty'))}"
                 f"{_tasks_section(tasks(i)) if tasks is not None else ''}{_page_body(ev, cut)}</body></html>")
         path = folder / f"{i}.html"
         path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed

@@ -86,6 +86,43 @@ def _benchmarks(rs: RunSet):
         yield bench, rs.filter(benchmark=bench)
 
 
+def _per_log(fn):
+    """``fn`` on each log of a run set loaded from several (``ambiglib.load({label: path})``), its rows under their
+    log: one agent before and after a change is two agents here, never their runs pooled. A run set of one log is
+    ``fn``'s own."""
+    import functools
+
+    @functools.wraps(fn)
+    def inner(rs: RunSet, **options):
+        logs = list(dict.fromkeys(rs.runs["log"].dropna().astype(object))) if "log" in rs.runs else []
+        if not logs:
+            return fn(rs, **options)
+        parts = []
+        for label in logs:
+            part = fn(rs.filter(log=label), **options)
+            part.insert(part.columns.get_loc("agent"), "log", label)
+            part["agent"] = part["agent"].astype(str) + f" [{label}]"
+            parts.append(part)
+        out = pd.concat(parts, ignore_index=True)
+        out = out.iloc[np.argsort(out["benchmark"].astype(str).to_numpy(), kind="stable")].reset_index(drop=True)
+        for key in ("empty", "scope"):
+            merged: dict = {}
+            for part in parts:
+                merged.update(part.attrs.get(key) or {})
+            if merged:
+                out.attrs[key] = merged
+        gaps = list(dict.fromkeys(g for part in parts for g in part.attrs.get("gaps") or []))
+        if gaps:
+            out.attrs["gaps"] = gaps
+        notes = list(dict.fromkeys(n for part in parts for n in [part.attrs.get("note")] if n))
+        if notes:
+            out.attrs["note"] = "; ".join(notes)
+        out.attrs["answer"] = [f"log {label}: {line}" for label, part in zip(logs, parts)
+                               for line in part.attrs.get("answer") or []]
+        return out
+    return inner
+
+
 def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
@@ -94,6 +131,7 @@ def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
 
 
 @as_table
+@_per_log
 def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
            conventions: ConventionsArg = None) -> pd.DataFrame:
     """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore.
@@ -158,6 +196,7 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
 
 
 @as_table
+@_per_log
 def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
     """Are its questions good? Questions per run, and the precision, recall and Ask-F1 of its questions.
 
@@ -310,6 +349,7 @@ def _ask_f1(amb: RunSet, sub: RunSet, by: list[str], n_boot: int, seed: int, con
 
 
 @as_table
+@_per_log
 def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
            conventions: ConventionsArg = None) -> pd.DataFrame:
     """Does asking pay off? Mean score fully specified, ambiguous without the ask tool and with it, the gain.

@@ -136,6 +136,14 @@ def test_a_solve_only_log_is_not_captioned_with_ask_only_runs(own):
     assert "the ask-only runs (Ambig-DS Table 13)" in tables.ask_calibration(example).attrs["caption"]
 
 
+def test_a_one_suite_log_is_not_captioned_as_pooling_swe_and_sql(own):
+    """tables.leaderboard's caption said "pooled over SWE and SQL and per domain" on any log."""
+    assert "SWE" not in tables.leaderboard(own).attrs["caption"].split("(")[0]
+    assert "pooled" not in tables.leaderboard(own).attrs["caption"]
+    hil = ambiglib.load(ROOT / "data" / "example", quiet=True).filter(benchmark="hil-bench")
+    assert "suites pooled and per suite" in tables.leaderboard(hil).attrs["caption"]
+
+
 def test_plot_draws_each_quantity_with_its_interval(own):
     import matplotlib.pyplot as plt
 
@@ -202,3 +210,7 @@ def test_each_comparison_row_lists_its_own_tasks_and_its_page_opens_on_them(tmp_
     assert page.index("which tasks make the difference") < page.index("<h2>Questions") < page.index("<h2>Runs")
     first = headline.comparison_tasks(rs, table.iloc[3]).iloc[0]
     assert f"<td>{first['task_id']}</td>" in page
+    # the row reads down the page, each empty value with its reason beside it
+    assert "<th>column</th><th>value</th><th>why empty</th>" in page
+    if pd.isna(table.iloc[3]["p_mc_se"]):
+        assert table.attrs["empty"]["p_mc_se"].replace("'", "&#x27;") in page

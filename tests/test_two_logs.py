@@ -329,3 +329,24 @@ def test_the_two_logs_task_by_task_equal_the_hand_pivot(tmp_path):
     assert changed["t0"] == "a" and changed["t5"] == "b" and changed["t1"] == "="  # improved, regressed, tied
     assert "log" not in comparison.formatted().columns  # the logs are the sides: a and b name them
     assert list(comparison.formatted()[["a", "b"]].iloc[0]) == ["after", "before"]
+
+
+def test_the_four_questions_answer_each_log_apart(tmp_path):
+    """On two logs of one model, rs.asking() and the others pooled before and after into one agent; each log's
+    agents are their own rows, with the numbers each log gives alone, and their runs are only their log's."""
+    from ambiglib import headline
+
+    old, new = _logs(tmp_path)
+    rs = ambiglib.load({"before": old, "after": new})
+    for question in ("asking", "question_quality", "payoff"):
+        both = getattr(rs, question)().frame
+        assert list(both["log"]) == ["before", "after"], question
+        assert list(both["agent"]) == ["model-a [before]", "model-a [after]"], question
+        for label, path in (("before", old), ("after", new)):
+            alone = pd.DataFrame(getattr(headline, question)(ambiglib.load(path)))
+            row = both[both["log"] == label].drop(columns=["log", "agent"]).reset_index(drop=True)
+            pd.testing.assert_frame_equal(row, alone.drop(columns="agent"), check_dtype=False)
+    payoff = rs.payoff()
+    for i, label in enumerate(["before", "after"]):
+        runs = payoff.evidence(i).runs
+        assert len(runs) and set(runs["log"]) == {label}
