@@ -206,6 +206,34 @@ def test_an_emptied_ambig_ds_runlog_is_an_error_naming_it(tmp_path):
     assert len(rs.runs) == len(before.runs)  # the task folders are still read: nothing more is lost
 
 
+@pytest.mark.parametrize("status", [[], {"a": 1}, 3, None])
+def test_an_ambig_ds_runlog_status_that_is_no_text_is_an_error_naming_its_line(tmp_path, status):
+    """Fuzz seed 9001 case 242: a status ``[]`` in _runlog.jsonl was read as the status "[]" and changed its run's
+    runlog status without a word. The harness writes statuses as text: anything else is the line's error."""
+    ds = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    runlog = ds / "results" / "opencode_gemini-3.1-pro_ambig_target_ask_only" / "_runlog.jsonl"
+    lines = runlog.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["status"] = status
+    runlog.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    rs, errors = ambiglib.load(ds, strict=False, quiet=True)
+    assert [(e.file, e.line, e.field) for e in errors] == [(str(runlog), 1, "status")]
+    assert f"expected text, as the harness writes it, found {type(status).__name__} {json.dumps(status)}" \
+        in errors[0].message
+    assert str(json.dumps(status)) not in set(rs.runs["meta"].map(lambda m: str(json.loads(m).get("runlog_status"))))
+
+
+def test_an_ambig_ds_runlog_nested_too_deep_is_an_error_not_a_recursion_error(tmp_path):
+    """Fuzz seed 9001 case 273: a first line nested thousands deep raised Python's RecursionError while the load
+    looked for the run folders; it is the file's error, as any line of it that is no JSON is."""
+    ds = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    runlog = ds / "results" / "opencode_gpt-5.4_ambig_target_ask_only" / "_runlog.jsonl"
+    lines = runlog.read_text(encoding="utf-8").splitlines()
+    runlog.write_text("\n".join(['{"a":' * 100_000, *lines[1:]]) + "\n", encoding="utf-8")
+    with pytest.raises(FormatError, match=re.escape(f"{runlog}:1: not valid JSON (nested too deeply to read)")):
+        ambiglib.load(ds, strict=False, quiet=True)
+
+
 def test_a_repeated_ambig_swe_instance_is_named_at_its_own_line(experiments):
     file = experiments / "extracted_qa_pairs" / "haiku_qa_pairs.json"
     entries = json.loads(file.read_text(encoding="utf-8"))

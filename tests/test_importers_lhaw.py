@@ -196,3 +196,29 @@ def test_a_row_whose_trajectory_cannot_be_read_is_rejected_whole(copy):
     assert [(e.line, e.record) for e in errors] == [(3, "run")]
     assert "cannot read this row's result file" in errors[0].message
     assert len(rs.runs) == 6 and not (rs.runs["policy"] == "supervisor").any()
+
+
+@needs_shared
+def test_a_theagentcompany_result_that_lost_a_checkpoint_is_refused(tmp_path):
+    """Fuzz seed 9001 case 347: a checkpoint cut out of a result left valid JSON and a changed run, with no error.
+    TheAgentCompany's final score totals its checkpoints' totals (as every real result here does; its result may
+    take a completion bonus), so a lost or changed checkpoint is named; the real results still load."""
+    names = sorted(f.name for f in TAC.glob("eval_*.json"))
+    for f in names:
+        raw = json.loads((TAC / f).read_text())
+        assert sum(c["total"] for c in raw["checkpoints"]) == raw["final_score"]["total"], f
+    damaged = json.loads((TAC / "eval_finance-invoice-matching.json").read_text())
+    del damaged["checkpoints"][1]
+    (tmp_path / "eval_finance-invoice-matching.json").write_text(json.dumps(damaged))
+    shutil.copy(TAC / "eval_admin-make-spreadsheet.json", tmp_path)
+    texts = {"eval_admin-make-spreadsheet.json": "1", "eval_finance-invoice-matching.json": "1"}
+    root = _manifest(tmp_path, [[name, "tac", "deepseek-v3.2", "full", "false", trial, name[5:-5]]
+                                for name, trial in texts.items()])
+    rs, errors = ambiglib.read_lhaw(root, strict=False)
+    assert list(rs.runs["task_id"]) == ["admin-make-spreadsheet"]
+    assert len(errors) == 1 and "final_score.total is 5 but the checkpoints' totals sum to 3" in errors[0].message
+    damaged = json.loads((TAC / "eval_finance-invoice-matching.json").read_text())
+    damaged["checkpoints"][0]["total"] = "1"
+    (tmp_path / "eval_finance-invoice-matching.json").write_text(json.dumps(damaged))
+    _, errors = ambiglib.read_lhaw(root, strict=False)
+    assert len(errors) == 1 and "checkpoints[0].total must be a number (got \"1\")" in errors[0].message

@@ -68,7 +68,7 @@ def _is_runlog(file: Path) -> bool:
         with open(file, encoding="utf-8") as fh:
             first = fh.readline(1 << 20)
         obj = json.loads(first)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # (nesting too deep for json to decode)
         return False
     return isinstance(obj, dict) and "slug" in obj and "status" in obj
 
@@ -399,7 +399,12 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
         if not isinstance(entry, dict) or "slug" not in entry or "status" not in entry:
             out.reject(runlog, line, "slug", "each _runlog.jsonl line must be an object with 'slug' and 'status'")
             continue
-        slug, status = str(entry["slug"]), str(entry["status"])
+        wrong = next((f for f in ("slug", "status") if not isinstance(entry[f], str)), None)
+        if wrong is not None:  # the harness writes both as text: anything else would be read as another status
+            out.reject(runlog, line, wrong, f"expected text, as the harness writes it, found"
+                                            f" {type(entry[wrong]).__name__} {json.dumps(entry[wrong])[:60]}")
+            continue
+        slug, status = entry["slug"], entry["status"]
         if status in RUNLOG_SKIPS:
             out.skip(f"_runlog.jsonl line with status {status!r} (the task's result is read from its folder)")
             continue

@@ -177,10 +177,21 @@ def _tac(file: Path, base: dict[str, Any]) -> list[dict[str, Any]]:
     for i, cp in enumerate(data["checkpoints"]):
         if not isinstance(cp, dict) or not {"result", "total"} <= set(cp):
             raise RowError(f"checkpoints[{i}]", f"{file}: checkpoints[{i}] must have 'result' and 'total'")
+        for key in ("result", "total"):
+            if isinstance(cp[key], bool) or not isinstance(cp[key], (int, float)):
+                raise RowError(f"checkpoints[{i}].{key}", f"{file}: checkpoints[{i}].{key} must be a number (got"
+                                                         f" {json.dumps(cp[key])[:60]})")
         cps.append({"result": cp["result"], "total": cp["total"]})
     final = data.get("final_score") or {"result": sum(c["result"] for c in cps), "total": sum(c["total"] for c in cps)}
     if not final.get("total"):
         raise RowError("final_score", f"{file}: final_score.total must be positive (got {final.get('total')!r})")
+    totals = sum(c["total"] for c in cps)
+    if final["total"] != totals:
+        # TheAgentCompany's final score totals its checkpoints' (every scoring strategy; its result may take a bonus):
+        # a checkpoint lost or changed would go unseen in the score otherwise
+        raise RowError("final_score", f"{file}: final_score.total is {final['total']!r} but the checkpoints' totals sum"
+                                      f" to {totals!r}: TheAgentCompany's final score totals its checkpoints (one lost"
+                                      " or changed?)")
     # the score is checkpoint progress; full task success is the full final score
     return [{**base, "checkpoints": cps, "score": final["result"] / final["total"],
              "passed": final["result"] == final["total"]}]
