@@ -259,6 +259,9 @@ def test_a_json_log_that_crashed_inspects_header_read_is_an_error_not_a_crash(tm
     (lambda s: s["messages"][1]["tool_calls"][0].update(function=[]), "tool_calls"),
     (lambda s: next(iter(s["model_usage"].values())).update(output_tokens={}), "output_tokens"),
     (lambda s: s.update(working_time="fast"), "working_time"),
+    # fuzz seed 9001 case 244: an assistant message's role made -Infinity, its tool calls (questions) unseen
+    (lambda s: s["messages"][1].update(role=float("-inf")), "messages[1].role"),
+    (lambda s: s["messages"].__setitem__(1, "assistant"), "messages[1].role"),
 ])
 def test_a_sample_field_of_the_wrong_type_is_an_error_not_a_silent_zero(tmp_path, edit, field):
     data = json.loads(JSON.read_text())

@@ -184,11 +184,15 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
                        f" {present_ids[key]}); which one counts is not defined")
             continue
         present_ids[key] = line
-        messages = [m for m in sample.get("messages") or [] if isinstance(m, dict)]
-        called = _tools_called(messages)
+        given = sample.get("messages")
+        messages = given if isinstance(given, list) else []
+        called = _tools_called([m for m in messages if isinstance(m, dict)])  # (a message that is none: _run says so)
         seen.called(called, opts.ask_tools, str(ev.model))
         calling += _calls(sample, opts.ask_tools)
         with out.row(file, line, f"{where}'s fields"):
+            if given is not None and not isinstance(given, list):
+                raise RowError("messages", f"{where}: 'messages' must be a list of chat messages (got"
+                                           f" {type(given).__name__})")
             run, task, inferred = _run(sample, messages, called, where, ev, task_args, offered, opts)
             read.append(_Sampled(line, where, run, task, inferred))
     if not n_samples and log.status == "success":
@@ -214,9 +218,10 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
 
 def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
     """Whether a sample's messages call one of the ask tools."""
+    messages = sample.get("messages")
     return any(isinstance(c, dict) and c.get("function") in names
-               for m in sample.get("messages") or [] if isinstance(m, dict)
-               for c in m.get("tool_calls") or [])
+               for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
+               for c in (m.get("tool_calls") if isinstance(m.get("tool_calls"), list) else []))
 
 
 @dataclass
@@ -445,9 +450,19 @@ def _tools_called(messages: list) -> dict[str, int]:
     return counts
 
 
+#: the roles of Inspect's chat messages (``ChatMessageSystem``, ``User``, ``Assistant``, ``Tool``)
+ROLES = ("system", "user", "assistant", "tool")
+
+
 def _check_calls(messages: list, where: str) -> None:
-    """Every tool call of the assistant's messages names its function (a call that does not could be a
-    question the mapping would not see: refused, not passed over)."""
+    """Every message is one of Inspect's chat messages, and every tool call of the assistant's messages names its
+    function (a message of another role, or a call that names nothing, could hide a question the mapping would
+    not see: refused, not passed over)."""
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or m.get("role") not in ROLES:
+            got = m.get("role") if isinstance(m, dict) else m
+            raise RowError(f"messages[{i}].role", f"{where}: messages[{i}] must be a chat message whose role is one of"
+                                                  f" {', '.join(ROLES)} (got {json.dumps(got, default=str)[:80]})")
     for m in messages:
         calls = m.get("tool_calls") if m.get("role") == "assistant" else None
         if calls is None:
