@@ -56,7 +56,7 @@ def _report(args: argparse.Namespace) -> int:
 
         given = {"k": args.k, "models": args.models, "benchmarks": args.benchmarks, "suites": args.suites,
                  **_mapping(args)}
-        index = run_report(args.runs, args.out, params_file=args.params, notebooks=args.notebooks or None,
+        index = run_report(_logs_given(args.runs) if args.runs else None, args.out, params_file=args.params, notebooks=args.notebooks or None,
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
                            parameters={k: v for k, v in given.items() if v is not None},
                            keep_snapshot=args.keep_snapshot, reuse_kernels=not args.new_kernels,
@@ -396,8 +396,9 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                                    " figures, executed notebooks) to --out.",
                        epilog=_parameters_help() if with_parameters else None,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--runs", default=None, help=RUNS_HELP + " (default: the params file's runs, else the bundled"
-                                                 " example data)")
+    p.add_argument("--runs", default=None, action="append", metavar="[LABEL=]PATH",
+                   help=RUNS_HELP + " (default: the params file's runs, else the bundled example data); several logs"
+                   " of one agent: --runs before=old/ --runs after=new/")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
     p.add_argument("--params", default=None, help="YAML file of notebook parameters (listed below)")
     p.add_argument("--notebooks", nargs="*", metavar="NAME", help="only these notebooks (names without .ipynb)")

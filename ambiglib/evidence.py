@@ -466,8 +466,9 @@ def _page_body(ev: Evidence, cut: _Cut | None = None) -> str:
 
 def _tasks_section(tasks: pd.DataFrame) -> str:
     """A comparison's tasks, the ones that move the difference most first: what a reader checks before its runs."""
-    shown = tasks.drop(columns=[c for c in ("benchmark", "suite", "policy", "model", "model_a", "model_b",
-                                            "pass_fail") if c in tasks and tasks[c].nunique(dropna=False) <= 1])
+    shown = tasks.drop(columns=[c for c in ("benchmark", "suite", "policy", "model", "log", "model_a", "model_b",
+                                            "policy_a", "policy_b", "log_a", "log_b", "pass_fail")
+                                if c in tasks and tasks[c].nunique(dropna=False) <= 1])
     moved = int((tasks["changed"] != "=").sum()) if "changed" in tasks else 0
     return (f"<h2>Tasks ({len(tasks)}): which tasks make the difference</h2>"
             f"<p class='muted'>value_a, value_b: each side's value on the task; difference: a − b, largest first;"

@@ -618,20 +618,22 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
     return out
 
 
-def comparison_tasks(rs: RunSet, row: Mapping | pd.Series, *, k: int = 3,
-                     conventions: ConventionsArg = None) -> pd.DataFrame:
-    """The tasks behind one row of :func:`agent_comparison`: its metric between its two models under its policy,
-    task by task (:func:`ambiglib.comparisons.per_task`, the benchmark's suites pooled as the row pools them),
-    the tasks that move the difference most first."""
+def comparison_tasks(rs: RunSet, row: Mapping | pd.Series, *, between: str = "model", pool_suites: bool = True,
+                     k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
+    """The tasks behind one comparison row, the tasks that move its difference most first
+    (:func:`ambiglib.comparisons.per_task`): a row of :func:`agent_comparison` (two models, the benchmark's suites
+    pooled), or of ``paired_comparison(rs, between=..., pool_suites=...)`` with the same ``between`` and
+    ``pool_suites``; the metric and its runs are the row's."""
     from .comparisons import per_task
 
-    condition = next(c for metric, c, _ in COMPARED if metric == row["metric"]) or ("ambiguous", True)
-    out = per_task(rs.filter(benchmark=row["benchmark"]), metric=row["metric"], between="model",
-                   condition=condition, a=row["model_a"], b=row["model_b"], k=k, conventions=conventions,
-                   pool_suites=True)
-    keep = out["policy"] == row["policy"]
-    if "log" in out.columns and "log" in row:  # several logs: the row's own
-        keep &= out["log"] == row["log"]
+    condition = next((c for metric, c, _ in COMPARED if metric == row["metric"]), None) or ("ambiguous", True)
+    out = per_task(rs.filter(benchmark=row["benchmark"]), metric=row["metric"], between=between,
+                   condition=condition, a=row[f"{between}_a"], b=row[f"{between}_b"], k=k, conventions=conventions,
+                   pool_suites=pool_suites)
+    keep = np.ones(len(out), dtype=bool)
+    for column in ("suite", "model", "policy", "log"):  # the row's own block: its fixed columns
+        if column in out.columns and column in row and not (column == "suite" and pool_suites):
+            keep &= (out[column] == row[column]).to_numpy(dtype=bool)
     return out[keep].reset_index(drop=True)
 
 

@@ -7,6 +7,8 @@ import re
 import warnings
 from pathlib import Path
 
+import pytest
+
 import ambiglib
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "runlog.md"
@@ -213,3 +215,12 @@ def test_the_four_questions_in_a_notebook_run_as_documented(tmp_path, monkeypatc
     for (suite, part) in tasks.groupby("suite"):
         np.testing.assert_allclose(part["difference"].mean(), pair.set_index("suite").loc[suite, "difference"])
     assert len(space["runs"]) > 0 and set(space["runs"]["model"]) <= {"claude-opus-4.6", "gpt-5.4"}
+    # two logs: each comparison row's tasks, and its difference their mean (the score is a mean of per-task values)
+    change, moved = space["change"], space["moved"]
+    assert set(change["log_a"]) == {"again"} and set(change["log_b"]) == {"first"}
+    keys = ["benchmark", "suite", "model", "policy"]
+    means = moved.groupby(keys)["difference"].mean()
+    for row in change.itertuples(index=False):
+        assert means.loc[tuple(getattr(row, k) for k in keys)] == pytest.approx(row.difference)
+    assert "[first]" in printed  # each log's agents answered apart
+    assert set(space["both"].asking()["log"]) == {"first", "again"}

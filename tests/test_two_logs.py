@@ -350,3 +350,23 @@ def test_the_four_questions_answer_each_log_apart(tmp_path):
     for i, label in enumerate(["before", "after"]):
         runs = payoff.evidence(i).runs
         assert len(runs) and set(runs["log"]) == {label}
+
+
+def test_a_report_of_two_logs_compares_them_task_by_task(tmp_path):
+    """``ambiglib report --runs before=... --runs after=...``: one report of both logs, its comparison of the logs the
+    engine's, each row's page opening on the tasks that moved; a bad label is one line and no report."""
+    old, new = _logs(tmp_path)
+    out = tmp_path / "report"
+    assert main(["report", "-q", "--runs", f"before={old}", "--runs", f"after={new}", "--out", str(out),
+                 "--notebooks", "4_is_one_agent_better"]) == 0
+    table = pd.read_csv(out / "tables" / "4_is_one_agent_better" / "log_comparison.csv")
+    engine = paired_comparison(ambiglib.load({"before": old, "after": new}), metric="mean_score", between="log")
+    assert list(table["log_a"]) == ["after"] and list(table["log_b"]) == ["before"]
+    assert table["difference"].iloc[0] == pytest.approx(engine["difference"].iloc[0])
+    assert table["difference"].iloc[0] == pytest.approx(_by_hand(ambiglib.load({"before": old, "after": new})).mean())
+    page = (out / "evidence" / "4_is_one_agent_better" / "log_comparison" / "0.html").read_text()
+    assert page.index("which tasks make the difference") < page.index("<h2>Runs")
+    assert f"before={old}" in (out / "index.html").read_text()
+    bad = tmp_path / "bad"
+    assert main(["report", "-q", "--runs", f"be|fore={old}", "--runs", f"after={new}", "--out", str(bad)]) == 1
+    assert not bad.exists()

@@ -25,7 +25,7 @@ __all__ = ["bundled_notebooks", "example_runs", "run_report"]
 SNAPSHOT_DIR = "snapshot"
 
 
-def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLike[str] = "reports", *,
+def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]] | None = None, out: str | os.PathLike[str] = "reports", *,
                params_file: str | os.PathLike[str] | None = None, notebooks: Sequence[str] | None = None,
                notebooks_dir: str | os.PathLike[str] | None = None, jobs: int = 2,
                parameters: Mapping[str, Any] | None = None,
@@ -39,9 +39,11 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
 
     Parameters
     ----------
-    runs : path-like, optional
+    runs : path-like or mapping, optional
         The run log every notebook analyses (its ``runs`` parameter); by default the
-        ``runs`` of the parameters file, else the bundled example data.
+        ``runs`` of the parameters file, else the bundled example data. A mapping of labels to paths
+        is several logs of one agent loaded together (``ambiglib.load({"before": ..., "after": ...})``):
+        their runs carry their ``log``, and the notebooks answer each log's agents apart.
     out : path-like, default "reports"
     params_file : path-like, optional
         YAML: top-level keys are parameters for every notebook that has them (one of them
@@ -102,16 +104,29 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     common.update(parameters or {})
     check_parameters(params_file, common, per_notebook, declared, [p.stem for p in paths])
     from_file = common.pop("runs", None)
-    if from_file is not None and runs is not None and Path(from_file).resolve() != Path(runs).resolve():
-        raise ReportError(f"{params_file}: runs: {from_file!r} disagrees with --runs {str(runs)!r}; give the run log once")
-    runs = runs if runs is not None else from_file if from_file is not None else example_runs()
-    if runs is None:
-        raise ReportError("no run log: pass --runs (no example data is bundled with this installation)")
-    runs = Path(runs).resolve()
-    if not runs.exists():
-        raise ReportError(f"--runs {runs}: no such file or folder")
+    if isinstance(runs, Mapping):  # several logs of one agent, by label (ambiglib.load({label: path}))
+        if from_file is not None:
+            raise ReportError(f"{params_file}: runs: {from_file!r} and --runs of {len(runs)} logs: give the run logs once")
+        from ..log_labels import check_label
+
+        logs = {check_label(label, "--runs"): Path(path).resolve() for label, path in runs.items()}
+        for label, path in logs.items():
+            if not path.exists():
+                raise ReportError(f"--runs {label}={path}: no such file or folder")
+        runs, given = logs, {f"--runs {label}": path for label, path in logs.items()}
+    else:
+        if from_file is not None and runs is not None and Path(from_file).resolve() != Path(runs).resolve():
+            raise ReportError(f"{params_file}: runs: {from_file!r} disagrees with --runs {str(runs)!r}; give the run"
+                              " log once")
+        runs = runs if runs is not None else from_file if from_file is not None else example_runs()
+        if runs is None:
+            raise ReportError("no run log: pass --runs (no example data is bundled with this installation)")
+        runs = Path(runs).resolve()
+        if not runs.exists():
+            raise ReportError(f"--runs {runs}: no such file or folder")
+        given = {"--runs": runs}
     out = Path(out).resolve()
-    inputs = {"--runs": runs, **({"--params": Path(params_file)} if params_file else {}),
+    inputs = {**given, **({"--params": Path(params_file)} if params_file else {}),
               **({"--notebooks-dir": nb_dir} if notebooks_dir else {}), **_paths_among(common, per_notebook)}
     try:
         with ReportFolder(out, inputs) as folder:
@@ -130,6 +145,13 @@ def run_report(runs: str | os.PathLike[str] | None = None, out: str | os.PathLik
     if failed:
         raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
     return out / "index.html"
+
+
+def runs_named(runs: "Path | Mapping[str, Path]") -> str:
+    """The run log as a page names it: its path, or each log's ``label=path`` (logs loaded together)."""
+    if isinstance(runs, Mapping):
+        return ", ".join(f"{label}={Path(path).absolute()}" for label, path in runs.items())
+    return str(Path(runs).absolute())
 
 
 #: the report's parts in order (a notebook's ``metadata["ambiglib"]["part"]``; "other" for one without)
@@ -215,8 +237,9 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         mapping = {k: common[k] for k in ("ask_tools", "scorer") if common.get(k)}
         loaded = load(runs, strict=False, quiet=True, **mapping)
         _check_selection(loaded[0], common, per_notebook, params_file)
-        write_summary(runs, out, quiet=True, loaded=loaded, **mapping)
-        snapshot = write_snapshot(*loaded, str(runs), out / SNAPSHOT_DIR)
+        named = runs_named(runs)  # the log, or the logs by label, as the pages name them
+        write_summary(named, out, quiet=True, loaded=loaded, **mapping)
+        snapshot = write_snapshot(*loaded, named, out / SNAPSHOT_DIR)
         del loaded
         started = time.perf_counter()
         jobs_args = []
@@ -227,7 +250,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             params.update(out_dir=str(out / "artifacts" / path.stem))
             # a notebook with a ``snapshot`` parameter reads the snapshot and shows the log it came from
             # as ``runs``; another (a user's own) gets the snapshot as its ``runs``
-            params.update({"runs": str(Path(runs).absolute()), SNAPSHOT_PARAMETER: str(snapshot)}
+            params.update({"runs": named, SNAPSHOT_PARAMETER: str(snapshot)}
                           if SNAPSHOT_PARAMETER in mine else {"runs": str(snapshot)})
             # what its pages show: paths as they are once the report is in place (never its work folder)
             shown = {**params, "out_dir": f"tables/{path.stem}"}
@@ -235,7 +258,7 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             if SNAPSHOT_PARAMETER in mine:
                 shown[SNAPSHOT_PARAMETER] = kept
             else:
-                shown["runs"] = kept or str(Path(runs).absolute())
+                shown["runs"] = kept or named
             jobs_args.append((path, out, params, os.getcwd(), shown, reuse_kernels, notebook_timeout))
         futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
         for future in as_completed(futures):
@@ -259,5 +282,5 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         import shutil
 
         shutil.rmtree(out / SNAPSHOT_DIR)
-    manifest = _write_index(out, ordered, runs, wall, nb_dir, info)
+    manifest = _write_index(out, ordered, named, wall, nb_dir, info)
     return manifest, [r for r in ordered if r.error]
