@@ -525,18 +525,10 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
                 inspect: Mapping[str, Any] | None) -> tuple[RunSet, list[LoadError]]:
     by_name = {layout.name: layout for layout in LAYOUTS}
     kinds = {name for name, _ in units}
-    if len(kinds) == 1 and kinds <= set(_FILE_UNITS) and path.is_dir():
-        # files of one layout: read as the walk found them (every layout's detection again cost 2-3 s for a folder
-        # of 20,000 files)
-        (kind,) = kinds
-        found = [p for _, p in units]
-        if kind == "runlog-jsonl":
-            return _read_canonical_files(path, found, quiet=quiet, engine=engine)
-        if kind == "inspect":
-            return _read_inspect(path, quiet=quiet, engine=engine, files=found, inspect=inspect)
-        return _read_taubench(path, quiet=quiet, engine=engine, files=found)
-    if len(kinds) > 1 or sum(name not in _FILE_UNITS for name, _ in units) > 1:
-        # several logs in one folder: each is read by its own layout, all are loaded
+    # several logs in one folder, or files of one layout as the walk found them (detecting every layout again cost
+    # 2-3 s for a folder of 20,000 files): each is read by its own layout, all are loaded
+    folders = sum(name not in _FILE_UNITS for name, _ in units)
+    if len(kinds) > 1 or folders > 1 or (units and not folders):
         parts = []
         files = [p for name, p in units if name == "runlog-jsonl"]
         if files:
@@ -552,7 +544,7 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
             if name not in _FILE_UNITS:
                 parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
                 origins.append((name, unit))
-        return _merge(parts, origins)
+        return parts[0] if len(parts) == 1 else _merge(parts, origins)
     for layout in LAYOUTS:
         if layout.detect(path):
             if layout.name == "inspect":
@@ -689,9 +681,15 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
                 _unmatched(dnf, lambda c: list(whole.runs[c].dropna().unique()), unmatched)
     if blocked:
         runset, errors = _with_unreadable(runset, errors, blocked)
+    return _returned(runset, errors, strict)
+
+
+def _returned(runset: RunSet, errors: list[LoadError], strict: bool) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """What ``load`` gives: strict, the run set or the first error raised; lenient, the run set and its errors,
+    the run set saying how many records were rejected (its display shows it)."""
     if strict and errors:
         raise errors[0].to_exception(len(errors) - 1)
-    if errors:  # the run set says how many records its load rejected (its display shows it)
+    if errors:
         object.__setattr__(runset, "rejected", len(errors))
     return runset if strict else (runset, errors)
 
@@ -740,17 +738,9 @@ def _with_unreadable(runset: RunSet, errors: list[LoadError], blocked: list[tupl
 
 
 def _origin(path: Path) -> tuple[str, Path] | None:
-    """The layout of a copy ambiglib wrote, whose rows an error names by the copy's file and row
+    """The layout of a copy ambiglib wrote (:data:`_COPIES`), whose rows an error names by the copy's file and row
     (:func:`_where`); None for any other log."""
-    from .parquet_log import is_parquet_store
-    from .runlog import is_parquet_runlog
-    from .snapshot import is_snapshot
-
-    for name, test in (("runlog-snapshot", is_snapshot), ("runlog-parquet-store", is_parquet_store),
-                       ("runlog-parquet", is_parquet_runlog)):
-        if test(path):
-            return name, path
-    return None
+    return next(((layout.name, path) for layout in LAYOUTS if layout.name in _COPIES and layout.detect(path)), None)
 
 
 def _in_log(exc: AmbiglibError, label: str) -> AmbiglibError:
@@ -811,8 +801,4 @@ def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = Fa
             _warn_empty(dnf, lambda c: list(whole.runs[c].dropna().unique()))
     elif dnf is not None and len(runset.runs) == 0 and unmatched:
         _warn_empty(dnf, lambda c: sorted({v for present in unmatched for v in present(c)}, key=str))
-    if strict and errors:
-        raise errors[0].to_exception(len(errors) - 1)
-    if errors:  # the run set says how many records its load rejected (its display shows it)
-        object.__setattr__(runset, "rejected", len(errors))
-    return runset if strict else (runset, errors)
+    return _returned(runset, errors, strict)
