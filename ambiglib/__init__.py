@@ -19,7 +19,7 @@ _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_
           "read_mcp_atlas": "importers", "read_inspect": "importers"}
 #: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
 _LAZY = ("metrics", "stats", "agreement", "tables", "plots", "report", "shapes", "comparisons", "headline", "answer",
-         "simulate", "cli")
+         "transcripts", "simulate", "cli")
 
 
 def __getattr__(name: str):
@@ -27,8 +27,9 @@ def __getattr__(name: str):
 
     if name in _NAMES:
         value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-        if name in ("load", "RunSet"):  # a run set's four questions, rs.asking() and the others (ambiglib.answer)
-            importlib.import_module(".answer", __name__)
+        if name != "write_jsonl":  # a run set's four questions, rs.asking() and the others (ambiglib.answer),
+            importlib.import_module(".answer", __name__)  # and its runs' conversations (ambiglib.transcripts)
+            importlib.import_module(".transcripts", __name__)
     elif name in _LAZY:
         value = importlib.import_module(f".{name}", __name__)
     else:

@@ -81,7 +81,8 @@ def _kind(column: str) -> str | None:
     """What a runs column holds, in words a filter's value is checked against (None: anything)."""
     from .schema import RUN_FIELDS
 
-    derived = {"run_id": "str", "n_questions": "int", "n_labels": "int", "meta": "str", "source": "str"}
+    derived = {"run_id": "str", "n_questions": "int", "n_labels": "int", "meta": "str", "source": "str",
+               "transcript_at": "str", "transcript": None}
     kinds = {f.name: {"text": "str", "any_str": "str", "number": "number"}.get(f.kind, f.kind) for f in RUN_FIELDS}
     kind = {**kinds, **derived}.get(column)
     return {"str": "text", "bool": "true/false", "int": "whole-number", "number": "numeric"}.get(kind or "")

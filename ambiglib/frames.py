@@ -4,6 +4,9 @@ places). :func:`ambiglib.runset.build_runset` makes a RunSet of them."""
 
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -12,7 +15,7 @@ import pyarrow.compute as pc
 from .errors import LoadError
 from .runlog import FileRead
 from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, DEFAULT_POLICY, DEFAULT_PROTOCOL, DEFAULT_STATUS, DEFAULT_TRIAL,
-                     FILE_SCHEMA, RUN_KEY, TASK_KEY)
+                     FILE_SCHEMA, IN_RECORD, RUN_KEY, TASK_KEY)
 
 __all__ = ["COLUMNS", "build_tables", "with_log"]
 
@@ -23,7 +26,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
         "run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "ask_tool",
         "policy", "protocol", "trial", "log", "status", "score", "passed", "checkpoints", "category",
         "n_questions", "n_labels", "cost_usd", "tokens_in", "tokens_out", "steps", "duration_s",
-        "meta", "source",
+        "meta", "source", "transcript_at",
     ),
     "questions": (
         "run_id", "q_index", "text", "blocker_id", "relevant", "response", "step", "in_scope", "attributed",
@@ -208,6 +211,7 @@ def _split(read: FileRead) -> list[pa.Table]:
         pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
     )
     if read.sources is None:
+        runs = _in_record_located(runs, read.file)
         return [t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks)]
     # a read of several files: each record's own (runlog.read_small_files)
     files = pc.cast(read.sources, pa.string())
@@ -216,6 +220,26 @@ def _split(read: FileRead) -> list[pa.Table]:
     else:
         files = [files, files.slice(0, 0)]
     return [t.append_column("source", _sources(f, t.column("_line"))) for t, f in zip((runs, tasks), files)]
+
+
+def _in_record_located(runs: pa.Table, file: str) -> pa.Table:
+    """``transcript_at`` of the records that hold their own transcript: the file (as an absolute path, read again
+    from any folder) and the line."""
+    if "transcript_at" not in runs.column_names:  # records read from a frame that keeps no locators
+        return runs.append_column("transcript_at", pa.nulls(runs.num_rows, pa.string()))
+    at = runs.column("transcript_at")
+    if at.null_count == len(at):
+        return runs
+    mine = pc.fill_null(pc.equal(at, IN_RECORD), False)
+    if not pc.any(mine).as_py():
+        return runs
+    lines = runs.column("_line").to_pylist()
+    values = at.to_pylist()
+    where = os.path.abspath(file)
+    for i, own in enumerate(mine.to_pylist()):
+        if own:
+            values[i] = json.dumps({"reader": "runlog", "file": where, "line": lines[i]}, sort_keys=True, ensure_ascii=False)
+    return runs.set_column(runs.column_names.index("transcript_at"), "transcript_at", pa.array(values, pa.string()))
 
 
 def _sources(file: str | pa.Array, lines: pa.ChunkedArray) -> pa.ChunkedArray:

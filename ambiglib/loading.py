@@ -20,6 +20,7 @@ from .runlog import (BATCH_BYTES, BATCH_FILES, SMALL_FILE_BYTES, Engine, FileRea
                      looks_canonical, read_file, read_small_files, require_exists)
 from .runset import RunSet, build_runset
 from .snapshot import is_snapshot, read_snapshot
+from .transcripts import transcript as _transcript  # noqa: F401 - a loaded run set reads its runs' conversations
 
 __all__ = ["load", "LAYOUTS", "Layout"]
 
@@ -188,7 +189,9 @@ def _read_ambigds(path: Path, *, quiet: bool, engine: Engine) -> tuple[RunSet, l
 def _detect_lhaw(path: Path) -> bool:
     from .importers.lhaw import MANIFEST
 
-    return is_file(path / MANIFEST) if is_dir(path) else path.name == MANIFEST
+    # anything named so claims the folder, a link that leads nowhere too: read_lhaw names what is wrong with it
+    # (taking the folder for MCP-Atlas results without the manifest read 63 runs another way, fuzz seed 9002)
+    return os.path.lexists(path / MANIFEST) if is_dir(path) else path.name == MANIFEST
 
 
 def _detect_mcp_atlas(path: Path) -> bool:

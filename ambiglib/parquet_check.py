@@ -24,7 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import FormatError, LoadError
-from .runlog import FRAMES, FileRead, _strict_loads, read_records
+from .runlog import FRAMES, TRANSCRIPT_AT, FileRead, _strict_loads, read_records
 from .schema import (
     RUN_KEY,
     TASK_KEY,
@@ -51,17 +51,18 @@ def _expected() -> dict[str, pa.Schema]:
             for name in FRAMES}
 
 
-#: columns run log 1.1 and 1.2 added (``docs/runlog.md``), by a column only their frame has: questions' ``parts``
-#: and labels' ``q_index`` (1.1), runs' ``log`` (1.2)
-_ADDED_SINCE_1_0 = {"in_scope": "parts", "facet": "q_index", "n_questions": "log"}
+#: columns run log 1.1, 1.2 and 1.3 added (``docs/runlog.md``), by a column only their frame has: questions' ``parts``
+#: and labels' ``q_index`` (1.1), runs' ``log`` (1.2) and ``transcript_at`` (1.3)
+_ADDED_SINCE_1_0 = {"in_scope": ("parts",), "facet": ("q_index",), "n_questions": ("log", "transcript_at")}
 
 
 def _conform(table: pa.Table, schema: pa.Schema, file: str, where: "Callable[[int], str] | None" = None) -> pa.Table:
     """The frame's columns, in order, each of exactly the contract's type (a float32 score was rounded on the
     way: refused, not cast), with valid UTF-8 text and a ``source`` in every row; else a FormatError."""
-    for frame_has, name in _ADDED_SINCE_1_0.items():  # a copy written before the version that added it: all null
-        if frame_has in schema.names and name not in table.schema.names:
-            table = table.append_column(schema.field(name), pa.nulls(table.num_rows, schema.field(name).type))
+    for frame_has, names in _ADDED_SINCE_1_0.items():  # a copy written before the version that added it: all null
+        for name in names:
+            if frame_has in schema.names and name not in table.schema.names:
+                table = table.append_column(schema.field(name), pa.nulls(table.num_rows, schema.field(name).type))
     names = table.schema.names
     missing = [n for n in schema.names if n not in names]
     extra = [n for n in names if n not in schema.names]
@@ -219,6 +220,10 @@ def _read(source: pa.Table, children: dict[str, Flat], meta: pa.ChunkedArray, fi
         records = _records_table(source, _lists(children, n, nest=True), record)
     full = records.append_column("meta", meta if n else pa.array([], pa.string()))
     full = full.append_column("_line", pa.array(np.arange(1, n + 1, dtype=np.int64)))
+    # where each run's conversation is: the reader's own locator (parquet_log._with_own_locators), kept
+    located = source.column("transcript_at") if "transcript_at" in source.column_names else None
+    full = full.append_column("transcript_at", located if located is not None and n
+                              else pa.nulls(n, pa.string()))
     if valid:
         n_task = n if record == "task" else 0
         return FileRead(file, full, [], n - n_task, n_task, "arrow")
@@ -229,6 +234,9 @@ def _read(source: pa.Table, children: dict[str, Flat], meta: pa.ChunkedArray, fi
         text = meta[i].as_py() if n else None
         if text is not None and i not in meta_msgs:
             row["meta"] = json.loads(text)
+        at = located[i].as_py() if located is not None and n else None
+        if at is not None:
+            row[TRANSCRIPT_AT] = json.loads(at)
         objects.append(row)
     read = read_records(objects, file, lines=range(1, n + 1))
     rejected = {e.line for e in read.errors}

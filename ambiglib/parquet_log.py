@@ -26,9 +26,10 @@ import os
 import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -97,15 +98,23 @@ def _dictionary_columns(schema: pa.Schema) -> list[str]:
 
 
 def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
-                  compression: str | None = None, partition_by: tuple[str, ...] = ()) -> Path:
+                  compression: str | None = None, partition_by: tuple[str, ...] = (),
+                  transcripts: Iterable[tuple[str, dict[str, Any]]] | None = None) -> Path:
     """Write the five frames as ``<frame>.parquet`` files in a folder, or with
     ``partition_by`` as a hive-partitioned store (:func:`write_store`).
 
     Uncompressed by default: the Parquet copy of a run log is there to reload fast,
     and decompression costs more than reading the larger file (``docs/performance.md``).
     Pass ``compression="zstd"`` for smaller files.
+
+    ``transcripts`` (each run's id and its run-log ``transcript``, one run at a time) go to ``transcripts.parquet``,
+    one row per turn, read back one run at a time (:func:`read_transcript`); a store keeps none.
     """
     if partition_by:
+        runs = frames["runs"]
+        if "transcript_at" in runs:
+            frames = {**frames, "runs": runs.assign(transcript_at=pd.Series(pd.NA, index=runs.index,
+                                                                             dtype=runs["transcript_at"].dtype))}
         return write_store(frames, path, partition_by, compression=compression)
     from contextlib import ExitStack
 
@@ -116,13 +125,95 @@ def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
     # every frame to a temporary file first, renamed into place only when all five are written: a full disk
     # or an interrupt leaves the folder as it was
     with ExitStack() as stack:
+        written: set[str] = set()
+        if transcripts is not None:
+            written = _write_transcripts(transcripts, stack.enter_context(replaced(path / TRANSCRIPTS_FILE)),
+                                         compression)
         for name in FRAMES:
-            table = pa.Table.from_pandas(frames[name], preserve_index=False)
+            frame = frames[name]
+            if name == "runs" and "transcript_at" in frame:  # where the run's turns are now: this folder's file
+                has = frame["run_id"].isin(written)
+                frame = frame.assign(transcript_at=pd.array([_IN_FOLDER if h else None for h in has], dtype="string"))
+            table = pa.Table.from_pandas(frame, preserve_index=False)
             table = versioned(table, **{_ROWS_KEY.decode(): str(table.num_rows).encode()})
             pq.write_table(table, stack.enter_context(replaced(path / f"{name}.parquet")),
                            compression=compression or "none", use_dictionary=_dictionary_columns(table.schema),
                            write_page_checksum=True)
     return path
+
+
+#: the file of a Parquet run log that holds its runs' conversations, one row per turn
+TRANSCRIPTS_FILE = "transcripts.parquet"
+TRANSCRIPT_SCHEMA = pa.schema([
+    ("run_id", pa.string()), ("turn", pa.int64()), ("role", pa.string()), ("content", pa.string()),
+    ("tool_name", pa.string()), ("tool_args", pa.string()), ("q_index", pa.int64()), ("answers", pa.int64()),
+    ("covers", pa.string()), ("note", pa.string()),
+])
+#: ``transcript_at`` as written: the run's turns are in the folder's own transcripts file
+_IN_FOLDER = '{"reader": "parquet"}'
+
+
+def _write_transcripts(transcripts: Iterable[tuple[str, dict[str, Any]]], file: Path,
+                       compression: str | None) -> set[str]:
+    """Write each run's turns to ``file``, a few hundred runs at a time; return the runs written."""
+    written: set[str] = set()
+    rows: list[dict[str, Any]] = []
+    with pq.ParquetWriter(file, TRANSCRIPT_SCHEMA, compression=compression or "none",
+                          write_page_checksum=True) as writer:
+        for run_id, record in transcripts:
+            written.add(run_id)
+            turns = record["turns"] or [{}]  # a transcript of no turns keeps one row: its covers and note
+            for i, t in enumerate(turns):
+                rows.append({"run_id": run_id, "turn": i if t else None, "role": t.get("role"),
+                             "content": t.get("content"), "tool_name": t.get("tool_name"),
+                             "tool_args": None if t.get("tool_args") is None
+                             else json.dumps(t["tool_args"], ensure_ascii=False, sort_keys=True),
+                             "q_index": t.get("q_index"),
+                             "answers": t.get("answers"), "covers": record["covers"], "note": record.get("note")})
+            if len(rows) >= 4096:
+                writer.write_table(pa.Table.from_pylist(rows, schema=TRANSCRIPT_SCHEMA))
+                rows = []
+        if rows:
+            writer.write_table(pa.Table.from_pylist(rows, schema=TRANSCRIPT_SCHEMA))
+    return written
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
+    """One run's ``transcript`` from a Parquet run log's transcripts file (only that run's rows are decoded)."""
+    file = Path(at["file"])
+    try:
+        with open_regular(file) as fh:
+            table = pq.read_table(fh, filters=[("run_id", "=", run["run_id"])], schema=TRANSCRIPT_SCHEMA)
+    except FormatError:
+        raise
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise FormatError(f"{file}: not a readable transcripts file ({exc})") from None
+    if table.num_rows == 0:
+        return None
+    rows = table.sort_by([("turn", "ascending")]).to_pylist()
+    turns = [{k: r[k] for k in ("role", "content", "tool_name", "tool_args", "q_index", "answers")}
+             for r in rows if r["turn"] is not None]
+    for t in turns:
+        if t["tool_args"] is not None:
+            try:
+                t["tool_args"] = json.loads(t["tool_args"])
+            except ValueError:
+                raise FormatError(f"{file}: run {run['run_id']}: tool_args is not JSON") from None
+    return {"covers": rows[0]["covers"], "turns": turns, "note": rows[0]["note"]}
+
+
+def _with_own_locators(runs: pa.Table, path: Path) -> pa.Table:
+    """``transcript_at`` as this folder holds it: this folder's transcripts file for every run written with one,
+    whatever the file says (a locator is never taken from a log's content); absent in older logs: none."""
+    if "transcript_at" not in runs.column_names:
+        return runs.append_column("transcript_at", pa.nulls(runs.num_rows, pa.string()))
+    own = json.dumps({"reader": "parquet", "file": os.path.abspath(path / TRANSCRIPTS_FILE)}, sort_keys=True)
+    col = runs.column("transcript_at")
+    has = pc.fill_null(pc.is_valid(col), False)
+    if not os.path.lexists(path / TRANSCRIPTS_FILE):
+        has = pa.array([False] * runs.num_rows)
+    fixed = pc.if_else(has, pa.scalar(own), pa.scalar(None, pa.string()))
+    return runs.set_column(runs.column_names.index("transcript_at"), "transcript_at", fixed)
 
 
 def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
@@ -156,7 +247,7 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
         if rows != table.num_rows:
             raise FormatError(f"{file}: {table.num_rows:,} rows where RunSet.to_parquet wrote {rows:,}"
                               " (rows deleted or added since)")
-        tables[name] = table
+        tables[name] = _with_own_locators(table, path) if name == "runs" else table
     return tables
 
 
@@ -485,6 +576,7 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
             mask = keep.to_numpy(zero_copy_only=False)
             origins.origins[name] = (codes[mask], files, np.flatnonzero(mask) if store_rows is None
                                      else store_rows[mask])
+    out["runs"] = _with_own_locators(out["runs"], path)  # a store keeps no transcripts
     return out, origins
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import itertools
 import json
 import math
 import os
@@ -24,7 +25,7 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Iterable, Iterator, Literal, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, Literal, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -35,11 +36,13 @@ from .errors import FormatError, LoadError, RunLogNotFoundError
 from .files import open_regular, replaced, walk
 from .schema import (
     FILE_SCHEMA,
+    IN_RECORD,
     INPUT_SCHEMA,
     MAX_DEPTH,
     RUN_FIELDS,
     TASK_FIELDS,
     RecordError,
+    check_transcript,
     reject_duplicate_keys,
     meta_text,
     validate_record,
@@ -269,13 +272,18 @@ def read_records(records: Iterable[Any], display: str, lines: Iterable[int] | No
     """Check records given as Python objects (e.g. by an importer).
 
     ``lines`` are the records' line numbers in ``display`` (an importer's native file);
-    by default their 1-based positions.
+    by default their 1-based positions. A record may carry ``_transcript_at``, where the importer found the
+    run's conversation (:mod:`ambiglib.transcripts`): an importer's own key, taken out here, never read from a log.
     """
     rows: list[dict[str, Any]] = []
     out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
     records = list(records)
     for lineno, obj in zip(lines if lines is not None else range(1, len(records) + 1), records):
+        at = obj.pop(TRANSCRIPT_AT, None) if isinstance(obj, dict) else None
+        n = len(rows)
         _accept(out, rows, lineno, obj)
+        if at is not None and len(rows) > n and rows[-1]["transcript_at"] is None:
+            rows[-1]["transcript_at"] = json.dumps(at, sort_keys=True, ensure_ascii=False)
     if rows:
         out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
     return out
@@ -353,6 +361,8 @@ class _ScanningReader(io.RawIOBase):
     def __init__(self, fh: IO[bytes]):
         self.fh, self.scan = fh, _Scan()
         self.metas: dict[int, str] = {}
+        #: each line's ``transcript``, checked and taken out (Arrow sees ``{}``): the highest question it names (-1)
+        self.transcripts: dict[int, int] = {}
         self._canonical: dict[bytes, str] = {}
         self._line = 0
         self._pending = b""
@@ -385,18 +395,42 @@ class _ScanningReader(io.RawIOBase):
         return chunk
 
     def _without_meta(self, data: bytes) -> bytes:
-        """Whole lines, each ``meta`` object kept in :attr:`metas` by line and replaced by ``{}``."""
-        if b'"meta"' not in data:
+        """Whole lines, each ``meta`` object kept in :attr:`metas` by line and replaced by ``{}``, and each
+        ``transcript`` checked (:attr:`transcripts`) and replaced by ``{}``: a load never holds the turns."""
+        if b'"meta"' not in data and b'"transcript"' not in data:
             self._line += data.count(b"\n") + (not data.endswith(b"\n"))
             return data
         lines = data.split(b"\n")
         if data.endswith(b"\n"):
             lines.pop()
         for i, raw in enumerate(lines):
+            if b'"transcript"' in raw:
+                raw = lines[i] = self._take_transcript(raw, self._line + i)
             if b'"meta"' in raw:
                 lines[i] = self._take_meta(raw, self._line + i)
         self._line += len(lines)
         return b"\n".join(lines) + (b"\n" if data.endswith(b"\n") else b"")
+
+    def _take_transcript(self, raw: bytes, line: int) -> bytes:
+        try:
+            at = _key_start(raw, b'"transcript"')
+            if at is None:
+                if "transcript" in _strict_loads(raw.decode("utf-8")):
+                    raise _Unclean()
+                return raw
+            text = raw[at:].decode("utf-8")
+            value, end = _STRICT.raw_decode(text)
+            if value is None:
+                return raw
+            if not isinstance(value, dict):
+                raise _Unclean()
+            checked = check_transcript(value, None)  # which questions it names is checked against the row's
+            self.transcripts[line] = max((t[k] for t in checked["turns"] for k in ("q_index", "answers")
+                                          if t[k] is not None), default=-1)
+            source = raw[at:at + len(text[:end].encode("utf-8"))]
+            return raw[:at] + b"{}" + b" " * (len(source) - 2) + raw[at + len(source):]
+        except (ValueError, RecordError, RecursionError):
+            raise _Unclean() from None
 
     def _take_meta(self, raw: bytes, line: int) -> bytes:
         try:
@@ -442,31 +476,42 @@ def _at_top_level(before: bytes) -> bool:
 def _meta_start(raw: bytes) -> int | None:
     """Where the top-level ``meta`` value starts in a line that is valid JSON, or None when
     that cannot be told without parsing the line (the key spelled with escapes, or twice)."""
+    return _key_start(raw, b'"meta"')
+
+
+def _key_start(raw: bytes, key: bytes) -> int | None:
+    """Where the value of the top-level ``key`` (quoted) starts in a line that is valid JSON, or None when that
+    cannot be told without parsing the line (the key spelled with escapes, or twice)."""
     start = None
-    at = raw.find(b'"meta"')
+    at = raw.find(key)
     while at >= 0:
-        colon = _AFTER_KEY.match(raw, at + 6)
+        colon = _AFTER_KEY.match(raw, at + len(key))
         if colon is not None and _at_top_level(raw[:at]):
             if start is not None:
                 return None  # twice at the top level: the whole-line parse says what is wrong
             start = colon.end()
-        at = raw.find(b'"meta"', at + 6)
+        at = raw.find(key, at + len(key))
     return start
 
 
 #: What Arrow parses: the contract's fields, ``meta`` as the empty object the reader leaves in its place,
 #: and nothing else (an unknown field, at any depth, sends the file to the reference path, which names it)
-_PARSE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.struct([])))
+_PARSE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.struct([]))).append(pa.field("transcript", pa.struct([])))
 
 
-def _parse(path: Path) -> tuple[pa.Table | None, int, dict[int, str]]:
-    """Parse a file with Arrow, through the scan: (table, lines, each line's canonical ``meta``), or
-    (None, 0, {}) when the reference path must take it."""
+#: what the scan gives with Arrow's table: the lines, each line's canonical ``meta``, each line's transcript
+#: (the highest question it names)
+_Parsed = tuple[pa.Table | None, int, dict[int, str], dict[int, int]]
+
+
+def _parse(path: Path) -> _Parsed:
+    """Parse a file with Arrow, through the scan: (table, lines, each line's canonical ``meta``, each line's
+    transcript), or (None, 0, {}, {}) when the reference path must take it."""
     with _open(path) as fh:
         return _parse_stream(fh)
 
 
-def _parse_stream(fh: IO[bytes]) -> tuple[pa.Table | None, int, dict[int, str]]:
+def _parse_stream(fh: IO[bytes]) -> _Parsed:
     """:func:`_parse` of an open binary stream (a file, or several small ones joined: :func:`read_small_files`)."""
     reader = _ScanningReader(fh)
     try:
@@ -477,24 +522,40 @@ def _parse_stream(fh: IO[bytes]) -> tuple[pa.Table | None, int, dict[int, str]]:
         )  # (from the pool the load chose: the C library's, memory.c_allocator, where its blocks are reused)
         table.validate(full=True)  # the JSON reader does not check that strings are UTF-8
     except (_Unclean, pa.ArrowInvalid, UnicodeDecodeError):
-        return None, 0, {}
+        return None, 0, {}, {}
     if not reader.scan.clean:
-        return None, 0, {}
-    return table, reader.scan.lines(), reader.metas
+        return None, 0, {}, {}
+    return table, reader.scan.lines(), reader.metas, reader.transcripts
 
 
 def read_file_arrow(path: Path, display: str) -> FileRead | None:
     """Read one JSON Lines file through Arrow; None when the file needs the reference path."""
-    return _checked(*_parse(path), display)
+    return _checked(*_parse(path), display=display)
 
 
-def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], display: str) -> FileRead | None:
+def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transcripts: dict[int, int],
+             display: str) -> FileRead | None:
     """What Arrow parsed as a file's read (records numbered by line), or None when the reference path must
-    read it: a line Arrow did not make a row (a blank one), a value the contract refuses, a ``meta`` lost."""
+    read it: a line Arrow did not make a row (a blank one), a value the contract refuses, a ``meta`` or a
+    ``transcript`` lost, a transcript naming a question its run does not have."""
     if table is None:
         return None
-    if table.num_rows != n_lines or not table_is_valid(table.drop_columns(["meta"])):
+    if table.num_rows != n_lines or not table_is_valid(table.drop_columns(["meta", "transcript"])):
         return None
+    talks = table.column("transcript").is_valid().combine_chunks()
+    if int(pc.sum(talks).as_py() or 0) != len(transcripts):
+        return None
+    located = None
+    if transcripts:
+        lines = np.fromiter(transcripts, dtype=np.int64, count=len(transcripts))
+        highest = np.fromiter(transcripts.values(), dtype=np.int64, count=len(transcripts))
+        n_q = pc.fill_null(pc.list_value_length(table.column("questions")), 0).to_numpy()
+        if not talks.to_numpy(zero_copy_only=False)[lines].all() or (highest >= n_q[lines]).any():
+            return None  # the reference path names the record
+        values: list[str | None] = [None] * table.num_rows
+        for line in transcripts:
+            values[line] = IN_RECORD
+        located = pa.array(values, pa.string())
     # every meta Arrow saw (as {}) is one the reader took out: a meta the reader missed must not pass as absent
     present = table.column("meta").is_valid().combine_chunks()
     if int(pc.sum(present).as_py() or 0) != len(metas):
@@ -510,6 +571,7 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], displa
     columns = [table.column(name) for name in INPUT_SCHEMA.names]
     columns.append(meta if meta is not None else pa.nulls(table.num_rows, pa.string()))
     columns.append(pa.array(np.arange(1, table.num_rows + 1, dtype=np.int64)))
+    columns.append(located if located is not None else pa.nulls(table.num_rows, pa.string()))
     out = pa.Table.from_arrays(columns, schema=FILE_SCHEMA)
     n_task = int(pc.sum(pc.fill_null(pc.equal(out.column("record"), "task"), False)).as_py() or 0)
     return FileRead(display, out, [], out.num_rows - n_task, n_task, "arrow")
@@ -540,7 +602,7 @@ def read_small_files(files: Sequence[Path]) -> FileRead | None:
             data += b"\n"
         chunks.append(data)
         counts.append(data.count(b"\n"))
-    read = _checked(*_parse_stream(io.BytesIO(b"".join(chunks))), f"{files[0]} (and {len(files) - 1} more files)")
+    read = _checked(*_parse_stream(io.BytesIO(b"".join(chunks))), display=f"{files[0]} (and {len(files) - 1} more files)")
     if read is None:
         return None
     n = np.asarray(counts, dtype=np.int64)
@@ -599,8 +661,15 @@ def _nested_by_run(frame: Any, columns: list[str]) -> dict[str, list[dict[str, A
     return grouped
 
 
-def runset_records(runset: Any) -> Iterable[dict[str, Any]]:
-    """Yield the canonical JSON records of a RunSet: task records first, then runs."""
+#: the key an importer gives a record for where its run's conversation is (:func:`read_records`)
+TRANSCRIPT_AT = "_transcript_at"
+
+
+def runset_records(runset: Any, transcript: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None
+                   ) -> Iterable[dict[str, Any]]:
+    """Yield the canonical JSON records of a RunSet: task records first, then runs.
+
+    ``transcript`` gives a run row's ``transcript`` field (read from its log, one run at a time) or None."""
     tasks = pa.Table.from_pandas(runset.tasks, preserve_index=False).to_pylist()
     blockers: dict[tuple, list[dict[str, Any]]] = {}
     for b in pa.Table.from_pandas(runset.blockers, preserve_index=False).to_pylist():
@@ -627,25 +696,34 @@ def runset_records(runset: Any) -> Iterable[dict[str, Any]]:
             rec.pop("questions", None)
         if not rec.get("labels"):
             rec.pop("labels", None)
+        if transcript is not None and r.get("transcript_at") is not None:
+            turns = transcript(r)
+            if turns is not None:
+                rec["transcript"] = turns
         yield rec
 
 
-def write_jsonl(runset: Any, path: str | os.PathLike[str]) -> Path:
+def write_jsonl(runset: Any, path: str | os.PathLike[str],
+                transcript: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> Path:
     """Write a RunSet as canonical JSON Lines.
 
     A path ending in ``.jsonl`` or ``.jsonl.gz`` becomes one file (task records first);
     any other path becomes a folder holding ``runs.jsonl`` and ``tasks.jsonl``.
     """
     path = Path(path)
-    records = runset_records(runset)
+    records = runset_records(runset, transcript)
     if is_jsonl(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_lines(path, records)
         return path
     path.mkdir(parents=True, exist_ok=True)
-    tasks, runs = [], []
-    for rec in records:
-        (tasks if rec.get("record") == "task" else runs).append(rec)
+    tasks: list[dict[str, Any]] = []
+    runs: Iterator[dict[str, Any]] = iter(records)
+    for rec in runs:  # the task records come first; the runs are written as they come (transcripts are large)
+        if rec.get("record") != "task":
+            runs = itertools.chain([rec], runs)
+            break
+        tasks.append(rec)
     _write_lines(path / "runs.jsonl", runs)
     if tasks:
         _write_lines(path / "tasks.jsonl", tasks)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,10 @@ from .parquet_log import write_parquet
 from .runlog import FRAMES, FileRead, write_jsonl
 
 __all__ = ["RunSet", "COLUMNS", "run_metas"]
+
+#: how a run row's transcript is read from its log (``"read"``), given by :mod:`ambiglib.transcripts`, the layer
+#: that knows the harnesses' files: ``to_jsonl`` and ``to_parquet`` write each run's conversation with it
+TRANSCRIPTS: dict[str, Any] = {}
 
 
 def _arrow_of(column: pd.Series) -> Any:
@@ -450,11 +454,24 @@ class RunSet:
         FormatError
             ``path`` holds something other than an ambiglib run log.
         """
-        return write_parquet(self.frames(), path, compression=compression, partition_by=tuple(partition_by))
+        read = TRANSCRIPTS.get("read")
+        turns = None
+        if read is not None and not partition_by and self.runs["transcript_at"].notna().any():
+            turns = ((r["run_id"], t) for r in self._transcribed() if (t := read(r)) is not None)
+        return write_parquet(self.frames(), path, compression=compression, partition_by=tuple(partition_by),
+                             transcripts=turns)
 
     def to_jsonl(self, path: str | os.PathLike[str]) -> Path:
-        """Write the run log as canonical JSON Lines (a ``.jsonl``/``.jsonl.gz`` file or a folder)."""
-        return write_jsonl(self, path)
+        """Write the run log as canonical JSON Lines (a ``.jsonl``/``.jsonl.gz`` file or a folder), each run with
+        its ``transcript`` where its log holds one (read from the log one run at a time)."""
+        return write_jsonl(self, path, TRANSCRIPTS.get("read"))
+
+    def _transcribed(self) -> Iterator[dict[str, Any]]:
+        """The rows of the runs whose log holds a conversation: what a transcript reader takes."""
+        runs = self.runs.loc[self.runs["transcript_at"].notna()]
+        for row in pa.Table.from_pandas(runs[["run_id", "n_questions", "source", "transcript_at"]],
+                                        preserve_index=False).to_pylist():
+            yield row
 
     def summary(self) -> pd.DataFrame:
         """Count runs per benchmark, suite, model and condition.

@@ -65,7 +65,7 @@ class Field:
     """One field of a record or of a nested object."""
 
     name: str
-    kind: str  # "str", "text", "any_str", "bool", "int", "number", "list", "object"
+    kind: str  # "str", "text", "any_str", "bool", "int", "number", "list", "object", "transcript"
     required: bool = False
     enum: tuple[str, ...] | None = None
     minimum: float | None = None
@@ -93,6 +93,17 @@ CHECKPOINT_FIELDS = (
     Field("result", "number", required=True, minimum=0),
     Field("total", "number", required=True, minimum=0),
 )
+#: What part of the conversation a run's ``transcript`` holds: all of it, only the agent's tool calls (and what
+#: they returned), or only the questions and their answers (v1.3)
+TRANSCRIPT_COVERS = ("conversation", "tool_calls", "questions")
+TURN_FIELDS = (
+    Field("role", "str", required=True),  # system, user, assistant, tool, or a harness's own name
+    Field("content", "any_str"),
+    Field("tool_name", "str"),
+    Field("tool_args", "object"),
+    Field("q_index", "int", minimum=0),  # the run's question this turn asks (its position in ``questions``)
+    Field("answers", "int", minimum=0),  # the run's question this turn answers
+)
 BLOCKER_FIELDS = (
     Field("id", "str", required=True),
     Field("type", "str"),
@@ -103,6 +114,7 @@ NESTED = {
     "label": LABEL_FIELDS,
     "checkpoint": CHECKPOINT_FIELDS,
     "blocker": BLOCKER_FIELDS,
+    "turn": TURN_FIELDS,
 }
 
 RUN_FIELDS = (
@@ -130,6 +142,7 @@ RUN_FIELDS = (
     Field("steps", "number", minimum=0),
     Field("duration_s", "number", minimum=0),
     Field("meta", "object"),
+    Field("transcript", "transcript"),  # the run's conversation, read when asked for, never into the frames (v1.3)
 )
 TASK_FIELDS = (
     Field("benchmark", "str", required=True),
@@ -198,13 +211,15 @@ def _arrow_type(f: Field) -> pa.DataType:
 #: whose contents are free-form (it is read separately and kept as JSON text).
 INPUT_SCHEMA = pa.schema(
     [pa.field("record", pa.string())]
-    + [pa.field(f.name, _arrow_type(f)) for f in RUN_FIELDS if f.name != "meta"]
+    + [pa.field(f.name, _arrow_type(f)) for f in RUN_FIELDS if f.name not in ("meta", "transcript")]
     + [pa.field(n, _arrow_type(_TASK_BY_NAME[n])) for n in TASK_ONLY]
 )
 #: One file's records after reading, whichever path read them.
 FILE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.string())).append(
     pa.field("_line", pa.int64())
-)
+).append(pa.field("transcript_at", pa.string()))
+#: ``transcript_at`` of a canonical record that holds its ``transcript``: read again from the record's line
+IN_RECORD = '{"reader": "runlog"}'
 
 # ----------------------------------------------------------------------------- the reference validator
 
@@ -467,6 +482,8 @@ def validate_record(obj: Any) -> dict[str, Any]:
         value = obj.get(name)
         if value is None:
             continue
+        if f.kind == "transcript":
+            continue  # checked below, against the questions
         if f.kind == "list":
             out[name] = _list(f, value)
         elif f.kind == "object":
@@ -476,7 +493,97 @@ def validate_record(obj: Any) -> dict[str, Any]:
         else:
             out[name] = _scalar(name, f, value)
     _cross_checks(kind, out)
+    if kind == "run" and obj.get("transcript") is not None:
+        check_transcript(obj["transcript"], len(out["questions"] or ()))
+        out["transcript_at"] = IN_RECORD
     return out
+
+
+#: a turn's fields, for the quick check (:func:`_plain_turn`)
+_TURN_KEYS = frozenset(f.name for f in TURN_FIELDS)
+
+
+def _plain_turn(turn: Any) -> bool:
+    """Whether a turn is plainly valid: known keys, a role, text or null contents, whole-number indexes, and
+    arguments of flat strings, numbers and booleans; anything else goes through the field-by-field check, which
+    names what is wrong (a log of long conversations is checked in a fraction of its time)."""
+    if type(turn) is not dict or not _TURN_KEYS.issuperset(turn):
+        return False
+    role, content, tool = turn.get("role"), turn.get("content"), turn.get("tool_name")
+    if type(role) is not str or not role or (content is not None and type(content) is not str) or (
+            tool is not None and (type(tool) is not str or not tool)):
+        return False
+    for name in ("q_index", "answers"):
+        v = turn.get(name)
+        if v is not None and (type(v) is not int or v < 0 or v > _INT_MAX):
+            return False
+    args = turn.get("tool_args")
+    if args is not None:
+        if type(args) is not dict:
+            return False
+        for k, v in args.items():
+            if not (type(v) in (str, int, bool) or v is None) or not k.isascii():
+                return False
+            if type(v) is str and not _encodes(v):
+                return False
+    return all(text is None or _encodes(text) for text in (role, content, tool))
+
+
+def _encodes(text: str) -> bool:
+    """Whether a string is valid Unicode (a lone surrogate, from a JSON escape, is not)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_transcript(value: Any, n_questions: int | None) -> dict[str, Any]:
+    """Check a run's ``transcript`` (``covers``, ``turns``, ``note``); return it with every turn's fields.
+
+    A turn's ``q_index`` and ``answers`` must name one of the run's ``n_questions`` questions (None: not checked
+    here; the caller compares the highest named with the run's questions)."""
+    if not isinstance(value, dict):
+        raise RecordError("transcript", f"field 'transcript' must be an object with 'covers' and 'turns'"
+                                        f" (got {show(value)})")
+    known = ["covers", "turns", "note"]
+    for name in value:
+        if name not in known:
+            raise _unknown(f"transcript.{name}", name, known, "a transcript")
+    covers = value.get("covers")
+    if covers not in TRANSCRIPT_COVERS:
+        raise RecordError("transcript.covers", f"field 'transcript.covers' must be {_or_list(TRANSCRIPT_COVERS)}"
+                                               f" (got {show(covers)})")
+    note = value.get("note")
+    if note is not None and not isinstance(note, str):
+        raise RecordError("transcript.note", f"field 'transcript.note' must be a string or null (got {show(note)})")
+    turns = value.get("turns")
+    if not isinstance(turns, list):
+        raise RecordError("transcript.turns", f"field 'transcript.turns' must be a list of turn objects"
+                                              f" (got {show(turns)})")
+    out = []
+    for i, turn in enumerate(turns):
+        path = f"transcript.turns[{i}]"
+        if _plain_turn(turn):
+            checked = {f: turn.get(f) for f in _TURN_KEYS}
+        elif isinstance(turn, dict) and isinstance(turn.get("tool_args"), dict):
+            meta_text(turn["tool_args"], f"{path}.tool_args")  # checked as meta is: depth, numbers, Unicode
+            checked = _nested(path, "turn", {**turn, "tool_args": None})
+            checked["tool_args"] = turn["tool_args"]
+        else:
+            if isinstance(turn, dict) and turn.get("tool_args") is not None:
+                raise RecordError(f"{path}.tool_args", f"field '{path}.tool_args' must be an object or null"
+                                                       f" (got {show(turn['tool_args'])})")
+            checked = _nested(path, "turn", turn)
+        for name in ("q_index", "answers"):
+            if n_questions is not None and checked[name] is not None and checked[name] >= n_questions:
+                raise RecordError(f"{path}.{name}", f"field '{path}.{name}' is {checked[name]}, but the run has"
+                                                    f" {n_questions} question(s) (the 0-based position of a"
+                                                    " question in 'questions')")
+        out.append(checked)
+    return {"covers": covers, "turns": out, "note": note}
 
 
 def meta_text(value: dict[str, Any], path: str = "meta") -> str:

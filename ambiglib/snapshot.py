@@ -19,10 +19,11 @@ import os
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .errors import FormatError, LoadError
 from .files import open_regular
@@ -84,10 +85,14 @@ def _write_arrow(table: pa.Table, file: Path) -> None:
         writer.write_table(table)
 
 
-def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str | os.PathLike[str]) -> Path:
+def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str | os.PathLike[str],
+                   roots: Sequence[str | os.PathLike[str]] = ()) -> Path:
     """Write a loaded run set as Arrow IPC files (``<frame>.arrow``), its run links, and ``snapshot.json``
     (what its load rejected and skipped, and every file's size and SHA-256): the report's copy of the
-    log, read and checked once, that every notebook opens memory-mapped (:func:`read_snapshot`)."""
+    log, read and checked once, that every notebook opens memory-mapped (:func:`read_snapshot`).
+
+    ``roots`` are the loaded logs (files or folders): a run's transcript is read again from its log only when
+    the file named for it lies inside one of them (:func:`confine_transcripts`)."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     names = []
@@ -100,7 +105,8 @@ def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str 
         if pos is not None:
             _write_arrow(pa.table({"run_row": pa.array(pos, type=pa.int64())}), path / f"{name}.links.arrow")
             names.append(f"{name}.links.arrow")
-    meta = {"runlog_version": RUNLOG_VERSION, "source": source, "skipped": runset.skipped,
+    folders = sorted({os.path.abspath(r if os.path.isdir(r) else os.path.dirname(os.path.abspath(r))) for r in roots})
+    meta = {"runlog_version": RUNLOG_VERSION, "source": source, "roots": folders, "skipped": runset.skipped,
             "errors": [asdict(e) for e in errors], "files": {n: _digest(path / n) for n in names}}
     meta["sha256"] = _meta_digest(meta)
     (path / SNAPSHOT_FILE).write_text(json.dumps(meta), encoding="utf-8")
@@ -130,6 +136,30 @@ def _verified_meta(path: Path) -> dict[str, Any]:
     if not isinstance(files, dict) or not expected <= set(files) <= expected | {f"{n}.links.arrow" for n in _LINKED}:
         raise FormatError(f"{file}: 'files' must list {', '.join(sorted(expected))} and at most the links files")
     return meta
+
+
+#: the file a transcript locator names (:mod:`ambiglib.transcripts`; written with ``json.dumps``)
+_LOCATOR_FILE = r'"file": "(?P<file>(?:[^"\\]|\\.)*)"'
+
+
+def confine_transcripts(runs: pa.Table, roots: Sequence[str]) -> pa.Table:
+    """``runs`` with every ``transcript_at`` that names a file outside ``roots`` (or a path with ``..``) taken out:
+    a snapshot is the log's copy, and a run's conversation is read only from the log it was loaded from."""
+    if "transcript_at" not in runs.column_names or runs.column("transcript_at").null_count == runs.num_rows:
+        return runs
+    at = runs.column("transcript_at")
+    file = pc.struct_field(pc.extract_regex(at, _LOCATOR_FILE), "file")
+    ok = pc.invert(pc.is_valid(file))  # a locator without a file (the importer's word that there is none)
+    inside = pa.array([False] * runs.num_rows)
+    for root in roots:
+        if isinstance(root, str) and os.path.isabs(root):
+            inside = pc.or_(inside, pc.starts_with(file, root.rstrip(os.sep) + os.sep))
+    inside = pc.and_(inside, pc.invert(pc.match_substring(file, f"{os.sep}..")))
+    keep = pc.fill_null(pc.or_kleene(ok, inside), False)
+    if pc.all(keep).as_py():
+        return runs
+    fixed = pc.if_else(keep, at, pa.scalar(None, pa.string()))
+    return runs.set_column(runs.column_names.index("transcript_at"), "transcript_at", fixed)
 
 
 def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray], tuple]:
@@ -168,6 +198,7 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
                 with pa.OSFile(str(path / f"{name}.links.arrow"), "rb") as source:
                     links[name] = pa.ipc.open_file(source).read_all().column("run_row").to_numpy()
         errors = [LoadError(**e) for e in meta["errors"]]
+        tables["runs"] = confine_transcripts(tables["runs"], meta.get("roots") or [])
     except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:  # a file replaced since verified
         raise FormatError(f"{path}: not a readable ambiglib snapshot ({exc})") from exc
     return tables, dict(meta.get("skipped") or {}), errors, links, tuple(read)

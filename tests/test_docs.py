@@ -38,6 +38,12 @@ def test_worked_examples_load_one_per_benchmark(tmp_path):
     hil = runset.runs.loc[runset.runs["benchmark"] == "hil-bench", "run_id"].item()
     q = runset.questions[runset.questions["run_id"] == hil]
     assert q["relevant"].mean() == 0.5
+    # its transcript: the turn that asks each question holds the question's text, the next one its answer
+    t = runset.transcript(hil)
+    for one in q.itertuples():
+        asked = t.loc[t["q_index"] == one.q_index].iloc[0]
+        assert json.loads(asked["tool_args"])["question"] == one.text
+        assert t.loc[t["answers"] == one.q_index, "content"].item() == one.response
     assert q.loc[q["relevant"], "blocker_id"].nunique() / 3 == 1 / 3
     # the LHAW example's score is its checkpoint progress, 4 of 5 points
     lhaw = runset.runs[runset.runs["benchmark"] == "lhaw"].iloc[0]

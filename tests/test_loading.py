@@ -553,7 +553,7 @@ def test_arrow_never_sees_the_meta_keys_so_varied_metas_cost_nothing_more(tmp_pa
     metas[7] = {}
     write_jsonl(path, [run_record(trial=i + 1, **({"meta": m} if m is not None else {}))
                        for i, m in enumerate(metas)])
-    table, lines, taken = _parse(path)
+    table, lines, taken, _ = _parse(path)
     assert table.schema.field("meta").type == pa.struct([]) and lines == 300 and len(taken) == 299
     fast, slow = read_file(path, "x", engine="auto"), read_file(path, "x", engine="python")
     assert fast.engine == "arrow" and slow.engine == "python"

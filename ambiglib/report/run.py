@@ -239,7 +239,8 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         _check_selection(loaded[0], common, per_notebook, params_file)
         named = runs_named(runs)  # the log, or the logs by label, as the pages name them
         write_summary(named, out, quiet=True, loaded=loaded, **mapping)
-        snapshot = write_snapshot(*loaded, named, out / SNAPSHOT_DIR)
+        snapshot = write_snapshot(*loaded, named, out / SNAPSHOT_DIR,
+                                  roots=list(runs.values()) if isinstance(runs, Mapping) else [runs])
         del loaded
         started = time.perf_counter()
         jobs_args = []

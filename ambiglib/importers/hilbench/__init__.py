@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import FormatError, LoadError
-from ...runlog import require_exists
+from ...runlog import TRANSCRIPT_AT, require_exists
 from ...runset import RunSet
 from .._common import Collected, finish, guard
 from .conventions import (CSV_COLUMNS, HICCUP, INVALID_REASONS, IRRELEVANT, MAX_ANSWERED, MODES, _run_dirs, ask_prf,
@@ -33,7 +33,7 @@ from .conventions import (CSV_COLUMNS, HICCUP, INVALID_REASONS, IRRELEVANT, MAX_
 from .attribution import _attribute
 from .public_metrics import _csv_passes
 from .registries import read_hilbench_registries, registry_task_records
-from .trajectories import ask_human_question, invalid_pass_reason
+from .trajectories import ask_human_question, invalid_pass_reason, transcript_at
 from .tree import _RunFolder, _record, _tree_passes
 
 __all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "registry_task_records",
@@ -99,7 +99,10 @@ def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike
             out.reject(folder.dir, None, None, f"cannot read this run folder: {exc}")
             continue
         for p in passes:
-            out.add(p.source[0], p.source[1], _record(folder, p))
+            record = _record(folder, p)
+            if p.traj is not None:
+                record[TRANSCRIPT_AT] = transcript_at(p.traj, record.get("questions") or [])
+            out.add(p.source[0], p.source[1], record)
             if p.mode == "ask_human" and p.task in registered_here:
                 blockers_seen.setdefault((p.suite, p.task), registered_here[p.task])
     for file, record in task_records:

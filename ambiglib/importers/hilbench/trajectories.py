@@ -4,6 +4,7 @@ the harness's rules that make a pass invalid (``trajectory_needs_rerun``)."""
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ from ...errors import FormatError
 from .._common import read_json
 from .conventions import ASK_PREFIX, HICCUP, _QUOTING_MARKERS, _TIMEOUT_OBS
 
-__all__ = ["ask_human_question", "invalid_pass_reason"]
+__all__ = ["ask_human_question", "invalid_pass_reason", "transcript_at", "read_transcript"]
 
 
 def _text(value: Any) -> str:
@@ -132,3 +133,39 @@ def _read_traj(file: Path) -> _Traj:
 def _read_public_traj(file: Path) -> _Traj:
     data = read_json(file)
     return _Traj(file, _public_steps(data, file), {"num_steps": len(data)})
+
+
+def transcript_at(traj: _Traj, questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where a pass's conversation is: its trajectory file, and the step of each of its questions (the turn that
+    asks question i is step ``steps[i]``'s action; the next turn, its observation, answers it)."""
+    return {"reader": "hil-bench", "file": os.path.abspath(traj.file),
+            "steps": [q.get("step") for q in questions]}
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """A pass's conversation from its trajectory: a SWE-agent ``.traj`` (the first step's prompt messages, then
+    each step's thought and action and the observation it got), or an exported public trajectory (actions and
+    observations only: ``covers`` says so). An ``ask_human`` action's argument is unquoted as the questions are
+    (:func:`ask_human_question`)."""
+    file = Path(at["file"])
+    data = read_json(file)
+    public = isinstance(data, list)
+    raw = data if public else (data.get("trajectory") if isinstance(data, dict) else None)
+    steps = _public_steps(raw, file)
+    turns: list[dict[str, Any]] = []
+    if not public and isinstance(raw, list) and raw and isinstance(raw[0], dict):
+        for m in raw[0].get("query") or []:  # the prompt the model saw before its first action
+            if isinstance(m, dict) and m.get("role") in ("system", "user"):
+                turns.append({"role": m["role"], "content": _text(m.get("content", ""))})
+    asked = {step: i for i, step in enumerate(at.get("steps") or []) if step is not None}
+    for i, s in enumerate(steps):
+        act = s.get("act", "")
+        question = ask_human_question(act)
+        tool = act.split(None, 1)[0] if act.strip() else None
+        args: dict[str, Any] = {"question": question} if question is not None else {"command": act}
+        turns.append({"role": "assistant", "content": s.get("response"), "tool_name": tool,
+                      "tool_args": args if tool else None, "q_index": asked.get(i)})
+        turns.append({"role": "tool", "content": s.get("obs", ""), "tool_name": tool, "answers": asked.get(i)})
+    return {"covers": "tool_calls" if public else "conversation", "turns": turns,
+            "note": "an exported public trajectory: actions and observations, no prompt or thoughts" if public
+            else None}

@@ -1,0 +1,218 @@
+"""What was said in a run: its conversation, turn by turn, read from the run's log when asked for.
+
+``rs.transcript(run_id)`` returns a :class:`Transcript`, one row per turn (``turn``, ``role``, ``content``,
+``tool_name``, ``tool_args``, ``q_index``: the question of ``rs.questions`` the turn asks, ``answers``: the
+question it answers). A load keeps only where each run's conversation is (the runs' ``transcript_at``, set by
+the importer that read the run, never taken from a log's content); the turns are read from the log's file when
+asked for, one run at a time, so that a log of long conversations costs no more memory than one without.
+
+Where a log holds part of a conversation (Ambig-DS keeps the agent's tool uses and its one question), that part
+is the transcript and its ``covers`` says which (:data:`ambiglib.schema.TRANSCRIPT_COVERS`); where it holds
+none, the transcript is empty and its ``note`` says why.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from .errors import FormatError
+from .runlog import MAX_RECORD_BYTES, _lines, _strict_loads
+from .runset import TRANSCRIPTS, RunSet
+from .schema import RecordError, check_transcript
+
+__all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT"]
+
+#: the columns of a transcript
+TURN_COLUMNS = ("turn", "role", "content", "tool_name", "tool_args", "q_index", "answers")
+
+#: what each ``covers`` means, in words a page can print
+COVERS_TEXT = {
+    "conversation": "the whole conversation",
+    "tool_calls": "the agent's tool calls, and what they returned where the log keeps it (no other turns)",
+    "questions": "the questions and their answers only (the log keeps no other turns)",
+}
+
+#: each reader named in a ``transcript_at``: the module (under ``ambiglib``) and its function, which takes the
+#: locator and the run's row and returns the run's ``transcript`` in the run-log form (``covers``, ``turns``,
+#: ``note``) or None when the file holds none
+READERS = {
+    "runlog": ("transcripts", "_from_runlog"),
+    "parquet": ("parquet_log", "read_transcript"),
+    "hil-bench": ("importers.hilbench.trajectories", "read_transcript"),
+    "inspect": ("importers.inspect_logs", "read_transcript"),
+    "tau-bench": ("importers.taubench", "read_transcript"),
+    "ambig-ds": ("importers.ambigds", "read_transcript"),
+    "lhaw": ("importers.lhaw", "read_transcript"),
+}
+
+
+class Transcript(pd.DataFrame):
+    """A run's turns: a pandas DataFrame whose display first says whose run it is, what part of the conversation
+    the log keeps (``attrs["covers"]``) and where it was read (``attrs["where"]``), or why there is none
+    (``attrs["note"]``)."""
+
+    @property
+    def _constructor(self):
+        return pd.DataFrame  # a slice of a transcript is a frame of turns, no longer the whole of one
+
+    def headline(self) -> str:
+        """One line: the run, what the transcript holds and where it was read, or why it is empty."""
+        a = self.attrs
+        if a.get("covers") is None:
+            return f"run {a.get('run_id')}: no transcript ({a.get('note')})"
+        if a.get("q_index") is not None:  # an excerpt: a question in its dialogue (Evidence.dialogue)
+            return (f"run {a.get('run_id')}: question {a['q_index']} in its dialogue, {len(self)} of {a.get('of')}"
+                    f" turns ({COVERS_TEXT[a['covers']]}), from {a.get('where')}")
+        note = f"; {a['note']}" if a.get("note") else ""
+        return (f"run {a.get('run_id')}: {len(self)} turns, {COVERS_TEXT[a['covers']]}, from {a.get('where')}"
+                f"{note}")
+
+    def __repr__(self) -> str:
+        return self.headline() + ("\n" + super().__repr__() if len(self) else "")
+
+    def _repr_html_(self) -> str | None:
+        import html
+
+        head = f"<p><em>{html.escape(self.headline())}</em></p>"
+        return f"<div>{head}{super()._repr_html_() if len(self) else ''}</div>"
+
+
+def _empty(run_id: str, why: str) -> Transcript:
+    out = Transcript({c: pd.Series([], dtype="object") for c in TURN_COLUMNS})
+    out.attrs.update(run_id=run_id, covers=None, note=why, where=None)
+    return out
+
+
+def _frame(run_id: str, record: dict[str, Any], where: str) -> Transcript:
+    turns = record["turns"]
+    out = Transcript({
+        "turn": pd.array(range(len(turns)), dtype="Int64"),
+        "role": pd.array([t["role"] for t in turns], dtype="string"),
+        "content": pd.array([t.get("content") for t in turns], dtype="string"),
+        "tool_name": pd.array([t.get("tool_name") for t in turns], dtype="string"),
+        "tool_args": pd.array([_args_text(t.get("tool_args")) for t in turns], dtype="string"),
+        "q_index": pd.array([t.get("q_index") for t in turns], dtype="Int64"),
+        "answers": pd.array([t.get("answers") for t in turns], dtype="Int64"),
+    })
+    out.attrs.update(run_id=run_id, covers=record["covers"], note=record.get("note"), where=where)
+    return out
+
+
+def _args_text(args: Any) -> str | None:
+    if args is None or isinstance(args, str):
+        return args
+    return json.dumps(args, ensure_ascii=False, sort_keys=True)
+
+
+def locator(run: dict[str, Any]) -> dict[str, Any] | None:
+    """Where a run row's conversation is (its ``transcript_at``), or None when the log holds none."""
+    text = run.get("transcript_at")
+    if text is None or (isinstance(text, float) and text != text) or text is pd.NA:
+        return None
+    return json.loads(text)
+
+
+def read_turns(run: dict[str, Any]) -> dict[str, Any] | None:
+    """The run-log ``transcript`` of a run row (``covers``, ``turns``, ``note``), read from its log; None when the
+    log holds no conversation for it. A file that cannot be read as its harness writes it is a FormatError."""
+    at = locator(run)
+    if at is None:
+        return None
+    if "none" in at:  # an importer's word that its format keeps no conversation
+        return None
+    module, name = READERS[at["reader"]]
+    reader: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None] = getattr(
+        importlib.import_module(f".{module}", __package__), name)
+    record = reader(at, run)
+    if record is None:
+        return None
+    n_questions = int(run.get("n_questions") or 0)
+    try:
+        return check_transcript(record, n_questions)
+    except RecordError as exc:
+        raise FormatError(f"{describe(at, run)}: {exc.message}") from None
+
+
+def describe(at: dict[str, Any] | None, run: dict[str, Any]) -> str:
+    """Where a transcript is read from, in words: the file, and the sample or line in it."""
+    if at is None:
+        return str(run.get("source"))
+    where = str(at.get("file", run.get("source")))
+    if at.get("line") is not None:
+        where += f":{at['line']}"
+    if at.get("sample") is not None:
+        where += f" (sample {at['sample']!r}, epoch {at.get('epoch')})"
+    elif at.get("index") is not None:
+        where += f" (entry {at['index']})"
+    return where
+
+
+def why_none(run: dict[str, Any]) -> str:
+    """Why a run has no transcript, and what would give it one."""
+    at = locator(run)
+    if at is not None and "none" in at:
+        return str(at["none"])
+    if at is None and str(run.get("source", "")).split(":")[0].endswith((".jsonl", ".jsonl.gz")):
+        return (f"the run record at {run.get('source')} has no 'transcript' field (`ambiglib convert` writes one"
+                " from a harness's own output where that output keeps the conversation)")
+    if at is None:
+        return f"the log of this run ({run.get('source')}) keeps no conversation"
+    return "the file named for it holds no conversation for this run"
+
+
+def transcript(rs: RunSet, run_id: str) -> Transcript:
+    """Return the turns of run ``run_id``, read from its log now.
+
+    Raises
+    ------
+    KeyError
+        No run of ``rs`` has this id.
+    FormatError
+        The file that holds the conversation cannot be read as its harness writes it.
+    """
+    rows = rs.runs.loc[rs.runs["run_id"] == run_id]
+    if rows.empty:
+        raise KeyError(f"no run with run_id {run_id!r} in this run set ({len(rs.runs)} runs)")
+    run = _row(rows.iloc[0])
+    record = read_turns(run)
+    if record is None:
+        return _empty(run_id, why_none(run))
+    return _frame(run_id, record, describe(locator(run), run))
+
+
+def _row(series: pd.Series) -> dict[str, Any]:
+    return {k: (None if v is pd.NA or (isinstance(v, float) and v != v) else v) for k, v in series.items()}
+
+
+def _from_runlog(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
+    """A canonical record's own ``transcript``: its line of the log read again."""
+    path, want = Path(at["file"]), int(at["line"])
+    where = f"{path}:{want}"
+    opener = gzip.open if path.name.endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:
+            for n, (raw, size) in enumerate(_lines(fh, MAX_RECORD_BYTES), 1):
+                if n == want:
+                    if size is not None:
+                        raise FormatError(f"{where}: the record is larger than {MAX_RECORD_BYTES} bytes")
+                    obj = _strict_loads(raw.decode("utf-8"))
+                    return obj.get("transcript") if isinstance(obj, dict) else None
+    except (OSError, EOFError, UnicodeDecodeError, ValueError, RecordError, RecursionError) as exc:
+        raise FormatError(f"{where}: cannot read the run's transcript again ({exc})") from None
+    raise FormatError(f"{where}: the file has fewer lines than when it was loaded")
+
+
+def _method(self: RunSet, run_id: str) -> Transcript:
+    return transcript(self, run_id)
+
+
+_method.__doc__ = transcript.__doc__
+_method.__name__ = "transcript"
+RunSet.transcript = _method  # type: ignore[attr-defined]
+TRANSCRIPTS["read"] = read_turns
