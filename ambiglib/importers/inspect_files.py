@@ -29,11 +29,14 @@ from ..errors import FormatError
 from ..schema import RecordError, reject_duplicate_keys
 from ._common import Collected
 
-__all__ = ["read_log_file", "count_missing", "Unreadable", "why", "max_inflated", "SAMPLE_FIELDS", "MAX_MEMBER_BYTES", "STREAM_ABOVE", "MAX_INFLATED"]
+__all__ = ["read_log_file", "read_sample", "member_stamps", "file_stamp", "count_missing", "Unreadable", "why",
+           "max_inflated", "SAMPLE_FIELDS", "MAX_MEMBER_BYTES", "STREAM_ABOVE", "MAX_INFLATED"]
 
 #: the fields of a sample the mapping reads; every other one is skipped
 SAMPLE_FIELDS = frozenset({"id", "epoch", "metadata", "messages", "scores", "error", "limit", "model_usage",
                            "working_time", "total_time"})
+#: the fields of a sample its transcript is read from
+TRANSCRIPT_FIELDS = frozenset({"id", "epoch", "messages"})
 #: the largest sample member read from a .eval zip, as the zip records its size
 MAX_MEMBER_BYTES = 1 << 30
 #: the largest header member (header.json, the journal's start and config updates)
@@ -87,6 +90,114 @@ def read_log_file(file: Path, read_eval_log: Any) -> tuple[Any, Iterator[dict[st
         _check_zip(file)
         return read_eval_log(str(file), header_only=True), _zip_samples(file)
     return _json_header(file), _json_samples(file)
+
+
+def member_stamps(file: Path) -> dict[str, tuple[int, int]]:
+    """Each sample member of a .eval log: its name -> (CRC, size), as the zip's directory records them (what tells,
+    when the sample is read again, that its member is the one loaded)."""
+    zipfile = _zipfile()
+    with zipfile.ZipFile(file) as z:
+        return {i.filename: (i.CRC, i.file_size) for i in z.infolist() if i.filename.startswith("samples/")}
+
+
+def file_stamp(file: Path | int) -> dict[str, int]:
+    """A .json log's size and modification time (a path, or an open file's descriptor): what tells, when a sample
+    is read again, that the log is the one loaded (one JSON document: its samples have no CRC of their own)."""
+    st = os.fstat(file) if isinstance(file, int) else os.stat(file)
+    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns}
+
+
+def read_sample(file: Path, place: dict[str, Any], keep: frozenset[str] = TRANSCRIPT_FIELDS) -> dict[str, Any]:
+    """One sample of a log, alone, with only ``keep``'s fields built, at the ``place`` the import recorded: a
+    .eval's ``member`` (its ``crc`` and ``size`` as loaded; bounded as the import bounds it), or item ``index`` of
+    a .json log's ``samples`` (the log's ``size`` and ``mtime_ns`` as loaded; the items before it skipped unbuilt).
+
+    Anything that stops it being read as it was loaded is a FormatError naming the file and the sample's place:
+    no such file, not a regular file, a member gone, named twice, or of another size or CRC, a .json log of
+    another size or modification time, JSON that does not parse."""
+    from ..files import open_regular
+
+    if "member" in place:
+        member = str(place["member"])
+        where = f"{file}: member {member}"
+        zipfile = _zipfile()
+        try:
+            with open_regular(file) as fh, zipfile.ZipFile(fh) as z:
+                infos = [i for i in z.infolist() if i.filename == member]
+                if len(infos) != 1:
+                    raise FormatError("is not in the zip (the log changed since it was loaded: load it again)"
+                                      if not infos else "is in the zip more than once (was it appended to?)")
+                info = infos[0]
+                if (info.CRC, info.file_size) != (place.get("crc"), place.get("size")):
+                    raise FormatError(f"holds {info.file_size} bytes of CRC {info.CRC}, where it held"
+                                      f" {place.get('size')} bytes of CRC {place.get('crc')} when the log was loaded"
+                                      " (the log changed: load it again)")
+                if info.file_size > MAX_MEMBER_BYTES:
+                    raise FormatError(f"unpacks to {info.file_size:,} bytes; a sample is read up to"
+                                      f" {MAX_MEMBER_BYTES:,}")
+                sample = _member_sample(z, info, keep)
+        except FormatError as exc:
+            text = str(exc)  # open_regular's already names the file
+            raise FormatError(text if text.startswith(f"{file}:") else f"{where}: {text}") from None
+        except (zipfile.BadZipFile, EOFError, OSError, RuntimeError, ValueError, RecursionError) as exc:
+            raise FormatError(f"{where}: cannot be read ({why(exc)})") from None
+        if sample is None:
+            raise FormatError(f"{where}: not a JSON object")
+        return sample
+    index = int(place["index"])
+    where = f"{file}: samples[{index}]"
+    with open_regular(file) as fh:
+        stamp = file_stamp(fh.fileno())
+        if stamp != {k: place.get(k) for k in stamp}:
+            raise FormatError(f"{file}: the log changed since it was loaded (its size or modification time is not"
+                              f" what it was: {stamp['size']:,} bytes now, {place.get('size')} then): load it again")
+        try:
+            sample = _json_item(fh, index, keep)
+        except FormatError as exc:
+            raise FormatError(f"{where}: {exc}") from None
+        except (OSError, ValueError, RecursionError) as exc:
+            raise FormatError(f"{where}: cannot be read ({why(exc)})") from None
+    if sample is None:
+        raise FormatError(f"{where}: not a JSON object")
+    return sample
+
+
+def _json_item(fh: Any, index: int, keep: frozenset[str]) -> dict[str, Any] | None:
+    """Item ``index`` of a .json log's ``samples`` (its first, as the import reads it), ``keep``'s fields built;
+    the items before it skipped unbuilt. One ijson refuses (NaN, Infinity, a big integer) is read whole, as the
+    import reads it."""
+    import ijson
+
+    try:
+        events = ijson.basic_parse(fh, use_float=True, buf_size=_BUFFER)
+        first = next(events, None)
+        if first is None or first[0] != "start_map":
+            raise FormatError("not a JSON object")
+        for event, key in events:
+            if event == "end_map":
+                break
+            event, value = next(events)
+            if key != "samples" or event != "start_array":
+                _skip(events, event)
+                continue
+            for n, (event, value) in enumerate(events):
+                if event == "end_array":
+                    break
+                if n < index:
+                    _skip(events, event)
+                    continue
+                return _object(events, keep) if event == "start_map" else None
+            break
+    except ijson.JSONError as exc:
+        if not _python_json_reads(exc):
+            raise FormatError(f"not valid JSON ({why(exc)})") from None
+        fh.seek(0)
+        data = _loads(fh.read())
+        items = data.get("samples") if isinstance(data, dict) else None
+        if isinstance(items, list) and index < len(items):
+            item = items[index]
+            return {k: v for k, v in item.items() if k in keep} if isinstance(item, dict) else None
+    raise FormatError("is not in the log (it holds fewer samples than when it was loaded: load it again)")
 
 
 #: the most sample × epochs one log's header is believed to claim (a .eval of that many is terabytes)
@@ -288,11 +399,7 @@ def _zip_samples(file: Path) -> Iterator[dict[str, Any] | FormatError]:
                                  f" {MAX_MEMBER_BYTES:,}", _key(name))
                 continue
             try:
-                if info.file_size <= STREAM_ABOVE:
-                    data = _loads(_read_member(z, info))
-                    sample = {k: v for k, v in data.items() if k in SAMPLE_FIELDS} if isinstance(data, dict) else None
-                else:
-                    sample = _streamed(z, info)
+                sample = _member_sample(z, info, SAMPLE_FIELDS)
             except FormatError as exc:
                 yield Unreadable(f"member {name}: {exc}", _key(name))
                 continue
@@ -302,8 +409,17 @@ def _zip_samples(file: Path) -> Iterator[dict[str, Any] | FormatError]:
             yield sample if sample is not None else Unreadable(f"member {name} is not a JSON object", _key(name))
 
 
-def _streamed(z: Any, info: Any) -> dict[str, Any] | None:
-    """A large sample member, streamed: SAMPLE_FIELDS built, the rest skipped unbuilt. A member ijson refuses
+def _member_sample(z: Any, info: Any, keep: frozenset[str]) -> dict[str, Any] | None:
+    """A sample member's ``keep`` fields (None when it is not an object): parsed whole up to STREAM_ABOVE, else
+    streamed."""
+    if info.file_size <= STREAM_ABOVE:
+        data = _loads(_read_member(z, info))
+        return {k: v for k, v in data.items() if k in keep} if isinstance(data, dict) else None
+    return _streamed(z, info, keep)
+
+
+def _streamed(z: Any, info: Any, keep: frozenset[str] = SAMPLE_FIELDS) -> dict[str, Any] | None:
+    """A large sample member, streamed: ``keep``'s fields built, the rest skipped unbuilt. A member ijson refuses
     but Python's JSON reads (NaN, Infinity, an integer past 64 bits) is parsed whole, as Inspect does."""
     import ijson
 
@@ -315,7 +431,7 @@ def _streamed(z: Any, info: Any) -> dict[str, Any] | None:
             if first is None or first[0] != "start_map":
                 _drain(events)
                 return None
-            sample = _object(events, SAMPLE_FIELDS)
+            sample = _object(events, keep)
             _drain(events)  # to the member's end, where its size and CRC are checked (and nothing may follow)
             return sample
     except ijson.JSONError as exc:
@@ -326,7 +442,7 @@ def _streamed(z: Any, info: Any) -> dict[str, Any] | None:
                               f" Infinity or an integer past 64 bits is read whole only up to {MAX_WHOLE_BYTES:,}"
                               " bytes") from None
     data = _loads(_read_member(z, info))
-    return {k: v for k, v in data.items() if k in SAMPLE_FIELDS} if isinstance(data, dict) else None
+    return {k: v for k, v in data.items() if k in keep} if isinstance(data, dict) else None
 
 
 def _json_header(file: Path) -> Any:

@@ -18,12 +18,14 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import AskToolWarning, FormatError, LoadError
 from ..files import walk
+from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
 from ..schema import SPECS
 from ._common import Collected, RowError, finish, guard, opens_with, present
-from .inspect_files import count_missing, read_log_file, why
+from .inspect_files import count_missing, file_stamp, member_stamps, read_log_file, read_sample, why
 
-__all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "ASK_TOOLS", "INSPECT_EXTRA"]
+__all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "read_transcript", "ASK_TOOLS",
+           "INSPECT_EXTRA"]
 
 INSPECT_EXTRA = "pip install 'ambiglib[inspect]'"
 #: the names an ask tool goes by, recognised unless ``ask_tools`` says otherwise
@@ -165,6 +167,8 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
     tools = set(_plan_tools(log.plan))
     seen.offered(tools, opts.ask_tools, str(ev.eval_id), str(ev.model))
     present_ids: dict[tuple[str, Any], int] = {}
+    # what tells, when a run's transcript is read, that its sample is still the one loaded
+    stamps = member_stamps(file) if file.name.endswith(".eval") else file_stamp(file)
     read: list[_Sampled] = []
     n_samples = calling = unplaced = 0
     for line, sample in enumerate(samples, 1):
@@ -194,6 +198,8 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
                 raise RowError("messages", f"{where}: 'messages' must be a list of chat messages (got"
                                            f" {type(given).__name__})")
             run, task, inferred = _run(sample, messages, called, where, ev, task_args, offered, opts)
+            place = _place(file, sample, line, stamps)
+            run[TRANSCRIPT_AT] = place if "none" in place else {**run[TRANSCRIPT_AT], **place}
             read.append(_Sampled(line, where, run, task, inferred))
     if not n_samples and log.status == "success":
         out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
@@ -214,6 +220,20 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
             if s.task is not None:
                 _add_task(s.task, file, s.line, s.where, out, tasks)
     count_missing(file, log, set(present_ids), n_samples, out, unplaced)
+
+
+def _place(file: Path, sample: Mapping[str, Any], line: int, stamps: Mapping[str, Any]) -> dict[str, Any]:
+    """Where a sample is, for reading it again alone (:func:`read_transcript`): a .eval's member, as Inspect names
+    it (``samples/<id>_epoch_<n>.json``), with its CRC and size; a .json log's item (its position in ``samples``:
+    the samples are read in order, one a line), with the log's size and modification time."""
+    if not file.name.endswith(".eval"):
+        return {"file": os.path.abspath(file), "index": line - 1, **stamps}
+    member = f"samples/{sample['id']}_epoch_{sample['epoch']}.json"
+    if member not in stamps:
+        return {"none": f"Inspect AI log {file}: sample {sample['id']!r} epoch {sample['epoch']} is not in a member"
+                        f" named {member}, as Inspect names it, so its conversation cannot be found again"}
+    crc, size = stamps[member]
+    return {"file": os.path.abspath(file), "member": member, "crc": crc, "size": size}
 
 
 def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
@@ -356,11 +376,12 @@ def _offered_tools(plan: Any, names: tuple[str, ...]) -> str | None:
 
 
 def _text(value: Any) -> str | None:
-    """A message's text: a string, or the text parts of a list of content."""
+    """A message's text: a string, or the text parts of a list of content, one a line (as Inspect's
+    ``ChatMessage.text`` joins them)."""
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "".join(str(c.get("text") or "") for c in value if isinstance(c, dict) and c.get("type") == "text")
+        return "\n".join(str(c.get("text") or "") for c in value if isinstance(c, dict) and c.get("type") == "text")
     return str(value)
 
 
@@ -386,7 +407,7 @@ def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int],
     task_id = str(sample["id"])
     variant_id = str(meta["variant_id"]) if meta.get("variant_id") is not None else task_id
     _check_calls(messages, where)
-    calls, responses, turns = _ask_calls(messages, opts.ask_tools)
+    calls, responses, turns, asks = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
     inferred = ask_tool is None
     if inferred:
@@ -436,6 +457,8 @@ def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int],
     _usage(sample, run, note)
     run["steps"] = sum(1 for m in messages if m.get("role") == "assistant")
     run["meta"] = note
+    run[TRANSCRIPT_AT] = {"reader": "inspect", "sample": sample["id"], "epoch": sample["epoch"],
+                          "messages": len(messages), "asks": asks}
     return run, _task(meta, where, benchmark, str(suite), task_id, variant_id), inferred
 
 
@@ -474,25 +497,30 @@ def _check_calls(messages: list, where: str) -> None:
                 raise RowError("tool_calls", f"{where}: a tool call must name its function (got {call!r:.200})")
 
 
-def _ask_calls(messages: list, names: tuple[str, ...]) -> tuple[list[str], list[str | None], list[int]]:
-    """Each call of the ask tool: its text, the tool's answer, and the model's turn (0-based) that made it."""
+def _ask_calls(messages: list, names: tuple[str, ...]
+               ) -> tuple[list[str], list[str | None], list[int], list[list[int | None]]]:
+    """Each call of the ask tool: its text, the tool's answer, the model's turn (0-based) that made it, and where
+    it is in ``messages`` (the message, the call in its ``tool_calls``, the tool message whose answer it got)."""
     ids: list[str] = []
     texts: list[str] = []
     turns: list[int] = []
-    answers: dict[str, str | None] = {}
+    places: list[tuple[int, int]] = []
+    answers: dict[str, tuple[str | None, int]] = {}
     turn = -1
-    for m in messages:
+    for k, m in enumerate(messages):
         role = m.get("role")
         if role == "assistant":
             turn += 1
-            for call in m.get("tool_calls") or []:
+            for j, call in enumerate(m.get("tool_calls") or []):
                 if isinstance(call, dict) and call.get("function") in names:
                     ids.append(str(call.get("id")))
                     texts.append(_question_text(call.get("arguments")))
                     turns.append(turn)
+                    places.append((k, j))
         elif role == "tool" and m.get("tool_call_id") is not None:
-            answers[str(m["tool_call_id"])] = _text(m.get("content"))
-    return texts, [answers.get(i) for i in ids], turns
+            answers[str(m["tool_call_id"])] = (_text(m.get("content")), k)  # the last answer of an id counts
+    got = [answers.get(i, (None, None)) for i in ids]
+    return texts, [a for a, _ in got], turns, [[k, j, at] for (k, j), (_, at) in zip(places, got)]
 
 
 def _question_text(arguments: Any) -> str:
@@ -684,3 +712,86 @@ def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None, *, eval
     for eval_id, (what, n) in sorted(inferred.items()) if evals else ():
         out.append(f"eval {eval_id} ({n} runs): the ask tool was {what.split(': ', 1)[1]} ({what.split(': ', 1)[0]})")
     return out
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """A run's conversation: its sample's ``messages``, read again alone from the log (:func:`read_sample`).
+
+    Each system, user and tool message is a turn; an assistant message is a turn of its text (unless it only
+    calls tools), then one turn per tool call (``tool_name`` its function, ``tool_args`` its arguments). Content
+    given as parts keeps its text parts, one a line, and names the others (``[image]``, ``[reasoning]``, ...); a
+    tool message's error is said after its text. The ask tool's calls are marked ``q_index`` and the tool
+    messages that answered them ``answers``, at the places the import found them (the locator's ``asks``). A
+    sample whose log holds no messages gives no turns, and a note that says so. A log that no longer holds the
+    sample as it was loaded is a FormatError."""
+    file = Path(at["file"])
+    where = f"{file} (sample {at.get('sample')!r}, epoch {at.get('epoch')})"
+    sample = read_sample(file, at)
+    if str(sample.get("id")) != str(at.get("sample")) or sample.get("epoch") != at.get("epoch"):
+        raise FormatError(f"{where}: the log's sample there is now {sample.get('id')!r} epoch {sample.get('epoch')!r}"
+                          " (the log changed since it was loaded: load it again)")
+    messages = sample.get("messages")
+    messages = [] if messages is None else messages
+    if not isinstance(messages, list) or len(messages) != at.get("messages"):
+        got = len(messages) if isinstance(messages, list) else type(messages).__name__
+        raise FormatError(f"{where}: the sample holds {got} messages, not the {at.get('messages')} it held when the"
+                          " log was loaded (it changed: load it again)")
+    asks: dict[tuple[int, int], int] = {}
+    answered: dict[int, int] = {}
+    for i, (k, j, answer) in enumerate(at.get("asks") or []):
+        asks[(k, j)] = i
+        if answer is not None:
+            answered.setdefault(answer, i)  # a tool message two calls of one id got: the first question's
+    turns: list[dict[str, Any]] = []
+    for k, m in enumerate(messages):
+        said = f"{where}: messages[{k}]"
+        if not isinstance(m, dict) or m.get("role") not in ROLES:
+            raise FormatError(f"{said} is not one of Inspect's chat messages ({', '.join(ROLES)})")
+        role, text = m["role"], _content(m.get("content"), said)
+        if role == "assistant":
+            calls = m.get("tool_calls") or []
+            if not isinstance(calls, list):
+                raise FormatError(f"{said}: tool_calls must be a list")
+            if text or not calls:
+                turns.append({"role": role, "content": text})
+            for j, call in enumerate(calls):
+                args = call.get("arguments") if isinstance(call, dict) else None
+                if not isinstance(call, dict) or not isinstance(call.get("function"), str) or not call["function"] \
+                        or not isinstance(args, dict):
+                    raise FormatError(f"{said}.tool_calls[{j}] must name its function and give its arguments as an"
+                                      f" object (got {json.dumps(call, default=str)[:120]})")
+                turns.append({"role": role, "content": None, "tool_name": call["function"], "tool_args": args,
+                              "q_index": asks.pop((k, j), None)})
+        elif role == "tool":
+            error = m.get("error")
+            if isinstance(error, dict) and error.get("message"):
+                text = f"{text}\n[error: {error['message']}]" if text else f"[error: {error['message']}]"
+            name = m.get("function")
+            turns.append({"role": role, "content": text, "tool_name": name if isinstance(name, str) and name else None,
+                          "answers": answered.get(k)})
+        else:
+            turns.append({"role": role, "content": text})
+    if asks:  # a question the import found at a place that holds no tool call now
+        raise FormatError(f"{where}: messages[{min(asks)[0]}] no longer holds the ask tool call the log was loaded"
+                          " with (it changed: load it again)")
+    # an empty conversation the log says it had, not a log that keeps none: a transcript of no turns, and why
+    note = None if messages else "the sample's log holds no messages"
+    return {"covers": "conversation", "turns": turns, "note": note}
+
+
+def _content(value: Any, said: str) -> str | None:
+    """A message's content as text: a string as it is; of a list of parts, the text parts one a line (as
+    ``_text`` gives the questions' responses) and every other part named by its type (``[image]``)."""
+    if value is None or isinstance(value, str):
+        return value
+    if not isinstance(value, list):
+        raise FormatError(f"{said}: content must be a string or a list of content parts (got"
+                          f" {type(value).__name__})")
+    out = []
+    for part in value:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if not isinstance(kind, str) or not kind:
+            raise FormatError(f"{said}: a content part must be an object with a 'type' (got"
+                              f" {json.dumps(part, default=str)[:80]})")
+        out.append(str(part.get("text") or "") if kind == "text" else f"[{kind}]")
+    return "\n".join(out)
