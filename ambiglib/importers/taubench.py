@@ -3,7 +3,8 @@ and the ``historical_trajectories/`` it publishes, as a run log.
 
 One run per record (a task × trial); the agent's messages to the user that ask (text holding a ``?``: a message
 without a tool call, or an act/react agent's ``respond`` action) are questions, the user simulator's next
-message their answer. The mapping, field by field, is in ``docs/importers.md`` (τ-bench).
+message their answer. The mapping, field by field, is in ``docs/importers.md`` (τ-bench). A run's conversation,
+its trajectory, is read from its file again when asked for (:func:`read_transcript`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from typing import Any, BinaryIO, Sequence
 
 from ..errors import FormatError, LoadError
 from ..files import open_regular, walk
+from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
+from ..schema import RecordError, meta_text
 from ._common import UNEXPECTED, Collected, RowError, finish, guard, present, read_json
 
 __all__ = ["read_taubench", "is_taubench_log", "why_not_taubench", "taubench_logs"]
@@ -343,6 +346,8 @@ def _read_file(file: Path, records: list, name: _Name, out: Collected) -> None:
                 raise RowError("trial", f"record {line}: task {key[1]} trial {key[2] - 1} again (first: record"
                                         f" {seen[key]}); which one counts is not defined")
             seen[key] = line
+            if "file" in run[TRANSCRIPT_AT]:  # (an errored run's locator says it has none)
+                run[TRANSCRIPT_AT]["file"] = os.path.abspath(file)
             out.add(file, line, run)
 
 
@@ -381,12 +386,7 @@ def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
     if not isinstance(info, dict) or not isinstance(traj, list):
         raise RowError("info" if not isinstance(info, dict) else "traj",
                        f"{where}: 'info' must be an object and 'traj' a list of messages")
-    for i, m in enumerate(traj):  # a message the rule could misread (a role or text of another type) is refused
-        if not isinstance(m, dict) or m.get("role") not in ROLES:
-            raise RowError("traj", f"{where}: traj[{i}] must be a message whose 'role' is one of {', '.join(ROLES)}"
-                                   f" (got {m!r:.200})")
-        if m.get("content") is not None and not isinstance(m["content"], str):
-            raise RowError("traj", f"{where}: traj[{i}] 'content' must be text or null (got {m['content']!r:.200})")
+    _check_messages(traj, where)
     if not traj and "error" not in info:
         raise RowError("traj", f"{where}: 'traj' is empty, but 'info' has no 'error' (run.py writes an empty"
                                " trajectory only for a run that raised)")
@@ -411,12 +411,29 @@ def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
     else:
         run["score"] = float(reward)
         run["passed"] = abs(float(reward) - 1.0) <= SUCCESS_TOLERANCE
-    questions = _questions(traj, said)
-    if questions:
-        run["questions"] = questions
+    asked = _questions(traj, said)
+    if asked:
+        run["questions"] = [q for _, q in asked]
     run["steps"] = sum(1 for m in traj if m["role"] == "assistant")
     run["meta"] = note
+    if traj:  # the file is filled in by _read_file; "traj": the position in traj of each question's message
+        run[TRANSCRIPT_AT] = {"reader": "tau-bench", "file": None, "index": line - 1, "task_id": task_id,
+                              "trial": trial, "traj": [i for i, _ in asked],
+                              "text_actions": name.strategy in _TEXT_ACTIONS}
+    else:
+        run[TRANSCRIPT_AT] = {"none": "τ-bench's run.py writes an empty trajectory for a run that raised before"
+                                      " its first message"}
     return run
+
+
+def _check_messages(traj: list, where: str) -> None:
+    """Refuse a message the rules could misread: one that is no object, or whose role or text is of another type."""
+    for i, m in enumerate(traj):
+        if not isinstance(m, dict) or m.get("role") not in ROLES:
+            raise RowError("traj", f"{where}: traj[{i}] must be a message whose 'role' is one of {', '.join(ROLES)}"
+                                   f" (got {m!r:.200})")
+        if m.get("content") is not None and not isinstance(m["content"], str):
+            raise RowError("traj", f"{where}: traj[{i}] 'content' must be text or null (got {m['content']!r:.200})")
 
 
 def _said(traj: list[dict[str, Any]], text_actions: bool, where: str) -> dict[int, str | None]:
@@ -503,9 +520,10 @@ def _react_action(m: dict[str, Any], i: int, where: str) -> tuple[dict[str, Any]
     return None, action["arguments"]["content"]
 
 
-def _questions(traj: list[dict[str, Any]], said: dict[int, str | None]) -> list[dict[str, Any]]:
-    """The agent's messages to the user that ask: what it said to the user (:func:`_said`) holding a ``?``; the
-    user's reply, the next message, is the answer. Not attributed to a blocker: τ-bench registers none."""
+def _questions(traj: list[dict[str, Any]], said: dict[int, str | None]) -> list[tuple[int, dict[str, Any]]]:
+    """The agent's messages to the user that ask, each with its position in ``traj``: what it said to the user
+    (:func:`_said`) holding a ``?``; the user's reply, the next message, is the answer. Not attributed to a
+    blocker: τ-bench registers none."""
     out = []
     turn = -1
     for i, m in enumerate(traj):
@@ -516,6 +534,133 @@ def _questions(traj: list[dict[str, Any]], said: dict[int, str | None]) -> list[
         if not isinstance(text, str) or "?" not in text:
             continue
         answer = traj[i + 1].get("content")
-        out.append({"text": text, "response": answer if isinstance(answer, str) else None, "step": turn,
-                    "attributed": False})
+        out.append((i, {"text": text, "response": answer if isinstance(answer, str) else None, "step": turn,
+                        "attributed": False}))
     return out
+
+
+# ----------------------------------------------------------------------------- a run's conversation
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """A run's conversation: its entry's ``traj``, read from the results file again, one turn per message (its
+    role and text as written, a ``tool`` message with the tool's ``name``).
+
+    An assistant message is followed by one turn per tool call in its ``tool_calls`` (role ``assistant``, no
+    text, ``tool_name`` the function's name, ``tool_args`` its ``arguments`` JSON text parsed; text that is not a
+    JSON object, or an object the run log cannot hold, such as one with NaN, is kept as ``{"raw": text}``; a call
+    whose ``function`` is null, which the agent reads as no call, gives no turn). An act/react agent writes its
+    action as text after ``Action:``: its message is followed by one turn of that action, read as the agent reads
+    it (a ``respond`` action, or text that is no JSON, is ``respond`` with ``{"content": text}``). Question i is
+    asked by the message at ``at["traj"][i]`` (an act/react agent's: by its action's turn) and answered by the
+    next message, the user's reply.
+
+    A JSON list cannot be read an entry at a time: each call parses the whole file again with the importer's
+    reader (40 ms, up to 0.15 s on a busy machine, for the published 4 MB ``gpt-4o-airline.json``). The entry
+    must still be the run loaded (its task and trial, its questions at the same places), else a FormatError says
+    the file changed.
+    """
+    file = Path(at["file"])
+    index = at["index"]
+    where = f"entry {index}"
+    records = read_json(file)
+    if not isinstance(records, list) or not 0 <= index < len(records):
+        n = f"a list of {len(records)} entries" if isinstance(records, list) else f"a {type(records).__name__}"
+        raise FormatError(f"{file}: {where}: the file holds {n}, no entry {index}: it changed since it was loaded")
+    rec = records[index]
+    if not isinstance(rec, dict) or not (_same(rec.get("task_id"), at["task_id"])
+                                         and _same(rec.get("trial"), at["trial"])):
+        got = (f"task {rec.get('task_id')!r:.40} trial {rec.get('trial')!r:.40}" if isinstance(rec, dict)
+               else f"a {type(rec).__name__}")
+        raise FormatError(f"{file}: {where}: is {got}, not task {at['task_id']} trial {at['trial']} as when it"
+                          " was loaded: the file changed")
+    traj = rec.get("traj")
+    if not isinstance(traj, list):
+        raise FormatError(f"{file}: {where}: 'traj' must be a list of messages (got {type(traj).__name__})")
+    text_actions = bool(at.get("text_actions"))
+    try:
+        _check_messages(traj, where)
+        asked = [i for i, _ in _questions(traj, _said(traj, text_actions, where))]
+        if asked != list(at["traj"]):
+            raise RowError("traj", f"{where}: its questions are at traj{asked}, not at traj{list(at['traj'])} as"
+                                   " when it was loaded: the file changed")
+        turns = _turns(traj, asked, text_actions, where)
+    except RowError as exc:
+        raise FormatError(f"{file}: {exc.message}") from None
+    except UNEXPECTED as exc:  # as the importer takes them: the entry cannot be read, said so, not a crash
+        raise FormatError(f"{file}: {where}: cannot be read ({type(exc).__name__}: {exc!s:.200})") from None
+    return {"covers": "conversation", "turns": turns, "note": None}
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b  # (True is not task 1)
+
+
+def _turns(traj: list[dict[str, Any]], asked: list[int], text_actions: bool, where: str) -> list[dict[str, Any]]:
+    """The turns of a checked trajectory (:func:`read_transcript`), question ``q`` asked at ``traj[asked[q]]``."""
+    asks = {i: q for q, i in enumerate(asked)}
+    replies = {i + 1: q for q, i in enumerate(asked)}
+    turns: list[dict[str, Any]] = []
+    for i, m in enumerate(traj):
+        name = m.get("name") if m["role"] == "tool" and isinstance(m.get("name"), str) else None
+        turn = _turn(m["role"], m.get("content"), name, None)
+        turn["answers"] = replies.get(i)
+        turns.append(turn)
+        if m["role"] != "assistant":
+            continue
+        for fn in _calls(m, i, where):
+            turns.append(_turn("assistant", None, fn["name"], _arguments(fn.get("arguments"), i, where)))
+        if text_actions:
+            action, said = _react_action(m, i, where)
+            turns.append(_turn("assistant", None, RESPOND, {"content": said}) if action is None
+                         else _turn("assistant", None, action["name"], action["arguments"]))
+        if i in asks:
+            (turns[-1] if text_actions else turn)["q_index"] = asks[i]
+    return turns
+
+
+def _turn(role: str, content: str | None, tool_name: str | None, tool_args: dict[str, Any] | None
+          ) -> dict[str, Any]:
+    return {"role": role, "content": content, "tool_name": tool_name, "tool_args": tool_args, "q_index": None,
+            "answers": None}
+
+
+def _calls(m: dict[str, Any], i: int, where: str) -> list[dict[str, Any]]:
+    """The functions an assistant message calls, in order (a call whose ``function`` is null is none)."""
+    calls = m.get("tool_calls")
+    if calls is None:
+        return []
+    if not isinstance(calls, list):
+        raise RowError("traj", f"{where}: traj[{i}] 'tool_calls' must be a list of calls (got {calls!r:.200})")
+    out = []
+    for k, call in enumerate(calls):
+        if not isinstance(call, dict) or "function" not in call:
+            raise RowError("traj", f"{where}: traj[{i}] 'tool_calls'[{k}] must be a call with a 'function' (got"
+                                   f" {call!r:.200})")
+        fn = call["function"]
+        if fn is None:
+            continue
+        if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+            raise RowError("traj", f"{where}: traj[{i}] 'tool_calls'[{k}] must be a call whose 'function' has a"
+                                   f" text 'name' (got {call!r:.200})")
+        out.append(fn)
+    return out
+
+
+def _arguments(text: Any, i: int, where: str) -> dict[str, Any] | None:
+    """A tool call's ``arguments``: the JSON text parsed as the agent parses it (``json.loads``), or
+    ``{"raw": text}`` when that is not an object the run log can hold."""
+    if text is None:
+        return None
+    if isinstance(text, dict):  # (a log re-saved with its arguments parsed)
+        return text
+    if not isinstance(text, str):
+        raise RowError("traj", f"{where}: traj[{i}] a tool call's 'arguments' must be JSON text (got {text!r:.200})")
+    try:
+        value = json.loads(text)
+        if isinstance(value, dict):
+            meta_text(value, "tool_args")  # NaN, nesting deeper than a record keeps, text that is not Unicode
+            return value
+    except (ValueError, RecursionError, RecordError):
+        pass
+    return {"raw": text}
