@@ -6,6 +6,7 @@ The mapping into the canonical run log is documented in ``docs/importers.md``.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from pathlib import Path
@@ -13,11 +14,11 @@ from typing import Any, Literal
 
 from ..files import is_dir, is_file, listdir, matching
 from ..errors import FormatError, LoadError
-from ..runlog import require_exists
+from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, guard, present, read_json, read_jsonl
 
-__all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout"]
+__all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout", "read_transcript"]
 
 RUN_NAME = re.compile(
     r"^opencode_(?P<model>.+?)_(?P<variant>full|ambig_metric|ambig_target)"
@@ -235,6 +236,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         if estimated:
             meta["cost_estimated"] = True
         rec["meta"] = meta
+        rec[TRANSCRIPT_AT] = _transcript_at(None, files["_clarify.json"])
         return files["_clarify.json"], rec
 
     if not present(files["_traj.json"]):
@@ -260,6 +262,12 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
     grade = read_json(files["_grade.json"]) if present(files["_grade.json"]) else None
     if grade is not None and not isinstance(grade, dict):
         raise RowError("_grade.json", f"{files['_grade.json']}: must be an object")
+    for key in ("score_rpg", "score_norm_01", "score"):  # kept in meta even where the run is not scored
+        value = grade.get(key) if grade else None
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                  or not math.isfinite(value)):
+            raise RowError(key, f"{files['_grade.json']}: field '{key}' must be a number or null"
+                                f" (found {str(value)[:60]!r})")
     meta["harness_score"] = grade.get("score_rpg" if suite == "target" else "score_norm_01") if grade else None
     if suite == "target":
         score = grade.get("score_rpg") if grade else None
@@ -306,6 +314,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         rec["labels"] = labels
     rec["category"] = _category(rec["status"], labels, target_audit)
     rec["meta"] = meta
+    rec[TRANSCRIPT_AT] = _transcript_at(files["_traj.json"], files["_clarify.json"] if clarify is not None else None)
     return source, rec
 
 
@@ -434,6 +443,8 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
             rec = _base_record(run_dir, slug, cond, suite)
             rec["status"] = "error"
             rec["meta"].update(runlog_status=status, error_reason=status, task_folder="absent")
+            rec[TRANSCRIPT_AT] = {"none": f"the Ambig-DS harness did not run the agent on this task (runlog status"
+                                          f" {status!r}) and its task folder is not here"}
             out.add(runlog, line, rec)
             slugs_by_suite.setdefault(suite, set()).add(slug)
         else:
@@ -442,6 +453,8 @@ def _read_run(run_dir: Path, out: Collected, track: str | None, slugs_by_suite: 
             rec = _base_record(run_dir, slug, cond, suite)
             rec["status"] = "error"
             rec["meta"].update(runlog_status=status, error_reason="task_folder_missing", task_folder="absent")
+            rec[TRANSCRIPT_AT] = {"none": "the Ambig-DS task folder, which held the run's _traj.json and"
+                                          " _clarify.json, is gone (only its _runlog.jsonl line is here)"}
             out.add(runlog, line, rec)
             slugs_by_suite.setdefault(suite, set()).add(slug)
     return len(set(slug_dirs) | set(last_status))
@@ -485,10 +498,14 @@ def _failed_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str
                        task_folder="empty" if not any(slug_dir.iterdir()) else
                        ", ".join(sorted(p.name for p in slug_dir.iterdir())))
     clarify_file = slug_dir / "_clarify.json"
+    rec[TRANSCRIPT_AT] = {"none": f"the Ambig-DS harness did not run the agent on this task (runlog status"
+                                  f" {status!r}) and wrote no _traj.json or _clarify.json"}
     if cond["ask_tool"] and present(clarify_file):  # asked before the solve phase failed: the question stands
         clarify = read_json(clarify_file)
         if isinstance(clarify, dict) and clarify.get("asked"):
             rec["questions"] = [_question(clarify, cond, suite)]
+        if isinstance(clarify, dict):
+            rec[TRANSCRIPT_AT] = _transcript_at(None, clarify_file)
     labels = _target_label(slug_dir, rec["meta"])
     if labels:
         rec["labels"] = labels
@@ -570,3 +587,94 @@ def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "obje
                 "record": "task", "benchmark": "ambig-ds", "suite": suite, "task_id": slug,
                 "blockers": [{"id": BLOCKER[suite], "type": BLOCKER[suite]}]})
     return finish(out, path, strict=strict)
+
+
+# ----------------------------------------------------------------------------- transcripts
+
+#: what an Ambig-DS transcript never holds: opencode's event stream is reduced by ``agents.run_opencode`` to the
+#: tool calls and the agent's text joined, and the prompts and the tools' output are not written at all
+TRAJ_NOTE = ("Ambig-DS's _traj.json keeps each phase's tool calls (the bash command on the target track; only the"
+             " tool's name on the metric track, whose agents.py does not record it) and the agent's text of the phase"
+             " joined into one message, placed here after the phase's calls; it keeps no prompt, no tool output")
+CLARIFY_NOTE = ("only the question and its answer: Ambig-DS writes _clarify.json alone when it stops after the"
+                " ask phase (--clarify-only, or the solve workspace could not be built), and keeps none of that"
+                " phase's tool calls")
+
+
+def _transcript_at(traj: Path | None, clarify: Path | None) -> dict[str, Any]:
+    """Where a task's transcript is: ``file`` its ``_traj.json`` (its ``_clarify.json`` when the harness wrote only
+    that one) and ``clarify`` its ``_clarify.json`` (null on a run without the ask tool)."""
+    read = traj if traj is not None else clarify
+    assert read is not None
+    return {"reader": "ambig-ds", "file": os.path.abspath(read),
+            "clarify": os.path.abspath(clarify) if clarify is not None else None}
+
+
+def _tool_turns(uses: Any, file: Path, where: str) -> list[dict[str, Any]]:
+    """One assistant turn per ``run_opencode`` tool use ``{name, id, state[, input]}``: ``input`` is the bash
+    command (target track), absent on the metric track."""
+    if not isinstance(uses, list):
+        raise FormatError(f"{file}: field '{where}' must be a list of tool uses (got {type(uses).__name__})")
+    turns = []
+    for i, use in enumerate(uses):
+        if not isinstance(use, dict):
+            raise FormatError(f"{file}: {where}[{i}] must be a tool use object (got {type(use).__name__})")
+        name, command = use.get("name"), use.get("input")
+        if name is not None and not isinstance(name, str):
+            raise FormatError(f"{file}: {where}[{i}].name must be a tool's name (got {json.dumps(name)[:60]})")
+        if command is not None and not isinstance(command, str):
+            raise FormatError(f"{file}: {where}[{i}].input must be the command's text (got"
+                              f" {type(command).__name__})")
+        turns.append({"role": "assistant", "content": None, "tool_name": name,
+                      "tool_args": {"command": command} if command is not None else None})
+    return turns
+
+
+def _summary_turn(value: Any, file: Path, where: str) -> list[dict[str, Any]]:
+    if value is None or value == "":
+        return []
+    if not isinstance(value, str):
+        raise FormatError(f"{file}: field '{where}' must be the agent's text (got {type(value).__name__})")
+    return [{"role": "assistant", "content": value}]
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """A task's transcript from ``_traj.json`` and ``_clarify.json``, in the order the harness ran them (step 5 /
+    step 3 clarify runs): the ask phase's tool calls and text, the question the agent wrote to ``_question.txt``
+    (``q_index`` 0; or its ``NONE``), the answerer's reply (``answers`` 0), then the solve phase's tool calls and
+    text. Only ``_clarify.json`` (an ask-only run): the question and its answer."""
+    clarify_file = Path(at["clarify"]) if at.get("clarify") else None
+    traj_file = Path(at["file"]) if at["file"] != at.get("clarify") else None
+    traj = read_json(traj_file) if traj_file is not None else None
+    if traj_file is not None and not isinstance(traj, dict):
+        raise FormatError(f"{traj_file}: must be an object (got {type(traj).__name__})")
+    turns: list[dict[str, Any]] = []
+    ask = traj.get("ask_phase") if traj is not None else None
+    if ask is not None:
+        if not isinstance(ask, dict):
+            raise FormatError(f"{traj_file}: field 'ask_phase' must be an object (got {type(ask).__name__})")
+        turns += _tool_turns(ask.get("tool_uses") or [], traj_file, "ask_phase.tool_uses")
+        turns += _summary_turn(ask.get("summary"), traj_file, "ask_phase.summary")
+    if clarify_file is not None:
+        clarify = read_json(clarify_file)
+        if not isinstance(clarify, dict) or not isinstance(clarify.get("asked"), bool):
+            raise FormatError(f"{clarify_file}: must be an object whose 'asked' is true or false")
+        asked = clarify["asked"]
+        if int(run.get("n_questions") or 0) != int(asked):
+            raise FormatError(f"{clarify_file}: 'asked' is {json.dumps(asked)} but the run was loaded with"
+                              f" {run.get('n_questions') or 0} question(s): the file changed since it was loaded")
+        for key in ("question", "answer"):
+            if clarify.get(key) is not None and not isinstance(clarify[key], str):
+                raise FormatError(f"{clarify_file}: field '{key}' must be text (got {type(clarify[key]).__name__})")
+        question = clarify.get("question") or ""
+        if asked:
+            # the importer's question text: the harness's own (stripped, cut to 50 words), or a placeholder
+            turns.append({"role": "assistant", "content": question.strip() or "(question not kept)", "q_index": 0})
+            turns.append({"role": "user", "content": clarify.get("answer"), "answers": 0})
+        elif question:  # the agent's NONE: it chose not to ask, and the harness told it to go on
+            turns.append({"role": "assistant", "content": question})
+    if traj is not None:
+        turns += _tool_turns(traj.get("tool_uses") or [], traj_file, "tool_uses")
+        turns += _summary_turn(traj.get("summary"), traj_file, "summary")
+    return {"covers": "tool_calls" if traj is not None else "questions", "turns": turns,
+            "note": TRAJ_NOTE if traj is not None else CLARIFY_NOTE}

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import FormatError, LoadError
 from ..files import is_dir, is_file, listdir, walk
+from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, guard, present, read_csv, read_json
 
@@ -41,6 +42,12 @@ FOLDERS = {
     "llm_as_judge": re.compile(r"^(?P<model>.+)_(?P<judge>gpt4o)_evaluation_results(?P<strict>_strict)?\.csv$"),
     "file_resolve_rates": re.compile(r"^(?P<model>.+)_file_analysis\.csv$"),
 }
+#: why a run has no transcript: the published files keep no conversation, only what each setting measured
+NO_CONVERSATION_ASK = ("Ambig-SWE's test_interactivity/ files keep only whether the agent's first turn asked (output 0"
+                       " or 1), none of its words or turns; the OpenHands trajectories were not published")
+NO_CONVERSATION_QA = ("Ambig-SWE's extracted_qa_pairs/ keep only the agent's messages to the simulated user and its"
+                      " answers (the run's questions), not the OpenHands trajectories they were extracted from, which"
+                      " were not published")
 #: the label facets this importer writes
 NEW_INFORMATION = "ambig-swe.new_information"
 NAMES_GOLD_FILES = "ambig-swe.answers_name_gold_files"
@@ -158,6 +165,7 @@ def _ask_detection(out: Collected, file: Path, model: str, policy: str) -> None:
                                                " workers rewrote interactivity_results.json)")
             elif values["output"] == 1:
                 run["questions"] = [{"text": None}]  # fake_user_response saw a message; the file keeps no words
+            run[TRANSCRIPT_AT] = {"none": NO_CONVERSATION_ASK}
             out.add(file, line, run)
 
 
@@ -209,7 +217,8 @@ def _interaction_run(entry: Any, i: int, model: str, file: Path) -> dict[str, An
                           "parts": count_parts(pair[0])})
     return {"record": "run", "benchmark": BENCHMARK, "suite": SUITE, "task_id": instance, "model": model,
             "spec": "ambiguous", "ask_tool": True, "questions": questions, "labels": [],
-            "meta": {"ambig_swe": {"file": f"extracted_qa_pairs/{file.name}"}}}
+            "meta": {"ambig_swe": {"file": f"extracted_qa_pairs/{file.name}"}},
+            TRANSCRIPT_AT: {"none": NO_CONVERSATION_QA}}
 
 
 def _score(cell: str, where: str) -> str | None:

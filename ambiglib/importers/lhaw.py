@@ -15,12 +15,13 @@ from typing import Any
 
 from ..errors import FormatError, LoadError
 from ..files import matching
-from ..runlog import require_exists
+from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
 from ._common import (Collected, RowError, _loads, finish, guard, inside, present, read_csv, read_json, read_jsonl,
                       strict_int)
 
-__all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "MANIFEST", "MANIFEST_COLUMNS"]
+__all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "read_transcript", "MANIFEST",
+           "MANIFEST_COLUMNS"]
 
 MANIFEST = "lhaw_manifest.csv"
 MANIFEST_COLUMNS = ("path", "harness", "model", "spec", "ask_tool", "trial")
@@ -32,6 +33,14 @@ DATASETS = {"theagentcompany": "tac", "tac": "tac", "swe-bench pro": "swe-bench-
 #: what the MCP-Atlas ask_user simulator answers when its LLM call fails (``user_tool.py``); it is
 #: logged as an ordinary answer (harness-formats §5, item 29), so runs count such answers in meta
 SIMULATOR_FALLBACK = "I'm not sure about that specific detail. Could you proceed with a reasonable default?"
+#: why a manifest row of these harnesses has no transcript, unless the manifest names its tool calls ('trajectory')
+NO_CONVERSATION = {
+    "tac": "TheAgentCompany's result file (eval_<task>.json) holds only checkpoint scores, no conversation; name the"
+           " run's tool calls in the manifest's 'trajectory' column to have them read",
+    "swe-bench-pro": "SWE-Bench Pro's eval_results.json holds only whether each instance was resolved, no"
+                     " conversation; name the run's tool calls in the manifest's 'trajectory' column to have them"
+                     " read",
+}
 #: MCP-Atlas counts a task as passed at coverage >= 0.75 (``mcp_evals_scores.py --pass-threshold``)
 MCP_PASS_THRESHOLD = 0.75
 
@@ -125,6 +134,18 @@ def _history_answers(history: Any, where: str) -> list[str | None]:
     return [replies.get(c) for c in calls]
 
 
+def _ask_params(params: Any) -> Any:
+    """An ``ask_user`` call's arguments as its question is read from them: a JSON string is decoded, other text
+    is the question itself."""
+    params = params or {}
+    if isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except json.JSONDecodeError:
+            params = {"question": params}
+    return params
+
+
 def _questions(trajectory: Any, where: str, history: Any = None) -> tuple[list[dict[str, Any]], list[int]]:
     """Each ``ask_user`` call of an MCP-style trajectory ([{tool_name, parameters, response, error}]).
 
@@ -149,12 +170,7 @@ def _questions(trajectory: Any, where: str, history: Any = None) -> tuple[list[d
                                                          f" tool's name (got {json.dumps(step.get('tool_name'))[:100]})")
         if step["tool_name"] != "ask_user":
             continue
-        params = step.get("parameters") or {}
-        if isinstance(params, str):
-            try:
-                params = json.loads(params)
-            except json.JSONDecodeError:
-                params = {"question": params}
+        params = _ask_params(step.get("parameters"))
         text = params.get("question") if isinstance(params, dict) else None
         if not isinstance(text, str) or not text.strip():
             malformed.append(len(out))
@@ -215,9 +231,16 @@ def _swe_bench_pro(file: Path, base: dict[str, Any], variant_of: dict[str, list[
 
 def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, threshold: float) -> list[tuple[int, dict]]:
     trajectories: dict[str, Any] = {}
+    histories: dict[str, Any] = {}  # the completion rows' conversations, when the results rows have none
+    completed: dict[str, tuple[int, bool, bool]] = {}  # task → its completion row: line, has a conversation, calls
     if completion is not None:
-        for _, row in read_csv(completion, ("TASK", "trajectory")):
+        need_history = not _has_column(file, "raw_conversation_history")
+        for line, row in read_csv(completion, ("TASK", "trajectory")):
             trajectories[row["TASK"]] = row["trajectory"]
+            completed[row["TASK"]] = (line, _filled(row.get("raw_conversation_history")),
+                                      _filled(row["trajectory"]))
+            if need_history:
+                histories[row["TASK"]] = row.get("raw_conversation_history")
     out = []
     for line, row in read_csv(file, ("TASK", "coverage_score")):
         where = f"{file}:{line}"
@@ -230,14 +253,56 @@ def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, thresh
                            f" (got {row['coverage_score']!r})") from None
         trajectory = row.get("trajectory", trajectories.get(row["TASK"]))
         rec = {**base, "task_id": row["TASK"], "meta": dict(base.get("meta") or {})}
-        _mcp_outcome(rec, row, coverage, threshold, trajectory, where)
+        _mcp_outcome(rec, row, coverage, threshold, trajectory, where, histories.get(row["TASK"]))
+        rec[TRANSCRIPT_AT] = _mcp_transcript_at(file, line, row, rec, completion, completed.get(row["TASK"]))
         out.append((line, rec))
     return out
 
 
+def _has_column(file: Path, name: str) -> bool:
+    """Whether a CSV's header names a column (read from its first row, which read_csv checks)."""
+    rows = read_csv(file, ())
+    try:
+        return name in next(rows)[1]
+    finally:
+        rows.close()
+
+
+def _filled(cell: Any) -> bool:
+    """A CSV cell that holds something: not absent, empty, or the harness's ``[]`` for no tool calls."""
+    return isinstance(cell, str) and cell.strip() not in ("", "[]", "null")
+
+
+def _mcp_transcript_at(file: Path, line: int, row: dict[str, str], rec: dict[str, Any], completion: Path | None = None,
+                       completed: tuple[int, bool, bool] | None = None) -> dict[str, Any]:
+    """Where an MCP-Atlas run's conversation is: the ``raw_conversation_history`` of its results row (or of its
+    completion row), else the tool calls of its ``trajectory`` column; ``steps`` are the calls that are its
+    questions (their positions among all of the run's tool calls, as ``trajectory`` lists them)."""
+    steps = [q["step"] for q in rec.get("questions") or []]
+    at = {"reader": "lhaw", "task": row["TASK"], "steps": steps}
+    if _filled(row.get("raw_conversation_history")):
+        return {**at, "file": os.path.abspath(file), "line": line, "column": "raw_conversation_history"}
+    if completion is not None and completed is not None and completed[1] and "raw_conversation_history" not in row:
+        return {**at, "file": os.path.abspath(completion), "line": completed[0], "column": "raw_conversation_history"}
+    if _filled(row.get("trajectory")):
+        return {**at, "file": os.path.abspath(file), "line": line, "column": "trajectory"}
+    if completion is not None and completed is not None and completed[2] and "trajectory" not in row:
+        return {**at, "file": os.path.abspath(completion), "line": completed[0], "column": "trajectory"}
+    if (row.get("script_model_response") or "").startswith("ERROR:"):
+        return {"none": "MCP-Atlas kept no conversation for this task: the agent call failed"
+                        f" ({row['script_model_response'][:120]}), so raw_conversation_history and trajectory are"
+                        " empty"}
+    calls = "lists no tool call" if "trajectory" in row else "column is absent"
+    if "raw_conversation_history" not in row:
+        return {"none": f"this MCP-Atlas results file ({Path(file).name}) has no raw_conversation_history column"
+                        f" (the harness's completion CSV has one) and its trajectory {calls}"}
+    return {"none": f"MCP-Atlas wrote no raw_conversation_history for this task and its trajectory {calls}"}
+
+
 def _mcp_outcome(rec: dict[str, Any], row: dict[str, str], coverage: float | None, threshold: float,
-                 trajectory: Any, where: str) -> None:
-    """Score, status, questions and flags of one MCP-Atlas row (completion columns + claim coverage)."""
+                 trajectory: Any, where: str, history: Any = None) -> None:
+    """Score, status, questions and flags of one MCP-Atlas row (completion columns + claim coverage); ``history``
+    is the task's completion-row conversation, read for the answers when the row has none of its own."""
     meta = rec["meta"]
     meta["coverage_score"] = coverage
     response = row.get("script_model_response") or ""
@@ -248,7 +313,7 @@ def _mcp_outcome(rec: dict[str, Any], row: dict[str, str], coverage: float | Non
     else:
         rec.update(score=coverage, passed=None if coverage is None else coverage >= threshold,
                    status="ok" if coverage is not None else "error")
-    questions, malformed = (_questions(trajectory, where, row.get("raw_conversation_history"))
+    questions, malformed = (_questions(trajectory, where, row.get("raw_conversation_history", history))
                             if rec["ask_tool"] else ([], []))
     rec["questions"] = questions
     if malformed:
@@ -326,13 +391,22 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                                f"no result in {file} belongs to this row"
                                + (f" (variant_id {variant_id!r})" if variant_id else ""))
             trajectory = (row.get("trajectory") or "").strip()
-            if trajectory and ask_tool:
+            if harness in NO_CONVERSATION:
+                for _, rec in records:
+                    rec[TRANSCRIPT_AT] = {"none": NO_CONVERSATION[harness]}
+            if trajectory:
                 traj_file = inside(root, trajectory, "trajectory")
                 questions, malformed = _questions(read_json(traj_file), str(traj_file))
+                if not ask_tool:
+                    questions, malformed = [], []
                 for _, rec in records:
-                    rec["questions"] = questions
+                    if ask_tool:
+                        rec["questions"] = questions
                     if malformed:
                         rec["meta"] = {**rec.get("meta", {}), "malformed_questions": malformed}
+                    # the tool calls the manifest names are the run's transcript, its questions among them
+                    rec[TRANSCRIPT_AT] = {"reader": "lhaw", "file": os.path.abspath(traj_file),
+                                          "steps": [q["step"] for q in questions]}
             accepted = records  # only a row read to the end is taken
         if accepted is None:  # rejected above, with its reason
             continue
@@ -378,7 +452,7 @@ def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] 
     path = Path(path)
     require_exists(path)
     manifest = path / MANIFEST if path.is_dir() else path
-    if not manifest.is_file():
+    if not present(manifest):  # (a link that leads nowhere, a folder, a FIFO: a FormatError naming it)
         raise FormatError(f"{path}: no {MANIFEST} (one row per result file: {', '.join(MANIFEST_COLUMNS)}"
                           f"[, {', '.join(OPTIONAL_COLUMNS)}])")
     out = Collected("LHAW manifest")
@@ -430,6 +504,7 @@ def _mcp_atlas_run(file: Path, line: int, label: str, row: dict[str, str], thres
     if m and m.group("ask") and not rec["ask_tool"]:
         raise RowError("ENABLED_TOOLS", f"the label {label!r} says ask_user but ENABLED_TOOLS has no ask_user")
     _mcp_outcome(rec, row, coverage, threshold, row.get("trajectory"), where)
+    rec[TRANSCRIPT_AT] = _mcp_transcript_at(file, line, row, rec)
     rec.setdefault("meta", {"harness": "lhaw", "label": label})
     if not scored:
         rec.update(status="error", score=None, passed=None)
@@ -499,3 +574,141 @@ def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_
     for completion in _completions_without_scores(path, files):
         _unscored(completion, completion.stem, set(), out, pass_threshold)
     return finish(out, path, strict=strict)
+
+
+# ----------------------------------------------------------------------------- transcripts
+
+HISTORY_NOTE = ("MCP-Atlas's raw_conversation_history keeps the agent's messages and each tool's reply; the system"
+                " prompt the harness sent is not kept (the user turn is the row's PROMPT)")
+TRAJECTORY_NOTE = ("MCP-Atlas's trajectory column: the agent's tool calls, no messages (and no responses: the harness"
+                   " writes them as null; a response the column does hold is shown); the row has no"
+                   " raw_conversation_history")
+CALLS_NOTE = "the tool calls the manifest's trajectory file lists, with their responses; no messages, no prompt"
+
+
+def _text(content: Any) -> str | None:
+    """A message's content as text: a string, or the text parts of ``[{type: text, text}]``."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(c.get("text", "") for c in content if isinstance(c, dict))
+    return json.dumps(content, ensure_ascii=False)
+
+
+def _call_args(name: str, params: Any) -> dict[str, Any] | None:
+    """A tool call's arguments as a dict: an ``ask_user`` call's as its question is read (:func:`_ask_params`), a
+    JSON object string decoded, anything else kept whole under ``arguments``."""
+    if name == "ask_user":
+        params = _ask_params(params)
+    elif isinstance(params, str):
+        try:
+            params = json.loads(params)
+        except json.JSONDecodeError:
+            pass
+    if params is None or isinstance(params, dict):
+        return params
+    return {"arguments": params}
+
+
+def _row(at: dict[str, Any]) -> dict[str, str]:
+    """The results row a locator names: its line of the CSV, checked to be the task it was loaded as."""
+    file, line = Path(at["file"]), int(at["line"])
+    rows = read_csv(file, ("TASK", at["column"]))
+    try:
+        for n, row in rows:
+            if n == line:
+                if row["TASK"] != at["task"]:
+                    raise FormatError(f"{file}:{line}: holds task {row['TASK']!r}, not {at['task']!r}: the file"
+                                      " changed since it was loaded")
+                return row
+    finally:
+        rows.close()
+    raise FormatError(f"{file}: has no row ending at line {line} any more: the file changed since it was loaded")
+
+
+def _call_turns(calls: Any, where: str, asked: dict[int, int]) -> list[dict[str, Any]]:
+    """MCP-style tool calls ``[{tool_name, parameters, response, error}]``: each call, then its response (or error)
+    when the list holds one."""
+    if not isinstance(calls, list):
+        raise FormatError(f"{where}: must be a list of tool calls (got {type(calls).__name__})")
+    turns: list[dict[str, Any]] = []
+    for i, call in enumerate(calls):
+        if not isinstance(call, dict) or not isinstance(call.get("tool_name"), str):
+            raise FormatError(f"{where}: tool call {i} must be an object with a 'tool_name'")
+        name = call["tool_name"]
+        if asked.get(i) is not None and name != "ask_user":
+            raise FormatError(f"{where}: tool call {i} is {name!r}, but the run was loaded with an ask_user call"
+                              " there: the file changed since it was loaded")
+        turns.append({"role": "assistant", "content": None, "tool_name": name,
+                      "tool_args": _call_args(name, call.get("parameters")), "q_index": asked.get(i)})
+        reply = call.get("response") if call.get("response") is not None else call.get("error")
+        if reply is not None:
+            turns.append({"role": "tool", "content": _text(reply), "tool_name": name, "answers": asked.get(i)})
+    if any(step >= len(calls) for step in asked):
+        raise FormatError(f"{where}: lists {len(calls)} tool call(s), fewer than when the run was loaded (its"
+                          f" questions are at calls {sorted(asked)})")
+    return turns
+
+
+def _history_turns(history: Any, prompt: str | None, where: str, asked: dict[int, int]) -> list[dict[str, Any]]:
+    """``raw_conversation_history`` (the agent service's messages, OpenAI form) as turns: the task's prompt, then
+    one turn per assistant tool call (the message's text on its first), and each tool message, named by its
+    call."""
+    if not isinstance(history, list):
+        raise FormatError(f"{where}: field 'raw_conversation_history' must be a list of messages"
+                          f" (got {type(history).__name__})")
+    turns: list[dict[str, Any]] = [{"role": "user", "content": prompt}] if prompt is not None else []
+    n_calls = 0
+    call_of: dict[str, tuple[str, int | None]] = {}  # call id → its tool, and the question it asks
+    for m, msg in enumerate(history):
+        if not isinstance(msg, dict) or not isinstance(msg.get("role"), str):
+            raise FormatError(f"{where}: raw_conversation_history[{m}] must be a message with a 'role'")
+        content = _text(msg.get("content"))
+        if msg["role"] == "tool":
+            name, q = call_of.get(str(msg.get("tool_call_id")), (None, None))
+            turns.append({"role": "tool", "content": content, "tool_name": name, "answers": q})
+            continue
+        calls = msg.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise FormatError(f"{where}: raw_conversation_history[{m}].tool_calls must be a list")
+        if not calls:
+            turns.append({"role": msg["role"], "content": content})
+        for c, call in enumerate(calls):
+            fn = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(fn, dict) or not isinstance(fn.get("name"), str):
+                raise FormatError(f"{where}: raw_conversation_history[{m}].tool_calls[{c}] must have a function"
+                                  " with a 'name'")
+            q = asked.get(n_calls)
+            if q is not None and fn["name"] != "ask_user":
+                raise FormatError(f"{where}: tool call {n_calls} of the conversation is {fn['name']!r}, but the"
+                                  " trajectory column the questions were read from has an ask_user call there")
+            call_of[str(call.get("id"))] = (fn["name"], q)
+            turns.append({"role": msg["role"], "content": content if c == 0 else None, "tool_name": fn["name"],
+                          "tool_args": _call_args(fn["name"], fn.get("arguments")), "q_index": q})
+            n_calls += 1
+    missing = [q for step, q in asked.items() if step >= n_calls]
+    if missing:
+        raise FormatError(f"{where}: the conversation has {n_calls} tool call(s), fewer than the trajectory column the"
+                          f" run's questions were read from (question {missing[0]} is at call"
+                          f" {next(s for s, q in asked.items() if q == missing[0])})")
+    return turns
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """An LHAW run's transcript: an MCP-Atlas results row's ``raw_conversation_history`` (the conversation) or,
+    without one, its ``trajectory`` column (tool calls); or the tool-call file a manifest row names. The calls at
+    the locator's ``steps`` are the run's questions; the tool's reply to each answers it."""
+    asked = {step: q for q, step in enumerate(at.get("steps") or []) if step is not None}
+    if "column" not in at:  # a manifest's trajectory file: [{tool_name, parameters, response, error}]
+        file = Path(at["file"])
+        return {"covers": "tool_calls", "turns": _call_turns(read_json(file), str(file), asked), "note": CALLS_NOTE}
+    row = _row(at)
+    where = f"{at['file']}:{at['line']}"
+    try:
+        value = _json_cell(row[at["column"]], at["column"], where)
+        if at["column"] == "raw_conversation_history":
+            turns = _history_turns(value, row.get("PROMPT"), where, asked)
+            return {"covers": "conversation", "turns": turns, "note": HISTORY_NOTE}
+        return {"covers": "tool_calls", "turns": _call_turns(value, where, asked), "note": TRAJECTORY_NOTE}
+    except RowError as exc:
+        raise FormatError(exc.message) from None
