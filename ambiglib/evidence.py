@@ -20,13 +20,16 @@ from __future__ import annotations
 import html
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
 
+from .dialogues import STYLE as DIALOGUE_STYLE
+from .dialogues import TranscriptCache, dialogue_html, run_page, run_page_name
+from .errors import FormatError
 from .runset import RunSet, _rows, shared_metas
 from .text import visible
 
@@ -50,6 +53,34 @@ class Evidence:
     questions: pd.DataFrame
     labels: pd.DataFrame
     scope: str
+    #: the run set the runs are of (to read their transcripts)
+    rs: RunSet | None = field(default=None, repr=False, compare=False)
+
+    def transcript(self, run: int | str) -> Any:
+        """The whole transcript of a run of :attr:`runs` (its position, or its run id):
+        :meth:`ambiglib.RunSet.transcript`."""
+        from .transcripts import transcript
+
+        run_id = str(self.runs["run_id"].iloc[run]) if isinstance(run, (int, np.integer)) else run
+        if self.rs is None:
+            raise ValueError("this Evidence keeps no run set to read transcripts from")
+        return transcript(self.rs, run_id)
+
+    def dialogue(self, i: int) -> Any:
+        """Question ``i`` of :attr:`questions` in its dialogue: the turns of its run's transcript from the two
+        before the question to the agent's next turn after the answer, and the final answer (a
+        :class:`ambiglib.transcripts.Transcript` of those rows; ``attrs["q_index"]`` the question)."""
+        from .dialogues import excerpt
+
+        q = self.questions.iloc[i]
+        whole = self.transcript(str(q["run_id"]))
+        rows = excerpt(whole, int(q["q_index"]))
+        out = whole.iloc[rows] if rows else whole.iloc[:0]
+        out = type(whole)(out)
+        out.attrs.update(whole.attrs, q_index=int(q["q_index"]), of=len(whole))
+        if not rows and whole.attrs.get("covers") is not None:
+            out.attrs["note"] = "the transcript marks no turn as this question"
+        return out
 
     def __repr__(self) -> str:
         return (f"Evidence({self.scope}: {len(self.runs)} runs, {len(self.questions)} questions,"
@@ -100,7 +131,7 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
     return _evidence_of(values, scope, runs_out.reindex(columns=RUN_COLUMNS).sort_values(_RUN_ORDER),
                         pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS)
                         .sort_values(_QUESTION_ORDER),
-                        pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS))
+                        pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS), rs)
 
 
 #: the order of an evidence page's runs and questions
@@ -109,9 +140,9 @@ _QUESTION_ORDER = ["side", "task_id", "trial", "q_index"]
 
 
 def _evidence_of(values: dict, scope: dict, runs: pd.DataFrame, questions: pd.DataFrame,
-                 labels: pd.DataFrame) -> Evidence:
+                 labels: pd.DataFrame, rs: RunSet | None = None) -> Evidence:
     """The Evidence of a row's frames, each without ``side`` where no row has one, numbered from 0."""
-    out = Evidence(values, runs, questions, labels, _describe(values, scope))
+    out = Evidence(values, runs, questions, labels, _describe(values, scope), rs)
     for name in ("runs", "questions", "labels"):
         frame = getattr(out, name)
         if (frame["side"] == "").all():
@@ -172,7 +203,7 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     head = every_run.iloc[:PAGE_ROWS].copy()
     head["where"] = _where(head)
     ev = _evidence_of(values, scope, head.reindex(columns=RUN_COLUMNS),
-                      questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS))
+                      questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS), rs)
     every_run = every_run.reindex(columns=[c for c in RUN_COLUMNS if c in ev.runs and c != "run_id"])
     _, same = _varying(every_run, _ALWAYS)
     return ev, _Cut(len(every_run), sum(len(k) for k in keys), n_labels, same,
@@ -368,7 +399,17 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em a
           "white-space:pre-wrap;word-break:break-word}.muted{color:#666}.wide{overflow-x:auto;max-width:100%}")
 
 
+@dataclass(frozen=True)
+class _Link:
+    """A cell that links to a page of the report (its text and address escaped as every cell's)."""
+
+    href: str
+    text: str
+
+
 def _cell(value: Any) -> str:
+    if isinstance(value, _Link):
+        return f"<a href='{html.escape(value.href)}'>{html.escape(value.text)}</a>"
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
         return "<span class='muted'>–</span>"
     if isinstance(value, float):
@@ -432,8 +473,10 @@ def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total
 _ALWAYS = ("task_id", "trial", "status", "score", "where")
 
 
-def _page_body(ev: Evidence, cut: _Cut | None = None) -> str:
-    """A page's body: ``ev`` whole, or the rows of it a page lists and their ``cut`` (:func:`_page_evidence`)."""
+def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | None = None,
+               dialogues: str = "") -> str:
+    """A page's body: ``ev`` whole, or the rows of it a page lists and their ``cut`` (:func:`_page_evidence`);
+    ``pages``: each run's page, by run id, linked from its rows; ``dialogues``: the questions in their dialogue."""
     if cut is None:
         runs, same = _varying(ev.runs.drop(columns="run_id"), _ALWAYS)
         n_runs, n_questions, n_labels = len(ev.runs), len(ev.questions), len(ev.labels)
@@ -446,17 +489,28 @@ def _page_body(ev: Evidence, cut: _Cut | None = None) -> str:
     questions = ev.questions.drop(columns=[c for c in ("run_id", "side") if c in ev.questions and
                                            (c == "run_id" or sides <= 1)])
     labels = ev.labels.drop(columns="run_id")
+    linked = ""
+    if pages is not None:
+        runs.insert(0, "run", _links(ev.runs["run_id"], pages))
+        questions.insert(0, "run", _links(ev.questions["run_id"], pages))
+        linked = ("<p class='muted'>run: the run's own page (its outcome, questions, labels and whole transcript)"
+                  + ("" if all(r in pages for r in ev.runs["run_id"]) and all(r in pages for r in ev.questions["run_id"])
+                     else f"; – where this report wrote none: it writes {RUN_PAGES:,} run pages a table at most, any"
+                          " run's transcript is <code>rs.transcript(run_id)</code> in Python") + "</p>")
     parts = [f"<p>{html.escape(ev.scope)}</p>",
              f"<h2>Questions ({n_questions})</h2>",
              "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
              " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
              if n_questions else "",
+             linked if n_questions else "",
              _listed(questions, "questions", ("text", "response"), n_questions) if n_questions
              else "<p class='muted'>no questions: these runs asked nothing</p>",
+             dialogues,
              f"<h2>Runs ({n_runs})</h2>",
              f"<p class='muted'>every run: {html.escape(common)}</p>" if common else "",
              "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
              " listed, and left out of every metric.</p>" if n_runs else "",
+             linked if n_runs and not n_questions else "",
              _listed(runs, "runs", ("where",), n_runs) if n_runs else "<p class='muted'>no runs</p>",
              f"<h2>Judge labels ({n_labels})</h2>",
              _listed(labels, "judge labels", (), n_labels) if n_labels
@@ -489,8 +543,10 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
     folder.mkdir(parents=True, exist_ok=True)
     pages = []
     caption = title or table.attrs.get("caption") or name
+    runs_pages = _RunPages(rs if rs is not None else getattr(table, "_runset", None), Path(out_dir) / "runs")
     for i in range(len(table)):
         ev, cut = _page_evidence(table, i, rs)
+        linked = runs_pages.write(ev)
         row = {k: v for k, v in table.iloc[i].to_dict().items() if not str(k).endswith(("_ci_low", "_ci_high"))}
         # the row as a list of its columns and values: a comparison's ~25 columns read down the page, not across it
         empty = table.attrs.get("empty") or {}
@@ -499,12 +555,118 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
         if not shown["why empty"].astype(bool).any():
             shown = shown.drop(columns="why empty")
         page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-                f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}</style></head><body>"
+                f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}{DIALOGUE_STYLE}</style>"
+                "</head><body>"
                 f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
                 f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown, ('value', 'why empty'))}"
-                f"{_tasks_section(tasks(i)) if tasks is not None else ''}{_page_body(ev, cut)}</body></html>")
+                f"{_tasks_section(tasks(i)) if tasks is not None else ''}"
+                f"{_page_body(ev, cut, linked, runs_pages.dialogues(ev))}</body></html>")
         path = folder / f"{i}.html"
         path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed
         pages.append(path)
     (folder / "rows.json").write_text(json.dumps({"rows": len(table)}), encoding="utf-8")
     return pages
+
+
+#: run pages one call of :func:`write_evidence_pages` writes at most (a large log's rows list thousands of runs)
+RUN_PAGES = 2000
+#: questions an evidence page shows in their dialogue
+DIALOGUES = 10
+
+
+def _links(run_ids: pd.Series, pages: dict[str, str]) -> list[Any]:
+    return [_Link(pages[r], "open") if r in pages else None for r in run_ids.astype(object)]
+
+
+class _RunPages:
+    """The run pages of a table's evidence pages (``<out_dir>/runs/<hash>.html``), each written once, at most
+    :data:`RUN_PAGES`; and the transcripts they and the dialogues read, a few kept."""
+
+    def __init__(self, rs: RunSet | None, folder: Path):
+        self.rs, self.folder = rs, folder
+        self.cache = TranscriptCache()
+        self.written: dict[str, str] = {}
+        self._rows: dict[str, int] | None = None
+
+    def _index(self) -> None:
+        if self._rows is None and self.rs is not None:
+            rs = self.rs
+            self._rows = rs._memo(("run-rows",), lambda: {r: i for i, r in enumerate(rs.runs["run_id"].astype(object))})
+            self._questions = rs._memo(("questions-by-run",),
+                                       lambda: rs.questions.groupby("run_id", sort=False, observed=True).indices)
+            self._labels = rs._memo(("labels-by-run",),
+                                    lambda: rs.labels.groupby("run_id", sort=False, observed=True).indices)
+
+    def run(self, run_id: str) -> dict[str, Any] | None:
+        self._index()
+        if self._rows is None or run_id not in self._rows:
+            return None
+        row = self.rs.runs.iloc[self._rows[run_id]]  # type: ignore[union-attr]
+        return {k: (None if _blank(v) else v) for k, v in row.items()}
+
+    def write(self, ev: Evidence) -> dict[str, str] | None:
+        """Write the pages of the runs ``ev`` lists (runs, then the questions' runs) not written yet; return
+        every listed run's page address (relative to an evidence page) that exists."""
+        if self.rs is None:
+            return None
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for run_id in [*ev.runs["run_id"].astype(object), *ev.questions["run_id"].astype(object)]:
+            if run_id in self.written or len(self.written) >= RUN_PAGES:
+                continue
+            run = self.run(run_id)
+            if run is None:
+                continue
+            name = run_page_name(run_id)
+            qs = self._questions.get(run_id)
+            labs = self._labels.get(run_id)
+            questions = self.rs.questions.iloc[qs if qs is not None else []].drop(columns="run_id")
+            labels = self.rs.labels.iloc[labs if labs is not None else []].drop(columns="run_id")
+            try:
+                record = self.cache.get(run)
+            except FormatError as exc:  # the log changed since it was loaded: the page says so, the others stand
+                record = {"covers": "conversation", "turns": [], "note": f"the transcript could not be read: {exc}"}
+            page = run_page(run, questions.reindex(columns=[c for c in QUESTION_COLUMNS if c in questions]),
+                            labels.reindex(columns=[c for c in LABEL_COLUMNS if c in labels]), record,
+                            style=_STYLE, back="../../index.html")
+            (self.folder / name).write_text(visible(page), encoding="utf-8")
+            self.written[run_id] = name
+        return {r: f"../../runs/{n}" for r, n in self.written.items()}
+
+    def dialogues(self, ev: Evidence) -> str:
+        """The page's first :data:`DIALOGUES` questions whose run keeps a transcript, each in its dialogue."""
+        if self.rs is None or not len(ev.questions):
+            return ""
+        out, shown, without = [], 0, 0
+        for q in ev.questions.itertuples(index=False):
+            if shown >= DIALOGUES:
+                break
+            run = self.run(q.run_id)
+            if run is None or run.get("transcript_at") is None:
+                without += 1
+                continue
+            try:
+                record = self.cache.get(run)
+            except FormatError as exc:
+                out.append(f"<p class='muted'>{html.escape(str(exc))}</p>")
+                continue
+            if record is None:
+                without += 1
+                continue
+            href = f"../../runs/{self.written[q.run_id]}" if q.run_id in self.written else None
+            at = next((i for i, t in enumerate(record["turns"]) if t.get("q_index") == q.q_index), None)
+            if href is not None and at is not None:
+                href += f"#turn-{at}"
+            text = q.text if isinstance(q.text, str) else "(the log keeps no text)"
+            out.append(f"<h3>Question {int(q.q_index)} of task {html.escape(str(q.task_id))}, trial"
+                       f" {html.escape(str(q.trial))}: {html.escape(text[:200])}</h3>"
+                       + dialogue_html(record, int(q.q_index), href))
+            shown += 1
+        head = f"<h2>Questions in their dialogue ({shown})</h2>"
+        if not shown:
+            return (head + "<p class='muted'>none to show: the log of these runs keeps no conversation"
+                    " (a canonical run log holds one in each run's <code>transcript</code>; <code>ambiglib convert"
+                    "</code> writes it from a harness's own output)</p>")
+        more = len(ev.questions) - shown
+        tail = (f"<p class='muted'>the first {shown} questions listed that have a transcript; every question's"
+                " dialogue: its run's page</p>" if more > 0 else "")
+        return head + "".join(out) + tail

@@ -25,8 +25,8 @@ LAYERS = [
     {"runlog", "parquet_log"},                                             # reading and writing it
     {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
     {"importers"},                                                         # each harness's own output
-    {"loading"},                                                           # ambiglib.load
-    {"shapes", "metrics", "evidence"},                                     # what a log can show; the numbers; their runs
+    {"loading", "transcripts"},                                            # ambiglib.load; a run's conversation
+    {"shapes", "metrics", "evidence", "dialogues"},                        # what a log can show; the numbers; their runs
     {"tables"},                                                            # paper-shaped tables
     {"comparisons"},                                                       # paired comparisons of tables' metrics
     {"headline", "cards"},                                                 # the researcher's four questions; shown
