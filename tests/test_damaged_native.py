@@ -262,3 +262,50 @@ def test_mcp_atlas_trajectory_cell_naming_a_key_twice_is_an_error_naming_the_row
     _, errors = ambiglib.load(lhaw, strict=False, quiet=True)
     assert [e.field for e in errors] == ["trajectory"]
     assert f"{scored}:" in errors[0].message and "'tool_name' appears twice" in errors[0].message
+
+
+# ----------------------------------------------------------------------------- fuzz seeds 9002, 9003 (second run)
+
+
+def _fuzzed_preds(tmp_path: Path) -> tuple[Path, Path, str]:
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    preds = next(hil.rglob("example_baseline_swe/*/baseline/pass_3/preds.json"))
+    iid = next(iter(json.loads(preds.read_text(encoding="utf-8"))))
+    return hil, preds, iid
+
+
+def test_hil_bench_patch_that_is_an_object_is_an_error_naming_it(tmp_path):
+    """Seed 9002, cases 196/402/443: a ``model_patch`` that became ``{}`` (falsy) made a pass with a patch one
+    without (``meta.harness_row.patch`` true to false), exit 0."""
+    hil, preds, iid = _fuzzed_preds(tmp_path)
+    data = json.loads(preds.read_text(encoding="utf-8"))
+    assert isinstance(data[iid]["model_patch"], str) and data[iid]["model_patch"].strip()
+    data[iid]["model_patch"] = {}
+    preds.write_text(json.dumps(data), encoding="utf-8")
+    _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert len(errors) == 1
+    assert f"{preds}: field '{iid}.model_patch' must be the patch text or null (found dict)" in errors[0].message
+
+
+def test_hil_bench_prediction_that_is_no_object_is_an_error_naming_it(tmp_path):
+    hil, preds, iid = _fuzzed_preds(tmp_path)
+    data = json.loads(preds.read_text(encoding="utf-8"))
+    data[iid] = "diff --git"
+    preds.write_text(json.dumps(data), encoding="utf-8")
+    _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert any(f"{preds}: entry {iid!r} must be an object (found str)" in e.message for e in errors)
+
+
+@pytest.mark.parametrize("key", ["score_rpg", "score"])
+def test_an_ambig_ds_grade_score_that_is_no_number_is_an_error_naming_it(tmp_path, key):
+    """Seed 9003, case 427: a grade's score that became ``{"x": 1}`` in a run graded with an error was kept in
+    ``meta.harness_score`` as the object, exit 0."""
+    ds = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    grade = next(g for g in sorted(ds.rglob("_grade.json"))
+                 if "error" in json.loads(g.read_text(encoding="utf-8")))
+    data = json.loads(grade.read_text(encoding="utf-8"))
+    data[key] = {"x": 1}
+    grade.write_text(json.dumps(data), encoding="utf-8")
+    _, errors = ambiglib.load(ds, strict=False, quiet=True)
+    assert any(f"{grade}: field '{key}' must be a number or null (found \"{{'x': 1}}\")" in e.message
+               for e in errors), [e.message for e in errors]

@@ -70,3 +70,17 @@ def test_the_parent_kills_a_case_that_hangs_where_no_alarm_reaches_and_keeps_its
     assert time.monotonic() - started < 20
     with pytest.raises(RuntimeError, match=r"fuzz run of silent over its 3 s budget after 0 of 1 cases"):
         fuzzing.run("silent", 0, 1, python=str(wrapper), case_limit=2, total_seconds=3)
+
+
+@pytest.mark.parametrize("old, new, fewer", [
+    ({"a": [{"q": "x", "r": "y"}, {"q": "z", "r": "w"}]}, {"a": [{"q": "x", "r": "yw"}]}, True),  # an entry cut out
+    ([[1, 2], [3]], [[1], [3]], True),                       # one item of a nested list
+    ([{"q": "x"}, {"q": "z"}], [{"q": "x"}], True),
+    ([{"q": "x"}, {"q": "z"}], [], False),                   # two items gone
+    ([{"q": "x"}, {"q": "z"}], [{"q": "x"}, "z"], False),    # an object made a string: damage
+    ({"a": [1, 2], "b": [1, 2]}, {"a": [1], "b": [1]}, False),  # two lists shorter
+    ({"a": [1, 2]}, {"b": [1]}, False),                      # a key renamed as well
+    ([1, 2], {"a": 1}, False),
+])
+def test_one_whole_item_taken_out_of_a_list_is_an_edit_anything_more_is_damage(old, new, fewer):
+    assert fuzzing._one_item_fewer(old, new) is fewer

@@ -185,7 +185,13 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     p.harness_row = _harness_hil_row(h, n_traj, pass_hil)
                     # what batch_runner's per-pass metrics (consolidated_metrics.json) are summed from
                     im = _typed(inst_metrics, iid, dict, "instances.")
-                    pred = preds[iid] if isinstance(preds[iid], dict) else {}
+                    pred = preds[iid]
+                    if not isinstance(pred, dict):
+                        raise RowError("preds.json", f"{preds_file}: entry {iid!r} must be an object (found"
+                                                     f" {type(pred).__name__})")
+                    if pred.get("model_patch") is not None and not isinstance(pred["model_patch"], str):
+                        raise RowError("model_patch", f"{preds_file}: field '{iid}.model_patch' must be the patch"
+                                                      f" text or null (found {type(pred['model_patch']).__name__})")
                     p.harness_row.update(
                         cost=_float(im.get("cost"), "cost"), runtime=_float(im.get("runtime"), "runtime"),
                         patch=bool(str(pred.get("model_patch") or "").strip()), pass_log=present(own_log_file),
