@@ -230,16 +230,15 @@ def _in_record_located(runs: pa.Table, file: str) -> pa.Table:
     at = runs.column("transcript_at")
     if at.null_count == len(at):
         return runs
-    mine = pc.fill_null(pc.equal(at, IN_RECORD), False)
+    # the reader's own: '{"offset": N, "reader": "runlog"}' (runlog.in_record), or without the offset
+    mine = pc.fill_null(pc.or_(pc.starts_with(at, '{"offset": '), pc.equal(at, IN_RECORD)), False)
     if not pc.any(mine).as_py():
         return runs
-    lines = runs.column("_line").to_pylist()
-    values = at.to_pylist()
-    where = os.path.abspath(file)
-    for i, own in enumerate(mine.to_pylist()):
-        if own:
-            values[i] = json.dumps({"reader": "runlog", "file": where, "line": lines[i]}, sort_keys=True, ensure_ascii=False)
-    return runs.set_column(runs.column_names.index("transcript_at"), "transcript_at", pa.array(values, pa.string()))
+    head = '{"file": ' + json.dumps(os.path.abspath(file), ensure_ascii=False) + ', "line": '
+    located = pc.binary_join_element_wise(head, pc.cast(runs.column("_line"), pa.string()), ", ",
+                                          pc.utf8_slice_codeunits(at, 1), "")  # the file, the line, then the rest
+    fixed = pc.if_else(mine, located, at)
+    return runs.set_column(runs.column_names.index("transcript_at"), "transcript_at", fixed)
 
 
 def _sources(file: str | pa.Array, lines: pa.ChunkedArray) -> pa.ChunkedArray:

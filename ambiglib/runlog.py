@@ -217,8 +217,10 @@ def read_file_python(path: Path, display: str) -> FileRead:
     count, reject = out.count, out.reject
     limit = MAX_RECORD_BYTES
     try:
+        offset = 0
         with _open(path) as fh:
             for lineno, (raw, size) in enumerate(_lines(fh, limit), 1):
+                at, offset = offset, offset + (len(raw) if size is None else size + 1)
                 if size is not None:  # what kind of record it is would take reading it: counted as a run's
                     count("run")
                     reject(lineno, None, too_long(size, limit), "format", "run")
@@ -247,7 +249,10 @@ def read_file_python(path: Path, display: str) -> FileRead:
                               if isinstance(exc, json.JSONDecodeError) else str(exc))
                     reject(lineno, None, f"not valid JSON ({detail})", "format", record)
                     continue
+                n = len(rows)
                 _accept(out, rows, lineno, obj)
+                if len(rows) > n and rows[-1]["transcript_at"] is not None:
+                    rows[-1]["transcript_at"] = in_record(at)
     except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz, an unreadable file
         raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
     if rows:
@@ -361,8 +366,10 @@ class _ScanningReader(io.RawIOBase):
     def __init__(self, fh: IO[bytes]):
         self.fh, self.scan = fh, _Scan()
         self.metas: dict[int, str] = {}
-        #: each line's ``transcript``, checked and taken out (Arrow sees ``{}``): the highest question it names (-1)
-        self.transcripts: dict[int, int] = {}
+        #: each line's ``transcript``, checked and taken out (Arrow sees ``{}``): the highest question it names (-1),
+        #: and where the line starts in the stream (read again from there: ``ambiglib.transcripts``)
+        self.transcripts: dict[int, tuple[int, int]] = {}
+        self._offset = 0
         self._canonical: dict[bytes, str] = {}
         self._line = 0
         self._pending = b""
@@ -397,6 +404,7 @@ class _ScanningReader(io.RawIOBase):
     def _without_meta(self, data: bytes) -> bytes:
         """Whole lines, each ``meta`` object kept in :attr:`metas` by line and replaced by ``{}``, and each
         ``transcript`` checked (:attr:`transcripts`) and replaced by ``{}``: a load never holds the turns."""
+        at, self._offset = self._offset, self._offset + len(data)
         if b'"meta"' not in data and b'"transcript"' not in data:
             self._line += data.count(b"\n") + (not data.endswith(b"\n"))
             return data
@@ -404,14 +412,16 @@ class _ScanningReader(io.RawIOBase):
         if data.endswith(b"\n"):
             lines.pop()
         for i, raw in enumerate(lines):
+            length = len(raw) + 1
             if b'"transcript"' in raw:
-                raw = lines[i] = self._take_transcript(raw, self._line + i)
+                raw = lines[i] = self._take_transcript(raw, self._line + i, at)
             if b'"meta"' in raw:
                 lines[i] = self._take_meta(raw, self._line + i)
+            at += length
         self._line += len(lines)
         return b"\n".join(lines) + (b"\n" if data.endswith(b"\n") else b"")
 
-    def _take_transcript(self, raw: bytes, line: int) -> bytes:
+    def _take_transcript(self, raw: bytes, line: int, offset: int) -> bytes:
         try:
             at = _key_start(raw, b'"transcript"')
             if at is None:
@@ -425,8 +435,8 @@ class _ScanningReader(io.RawIOBase):
             if not isinstance(value, dict):
                 raise _Unclean()
             checked = check_transcript(value, None)  # which questions it names is checked against the row's
-            self.transcripts[line] = max((t[k] for t in checked["turns"] for k in ("q_index", "answers")
-                                          if t[k] is not None), default=-1)
+            self.transcripts[line] = (max((t[k] for t in checked["turns"] for k in ("q_index", "answers")
+                                           if t[k] is not None), default=-1), offset)
             source = raw[at:at + len(text[:end].encode("utf-8"))]
             return raw[:at] + b"{}" + b" " * (len(source) - 2) + raw[at + len(source):]
         except (ValueError, RecordError, RecursionError):
@@ -501,7 +511,7 @@ _PARSE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.struct([]))).append(pa.f
 
 #: what the scan gives with Arrow's table: the lines, each line's canonical ``meta``, each line's transcript
 #: (the highest question it names)
-_Parsed = tuple[pa.Table | None, int, dict[int, str], dict[int, int]]
+_Parsed = tuple[pa.Table | None, int, dict[int, str], dict[int, tuple[int, int]]]
 
 
 def _parse(path: Path) -> _Parsed:
@@ -533,7 +543,7 @@ def read_file_arrow(path: Path, display: str) -> FileRead | None:
     return _checked(*_parse(path), display=display)
 
 
-def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transcripts: dict[int, int],
+def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transcripts: dict[int, tuple[int, int]],
              display: str) -> FileRead | None:
     """What Arrow parsed as a file's read (records numbered by line), or None when the reference path must
     read it: a line Arrow did not make a row (a blank one), a value the contract refuses, a ``meta`` or a
@@ -548,13 +558,13 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transc
     located = None
     if transcripts:
         lines = np.fromiter(transcripts, dtype=np.int64, count=len(transcripts))
-        highest = np.fromiter(transcripts.values(), dtype=np.int64, count=len(transcripts))
+        highest = np.fromiter((h for h, _ in transcripts.values()), dtype=np.int64, count=len(transcripts))
         n_q = pc.fill_null(pc.list_value_length(table.column("questions")), 0).to_numpy()
         if not talks.to_numpy(zero_copy_only=False)[lines].all() or (highest >= n_q[lines]).any():
             return None  # the reference path names the record
         values: list[str | None] = [None] * table.num_rows
-        for line in transcripts:
-            values[line] = IN_RECORD
+        for line, (_, offset) in transcripts.items():
+            values[line] = in_record(offset)
         located = pa.array(values, pa.string())
     # every meta Arrow saw (as {}) is one the reader took out: a meta the reader missed must not pass as absent
     present = table.column("meta").is_valid().combine_chunks()
@@ -602,7 +612,10 @@ def read_small_files(files: Sequence[Path]) -> FileRead | None:
             data += b"\n"
         chunks.append(data)
         counts.append(data.count(b"\n"))
-    read = _checked(*_parse_stream(io.BytesIO(b"".join(chunks))), display=f"{files[0]} (and {len(files) - 1} more files)")
+    parsed = _parse_stream(io.BytesIO(b"".join(chunks)))
+    if parsed[3]:  # a transcript's place is kept by its own file's offset: each file read alone
+        return None
+    read = _checked(*parsed, display=f"{files[0]} (and {len(files) - 1} more files)")
     if read is None:
         return None
     n = np.asarray(counts, dtype=np.int64)
@@ -663,6 +676,12 @@ def _nested_by_run(frame: Any, columns: list[str]) -> dict[str, list[dict[str, A
 
 #: the key an importer gives a record for where its run's conversation is (:func:`read_records`)
 TRANSCRIPT_AT = "_transcript_at"
+
+
+def in_record(offset: int) -> str:
+    """``transcript_at`` of a canonical record that holds its transcript, whose line starts ``offset`` bytes into
+    the (uncompressed) file: the file and line are added when the frames are built (``frames``)."""
+    return f'{{"offset": {offset}, "reader": "runlog"}}'
 
 
 def runset_records(runset: Any, transcript: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None

@@ -197,6 +197,16 @@ def _from_runlog(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | No
     opener = gzip.open if path.name.endswith(".gz") else open
     try:
         with opener(path, "rb") as fh:
+            if at.get("offset") is not None:  # where the line starts, as the load read it: one line read
+                fh.seek(int(at["offset"]))
+                raw, size = next(_lines(fh, MAX_RECORD_BYTES), (b"", None))
+                if size is not None:
+                    raise FormatError(f"{where}: the record is larger than {MAX_RECORD_BYTES} bytes")
+                obj = _strict_loads(raw.decode("utf-8")) if raw.strip() else None
+                if not isinstance(obj, dict) or not isinstance(obj.get("transcript"), dict):
+                    raise FormatError(f"{where}: the file has changed since it was loaded (no run record with a"
+                                      " transcript where it was); load it again")
+                return obj["transcript"]
             for n, (raw, size) in enumerate(_lines(fh, MAX_RECORD_BYTES), 1):
                 if n == want:
                     if size is not None:

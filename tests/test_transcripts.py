@@ -109,7 +109,10 @@ def test_a_log_changed_since_it_was_loaded_is_a_format_error(tmp_path):
     log = _write(tmp_path / "a.jsonl", [_run("t1", transcript={"covers": "conversation", "turns": TURNS})])
     rs = ambiglib.load(log, quiet=True)
     log.write_text("", encoding="utf-8")
-    with pytest.raises(FormatError, match=r"a\.jsonl:1: the file has fewer lines"):
+    with pytest.raises(FormatError, match=r"a\.jsonl:1: the file has changed since it was loaded"):
+        rs.transcript(rs.runs["run_id"][0])
+    _write(log, [_run("t0"), _run("t1", transcript={"covers": "conversation", "turns": TURNS})])  # a line moved
+    with pytest.raises(FormatError, match=r"a\.jsonl:1: the file has changed since it was loaded"):
         rs.transcript(rs.runs["run_id"][0])
 
 
