@@ -159,15 +159,16 @@ def _blank(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
-def _table(frame: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    rows = []
-    for values in frame.astype(object).itertuples(index=False):
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
+    """Rows (dicts) as an HTML table of ``columns``, every text escaped, each missing value a "–"."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
+    out = []
+    for row in rows:
         cells = []
-        for v in values:
+        for v in (row.get(c) for c in columns):
             cells.append("<td class='muted'>–</td>" if _blank(v) else f"<td class='text'>{html.escape(str(v))}</td>")
-        rows.append(f"<tr>{''.join(cells)}</tr>")
-    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        out.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{''.join(out)}</tbody></table></div>"
 
 
 #: a run's columns its page lists first, in this order
@@ -175,31 +176,34 @@ _RUN_FIELDS = ("benchmark", "suite", "task_id", "variant_id", "model", "policy",
                "trial", "log", "status", "score", "passed", "n_questions", "category", "source")
 
 
-def run_page(run: dict[str, Any], questions: pd.DataFrame, labels: pd.DataFrame, record: dict[str, Any] | None,
-             *, style: str, back: str) -> str:
-    """The page of one run: what it is and how it ended, its questions (each linked to its turn), its judge labels,
-    and its whole transcript (each content cut at :data:`CONTENT_CHARS`; beyond :data:`RUN_PAGE_TURNS` turns,
+def run_page(run: dict[str, Any], questions: list[dict[str, Any]], labels: list[dict[str, Any]],
+             record: dict[str, Any] | None, *, style: str, back: str) -> str:
+    """The page of one run: what it is and how it ended, its questions (each with its turn), its judge labels, and
+    its whole transcript (each content cut at :data:`CONTENT_CHARS`; beyond :data:`RUN_PAGE_TURNS` turns,
     counted), or why the log holds none."""
     run_id = str(run["run_id"])
     present = [f for f in _RUN_FIELDS if f in run and not _blank(run[f])]
     absent = [f for f in _RUN_FIELDS if f in run and _blank(run[f])]
-    fields = pd.DataFrame({"field": present, "value": [run[f] for f in present]})
+    fields = [{"field": f, "value": run[f]} for f in present]
     turns = record["turns"] if record else []
     asked = {t.get("q_index"): i for i, t in enumerate(turns) if t.get("q_index") is not None}
-    qs = questions.copy()
+    q_columns = [c for c in ("q_index", "text", "response", "blocker_id", "relevant") if not questions or c in questions[0]]
     unmarked = ""
-    if len(qs) and record is not None:
-        qs.insert(1, "turn", [asked.get(int(q)) for q in qs["q_index"]])
-        if qs["turn"].isna().any():
+    if questions and record is not None:
+        q_columns.insert(1, "turn")
+        questions = [{**q, "turn": asked.get(q["q_index"])} for q in questions]
+        if any(q["turn"] is None for q in questions):
             unmarked = " (– where the transcript marks no turn as the question)"
+    l_columns = [c for c in ("facet", "judge", "call", "label", "q_index") if not labels or c in labels[0]]
     parts = [f"<p><a href='{html.escape(back)}'>← report</a></p><h1>Run</h1><p><code>{html.escape(run_id)}</code></p>",
-             _table(fields),
+             _table(fields, ["field", "value"]),
              f"<p class='muted'>not in this log: {html.escape(', '.join(absent))}</p>" if absent else "",
-             f"<h2>Questions ({len(qs)})</h2>",
-             f"<p class='muted'>turn: where the transcript below asks it{unmarked}</p>" + _table(qs) if len(qs)
+             f"<h2>Questions ({len(questions)})</h2>",
+             f"<p class='muted'>turn: where the transcript below asks it{unmarked}; blocker_id: the registered blocker"
+             " the question addressed, – when it addressed none</p>" + _table(questions, q_columns) if questions
              else "<p class='muted'>this run asked nothing</p>",
              f"<h2>Judge labels ({len(labels)})</h2>",
-             _table(labels) if len(labels) else "<p class='muted'>no judge labels on this run</p>",
+             _table(labels, l_columns) if labels else "<p class='muted'>no judge labels on this run</p>",
              "<h2>Transcript</h2>"]
     if record is None:
         parts.append(f"<p class='muted'>No transcript: {html.escape(why_none(run))}.</p>")
@@ -214,4 +218,4 @@ def run_page(run: dict[str, Any], questions: pd.DataFrame, labels: pd.DataFrame,
                          f" <code>rs.transcript(run_id)</code> in Python</p>")
     return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
             f"<title>Run {html.escape(run_id)}</title><style>{style}{STYLE}</style></head><body>"
-            + "\n".join(parts) + "</body></html>")
+            + "\n".join(p for p in parts if p) + "</body></html>")

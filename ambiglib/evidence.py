@@ -407,9 +407,13 @@ class _Link:
     text: str
 
 
-def _cell(value: Any) -> str:
+def _link(value: Any) -> str:
     if isinstance(value, _Link):
         return f"<a href='{html.escape(value.href)}'>{html.escape(value.text)}</a>"
+    return _cell(value)
+
+
+def _cell(value: Any) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
         return "<span class='muted'>–</span>"
     if isinstance(value, float):
@@ -422,7 +426,9 @@ def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
     columns = []  # a column's cells at a time: one conversion per column, not a boxed tuple per row
     for i, c in enumerate(frame.columns):
         opening = "<td class='text'>" if c in text_columns else "<td>"
-        columns.append([f"{opening}{_cell(v)}</td>" for v in frame.iloc[:, i].astype(object).tolist()])
+        values = frame.iloc[:, i].astype(object).tolist()
+        shown = _link if c == "run" else _cell  # the column of links to the run pages (_page_body)
+        columns.append([f"{opening}{shown(v)}</td>" for v in values])
     rows = "".join(f"<tr>{''.join(cells)}</tr>" for cells in zip(*columns)) if columns else "<tr></tr>" * len(frame)
     # a row of a wide table (a comparison has ~20 columns) scrolls inside the page instead of running off it
     return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
@@ -569,7 +575,42 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
 
 
 #: run pages one call of :func:`write_evidence_pages` writes at most (a large log's rows list thousands of runs)
-RUN_PAGES = 2000
+RUN_PAGES = 300
+#: what a run page shows of a run (and reads its transcript with)
+RUN_PAGE_COLUMNS = ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool",
+                    "protocol", "trial", "log", "status", "score", "passed", "n_questions", "category", "source",
+                    "transcript_at")
+
+
+def _arrow(frame: pd.DataFrame, columns: Any) -> Any:
+    import pyarrow as pa
+
+    return pa.Table.from_pandas(frame[[c for c in columns if c in frame]], preserve_index=False)
+
+
+def _by_run(rs: RunSet, name: str, rows: dict[str, int], columns: list[str]) -> tuple[Any, np.ndarray, np.ndarray]:
+    """A frame's rows grouped by run: the Arrow table (stable-sorted by the run's row), and where each run's rows
+    start and end in it. Each row's run is the load's link where it kept one (no run id looked up)."""
+    import pyarrow as pa
+
+    frame = getattr(rs, name)
+    table = pa.Table.from_pandas(frame[[c for c in columns if c in frame]], preserve_index=False)
+    pos = rs._links(name)
+    if pos is None:
+        pos = np.array([rows.get(r, -1) for r in frame["run_id"].tolist()], dtype=np.int64)
+    pos = np.asarray(pos, dtype=np.int64)
+    order = np.argsort(pos, kind="stable")
+    sorted_pos = pos[order]
+    n = len(rows)
+    starts = np.searchsorted(sorted_pos, np.arange(n), side="left")
+    ends = np.searchsorted(sorted_pos, np.arange(n), side="right")
+    # one copy in run order, a run's rows then a slice (a take per run joins every chunk of a column first)
+    return table.drop_columns(["run_id"]).take(pa.array(order)), starts, ends
+
+
+def _rows_of(grouped: tuple[Any, np.ndarray, np.ndarray], run_row: int) -> list[dict[str, Any]]:
+    table, starts, ends = grouped
+    return table.slice(int(starts[run_row]), int(ends[run_row] - starts[run_row])).to_pylist()
 #: questions an evidence page shows in their dialogue
 DIALOGUES = 10
 
@@ -587,22 +628,26 @@ class _RunPages:
         self.cache = TranscriptCache()
         self.written: dict[str, str] = {}
         self._rows: dict[str, int] | None = None
+        self._seen: dict[str, dict[str, Any]] = {}  # the runs read, each once (a page and its dialogues)
 
     def _index(self) -> None:
+        """Once per run set: each run's row, and its questions' and labels' rows, as Arrow tables a page takes its
+        rows from (a pandas row or subframe a page cost ~20 ms at 1000x; an Arrow slice, a few hundred µs)."""
         if self._rows is None and self.rs is not None:
             rs = self.rs
-            self._rows = rs._memo(("run-rows",), lambda: {r: i for i, r in enumerate(rs.runs["run_id"].astype(object))})
-            self._questions = rs._memo(("questions-by-run",),
-                                       lambda: rs.questions.groupby("run_id", sort=False, observed=True).indices)
-            self._labels = rs._memo(("labels-by-run",),
-                                    lambda: rs.labels.groupby("run_id", sort=False, observed=True).indices)
+            self._rows = rs._memo(("run-rows",), lambda: dict(zip(rs.runs["run_id"].tolist(), range(len(rs.runs)))))
+            self._runs = rs._memo(("run-page-runs",), lambda: _arrow(rs.runs, [*RUN_PAGE_COLUMNS]))
+            self._talks = self._runs.column("transcript_at").is_valid().to_numpy(zero_copy_only=False)
+            self._q = rs._memo(("run-page-questions",), lambda: _by_run(rs, "questions", self._rows, QUESTION_COLUMNS))
+            self._l = rs._memo(("run-page-labels",), lambda: _by_run(rs, "labels", self._rows, LABEL_COLUMNS))
 
     def run(self, run_id: str) -> dict[str, Any] | None:
         self._index()
         if self._rows is None or run_id not in self._rows:
             return None
-        row = self.rs.runs.iloc[self._rows[run_id]]  # type: ignore[union-attr]
-        return {k: (None if _blank(v) else v) for k, v in row.items()}
+        if run_id not in self._seen:
+            self._seen[run_id] = self._runs.slice(self._rows[run_id], 1).to_pylist()[0]
+        return self._seen[run_id]
 
     def write(self, ev: Evidence) -> dict[str, str] | None:
         """Write the pages of the runs ``ev`` lists (runs, then the questions' runs) not written yet; return
@@ -617,33 +662,39 @@ class _RunPages:
             if run is None:
                 continue
             name = run_page_name(run_id)
-            qs = self._questions.get(run_id)
-            labs = self._labels.get(run_id)
-            questions = self.rs.questions.iloc[qs if qs is not None else []].drop(columns="run_id")
-            labels = self.rs.labels.iloc[labs if labs is not None else []].drop(columns="run_id")
+            at = self._rows[run_id]  # type: ignore[index]
+            questions, labels = _rows_of(self._q, at), _rows_of(self._l, at)
             try:
                 record = self.cache.get(run)
             except FormatError as exc:  # the log changed since it was loaded: the page says so, the others stand
                 record = {"covers": "conversation", "turns": [], "note": f"the transcript could not be read: {exc}"}
-            page = run_page(run, questions.reindex(columns=[c for c in QUESTION_COLUMNS if c in questions]),
-                            labels.reindex(columns=[c for c in LABEL_COLUMNS if c in labels]), record,
-                            style=_STYLE, back="../../index.html")
+            page = run_page(run, questions, labels, record, style=_STYLE, back="../../index.html")
             (self.folder / name).write_text(visible(page), encoding="utf-8")
             self.written[run_id] = name
         return {r: f"../../runs/{n}" for r, n in self.written.items()}
+
+    @staticmethod
+    def _no_dialogues() -> str:
+        return ("<h2>Questions in their dialogue (0)</h2><p class='muted'>none to show: the log of these runs keeps no"
+                " conversation (a canonical run log holds one in each run's <code>transcript</code>; <code>ambiglib"
+                " convert</code> writes it from a harness's own output)</p>")
 
     def dialogues(self, ev: Evidence) -> str:
         """The page's first :data:`DIALOGUES` questions whose run keeps a transcript, each in its dialogue."""
         if self.rs is None or not len(ev.questions):
             return ""
         out, shown, without = [], 0, 0
+        self._index()
+        if not self._talks.any():  # a log that keeps no conversation: no question to look up
+            return self._no_dialogues()
         for q in ev.questions.itertuples(index=False):
             if shown >= DIALOGUES:
                 break
-            run = self.run(q.run_id)
-            if run is None or run.get("transcript_at") is None:
+            at = self._rows.get(q.run_id) if self._rows is not None else None
+            if at is None or not self._talks[at]:  # (a log without conversations: no row read)
                 without += 1
                 continue
+            run = self.run(q.run_id)
             try:
                 record = self.cache.get(run)
             except FormatError as exc:
@@ -661,11 +712,9 @@ class _RunPages:
                        f" {html.escape(str(q.trial))}: {html.escape(text[:200])}</h3>"
                        + dialogue_html(record, int(q.q_index), href))
             shown += 1
-        head = f"<h2>Questions in their dialogue ({shown})</h2>"
         if not shown:
-            return (head + "<p class='muted'>none to show: the log of these runs keeps no conversation"
-                    " (a canonical run log holds one in each run's <code>transcript</code>; <code>ambiglib convert"
-                    "</code> writes it from a harness's own output)</p>")
+            return self._no_dialogues()
+        head = f"<h2>Questions in their dialogue ({shown})</h2>"
         more = len(ev.questions) - shown
         tail = (f"<p class='muted'>the first {shown} questions listed that have a transcript; every question's"
                 " dialogue: its run's page</p>" if more > 0 else "")
