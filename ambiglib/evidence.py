@@ -549,7 +549,8 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
     folder.mkdir(parents=True, exist_ok=True)
     pages = []
     caption = title or table.attrs.get("caption") or name
-    runs_pages = _RunPages(rs if rs is not None else getattr(table, "_runset", None), Path(out_dir) / "runs")
+    # beside the evidence pages (the report moves evidence/ whole): evidence/runs/<hash>.html
+    runs_pages = _RunPages(rs if rs is not None else getattr(table, "_runset", None), Path(out_dir) / "evidence" / "runs")
     for i in range(len(table)):
         ev, cut = _page_evidence(table, i, rs)
         linked = runs_pages.write(ev)
@@ -575,7 +576,7 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
 
 
 #: run pages one call of :func:`write_evidence_pages` writes at most (a large log's rows list thousands of runs)
-RUN_PAGES = 300
+RUN_PAGES = 500
 #: what a run page shows of a run (and reads its transcript with)
 RUN_PAGE_COLUMNS = ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "policy", "spec", "ask_tool",
                     "protocol", "trial", "log", "status", "score", "passed", "n_questions", "category", "source",
@@ -620,7 +621,7 @@ def _links(run_ids: pd.Series, pages: dict[str, str]) -> list[Any]:
 
 
 class _RunPages:
-    """The run pages of a table's evidence pages (``<out_dir>/runs/<hash>.html``), each written once, at most
+    """The run pages of a table's evidence pages (``<out_dir>/evidence/runs/<hash>.html``), each written once, at most
     :data:`RUN_PAGES`; and the transcripts they and the dialogues read, a few kept."""
 
     def __init__(self, rs: RunSet | None, folder: Path):
@@ -668,10 +669,10 @@ class _RunPages:
                 record = self.cache.get(run)
             except FormatError as exc:  # the log changed since it was loaded: the page says so, the others stand
                 record = {"covers": "conversation", "turns": [], "note": f"the transcript could not be read: {exc}"}
-            page = run_page(run, questions, labels, record, style=_STYLE, back="../../index.html")
+            page = run_page(run, questions, labels, record, style=_STYLE, back="../../../index.html")
             (self.folder / name).write_text(visible(page), encoding="utf-8")
             self.written[run_id] = name
-        return {r: f"../../runs/{n}" for r, n in self.written.items()}
+        return {r: f"../runs/{n}" for r, n in self.written.items()}
 
     @staticmethod
     def _no_dialogues() -> str:
@@ -703,7 +704,7 @@ class _RunPages:
             if record is None:
                 without += 1
                 continue
-            href = f"../../runs/{self.written[q.run_id]}" if q.run_id in self.written else None
+            href = f"../runs/{self.written[q.run_id]}" if q.run_id in self.written else None
             at = next((i for i, t in enumerate(record["turns"]) if t.get("q_index") == q.q_index), None)
             if href is not None and at is not None:
                 href += f"#turn-{at}"

@@ -84,7 +84,8 @@ def _child(log: str, repeat: int, out: str) -> None:
         for name, table in tables.items():
             pages += len(write_evidence_pages(table, name, Path(out) / str(i), rs=rs))
         times.append(time.perf_counter() - t0)
-    run_pages = len(list((Path(out) / "0" / "runs").glob("*.html"))) if (Path(out) / "0" / "runs").exists() else 0
+    runs_dir = Path(out) / "0" / "evidence" / "runs"
+    run_pages = len(list(runs_dir.glob("*.html"))) if runs_dir.exists() else 0
     size = sum(p.stat().st_size for p in (Path(out) / "0").rglob("*.html"))
     print(json.dumps({"times": times, "pages": pages // repeat, "run_pages": run_pages, "mb": size / 1e6,
                       "rss_load_mb": rss_load / 1024,

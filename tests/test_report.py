@@ -244,6 +244,14 @@ def test_a_headline_row_links_to_the_questions_behind_it(report, tmp_path):
         shown = {html_.unescape(t) for t in re.findall(r"<td class=\"text\">([^<]*)</td>", page)}
         assert texts <= shown, (agent, sorted(texts - shown)[:3])
         assert f"Runs ({len(ev.runs)})" in page and f"Questions ({len(ev.questions)})" in page
+        # every run it lists opens its own page (issue 58), which leads back to the report
+        written = (out / href).read_text(encoding="utf-8")
+        run_links = set(re.findall(r"href='(\.\./runs/[0-9a-f]+\.html)'", written))
+        assert len(run_links) == ev.runs["run_id"].nunique()
+        for run_href in sorted(run_links)[:5]:
+            run_page = ((out / href).parent / run_href).resolve()
+            back = re.search(r"href='([^']+)'>← report", run_page.read_text(encoding="utf-8")).group(1)
+            assert (run_page.parent / back).resolve() == index.resolve()
 
 
 @pytest.mark.parametrize("yaml, message", [

@@ -246,14 +246,14 @@ def test_evidence_pages_show_each_question_in_its_dialogue_and_link_every_run(tm
         head = page.index(f"Question {q.q_index} of task {q.task_id}, trial {q.trial}:")
         places = [page.index(m, head) for m in marks]
         assert places == sorted(places)
-    runs = sorted((tmp_path / "runs").iterdir())
+    runs = sorted((tmp_path / "evidence" / "runs").iterdir())
     assert len(runs) == len(rs.runs)
-    links = set(re.findall(r"href='\.\./\.\./runs/([0-9a-f]+\.html)", page))
+    links = set(re.findall(r"href='\.\./runs/([0-9a-f]+\.html)", page))
     assert links == {p.name for p in runs}
     from ambiglib.dialogues import run_page_name
 
     for run_id in rs.runs["run_id"]:
-        text = (tmp_path / "runs" / run_page_name(run_id)).read_text(encoding="utf-8")
+        text = (tmp_path / "evidence" / "runs" / run_page_name(run_id)).read_text(encoding="utf-8")
         assert run_id in text
         assert text.count("<div class='turn") == len(rs.transcript(run_id))
 
@@ -272,7 +272,7 @@ def test_pages_escape_the_log_and_cut_long_turns(tmp_path):
     table._runset = rs
     write_evidence_pages(table, "t", tmp_path / "out")
     page = (tmp_path / "out" / "evidence" / "t" / "0.html").read_text(encoding="utf-8")
-    run = (tmp_path / "out" / "runs" / run_page_name(rs.runs["run_id"][0])).read_text(encoding="utf-8")
+    run = (tmp_path / "out" / "evidence" / "runs" / run_page_name(rs.runs["run_id"][0])).read_text(encoding="utf-8")
     for text in (page, run):
         assert "<script>alert" not in text and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
         assert "&lt;target&gt; &amp; report" in text  # the prompt: two turns before the question
