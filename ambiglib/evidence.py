@@ -504,6 +504,7 @@ def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | No
                      else f"; – where this report wrote none: it writes {RUN_PAGES:,} run pages a table at most, any"
                           " run's transcript is <code>rs.transcript(run_id)</code> in Python") + "</p>")
     parts = [f"<p>{html.escape(ev.scope)}</p>",
+             dialogues,  # the first questions in their conversation, before the list of all of them
              f"<h2>Questions ({n_questions})</h2>",
              "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
              " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
@@ -511,7 +512,6 @@ def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | No
              linked if n_questions else "",
              _listed(questions, "questions", ("text", "response"), n_questions) if n_questions
              else "<p class='muted'>no questions: these runs asked nothing</p>",
-             dialogues,
              f"<h2>Runs ({n_runs})</h2>",
              f"<p class='muted'>every run: {html.escape(common)}</p>" if common else "",
              "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
@@ -676,9 +676,9 @@ class _RunPages:
 
     @staticmethod
     def _no_dialogues() -> str:
-        return ("<h2>Questions in their dialogue (0)</h2><p class='muted'>none to show: the log of these runs keeps no"
-                " conversation (a canonical run log holds one in each run's <code>transcript</code>; <code>ambiglib"
-                " convert</code> writes it from a harness's own output)</p>")
+        return ("<p class='muted'>No question shown in its dialogue: the log of these runs keeps no conversation (a"
+                " canonical run log holds one in each run's <code>transcript</code>; <code>ambiglib convert</code>"
+                " writes it from a harness's own output where that keeps one).</p>")
 
     def dialogues(self, ev: Evidence) -> str:
         """The page's first :data:`DIALOGUES` questions whose run keeps a transcript, each in its dialogue."""
@@ -717,6 +717,6 @@ class _RunPages:
             return self._no_dialogues()
         head = f"<h2>Questions in their dialogue ({shown})</h2>"
         more = len(ev.questions) - shown
-        tail = (f"<p class='muted'>the first {shown} questions listed that have a transcript; every question's"
-                " dialogue: its run's page</p>" if more > 0 else "")
+        tail = (f"<p class='muted'>the first {shown} questions listed below that have a transcript; every"
+                " question's dialogue: its run's page (the list below links each)</p>" if more > 0 else "")
         return head + "".join(out) + tail
