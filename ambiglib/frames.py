@@ -230,7 +230,7 @@ def _in_record_located(runs: pa.Table, file: str) -> pa.Table:
     at = runs.column("transcript_at")
     if at.null_count == len(at):
         return runs
-    # the reader's own: '{"offset": N, "reader": "runlog"}' (runlog.in_record), or without the offset
+    # the reader's own: '{"offset": N, "reader": "runlog"}' (runlog._in_record), or without the offset
     mine = pc.fill_null(pc.or_(pc.starts_with(at, '{"offset": '), pc.equal(at, IN_RECORD)), False)
     if not pc.any(mine).as_py():
         return runs

@@ -252,7 +252,7 @@ def read_file_python(path: Path, display: str) -> FileRead:
                 n = len(rows)
                 _accept(out, rows, lineno, obj)
                 if len(rows) > n and rows[-1]["transcript_at"] is not None:
-                    rows[-1]["transcript_at"] = in_record(at)
+                    rows[-1]["transcript_at"] = _in_record(at)
     except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz, an unreadable file
         raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
     if rows:
@@ -568,7 +568,7 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transc
             return None  # the reference path names the record
         values: list[str | None] = [None] * table.num_rows
         for line, (_, offset) in transcripts.items():
-            values[line] = in_record(offset)
+            values[line] = _in_record(offset)
         located = pa.array(values, pa.string())
     # every meta Arrow saw (as {}) is one the reader took out: a meta the reader missed must not pass as absent
     present = table.column("meta").is_valid().combine_chunks()
@@ -682,7 +682,7 @@ def _nested_by_run(frame: Any, columns: list[str]) -> dict[str, list[dict[str, A
 TRANSCRIPT_AT = "_transcript_at"
 
 
-def in_record(offset: int) -> str:
+def _in_record(offset: int) -> str:
     """``transcript_at`` of a canonical record that holds its transcript, whose line starts ``offset`` bytes into
     the (uncompressed) file: the file and line are added when the frames are built (``frames``)."""
     return f'{{"offset": {offset}, "reader": "runlog"}}'
