@@ -423,46 +423,55 @@ class _ScanningReader(io.RawIOBase):
 
     def _take_transcript(self, raw: bytes, line: int, offset: int) -> bytes:
         try:
-            at = _key_start(raw, b'"transcript"')
-            if at is None:
-                if "transcript" in _strict_loads(raw.decode("utf-8")):
-                    raise _Unclean()
+            found = _top_object(raw, b'"transcript"')
+            if found is None:
                 return raw
-            text = raw[at:].decode("utf-8")
-            value, end = _STRICT.raw_decode(text)
-            if value is None:
-                return raw
-            if not isinstance(value, dict):
-                raise _Unclean()
+            value, at, size = found
             checked = check_transcript(value, None)  # which questions it names is checked against the row's
             self.transcripts[line] = (max((t[k] for t in checked["turns"] for k in ("q_index", "answers")
                                            if t[k] is not None), default=-1), offset)
-            source = raw[at:at + len(text[:end].encode("utf-8"))]
-            return raw[:at] + b"{}" + b" " * (len(source) - 2) + raw[at + len(source):]
+            return _blanked(raw, at, size)
         except (ValueError, RecordError, RecursionError):
             raise _Unclean() from None
 
     def _take_meta(self, raw: bytes, line: int) -> bytes:
         try:
-            at = _meta_start(raw)
-            if at is None:  # "meta" only inside a value, or a key spelled with escapes or named twice
-                if "meta" in _strict_loads(raw.decode("utf-8")):
-                    raise _Unclean()
+            found = _top_object(raw, b'"meta"')
+            if found is None:
                 return raw
-            text = raw[at:].decode("utf-8")
-            meta, end = _STRICT.raw_decode(text)
-            if meta is None:
-                return raw
-            if not isinstance(meta, dict):
-                raise _Unclean()
-            source = raw[at:at + len(text[:end].encode("utf-8"))]
+            meta, at, size = found
+            source = raw[at:at + size]
             known = self._canonical.get(source)
             if known is None:
                 known = self._canonical[source] = meta_text(meta)
             self.metas[line] = known
-            return raw[:at] + b"{}" + b" " * (len(source) - 2) + raw[at + len(source):]
+            return _blanked(raw, at, size)
         except (ValueError, RecordError, RecursionError):
             raise _Unclean() from None
+
+
+def _top_object(raw: bytes, key: bytes) -> tuple[dict, int, int] | None:
+    """The object a line's top-level ``key`` (quoted) holds, where its text starts and how many bytes it takes;
+    None when the line has none (or null). A key spelled with escapes or named twice, or a value that is no
+    object, raises _Unclean (the reference path names what is wrong)."""
+    at = _key_start(raw, key)
+    if at is None:  # the key only inside a value, or spelled with escapes or named twice
+        if key.strip(b'"').decode() in _strict_loads(raw.decode("utf-8")):
+            raise _Unclean()
+        return None
+    text = raw[at:].decode("utf-8")
+    value, end = _STRICT.raw_decode(text)
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise _Unclean()
+    return value, at, len(text[:end].encode("utf-8"))
+
+
+def _blanked(raw: bytes, at: int, size: int) -> bytes:
+    """``raw`` with the ``size`` bytes at ``at`` replaced by ``{}`` padded to their length (Arrow sees an empty
+    object; the line keeps its length)."""
+    return raw[:at] + b"{}" + b" " * (size - 2) + raw[at + size:]
 
 
 #: a JSON string token; on text that is valid JSON up to where it is used, it finds every string
