@@ -36,7 +36,6 @@ from .errors import FormatError, LoadError, RunLogNotFoundError
 from .files import open_regular, replaced, walk
 from .schema import (
     FILE_SCHEMA,
-    IN_RECORD,
     INPUT_SCHEMA,
     MAX_DEPTH,
     RUN_FIELDS,
