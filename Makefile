@@ -11,7 +11,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: report test example notebooks bench clean
+.PHONY: report test lint example notebooks bench clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "ambiglib needs Python >= 3.11 on PATH (or make PYTHON=/path/to/python3.11)" >&2; exit 1; }
@@ -24,6 +24,11 @@ report: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
+
+# Lint and type-check (.ci/run runs this after the tests; configured in pyproject.toml).
+lint: $(STAMP)
+	$(BIN)/ruff check ambiglib tests bench scripts
+	$(BIN)/mypy
 
 # Regenerate data/example/ (canonical) and data/example-native/ (each harness's own layout) from the
 # seeded simulator (the same bytes every time), and data/paper/ from the papers' published aggregates.
