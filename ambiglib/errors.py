@@ -107,5 +107,5 @@ class LoadError:
             )
         exc_type = FormatError if self.kind == "format" else SchemaError
         exc = exc_type(text)
-        exc.error = self  # type: ignore[attr-defined]
+        setattr(exc, "error", self)  # the record behind a strict load's exception, for callers that want it
         return exc

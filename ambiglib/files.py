@@ -13,8 +13,9 @@ import errno
 import fnmatch
 import os
 import stat
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterator
+from typing import Callable, Iterator
 
 from .errors import FormatError
 
@@ -55,7 +56,7 @@ def kind_of(mode: int) -> str:
     return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
 
 
-def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
+def open_regular(path: str | os.PathLike[str]) -> BufferedReader:
     """Open ``path`` for reading in binary; anything but a regular file (a link is followed) is a
     FormatError naming it and what it is: no such file, a link to nothing or in a loop, a FIFO, a
     socket, a device, a folder, or a file that cannot be read (permissions)."""

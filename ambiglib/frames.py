@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -165,7 +166,7 @@ def _build_tables(reads: list[FileRead], *, let_go: bool = False
     left empty), so that a load does not hold its records twice, as records and as frames, while the frames are
     built (an Inspect load of 100,800 runs: 55 MB of records beside 104 MB of frames)."""
     kept = [read for read in reads if read.table.num_rows]
-    parts = [_split(read) for read in kept] or [_split(FileRead("<empty>", FILE_SCHEMA.empty_table()))]
+    parts: list[Any] = [_split(read) for read in kept] or [_split(FileRead("<empty>", FILE_SCHEMA.empty_table()))]
     errors: list[LoadError] = []
     for which, key, what, record in ((0, RUN_KEY, "run key", "run"), (1, TASK_KEY, "task record", "task")):
         keys = pa.concat_tables([p[which].select([*key, "source"]) for p in parts])

@@ -215,7 +215,8 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     stats_ = ["questions_per_run", "precision", "recall", "ask_f1", "judge_score"]
     cols = [*_AGENT, "n_runs", "share_asking"] + [f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")] \
         + ["n_judged", "judged_by"]
-    parts, why = [], {}
+    parts: list = []
+    why: dict = {}
     for bench, sub in _benchmarks(rs):
         amb = sub.filter(protocol="solve", spec="ambiguous", ask_tool=True)
         work = _work(amb)
@@ -373,7 +374,9 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
     stats_ = ["score_full", "score_no_tool", "score_with_tool", "score_gain_pp", "gap_to_full_pp",
               "gain_pp_per_question_per_run"]
     cols = [*_AGENT, *[f"{s}{e}" for s in stats_ for e in ("", "_ci_low", "_ci_high")], "n_questions"]
-    parts, why, design = [], {}, []
+    parts: list = []
+    why: dict = {}
+    design: list = []
     for bench, sub in _benchmarks(rs):
         sub = sub.filter(protocol="solve")
         work = _work(sub)
@@ -705,7 +708,7 @@ def _best(table: pd.DataFrame, column: str, what: str, name: str, *, percent: bo
         extra = next((e for e in range(3) if number(block[column].iloc[0], e) != number(block[column].iloc[-1], e)),
                      0)
 
-        def show(v: float) -> str:
+        def show(v: float, extra: int = extra) -> str:
             return number(v, extra)
 
         top = block.iloc[0]

@@ -408,8 +408,8 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
 
     errors: list[LoadError] = []
     kept: list[dict[str, pd.DataFrame]] = []
-    first_run: dict[str, tuple] = {}
-    first_task: dict[tuple, tuple] = {}
+    first_run: dict[str, tuple[tuple[str, Path] | None, Any, int]] = {}
+    first_task: dict[tuple, tuple[tuple[str, Path] | None, Any, int]] = {}
     first_part: dict[tuple, int] = {}  # (logs given) the part each task was first described in
     described: list[dict[tuple, dict]] = []  # (logs given) each part's task descriptions
     key = ["benchmark", "suite", "variant_id"]
@@ -417,9 +417,9 @@ def _merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[tuple[
         errors += errs
         runs, tasks = rs.runs, rs.tasks
         again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
-        for row in np.flatnonzero(again):
-            run_id = runs["run_id"].iat[row]
-            where, file, line = _where(origin, runs["source"].iat[row], int(row), 0)
+        for at in np.flatnonzero(again):
+            run_id = runs["run_id"].iat[at]
+            where, file, line = _where(origin, runs["source"].iat[at], int(at), 0)
             errors.append(LoadError(file, line, None, f"{where}: duplicate run {run_id!r}: first seen at"
                                     f" {_where(*first_run[run_id], 0)[0]}", "schema", "run"))
         dropped = set(runs["run_id"][again])
@@ -655,6 +655,18 @@ def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *,
                      label_facets=label_facets, benchmark=benchmark)
 
 
+@overload
+def _load(path: Path, *, strict: Literal[True], quiet: bool, engine: Engine, dnf: Any,
+          ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
+          benchmark: str | None, unmatched: list | None = None) -> RunSet: ...
+@overload
+def _load(path: Path, *, strict: Literal[False], quiet: bool, engine: Engine, dnf: Any,
+          ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
+          benchmark: str | None, unmatched: list | None = None) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any,
+          ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
+          benchmark: str | None, unmatched: list | None = None) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, ask_tools: Iterable[str] | None,
           scorer: str | None, label_facets: Mapping[str, str] | None, benchmark: str | None,
           unmatched: list | None = None) -> RunSet | tuple[RunSet, list[LoadError]]:
@@ -754,7 +766,7 @@ def _in_log(exc: AmbiglibError, label: str) -> AmbiglibError:
     return again
 
 
-def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = False, engine: str = "auto",
+def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = False, engine: Engine = "auto",
               filters: Filters | None = None, ask_tools: Iterable[str] | None = None, scorer: str | None = None,
               label_facets: Mapping[str, str] | None = None, benchmark: str | None = None
               ) -> RunSet | tuple[RunSet, list[LoadError]]:
@@ -789,7 +801,7 @@ def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = Fa
     with one_listing():
         for label, path in paths.items():
             try:
-                rs, errors = _load(path, strict=False, quiet=quiet, engine=engine,  # type: ignore[misc]
+                rs, errors = _load(path, strict=False, quiet=quiet, engine=engine,
                                    dnf=None if on_log else dnf, ask_tools=ask_tools, scorer=scorer,
                                    label_facets=label_facets, benchmark=benchmark, unmatched=unmatched)
             except AmbiglibError as exc:
@@ -798,7 +810,7 @@ def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = Fa
             parts.append((rs, errors + rejected))
             origins.append(_origin(path))
     runset, errors = _merge(parts, origins, logs=list(paths))
-    if on_log:
+    if on_log and dnf is not None:
         whole, runset = runset, runset.where(dnf)
         if len(runset.runs) == 0 and len(whole.runs):
             _warn_empty(dnf, lambda c: list(whole.runs[c].dropna().unique()))

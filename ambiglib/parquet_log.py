@@ -237,7 +237,7 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
     writer = "Parquet run logs with RunSet.to_parquet"
     for name, table in read_tables.items():
         file = path / f"{name}.parquet"
-        if isinstance(table, FormatError):
+        if isinstance(table, Exception):  # a FormatError of the reader, raised here in the frames' order
             if str(table).endswith(": no such file"):
                 raise FormatError(f"{file}: missing; a Parquet run log is a folder of"
                                   f" {', '.join(f + '.parquet' for f in FRAMES)}")
@@ -279,8 +279,6 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
     percent-encoded in folder names (``model=Claude%20Opus%204.5``), so no value can name another
     folder.
     """
-    import pyarrow.dataset as ds
-
     path = Path(path)
     runs = frames["runs"]
     text = {f.name for f in pa.Schema.from_pandas(runs, preserve_index=False) if pa.types.is_string(f.type)}
@@ -388,7 +386,7 @@ def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[
         ds.write_dataset(table, folder, format=fmt, file_options=options, partitioning=partitioning,
                          basename_template="part-{i}.parquet", existing_data_behavior="error",
                          max_rows_per_file=1 << 22, max_rows_per_group=1 << 17, min_rows_per_group=1 << 14,
-                         file_visitor=lambda f: written.__setitem__(
+                         file_visitor=lambda f, written=written, folder=folder: written.__setitem__(
                              Path(f.path).relative_to(folder).as_posix(), f.metadata.num_rows))
         folder.mkdir(parents=True, exist_ok=True)  # a frame without rows (a log without labels) has no part
         schema = versioned(pa.Table.from_pandas(frames[name].head(0), preserve_index=False), **{

@@ -49,6 +49,8 @@ from .schema import (
 from .validity import table_is_valid
 
 Engine = Literal["auto", "arrow", "python"]
+#: a run-log file open for reading: plain, or through gzip
+_Binary = IO[bytes] | gzip.GzipFile
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
@@ -129,7 +131,7 @@ def is_parquet_runlog(path: Path) -> bool:
 
 
 @contextmanager
-def _open(path: Path) -> Iterator[IO[bytes]]:
+def _open(path: Path) -> Iterator[_Binary]:
     """Open a run-log file for reading; ``.gz`` through Python's gzip, for both engines,
     so that they take and refuse exactly the same compressed bytes. Anything but a regular
     file (a FIFO, a link to nothing, a folder) is a FormatError naming it (:func:`open_regular`)."""
@@ -163,17 +165,17 @@ def _finite_float(text: str) -> float:
     return value
 
 
-#: the contract's JSON rules: :func:`_strict_loads` parses a line with them, ``_STRICT`` a ``meta`` alone
-_STRICT_RULES = {"object_pairs_hook": reject_duplicate_keys, "parse_constant": _no_constant,
-                 "parse_float": _finite_float}
-_STRICT = json.JSONDecoder(**_STRICT_RULES)
+#: the contract's JSON rules (those of :func:`_strict_loads`), for a ``meta`` parsed alone
+_STRICT = json.JSONDecoder(object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
+                           parse_float=_finite_float)
 
 
 def _strict_loads(text: str) -> Any:
     """``json.loads`` that refuses what the contract cannot hold: keys named twice,
     NaN and Infinity, numbers beyond a float, nesting deep enough to exhaust the stack."""
     try:
-        return json.loads(text, **_STRICT_RULES)
+        return json.loads(text, object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
+                          parse_float=_finite_float)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
 
@@ -193,7 +195,7 @@ def too_long(size: int, limit: int) -> str:
             " (one line; ambiglib.runlog.MAX_RECORD_BYTES)")
 
 
-def _lines(fh: IO[bytes], limit: int) -> Iterator[tuple[bytes, int | None]]:
+def _lines(fh: _Binary, limit: int) -> Iterator[tuple[bytes, int | None]]:
     """Each line of ``fh`` with None, or, for one longer than ``limit`` bytes (its end aside), its first
     ``limit + 1`` bytes and its length, the rest read through in pieces and let go."""
     while raw := fh.readline(limit + 1):
@@ -362,7 +364,7 @@ class _ScanningReader(io.RawIOBase):
       spelled with escapes) stops the read: the reference path reads the file and names the line.
     """
 
-    def __init__(self, fh: IO[bytes]):
+    def __init__(self, fh: _Binary):
         self.fh, self.scan = fh, _Scan()
         self.metas: dict[int, str] = {}
         #: each line's ``transcript``, checked and taken out (Arrow sees ``{}``): the highest question it names (-1),
@@ -529,7 +531,7 @@ def _parse(path: Path) -> _Parsed:
         return _parse_stream(fh)
 
 
-def _parse_stream(fh: IO[bytes]) -> _Parsed:
+def _parse_stream(fh: _Binary) -> _Parsed:
     """:func:`_parse` of an open binary stream (a file, or several small ones joined: :func:`read_small_files`)."""
     reader = _ScanningReader(fh)
     try:
@@ -584,10 +586,10 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transc
         return None
     meta = None
     if metas:
-        values: list[str | None] = [None] * table.num_rows
+        texts: list[str | None] = [None] * table.num_rows
         for line, text in metas.items():
-            values[line] = text
-        meta = pa.array(values, pa.string())
+            texts[line] = text
+        meta = pa.array(texts, pa.string())
         if not meta.is_valid().equals(present):
             return None
     columns = [table.column(name) for name in INPUT_SCHEMA.names]

@@ -175,7 +175,7 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
     while its identity and change time are those it had then (a report's kernel opens the snapshot once per
     notebook)."""
     meta = _verified_meta(path)
-    read = [_meta_digest(meta)]  # (verified: the digest recorded)
+    read: list[Any] = [_meta_digest(meta)]  # (verified: the digest recorded)
     for name, recorded in sorted(meta["files"].items()):
         found, identity = _identified_digest(path / name, remember=True)
         read.append(identity)

@@ -67,7 +67,7 @@ def build() -> dict[str, Path]:
         base = json.loads(samples[0][1])
         event = {"event": "model", "output": {"completion": "x" * 1000}, "input": [{"role": "user", "content": "y" * 200}]}
         rows = []
-        for i, sid in enumerate(ids):
+        for sid in ids:
             s = dict(base, id=sid, epoch=1, events=[dict(event, n=j) for j in range(1000)])
             rows.append((f"samples/{sid}_epoch_1.json", json.dumps(s).encode()))
         _write(path, [("header.json", json.dumps(head).encode())] + [m for m in header if m[0] != "header.json"] + rows)
@@ -87,7 +87,7 @@ def build() -> dict[str, Path]:
 
         def padded(i: int):
             return lambda: (base[:-1].replace('"events":', '"events": ["' + "z" * (100 << 20) + '"], "unused":', 1)
-                            + " " * (300 << 20) + "}").replace(f'"id":', f'"id": "pad{i}", "old_id":', 1).encode()
+                            + " " * (300 << 20) + "}").replace('"id":', f'"id": "pad{i}", "old_id":', 1).encode()
         _write(path, members + [(f"samples/pad{i}_epoch_1.json", padded(i)) for i in range(4)])
     out["padded"] = path
     return out

@@ -17,7 +17,7 @@ import ambiglib
 from ambiglib import headline, tables
 from ambiglib.answer import Answer
 from ambiglib.runset import RunSet
-from test_own_benchmark import NAME, clarifybench
+from test_own_benchmark import clarifybench
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,6 @@ from ambiglib import metrics, tables
 from ambiglib.errors import AmbiglibError, FormatError
 from ambiglib.metrics import MetricError
 from ambiglib.importers.inspect_logs import read_inspect
-from ambiglib.report import run_report
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai is not installed (pip install 'ambiglib[inspect]')")
 

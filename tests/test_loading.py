@@ -606,7 +606,7 @@ def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool
         log = write_jsonl(tmp_path / "runs.jsonl", [run_record(trial=t) for t in range(1, 200)])
         hil = Path(__file__).parent / "fixtures" / "hilbench" / "run_gpt54"
         for path in (log, hil):
-            held, pool, rs = _system_bytes_kept(lambda: ambiglib.load(path, quiet=True))
+            held, pool, rs = _system_bytes_kept(lambda path=path: ambiglib.load(path, quiet=True))
             frames = sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in rs.frames().values())
             assert held >= 0.5 * frames, (path, held, frames)
             assert pool.backend_name == mine

@@ -39,7 +39,7 @@ def test_conditional_scores_weighted_by_shares_give_the_cell_mean():
 def test_label_shares_majority_and_reported_ties():
     records = []
     votes = {"r1": ["a", "a", "b"], "r2": ["b", "b", "a"], "r3": ["a", "b"], "r4": ["a"]}
-    for i, (name, labels) in enumerate(votes.items()):
+    for i, labels in enumerate(votes.values()):
         records.append(run(f"t{i}", labels=[{"facet": "recognition", "label": lab, "call": c + 1}
                                             for c, lab in enumerate(labels)]))
     # Ambig-DS C.5 scores substantive runs: an invalid submission has a trace and is in; a timeout is out

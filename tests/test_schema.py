@@ -32,7 +32,7 @@ def _paths(rec: dict) -> list[tuple]:
     names = [f.name for f in (schema.TASK_FIELDS if rec.get("record") == "task" else schema.RUN_FIELDS)]
     places = [("top", n) for n in ["record", *names, "unknown_field", "blockers", "model"]]
     for lst in ("questions", "labels", "checkpoints", "blockers"):
-        for i, item in enumerate(rec.get(lst) or []):
+        for i in range(len(rec.get(lst) or [])):
             for n in [*schema.NESTED[lst.rstrip("s") if lst != "checkpoints" else "checkpoint"]]:
                 places.append((lst, i, n.name))
             places.append((lst, i, "extra"))

@@ -91,7 +91,7 @@ def test_the_store_is_hive_partitioned_by_what_each_frame_has(paper):
 def test_filters_equal_load_then_filter_on_every_layout(paper, flt):
     rs, paths = paper
     expected = rs.where(flt)
-    for kind, path in paths.items():
+    for path in paths.values():
         _same(expected, ambiglib.load(path, filters=flt, quiet=True))
     # and where() is what the filter says, computed here by hand on the runs frame
     runs = rs.runs

@@ -171,7 +171,7 @@ def fit_statistics(records: list[dict], solve: bool = False, found: dict | None 
     unreached = []
     for (suite, model), (p_full, p_ask) in TABLE1_P.items():
 
-        def cell(spec: str, tool: bool) -> list[dict]:
+        def cell(spec: str, tool: bool, suite: str = suite, model: str = model) -> list[dict]:
             runs = [r for r in records if r.get("benchmark") == "ambig-ds" and r.get("suite") == suite
                     and r.get("model") == model and r.get("spec") == spec and r.get("ask_tool") == tool
                     and r.get("protocol", "solve") == "solve" and "record" not in r]

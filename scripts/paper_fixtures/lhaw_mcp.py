@@ -412,7 +412,7 @@ def lhaw(rng: np.random.Generator) -> list[dict]:
     # Table 14: the other personas of Sonnet-4.5, against the same no-tool runs. Table 14 gives only their
     # Ckpt and questions; their pass outcomes, unpublished, are taken to be the original persona's. Their
     # questions per class follow Figure 6's gradient (FIGURE6_QUESTIONS).
-    for persona, (ckpt, gain, n_q, _) in LHAW_TABLE14.items():
+    for persona, (ckpt, gain, _n_q, _) in LHAW_TABLE14.items():
         if persona == "original":
             continue
         scores = skewed(rng, 300, (ckpt + gain) / 100)

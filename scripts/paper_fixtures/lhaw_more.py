@@ -117,7 +117,7 @@ def _model_plan(rng, suite: str, model: str, dims: dict, states: dict, partial: 
     """One model's ``plan`` for ``_lhaw_cells``: per class, each variant's states (``_realize``), partial trials
     and mean Ckpt without and with the tool (``more_scores``); and the Ckpt gain (pp) they give."""
     per = {c: [{"u": s[0], "t": s[1]} for s in states[model][c]] for c in states[model]}
-    for c, variants in per.items():
+    for variants in per.values():
         for side in ("u", "t"):
             part = _partial_trials(rng, [p[side] < 0 for p in variants]) if partial else {}
             for i, p in enumerate(variants):

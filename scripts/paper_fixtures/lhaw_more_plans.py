@@ -85,8 +85,8 @@ def more_plan(suite: str, time_limit: float = 600) -> dict:
                 ks = [var(("k", model, d, side, n), n) for n in ns]
                 add(dict.fromkeys(ws, 1), 1, 1)
                 # the denominator: sum n w_n = the dimension's variants with results; the passing: sum k_n
-                add({**{w: n for n, w in zip(ns, ws)}, **{i: -1 for i in select(model, lambda s: s[j] >= 0, d)}}, 0, 0)
-                add({**dict.fromkeys(ks, 1), **{i: -1 for i in select(model, lambda s: s[j] == 1, d)}}, 0, 0)
+                add({**{w: n for n, w in zip(ns, ws)}, **{i: -1 for i in select(model, lambda s, j=j: s[j] >= 0, d)}}, 0, 0)
+                add({**dict.fromkeys(ks, 1), **{i: -1 for i in select(model, lambda s, j=j: s[j] == 1, d)}}, 0, 0)
                 for n, w, k in zip(ns, ws, ks):
                     add({k: 1, w: -n}, -np.inf, 0)
                 rate[side] = {k: 1 / n for n, k in zip(ns, ks)}
