@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import Callable, Literal, Mapping
 
 import numpy as np
 import pandas as pd
@@ -250,7 +250,7 @@ class Conventions:
     """
 
     name: str
-    pass_estimator: str = "unbiased"
+    pass_estimator: Literal["unbiased", "first_k"] = "unbiased"
     voi_paired: bool = True
     calibration_protocol: str | None = None
 

@@ -15,7 +15,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Generator, Iterator, Sequence, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -154,7 +154,7 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
         yield lineno, obj
 
 
-def read_csv(path: Path, required: Sequence[str]) -> Iterator[tuple[int, dict[str, str]]]:
+def read_csv(path: Path, required: Sequence[str]) -> Generator[tuple[int, dict[str, str]], None, None]:
     """Yield (line number, row) of a native CSV.
 
     A FormatError names the file and line of: a column named twice in the header (a row

@@ -10,7 +10,7 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from ..files import is_dir, is_file, listdir, matching
 from ..errors import FormatError, LoadError
@@ -146,10 +146,10 @@ def _labels_from_audit(files: list[Path], meta: dict[str, Any]) -> list[dict[str
         unparsed = 0
         for i, vote in enumerate(votes, 1):
             parsed = vote.get("parsed") if isinstance(vote, dict) else None
-            label = parsed.get("label") if isinstance(parsed, dict) else None
-            if not label:
+            if not isinstance(parsed, dict) or not parsed.get("label"):
                 unparsed += 1  # the harness drops unparseable votes from the majority too
                 continue
+            label = parsed["label"]
             labels.append({"facet": "objective", "label": str(label), "judge": str(judge), "call": i})
             conf = parsed.get("confidence")
             if isinstance(conf, (int, float)) and not isinstance(conf, bool):
@@ -159,12 +159,12 @@ def _labels_from_audit(files: list[Path], meta: dict[str, Any]) -> list[dict[str
     return labels
 
 
-def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str, Any] | None) -> str | None:
+def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str, str] | None) -> str | None:
     """The paper's five-way framing category, derived (harness-formats §2.3)."""
     if status in ("invalid", "timeout"):
         return status
     if target_audit is not None:
-        return {"intended": "intended", "alternative": "alternative"}.get(target_audit.get("label"))
+        return {"intended": "intended", "alternative": "alternative"}.get(target_audit["label"])
     if not labels:
         return None
     import pandas as pd
@@ -271,13 +271,13 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
     meta["harness_score"] = grade.get("score_rpg" if suite == "target" else "score_norm_01") if grade else None
     if suite == "target":
         score = grade.get("score_rpg") if grade else None
-        scorable = bool(grade) and "error" not in grade and grade.get("submission_exists", True) is not False
+        scorable = bool(grade and "error" not in grade and grade.get("submission_exists", True) is not False)
         if grade and grade.get("rpg_error"):
             meta["rpg_error"] = grade["rpg_error"]
     else:
         score = grade.get("score_norm_01") if grade else None
-        scorable = bool(grade) and "error" not in grade and bool(grade.get("valid_submission", False))
-        if scorable and score is None:
+        scorable = bool(grade and "error" not in grade and grade.get("valid_submission", False))
+        if grade and scorable and score is None:  # scorable implies a grade: said for the type checker
             raise RowError("score_norm_01", f"{files['_grade.json']}: field 'score_norm_01' is missing from a valid"
                            f" submission's grade (found score {grade.get('score')!r}): these metric-track results"
                            " have not been normalised yet; run the harness's"
@@ -547,6 +547,16 @@ def _check_aggregates(results: Path, tasks_in: dict[Path, int], out: Collected) 
                                              f" {summary.get('tasks')!r:.80}), but no such run folder is in {results}")
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,
+                 strict: Literal[True] = True, quiet: bool = False) -> RunSet: ...
+@overload
+def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,
+                 strict: Literal[False], quiet: bool = False) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,
+                 strict: bool, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("Ambig-DS results")
 def read_ambigds(path: str | os.PathLike[str], *, track: Literal["target", "objective"] | None = None,
                  strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:
@@ -653,6 +663,7 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     if ask is not None:
         if not isinstance(ask, dict):
             raise FormatError(f"{traj_file}: field 'ask_phase' must be an object (got {type(ask).__name__})")
+        assert traj_file is not None  # the phase was read from it
         turns += _tool_turns(ask.get("tool_uses") or [], traj_file, "ask_phase.tool_uses")
         turns += _summary_turn(ask.get("summary"), traj_file, "ask_phase.summary")
     if clarify_file is not None:
@@ -674,6 +685,7 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         elif question:  # the agent's NONE: it chose not to ask, and the harness told it to go on
             turns.append({"role": "assistant", "content": question})
     if traj is not None:
+        assert traj_file is not None  # traj was read from it
         turns += _tool_turns(traj.get("tool_uses") or [], traj_file, "tool_uses")
         turns += _summary_turn(traj.get("summary"), traj_file, "summary")
     return {"covers": "tool_calls" if traj is not None else "questions", "turns": turns,

@@ -21,7 +21,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..errors import FormatError, LoadError
 from ..files import is_dir, is_file, listdir, walk
@@ -94,6 +94,13 @@ def _files(root: Path, folder: str) -> list[tuple[Path, re.Match[str]]]:
     return [(p, m) for p in listdir(sub) if (m := FOLDERS[folder].match(p.name)) and present(p)]
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_ambigswe(path: str | os.PathLike[str], *, strict: Literal[True] = True) -> RunSet: ...
+@overload
+def read_ambigswe(path: str | os.PathLike[str], *, strict: Literal[False]) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_ambigswe(path: str | os.PathLike[str], *, strict: bool) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("Ambig-SWE results")
 def read_ambigswe(path: str | os.PathLike[str], *, strict: bool = True) -> RunSet | tuple[RunSet, list[LoadError]]:
     """Read Ambig-SWE's ``experiments/`` folder: ask-only runs per model and prompt level, and the interaction
@@ -301,7 +308,7 @@ def _resolved(out: Collected, file: Path, runs: dict[str, tuple[int, dict[str, A
             run["labels"].append({"facet": NAMES_GOLD_FILES, "label": "yes" if match == "1" else "no",
                                   "judge": "file_analysis.py"})
             run["meta"]["ambig_swe"]["resolved_written"] = row["resolved"]
-    for line, run in runs.values():
+    for _line, run in runs.values():
         if run["task_id"] not in seen:
             run["meta"]["why_no_verdict"] = (f"not in {file.name}: file_analysis.py analyses only instances whose gold"
                                              " files full_summaries_verified.xlsx lists")

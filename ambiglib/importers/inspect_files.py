@@ -22,6 +22,7 @@ import json
 import os
 import re
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -180,7 +181,7 @@ def _json_item(fh: Any, index: int, keep: frozenset[str]) -> dict[str, Any] | No
             if key != "samples" or event != "start_array":
                 _skip(events, event)
                 continue
-            for n, (event, value) in enumerate(events):
+            for n, (event, _value) in enumerate(events):
                 if event == "end_array":
                     break
                 if n < index:
@@ -231,13 +232,13 @@ def count_missing(file: Path, log: Any, present: set[tuple[str, Any]], n_members
                    f" than one log can hold (ambiglib believes up to {MAX_CLAIMED:,}): its missing samples are not"
                    " counted")
         return
+    named: list[str] = []  # the first missing (sample id, epoch) pairs, for the message
     if ids is None:
-        missing_n, named = max(0, claimed - n_members), []
+        missing_n = max(0, claimed - n_members)
     else:
         wanted = set(ids)
         held = sum(1 for i, e in present if i in wanted and isinstance(e, int) and 1 <= e <= epochs)
         missing_n = max(0, claimed - held - unplaced)
-        named = []
         for e in range(1, epochs + 1):
             for i in ids:
                 if len(named) == SHOWN_MISSING or len(named) == missing_n:
@@ -351,8 +352,7 @@ def _check_zip(file: Path) -> None:
     zipfile = _zipfile()
     with zipfile.ZipFile(file) as z:
         infos = z.infolist()
-        seen: set[str] = set()
-        twice = sorted({i.filename for i in infos if i.filename in seen or seen.add(i.filename)})
+        twice = sorted(name for name, n in Counter(i.filename for i in infos).items() if n > 1)
         if twice:
             raise FormatError(f"{file}: the zip holds member(s) {', '.join(map(repr, twice[:5]))} more than once;"
                               " which one a reader takes is not defined, so the log is not read (was it appended to?)")
@@ -568,7 +568,7 @@ def _value(events: Iterator[tuple[str, Any]], event: str, value: Any) -> Any:
     if event == "start_map":
         return _object(events)
     if event == "start_array":
-        items = []
+        items: list[Any] = []
         twice: _Twice | None = None
         for ev, val in events:
             if ev == "end_array":

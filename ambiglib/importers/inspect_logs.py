@@ -14,7 +14,7 @@ import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence, overload
 
 from ..errors import AskToolWarning, FormatError, LoadError
 from ..files import walk
@@ -72,6 +72,19 @@ class Options:
     label_facets: Mapping[str, str] = field(default_factory=dict)
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_inspect(path: str | os.PathLike[str], *, strict: Literal[True] = True, files: Sequence[Path] | None = None,
+                 benchmark: str | None = None, scorer: str | None = None, ask_tools: Iterable[str] | None = None,
+                 label_facets: Mapping[str, str] | None = None) -> RunSet: ...
+@overload
+def read_inspect(path: str | os.PathLike[str], *, strict: Literal[False], files: Sequence[Path] | None = None,
+                 benchmark: str | None = None, scorer: str | None = None, ask_tools: Iterable[str] | None = None,
+                 label_facets: Mapping[str, str] | None = None) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_inspect(path: str | os.PathLike[str], *, strict: bool, files: Sequence[Path] | None = None,
+                 benchmark: str | None = None, scorer: str | None = None, ask_tools: Iterable[str] | None = None,
+                 label_facets: Mapping[str, str] | None = None) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("Inspect AI logs")
 def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Sequence[Path] | None = None,
                  benchmark: str | None = None, scorer: str | None = None, ask_tools: Iterable[str] | None = None,
@@ -131,7 +144,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
     if seen.clash is not None:
         raise _clash_error(root, seen, opts.ask_tools)
     read = finish(out, root, strict=strict)
-    for said in mapping_warnings(read if strict else read[0], opts.ask_tools, evals=False):
+    for said in mapping_warnings(read if isinstance(read, RunSet) else read[0], opts.ask_tools, evals=False):
         warnings.warn(said, AskToolWarning, stacklevel=2)  # the commands say it themselves, first
     return read
 
@@ -239,9 +252,11 @@ def _place(file: Path, sample: Mapping[str, Any], line: int, stamps: Mapping[str
 def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
     """Whether a sample's messages call one of the ask tools."""
     messages = sample.get("messages")
-    return any(isinstance(c, dict) and c.get("function") in names
-               for m in (messages if isinstance(messages, list) else []) if isinstance(m, dict)
-               for c in (m.get("tool_calls") if isinstance(m.get("tool_calls"), list) else []))
+    for m in messages if isinstance(messages, list) else []:
+        calls = m.get("tool_calls") if isinstance(m, dict) else None
+        if isinstance(calls, list) and any(isinstance(c, dict) and c.get("function") in names for c in calls):
+            return True
+    return False
 
 
 @dataclass

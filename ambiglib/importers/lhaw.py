@@ -11,7 +11,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ..errors import FormatError, LoadError
 from ..files import matching
@@ -57,7 +57,7 @@ def _variants(path: Path) -> list[tuple[int, Any]]:
     return list(enumerate(data, 1))
 
 
-def lhaw_task_records(path: Path, out: Collected) -> dict[tuple[str, str], str]:
+def lhaw_task_records(path: Path, out: Collected) -> dict[tuple[str, str], list[str]]:
     """Add one task record per LHAW variant (Appendix F.2); return (suite, original task) → variant ids."""
     by_task: dict[tuple[str, str], list[str]] = {}
     for line, v in _variants(path):
@@ -158,7 +158,8 @@ def _questions(trajectory: Any, where: str, history: Any = None) -> tuple[list[d
     if not isinstance(trajectory, list):
         raise RowError("trajectory", f"{where}: field 'trajectory' must be a list of tool calls")
     answers = _history_answers(history, where) if history is not None else []
-    out, malformed = [], []
+    out: list[dict[str, Any]] = []
+    malformed: list[int] = []
     for i, step in enumerate(trajectory):
         # every call is {tool_name, parameters, response, error}: a call without a name may have been an ask_user
         # call, and passing it over would lose the question without a word
@@ -426,6 +427,19 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                 out.add(manifest, line, rec)
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] | None = None,
+              pass_threshold: float = MCP_PASS_THRESHOLD, strict: Literal[True] = True,
+              quiet: bool = False) -> RunSet: ...
+@overload
+def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] | None = None,
+              pass_threshold: float = MCP_PASS_THRESHOLD, strict: Literal[False],
+              quiet: bool = False) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] | None = None,
+              pass_threshold: float = MCP_PASS_THRESHOLD, strict: bool,
+              quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("LHAW results named by a manifest")
 def read_lhaw(path: str | os.PathLike[str], *, variants: str | os.PathLike[str] | None = None,
               pass_threshold: float = MCP_PASS_THRESHOLD, strict: bool = True,
@@ -542,6 +556,16 @@ def is_mcp_atlas_results(path: Path) -> bool:
     return bool(_scored_files(path))
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_PASS_THRESHOLD,
+                   strict: Literal[True] = True, quiet: bool = False) -> RunSet: ...
+@overload
+def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_PASS_THRESHOLD,
+                   strict: Literal[False], quiet: bool = False) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_PASS_THRESHOLD,
+                   strict: bool, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("MCP-Atlas results")
 def read_mcp_atlas(path: str | os.PathLike[str], *, pass_threshold: float = MCP_PASS_THRESHOLD,
                    strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:

@@ -14,7 +14,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Sequence
+from typing import Any, BinaryIO, Literal, Sequence, overload
 
 from ..errors import FormatError, LoadError
 from ..files import open_regular, walk
@@ -68,6 +68,14 @@ _SKIP_TOP = re.compile(rb'[^"\[\]{},:]*+')
 _SKIP_VALUE = re.compile(rb'(?:[^"\[\]{}]++|"[^"\\]*+(?:\\.[^"\\]*+)*+")*+', re.S)
 _OPENS = re.compile(rb"[\[{]++")
 _CLOSES = re.compile(rb"[\]}]++")
+
+
+def _end(pattern: re.Pattern[bytes], data: bytes, i: int) -> int:
+    """Where a match of ``pattern`` at ``i`` ends: one of the patterns above, which match there by construction
+    (the skips may match nothing; a run of brackets starts at the bracket found there)."""
+    m = pattern.match(data, i)
+    assert m is not None
+    return m.end()
 
 
 def why_not_taubench(path: Path) -> str | None:
@@ -144,7 +152,7 @@ def _first_keys(fh: BinaryIO) -> tuple[list[str] | None, str | None]:
     keys: list[str] = []
     depth, expect_key = 1, True  # depth 1: in the first item, between its keys and values
     while True:
-        i = (_SKIP_TOP if depth == 1 else _SKIP_VALUE).match(data, i).end()
+        i = _end(_SKIP_TOP if depth == 1 else _SKIP_VALUE, data, i)
         if i < len(data):
             c = data[i]
             if c == 0x22:  # a string; inside a value, only one the chunk's end cuts is left here
@@ -156,11 +164,11 @@ def _first_keys(fh: BinaryIO) -> tuple[list[str] | None, str | None]:
                     i = m.end()
                     continue
             elif c in b"[{":  # a run of brackets at once: nesting costs no step a level
-                end = _OPENS.match(data, i).end()
+                end = _end(_OPENS, data, i)
                 depth, i = depth + end - i, end
                 continue
             elif c in b"]}":
-                end = _CLOSES.match(data, i).end()
+                end = _end(_CLOSES, data, i)
                 if end - i >= depth:
                     return keys, None
                 depth, i = depth - (end - i), end
@@ -273,6 +281,16 @@ def _domain(traj: list, named: str | None, where: str) -> str | None:
 # ----------------------------------------------------------------------------- reading
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_taubench(path: str | os.PathLike[str], *, strict: Literal[True] = True, files: Sequence[Path] | None = None
+                  ) -> RunSet: ...
+@overload
+def read_taubench(path: str | os.PathLike[str], *, strict: Literal[False], files: Sequence[Path] | None = None
+                  ) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_taubench(path: str | os.PathLike[str], *, strict: bool, files: Sequence[Path] | None = None
+                  ) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("τ-bench results")
 def read_taubench(path: str | os.PathLike[str], *, strict: bool = True, files: Sequence[Path] | None = None
                   ) -> RunSet | tuple[RunSet, list[LoadError]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, Mapping, Sequence
+from typing import Callable, Literal, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,10 @@ from ._common import (BOUNDS_OF_TWO_RATES, CONDITIONS, MetricError, _beside, _bo
                       _mean_over_units_ci, _order, _ratio, _single_condition, _with_ci, _work, label_intervals)
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
+
+#: what ``_ask_f1_parts`` and ``_calibration_parts`` give: runs, additive columns, statistic, excluded runs, ``by``
+_Parts = tuple[pd.DataFrame, list[str], Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]], pd.Series,
+               list[str]]
 
 
 def _per_run_asks(rs: RunSet, runs: pd.DataFrame) -> pd.DataFrame:
@@ -191,8 +195,8 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
         for name, (k, n) in shares.items():
             out = _clustered_wilson_columns(out, by, name, sums, k, n, confidence)
         half = 1 - (1 - confidence) / 2
-        low, high = _bounds_of_two_rates(*(_clustered_wilson(out, by, sums, k, n, half) for k, n in shares.values()),
-                                         _f1)
+        precision_ci, recall_ci = (_clustered_wilson(out, by, sums, k, n, half) for k, n in shares.values())
+        low, high = _bounds_of_two_rates(precision_ci, recall_ci, _f1)
         defined = out["ask_f1"].notna().to_numpy()
         out = _beside(out, "ask_f1", np.where(defined, low, np.nan), np.where(defined, high, np.nan))
         out = label_intervals(out, confidence, {"ask_f1": BOUNDS_OF_TWO_RATES})
@@ -204,14 +208,14 @@ def _precision_count(precision: str) -> str:
     return "n_relevant" if precision == "relevant" else "n_discovered"
 
 
-def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
+def _ask_f1_parts(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str) -> _Parts:
     """ask_f1's runs with their additive columns, the columns, the statistic of summed columns,
     the excluded error runs per group, and ``by`` checked (once per run set and arguments)."""
     return _kept(rs, ("ask-f1 parts", tuple(by), precision, recall, pooling),
                  lambda: _ask_f1_parts_of(rs, by, precision, recall, pooling))
 
 
-def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str):
+def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str, pooling: str) -> _Parts:
     fn = "ask_f1"
     work = _work(rs)
     by = _check_by(work, by, fn)
@@ -358,13 +362,13 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
     return out.drop(columns=["_k_amb", "_k_full"])
 
 
-def _calibration_parts(rs: RunSet, by: Sequence[str]):
+def _calibration_parts(rs: RunSet, by: Sequence[str]) -> _Parts:
     """ask_calibration's runs with additive columns, the columns, the statistic, the excluded runs, ``by`` (once per
     run set and ``by``)."""
     return _kept(rs, ("calibration parts", tuple(by)), lambda: _calibration_parts_of(rs, by))
 
 
-def _calibration_parts_of(rs: RunSet, by: Sequence[str]):
+def _calibration_parts_of(rs: RunSet, by: Sequence[str]) -> _Parts:
     fn = "ask_calibration"
     work = _work(rs)
     by = _check_by(work, by, fn)

@@ -48,7 +48,7 @@ def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
     checkpoints = rs.runs["checkpoints"].iloc[runs.index.to_numpy()]
     arrow = _arrow_of(checkpoints)
     cps = arrow.to_pylist() if arrow is not None else checkpoints.tolist()
-    states = []
+    states: list[tuple[object, ...]] = []  # checkpoint results, or ("passed", verdict) without them
     for cp, passed in zip(cps, runs["passed"]):
         if isinstance(cp, (list, np.ndarray)) and len(cp):
             states.append(tuple(float(c["result"]) for c in cp))

@@ -340,7 +340,7 @@ def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
     solve = [r for r in recs if r["protocol"] == "solve"]
     # step 6 (target track): per model, full / ambig / each ask policy, tasks paired by slug
     for (bench, model), group in _groups(solve, ("benchmark", "model"), suite="target"):
-        def scores(spec: str, tool: bool, policy: str | None = None) -> dict[str, float]:
+        def scores(spec: str, tool: bool, policy: str | None = None, group: list = group) -> dict[str, float]:
             return {r["task_id"]: r["_score"] for r in group
                     if r["spec"] == spec and bool(r["ask_tool"]) == tool and r["_score"] is not None
                     and (policy is None or r["policy"] == policy)}
@@ -348,7 +348,8 @@ def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
         for policy in sorted({r["policy"] for r in group if r["ask_tool"]}):
             ask = scores("ambiguous", True, policy)
             tasks = sorted(set(full) & set(ambig) & set(ask))
-            f = np.array([full[t] for t in tasks]); a = np.array([ambig[t] for t in tasks])
+            f = np.array([full[t] for t in tasks])
+            a = np.array([ambig[t] for t in tasks])
             k = np.array([ask[t] for t in tasks])
             n = len(tasks)
             s = {"n_paired": float(n), "n_full": float(len(full)), "n_ambig": float(len(ambig)),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,18 @@ from ._common import _check_by, _cluster_ci, _excluded, _kept, _order, _ratio, _
 from .asking import _per_unit_pass
 
 __all__ = ["value_of_information", "performance", "per_run_question"]
+
+
+class _VoiParts(TypedDict):
+    """What ``_voi_parts`` gives: ``by`` checked, its groups without ``policy``, the with-tool runs' groups, the
+    per-variant sums (``pairs``, base ``b``), the excluded runs per group and the statistic of summed columns."""
+    by: list[str]
+    base_by: list[str]
+    tool: pd.DataFrame
+    pairs: pd.DataFrame
+    b: pd.DataFrame
+    excluded: pd.Series
+    stat: Callable[[Mapping[str, np.ndarray]], dict[str, np.ndarray]]
 
 
 def per_run_question(gain, questions, runs):
@@ -95,13 +107,13 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     Table 14 (Gain%/Q = Ckpt gain / Qs: 23.3/186 → 0.13).
     """
     parts = _voi_parts(rs, by, k, paired)
-    by, base_by, tool, pairs, b, excluded, stat = (parts[n] for n in ("by", "base_by", "tool", "pairs", "b", "excluded",
-                                                                      "stat"))
+    by, base_by, tool, pairs, b = parts["by"], parts["base_by"], parts["tool"], parts["pairs"], parts["b"]
+    excluded, stat = parts["excluded"], parts["stat"]
     variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
-    groups_index = pd.concat([pairs[by], tool[by]]).drop_duplicates().sort_values(by) if by else None
     vt = pairs.groupby(by, sort=True, dropna=False)[variant_cols].sum() if by else \
         pd.DataFrame([pairs[variant_cols].sum()])
     if by:
+        groups_index = pd.concat([pairs[by], tool[by]]).drop_duplicates().sort_values(by)
         vt = vt.reindex(pd.MultiIndex.from_frame(groups_index) if len(by) > 1 else
                         pd.Index(groups_index[by[0]]), fill_value=0).reset_index()
         bt = b.groupby(by, sort=True, dropna=False)[base_cols].sum().reset_index()
@@ -139,7 +151,7 @@ VOI_VARIANT_COLUMNS = ["pk_na", "pk_a", "pk_nt", "pk_t", "a_score_sum", "a_n_sco
 VOI_BASE_COLUMNS = ["b_pk_n", "b_pk", "b_score_sum", "b_n_scored"]
 
 
-def _voi_task_sums(parts: dict) -> pd.DataFrame:
+def _voi_task_sums(parts: _VoiParts) -> pd.DataFrame:
     """Per (by…, task): its variants' sums under each group, and its base (full-spec) sums."""
     by, pairs, b = parts["by"], parts["pairs"], parts["b"]
     variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
@@ -152,13 +164,13 @@ def _voi_task_sums(parts: dict) -> pd.DataFrame:
     return sums
 
 
-def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
+def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts:
     """value_of_information's per-variant sums (``pairs``, base ``b``), its statistic and groups (once per run
     set and arguments)."""
     return _kept(rs, ("voi parts", tuple(by), k, paired), lambda: _voi_parts_of(rs, by, k, paired))
 
 
-def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> dict:
+def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts:
     fn = "value_of_information"
     work = _work(rs)
     by = _check_by(work, by, fn)
@@ -291,10 +303,9 @@ def performance(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), n_boot: i
     out["delta_ambig"] = out["s_ambig"] - out["s_full"]
     out["delta_ask"] = out["s_ask"] - out["s_ambig"]
     # groups with runs but no fully paired task still get a row, with n_tasks = 0
-    all_groups = pd.concat([c[by] for c in cond.values() if set(by) <= set(c.columns)]).drop_duplicates() \
-        if by else None
     out = out.drop(columns=["_d_ambig", "_d_ask"])
     if by:
+        all_groups = pd.concat([c[by] for c in cond.values() if set(by) <= set(c.columns)]).drop_duplicates()
         present = [g for g in all_groups.itertuples(index=False)
                    if "policy" not in by or pd.notna(getattr(g, "policy", None))]
         out = pd.DataFrame(present, columns=by).merge(out, on=by, how="left")

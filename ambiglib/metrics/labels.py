@@ -27,6 +27,10 @@ UNSUBSTANTIVE = ("timeout", "error")
 _CATEGORY_BY = ("suite", "model", "spec", "ask_tool", "policy")
 
 
+#: how a tied majority is reported or broken (:func:`ambiglib.agreement.majority_vote`'s ``ties``)
+_Ties = Literal["null", "alphabetical", "confidence"]
+
+
 def _categorised(rs: RunSet, by: Sequence[str], fn: str) -> tuple[pd.DataFrame, list[str], pd.Series]:
     work = _work(rs)
     by = _check_by(work, by, fn)
@@ -121,13 +125,13 @@ def conditional_scores(rs: RunSet, *, by: Sequence[str] = _CATEGORY_BY) -> pd.Da
     return out[[*by, "category", "n", "mean_score"]].reset_index(drop=True)
 
 
-def _run_labels(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
+def _run_labels(rs: RunSet, facets: Sequence[str], ties: _Ties) -> pd.DataFrame:
     """Each run's majority label per facet (once per run set and arguments)."""
     # kept with the run set, not shared: a run's boxed ids and labels, large beside the time they take
     return _kept(rs, ("run labels", tuple(facets), ties), lambda: _run_labels_of(rs, facets, ties), share=False)
 
 
-def _run_labels_of(rs: RunSet, facets: Sequence[str], ties: str) -> pd.DataFrame:
+def _run_labels_of(rs: RunSet, facets: Sequence[str], ties: _Ties) -> pd.DataFrame:
     labels = rs.labels[rs.labels["facet"].isin(list(facets))]
     about = labels["q_index"].notna().to_numpy(dtype=bool)
     if about.any():  # a vote over a run's labels would pool the scores of its different questions

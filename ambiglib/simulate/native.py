@@ -511,7 +511,8 @@ def write_lhaw(records: list[dict[str, Any]], out: Path) -> None:
                                                "value": "..."} for b in t["blockers"]],
                          "criteria": {"severity": str(t.get("strategy", "delete")).upper()}})
     dump(out / "variants.json", variants)
-    manifest, mcp = [], {}
+    manifest: list[list[Any]] = []
+    mcp: dict[tuple[Any, ...], list[dict[str, Any]]] = {}  # (model, spec, ask_tool, trial, policy) → rows
     for r in (r for r in records if r.get("record") != "task"):
         cond = f"{r['spec']}_{'tool' if r['ask_tool'] else 'notool'}_{r.get('policy', 'default')}_t{r['trial']}"
         questions = r.get("questions", [])

@@ -128,16 +128,17 @@ def _ambig_ds(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, An
                     "build_failed_solve" if ask_tool and agent is AMBIG_DS_AGENTS[-1] and \
                     task.startswith("dsbench-credit-default") else None
                 if failure:
-                    rec = {"benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
-                           "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
-                           "status": "error", "meta": {"error_reason": failure}}
+                    rec: dict[str, Any] = {
+                        "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
+                        "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
+                        "status": "error", "meta": {"error_reason": failure}}
                     if asked:
                         rec["questions"] = [{
                             "text": "Which column is the prediction target: the raw count or its log?",
                             "response": "Predict the raw count column.", "blocker_id": "target", "in_scope": True}]
                     yield rec
                     continue
-                rec: dict[str, Any] = {
+                rec = {
                     "benchmark": "ambig-ds", "suite": "target", "task_id": task, "model": agent.name,
                     "spec": spec, "ask_tool": ask_tool, "policy": "permissive" if ask_tool else "default",
                     "status": status, "score": score, "category": category,
@@ -243,7 +244,7 @@ def _hil_bench(rng: np.random.Generator, scale: int = 1, shared_log: bool = True
                             pool = open_ or blockers  # agents go after what is still open
                             target = pool[int(rng.integers(len(pool)))]
                             on_target = bool(rng.random() < agent.precision)
-                            q = {"text": _hil_question(rng, target, on_target), "blocker_id": None}
+                            q: dict[str, Any] = {"text": _hil_question(rng, target, on_target), "blocker_id": None}
                             if k == failed_at:
                                 q["response"] = HICCUP
                             elif answered >= MAX_ANSWERED:

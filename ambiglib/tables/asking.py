@@ -4,6 +4,8 @@ Tables 13-15)."""
 
 from __future__ import annotations
 
+from typing import Literal, Sequence
+
 import pandas as pd
 
 from .. import metrics
@@ -15,6 +17,9 @@ from ..agreement import majority_vote
 from ._common import ConventionsArg, _per_benchmark, explain_empty
 
 __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]
+
+#: pass@k's estimator (:func:`ambiglib.metrics.pass_at_k`'s ``estimator``)
+_Estimator = Literal["unbiased", "first_k"]
 
 
 def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
@@ -109,7 +114,7 @@ def _refused_note(refused: list[tuple[str, ...]]) -> str:
 PASS_RATE_COLUMNS = ["pass_at_k_full_info", "pass_at_k_no_tool", "pass_at_k_with_tool"]
 
 
-def _three_pass_rates(sub: RunSet, k: int, estimator: str, by: tuple[str, ...]) -> pd.DataFrame:
+def _three_pass_rates(sub: RunSet, k: int, estimator: _Estimator, by: Sequence[str]) -> pd.DataFrame:
     """pass@k with full information, on the ambiguous task without the tool and with it, per ``by`` and the
     with-tool runs' policy. The full-information runs are shared by every policy; a policy without no-tool
     runs of its own shares the default policy's (LHAW Table 10's strategies each have their own). A model
@@ -167,7 +172,7 @@ def pass_rates(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) ->
                           columns=["model", "policy", "scope", *PASS_RATE_COLUMNS])
 
 
-def _pass_by_policy(rs: RunSet, k: int, estimator: str, by: tuple[str, ...]) -> pd.DataFrame:
+def _pass_by_policy(rs: RunSet, k: int, estimator: _Estimator, by: tuple[str, ...]) -> pd.DataFrame:
     if len(rs.runs) == 0:
         return pd.DataFrame(columns=[*by, "pass_at_k"])
     return metrics.pass_at_k(rs, k=k, by=by, estimator=estimator)
@@ -224,9 +229,10 @@ def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol="solve")
         tool = sub.filter(spec="ambiguous", ask_tool=True)
-        rows, notes = [], []
+        rows: list[pd.DataFrame] = []
+        notes: list[str] = []
         # one suite: its rows are the combined ones, shown once
-        scopes = (("combined", ("model", "policy")), ("per suite", ("suite", "model", "policy")))
+        scopes: tuple[tuple[str, tuple[str, ...]], ...] = (("combined", ("model", "policy")), ("per suite", ("suite", "model", "policy")))
         if sub.runs["suite"].nunique() == 1:
             scopes = scopes[1:]
         for scope, by in scopes:

@@ -34,19 +34,19 @@ def reliability(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_00
         tasks (variants) with a verdict, ``n_tasks_k`` those with at least k trials, ``n_tasks_repeated`` those
         with at least two; ``rerun_sd`` is :func:`ambiglib.metrics.rerun_sd` over them.
     """
-    kw = {"ci": ci, "n_boot": n_boot, "seed": seed}
-
     def build(sub: RunSet, conv: Conventions) -> pd.DataFrame:
         sub = sub.filter(protocol="solve")
         keys = list(_BY)
         bare = ["n_excluded", "ci_level", "ci_method"]  # the intervals are labelled once, below
-        one = metrics.pass_at_k(sub, k=1, by=_BY, **kw).drop(columns=bare, errors="ignore")
+        one = metrics.pass_at_k(sub, k=1, by=_BY, ci=ci, n_boot=n_boot, seed=seed) \
+            .drop(columns=bare, errors="ignore")
         one = one.rename(columns={c: c.replace("pass_at_k", "pass_at_1") for c in one.columns})
-        any_k = metrics.pass_at_k(sub, k=k, by=_BY, estimator=conv.pass_estimator, **kw) \
+        any_k = metrics.pass_at_k(sub, k=k, by=_BY, estimator=conv.pass_estimator, ci=ci, n_boot=n_boot, seed=seed) \
             .drop(columns=bare, errors="ignore").rename(columns={"n_tasks": "n_tasks_k"})
-        all_k = metrics.pass_hat_k(sub, k=k, by=_BY, **kw).drop(columns=[*bare, "n_tasks"], errors="ignore")
-        flips = metrics.flip_share(sub, by=_BY, **kw).drop(columns=[*bare, "n_flipping"], errors="ignore") \
-            .rename(columns={"n_tasks": "n_tasks_repeated"})
+        all_k = metrics.pass_hat_k(sub, k=k, by=_BY, ci=ci, n_boot=n_boot, seed=seed) \
+            .drop(columns=[*bare, "n_tasks"], errors="ignore")
+        flips = metrics.flip_share(sub, by=_BY, ci=ci, n_boot=n_boot, seed=seed) \
+            .drop(columns=[*bare, "n_flipping"], errors="ignore").rename(columns={"n_tasks": "n_tasks_repeated"})
         spread = metrics.rerun_sd(sub, by=_BY)[[*keys, "rerun_sd"]]
         out = one.merge(any_k, on=keys).merge(all_k, on=keys).merge(flips, on=keys).merge(spread, on=keys)
         out = out[out["n_tasks"] > 0].reset_index(drop=True)  # a condition without a verdict is not a row

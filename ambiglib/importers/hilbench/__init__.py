@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ...errors import FormatError, LoadError
 from ...runlog import TRANSCRIPT_AT, require_exists
@@ -41,6 +41,16 @@ __all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "regi
            "IRRELEVANT", "MAX_ANSWERED", "ask_prf", "model_safe"]
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike[str] | None = None,
+                  strict: Literal[True] = True, quiet: bool = False) -> RunSet: ...
+@overload
+def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike[str] | None = None,
+                  strict: Literal[False], quiet: bool = False) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike[str] | None = None,
+                  strict: bool, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("HIL-Bench output")
 def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike[str] | None = None,
                   strict: bool = True, quiet: bool = False) -> RunSet | tuple[RunSet, list[LoadError]]:

@@ -33,6 +33,7 @@ def _attribute(folder: _RunFolder, passes: list[_Pass], registry_answers: dict[s
         answers.update({k: v for k, v in registry_answers.get(task, {}).items() if k not in answers})
         for p in sorted(plist, key=lambda p: (p.model_safe, p.pass_num)):
             qs, not_logged, unattributed, elsewhere = [], 0, 0, set()
+            assert p.traj is not None  # by_task holds only passes with a trajectory
             for step, text, obs in p.traj.asks:
                 entry = _match(entries, text, obs)
                 q = {"text": text, "response": obs.rstrip("\n") if isinstance(obs, str) else obs, "step": step}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from ...errors import FormatError, LoadError
 from ...runlog import require_exists
@@ -73,6 +73,16 @@ def registry_task_records(path: Path) -> list[tuple[Path, dict[str, Any]]]:
     return out
 
 
+# strict returns the run set alone, lenient (strict=False) the run set and its errors
+@overload
+def read_hilbench_registries(path: str | os.PathLike[str], *, strict: Literal[True] = True
+                             ) -> RunSet: ...
+@overload
+def read_hilbench_registries(path: str | os.PathLike[str], *, strict: Literal[False]
+                             ) -> tuple[RunSet, list[LoadError]]: ...
+@overload
+def read_hilbench_registries(path: str | os.PathLike[str], *, strict: bool
+                             ) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 @guard("HIL-Bench blocker registries")
 def read_hilbench_registries(path: str | os.PathLike[str], *, strict: bool = True
                              ) -> RunSet | tuple[RunSet, list[LoadError]]:

@@ -121,8 +121,10 @@ def _read_traj(file: Path) -> _Traj:
     if not isinstance(data, dict):
         raise FormatError(f"{file}: a SWE-agent trajectory must be an object with 'trajectory' and 'info'"
                           f" (got {type(data).__name__})")
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
-    ms = info.get("model_stats") if isinstance(info.get("model_stats"), dict) else {}
+    info = data.get("info")
+    info = info if isinstance(info, dict) else {}
+    ms = info.get("model_stats")
+    ms = ms if isinstance(ms, dict) else {}
     steps = _public_steps(data.get("trajectory", []), file)
     return _Traj(file, steps, {"tokens_sent": ms.get("tokens_sent", ms.get("input_tokens")),
                                "tokens_received": ms.get("tokens_received", ms.get("output_tokens")),

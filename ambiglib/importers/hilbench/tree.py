@@ -48,7 +48,7 @@ class _Pass:
 def _harness_hil_row(h: dict[str, Any], n_traj: int | None, pass_hil: dict[str, Any]) -> dict[str, Any]:
     """The CSV's ask columns as ``parse_metrics_rows`` fills them from this instance's log entry ``h``."""
     questions = h.get("questions") or h.get("entries") or []
-    n_questions = n_traj if n_traj is not None else len(questions)
+    n_questions: int | None = n_traj if n_traj is not None else len(questions)
     n_blockers = h.get("n_blockers")
     discovered = len({q.get("blocker_name") for q in questions if q.get("blocker_name")})
     if n_traj is None and not h and pass_hil:
@@ -159,7 +159,7 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     ts = traj.stats if traj else {}
                     if suite == "sql":
                         r = _typed(results, iid, dict, "results.")
-                        completed = _flag(r, "completed", f"results.{iid}.")
+                        completed: bool | None = _flag(r, "completed", f"results.{iid}.")
                         resolved = _flag(r, "resolved", f"results.{iid}.") if completed else None
                         status = "infra_error" if not completed else ("resolved" if resolved else "unresolved")
                         cost = r.get("cost", ts.get("cost"))
@@ -265,9 +265,9 @@ def _expected_keys(folder: _RunFolder, passes: list[_Pass], csv_lines: dict) -> 
                 if mode in MODES:
                     keys.add((suite, task, model, mode))
     for task, model, mode, _ in csv_lines:
-        suite = _suite(task, folder.dir, folder.task_type)
-        if suite is not None and mode in MODES:
-            keys.add((suite, task, model, mode))
+        row_suite = _suite(task, folder.dir, folder.task_type)
+        if row_suite is not None and mode in MODES:
+            keys.add((row_suite, task, model, mode))
     return keys
 
 
