@@ -1,16 +1,17 @@
 """An answer as a reader sees it: each quantity in words with its interval beside it ("82% (70–89%)"), a row
 per agent under its benchmark, and every "–" numbered to its reason. The report's opening cards and a question's
-table shown in Jupyter (:class:`ambiglib.answer.Answer`) are drawn by the same code."""
+table shown in Jupyter (:class:`ambiglib.answer.Answer`) are drawn by the same code, the HTML by the template
+``card_table.html``, which escapes every text from a log."""
 
 from __future__ import annotations
 
-import html
 import re
 
 import numpy as np
 import pandas as pd
 
 from .headline import SHOWN
+from .markup import Markup, render
 
 __all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns"]
 
@@ -53,28 +54,25 @@ def number(value: float, fmt: str) -> str:
 
 
 def _cells(frame: pd.DataFrame, i: int, spec: list[tuple[str, str, str]], reasons: dict[str, int],
-           link: str | None) -> list[str]:
+           link: str | None) -> list[dict]:
+    """Row ``i``'s cells for ``card_table.html``: missing (with its reason's number), text (linked to the row's
+    evidence in the agent and pair columns) or a number with its interval."""
     row = frame.iloc[i]
-    out = []
+    out: list[dict] = []
     for column, _, fmt in spec:
         value = row.get(column)
         missing = value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value)
         if missing:
-            mark = reasons.get(column)
-            note = f"<sup class='why'>{mark}</sup>" if mark else ""
-            out.append(f"<td class='{'text' if fmt == 'text' else 'num'}'>–{note}</td>")
+            out.append({"kind": "missing", "cls": "text" if fmt == "text" else "num", "mark": reasons.get(column)})
             continue
-        if fmt == "text":
-            text = html.escape(str(value))
-            if link is not None and column in ("agent", "pair"):  # the row's evidence: its runs and questions
-                text = f"<a href='{html.escape(link, quote=True)}' data-evidence='{i}'>{text}</a>"
-            out.append(f"<td class='text{' wrap' if column in ('pair', 'verdict') else ''}'>{text}</td>")
+        if fmt == "text":  # the agent and pair cells link to the row's evidence: its runs and questions
+            out.append({"kind": "text", "text": str(value), "wrap": column in ("pair", "verdict"),
+                        "link": link if column in ("agent", "pair") else None})
             continue
-        text = number(float(value), fmt)
         low, high = row.get(f"{column}_ci_low"), row.get(f"{column}_ci_high")
-        if low is not None and high is not None and not (pd.isna(low) or pd.isna(high)):
-            text += f"<span class='ci'>{number(float(low), fmt)} to {number(float(high), fmt)}</span>"
-        out.append(f"<td>{text}</td>")
+        has_ci = low is not None and high is not None and not (pd.isna(low) or pd.isna(high))
+        out.append({"kind": "number", "text": number(float(value), fmt),
+                    "ci": (number(float(low), fmt), number(float(high), fmt)) if has_ci else None})
     return out
 
 
@@ -109,28 +107,25 @@ def _numbered_reasons(frame: pd.DataFrame, spec: list[tuple[str, str, str]], met
 
 
 def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evidence: str | None,
-                  spec: list[tuple[str, str, str]] | None = None) -> str:
+                  spec: list[tuple[str, str, str]] | None = None) -> Markup:
     """A table of :data:`ambiglib.headline.SHOWN` (or of ``spec``) as the opening shows it: the columns in words,
     each value with its interval, a row per agent under its benchmark, the agent linked to its evidence page
     (``evidence``: the path prefix of the pages), and each "–" numbered to its reason below."""
     spec = shown_columns(frame, SHOWN[name] if spec is None else spec)
     numbered, reasons = _numbered_reasons(frame, spec, meta)
-    head = "".join(f"<th class='{'text' if fmt == 'text' else 'num'}'>{html.escape(label)}</th>"
-                   for _, label, fmt in spec)
-    rows, current = [], None
+    rows: list[dict] = []
+    current = None
     for i in range(len(frame)):
         bench = str(frame["benchmark"].iloc[i]) if "benchmark" in frame else ""
-        if bench != current:
-            current = bench
-            suites = frame["suites"].iloc[i] if "suites" in frame else ""
-            more = f" <span class='suites'>(suites: {html.escape(str(suites))})</span>" if suites and suites != bench else ""
-            rows.append(f"<tr class='bench'><td colspan='{len(spec)}'>{html.escape(bench)}{more}</td></tr>")
+        heading, suites = None, None
+        if bench != current:  # a benchmark's first row opens with its name (and suites, when they say more)
+            current = heading = bench
+            named = frame["suites"].iloc[i] if "suites" in frame else ""
+            suites = str(named) if named and named != bench else None
         link = f"{evidence}{i}.html" if evidence is not None else None
-        rows.append(f"<tr data-row='{i}'>{''.join(_cells(frame, i, spec, reasons, link))}</tr>")
-    why = "".join(f"<li>{html.escape(text)}</li>" for text in numbered)
-    return (f"<div class='rows'><table class='compact' data-table='{html.escape(notebook)}/{html.escape(name)}'><thead>"
-            f"<tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-            + (f"<ol class='why'>{why}</ol>" if why else ""))
+        rows.append({"i": i, "bench": heading, "suites": suites, "cells": _cells(frame, i, spec, reasons, link)})
+    return render("card_table.html", notebook=notebook, name=name, rows=rows, reasons=list(numbered),
+                  head=[(label, "text" if fmt == "text" else "num") for _, label, fmt in spec])
 
 
 def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict) -> tuple[pd.DataFrame, list[str]]:

@@ -20,8 +20,8 @@ MAX_PUBLIC = 15
 LAYERS = [
     # what every module may raise, open, allocate or compute with: stats and agreement are statistics on plain
     # arrays and frames, knowing nothing of run logs, so the importers may take a majority vote as the harnesses do
-    {"errors", "files", "memory", "text", "_lazy", "stats", "significance", "agreement"},
-    {"schema", "validity", "filters"},                                     # the run-log contract, checked
+    {"errors", "files", "memory", "text", "markup", "_lazy", "stats", "significance", "agreement"},
+    {"schema", "json_schema", "validity", "filters"},                      # the run-log contract, checked; published
     {"runlog", "parquet_log"},                                             # reading and writing it
     {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
     {"importers"},                                                         # each harness's own output

@@ -1,19 +1,21 @@
 """The report's pages about itself: what was read and rejected (``summary.md``), and the index linking every
-notebook, table and figure (``index.html``, with its manifest)."""
+notebook, table and figure (``index.html``, with its manifest). The pages come from the ``report_*.html``
+templates, which escape every text from a log."""
 
 from __future__ import annotations
 
-import html
 import json
 import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pandas as pd
 
 from ..errors import LoadError
 from ..loading import load
 from ..headline import SHOWN
+from ..markup import Markup, render
 from ..text import visible
 from ..cards import STYLE as OPENING_STYLE, compact_table
 from .opening import read_table
@@ -101,28 +103,10 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
              f"task records: {len(runset.tasks):,}; blockers: {len(runset.blockers):,}",
              f"rejected records: {len(errors):,} (all listed in rejected.csv)"]
     items += [f"not a run, counted and left out: {n:,} × {reason}" for reason, n in sorted(runset.skipped.items())]
-    body = ["<p><a href='index.html'>← report</a></p><h1>What was read</h1>",
-            f"<p>Run log <code>{html.escape(str(runs))}</code></p>", _first_box(first),
-            "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"]
-    if errors:
-        body.append("<h2>Rejected records</h2><ul>" + "".join(f"<li>{html.escape(e.message)}</li>" for e in errors[:50])
-                    + (f"<li>... and {len(errors) - 50:,} more in <a href='rejected.csv'>rejected.csv</a></li>"
-                       if len(errors) > 50 else "") + "</ul>")
-    body.append("<h2>Runs per benchmark, suite, model and condition</h2><p class='muted'>n_asked: runs with at least"
-                " one question. mean_score: over runs whose status is not error, invalid and timeout scoring 0"
-                " (Ambig-DS §5.1); – for ask-only runs, which have no score.</p>")
-    table = _counts_as_integers(summary).to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
-                                                 classes="report-table", border=0)
-    body.append(f"<div class='scroll'>{table}</div>")
-    (out / "summary.html").write_text(_page("What was read", body), encoding="utf-8")
-
-
-def _first_box(first: list[str]) -> str:
-    """What a reader must know before any number: how the log was mapped, where the numbers depend on it."""
-    if not first:
-        return ""
-    return ("<div class='first' role='alert'><h2>Read this first</h2><ul>"
-            + "".join(f"<li>{html.escape(w)}</li>" for w in first) + "</ul></div>")
+    _write_page(out / "summary.html", "report_summary.html", title="What was read", style=Markup(_STYLE),
+                runs=str(runs), first=first, items=items, rejected=[e.message for e in errors[:50]],
+                more_rejected=f"{len(errors) - 50:,}" if len(errors) > 50 else None,
+                table=_pandas_table(_counts_as_integers(summary)))
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -153,13 +137,6 @@ def _collect(out: Path, results: list[NotebookResult]) -> None:
     shutil.rmtree(out / "artifacts", ignore_errors=True)
 
 
-def _attr(text: str) -> str:
-    """Text for an HTML attribute or URL in single quotes."""
-    from urllib.parse import quote
-
-    return html.escape(quote(str(text), safe="/"), quote=True)
-
-
 #: The report's parts, in order, with their headings; a notebook names its part in its metadata
 #: (``metadata["ambiglib"]["part"]``), a notebook of one's own without one is in "other"
 PARTS = {"questions": "The researcher's questions", "ambig-ds": "Ambig-DS: the paper's tables",
@@ -179,45 +156,44 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1280px;margin:0.8em a
           "ul.sections li{margin:0.3em 0}.muted{color:#666;font-size:0.9em}")
 
 
-def _page(title: str, body: list[str], extra_style: str = "") -> str:
-    """A report page; the control and bidi characters of what it shows from the log made visible (text.visible):
-    a model named with U+202E cannot display reversed, or as another model's name."""
-    return visible("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-                   f"<title>{html.escape(title)}</title><style>{_STYLE}{extra_style}</style></head><body>"
-                   + "\n".join(body) + "</body></html>")
+def _write_page(path: Path, template: str, **values: Any) -> None:
+    """Write a report page from its template; the control and bidi characters of what it shows from the log made
+    visible (text.visible): a model named with U+202E cannot display reversed, or as another model's name."""
+    path.write_text(visible(render(template, **values)), encoding="utf-8")
 
 
-def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[str, dict]:
-    """A saved table as the report shows it, and its manifest entry."""
+def _pandas_table(frame: pd.DataFrame) -> Markup:
+    """A frame as the report's plain table: pandas writes it, escaping every header and cell (``escape=True``)."""
+    return Markup(frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}", classes="report-table",
+                                border=0, escape=True))
+
+
+def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[Markup, dict]:
+    """A saved table as the report shows it (``report_table.html``), and its manifest entry."""
     base = f"tables/{nb}/{t}"
     frame, meta = read_table(out / f"{base}.csv")
     frame = _counts_as_integers(frame)
     caption = meta.get("caption") or t
     entry = {"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex", "meta": f"{base}.meta.json",
              "rows": len(frame), "caption": caption}
-    parts = [f"<h3 class='table-title' data-table='{_attr(nb)}/{_attr(t)}'>{html.escape(caption)}</h3>"]
-    parts += [f"<p>{html.escape(line)}</p>" for line in meta.get("answer") or []]
-    parts.append(f"<p><a href='{prefix}{_attr(base)}.csv'>csv</a> · <a href='{prefix}{_attr(base)}.md'>md</a> ·"
-                 f" <a href='{prefix}{_attr(base)}.tex'>tex</a></p>")
+    values = {"notebook": nb, "name": t, "caption": caption, "answer": meta.get("answer") or [], "prefix": prefix,
+              "base": base, "compact": None, "table_rest": None}
     head, cut = _shown_rows(frame, t, MAX_ROWS_SHOWN)
     if t in SHOWN:  # a question's table: its columns in words, each value with its interval, rows to their evidence
         evidence = out / "evidence" / nb / t
-        parts.append(compact_table(frame, meta, t, nb, f"../evidence/{_attr(nb)}/{_attr(t)}/" if evidence.is_dir()
-                                   else None))
-        parts.append("<p class='notes'>Every column, the intervals' bounds included: the csv above.</p>")
-        return "\n".join(parts + ([f"<p class='notes'>note: {html.escape(meta['note'])}</p>"] if meta.get("note")
-                                   else [])), entry
-    parts.append("<div class='scroll'>" + head.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}",
-                                                     classes="report-table", border=0)
-                 .replace("<table ", f"<table data-table='{_attr(nb)}/{_attr(t)}' ", 1) + "</div>")
+        values["compact"] = compact_table(frame, meta, t, nb, f"../evidence/{quote(nb, safe='/')}/"
+                                          f"{quote(t, safe='/')}/" if evidence.is_dir() else None)
+        notes = [f"note: {meta['note']}"] if meta.get("note") else []
+        return render("report_table.html", notes=notes, **values), entry
+    # pandas writes the table; the template opens its tag, to name it by notebook and table
+    values["table_rest"] = Markup(str(_pandas_table(head)).removeprefix("<table "))
     below = [cut] + ([f"note: {meta['note']}"] if meta.get("note") else [])
     empty = meta.get("empty") or {}
     by_reason: dict[str, list[str]] = {}
     for column, why in empty.items():
         by_reason.setdefault(why, []).append(column)
     below += [f"– in {', '.join(cols)}: {why}" for why, cols in by_reason.items()]
-    parts += [f"<p class='notes'>{html.escape(line)}</p>" for line in below if line]
-    return "\n".join(parts), entry
+    return render("report_table.html", notes=[line for line in below if line], **values), entry
 
 
 def _info(results: list[NotebookResult], info: dict[str, dict]) -> dict[str, dict]:
@@ -236,36 +212,24 @@ def _write_sections(out: Path, results: list[NotebookResult], info: dict[str, di
                  "ipynb": f"{r.name}.ipynb", "section": None, "seconds": round(r.seconds, 2),
                  "kernel_start_seconds": r.kernel_start_seconds, "kernel_restarts": r.kernel_restarts,
                  "error": r.error, "tables": [], "figures": [], "notes": r.notes}
-        body = [f"<p><a href='../index.html'>← report</a></p><h1>{html.escape(me['title'])}</h1>",
-                f"<p class='lead'>{html.escape(me['description'])}</p>" if me["description"] else "",
-                f"<p class='muted'><a href='../{_attr(r.name)}.html'>the notebook (HTML)</a> · <a"
-                f" href='../{_attr(r.name)}.ipynb'>.ipynb</a> · {r.seconds:.1f} s</p>"]
-        if r.error:
-            body.append(f"<p class='fail'>FAILED: {html.escape(r.error)}</p>")
+        items: list[dict] = []
         order = r.order or [*(("table", t) for t in r.tables), *(("figure", f) for f in r.figures)]
         for kind, item in order:  # as the notebook saved them
             if kind == "table":
                 text, t_entry = _table_html(out, r.name, item, "../")
-                body.append(text)
+                items.append({"table": text})
                 entry["tables"].append(t_entry)
                 continue
             src = f"figures/{r.name}/{item}.png"
             entry["figures"].append({"name": item, "png": src})
-            # onload marks the image as drawn, so a browser test can tell a broken image from a loaded one
-            body.append(f"<figure><img src='../{_attr(src)}' alt='{_attr(item)}' data-figure='{_attr(r.name)}/"
-                        f"{_attr(item)}' onload=\"this.setAttribute('data-loaded','yes')\"></figure>")
+            items.append({"table": None, "name": item, "png": src})
         shown_nothing = not (r.tables or r.figures or r.error)
         found = [n for n in r.notes if n.get("kind") == "finding"]
-        body += [f"<p class='notes'>{html.escape(n['caption'])}: {html.escape(n['note'])}</p>" for n in found]
-        missing = [n for n in r.notes if n.get("kind") != "finding"]
-        if missing:
-            body.append("<p class='notes'>Not shown here (each is in the report's list of what the log cannot"
-                        " answer):</p><ul class='notes'>" + "".join(
-                            f"<li data-note='{html.escape(r.name)}/{html.escape(n['name'])}'>{html.escape(n['caption'])}:"
-                            f" {html.escape(n['note'])}</li>" for n in missing) + "</ul>")
         if not (shown_nothing and not found):
-            page = out / "sections" / f"{r.name}.html"
-            page.write_text(_page(me["title"], body, OPENING_STYLE), encoding="utf-8")
+            _write_page(out / "sections" / f"{r.name}.html", "report_section.html", title=me["title"],
+                        style=Markup(_STYLE + OPENING_STYLE), notebook=r.name, description=me["description"],
+                        seconds=f"{r.seconds:.1f}", error=r.error, items=items, found=found,
+                        missing=[n for n in r.notes if n.get("kind") != "finding"])
             entry["section"] = f"sections/{r.name}.html"
         entries[r.name] = entry
     return entries
@@ -294,32 +258,22 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
             parts.append(f"{counts[k]:,} {k if counts[k] != 1 else k[:-1]}")
             if k == "tasks" and counts.get("task_records", counts[k]) != counts[k]:  # the runs' tasks, and the records'
                 parts[-1] += f" run ({counts['task_records']:,} task records)"
-    lead = ", ".join(parts)
-    body = ["<h1>ambiglib report</h1>",
-            f"<p class='lead'>Run log <code>{html.escape(str(runs))}</code>: {html.escape(lead)};"
-            f" {counts.get('rejected', 0):,} records rejected. <a href='summary.html'>What was read</a> ·"
-            " <a href='rejected.csv'>rejected records</a> · <a href='#unanswered'>what this log cannot answer</a> ·"
-            " <a href='#sections'>every section</a></p>"]
-    body += [f"<p class='fail'>FAILED: {html.escape(r.error)}</p>" for r in failed]
-    body.append(_first_box(counts.get("first") or []))
-    body.append(cards)
-    body.append("<section class='part' id='unanswered'><h2>What this log cannot answer, and what to add</h2>"
-                + unanswered_list(gaps, notes) + "</section>")
-    body.append("<section class='part' id='sections'><h2>Every section</h2>")
+    shown_parts = []
     for part, heading in PARTS.items():
         mine = sorted((r for r in results if info[r.name]["part"] == part), key=lambda r: info[r.name]["order"])
-        shown = [r for r in mine if sections.get(r.name)]
-        if not shown:
-            continue
-        body.append(f"<h3>{html.escape(heading)}</h3><ul class='sections'>")
-        for r in shown:
-            e = entries[r.name]
-            what = ", ".join(x for x in (f"{len(e['tables'])} table{'s' if len(e['tables']) != 1 else ''}",
-                                         f"{len(e['figures'])} figure{'s' if len(e['figures']) != 1 else ''}") if x)
-            body.append(f"<li><a href='{_attr(sections[r.name])}'>{html.escape(info[r.name]['title'])}</a>"
-                        f" <span class='muted'>{what}</span></li>")
-        body.append("</ul>")
-    body.append(f"<p class='muted'>{len(results)} notebooks in {wall:.1f} s.</p></section>")
-    (out / "index.html").write_text(_page("ambiglib report", body, OPENING_STYLE), encoding="utf-8")
+        shown = [{"page": sections[r.name], "title": info[r.name]["title"],
+                  "what": _tables_and_figures(entries[r.name])} for r in mine if sections.get(r.name)]
+        if shown:
+            shown_parts.append({"heading": heading, "sections": shown})
+    _write_page(out / "index.html", "report_index.html", title="ambiglib report", style=Markup(_STYLE + OPENING_STYLE),
+                runs=str(runs), lead=", ".join(parts), rejected=f"{counts.get('rejected', 0):,}",
+                failed=[r.error for r in failed], first=counts.get("first") or [], cards=cards,
+                unanswered=unanswered_list(gaps, notes), parts=shown_parts, notebooks=len(results), wall=f"{wall:.1f}")
     return {"runs": str(runs), "notebooks_dir": str(Path(nb_dir).resolve()), "wall_seconds": round(wall, 2),
             "notebooks": [entries[r.name] for r in results]}
+
+
+def _tables_and_figures(entry: dict) -> str:
+    """What a section shows, as the index says it beside its link: "3 tables, 1 figure"."""
+    n_tables, n_figures = len(entry["tables"]), len(entry["figures"])
+    return f"{n_tables} table{'s' if n_tables != 1 else ''}, {n_figures} figure{'s' if n_figures != 1 else ''}"

@@ -1,11 +1,11 @@
 """The report's first screen: the four questions answered (:mod:`ambiglib.headline`), each row linked to the runs
-behind it, and the one list of what the log cannot answer and what to add to it. Every text from a log is
-escaped; every "–" has its reason beside it."""
+behind it, and the one list of what the log cannot answer and what to add to it. The HTML comes from the
+templates ``card_answers.html`` and ``report_unanswered.html``, which escape every text from a log; every "–" has
+its reason beside it."""
 
 from __future__ import annotations
 
 import csv as csv_module
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -15,22 +15,21 @@ import pandas as pd
 from ..cards import compact_table
 from ..errors import ReportError
 from ..headline import QUESTIONS, SHOWN
+from ..markup import Markup, render
 
 __all__ = ["answer_cards", "unanswered_list", "read_meta"]
 
-def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: str, evidence: bool) -> str:
-    """One question's card, from the table its notebook saved and what it said of it (``meta``)."""
-    answer = "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in meta.get("answer") or [])
-    note = f"<p class='more'>{html.escape(meta['note'])}</p>" if meta.get("note") else ""
+def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: str, evidence: bool) -> dict:
+    """One question's card for ``card_answers.html``, from the table its notebook saved and what it said of it
+    (``meta``)."""
+    notes = [meta["note"]] if meta.get("note") else []
     ways, tests = meta.get("intervals") or [], meta.get("tests") or []
     if ways or tests:  # how each interval under the values was made, and the tests: "82% (70% to 89%)" can be signed
         said = [f"Intervals: {'; '.join(ways)}." if ways else "", f"Tests: {'; '.join(tests)}." if tests else ""]
-        note = f"<p class='more'>{html.escape(' '.join(t for t in said if t))}</p>" + note
+        notes.insert(0, " ".join(t for t in said if t))
     table = compact_table(frame, meta, name, notebook, f"evidence/{notebook}/{name}/" if evidence else None)
-    return (f"<section class='card' data-question='{html.escape(name)}'><h2><a href='{html.escape(section)}'>"
-            f"{html.escape(QUESTIONS[name])}</a></h2>{answer}{table}{note}"
-            f"<p class='more'><a href='{html.escape(section)}'>more: the figure, the table's every column, the"
-            " notebook</a> · each agent links to the runs and questions behind its row</p></section>")
+    return {"name": name, "question": QUESTIONS[name], "section": section, "answer": meta.get("answer") or [],
+            "table": table, "notes": notes}
 
 
 def read_table(csv: Path) -> tuple[pd.DataFrame, dict]:
@@ -57,7 +56,7 @@ def read_meta(path: Path) -> dict:
         return {}
 
 
-def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tuple[str, list[dict]]:
+def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tuple[Markup, list[dict]]:
     """The four cards (HTML) from the question notebooks' tables in ``out``, and what they could not answer:
     ``{"question", "what", "why"}`` for each reason a shown column is empty, and for a question with no table."""
     cards, gaps = [], []
@@ -76,22 +75,19 @@ def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tup
             why = (meta.get("empty") or {}).get(column)
             if why and column in (meta.get("gaps") or []) and frame[column].isna().any():
                 gaps.append({"question": question, "what": label, "why": why})
-    return "<div class='answers'>" + "".join(cards) + "</div>", gaps
+    return render("card_answers.html", cards=cards), gaps
 
 
-def unanswered_list(gaps: list[dict], notes: list[tuple[str, str, dict]]) -> str:
+def unanswered_list(gaps: list[dict], notes: list[tuple[str, str, dict]]) -> Markup:
     """The one list of what the log cannot answer: the opening's empty cells (``gaps``) and every table or
     figure a notebook left out (``notes``: section title, section page, the note), one item per reason."""
-    items: dict[str, list[str]] = {}
+    items: dict[str, dict[tuple, dict]] = {}  # reason -> its places, each once, in order
     for gap in gaps:
-        items.setdefault(gap["why"], []).append(f"{gap['question']} ({gap['what']})")
+        text = f"{gap['question']} ({gap['what']})"
+        items.setdefault(gap["why"], {}).setdefault((None, None, text), {"page": None, "text": text})
     for title, page, note in notes:
-        items.setdefault(note["note"], []).append(f"<a href='{html.escape(page)}'>{html.escape(title)}</a>"
-                                                  f" › {html.escape(note.get('caption') or note['name'])}")
-    if not items:
-        return "<p>Nothing: every question and every table of the report has the runs it needs.</p>"
-    lines = []
-    for why, where in items.items():
-        shown = ", ".join(w if w.startswith("<a ") else html.escape(w) for w in dict.fromkeys(where))
-        lines.append(f"<li>{html.escape(why[:1].upper() + why[1:])} <span class='in'>— for: {shown}</span></li>")
-    return "<ul class='gaps'>" + "".join(lines) + "</ul>"
+        text = note.get("caption") or note["name"]
+        items.setdefault(note["note"], {}).setdefault((page, title, text), {"page": page, "title": title,
+                                                                             "text": text})
+    return render("report_unanswered.html",
+                  items=[(why[:1].upper() + why[1:], list(where.values())) for why, where in items.items()])

@@ -1,8 +1,8 @@
 """Tables and figures as a notebook shows them and the report saves them, every text escaped for its format.
 
 Model, policy, label and category names come from logs, which are untrusted: every value rendered
-is escaped for its format (HTML, Markdown, LaTeX, CSV); cells holding lists or objects are first made
-text, so that the format's escaping applies to them too."""
+is escaped for its format (HTML, by the ``report_*.html`` templates and pandas' Styler; Markdown, LaTeX, CSV); cells
+holding lists or objects are first made text, so that the format's escaping applies to them too."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..cards import table_meta
 from ..errors import ReportError
+from ..markup import Markup, render
 from ..tables._common import empty_lines
 from ..text import latex_escape, visible
 
@@ -279,7 +280,7 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     if len(table) == 0:
         note = table.attrs.get("note") or f"{name}: nothing to show in this log"
         _note_file(out_dir, name, note, caption, "finding" if table.attrs.get("found_nothing") else "table")
-        return HTML(f"<p><em>{html.escape(note)}</em></p>")
+        return HTML(str(render("report_note.html", note=note)))
     save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
     if evidence and out_dir:
         from ..evidence import write_evidence_pages
@@ -292,11 +293,11 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     uid = re.sub(r"[^0-9A-Za-z_-]", "_", name)
     styler = shown.style.set_uuid(uid).format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
         .format_index(escape="html", axis="columns")
-    answer = "".join(f"<p>{html.escape(line)}</p>" for line in table.attrs.get("answer") or [])
-    more = "".join(f"<p><em>{html.escape(line)}</em></p>" for line in
-                   (intervals, table.attrs.get("note") and f"note: {table.attrs['note']}", *empty_lines(plain), cut)
-                   if line)
-    return HTML(f"{answer}<div style='overflow-x:auto;max-width:100%'>{styler.to_html()}</div>{more}")
+    below = [line for line in (intervals, table.attrs.get("note") and f"note: {table.attrs['note']}",
+                               *empty_lines(plain), cut) if line]
+    # the Styler's markup, every cell and header escaped by it (escape="html" above)
+    return HTML(str(render("report_shown_table.html", answer=table.attrs.get("answer") or [], below=below,
+                           table=Markup(styler.to_html()))))
 
 
 def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):
@@ -313,7 +314,7 @@ def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, 
 
         plt.close(figure)
         _note_file(out_dir, name, note, None, "figure")
-        return HTML(f"<p><em>{html.escape(note)}</em></p>")
+        return HTML(str(render("report_note.html", note=note)))
     path = save_figure(figure, name, out_dir, dpi=dpi)
     plt.close(figure)
     if path is None:

@@ -1,0 +1,34 @@
+"""Pages from jinja2 templates with autoescape: every value a template shows is escaped unless it is markup
+built by another template (:class:`markupsafe.Markup`), so a forgotten escape cannot let a log's text become a tag.
+
+The templates are ``ambiglib/templates/*.html``, shipped with the package.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["render", "Markup"]
+
+from markupsafe import Markup
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ambiglib", "templates"),
+        autoescape=True,  # every template here writes HTML
+        undefined=jinja2.StrictUndefined,  # a value a template names and the caller forgot is an error, not ""
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render(template: str, **values: Any) -> Markup:
+    """``template`` (a file name under ``ambiglib/templates``) rendered with ``values``, as markup that a page
+    built from another template embeds as it is."""
+    return Markup(_environment().get_template(template).render(**values))

@@ -1,0 +1,119 @@
+"""The report's page templates (``report_*.html``, ``card_*.html``) keep text from a log text: rendered with hostile
+values everywhere a log's text can appear (tests/template_cases_report.py), no tag or attribute of that text
+survives, the text shows escaped, and a link the report URL-quotes cannot be a ``javascript:`` URL."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ambiglib.markup import render
+from template_cases_report import CASES, HOSTILE
+
+TEMPLATES = Path(__file__).resolve().parents[1] / "ambiglib" / "templates"
+#: the templates whose links the report URL-quotes (a notebook's, a table's files, a figure, a section on the index)
+URL_QUOTED = {"report_index.html", "report_section.html", "report_table.html"}
+
+
+class _Elements(HTMLParser):
+    """Every start tag with its attributes, and every end tag, as a browser's tokenizer reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.starts: list[tuple[str, dict[str, str | None]]] = []
+        self.ends: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.starts.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.ends.append(tag)
+
+
+def _parse(page: str) -> _Elements:
+    parsed = _Elements()
+    parsed.feed(page)
+    parsed.close()
+    return parsed
+
+
+def _assert_hostile_text_stays_text(page: str) -> _Elements:
+    parsed = _parse(page)
+    tags = [tag for tag, _ in parsed.starts]
+    assert "script" not in tags and "textarea" not in parsed.ends
+    assert not [attrs for _, attrs in parsed.starts if "onerror" in attrs]
+    assert not [attrs for tag, attrs in parsed.starts if tag == "img" and attrs.get("src") == "x"]
+    # the only handler is the template's own, on a figure: it marks the image as drawn
+    assert {name for _, attrs in parsed.starts for name in attrs if name.startswith("on")} <= {"onload"}
+    return parsed
+
+
+def test_every_report_template_has_a_case():
+    names = {p.name for p in TEMPLATES.glob("*.html") if p.name.startswith(("report_", "card_"))}
+    assert names == set(CASES)
+
+
+@pytest.mark.parametrize("template", sorted(CASES))
+def test_hostile_text_from_a_log_stays_text(template):
+    page = str(render(template, **CASES[template]))
+    _assert_hostile_text_stays_text(page)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&gt;&lt;img src=x onerror=alert(1)&gt;&#39;&gt;" in page
+    assert "{{ 7*7 }}{% if true %}x{% endif %}" in page  # a value is never evaluated as a template
+
+
+@pytest.mark.parametrize("template", sorted(URL_QUOTED))
+def test_a_link_from_a_name_is_url_quoted_never_a_javascript_url(template):
+    page = str(render(template, **CASES[template]))
+    targets = [v for _, attrs in _parse(page).starts for k, v in attrs.items() if k in ("href", "src") and v]
+    assert targets and "javascript%3Aalert%281%29" in page
+    assert not [t for t in targets if ":" in t.split("/")[0]]  # no scheme: each is a path in the report
+
+
+def test_a_card_table_escapes_a_p_value_below_its_smallest_shown():
+    """"<0.001" is text in a cell, not the start of a tag."""
+    page = str(render("card_table.html", **CASES["card_table.html"]))
+    assert "<td>&lt;0.001</td>" in page
+
+
+def test_the_report_pages_keep_a_log_s_text_as_text(tmp_path):
+    """The index, a section and the opening's cards, written from notebooks' results whose names, captions, notes
+    and errors hold hostile text, as the report writes them."""
+    from ambiglib.headline import QUESTIONS, SHOWN
+    from ambiglib.report import save_table
+    from ambiglib.report.index import _write_index
+    from ambiglib.report.runner import NotebookResult
+
+    results = []
+    for question in QUESTIONS:
+        spec = SHOWN[question]
+        frame = pd.DataFrame({"benchmark": ["b", HOSTILE],
+                              **{c: [HOSTILE, "m"] if fmt == "text" else [0.5, np.nan] for c, _, fmt in spec}})
+        frame.attrs = {"answer": [HOSTILE], "note": HOSTILE, "caption": HOSTILE,
+                       "empty": {c: HOSTILE for c, _, fmt in spec if fmt != "text"},
+                       "gaps": [c for c, _, fmt in spec if fmt != "text"]}
+        save_table(frame, question, tmp_path / "tables" / f"q_{question}", caption=HOSTILE)
+        (tmp_path / "evidence" / f"q_{question}" / question).mkdir(parents=True)
+        results.append(NotebookResult(name=f"q_{question}", seconds=1.0, tables=[question]))
+    other = pd.DataFrame({HOSTILE: [HOSTILE], "score": [np.nan]})
+    other.attrs = {"note": HOSTILE, "empty": {"score": HOSTILE}, "answer": [HOSTILE]}
+    save_table(other, "t", tmp_path / "tables" / "nb")
+    results.append(NotebookResult(name="nb", seconds=1.0, tables=["t"], figures=["javascript:alert(1)"],
+                                  error=HOSTILE, notes=[{"name": HOSTILE, "caption": HOSTILE, "note": HOSTILE,
+                                                         "kind": "table"}]))
+    (tmp_path / "summary.json").write_text(json.dumps({"runs": 1, "first": [HOSTILE]}), encoding="utf-8")
+    info = {r.name: {"title": HOSTILE, "description": HOSTILE} for r in results}
+    _write_index(tmp_path, results, Path(HOSTILE), 1.0, tmp_path, info)
+    pages = [tmp_path / "index.html", *sorted((tmp_path / "sections").glob("*.html"))]
+    assert len(pages) == 1 + len(results)
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        parsed = _assert_hostile_text_stays_text(text)
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+        figures = [attrs["src"] for tag, attrs in parsed.starts if tag == "img"]
+        assert all(src.startswith("../figures/") for src in figures)
+    assert "src='../figures/nb/javascript%3Aalert%281%29.png'" in (tmp_path / "sections" / "nb.html").read_text()
