@@ -1,6 +1,7 @@
 """The ``ambiglib`` command line (also ``python -m ambiglib``): ``report``, ``summary``, ``validate``, ``convert``.
 
-Every subcommand takes the run log as ``--runs PATH`` and ``-q`` after its name.
+Every subcommand but ``schema`` (which prints the run log's JSON Schema) takes the run log as ``--runs PATH``; each
+takes ``-q`` after its name.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import re
 import sys
 from difflib import get_close_matches
 from pathlib import Path
+from typing import Any
 
 from . import __version__
 from .errors import AmbiglibError, ArgumentError, ReportError
@@ -488,6 +490,13 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
                    help="table (default, for reading), csv, md or json (for scripts)")
     p.set_defaults(func=_compare, parser=p)
+    p = sub.add_parser("schema", parents=[common], allow_abbrev=False,
+                       help="print the run log's contract as JSON Schema (draft 2020-12), to check records before"
+                            " handing them over",
+                       description="Print the JSON Schema (draft 2020-12) of one run-log record, made from"
+                                   " ambiglib/schema.py: ambiglib schema > runlog.schema.json. Necessary, not"
+                                   " sufficient: what it cannot say is in its $comment and in docs/runlog.md.")
+    p.set_defaults(func=_schema, parser=p)
     return parser
 
 
@@ -598,7 +607,7 @@ def _compare(args: argparse.Namespace) -> int:
         _say(f"ambiglib compare: --between log compares two or more logs of one agent, each given as --runs"
              f" LABEL=PATH (--runs before=old/ --runs after=new/); got {got}", sys.stderr)
         return 2
-    sides = (None, None)
+    sides: tuple[Any, Any] = (None, None)
     if args.a is not None:
         if args.between == "ask_tool":
             truth = {"true": True, "false": False}
@@ -784,6 +793,14 @@ def _print_table(table, fmt: str) -> int:
         return 0
     for line in notes:
         _say(line, sys.stderr)
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    """``ambiglib schema``: the run log's JSON Schema on stdout (ambiglib.json_schema)."""
+    from .json_schema import schema_text
+
+    sys.stdout.write(schema_text())
     return 0
 
 

@@ -32,6 +32,9 @@ __all__ = [
 class AmbiglibError(Exception):
     """Base class of every error ambiglib raises about its input."""
 
+    #: the rejected record behind a strict load's exception (:meth:`LoadError.to_exception`), else None
+    error: LoadError | None = None
+
 
 class AskToolWarning(UserWarning):
     """A tool the runs called that looks like asking but is not one of the mapping's ask tools: its calls were not
@@ -107,5 +110,5 @@ class LoadError:
             )
         exc_type = FormatError if self.kind == "format" else SchemaError
         exc = exc_type(text)
-        setattr(exc, "error", self)  # the record behind a strict load's exception, for callers that want it
+        exc.error = self
         return exc

@@ -17,7 +17,7 @@ What a filter keeps, for each frame (``RunSet.where``, ``load(..., filters=...)`
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -98,7 +98,7 @@ def _fits(value: Any, kind: str) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def not_in_log(wanted: Sequence[Any], present: Sequence[Any], column: str, *, shown: int = 30) -> str | None:
+def not_in_log(wanted: Sequence[Any], present: Collection[Any], column: str, *, shown: int = 30) -> str | None:
     """The sentence naming the ``wanted`` values of a runs column that the log does not have, with the values it
     has there (the first ``shown`` of them), so that a typo shows itself; None when every one is present."""
     missing = [v for v in wanted if v not in present]

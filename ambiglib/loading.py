@@ -761,8 +761,7 @@ def _origin(path: Path) -> tuple[str, Path] | None:
 def _in_log(exc: AmbiglibError, label: str) -> AmbiglibError:
     """The same error, its message naming the log it is about."""
     again = type(exc)(f"log {label!r}: {exc}")
-    if hasattr(exc, "error"):
-        again.error = exc.error  # type: ignore[attr-defined]
+    again.error = exc.error
     return again
 
 

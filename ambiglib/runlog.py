@@ -574,7 +574,9 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transc
         lines = np.fromiter(transcripts, dtype=np.int64, count=len(transcripts))
         highest = np.fromiter((h for h, _ in transcripts.values()), dtype=np.int64, count=len(transcripts))
         n_q = pc.fill_null(pc.list_value_length(table.column("questions")), 0).to_numpy()
-        if not talks.to_numpy(zero_copy_only=False)[lines].all() or (highest >= n_q[lines]).any():
+        tasks = pc.fill_null(pc.equal(table.column("record"), "task"), False).to_numpy(zero_copy_only=False)
+        if not talks.to_numpy(zero_copy_only=False)[lines].all() or (highest >= n_q[lines]).any() \
+                or tasks[lines].any():  # a transcript is a run's: on a task record it is an error
             return None  # the reference path names the record
         values: list[str | None] = [None] * table.num_rows
         for line, (_, offset) in transcripts.items():

@@ -10,6 +10,10 @@ validators of the same rules:
   the reference validator, line by line, whenever this answer is no, so both
   validators must accept exactly the same records (``tests/test_schema.py``
   checks that they do).
+
+The fields (names, kinds, required-ness, enums, ranges, nested objects) are data, :class:`Field` tuples, which
+the validators read and from which :mod:`ambiglib.json_schema` writes the contract as JSON Schema
+(``ambiglib schema``).
 """
 
 from __future__ import annotations
@@ -55,7 +59,8 @@ RUN_KEY = (
 #: The fields that identify a task (or LHAW variant) record.
 TASK_KEY = ("benchmark", "suite", "variant_id")
 
-_INT_MAX = 2**63 - 1
+#: The largest value an integer field holds (an Arrow int64).
+INT_MAX = 2**63 - 1
 #: How deep a ``meta`` value may nest (objects and lists); deeper is an error, not a crash.
 MAX_DEPTH = 64
 
@@ -104,6 +109,12 @@ TURN_FIELDS = (
     Field("q_index", "int", minimum=0),  # the run's question this turn asks (its position in ``questions``)
     Field("answers", "int", minimum=0),  # the run's question this turn answers
 )
+#: A run's ``transcript`` object (v1.3), checked by :func:`check_transcript` (its turns one by one)
+TRANSCRIPT_FIELDS = (
+    Field("covers", "str", required=True, enum=TRANSCRIPT_COVERS),
+    Field("turns", "list", required=True, item="turn"),
+    Field("note", "any_str"),  # why the log keeps no more of the conversation
+)
 BLOCKER_FIELDS = (
     Field("id", "str", required=True),
     Field("type", "str"),
@@ -115,6 +126,27 @@ NESTED = {
     "checkpoint": CHECKPOINT_FIELDS,
     "blocker": BLOCKER_FIELDS,
     "turn": TURN_FIELDS,
+    "transcript": TRANSCRIPT_FIELDS,
+}
+
+
+@dataclass(frozen=True)
+class EmptyWhen:
+    """A rule between two fields of one object: ``field`` is empty (null, absent or ``[]``) while ``when`` is
+    ``value``; ``why`` ends the checker's message."""
+
+    field: str
+    when: str
+    value: Any
+    why: str
+
+
+#: The rules between two fields of one object that the checker enforces and JSON Schema can state too (as
+#: if/then), by the object they apply to: a record kind or a :data:`NESTED` name.
+EMPTY_WHEN = {
+    "run": (EmptyWhen("questions", "ask_tool", False, "a run without the ask tool cannot ask; set ask_tool to true"),),
+    "question": (EmptyWhen("blocker_id", "attributed", False,
+                           "a question whose blocker the log does not know names none"),),
 }
 
 RUN_FIELDS = (
@@ -312,7 +344,7 @@ def _scalar(path: str, f: Field, value: Any) -> Any:
     if kind == "int":
         if isinstance(value, bool) or not isinstance(value, int):
             raise _bad(path, f, value)
-        if (f.minimum is not None and value < f.minimum) or value > _INT_MAX:
+        if (f.minimum is not None and value < f.minimum) or value > INT_MAX:
             raise _bad(path, f, value)
         return value
     if kind == "number":
@@ -350,7 +382,7 @@ def _nested(path: str, item: str, value: Any) -> dict[str, Any]:
     for name in value:
         if name not in known:
             raise _unknown(f"{path}.{name}", name, known, f"a {item} object")
-    out = {}
+    out: dict[str, Any] = {}
     for f in fields:
         v = value.get(f.name)
         sub = f"{path}.{f.name}"
@@ -377,6 +409,10 @@ def _list(f: Field, value: Any) -> list[Any]:
     return out
 
 
+#: the two rules of :data:`EMPTY_WHEN`, each checked with a message of its own
+(_NO_TOOL,), (_UNATTRIBUTED,) = EMPTY_WHEN["run"], EMPTY_WHEN["question"]
+
+
 def _cross_checks(kind: str, out: dict[str, Any]) -> None:
     """Rules that relate several values of one record."""
     if kind == "run":
@@ -388,18 +424,20 @@ def _cross_checks(kind: str, out: dict[str, Any]) -> None:
                     f" (got result {c['result']:g} > total {c['total']:g})",
                 )
         questions = out["questions"] or ()
-        if questions and out["ask_tool"] is False:
+        rule = _NO_TOOL  # questions need the ask tool
+        if out[rule.field] and out[rule.when] is rule.value:
             raise RecordError(
-                "questions",
-                f"field 'questions' holds {len(questions)} question(s) but 'ask_tool' is false"
-                " (a run without the ask tool cannot ask; set ask_tool to true)",
+                rule.field,
+                f"field '{rule.field}' holds {len(questions)} question(s) but '{rule.when}' is {show(rule.value)}"
+                f" ({rule.why})",
             )
+        rule = _UNATTRIBUTED  # a question whose blocker is unknown names none
+        when, value, field = rule.when, rule.value, rule.field  # (locals: the loop costs what constants did)
         for i, q in enumerate(questions):
-            if q["attributed"] is False and q["blocker_id"] is not None:
+            if q[when] is value and q[field] is not None:
                 raise RecordError(
-                    f"questions[{i}].blocker_id",
-                    f"field 'questions[{i}].blocker_id' is {q['blocker_id']!r} but 'attributed' is false (a question"
-                    " whose blocker the log does not know names none)",
+                    f"questions[{i}].{field}",
+                    f"field 'questions[{i}].{field}' is {q[field]!r} but '{when}' is {show(value)} ({rule.why})",
                 )
         seen: dict[tuple, int] = {}
         for i, lab in enumerate(out["labels"] or ()):
@@ -501,6 +539,9 @@ def validate_record(obj: Any) -> dict[str, Any]:
 
 #: a turn's fields, for the quick check (:func:`_plain_turn`)
 _TURN_KEYS = frozenset(f.name for f in TURN_FIELDS)
+#: a transcript's fields, in order (named by the unknown-field message), and its ``covers``
+_TRANSCRIPT_KEYS = [f.name for f in TRANSCRIPT_FIELDS]
+_COVERS: tuple[str, ...] = next(f.enum or () for f in TRANSCRIPT_FIELDS if f.name == "covers")
 
 
 def _plain_turn(turn: Any) -> bool:
@@ -515,7 +556,7 @@ def _plain_turn(turn: Any) -> bool:
         return False
     for name in ("q_index", "answers"):
         v = turn.get(name)
-        if v is not None and (type(v) is not int or v < 0 or v > _INT_MAX):
+        if v is not None and (type(v) is not int or v < 0 or v > INT_MAX):
             return False
     args = turn.get("tool_args")
     if args is not None:
@@ -548,13 +589,12 @@ def check_transcript(value: Any, n_questions: int | None) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise RecordError("transcript", f"field 'transcript' must be an object with 'covers' and 'turns'"
                                         f" (got {show(value)})")
-    known = ["covers", "turns", "note"]
     for name in value:
-        if name not in known:
-            raise _unknown(f"transcript.{name}", name, known, "a transcript")
+        if name not in _TRANSCRIPT_KEYS:
+            raise _unknown(f"transcript.{name}", name, _TRANSCRIPT_KEYS, "a transcript")
     covers = value.get("covers")
-    if covers not in TRANSCRIPT_COVERS:
-        raise RecordError("transcript.covers", f"field 'transcript.covers' must be {_or_list(TRANSCRIPT_COVERS)}"
+    if covers not in _COVERS:
+        raise RecordError("transcript.covers", f"field 'transcript.covers' must be {_or_list(_COVERS)}"
                                                f" (got {show(covers)})")
     note = value.get("note")
     if note is not None and not isinstance(note, str):

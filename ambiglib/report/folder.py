@@ -353,7 +353,7 @@ class ReportFolder:
         return None
 
 
-def write_files(out: Path, build: Callable[[Path], None], inputs: Mapping[str, Path]) -> None:
+def write_files(out: Path, build: Callable[[Path], object], inputs: Mapping[str, Path]) -> None:
     """Put the files ``build(folder)`` writes into ``out`` beside what ``out`` holds, by the report's rules.
 
     ``out`` may be absent, empty, or an ambiglib report (or summary) folder; a folder of anything else is
