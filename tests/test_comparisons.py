@@ -223,7 +223,7 @@ def test_a_permutation_test_of_random_flips_agrees_with_scipys_within_its_noise(
     rng = np.random.default_rng(11)
     for n, shift in ((40, 0.05), (300, 0.03)):
         x, y = rng.random(n), rng.random(n) + shift
-        mine = paired_permutation(x, y, lambda t: t / n, seed=3)
+        mine = paired_permutation(x, y, lambda t, n=n: t / n, seed=3)
         ref = sps.permutation_test((x, y), lambda u, v, axis: u.mean(axis=axis) - v.mean(axis=axis),
                                    permutation_type="samples", vectorized=True, rng=5)
         noise = 2 * np.sqrt(2 * ref.pvalue * (1 - ref.pvalue) / 9999) + 1e-3

@@ -319,7 +319,7 @@ def test_mid_p_mcnemar_by_hand():
         x = np.r_[np.ones(b), np.zeros(c), np.ones(4)]
         y = np.r_[np.zeros(b), np.ones(c), np.ones(4)]
         n, low = b + c, min(b, c)
-        pmf = lambda i: comb(n, i) / 2 ** n  # noqa: E731
+        pmf = lambda i, n=n: comb(n, i) / 2 ** n  # noqa: E731
         midp = min(1.0, 2 * (sum(pmf(i) for i in range(low + 1)) - pmf(low) / 2))
         got = mcnemar_midp(x, y)
         assert got.p_value == pytest.approx(midp) and got.n_differing == n

@@ -165,7 +165,7 @@ def _cluster_ci(sums: pd.DataFrame, keys: list[str], cluster: str,
         g = g.sort_values(cluster)
         by_size.setdefault(len(g), []).append((key, g[cols].to_numpy(dtype=float)))
     rows = []
-    for n, members in by_size.items():
+    for members in by_size.values():
         totals = bootstrap_totals(np.hstack([m for _, m in members]), n_boot, seed)  # (n_boot, len(cols) * len(members))
         for j, (key, _) in enumerate(members):
             block = totals[:, j * len(cols):(j + 1) * len(cols)]
