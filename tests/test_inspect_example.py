@@ -112,7 +112,7 @@ def test_the_report_on_the_example_opens_on_the_four_answers_and_explains_every_
     assert _unexplained(out, manifest) == []
     # what the log cannot answer: one list, each item naming what to add
     gaps = page.split("id='unanswered'")[1].split("</section>")[0]
-    assert "add the judges&#x27; labels of facet &#x27;trace&#x27;" in gaps
+    assert "add the judges&#39; labels of facet &#39;trace&#39;" in gaps
     # no section without anything to show is on the page
     shown = re.findall(r"href='sections/(\w+)\.html'", page)
     for n in manifest["notebooks"]:
