@@ -165,17 +165,17 @@ def _finite_float(text: str) -> float:
     return value
 
 
-#: the contract's JSON rules (those of :func:`_strict_loads`), for a ``meta`` parsed alone
-_STRICT = json.JSONDecoder(object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
-                           parse_float=_finite_float)
+#: the contract's JSON rules: :func:`_strict_loads` parses a line with them, ``_STRICT`` a ``meta`` alone
+_STRICT_RULES: dict[str, Any] = {"object_pairs_hook": reject_duplicate_keys, "parse_constant": _no_constant,
+                                 "parse_float": _finite_float}
+_STRICT = json.JSONDecoder(**_STRICT_RULES)
 
 
 def _strict_loads(text: str) -> Any:
     """``json.loads`` that refuses what the contract cannot hold: keys named twice,
     NaN and Infinity, numbers beyond a float, nesting deep enough to exhaust the stack."""
     try:
-        return json.loads(text, object_pairs_hook=reject_duplicate_keys, parse_constant=_no_constant,
-                          parse_float=_finite_float)
+        return json.loads(text, **_STRICT_RULES)
     except RecursionError:
         raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
 

@@ -24,6 +24,7 @@ import ambiglib
 from ambiglib import schema
 from ambiglib.json_schema import NOT_SAID, runlog_schema, schema_text
 from conftest import FIXTURES, run_record, task_record
+from test_docs import _records
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is a test dependency (pip install -e '.[test]')")
 
@@ -102,16 +103,8 @@ def test_not_blank_means_what_the_checker_strips_on_every_code_point():
 
 
 def _doc_records() -> list[dict]:
-    """The worked examples of docs/runlog.md (as tests/test_docs.py reads them)."""
-    records, decoder = [], json.JSONDecoder()
-    for block in re.findall(r"```json\n(.*?)```", (ROOT / "docs" / "runlog.md").read_text(encoding="utf-8"), re.S):
-        block, i = block.strip(), 0
-        while i < len(block):
-            obj, i = decoder.raw_decode(block, i)
-            records.append(obj)
-            while i < len(block) and block[i].isspace():
-                i += 1
-    return records
+    """The worked examples of docs/runlog.md, read as tests/test_docs.py reads them."""
+    return _records((ROOT / "docs" / "runlog.md").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "data" / "example").glob("*.jsonl")), ids=lambda p: p.name)
