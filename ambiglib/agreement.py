@@ -91,8 +91,8 @@ def fleiss_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "cal
 
     References
     ----------
-    Ambig-DS Appendix C.4, Table 9 (judge noise). Equals
-    ``statsmodels.stats.inter_rater.fleiss_kappa(method="fleiss")``.
+    Ambig-DS Appendix C.4, Table 9 (judge noise). Computed by
+    ``statsmodels.stats.inter_rater.fleiss_kappa(method="fleiss")`` on the items × labels table of counts.
     """
     if len(frame) == 0:
         raise ValueError("fleiss_kappa needs at least one rating")
@@ -109,10 +109,11 @@ def fleiss_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "cal
     n_raters = m.sum(axis=1)[0]
     if n_raters < 2:
         raise ValueError(f"fleiss_kappa needs at least 2 ratings per {item} (got {int(n_raters)})")
-    p_j = m.sum(axis=0) / m.sum()
-    p_i = (np.square(m).sum(axis=1) - n_raters) / (n_raters * (n_raters - 1))
-    p_bar, p_e = p_i.mean(), np.square(p_j).sum()
-    return float((p_bar - p_e) / (1 - p_e)) if p_e < 1 else float("nan")
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
+
+    with np.errstate(invalid="ignore", divide="ignore"):  # one label only: 0 / 0, NaN below
+        kappa = float(sm_fleiss_kappa(m, method="fleiss"))
+    return kappa if np.isfinite(kappa) else float("nan")
 
 
 def cohen_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "judge", label: str = "label") -> float:
@@ -131,8 +132,8 @@ def cohen_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "judg
 
     References
     ----------
-    Ambig-DS Appendix C.4, Table 9 (cross-family judges). Equals
-    ``statsmodels.stats.inter_rater.cohens_kappa`` on the 2-rater contingency table.
+    Ambig-DS Appendix C.4, Table 9 (cross-family judges). Computed by
+    ``statsmodels.stats.inter_rater.cohens_kappa`` on the two raters' contingency table.
     """
     raters = sorted(frame[rater].dropna().unique().tolist())
     if len(raters) != 2:
@@ -146,7 +147,8 @@ def cohen_kappa(frame: pd.DataFrame, *, item: str = "run_id", rater: str = "judg
     a, b = wide[raters[0]].astype(str), wide[raters[1]].astype(str)
     cats = sorted(set(a) | set(b))
     table = pd.crosstab(pd.Categorical(a, cats), pd.Categorical(b, cats), dropna=False).to_numpy(float)
-    n = table.sum()
-    p_o = np.trace(table) / n
-    p_e = (table.sum(axis=0) * table.sum(axis=1)).sum() / n**2
-    return float((p_o - p_e) / (1 - p_e)) if p_e < 1 else float("nan")
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    with np.errstate(invalid="ignore", divide="ignore"):  # chance agreement 1 (one label only): 0 / 0, NaN below
+        kappa = float(cohens_kappa(table, return_results=False))
+    return kappa if np.isfinite(kappa) else float("nan")

@@ -480,6 +480,9 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                         " signed-rank test Ambig-DS reports")
     p.add_argument("--alternative", choices=["two-sided", "greater", "less"], default="two-sided",
                    help="greater: side a > side b (default: two-sided)")
+    p.add_argument("--correction", choices=["holm", "fdr_bh"], default="holm",  # comparisons.CORRECTIONS
+                   help="how the p-values are adjusted over the rows: holm (default) bounds the chance of any false"
+                        " difference; fdr_bh (Benjamini–Hochberg) bounds the expected share of false differences")
     p.add_argument("--n-boot", type=int, default=10_000,
                    help="task-bootstrap replicates (default 10,000; at most 100,000)")
     _mapping_options(p)
@@ -661,7 +664,7 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
                                 b=sides[1], k=args.k, test=args.test, alternative=args.alternative,
-                                n_boot=args.n_boot, seed=args.seed)
+                                n_boot=args.n_boot, seed=args.seed, correction=args.correction)
     except (AmbiglibError, MetricError) as exc:  # an argument the log's runs do not allow, or a metric that refuses
         _say(f"ambiglib compare: {_as_flags(str(exc))}", sys.stderr)
         return 2 if isinstance(exc, ArgumentError) else 1
@@ -673,7 +676,7 @@ def _compare(args: argparse.Namespace) -> int:
 
         tasks = per_task(rs, metric=args.metric, between="log", condition=condition, a=sides[0], b=sides[1],
                          k=args.k)
-        return _print_log_changes(out, tasks)
+        return _print_log_changes(out, tasks, args.correction)
     return _print_table(out, args.format)
 
 
@@ -703,13 +706,14 @@ def _logs_given(values: list[str]) -> "str | dict[str, str]":
     return logs
 
 
-def _print_log_changes(out, tasks) -> int:
+def _print_log_changes(out, tasks, correction: str) -> int:
     """``compare --between log``, for reading: per comparison, the paired difference (later log − earlier) and its
     test first, then the tasks that improved and those that regressed (each side's value and the difference),
     the most moved first; the notes last."""
     import numpy as np
     import pandas as pd
 
+    from .comparisons import CORRECTIONS
     from .tables._common import empty_lines
 
     keys = [c for c in ("benchmark", "suite", "model", "policy", "log_a", "log_b") if c in out.columns]
@@ -724,8 +728,8 @@ def _print_log_changes(out, tasks) -> int:
         _say(f"{r.benchmark} {r.suite} {r.model}{policy}: {a} − {b} = {r.difference:+.3g} ({r.value_a:.3g} vs"
              f" {r.value_b:.3g} over {r.n_pairs} tasks), {interval}")
         p = "no p-value (no task's sides differ)" if not np.isfinite(r.p_value) else \
-            f"p = {r.p_value:.3g} ({r.alternative}; Holm over {len(out)} row{'s' if len(out) != 1 else ''}:" \
-            f" {r.p_holm:.3g})"
+            f"p = {r.p_value:.3g} ({r.alternative}; {CORRECTIONS[correction][0]} over {len(out)}" \
+            f" row{'s' if len(out) != 1 else ''}: {getattr(r, 'p_' + correction):.3g})"
         _say(f"  test: {r.test}: {p}; {r.n_differing} task{'s' if r.n_differing != 1 else ''} differ")
         if isinstance(r.ci_vs_test, str):
             _say(f"  {r.ci_vs_test}")

@@ -15,12 +15,15 @@ times has no pass@k): the values, the interval and the test use those tasks and 
   McNemar test for pass/fail outcomes with one trial per task and side (``test="mcnemar-midp"``: its mid-p
   form, Fagerland et al. 2013); otherwise a paired sign-flip permutation test of the same difference the
   interval is about (each task's sides swapped), exact up to 20 tasks, else from random flips, as many as the
-  table's size needs for Holm to reach 0.05 (:func:`flips_for`), its Monte-Carlo error in ``p_mc_se``.
+  table's size needs for the adjustment to reach 0.05 (:func:`flips_for`), its Monte-Carlo error in ``p_mc_se``.
   ``test="wilcoxon"`` gives the Wilcoxon signed-rank test on the per-task values, as Ambig-DS reports. Each
   row names its test; ``n_differing`` counts the tasks whose swap moves the statistic (the metric's own
   inputs differ), and below 10 the note says the test has little power. Where the interval and the test
   decide differently, ``ci_vs_test`` says so and why.
-* Holm's adjustment runs over every row of the output. Effect sizes on the per-task values: the matched-pairs
+* The p-values are adjusted over every row of the output: by Holm (``p_holm``, the default), which bounds the
+  chance of any false difference in the table (the family-wise error rate), or by Benjamini–Hochberg
+  (``correction="fdr_bh"``, ``p_fdr_bh``), which bounds the expected share of false differences among those it
+  finds (the false discovery rate), and the note says so. Effect sizes on the per-task values: the matched-pairs
   rank-biserial correlation (``rbc``, Kerby 2014) and the probability of improvement (``prob_improvement``,
   rliable: within each task the chance that a run of a beats a run of b, averaged over tasks).
 * ``rerun_sd`` (mean score): how far the difference would move if both sides were run again on these tasks
@@ -50,11 +53,11 @@ from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_par
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
 from .significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
-from .stats import bootstrap_totals, check_n_boot, holm, percentile_ci, sps, t_interval
+from .stats import _adjusted, bootstrap_totals, check_n_boot, percentile_ci, sps, t_interval
 from .tables._common import ConventionsArg, _per_tool_policy, as_table, explain_empty
 
-__all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "rank_biserial", "prob_improvement",
-           "describe_condition", "flips_for", "count_pairs", "per_task"]
+__all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "CORRECTIONS", "rank_biserial",
+           "prob_improvement", "describe_condition", "flips_for", "count_pairs", "per_task"]
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {
@@ -72,6 +75,18 @@ COMPARABLE: dict[str, str] = {
     "score_gain_pp": "mean-score gain with the tool, pp",
     "pass_gain_pp": "pass@k gain with the tool, pp",
 }
+#: how the p-values are adjusted over a table's rows: statsmodels' ``multipletests`` method → (its name, what
+#: rows whose adjusted p, column ``p_<method>``, is below a level then mean)
+CORRECTIONS: dict[str, tuple[str, str]] = {
+    "holm": ("Holm", "the chance that any row below a level is a false difference (the family-wise error rate) is"
+                     " at most that level, however the tests depend on each other"),
+    "fdr_bh": ("Benjamini–Hochberg", "the expected share of false differences among the rows below a level (the"
+                                     " false discovery rate) is at most that level, for tests independent or"
+                                     " positively dependent; the chance of any false difference is not bounded, as"
+                                     " Holm's is (correction='holm')"),
+}
+#: the alternatives a test can take: ``greater`` tests side a > side b
+Alternative = Literal["two-sided", "greater", "less"]
 #: the tests a comparison can use: ``auto`` picks exact McNemar or the permutation test by the outcome
 TESTS = ("auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon")
 #: below this many tasks whose sides differ, a test has little power (the note says so)
@@ -119,9 +134,10 @@ def prob_improvement(a: pd.DataFrame, b: pd.DataFrame) -> float:
 
 
 def flips_for(m: int, alpha: float, p: float = 0.0) -> int:
-    """The random sign flips a permutation test needs in a table of ``m`` rows adjusted by Holm: enough that the
-    smallest p it can give (2 / (flips + 1), two-sided) times ``m`` is a tenth of ``alpha``, and that a p-value
-    near ``alpha`` has a Monte-Carlo standard error below ``alpha`` / 20; a multiple of 10,000, less one."""
+    """The random sign flips a permutation test needs in a table of ``m`` rows adjusted by Holm or
+    Benjamini–Hochberg (either makes the smallest p at most ``m`` times itself): enough that the smallest p it can
+    give (2 / (flips + 1), two-sided) times ``m`` is a tenth of ``alpha``, and that a p-value near ``alpha`` has a
+    Monte-Carlo standard error below ``alpha`` / 20; a multiple of 10,000, less one."""
     family = int(np.ceil(20 * m / alpha))
     q = min(max(p / 2, 0.0), 0.5)
     near = int(np.ceil(4 * q * (1 - q) * (20 / alpha) ** 2))
@@ -235,6 +251,7 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         cols = [*VOI_VARIANT_COLUMNS, *VOI_BASE_COLUMNS]
         scope = _work(rs)
         ran = _ran(scope[(scope["protocol"] == "solve") & (scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
+        weights: tuple[str, ...]
         if metric == "pass_gain_pp":
             defined, why, weights = (lambda t: (t["pk_na"] > 0) & (t["pk_nt"] > 0)), \
                 f"fewer than k = {k} trials on a side", ("pk_na", "pk_nt")
@@ -266,9 +283,10 @@ _COLUMNS = ["metric", "condition", "n_tasks", "n_tasks_left_out", "n_pairs", "va
 def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
                       condition: tuple[str, bool] | None = ("ambiguous", True), a: object = None, b: object = None,
                       k: int = 3, test: str = "auto",
-                      alternative: Literal["two-sided", "greater", "less"] = "two-sided", n_boot: int = 10_000,
+                      alternative: Alternative = "two-sided", n_boot: int = 10_000,
                       seed: int = 0, confidence: float = 0.95,
-                      conventions: Mapping[str, str] | None = None, pool_suites: bool = False) -> pd.DataFrame:
+                      conventions: Mapping[str, str] | None = None, pool_suites: bool = False,
+                      correction: str = "holm") -> pd.DataFrame:
     """Compare a metric between every pair of models, of ask policies, or with and without the tool, paired by task.
 
     Parameters
@@ -307,6 +325,11 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     pool_suites : bool, default False
         One comparison per benchmark over all its suites (``suite`` then lists them): tasks are paired
         within their suite, and the bootstrap and the test run over the tasks of every suite together.
+    correction : {"holm", "fdr_bh"}, default "holm"
+        How the p-values are adjusted over every row (:data:`CORRECTIONS`, statsmodels' ``multipletests``):
+        ``holm`` (``p_holm``) bounds the family-wise error rate, the chance of any false difference in the
+        table; ``fdr_bh``, Benjamini–Hochberg (``p_fdr_bh``), bounds the false discovery rate, the expected
+        share of false differences among the rows below the level, and finds more where many rows differ.
 
     Returns
     -------
@@ -322,7 +345,8 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         (its name, with its flips), ``n_differing`` (tasks whose swap alone moves the statistic: discordant
         pairs for McNemar, non-zero differences for Wilcoxon), ``statistic`` (McNemar's min(b, c), the
         permutation test's observed difference, Wilcoxon's W), ``alternative, p_value, p_mc_se`` (the
-        Monte-Carlo standard error of a p-value from random flips), ``p_holm`` (Holm over every row),
+        Monte-Carlo standard error of a p-value from random flips), ``p_holm`` (Holm over every row; with
+        ``correction="fdr_bh"``, ``p_fdr_bh`` in its place, Benjamini–Hochberg, and the note says what it bounds),
         ``ci_vs_test`` (where the interval and the test decide differently, which and why), the effect sizes
         ``rbc, prob_improvement``, and ``rerun_sd`` (mean_score: the standard deviation of the change in the
         difference if both sides ran these tasks again with as many trials, from each task's own trials). A
@@ -333,18 +357,19 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     MetricError
         From the metric (e.g. a task without its blocker record, for Ask-F1).
     ValueError
-        An unknown metric, ``between``, ``test`` or ``alternative``; a ``condition`` for a metric
-        that fixes its own runs.
+        An unknown metric, ``between``, ``test``, ``alternative`` or ``correction``; a ``condition`` for a
+        metric that fixes its own runs.
 
     References
     ----------
     Dietterich (1998); Miller (2024), arXiv 2411.00640, §paired; Fagerland et al. (2013); Agarwal et al. (2021),
-    rliable; docs/metrics.md, "Paired comparisons".
+    rliable; Holm (1979); Benjamini and Hochberg (1995); docs/metrics.md, "Paired comparisons".
     """
+    _check_correction(correction)  # before any work
     out, retests, notes = compared(rs, metric=metric, between=between, condition=condition, a=a, b=b, k=k,
                                    test=test, alternative=alternative, n_boot=n_boot, seed=seed,
                                    confidence=confidence, conventions=conventions, pool_suites=pool_suites)
-    notes = settle(out, retests, 1 - confidence) + notes
+    notes = settle(out, retests, 1 - confidence, correction) + notes
     if len(out) == 0 and not notes:
         notes.append(_nothing_to_compare(rs, between))
     if notes:
@@ -352,10 +377,10 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     return out
 
 
-def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: str,
+def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,
              n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool
              ) -> tuple[pd.DataFrame, list, list[str]]:
-    """:func:`paired_comparison`'s rows before Holm, with the means to draw more flips for each row's test
+    """:func:`paired_comparison`'s rows before the adjustment, with the means to draw more flips for each row's test
     (``retests``: per row, ``(retest(flips), flips drawn, tasks)`` or None) and its notes. A caller that adjusts
     several comparisons together (:func:`ambiglib.headline.agent_comparison`) concatenates them and calls
     :func:`settle` once over the whole family."""
@@ -428,7 +453,7 @@ def _groups(rs: RunSet, metric: str, between: str, condition, k: int, convention
 
             suites = ", ".join(sorted(map(str, sums.per["suite"].unique())))
 
-            def as_per(frame: pd.DataFrame | None) -> pd.DataFrame | None:
+            def as_per(frame: pd.DataFrame | None, label=label, suites: str = suites) -> pd.DataFrame | None:
                 if frame is None:
                     return None
                 frame = frame.assign(policy=label) if between == "ask_tool" else frame
@@ -438,6 +463,7 @@ def _groups(rs: RunSet, metric: str, between: str, condition, k: int, convention
                 return frame
 
             per, ran, values = as_per(sums.per), as_per(sums.ran), as_per(sums.runs)
+            assert per is not None  # (sums.per is a frame)
             group_keys = ["suite", *fixed]
             for key, block in per.groupby(group_keys, sort=True):
                 head = {"benchmark": bench, **dict(zip(group_keys, key))}
@@ -454,13 +480,21 @@ def _of_group(frame: pd.DataFrame | None, keys: list[str], key: tuple) -> pd.Dat
     return frame[mask]
 
 
-def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05) -> list[str]:
+def _check_correction(correction: object) -> None:
+    if correction not in CORRECTIONS:
+        raise ValueError(f"paired_comparison: correction must be one of {list(CORRECTIONS)} (got {correction!r})")
+
+
+def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: str = "holm") -> list[str]:
     """Finish comparison rows as one family: draw more random flips where a row's p-value may be significant
-    (:func:`flips_for`, the family being every row of ``out``), adjust by Holm over every row (``p_holm``), set
-    the interval beside the test (``ci_vs_test``), say why each empty cell is empty. Changes ``out`` in place;
-    returns the notes."""
+    (:func:`flips_for`, the family being every row of ``out``), adjust over every row by ``correction``
+    (:data:`CORRECTIONS`: ``p_holm`` or ``p_fdr_bh``), set the interval beside the test (``ci_vs_test``), say
+    why each empty cell is empty. Changes ``out`` in place; returns the notes, which name a correction other
+    than Holm and what it bounds."""
+    _check_correction(correction)
+    adjusted, (name, meaning) = f"p_{correction}", CORRECTIONS[correction]
     notes: list[str] = []
-    m = int(out["p_value"].notna().sum())  # Holm's family: the rows with a p-value
+    m = int(out["p_value"].notna().sum())  # the adjustment's family: the rows with a p-value
     capped: list[tuple[int, int]] = []
     for i, again in enumerate(retests):
         if again is None:
@@ -477,13 +511,17 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05) -> list[str]:
             result = retest(min(need, allowed))
             out.iloc[i, [out.columns.get_loc(c) for c in ("test", "p_value", "p_mc_se")]] = \
                 [result.test, result.p_value, result.mc_se]
-    out.insert(out.columns.get_loc("p_mc_se") + 1, "p_holm", holm(out["p_value"].to_numpy(dtype=float)))
-    out.insert(out.columns.get_loc("p_holm") + 1, "ci_vs_test", _ci_vs_test(out, alpha))
+    out.insert(out.columns.get_loc("p_mc_se") + 1, adjusted, _adjusted(out["p_value"].to_numpy(dtype=float),
+                                                                         correction))
+    out.insert(out.columns.get_loc(adjusted) + 1, "ci_vs_test", _ci_vs_test(out, alpha))
+    if correction != "holm":  # the column's name says Holm; any other adjustment is said in words
+        notes.append(f"{adjusted}: {name} over the {m} rows with a p-value: {meaning}")
     if capped:
         n, flips = max(capped)
         notes.append(f"{len(capped)} test(s) over as many as {n:,} tasks drew {flips:,} random sign flips (the most"
                      f" one test draws in its time): the smallest two-sided p they can give is {2 / (flips + 1):.1g},"
-                     f" which Holm over {m} rows makes {min(1.0, 2 * m / (flips + 1)):.2g}")
+                     f" which {name} over {m} rows makes {'' if correction == 'holm' else 'at most '}"
+                     f"{min(1.0, 2 * m / (flips + 1)):.2g}")
     random_ = out["p_mc_se"].notna().to_numpy()
     near = random_ & (np.abs(out["p_value"].to_numpy(float) - alpha) <= 2 * out["p_mc_se"].to_numpy(float))
     if near.any():
@@ -504,7 +542,7 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05) -> list[str]:
         notes.append(f"{left} task(s) both sides ran were left out of {int((out['n_tasks_left_out'] > 0).sum())}"
                      " comparison(s) (n_tasks_left_out): a side's runs there all errored or had no score")
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test or rank; the difference is 0"
-                        for c in ("statistic", "p_value", "p_holm", "rbc")})
+                        for c in ("statistic", "p_value", adjusted, "rbc")})
     explain_empty(out, {"p_mc_se": "an exact test (every flip pattern, or McNemar's or Wilcoxon's exact p): no"
                                    " Monte-Carlo error",
                         "ci_vs_test": f"the interval and the test decide alike at the {alpha:g} level (it excludes 0"
@@ -545,8 +583,10 @@ def _ci_vs_test(out: pd.DataFrame, alpha: float) -> list:
 
 @as_table
 def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", True), n_boot: int = 10_000,
-                     seed: int = 0, metric: str = "mean_score", conventions: ConventionsArg = None) -> pd.DataFrame:
-    """Compare every pair of models on the tasks both ran: paired differences, CIs, tests, Holm-adjusted p.
+                     seed: int = 0, metric: str = "mean_score", conventions: ConventionsArg = None,
+                     correction: str = "holm") -> pd.DataFrame:
+    """Compare every pair of models on the tasks both ran: paired differences, CIs, tests, adjusted p (Holm's, or
+    Benjamini–Hochberg's with ``correction="fdr_bh"``).
 
     Per benchmark, suite and ask policy (two policies of one model are never pooled: each is
     compared with the other models' runs under the same policy), each task's score is the
@@ -560,7 +600,8 @@ def model_comparison(rs: RunSet, *, condition: tuple[str, bool] = ("ambiguous", 
         :func:`paired_comparison` with ``between="model"``.
     """
     return paired_comparison(rs, metric=metric, between="model", condition=condition if metric in CONDITIONED
-                             else ("ambiguous", True), n_boot=n_boot, seed=seed, conventions=conventions)
+                             else ("ambiguous", True), n_boot=n_boot, seed=seed, conventions=conventions,
+                             correction=correction)
 
 
 def count_pairs(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
@@ -609,7 +650,7 @@ def _fixed(rs: RunSet, between: str) -> list[str]:
     named = rs.runs["log"].notna().to_numpy(dtype=bool) if "log" in rs.runs else np.zeros(0, bool)
     if named.any() and not named.all():
         raise ArgumentError(f"paired_comparison: {int((~named).sum()):,} runs name no log and {int(named.sum()):,}"
-                            f" do (logs {', '.join(map(repr, _side_order(rs, 'log')))}): which log the others belong"
+                            f" do (logs {', '.join(map(repr, _side_order(rs, 'log') or []))}): which log the others belong"
                             f" to cannot be told; load every log by label (ambiglib.load({{label: path, ...}}))")
     return fixed + ["log"] if named.any() and between != "log" else fixed
 
@@ -636,7 +677,7 @@ def _ordered_pairs(values: list, wanted: tuple, between: str, order: list | None
 
 
 def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame | None, between: str, sums: _Sums,
-           wanted: tuple, n_boot: int, seed: int, confidence: float, alternative: str, test: str, fixed: dict,
+           wanted: tuple, n_boot: int, seed: int, confidence: float, alternative: Alternative, test: str, fixed: dict,
            metric: str, where: str, why: list[str | tuple[str, str]], order: list | None = None
            ) -> tuple[list[dict], list]:
     rows, retests = [], []
@@ -673,7 +714,8 @@ def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame |
         else:
             both = bootstrap_totals(np.hstack([A, B]), n_boot, seed)  # both sides under the same draws
             diff = stat_of(both[:, :A.shape[1]]) - stat_of(both[:, A.shape[1]:])
-            low, high = percentile_ci(diff, confidence) if np.isfinite(diff).any() else (np.nan, np.nan)
+            ends = percentile_ci(diff, confidence) if np.isfinite(diff).any() else (np.nan, np.nan)
+            low, high = float(ends[0]), float(ends[1])
             method = f"task bootstrap (percentile, {n_boot:,} draws)"
         one_trial = sums.trials is not None and (ta[sums.trials].to_numpy()[valued] == 1).all() \
             and (tb[sums.trials].to_numpy()[valued] == 1).all()
@@ -801,7 +843,7 @@ def _mcnemar_applies(test: str, sides: tuple, valued: np.ndarray, trials: str | 
 
 
 def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, stat_of: Callable, test: str,
-          one_trial: bool, alternative: str, seed: int) -> PairedTest:
+          one_trial: bool, alternative: Alternative, seed: int) -> PairedTest:
     binary = one_trial and np.isin(x, (0, 1)).all() and np.isin(y, (0, 1)).all()
     if test in ("mcnemar", "mcnemar-midp") or (test == "auto" and binary):
         if not binary:  # (_mcnemar_applies has named the pair and the task)

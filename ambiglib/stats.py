@@ -64,31 +64,46 @@ def wilson_ci(k, n, confidence: float = 0.95):
 
     References
     ----------
-    Ambig-DS Table 7 gives Wilson intervals (30/51 → [45.2%, 71.2%]); the values
-    equal ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
+    Ambig-DS Table 7 gives Wilson intervals (30/51 → [45.2%, 71.2%]). Computed by
+    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``, with its ends set to exactly 0 at
+    k = 0 and 1 at k = n, where statsmodels gives them up to rounding.
     """
     _check_confidence(confidence)
     k_arr = np.asarray(k, dtype=float)
     n_arr = np.asarray(n, dtype=float)
     if np.any(k_arr < 0) or np.any(k_arr > n_arr):
         raise ValueError(f"wilson_ci needs 0 <= k <= n (got k={k!r}, n={n!r})")
-    low, high = _wilson(k_arr, n_arr, sps.norm.ppf(0.5 + confidence / 2))
+    from statsmodels.stats.proportion import proportion_confint
+
+    with np.errstate(invalid="ignore", divide="ignore"):  # n = 0: NaN, set below
+        low, high = proportion_confint(k_arr, n_arr, alpha=1 - confidence, method="wilson")
+    low, high = _exact_ends(k_arr, n_arr, low, high)
     if low.ndim == 0:
         return float(low), float(high)
     return low, high
 
 
+def _exact_ends(k: np.ndarray, n: np.ndarray, low, high) -> tuple[np.ndarray, np.ndarray]:
+    """A Wilson interval's ends exactly 0 at k = 0 and 1 at k = n, where the formula gives them up to rounding;
+    NaN where n = 0."""
+    low = np.where(k <= 0, 0.0, low)
+    high = np.where(k >= n, 1.0, high)
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+
+
 def _wilson(k: np.ndarray, n: np.ndarray, z) -> tuple[np.ndarray, np.ndarray]:
-    """The Wilson interval of k/n with critical value ``z`` (broadcast); its ends exactly 0 at k = 0 and 1 at k = n,
-    where the formula gives them up to rounding."""
+    """The Wilson interval of k/n at critical value ``z`` (broadcast), for :func:`wilson_ci_clustered`.
+
+    Kept beside statsmodels' ``proportion_confint``, which takes a level and uses the normal's critical value:
+    the clustered interval needs t's on G − 1 degrees of freedom, one per group. Passing the level 2·Φ(−t)
+    instead fails where that underflows (t on 1 degree of freedom at 99% is 63.7: a level of 0, and NaN for the
+    interval); elsewhere the two agree to 1e-12 (tested)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         p = k / n
         denom = 1 + z**2 / n
         centre = (p + z**2 / (2 * n)) / denom
         half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / denom
-    low = np.where(k <= 0, 0.0, np.clip(centre - half, 0, 1))
-    high = np.where(k >= n, 1.0, np.clip(centre + half, 0, 1))
-    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
+    return _exact_ends(k, n, np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1))
 
 
 class ClusteredWilson(NamedTuple):
@@ -463,8 +478,16 @@ def holm(pvalues) -> np.ndarray:
 
     References
     ----------
-    Holm (1979); equals ``statsmodels.stats.multitest.multipletests(method="holm")``.
+    Holm (1979); equals ``statsmodels.stats.multitest.multipletests(method="holm")`` over the p-values that
+    are not NaN (:func:`_adjusted` says why it is not called).
     """
+    return _adjusted(pvalues, "holm")
+
+
+def _adjusted(pvalues, method: str) -> np.ndarray:
+    """p-values adjusted over their family as ``statsmodels.stats.multitest.multipletests(method=method)``
+    adjusts them ("holm", "fdr_bh", ...); a NaN stays NaN and is left out of the family, where statsmodels would
+    sort it in."""
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
@@ -474,11 +497,17 @@ def holm(pvalues) -> np.ndarray:
     m = len(q)
     if m == 0:
         return out
-    order = np.argsort(q, kind="mergesort")
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
-    result = np.empty(m)
-    result[order] = adjusted
-    out[ok] = result
+    if method == "holm":
+        # kept: statsmodels' Holm runs a full garbage collection (gc.collect) on every call, and this is the same
+        # step-down arithmetic without it (tests/test_library_statistics.py checks them equal)
+        order = np.argsort(q, kind="mergesort")
+        result = np.empty(m)
+        result[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
+        out[ok] = result
+        return out
+    from statsmodels.stats.multitest import multipletests
+
+    out[ok] = multipletests(q, method=method)[1]
     return out
 
 

@@ -75,7 +75,7 @@ def write_jsonl(path: Path, lines: list[Any]) -> Path:
 #: Test files whose expected values come from outside the library: worked out by hand from a paper's definition on a
 #: small log, or from real published runs checked against their own harness's code (issue 40). Their passing tests
 #: are counted apart from the paper fixture's round trips at the end of the run.
-INDEPENDENT = ("test_definitions.py", "test_importers_ambigswe.py", "test_importers_taubench.py", "test_transcripts_taubench.py",
+INDEPENDENT = ("test_definitions.py", "test_library_statistics.py", "test_importers_ambigswe.py", "test_importers_taubench.py", "test_transcripts_taubench.py",
                "test_metrics_reliability.py", "test_headline_judges_and_verdicts.py", "test_harness_output.py")
 
 
