@@ -10,7 +10,6 @@ itself for a paper (:meth:`Answer.to_latex`) and, for a comparison, lists the ta
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import pandas as pd
@@ -18,6 +17,7 @@ import pandas as pd
 from .cards import STYLE, compact_table, formatted, shown_columns, table_meta
 from .comparisons import paired_comparison
 from .headline import QUESTIONS, SHOWN, asking, payoff, question_quality
+from .markup import Markup, render
 from .runset import RunSet
 from .tables._common import Table
 from .text import latex_escape
@@ -41,9 +41,11 @@ def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tupl
     for fixed in ("log", "model", "policy"):
         if fixed != between and fixed in frame.columns and frame[fixed].nunique() > 1:
             spec.append((fixed, fixed, "text"))
+    # the p-value adjusted as the comparison was (paired_comparison's correction): Holm's, or Benjamini–Hochberg's
+    adjusted = ("p_fdr_bh", "BH p (FDR)", "p") if "p_fdr_bh" in frame.columns else ("p_holm", "Holm p", "p")
     return spec + [(f"{between}_a", "a", "text"), (f"{between}_b", "b", "text"), ("n_pairs", "tasks", "int"),
                    ("value_a", f"{metric}, a", fmt), ("value_b", f"{metric}, b", fmt),
-                   ("difference", "a − b", "pp" if fmt == "pp" else "signed"), ("p_holm", "Holm p", "p")]
+                   ("difference", "a − b", "pp" if fmt == "pp" else "signed"), adjusted]
 
 
 def _scoped(css: str, scope: str) -> str:
@@ -118,23 +120,16 @@ class Answer(Table):
         if not spec or not self._question:
             return super()._repr_html_()
         meta = table_meta(self)
-        head = f"<h2>{html.escape(self.question)}</h2>"
         if len(self) == 0:
-            why = self.attrs.get("note") or "no rows"
-            return f"<div class='ambiglib-answer card'>{head}<p class='answer'>{html.escape(str(why))}</p></div>"
-        answer = "".join(f"<p class='answer'>{html.escape(s)}</p>" for s in meta.get("answer") or [])
-        table = compact_table(self, meta, self._question, "", None, spec)
-        notes = "".join(f"<p class='more'>{html.escape(n)}</p>" for n in self._notes(meta))
-        more = ["every column: <code>.frame</code>", "the runs behind row i: <code>.evidence(i)</code>",
-                "intervals drawn: <code>.plot()</code>", "for a paper: <code>.to_latex()</code>"]
-        if self._question == "comparison":
-            more.insert(1, "task by task: <code>.per_task()</code>")
+            return render("answer_card.html", question=self.question, why=str(self.attrs.get("note") or "no rows"))
+        table = compact_table(self, meta, self._question, "", None, spec)  # markup: card_table.html's
         # in a notebook the card is as long as its rows (the report's opening scrolls a long one in its grid)
-        style = _scoped(STYLE + ".card .rows{max-height:none}", ".ambiglib-answer")
-        return (f"<div class='ambiglib-answer'><style>{style}</style><section class='card'>{head}{answer}{table}"
-                f"{notes}<p class='more'>{' · '.join(more)}</p></section></div>")
+        style = Markup(_scoped(STYLE + ".card .rows{max-height:none}", ".ambiglib-answer"))
+        return render("answer_card.html", question=self.question, why=None, style=style,
+                      answer=meta.get("answer") or [], table=table, notes=self._notes(meta),
+                      comparison=self._question == "comparison")
 
-    def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:  # type: ignore[override]
+    def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         """A booktabs table a paper can include: the card's columns in words, each value with its interval, the
         intervals' method, the tests and every "–"'s reason in a note under it; the caption is the question (or
         ``caption``). The engine's every column: ``.frame.to_latex()``."""

@@ -3,19 +3,23 @@
 An evidence page (:mod:`ambiglib.evidence`) shows its first questions in the conversation they were asked in:
 the turns before (the earlier ones collapsed), the question, the answer, the agent's next turn and its final
 answer. Every run it lists links to the run's own page: its outcome, questions, judge labels and whole
-transcript. Every text is escaped and every long content cut on the page with its length shown; the
-transcripts are read from the log one run at a time, a few kept (:class:`TranscriptCache`), never all at once.
+transcript. The pages are written from templates with autoescape (``dialogue_*.html``, ``run_page.html``, and
+``evidence_table.html`` for their tables): every text is escaped, and every long content cut on the page with its
+length shown. The transcripts are read from the log one run at a time, a few kept (:class:`TranscriptCache`),
+never all at once.
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
+import json
 from collections import OrderedDict
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Iterator, NamedTuple
 
 import pandas as pd
 
+from .markup import Markup, render
 from .transcripts import COVERS_TEXT, describe, locator, read_turns, why_none
 
 __all__ = ["TranscriptCache", "dialogue_html", "excerpt", "run_page", "run_page_name", "STYLE", "CONTENT_CHARS"]
@@ -64,47 +68,71 @@ def run_page_name(run_id: str) -> str:
     return hashlib.sha256(run_id.encode("utf-8")).hexdigest()[:20] + ".html"
 
 
-def _cut(text: str | None, limit: int = CONTENT_CHARS) -> str:
-    if text is None or text == "":
-        return "<span class='cut'>(empty)</span>" if text == "" else "<span class='cut'>(no text)</span>"
-    if len(text) <= limit:
-        return f"<pre>{html.escape(text)}</pre>"
-    return (f"<pre>{html.escape(text[:limit])}</pre><span class='cut'>… cut: {len(text):,} characters in all,"
-            f" {limit:,} shown</span>")
+class _Part(NamedTuple):
+    """A turn's content or its tool call's ``arguments`` as a page shows it: ``text`` its first ``limit``
+    characters (None: no text), ``length`` its whole length where it was cut (else 0)."""
+
+    text: str | None
+    length: int
+    limit: int
+    arguments: bool
+
+
+def _cut(text: str | None, arguments: bool = False, limit: int = CONTENT_CHARS) -> _Part:
+    if text is None or len(text) <= limit:
+        return _Part(text, 0, limit, arguments)
+    return _Part(text[:limit], len(text), limit, arguments)
 
 
 def _args(args: Any) -> str:
-    import json
-
     return args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, sort_keys=True)
 
 
-def turn_html(i: int, turn: dict[str, Any], anchor: bool = False) -> str:
-    """One turn: who speaks (and the tool it calls), whether it asks or answers a question, and what it says."""
-    role = str(turn.get("role") or "")
-    classes = ["turn", role if role in ("user", "assistant", "tool", "system") else "other"]
-    who = f"turn {i} · {html.escape(role)}"
-    if turn.get("tool_name"):
-        who += f" · {'calls' if role == 'assistant' else 'result of'} {html.escape(str(turn['tool_name']))}"
-    if turn.get("q_index") is not None:
-        classes.append("asks")
-        who += f" · asks question {int(turn['q_index'])}"
-    if turn.get("answers") is not None:
-        classes.append("answer")
-        who += f" · answers question {int(turn['answers'])}"
-    body = _cut(turn.get("content")) if turn.get("content") is not None or not turn.get("tool_args") else ""
-    if turn.get("tool_args") is not None:
-        body += "<div class='cut'>arguments</div>" + _cut(_args(turn["tool_args"]))
-    ident = f" id='turn-{i}'" if anchor else ""
-    return f"<div class='{' '.join(classes)}'{ident}><div class='who'>{who}</div>{body}</div>"
+class _Item(NamedTuple):
+    """What dialogue_turns.html shows, in order: a turn (``kind`` "turn": its classes, who speaks, its parts, its
+    anchor on a run's page, and whether it starts a line), or around turns: "open" (the turns up to "close"
+    collapsed under ``text``), "close", "final" (the agent's final answer follows), "unanswered" (no turn answers
+    the question). The template unpacks each item (a field read by name cost a call per field and turn)."""
+
+    kind: str
+    text: str = ""
+    classes: str = ""
+    anchor: str = ""
+    parts: list[_Part] = []
+    newline: bool = False
 
 
-def _collapsed(turns: list[tuple[int, dict[str, Any]]], what: str) -> str:
+def _turn(i: int, turn: dict[str, Any], on_page: bool = False) -> _Item:
+    """One turn: who speaks (and the tool it calls), whether it asks or answers a question, and what it says;
+    ``on_page``: on a run's page (anchored, a line of its own), else in a dialogue."""
+    get = turn.get
+    role, content, args, asks, answers = str(get("role") or ""), get("content"), get("tool_args"), get("q_index"), \
+        get("answers")
+    classes = "turn " + (role if role in _ROLES else "other")
+    who = f"turn {i} · {role}"
+    if get("tool_name"):
+        who += f" · {'calls' if role == 'assistant' else 'result of'} {turn['tool_name']}"
+    if asks is not None:
+        classes += " asks"
+        who += f" · asks question {int(asks)}"
+    if answers is not None:
+        classes += " answer"
+        who += f" · answers question {int(answers)}"
+    parts = [_cut(content)] if content is not None or not args else []
+    if args is not None:
+        parts.append(_cut(_args(args), arguments=True))
+    return _Item("turn", who, classes, f"turn-{i}" if on_page else "", parts, on_page)
+
+
+#: the roles a turn's class names (any other: "other")
+_ROLES = frozenset(("user", "assistant", "tool", "system"))
+
+
+def _collapsed(turns: list[tuple[int, dict[str, Any]]], what: str) -> list[_Item]:
     if not turns:
-        return ""
-    inner = "".join(turn_html(i, t) for i, t in turns)
+        return []
     noun = "turn" if len(turns) == 1 else "turns"
-    return f"<details class='earlier'><summary>{len(turns)} {what.format(noun)}</summary>{inner}</details>"
+    return [_Item("open", f"{len(turns)} {what.format(noun)}"), *(_turn(i, t) for i, t in turns), _Item("close")]
 
 
 def excerpt(turns: Any, q_index: int) -> list[int]:
@@ -127,48 +155,61 @@ def _same(value: Any, q_index: int) -> bool:
     return value is not None and value is not pd.NA and int(value) == q_index
 
 
-def dialogue_html(record: dict[str, Any], q_index: int, run_href: str | None = None) -> str:
+def dialogue_html(record: dict[str, Any], q_index: int, run_href: str | None = None) -> Markup:
     """Question ``q_index`` of a run in its dialogue (the turns :func:`excerpt` picks; the others collapsed, to
     open on the page), with a link to the whole run."""
     turns = record["turns"]
-    covers = html.escape(COVERS_TEXT[record["covers"]])
-    link = f" · <a href='{html.escape(run_href)}'>the whole run</a>" if run_href else ""
     keep = excerpt(turns, q_index)
-    if not keep:
-        return f"<p class='cut'>The transcript ({covers}) marks no turn as this question{link}.</p>"
-    answered = any(_same(turns[i].get("answers"), q_index) for i in keep)
-    final = next((i for i in range(len(turns) - 1, -1, -1) if turns[i].get("role") == "assistant"), None)
-    asked = next(i for i in keep if _same(turns[i].get("q_index"), q_index))
-    parts, before = [], -1
-    for i in keep:
-        hidden = [(j, turns[j]) for j in range(before + 1, i)]
-        parts.append(_collapsed(hidden, "earlier {}" if before < 0 else "{} between"))
-        if i == final and i > asked:
-            parts.append("<div class='cut'>the agent's final answer</div>")
-        parts.append(turn_html(i, turns[i]))
-        if i == asked and not answered:
-            parts.append("<p class='cut'>no turn of the transcript answers this question</p>")
-        before = i
-    parts.append(_collapsed([(j, turns[j]) for j in range(before + 1, len(turns))], "later {}"))
-    note = f" {html.escape(record['note'])}." if record.get("note") else ""
-    return (f"<div class='dialogue'><p class='cut'>{len(turns)} turns: {covers}.{note}{link}</p>"
-            + "".join(p for p in parts if p) + "</div>")
+    parts: list[_Item] = []
+    if keep:
+        answered = any(_same(turns[i].get("answers"), q_index) for i in keep)
+        final = next((i for i in range(len(turns) - 1, -1, -1) if turns[i].get("role") == "assistant"), None)
+        asked = next(i for i in keep if _same(turns[i].get("q_index"), q_index))
+        before = -1
+        for i in keep:
+            hidden = [(j, turns[j]) for j in range(before + 1, i)]
+            parts += _collapsed(hidden, "earlier {}" if before < 0 else "{} between")
+            if i == final and i > asked:
+                parts.append(_Item("final"))
+            parts.append(_turn(i, turns[i]))
+            if i == asked and not answered:
+                parts.append(_Item("unanswered"))
+            before = i
+        parts += _collapsed([(j, turns[j]) for j in range(before + 1, len(turns))], "later {}")
+    return render("dialogue_excerpt.html", parts=parts, n_turns=len(turns), covers=COVERS_TEXT[record["covers"]],
+                  note=record.get("note") or None, href=run_href or None)
 
 
 def _blank(v: Any) -> bool:
     return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
-def _table(rows: list[dict[str, Any]], columns: list[str]) -> str:
-    """Rows (dicts) as an HTML table of ``columns``, every text escaped, each missing value a "–"."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in columns)
-    out = []
-    for row in rows:
-        cells = []
-        for v in (row.get(c) for c in columns):
-            cells.append("<td class='muted'>–</td>" if _blank(v) else f"<td class='text'>{html.escape(str(v))}</td>")
-        out.append(f"<tr>{''.join(cells)}</tr>")
-    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{''.join(out)}</tbody></table></div>"
+@dataclass(frozen=True)
+class _Table:
+    """A table as evidence_table.html writes it (the one table of the evidence pages and the run pages): its
+    ``headings``, each column's ``kind`` ("text": wrapped as text, "link": each value the address of a page of the
+    report, linked as "open", "": as it is) and its ``values`` (None where a value is missing, else a
+    text); ``blank_td``: a missing value's cell muted whole; ``n``: the rows, for a table of no column."""
+
+    headings: list[str]
+    kinds: list[str]
+    values: list[list[Any]]
+    n: int
+    blank_td: bool = False
+
+    @property
+    def rows(self) -> Iterator[Iterator[tuple[str, Any]]]:
+        """Each row's cells as (kind, value) pairs, made as the template reads them (a table is read cell by cell
+        once: a pair per cell made beforehand would double the time the cells take)."""
+        if not self.values:
+            return (iter(()) for _ in range(self.n))
+        return (zip(self.kinds, row) for row in zip(*self.values))
+
+
+def _table(rows: list[dict[str, Any]], columns: list[str]) -> _Table:
+    """Rows (dicts) as a table of ``columns``, each missing value a "–"."""
+    values = [[None if _blank(v) else str(v) for v in (row.get(c) for row in rows)] for c in columns]
+    return _Table([str(c) for c in columns], ["text"] * len(columns), values, len(rows), blank_td=True)
 
 
 #: a run's columns its page lists first, in this order
@@ -176,11 +217,22 @@ _RUN_FIELDS = ("benchmark", "suite", "task_id", "variant_id", "model", "policy",
                "trial", "log", "status", "score", "passed", "n_questions", "category", "source")
 
 
+class _Transcript(NamedTuple):
+    """What a run page says of the transcript it shows."""
+
+    n_turns: int
+    covers: str
+    note: str | None
+    where: str
+    turns: list[_Item]
+    more: int
+
+
 def run_page(run: dict[str, Any], questions: list[dict[str, Any]], labels: list[dict[str, Any]],
-             record: dict[str, Any] | None, *, style: str, back: str) -> str:
+             record: dict[str, Any] | None, *, style: Markup, back: str) -> Markup:
     """The page of one run: what it is and how it ended, its questions (each with its turn), its judge labels, and
     its whole transcript (each content cut at :data:`CONTENT_CHARS`; beyond :data:`RUN_PAGE_TURNS` turns,
-    counted), or why the log holds none."""
+    counted), or why the log holds none. ``style``: the page's style sheet (markup), before that of the turns."""
     run_id = str(run["run_id"])
     present = [f for f in _RUN_FIELDS if f in run and not _blank(run[f])]
     absent = [f for f in _RUN_FIELDS if f in run and _blank(run[f])]
@@ -188,34 +240,20 @@ def run_page(run: dict[str, Any], questions: list[dict[str, Any]], labels: list[
     turns = record["turns"] if record else []
     asked = {t.get("q_index"): i for i, t in enumerate(turns) if t.get("q_index") is not None}
     q_columns = [c for c in ("q_index", "text", "response", "blocker_id", "relevant") if not questions or c in questions[0]]
-    unmarked = ""
+    unmarked = False
     if questions and record is not None:
         q_columns.insert(1, "turn")
         questions = [{**q, "turn": asked.get(q["q_index"])} for q in questions]
-        if any(q["turn"] is None for q in questions):
-            unmarked = " (– where the transcript marks no turn as the question)"
+        unmarked = any(q["turn"] is None for q in questions)
     l_columns = [c for c in ("facet", "judge", "call", "label", "q_index") if not labels or c in labels[0]]
-    parts = [f"<p><a href='{html.escape(back)}'>← report</a></p><h1>Run</h1><p><code>{html.escape(run_id)}</code></p>",
-             _table(fields, ["field", "value"]),
-             f"<p class='muted'>not in this log: {html.escape(', '.join(absent))}</p>" if absent else "",
-             f"<h2>Questions ({len(questions)})</h2>",
-             f"<p class='muted'>turn: where the transcript below asks it{unmarked}; blocker_id: the registered blocker"
-             " the question addressed, – when it addressed none</p>" + _table(questions, q_columns) if questions
-             else "<p class='muted'>this run asked nothing</p>",
-             f"<h2>Judge labels ({len(labels)})</h2>",
-             _table(labels, l_columns) if labels else "<p class='muted'>no judge labels on this run</p>",
-             "<h2>Transcript</h2>"]
-    if record is None:
-        parts.append(f"<p class='muted'>No transcript: {html.escape(why_none(run))}.</p>")
-    else:
-        where = describe(locator(run), run)
-        note = f" {html.escape(record['note'])}." if record.get("note") else ""
-        parts.append(f"<p class='muted'>{len(turns)} turns: {html.escape(COVERS_TEXT[record['covers']])}.{note}"
-                     f" Read from {html.escape(where)}.</p>")
-        parts += [turn_html(i, t, anchor=True) for i, t in enumerate(turns[:RUN_PAGE_TURNS])]
-        if len(turns) > RUN_PAGE_TURNS:
-            parts.append(f"<p class='cut'>… {len(turns) - RUN_PAGE_TURNS:,} more turns; every one:"
-                         f" <code>rs.transcript(run_id)</code> in Python</p>")
-    return ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            f"<title>Run {html.escape(run_id)}</title><style>{style}{STYLE}</style></head><body>"
-            + "\n".join(p for p in parts if p) + "</body></html>")
+    transcript = None
+    if record is not None:
+        transcript = _Transcript(len(turns), COVERS_TEXT[record["covers"]], record.get("note") or None,
+                                 describe(locator(run), run),
+                                 [_turn(i, t, on_page=True) for i, t in enumerate(turns[:RUN_PAGE_TURNS])],
+                                 max(0, len(turns) - RUN_PAGE_TURNS))
+    return render("run_page.html", run_id=run_id, style=style + Markup(STYLE), back=back,
+                  fields=_table(fields, ["field", "value"]), absent=", ".join(absent), n_questions=len(questions), unmarked=unmarked,
+                  questions=_table(questions, q_columns) if questions else None,
+                  n_labels=len(labels), labels=_table(labels, l_columns) if labels else None,
+                  transcript=transcript, why_none=why_none(run) if record is None else "")

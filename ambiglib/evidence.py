@@ -4,7 +4,8 @@
 :mod:`ambiglib.comparisons` returned) gives an :class:`Evidence`: the row's runs (each with where the log
 holds it: ``source``, and for an Inspect AI log its sample and epoch), their questions (text, the answer,
 the blocker it addressed, relevant or not) and their judge labels. The report writes one page of it for
-every row of its opening tables (:func:`write_evidence_pages`), every text escaped.
+every row of its opening tables (:func:`write_evidence_pages`) from templates with autoescape
+(``evidence_*.html``), every text escaped.
 
 Which runs are behind a row is read from the row itself: its columns that are columns of the runs
 (``benchmark``, ``suite``, ``model``, ``policy``, ``spec``, ``ask_tool``, ``protocol``, ``task_id``, ...)
@@ -17,20 +18,20 @@ both sides, ``side`` saying which. Error runs are listed too (the metrics leave 
 
 from __future__ import annotations
 
-import html
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .dialogues import STYLE as DIALOGUE_STYLE
-from .dialogues import TranscriptCache, dialogue_html, run_page, run_page_name
+from .dialogues import TranscriptCache, _Table, dialogue_html, run_page, run_page_name
 from .errors import FormatError
-from .runset import RunSet, _rows, shared_metas
+from .markup import Markup, render
+from .runset import RunSet, shared_metas
 from .text import visible
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
@@ -174,23 +175,20 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     its run (built by hand) gets ``evidence`` whole, and no cut."""
     rs, values, scope, parts = _row_parts(table, i, rs)
     shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))
-    links = {name: shown._links(name) for name in ("questions", "labels")}
-    if any(pos is None for pos in links.values()):
-        return evidence(table, i, rs), None
-    runs, keys, rows, labels = [], [], [], []
+    runs, keys, rows, labels, order = [], [], [], [], []
     for code, (side, keep) in enumerate(parts):
-        r = _rows(shown.runs, keep).assign(side=side)  # as evidence(): unique run ids, so keep is the subset
+        r, kept = shown._kept(keep)  # as evidence(): unique run ids, so keep is the subset
+        if any(found is None for found in kept.values()):
+            return evidence(table, i, rs), None
+        r = r.assign(side=side)
         runs.append(r)
-        renumber = np.cumsum(keep, dtype=np.int64) - 1
-        picked = {}
-        for name, pos in links.items():
-            mine = pos >= 0
-            mine[mine] = keep[pos[mine]]
-            found = np.flatnonzero(mine)
-            picked[name] = (found, renumber[pos[found]])
+        picked = {name: (np.flatnonzero(link[0]), link[1]) for name, link in kept.items() if link is not None}
         found, at = picked["questions"]
         task, uniques = pd.factorize(r["task_id"], sort=True)
         task[task < 0] = len(uniques)  # a missing task id sorts last, as pandas sorts it
+        trial, uniques = pd.factorize(r["trial"], sort=True)
+        trial[trial < 0] = len(uniques)
+        order.append((np.full(len(r), code), task, trial))  # the runs' sort keys, _RUN_ORDER's
         keys.append(pd.DataFrame({"side": np.full(len(found), code), "task_id": task[at],
                                   "trial": r["trial"].to_numpy()[at],
                                   "q_index": shown.questions["q_index"].to_numpy()[found]}))
@@ -199,11 +197,14 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     questions = _listed_rows(shown.questions, parts, runs, rows, pd.concat(keys, ignore_index=True))
     n_labels = sum(len(found) for _, found, _ in labels)
     label_rows = _listed_rows(shown.labels, parts, runs, labels, None)
-    every_run = pd.concat(runs, ignore_index=True).sort_values(_RUN_ORDER)
-    head = every_run.iloc[:PAGE_ROWS].copy()
+    every_run = pd.concat(runs, ignore_index=True)
+    # the first runs of every_run.sort_values(_RUN_ORDER), a stable sort of the keys' codes, copying those alone
+    by_side, by_task, by_trial = (np.concatenate(k) for k in zip(*order))
+    head = every_run.take(np.lexsort((by_trial, by_task, by_side))[:PAGE_ROWS])
     head["where"] = _where(head)
     ev = _evidence_of(values, scope, head.reindex(columns=RUN_COLUMNS),
                       questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS), rs)
+    # in the log's order: which columns hold one value is the same in any order
     every_run = every_run.reindex(columns=[c for c in RUN_COLUMNS if c in ev.runs and c != "run_id"])
     _, same = _varying(every_run, _ALWAYS)
     return ev, _Cut(len(every_run), sum(len(k) for k in keys), n_labels, same,
@@ -401,37 +402,49 @@ _STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em a
 
 @dataclass(frozen=True)
 class _Link:
-    """A cell that links to a page of the report (its text and address escaped as every cell's)."""
+    """A cell of the column ``run`` that links to the run's page (its address escaped as every cell's)."""
 
     href: str
-    text: str
 
 
-def _link(value: Any) -> str:
-    if isinstance(value, _Link):
-        return f"<a href='{html.escape(value.href)}'>{html.escape(value.text)}</a>"
-    return _cell(value)
-
-
-def _cell(value: Any) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
-        return "<span class='muted'>–</span>"
+def _cell(value: Any) -> str | None:
+    """A cell's text (a score to three decimals), or None for a missing value."""
+    if value is None or value is pd.NA:
+        return None
     if isinstance(value, float):
-        return f"{value:.3f}"
-    return html.escape(str(value))
+        return None if value != value else f"{value:.3f}"  # NaN is the one float unequal to itself
+    return str(value)
 
 
-def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in frame.columns)
-    columns = []  # a column's cells at a time: one conversion per column, not a boxed tuple per row
-    for i, c in enumerate(frame.columns):
-        opening = "<td class='text'>" if c in text_columns else "<td>"
-        values = frame.iloc[:, i].astype(object).tolist()
-        shown = _link if c == "run" else _cell  # the column of links to the run pages (_page_body)
-        columns.append([f"{opening}{shown(v)}</td>" for v in values])
-    rows = "".join(f"<tr>{''.join(cells)}</tr>" for cells in zip(*columns)) if columns else "<tr></tr>" * len(frame)
-    # a row of a wide table (a comparison has ~20 columns) scrolls inside the page instead of running off it
-    return f"<div class='wide'><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
+def _python_values(column: pd.Series) -> list[Any]:
+    """``column.astype(object).tolist()`` as a cell shows it (a null None where pandas gives NA): a text, number or
+    bool Arrow column's by Arrow, which makes the Python values several times faster than pandas."""
+    values = column.array
+    if isinstance(values, pd.arrays.ArrowExtensionArray):
+        import pyarrow as pa
+
+        arrow = values.__arrow_array__()
+        kind = arrow.type
+        if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind) \
+                or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
+            return arrow.to_pylist()
+    return column.astype(object).tolist()
+
+
+def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> _Table:
+    """``frame`` as evidence_table.html writes it, the cells of ``text_columns`` wrapped as text, those of the
+    column ``run`` links to the run pages (:func:`_page_body`). A wide table (a comparison's ~20 columns) scrolls
+    inside the page instead of running off it."""
+    kinds, values = [], []
+    for i, c in enumerate(frame.columns):  # a column at a time: one conversion per column, not a boxed row
+        column = _python_values(frame.iloc[:, i])
+        if c == "run" and all(v is None or isinstance(v, _Link) for v in column):
+            kinds.append("link")
+            values.append([None if v is None else v.href for v in column])
+        else:
+            kinds.append("text" if c in text_columns else "")
+            values.append([v if type(v) is str else _cell(v) for v in column])
+    return _Table([str(c) for c in frame.columns], kinds, values, len(frame))
 
 
 def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame, dict]:
@@ -466,13 +479,18 @@ def _one_value(column: pd.Series) -> bool:
 PAGE_ROWS = 1000
 
 
-def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total: int) -> str:
+class _Listed(NamedTuple):
+    """A frame as a page lists it (evidence_listed.html): its first ``shown`` rows, of ``total`` ``what``."""
+
+    table: _Table
+    what: str
+    total: int
+    shown: int
+
+
+def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total: int) -> _Listed:
     """The first :data:`PAGE_ROWS` rows of ``frame``, of ``total`` in all."""
-    shown = _html_table(frame.head(PAGE_ROWS), text_columns)
-    if total > PAGE_ROWS:
-        shown += (f"<p class='muted'>the first {PAGE_ROWS:,} of {total:,} {what}; every one: "
-                  "<code>table.evidence(row)</code> in Python</p>")
-    return shown
+    return _Listed(_html_table(frame.head(PAGE_ROWS), text_columns), what, total, PAGE_ROWS)
 
 
 #: the run columns a page always lists, even where every run holds one value
@@ -480,7 +498,7 @@ _ALWAYS = ("task_id", "trial", "status", "score", "where")
 
 
 def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | None = None,
-               dialogues: str = "") -> str:
+               dialogues: Markup | None = None) -> Markup:
     """A page's body: ``ev`` whole, or the rows of it a page lists and their ``cut`` (:func:`_page_evidence`);
     ``pages``: each run's page, by run id, linked from its rows; ``dialogues``: the questions in their dialogue."""
     if cut is None:
@@ -495,45 +513,26 @@ def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | No
     questions = ev.questions.drop(columns=[c for c in ("run_id", "side") if c in ev.questions and
                                            (c == "run_id" or sides <= 1)])
     labels = ev.labels.drop(columns="run_id")
-    linked = ""
+    linked = None
     if pages is not None:
         runs.insert(0, "run", _links(ev.runs["run_id"], pages))
         questions.insert(0, "run", _links(ev.questions["run_id"], pages))
-        linked = ("<p class='muted'>run: the run's own page (its outcome, questions, labels and whole transcript)"
-                  + ("" if all(r in pages for r in ev.runs["run_id"]) and all(r in pages for r in ev.questions["run_id"])
-                     else f"; – where this report wrote none: it writes {RUN_PAGES:,} run pages a table at most, any"
-                          " run's transcript is <code>rs.transcript(run_id)</code> in Python") + "</p>")
-    parts = [f"<p>{html.escape(ev.scope)}</p>",
-             dialogues,  # the first questions in their conversation, before the list of all of them
-             f"<h2>Questions ({n_questions})</h2>",
-             "<p class='muted'>response: the answer the agent got; blocker_id: the registered blocker the question"
-             " addressed (relevant), none when it addressed none; relevant empty: the log does not say.</p>"
-             if n_questions else "",
-             linked if n_questions else "",
-             _listed(questions, "questions", ("text", "response"), n_questions) if n_questions
-             else "<p class='muted'>no questions: these runs asked nothing</p>",
-             f"<h2>Runs ({n_runs})</h2>",
-             f"<p class='muted'>every run: {html.escape(common)}</p>" if common else "",
-             "<p class='muted'>where: the file and line (or sample) of the log that holds the run; error runs are"
-             " listed, and left out of every metric.</p>" if n_runs else "",
-             linked if n_runs and not n_questions else "",
-             _listed(runs, "runs", ("where",), n_runs) if n_runs else "<p class='muted'>no runs</p>",
-             f"<h2>Judge labels ({n_labels})</h2>",
-             _listed(labels, "judge labels", (), n_labels) if n_labels
-             else "<p class='muted'>no judge labels on these runs</p>"]
-    return "\n".join(p for p in parts if p)
+        linked = {"all": all(r in pages for r in ev.runs["run_id"]) and all(r in pages for r in ev.questions["run_id"]),
+                  "most": RUN_PAGES}
+    return render("evidence_body.html", scope=ev.scope, dialogues=dialogues or "", linked=linked, common=common,
+                  n_questions=n_questions, n_runs=n_runs, n_labels=n_labels,
+                  questions=_listed(questions, "questions", ("text", "response"), n_questions) if n_questions else None,
+                  runs=_listed(runs, "runs", ("where",), n_runs) if n_runs else None,
+                  labels=_listed(labels, "judge labels", (), n_labels) if n_labels else None)
 
 
-def _tasks_section(tasks: pd.DataFrame) -> str:
+def _tasks_section(tasks: pd.DataFrame) -> dict[str, Any]:
     """A comparison's tasks, the ones that move the difference most first: what a reader checks before its runs."""
     shown = tasks.drop(columns=[c for c in ("benchmark", "suite", "policy", "model", "log", "model_a", "model_b",
                                             "policy_a", "policy_b", "log_a", "log_b", "pass_fail")
                                 if c in tasks and tasks[c].nunique(dropna=False) <= 1])
     moved = int((tasks["changed"] != "=").sum()) if "changed" in tasks else 0
-    return (f"<h2>Tasks ({len(tasks)}): which tasks make the difference</h2>"
-            f"<p class='muted'>value_a, value_b: each side's value on the task; difference: a − b, largest first;"
-            f" changed: the side higher on the task (a pass on one side only, for pass/fail values), = for a tie."
-            f" {moved} of {len(tasks)} tasks differ.</p>" + _listed(shown, "tasks", (), len(tasks)))
+    return {"n": len(tasks), "moved": moved, "listed": _listed(shown, "tasks", (), len(tasks))}
 
 
 def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
@@ -561,13 +560,10 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
                               "why empty": [empty.get(k, "") if _blank(v) else "" for k, v in row.items()]})
         if not shown["why empty"].astype(bool).any():
             shown = shown.drop(columns="why empty")
-        page = ("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-                f"<title>Evidence: {html.escape(str(caption))}, row {i + 1}</title><style>{_STYLE}{DIALOGUE_STYLE}</style>"
-                "</head><body>"
-                f"<p><a href='../../../index.html'>← report</a></p><h1>The evidence behind a row</h1>"
-                f"<p>{html.escape(str(caption))}, row {i + 1}:</p>{_html_table(shown, ('value', 'why empty'))}"
-                f"{_tasks_section(tasks(i)) if tasks is not None else ''}"
-                f"{_page_body(ev, cut, linked, runs_pages.dialogues(ev))}</body></html>")
+        page = render("evidence_page.html", caption=str(caption), row=i + 1, style=Markup(_STYLE + DIALOGUE_STYLE),
+                      table=_html_table(shown, ("value", "why empty")),
+                      tasks=_tasks_section(tasks(i)) if tasks is not None else None,
+                      body=_page_body(ev, cut, linked, runs_pages.dialogues(ev)))
         path = folder / f"{i}.html"
         path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed
         pages.append(path)
@@ -617,7 +613,7 @@ DIALOGUES = 10
 
 
 def _links(run_ids: pd.Series, pages: dict[str, str]) -> list[Any]:
-    return [_Link(pages[r], "open") if r in pages else None for r in run_ids.astype(object)]
+    return [_Link(pages[r]) if r in pages else None for r in run_ids.astype(object)]
 
 
 class _RunPages:
@@ -636,19 +632,28 @@ class _RunPages:
         rows from (a pandas row or subframe a page cost ~20 ms at 1000x; an Arrow slice, a few hundred µs)."""
         if self._rows is None and self.rs is not None:
             rs = self.rs
-            self._rows = rs._memo(("run-rows",), lambda: dict(zip(rs.runs["run_id"].tolist(), range(len(rs.runs)))))
+            rows = self._rows = rs._memo(("run-rows",),
+                                         lambda: dict(zip(rs.runs["run_id"].tolist(), range(len(rs.runs)))))
             self._runs = rs._memo(("run-page-runs",), lambda: _arrow(rs.runs, [*RUN_PAGE_COLUMNS]))
             self._talks = self._runs.column("transcript_at").is_valid().to_numpy(zero_copy_only=False)
-            self._q = rs._memo(("run-page-questions",), lambda: _by_run(rs, "questions", self._rows, QUESTION_COLUMNS))
-            self._l = rs._memo(("run-page-labels",), lambda: _by_run(rs, "labels", self._rows, LABEL_COLUMNS))
+            self._q = rs._memo(("run-page-questions",), lambda: _by_run(rs, "questions", rows, QUESTION_COLUMNS))
+            self._l = rs._memo(("run-page-labels",), lambda: _by_run(rs, "labels", rows, LABEL_COLUMNS))
 
     def run(self, run_id: str) -> dict[str, Any] | None:
         self._index()
         if self._rows is None or run_id not in self._rows:
             return None
         if run_id not in self._seen:
-            self._seen[run_id] = self._runs.slice(self._rows[run_id], 1).to_pylist()[0]
+            self._read([run_id])
         return self._seen[run_id]
+
+    def _read(self, run_ids: list[str]) -> None:
+        """Read the rows of ``run_ids`` (each in the run set) into :attr:`_seen` at once: a row read alone from a
+        large log's many-chunked table cost several times its share of one read of many."""
+        import pyarrow as pa
+
+        at = pa.array([self._rows[r] for r in run_ids], type=pa.int64())  # type: ignore[index]
+        self._seen.update(zip(run_ids, self._runs.take(at).to_pylist()))
 
     def write(self, ev: Evidence) -> dict[str, str] | None:
         """Write the pages of the runs ``ev`` lists (runs, then the questions' runs) not written yet; return
@@ -656,7 +661,13 @@ class _RunPages:
         if self.rs is None:
             return None
         self.folder.mkdir(parents=True, exist_ok=True)
-        for run_id in [*ev.runs["run_id"].astype(object), *ev.questions["run_id"].astype(object)]:
+        listed = [*ev.runs["run_id"].astype(object), *ev.questions["run_id"].astype(object)]
+        self._index()
+        unread = dict.fromkeys(r for r in listed if r not in self.written and r not in self._seen
+                               and self._rows is not None and r in self._rows)
+        if unread:
+            self._read(list(unread)[:max(0, RUN_PAGES - len(self.written))])
+        for run_id in listed:
             if run_id in self.written or len(self.written) >= RUN_PAGES:
                 continue
             run = self.run(run_id)
@@ -669,54 +680,55 @@ class _RunPages:
                 record = self.cache.get(run)
             except FormatError as exc:  # the log changed since it was loaded: the page says so, the others stand
                 record = {"covers": "conversation", "turns": [], "note": f"the transcript could not be read: {exc}"}
-            page = run_page(run, questions, labels, record, style=_STYLE, back="../../../index.html")
+            page = run_page(run, questions, labels, record, style=Markup(_STYLE), back="../../../index.html")
             (self.folder / name).write_text(visible(page), encoding="utf-8")
             self.written[run_id] = name
         return {r: f"../runs/{n}" for r, n in self.written.items()}
 
-    @staticmethod
-    def _no_dialogues() -> str:
-        return ("<p class='muted'>No question shown in its dialogue: the log of these runs keeps no conversation (a"
-                " canonical run log holds one in each run's <code>transcript</code>; <code>ambiglib convert</code>"
-                " writes it from a harness's own output where that keeps one).</p>")
-
-    def dialogues(self, ev: Evidence) -> str:
-        """The page's first :data:`DIALOGUES` questions whose run keeps a transcript, each in its dialogue."""
+    def dialogues(self, ev: Evidence) -> Markup | None:
+        """The page's first :data:`DIALOGUES` questions whose run keeps a transcript, each in its dialogue (or why
+        none is shown); None for a page without questions."""
         if self.rs is None or not len(ev.questions):
-            return ""
-        out, shown, without = [], 0, 0
+            return None
         self._index()
         if not self._talks.any():  # a log that keeps no conversation: no question to look up
-            return self._no_dialogues()
+            return render("evidence_dialogues.html", shown=0, items=[], more=False)
+        items: list[_Dialogue] = []
+        shown = 0
         for q in ev.questions.itertuples(index=False):
             if shown >= DIALOGUES:
                 break
             at = self._rows.get(q.run_id) if self._rows is not None else None
             if at is None or not self._talks[at]:  # (a log without conversations: no row read)
-                without += 1
                 continue
             run = self.run(q.run_id)
+            if run is None:  # (its row was found: never)
+                continue
             try:
                 record = self.cache.get(run)
             except FormatError as exc:
-                out.append(f"<p class='muted'>{html.escape(str(exc))}</p>")
+                items.append(_Dialogue(error=str(exc)))
                 continue
             if record is None:
-                without += 1
                 continue
             href = f"../runs/{self.written[q.run_id]}" if q.run_id in self.written else None
             at = next((i for i, t in enumerate(record["turns"]) if t.get("q_index") == q.q_index), None)
             if href is not None and at is not None:
                 href += f"#turn-{at}"
             text = q.text if isinstance(q.text, str) else "(the log keeps no text)"
-            out.append(f"<h3>Question {int(q.q_index)} of task {html.escape(str(q.task_id))}, trial"
-                       f" {html.escape(str(q.trial))}: {html.escape(text[:200])}</h3>"
-                       + dialogue_html(record, int(q.q_index), href))
+            items.append(_Dialogue(None, int(q.q_index), str(q.task_id), str(q.trial), text[:200],
+                                   dialogue_html(record, int(q.q_index), href)))
             shown += 1
-        if not shown:
-            return self._no_dialogues()
-        head = f"<h2>Questions in their dialogue ({shown})</h2>"
-        more = len(ev.questions) - shown
-        tail = (f"<p class='muted'>the first {shown} questions listed below that have a transcript; every"
-                " question's dialogue: its run's page (the list below links each)</p>" if more > 0 else "")
-        return head + "".join(out) + tail
+        return render("evidence_dialogues.html", shown=shown, items=items, more=len(ev.questions) > shown)
+
+
+class _Dialogue(NamedTuple):
+    """A question an evidence page shows in its dialogue (evidence_dialogues.html), or the error that kept its
+    transcript from being read."""
+
+    error: str | None
+    q_index: int = 0
+    task_id: str = ""
+    trial: str = ""
+    text: str = ""
+    dialogue: Markup = Markup()

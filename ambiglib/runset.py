@@ -43,12 +43,8 @@ _SHARED_LOGS = 2
 
 
 def _column_arrays(frame: pd.DataFrame) -> list:
-    """Each column's array, by position. pandas' own accessor where it has one: :meth:`RunSet._state` runs at every
-    kept result's lookup, and making a Series of each column took 0.8 ms of its 0.9 ms."""
-    get = getattr(frame, "_get_column_array", None)
-    if get is None:
-        return [column.array for _, column in frame.items()]
-    return [get(i) for i in range(frame.shape[1])]
+    """Each column's array, by position (a name may repeat in a frame built by hand)."""
+    return [column.array for _, column in frame.items()]
 
 
 def _same(kept: tuple, now: tuple | None) -> bool:
@@ -107,10 +103,18 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
 
 def _called_from_outside() -> bool:
     """Whether RunSet.filter was called by a user (a notebook, a script), not by ambiglib itself: the library
-    filters for conditions a log may well not have (no fully specified runs), which is no typo."""
-    import sys
+    filters for conditions a log may well not have (no fully specified runs), which is no typo. The caller is
+    the frame two above this one (``filter``'s caller), read through :func:`inspect.currentframe`; where the
+    interpreter keeps no frames, a user is assumed."""
+    import inspect
 
-    caller = sys._getframe(2).f_globals.get("__name__", "")
+    frame = inspect.currentframe()
+    try:
+        for _ in range(2):
+            frame = frame.f_back if frame is not None else None
+        caller = frame.f_globals.get("__name__", "") if frame is not None else ""
+    finally:
+        del frame  # a frame held here would keep every local of the frames above it alive
     return not (caller == "ambiglib" or caller.startswith("ambiglib."))
 
 
@@ -122,8 +126,9 @@ def _warn_kept_nothing(runs: pd.DataFrame, criteria: dict) -> None:
     from .filters import matched_nothing
 
     dnf = [[(c, "in", list(v) if isinstance(v, (list, tuple, set, frozenset)) else [v]) for c, v in criteria.items()]]
+    # attributed to the line that called filter: this function, then filter, then it
     warnings.warn(matched_nothing(dnf, lambda c: list(runs[c].dropna().astype(object).unique())), UserWarning,
-                  stacklevel=4)
+                  stacklevel=3)
 
 
 def run_metas(runs: pd.DataFrame) -> list[dict]:
@@ -266,23 +271,37 @@ class RunSet:
         Which question and label rows belong to which run is worked out once per run set (a join on
         ``run_id``, :meth:`_links`) and carried to every subset, so that filtering a filtered log
         does not hash every ``run_id`` again."""
-        runs = _rows(self.runs, keep)
-        renumber = np.cumsum(keep, dtype=np.int64) - 1  # a kept run's row in the subset
+        runs, kept = self._kept(keep)
         frames, links = {}, {}
-        for name in ("questions", "labels"):
+        for name, found in kept.items():
             frame = getattr(self, name)
-            pos = self._links(name)
-            if pos is None:  # duplicate or null run ids (a run set built by hand): match by value
+            if found is None:  # duplicate or null run ids (a run set built by hand): match by value
                 frames[name] = _rows(frame, _of_runs(frame, runs))
                 continue
-            mine = pos >= 0
-            mine[mine] = keep[pos[mine]]
+            mine, links[name] = found
             frames[name] = _rows(frame, mine)
-            links[name] = renumber[pos[mine]]
         out = RunSet(runs=runs, tasks=tasks, blockers=blockers, skipped=skipped, rejected=self.rejected, **frames)
         for name, pos in links.items():
             out._remember(name, pos)
         return out
+
+    def _kept(self, keep: np.ndarray) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray] | None]]:
+        """The runs where ``keep`` (renumbered from 0), and for ``questions`` and ``labels`` which of their rows
+        belong to a kept run (a boolean array) with each such row's run among the runs returned, or None where
+        the load's links are not known (:meth:`_links`). What :meth:`_subset` and an evidence page (which copies
+        only the rows it lists) build a subset's rows from."""
+        runs = _rows(self.runs, keep)
+        renumber = np.cumsum(keep, dtype=np.int64) - 1  # a kept run's row among the runs returned
+        kept: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+        for name in ("questions", "labels"):
+            pos = self._links(name)
+            if pos is None:
+                kept[name] = None
+                continue
+            mine = pos >= 0
+            mine[mine] = keep[pos[mine]]
+            kept[name] = (mine, renumber[pos[mine]])
+        return runs, kept
 
     def _links(self, name: str) -> np.ndarray | None:
         """For each row of ``questions`` or ``labels``: the row of its run in ``runs`` (−1: none), or None

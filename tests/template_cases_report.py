@@ -13,17 +13,11 @@ from __future__ import annotations
 import pandas as pd
 
 from ambiglib.markup import Markup, render
+from hostile_html import HOSTILE
+from hostile_html import text as _text
 
-#: a script, attribute breakouts from double- and single-quoted attributes, a closed textarea, template syntax
-HOSTILE = ("<script>alert(1)</script>\"><img src=x onerror=alert(1)>'><img src=x onerror=alert(2)>"
-           "</textarea><script>alert(3)</script>{{ 7*7 }}{% if true %}x{% endif %}")
 #: a link target from a log: the report URL-quotes it, so that it cannot be a javascript: URL
 URL = "javascript:alert(1)//" + HOSTILE
-
-
-def _text(field: str) -> str:
-    """Hostile text named by the field it is put in, so that a failure says where."""
-    return f"{field}: {HOSTILE}"
 
 
 def _pandas(frame: pd.DataFrame) -> Markup:
