@@ -47,24 +47,96 @@ def _style(style: str = "whitegrid") -> None:
     sns.set_theme(style=style, context="notebook", rc={"text.parse_math": False})
 
 
-def _heatmap(wide: pd.DataFrame, **kws) -> None:
-    """``sns.heatmap(wide, **kws)`` without the whole-figure draw seaborn makes in every call so that text is laid
-    out before it measures whether tick labels overlap (``_HeatMapper.plot``): on an Agg canvas (the inline
-    backend's) text measures the same without it. A figure of N panels was drawn N times: 1.5 s of the LHAW
-    failure flags' 2 s. The same rotations and pixels (tested against seaborn's own path)."""
-    import seaborn.matrix as matrix
+def _heatmap(wide: pd.DataFrame, *, ax, fmt: str, cmap: str, vmin: float, vmax: float, annot: bool = True,
+             center: float | None = None, cbar: bool = True, cbar_kws: dict | None = None,
+             annot_kws: dict | None = None) -> None:
+    """``sns.heatmap(wide, ...)`` as seaborn (0.13) draws it, made here by matplotlib's public calls but for the
+    whole-figure draw seaborn makes in every call so that text is laid out before it measures whether tick labels
+    overlap: on an Agg canvas (the inline backend's) text measures the same without it, and a figure of N panels
+    was drawn N times. The same rotations and pixels as seaborn's (tests/test_plots.py). On another canvas, or a
+    frame of several index levels, seaborn draws it."""
+    import matplotlib as mpl
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    draw = getattr(matrix, "_draw_figure", None)
-    ax = kws.get("ax")
-    if draw is None or ax is None or not isinstance(ax.figure.canvas, FigureCanvasAgg):
-        sns.heatmap(wide, **kws)
+    if not annot or not isinstance(ax.figure.canvas, FigureCanvasAgg) or wide.index.nlevels > 1 \
+            or wide.columns.nlevels > 1:
+        sns.heatmap(wide, annot=annot, fmt=fmt, cmap=cmap, vmin=vmin, vmax=vmax, center=center, cbar=cbar,
+                    cbar_kws=cbar_kws, annot_kws=annot_kws, ax=ax)
         return
-    matrix._draw_figure = lambda fig: None
-    try:
-        sns.heatmap(wide, **kws)
-    finally:
-        matrix._draw_figure = draw
+    values = np.ma.masked_where(np.asarray(wide.isnull()), wide.values)  # an empty cell drawn blank
+    colors = mpl.colormaps[cmap]
+    if center is not None:  # a diverging map recentred on ``center``, as seaborn recentres it
+        bad = colors(np.ma.masked_invalid([np.nan]))[0]
+        under, over = colors(-np.inf), colors(np.inf)
+        under_set, over_set = under != colors(0), over != colors(colors.N - 1)
+        vrange = max(vmax - center, center - vmin)
+        low, high = np.asarray(mpl.colors.Normalize(center - vrange, center + vrange)([vmin, vmax]), dtype=float)
+        colors = mpl.colors.ListedColormap(colors(np.linspace(low, high, 256)))
+        colors.set_bad(bad)
+        if under_set:
+            colors.set_under(under)
+        if over_set:
+            colors.set_over(over)
+    sns.despine(ax=ax, left=True, bottom=True)
+    mesh = ax.pcolormesh(values, cmap=colors, linewidths=0, edgecolor="white", vmin=vmin, vmax=vmax)
+    ax.set(xlim=(0, wide.shape[1]), ylim=(0, wide.shape[0]))
+    ax.invert_yaxis()
+    if cbar:
+        bar = ax.figure.colorbar(mesh, None, ax, **(cbar_kws or {}))
+        bar.outline.set_linewidth(0)
+    xticks, xticklabels = _fitting_ticks(ax, wide.columns.values, 0)
+    yticks, yticklabels = _fitting_ticks(ax, wide.index.values, 1)
+    ax.set(xticks=xticks, yticks=yticks)
+    xtl = ax.set_xticklabels(xticklabels)
+    ytl = ax.set_yticklabels(yticklabels, rotation="vertical")
+    plt.setp(ytl, va="center")
+    renderer = ax.figure.canvas.get_renderer()
+    if _overlap(xtl, renderer):  # turned where they overlap
+        plt.setp(xtl, rotation="vertical")
+    if _overlap(ytl, renderer):
+        plt.setp(ytl, rotation="horizontal")
+    ax.set(xlabel=wide.columns.name if wide.columns.name is not None else "",
+           ylabel=wide.index.name if wide.index.name is not None else "")
+    mesh.update_scalarmappable()
+    height, width = values.shape
+    xpos, ypos = np.meshgrid(np.arange(width) + .5, np.arange(height) + .5)
+    for x, y, m, color, value in zip(xpos.flat, ypos.flat, mesh.get_array().flat, mesh.get_facecolors(), values.flat):
+        if m is not np.ma.masked:  # each value written in its cell, dark on a light cell and white on a dark one
+            shown = {"color": ".15" if _luminance(color) > .408 else "w", "ha": "center", "va": "center",
+                     **(annot_kws or {})}
+            ax.text(x, y, ("{:" + fmt + "}").format(value), **shown)
+
+
+def _fitting_ticks(ax, labels, axis: int) -> tuple:
+    """Ticks at the centre of every ``n``-th row or column of a heatmap, and their labels: ``n`` the least for which
+    the labels, at the tick labels' font size, fit along the axes (seaborn's "auto")."""
+    bbox = ax.get_window_extent().transformed(ax.figure.dpi_scale_trans.inverted())
+    size = [bbox.width, bbox.height][axis]
+    tick, = [ax.xaxis, ax.yaxis][axis].set_ticks([0])
+    max_ticks = int(size // (tick.label1.get_size() / 72))
+    if max_ticks < 1:
+        return [], []
+    every = len(labels) // max_ticks + 1
+    if every == 1:
+        return np.arange(len(labels)) + .5, labels
+    return np.arange(0, len(labels), every) + .5, labels[0:len(labels):every]
+
+
+def _overlap(labels: list, renderer) -> bool:
+    """Whether any two of the tick ``labels`` overlap, measured by ``renderer``."""
+    if not labels:
+        return False
+    boxes = [label.get_window_extent(renderer) for label in labels]
+    return max(box.count_overlaps(boxes) for box in boxes) > 1
+
+
+def _luminance(color) -> float:
+    """The relative luminance of ``color`` (W3C)."""
+    import matplotlib as mpl
+
+    rgb = mpl.colors.to_rgba_array(color)[:, :3]
+    rgb = np.where(rgb <= .03928, rgb / 12.92, ((rgb + .055) / 1.055) ** 2.4)
+    return float(rgb.dot([.2126, .7152, .0722]).item())
 
 
 def _nothing(data: pd.DataFrame, what: str, ax=None):
@@ -250,7 +322,7 @@ def performance_vs_gain(voi: pd.DataFrame, *, score: str = "mean_score_with_tool
     LHAW Figure 4.
     """
     _style()
-    voi = _rows(_own_agents(voi, policies), [gain, score])
+    voi = _rows(_own_agents(voi, None if policies is None else tuple(policies)), [gain, score])
     if len(voi) == 0:
         return _nothing(voi, "gain per question to draw (no with-tool run asked)", ax)
     own = ax is None

@@ -116,8 +116,8 @@ print(f"  {'total':<32} {total:6.2f} s; peak RSS {peak:.2f} GiB ({'with' if shar
 
 
 def one_kernel(snapshot: Path, work: Path, wanted: set[str], *, sharing: bool) -> None:
-    """Run the notebooks' code one after another in one fresh process, in the order the report starts them
-    (longest first), as one kept kernel would: what a kernel works out once (its snapshot's digests, the results
+    """Run the notebooks' code one after another in one fresh process, in the order a first report starts them
+    (the order given: no earlier report's times), as one kept kernel would: what a kernel works out once (its snapshot's digests, the results
     its run sets share) counts once. Their output goes to a file, not the terminal."""
     from ambiglib.report import bundled_notebooks
     from ambiglib.report.runner import longest_first

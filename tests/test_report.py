@@ -66,21 +66,25 @@ def test_every_table_is_written_three_ways_and_every_figure_as_png(report):
 
 
 def test_notebooks_start_longest_first_and_the_report_lists_them_in_order(tmp_path):
-    """The bundled notebooks start in the order of their measured time, longest first (with one worker,
-    they finish in that order); the index and the manifest list them by part: the researcher's questions first,
-    then each paper's tables, then the log."""
+    """Notebooks start in the order given when no report was written to --out before; else by the seconds each took
+    in that report (its manifest), longest first (with one worker, they finish in that order). The index and the
+    manifest list them by part: the researcher's questions first, then each paper's tables, then the log."""
     import json
 
-    from ambiglib.report.runner import _MEASURED_SECONDS
-
     names = ["1_does_it_ask_when_it_should", "ambigds_calibration", "quickstart"]
-    assert _MEASURED_SECONDS["ambigds_calibration"] > _MEASURED_SECONDS["1_does_it_ask_when_it_should"] \
-        > _MEASURED_SECONDS["quickstart"]
     finished = []
     run_report(None, tmp_path / "out", notebooks=names, jobs=1, progress=lambda done, total, r: finished.append(r.name))
-    assert finished == ["ambigds_calibration", "1_does_it_ask_when_it_should", "quickstart"]
-    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert finished == names
+    manifest_path = tmp_path / "out" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
     assert [e["notebook"] for e in manifest["notebooks"]] == names
+    for entry, seconds in zip(manifest["notebooks"], (1.5, 9.0, 4.0)):
+        entry["seconds"] = seconds
+    manifest_path.write_text(json.dumps(manifest))
+    finished.clear()
+    run_report(None, tmp_path / "out", notebooks=names, jobs=1, progress=lambda done, total, r: finished.append(r.name))
+    assert finished == ["ambigds_calibration", "quickstart", "1_does_it_ask_when_it_should"]
+    assert [e["notebook"] for e in json.loads(manifest_path.read_text())["notebooks"]] == names
     index = (tmp_path / "out" / "index.html").read_text()
     # the section list: questions, then Ambig-DS, then the log
     assert index.index("sections/1_does_it_ask_when_it_should.html") \

@@ -288,7 +288,7 @@ def test_a_notebooks_client_is_ready_once_the_kernel_answered_and_then_listens_f
         with pytest.raises(RuntimeError, match="Kernel died before replying to kernel_info"):
             asyncio.run(kc.wait_for_ready(timeout=60))
     finally:
-        shutil.rmtree(km._ipc_dir, ignore_errors=True)
+        shutil.rmtree(km.folder, ignore_errors=True)
         runner._RUNNING.discard(km)
 
 
@@ -390,16 +390,14 @@ def test_a_kept_kernel_resets_numpys_state_and_ambiglibs_module_attributes(tmp_p
     later notebook of its worker. After the reset the probe prints what it prints in a new kernel nothing was
     prepared in, and everything else (POLLUTE: a kept kernel now runs bundled notebooks alone) as in the kernel's
     first notebook."""
-    from jupyter_core.utils import run_sync
-
     from ambiglib.report import runner
 
     fresh_km = runner.kernel_manager()(kernel_name="python3")
-    run_sync(fresh_km.start_kernel)(cwd=str(tmp_path))
+    runner._start_kernel(fresh_km, str(tmp_path))
     try:
         expected = _printed(fresh_km, PROBE_STATE)
     finally:
-        run_sync(fresh_km.shutdown_kernel)(now=True)
+        runner._stop_kernel(fresh_km)  # the kernel, and its folder
     assert "errors [('divide', 'warn'), ('invalid', 'warn'), ('over', 'warn'), ('under', 'ignore')] None" in expected
     assert "max_n_boot 100000 left False shared False" in expected and "divide [inf]" in expected
 

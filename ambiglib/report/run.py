@@ -15,8 +15,8 @@ from .bundled import bundled_notebooks, example_runs
 from .folder import ReportFolder
 from .index import _collect, _write_index, write_summary
 from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
-from .runner import (NOTEBOOK_TIMEOUT, NotebookResult, longest_first, run_notebook, shares_kernel, warm,
-                     worker_started)
+from .runner import (NOTEBOOK_TIMEOUT, NotebookResult, longest_first, recorded_seconds, run_notebook, shares_kernel,
+                     warm, worker_started)
 
 __all__ = ["bundled_notebooks", "example_runs", "run_report"]
 
@@ -143,7 +143,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
         warnings.warn(f"--out {out}: an older report's folder beside it kept what was not the report's own:"
                       f" {', '.join(folder.left_behind[:5])}", stacklevel=2)
     if failed:
-        raise ReportError("; ".join(r.error for r in failed) + f" (the rest of the report is in {out})")
+        raise ReportError("; ".join(r.error or "" for r in failed) + f" (the rest of the report is in {out})")
     return out / "index.html"
 
 
@@ -195,7 +195,7 @@ def _check_selection(rs: Any, common: dict, per_notebook: dict, params_file: Any
             wanted = params.get(key)
             if not wanted:
                 continue
-            absent = not_in_log(wanted, set(rs.runs[column].astype(str)), column)
+            absent = not_in_log(wanted, sorted(set(rs.runs[column].astype(str))), column)
             if absent:
                 raise ReportError(f"{where}{scope}{key}: {absent}")
 
@@ -210,8 +210,8 @@ def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
     return found
 
 
-def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, common: dict, per_notebook: dict,
-                  jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
+def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path], declared: dict, common: dict,
+                  per_notebook: dict, jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
                   keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None,
                   info: dict[str, dict] | None = None, notebook_timeout: float = NOTEBOOK_TIMEOUT
                   ) -> tuple[dict, list[NotebookResult]]:
@@ -225,9 +225,12 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
     from ..snapshot import write_snapshot
 
     # one process per running notebook: papermill's working-directory switch cannot race. The
-    # workers start, import papermill and nbconvert and start their kernels while this process loads the log
-    pool = ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn"),
-                               initializer=worker_started, initargs=(os.getpid(),))
+    # workers start, import papermill and nbconvert and start their kernels while this process loads the log;
+    # each puts its process id on ``pids`` (to be terminated by), and ends as it starts once ``stopping`` is set
+    context = multiprocessing.get_context("spawn")
+    pids, stopping = context.SimpleQueue(), context.Event()
+    pool = ProcessPoolExecutor(max(1, jobs), mp_context=context, initializer=worker_started,
+                               initargs=(os.getpid(), pids, stopping))
     results: dict[str, NotebookResult] = {}
     try:
         for _ in range(max(1, jobs)):
@@ -261,18 +264,26 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
             else:
                 shown["runs"] = kept or named
             jobs_args.append((path, out, params, os.getcwd(), shown, reuse_kernels, notebook_timeout))
-        futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args)]
+        # the longest first, by the seconds each took in the report this one replaces (an even start without one)
+        futures = [pool.submit(run_notebook, *a) for a in longest_first(jobs_args, recorded_seconds(final))]
         for future in as_completed(futures):
             result = future.result()
             results[result.name] = result
             if progress is not None:
                 progress(len(results), len(paths), result)
     except BaseException:  # bad input, Ctrl-C, SIGTERM, a crash: stop every worker (and its kernel) now
-        for proc in list(getattr(pool, "_processes", {}).values()):
-            proc.terminate()
+        stopping.set()  # a worker not started yet ends as it starts
+        workers = set()
+        while not pids.empty():
+            workers.add(pids.get())
+        for proc in multiprocessing.active_children():  # (children only: a pid reused since is no worker's)
+            if proc.pid in workers:
+                proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
+        pids.close()
         raise
     pool.shutdown(wait=True)
+    pids.close()
     ordered = [results[p.stem] for p in paths]
     for r in ordered:
         if r.error:
@@ -283,5 +294,5 @@ def _build_report(out: Path, runs: Path, paths: list[Path], declared: dict, comm
         import shutil
 
         shutil.rmtree(out / SNAPSHOT_DIR)
-    manifest = _write_index(out, ordered, named, wall, nb_dir, info)
+    manifest = _write_index(out, ordered, named, wall, nb_dir, info)  # type: ignore[arg-type]  # (it takes a str)
     return manifest, [r for r in ordered if r.error]

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import pandas as pd
 
@@ -69,40 +69,42 @@ def _die_with_parent(signum: int, prctl: Any = None) -> None:
         prctl(1, signum)  # PR_SET_PDEATHSIG
 
 
-def kernel_manager():
-    """The kernel manager of the report's kernels.
+def kernel_manager() -> Any:
+    """The kernel manager class of the report's kernels: jupyter_client's ``AsyncKernelManager`` set up through its
+    documented traits, with the kernel's folder and what it wrote (:meth:`last_words`) added.
 
-    * IPC transport: each kernel talks over Unix sockets in a private temporary folder (with its
-      connection file), so two kernels started at once cannot race for one TCP port, ipykernel (≥ 7)
-      has no reason to warn that the kernel "is running over TCP without encryption", and one folder
-      removed cleans up after it.
-    * No interrupt on shutdown: jupyter_client sends SIGINT before every shutdown, in case the
-      kernel is busy; ours are idle (every cell has run), and the signal only made ipykernel log
-      "KeyboardInterrupt caught in kernel".
-    * The kernel dies with its worker: it is started with ``PR_SET_PDEATHSIG`` = SIGKILL, so however
-      the worker ends (killed outright included), its kernel ends with it.
-    * What the kernel writes outside a cell (its own log, a traceback before it could start, a C
-      library's message) goes to ``kernel.log`` in its folder, not to the report's terminal, where a
-      kernel started as the report was stopped wrote its start-up warnings after the report's last line.
-      ``last_words`` reads it back for the error of a kernel that died.
-    * A notebook's client (nbclient makes one per notebook) is ready as soon as the kernel has answered it and
-      its output channel is connected: what has arrived on that channel is let go, without then listening
-      0.2 s for more, as jupyter_client's ``wait_for_ready`` does (0.2 s a notebook, the kernel idle). Output
-      that arrives later belongs to no cell of the notebook, and nbclient takes only its cells' own.
+    * IPC transport (``transport``, ``ip``, ``connection_file``): each kernel talks over Unix sockets in a private
+      temporary folder (``folder``, with its connection file), so two kernels started at once cannot race for one
+      TCP port, ipykernel (≥ 7) has no reason to warn that the kernel "is running over TCP without encryption",
+      and one folder removed cleans up after it.
+    * The client (``client_factory``): a notebook's client (nbclient makes one per notebook) is ready as soon as the
+      kernel has answered it and its output channel is connected: what has arrived on that channel is let go,
+      without then listening 0.2 s for more, as jupyter_client's ``wait_for_ready`` does (0.2 s a notebook, the
+      kernel idle). Output that arrives later belongs to no cell of the notebook, and nbclient takes only its
+      cells' own.
+
+    The report starts each kernel with :func:`_start_kernel` (it dies with its worker; what it writes outside a
+    cell goes to ``kernel.log`` in its folder) and stops it with :func:`_stop_kernel` (no interrupt first), never
+    leaving either to nbclient.
     """
-    import signal
+    return _classes()[0]
+
+
+@lru_cache(maxsize=1)
+def _classes() -> tuple[type, type]:
+    """The report's kernel manager and client classes, made on first use (jupyter_client is imported then)."""
     import tempfile
     import time as clock
     from queue import Empty
 
+    import jupyter_client
     from jupyter_client.asynchronous import AsyncKernelClient
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import default
 
     class ReportKernelClient(AsyncKernelClient):
         async def wait_for_ready(self, timeout: float | None = None) -> None:
-            # jupyter_client's steps, but its last: ask kernel_info until the kernel replies and a message
-            # comes on IOPub (else it is not connected yet: ask again); then let go what has come there
+            """jupyter_client's steps but its last: ask kernel_info until the kernel replies and a message comes
+            on IOPub (else it is not connected yet: ask again); then let go what has come there."""
             deadline = clock.monotonic() + (float("inf") if timeout is None else timeout)
             while True:
                 self.kernel_info()
@@ -116,7 +118,7 @@ def kernel_manager():
                     except Empty:
                         pass
                     else:
-                        self._handle_kernel_info_reply(reply)
+                        _adapt_protocol(self.session, reply, jupyter_client.protocol_version_info[0])
                         break
                 if not await self.is_alive():
                     raise RuntimeError("Kernel died before replying to kernel_info")
@@ -129,30 +131,21 @@ def kernel_manager():
                     return
 
     class ReportKernelManager(AsyncKernelManager):
-        @default("client_factory")
-        def _report_client(self) -> type:
-            return ReportKernelClient
-
         def __init__(self, **kwargs: Any) -> None:
-            self._ipc_dir = tempfile.mkdtemp(prefix="ambiglib-kernel-")
+            folder = tempfile.mkdtemp(prefix="ambiglib-kernel-")
             kwargs.setdefault("transport", "ipc")
-            kwargs.setdefault("ip", os.path.join(self._ipc_dir, "kernel"))
-            kwargs.setdefault("connection_file", os.path.join(self._ipc_dir, "kernel.json"))
+            kwargs.setdefault("ip", os.path.join(folder, "kernel"))
+            kwargs.setdefault("connection_file", os.path.join(folder, "kernel.json"))
+            kwargs.setdefault("client_factory", ReportKernelClient)
             super().__init__(**kwargs)
+            #: the kernel's private folder: its sockets, connection file and ``kernel.log``
+            self.folder = folder
             _RUNNING.add(self)
-
-        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-            prctl = _prctl()
-            if prctl is not None:
-                kw["preexec_fn"] = lambda: _die_with_parent(signal.SIGKILL, prctl)
-            with open(os.path.join(self._ipc_dir, "kernel.log"), "ab") as log:  # the kernel holds its own copy
-                kw.update(stdout=log, stderr=log)
-                await super()._async_launch_kernel(kernel_cmd, **kw)
 
         def last_words(self, lines: int = 12) -> str:
             """The last ``lines`` lines the kernel wrote outside its cells ("" when it wrote none)."""
             try:
-                with open(os.path.join(self._ipc_dir, "kernel.log"), "rb") as log:
+                with open(os.path.join(self.folder, "kernel.log"), "rb") as log:
                     log.seek(0, os.SEEK_END)
                     log.seek(max(0, log.tell() - 64 * 1024))
                     text = log.read().decode("utf-8", errors="replace")
@@ -160,27 +153,33 @@ def kernel_manager():
                 return ""
             return "\n".join(text.strip().splitlines()[-lines:])
 
-        async def _async_interrupt_kernel(self) -> None:
-            if self.shutting_down:  # set by shutdown_kernel before it interrupts
-                return
-            await super()._async_interrupt_kernel()
+    return ReportKernelManager, ReportKernelClient
 
-        async def _async_cleanup_resources(self, restart: bool = False) -> None:
-            await super()._async_cleanup_resources(restart=restart)
-            if not restart:
-                import shutil
 
-                if os.path.isdir(self._ipc_dir):  # not yet removed (nbclient cleans up after a shutdown too)
-                    _LAST_WORDS[0] = self.last_words()
-                shutil.rmtree(self._ipc_dir, ignore_errors=True)
-                _RUNNING.discard(self)
+def _adapt_protocol(session: Any, reply: dict, ours: int) -> None:
+    """Speak the kernel's major protocol version when it is not ours, as jupyter_client's own client does on the
+    kernel's first ``kernel_info_reply`` (``Session.adapt_version``)."""
+    major = str((reply.get("content") or {}).get("protocol_version", "")).split(".")[0]
+    if major.isdigit() and int(major) != ours:
+        session.adapt_version = int(major)
 
-        async def cleanup_resources(self, restart: bool = False) -> None:
-            # AsyncKernelManager binds its public name to the base class's function, not to the override
-            # above: nbclient, cleaning up after a kernel that died, left the kernel's folder behind
-            await self._async_cleanup_resources(restart=restart)
 
-    return ReportKernelManager
+def _start_kernel(km: Any, cwd: str, extra_arguments: Sequence[str] = ()) -> None:
+    """Start the kernel of ``km`` in ``cwd``. ``start_kernel`` passes its keyword arguments on to ``Popen``: the kernel
+    is started with ``PR_SET_PDEATHSIG`` = SIGKILL (however its worker ends, killed outright included, the kernel
+    ends with it), and what it writes outside a cell (its own log, a traceback before it could start, a C library's
+    message) goes to ``kernel.log`` in its folder, not to the report's terminal, where a kernel started as the report
+    was stopped wrote its start-up warnings after the report's last line."""
+    import signal
+
+    from jupyter_core.utils import run_sync
+
+    prctl = _prctl()
+    launch: dict[str, Any] = {}
+    if prctl is not None:
+        launch["preexec_fn"] = lambda: _die_with_parent(signal.SIGKILL, prctl)
+    with open(os.path.join(km.folder, "kernel.log"), "ab") as log:  # the kernel holds its own copy
+        run_sync(km.start_kernel)(cwd=cwd, stdout=log, stderr=log, extra_arguments=list(extra_arguments), **launch)
 
 
 #: this worker's kernel, kept for its next notebook (``reuse``): its manager and working folder
@@ -238,31 +237,49 @@ def _drop_kernel() -> None:
 
 
 def _stop_kernel(km: Any) -> None:
-    """Shut the kernel of ``km`` down and remove its folder."""
+    """Kill the kernel of ``km``, free what its manager holds and remove its folder, keeping what the kernel wrote
+    outside its cells in :data:`_LAST_WORDS`."""
     import shutil
 
     from jupyter_core.utils import run_sync
 
+    if os.path.isdir(km.folder):
+        _LAST_WORDS[0] = km.last_words()
     try:
-        run_sync(km.shutdown_kernel)(now=True)
+        run_sync(_kill)(km)
     except Exception:  # noqa: BLE001 — already dead: its folder is removed below either way
         pass
-    shutil.rmtree(km._ipc_dir, ignore_errors=True)
+    shutil.rmtree(km.folder, ignore_errors=True)
     _RUNNING.discard(km)
 
 
-def _own_kernel(cwd: str) -> Any:
-    """A new kernel for one notebook that shares none (:func:`shares_kernel`), Python's and NumPy's global random
-    generators seeded as in a kept kernel (:func:`ambiglib.report.isolation.seed`), nothing else imported in it
-    (ambiglib.report would import pandas: ~1 s)."""
-    from jupyter_core.utils import run_sync
+async def _kill(km: Any) -> None:
+    """SIGKILL to the kernel's process group, its end awaited, then the manager's ``cleanup_resources``. Not
+    ``shutdown_kernel``: it interrupts a kernel before it stops it, in case it is busy; ours are idle (every cell has
+    run, or the notebook failed), and the signal only made ipykernel log "KeyboardInterrupt caught in kernel"."""
+    import signal
 
+    if km.has_kernel:
+        await km.signal_kernel(signal.SIGKILL)
+        await km.finish_shutdown(pollinterval=0.01)
+    await km.cleanup_resources()
+
+
+def _own_kernel(cwd: str, *, seeded: bool = True) -> Any:
+    """A new kernel for one notebook that shares none (:func:`shares_kernel`). ``seeded``: Python's and NumPy's global
+    random generators seeded as in a kept kernel (:func:`ambiglib.report.isolation.seed`), nothing else imported in
+    it (ambiglib.report would import pandas: ~1 s). Else (the report without ``reuse``) started as nbclient starts a
+    kernel of its own: its IPython history in memory, and the notebook's client is the first to wait for it."""
     from .isolation import SEED
 
     km = kernel_manager()(kernel_name="python3")
     try:
-        run_sync(km.start_kernel)(cwd=cwd)
-        _in_kernel(km, f"__import__('random').seed({SEED}); __import__('numpy').random.seed({SEED})", started=False)
+        if seeded:
+            _start_kernel(km, cwd)
+            _in_kernel(km, f"__import__('random').seed({SEED}); __import__('numpy').random.seed({SEED})",
+                       started=False)
+        else:
+            _start_kernel(km, cwd, ["--HistoryManager.hist_file=:memory:"])
     except BaseException:
         _stop_kernel(km)
         raise
@@ -284,7 +301,7 @@ def _reused_kernel(cwd: str) -> Any:
         return km
     if km is None:
         km = kernel_manager()(kernel_name="python3")
-        run_sync(km.start_kernel)(cwd=cwd)
+        _start_kernel(km, cwd)
         _KERNEL.update(km=km, cwd=cwd)
         if not _KERNEL.get("finalizer"):
             _KERNEL["finalizer"] = multiprocessing.util.Finalize(None, _drop_kernel, exitpriority=10)
@@ -332,7 +349,6 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     started = time.perf_counter()
     result = NotebookResult(name, 0.0)
     executed = out / f"{name}.ipynb"
-    manager = kernel_manager()
     # the parameters cell is ours, not papermill's translator's: each value a literal, proven so
     # (ambiglib.report.parameters); papermill then runs the notebook as written, with no parameters of its own
     nbformat.write(inject_parameters(nbformat.read(str(notebook), as_version=4), parameters), str(executed))
@@ -346,20 +362,18 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
     own = None  # the kernel of a notebook that shares none
     for attempt in (1, 2):
         try:
+            # every kernel is the report's to start and stop (nbclient's own would be interrupted before it stops)
             if shared:
-                kernel = {"km": _reused_kernel(cwd)}
-            elif reuse:
-                own = _own_kernel(cwd)
-                kernel = {"km": own}
+                km = _reused_kernel(cwd)
             else:
-                kernel = {"kernel_manager_class": manager}
+                own = km = _own_kernel(cwd, seeded=reuse)
             # papermill's cwd= changes the whole process's directory: safe here, where each notebook has a
             # process of its own (run_report); a relative path in a parameter (e.g. selector_audit) resolves
             # against the folder the report was started in, as --runs does (a kept kernel was started there)
             papermill.execute_notebook(as_given, as_given, parameters=None,
                                        cwd=cwd, kernel_name="python3", progress_bar=False,
                                        log_output=False, timeout_func=time_left, interrupt_on_timeout=True,
-                                       **kernel)
+                                       km=km)
         except Exception as exc:  # noqa: BLE001 — a cell's error, a kernel that died, the time limit
             if time.monotonic() >= deadline:  # stopped by its time limit (the kernel interrupted): not kept
                 if shared:
@@ -381,8 +395,8 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
                     own = None
                 continue
             result.error = f"{notebook} failed: {type(exc).__name__}: {exc}"
-            km = _KERNEL.get("km") if shared else own
-            words = (km.last_words() if km is not None else "") or _LAST_WORDS[0]
+            dead = _KERNEL.get("km") if shared else own
+            words = (dead.last_words() if dead is not None else "") or _LAST_WORDS[0]
             if words:
                 result.error += f"; what its kernel wrote last, outside its cells:\n{visible(words)}"
         break
@@ -447,24 +461,57 @@ def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
                 " figures/<notebook>/)", 1)
 
 
-#: Seconds each bundled notebook took in the report on the simulator at 1000x (bench/report.py,
-#: docs/performance.md). Only the order in which the notebooks start follows them: the longest first, so
-#: that the workers finish together instead of one running the last long notebook alone.
-_MEASURED_SECONDS = {
-    "conventions": 20.4, "4_is_one_agent_better": 19.0, "3_does_asking_pay_off": 18.5, "hilbench_judgment_gap": 13.4,
-    "hilbench_failure_modes": 12.4, "2_are_its_questions_good": 6.5, "1_does_it_ask_when_it_should": 4.7,
-    "lhaw_strategies_and_personas": 11.3, "lhaw_ask_failures": 11.1, "lhaw_dimensions": 9.9,
-    "ambigds_performance": 9.5, "lhaw_value_of_information": 7.5, "lhaw_ambiguity_classes": 7.3,
-    "ambigds_calibration": 6.0, "hilbench_questions": 6.1, "power_analysis": 5.3, "ambigds_construction_audits": 5.2,
-    "ambigds_recognition": 4.0, "ambigds_framing": 3.9, "quickstart": 3.4, "hilbench_dataset": 2.3,
-}
+#: The most of a previous report's ``manifest.json`` read for its notebooks' seconds (bytes); a larger one is ignored.
+MAX_TIMINGS_BYTES = 64 * 1024 * 1024
 
 
-def longest_first(jobs_args: list[tuple]) -> list[tuple]:
-    """The notebooks in the order they start: bundled ones by their measured time, longest first, then the
-    others (a user's own) in the order given. The report lists them in the order given, whatever the order
-    they ran in."""
-    return sorted(jobs_args, key=lambda a: -_MEASURED_SECONDS.get(a[0].stem, 0.0))
+def recorded_seconds(folder: Path) -> dict[str, float]:
+    """The seconds each notebook took in the report last written to ``folder``, as its ``manifest.json`` records
+    them (``notebooks``: ``{"notebook", "seconds"}`` each), for the order the next report starts them in; {} when
+    there is none. The file is anyone's to edit: it is only ever parsed as JSON, and anything else than a
+    manifest (not a regular file, larger than :data:`MAX_TIMINGS_BYTES`, not JSON) gives {}, an entry without a
+    notebook's name and a finite number of seconds ≥ 0 is left out."""
+    import json
+    import math
+    import stat
+
+    try:
+        fd = os.open(Path(folder) / "manifest.json",
+                     os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):  # none, a link, a name the system refuses
+        return {}
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO or device: never waited on
+                return {}
+            text = fh.read(MAX_TIMINGS_BYTES + 1)
+        manifest = json.loads(text) if len(text) <= MAX_TIMINGS_BYTES else None
+    except (OSError, ValueError, RecursionError):  # unreadable, not JSON (or not text), nested too deep
+        return {}
+    entries = manifest.get("notebooks") if isinstance(manifest, dict) else None
+    seconds: dict[str, float] = {}
+    for entry in entries if isinstance(entries, list) else []:
+        name = entry.get("notebook") if isinstance(entry, dict) else None
+        value = entry.get("seconds") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        try:
+            value = float(value)
+        except OverflowError:  # an integer beyond any float
+            continue
+        if math.isfinite(value) and value >= 0:
+            seconds[name] = value
+    return seconds
+
+
+def longest_first(jobs_args: list[tuple], seconds: dict[str, float] | None = None) -> list[tuple]:
+    """The notebooks in the order they start (each job's first item is its path): with ``seconds`` (what each took
+    in the last report, :func:`recorded_seconds`), those it did not run first, in the order given (one may be the
+    longest), then the rest longest first, so that the workers finish together instead of one running the last
+    long notebook alone; with none, the order given, each worker taking the next as it is free. The report lists
+    them in the order given, whatever the order they ran in."""
+    seconds = seconds or {}
+    return sorted(jobs_args, key=lambda a: (a[0].stem in seconds, -seconds.get(a[0].stem, 0.0)))
 
 
 def warm(cwd: str | None = None) -> None:
@@ -497,15 +544,19 @@ def decline_unused_imports() -> None:
     """In a process that is the report's own (never a user's: a notebook's kernel is not), make importing each of
     :data:`UNUSED_IMPORTS` an ImportError, as when it is not installed; one already imported stays."""
     import sys
+    from typing import cast
 
+    modules = cast("dict[str, Any]", sys.modules)
     for name in UNUSED_IMPORTS:
-        sys.modules.setdefault(name, None)  # (None in sys.modules: ``import`` raises ModuleNotFoundError)
+        modules.setdefault(name, None)  # (None in sys.modules: ``import`` raises ModuleNotFoundError)
 
 
-def worker_started(parent: int) -> None:
+def worker_started(parent: int, started: Any = None, stopping: Any = None) -> None:
     """In a report worker, first: end when the report's process ends, however it ends, and leave Ctrl-C
     to the report.
 
+    * Its process id is put on ``started`` (a multiprocessing queue), by which the report terminates it; when the
+      report is stopping already (``stopping``, a multiprocessing event, is set), it ends at once.
     * On Linux the system sends this process SIGTERM when the report's process dies (even by SIGKILL);
       elsewhere the report's own handler terminates the workers. Either way SIGTERM kills this worker's
       kernels, removes their folders and ends the process at once (:func:`_stop_now`): raising
@@ -520,7 +571,9 @@ def worker_started(parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_now)
     _die_with_parent(signal.SIGTERM)
-    if os.getppid() != parent:  # the report died before the signal was asked for
+    if started is not None:
+        started.put(os.getpid())
+    if os.getppid() != parent or stopping is not None and stopping.is_set():  # the report died, or is stopping
         _stop_now(signal.SIGTERM, None)
 
 
@@ -537,5 +590,5 @@ def _stop_now(signum: int, frame: Any) -> None:
                 os.killpg(process.pid, signal.SIGKILL)  # started in a session of its own: pgid == pid
             except OSError:
                 pass
-        shutil.rmtree(manager._ipc_dir, ignore_errors=True)
+        shutil.rmtree(manager.folder, ignore_errors=True)
     os._exit(128 + signum)
