@@ -63,6 +63,19 @@ def test_a_report_replaces_its_older_self_and_nothing_of_it_is_left(tmp_path):
     assert siblings(out) == []
 
 
+def test_a_folder_the_report_left_empty_does_not_block_the_next_report(tmp_path):
+    """A report with nothing in a folder it made (no section to show: an empty ``sections/``) replaces it next time;
+    the empty folder was once kept, listed by no manifest, and the next report into that --out was refused."""
+    out = tmp_path / "report"
+    with ReportFolder(out, {}) as folder:
+        (folder.work / "index.html").write_text("<html>")
+        (folder.work / "sections" / "empty").mkdir(parents=True)
+        folder.commit({"runs": "log", "notebooks": []})
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "manifest.json"]
+    write_report(out)
+    assert tree(out) == {**FILES, "manifest.json": (out / "manifest.json").read_text()}
+
+
 def test_a_manifest_with_notebooks_and_runs_keys_is_not_a_report(tmp_path):
     """Taken for an old report before: replaced, and the user's files in it deleted."""
     out = tmp_path / "thesis"

@@ -112,6 +112,15 @@ def foreign_entries(folder: Path, manifest: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _remove_empty_folders(folder: Path) -> None:
+    """Remove the folders under ``folder`` that hold nothing (a section folder of a report without sections)."""
+    for top, dirs, _ in os.walk(folder, topdown=False):  # never follows a link into another folder
+        for name in dirs:
+            path = Path(top) / name
+            if stat.S_ISDIR(os.lstat(path).st_mode) and not any(path.iterdir()):
+                path.rmdir()
+
+
 def _remove_listed(folder: Path) -> list[str]:
     """Delete a report's own files (those its manifest lists, regular files only), then its folders once
     empty; return what was left (nothing, unless something not the report's appeared in it)."""
@@ -319,6 +328,7 @@ class ReportFolder:
         report in place of ``--out`` and remove the old report's own files."""
         assert self.work is not None
         work = self.work
+        _remove_empty_folders(work)  # a manifest lists files: a folder left empty would be foreign to the next run
         manifest = {"format": REPORT_FORMAT, **manifest, "files": report_files(work)}
         (work / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         try:
