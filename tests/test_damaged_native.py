@@ -296,6 +296,53 @@ def test_hil_bench_prediction_that_is_no_object_is_an_error_naming_it(tmp_path):
     assert any(f"{preds}: entry {iid!r} must be an object (found str)" in e.message for e in errors)
 
 
+@pytest.mark.parametrize("entry, said", [({}, "has no field 'instance_id' or 'model_patch'"),
+                                         ({"instance_id": "public_swe_9", "model_patch": ""},
+                                          "names instance 'public_swe_9'")])
+def test_hil_bench_prediction_without_its_fields_is_an_error_naming_it(tmp_path, entry, said):
+    """Seed 9005, case 388: a cut emptied one entry of preds.json to ``{}``; the harness reads that as no patch
+    (``patch`` true to false), exit 0. SWE-agent writes ``instance_id`` (the entry's key) and ``model_patch``."""
+    hil, preds, iid = _fuzzed_preds(tmp_path)
+    data = json.loads(preds.read_text(encoding="utf-8"))
+    data[iid] = entry
+    preds.write_text(json.dumps(data), encoding="utf-8")
+    _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert len(errors) == 1 and f"{preds}: entry {iid!r} {said}" in errors[0].message
+
+
+def _swe_metrics(tmp_path: Path) -> tuple[Path, Path]:
+    hil = tmp_path / "hil-bench"
+    shutil.copytree(NATIVE / "hil-bench", hil)
+    return hil, hil / "results" / "example_baseline_swe" / "gpt-5.4" / "baseline" / "pass_3" / "metrics.json"
+
+
+def test_hil_bench_swe_metrics_without_raw_eval_results_is_an_error_naming_it(tmp_path):
+    """Seed 9004, case 140, in part: without ``raw_eval_results`` (calculate_pass_at_1 writes it for every SWE
+    pass) the harness's reader takes every instance as not completed: 6 runs from ok to infra_error, exit 0."""
+    hil, metrics = _swe_metrics(tmp_path)
+    data = json.loads(metrics.read_text(encoding="utf-8"))
+    n = len(data["instances"])
+    del data["raw_eval_results"]
+    metrics.write_text(json.dumps(data), encoding="utf-8")
+    rs, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert len(errors) == n and all(f"{metrics}: field 'raw_eval_results' is missing" in e.message for e in errors)
+    assert not (rs.runs["meta"].str.contains('"infra_error"') & rs.runs["source"].astype(str).str.contains(
+        "example_baseline_swe")).any()  # none of them read as the harness's infra error
+
+
+def test_hil_bench_swe_instance_metrics_that_are_no_object_are_an_error_naming_them(tmp_path):
+    """Seed 9004, case 140: a cut that merged the cost table with the evaluation left ``instances`` holding a
+    number (and the evaluation's ``results``) and ``raw_eval_results`` gone."""
+    hil, metrics = _swe_metrics(tmp_path)
+    data = json.loads(metrics.read_text(encoding="utf-8"))
+    data["instances"]["public_swe_5__gpt-5.4__baseline__pes"] = 6
+    metrics.write_text(json.dumps(data), encoding="utf-8")
+    _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert len(errors) == 1
+    assert f"{metrics}: field 'instances.public_swe_5__gpt-5.4__baseline__pes' must be an object (got 6)" \
+        in errors[0].message
+
+
 @pytest.mark.parametrize("key", ["score_rpg", "score"])
 def test_an_ambig_ds_grade_score_that_is_no_number_is_an_error_naming_it(tmp_path, key):
     """Seed 9003, case 427: a grade's score that became ``{"x": 1}`` in a run graded with an error was kept in
@@ -309,3 +356,55 @@ def test_an_ambig_ds_grade_score_that_is_no_number_is_an_error_naming_it(tmp_pat
     _, errors = ambiglib.load(ds, strict=False, quiet=True)
     assert any(f"{grade}: field '{key}' must be a number or null (found \"{{'x': 1}}\")" in e.message
                for e in errors), [e.message for e in errors]
+
+
+# ----------------------------------------------------------------------------- damage only a transcript holds
+
+
+def test_an_ambig_ds_tool_use_that_is_no_tool_is_an_error_of_the_load(tmp_path):
+    """Seeds 9002/9003 (error-late): a transcript's damage (a tool use's ``name`` a number, a question that is no
+    valid Unicode) loaded without a word, and only ``convert``'s write of the transcript then failed."""
+    root = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    traj = root / "results" / "opencode_gpt-5.4_full" / "dsbench-credit-default" / "_traj.json"
+    data = json.loads(traj.read_text(encoding="utf-8"))
+    data["tool_uses"][0]["name"] = 5
+    traj.write_text(json.dumps(data), encoding="utf-8")
+    rs, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert len(errors) == 1 and f"{traj}: tool_uses[0].name must be a tool's name (got 5)" in errors[0].message
+    assert len(rs.runs) == len(ambiglib.load(NATIVE / "ambig-ds", quiet=True).runs) - 1
+
+
+def test_an_ambig_ds_question_that_is_no_valid_unicode_is_an_error_of_the_load(tmp_path):
+    root = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    clarify = next(f for f in sorted(root.rglob("_clarify.json")) if json.loads(f.read_text())["asked"] is False)
+    data = json.loads(clarify.read_text(encoding="utf-8"))
+    data["question"] = "NONE"
+    clarify.write_text(json.dumps(data).replace('"NONE"', '"\\ud800"'), encoding="utf-8")  # a lone surrogate
+    _, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert len(errors) == 1 and "field 'transcript.turns" in errors[0].message
+    assert "is not valid Unicode" in errors[0].message and str(clarify.parent) in errors[0].message
+
+
+def test_an_mcp_atlas_conversation_that_is_no_json_is_an_error_of_the_load(tmp_path):
+    root = Path(shutil.copytree(NATIVE / "lhaw", tmp_path / "lhaw"))
+    scored = root / "mcp-atlas" / "gpt-5.2" / "evaluation_results" / "scored_gpt-5.2_original_t2.csv"
+    rows = _rows(scored)
+    column = rows[0].index("raw_conversation_history")
+    line = next(i for i, r in enumerate(rows) if i and r[column].strip())
+    rows[line][column] = rows[line][column][:-2]  # cut: no JSON any more
+    _write_rows(scored, rows)
+    _, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert len(errors) == 1 and "field 'raw_conversation_history' is not valid JSON" in errors[0].message
+    assert str(scored) in errors[0].message
+
+
+def test_an_inspect_message_whose_content_is_a_number_is_an_error_of_the_load(tmp_path):
+    log = next((ROOT / "tests" / "fixtures" / "inspect").glob("*.json"))
+    copy = tmp_path / log.name
+    data = json.loads(log.read_text(encoding="utf-8"))
+    data["samples"][0]["messages"][4]["content"] = 1e300
+    copy.write_text(json.dumps(data), encoding="utf-8")
+    rs, errors = ambiglib.load(copy, strict=False, quiet=True)
+    assert len(errors) == 1
+    assert "messages[4]: content must be a string or a list of content parts (got float)" in errors[0].message
+    assert len(rs.runs) == len(data["samples"]) - 1

@@ -15,6 +15,7 @@ from typing import Any, Literal, overload
 from ..files import is_dir, is_file, listdir, matching
 from ..errors import FormatError, LoadError
 from ..runlog import TRANSCRIPT_AT, require_exists
+from ..schema import RecordError, check_transcript
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, guard, present, read_json, read_jsonl
 
@@ -236,6 +237,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         if estimated:
             meta["cost_estimated"] = True
         rec["meta"] = meta
+        _check_transcript(None, None, clarify, files["_clarify.json"], len(rec.get("questions") or []))
         rec[TRANSCRIPT_AT] = _transcript_at(None, files["_clarify.json"])
         return files["_clarify.json"], rec
 
@@ -314,6 +316,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         rec["labels"] = labels
     rec["category"] = _category(rec["status"], labels, target_audit)
     rec["meta"] = meta
+    _check_transcript(traj, files["_traj.json"], clarify, files["_clarify.json"], len(rec.get("questions") or []))
     rec[TRANSCRIPT_AT] = _transcript_at(files["_traj.json"], files["_clarify.json"] if clarify is not None else None)
     return source, rec
 
@@ -648,16 +651,10 @@ def _summary_turn(value: Any, file: Path, where: str) -> list[dict[str, Any]]:
     return [{"role": "assistant", "content": value}]
 
 
-def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
-    """A task's transcript from ``_traj.json`` and ``_clarify.json``, in the order the harness ran them (step 5 /
-    step 3 clarify runs): the ask phase's tool calls and text, the question the agent wrote to ``_question.txt``
-    (``q_index`` 0; or its ``NONE``), the answerer's reply (``answers`` 0), then the solve phase's tool calls and
-    text. Only ``_clarify.json`` (an ask-only run): the question and its answer."""
-    clarify_file = Path(at["clarify"]) if at.get("clarify") else None
-    traj_file = Path(at["file"]) if at["file"] != at.get("clarify") else None
-    traj = read_json(traj_file) if traj_file is not None else None
-    if traj_file is not None and not isinstance(traj, dict):
-        raise FormatError(f"{traj_file}: must be an object (got {type(traj).__name__})")
+def _transcript(traj: dict[str, Any] | None, traj_file: Path | None, clarify: dict[str, Any] | None,
+                clarify_file: Path | None) -> dict[str, Any]:
+    """The run-log transcript from the parsed ``_traj.json`` and ``_clarify.json`` (``asked`` checked): what
+    :func:`read_transcript` returns, and what the load builds, checks and drops (:func:`_check_transcript`)."""
     turns: list[dict[str, Any]] = []
     ask = traj.get("ask_phase") if traj is not None else None
     if ask is not None:
@@ -666,19 +663,12 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         assert traj_file is not None  # the phase was read from it
         turns += _tool_turns(ask.get("tool_uses") or [], traj_file, "ask_phase.tool_uses")
         turns += _summary_turn(ask.get("summary"), traj_file, "ask_phase.summary")
-    if clarify_file is not None:
-        clarify = read_json(clarify_file)
-        if not isinstance(clarify, dict) or not isinstance(clarify.get("asked"), bool):
-            raise FormatError(f"{clarify_file}: must be an object whose 'asked' is true or false")
-        asked = clarify["asked"]
-        if int(run.get("n_questions") or 0) != int(asked):
-            raise FormatError(f"{clarify_file}: 'asked' is {json.dumps(asked)} but the run was loaded with"
-                              f" {run.get('n_questions') or 0} question(s): the file changed since it was loaded")
+    if clarify is not None:
         for key in ("question", "answer"):
             if clarify.get(key) is not None and not isinstance(clarify[key], str):
                 raise FormatError(f"{clarify_file}: field '{key}' must be text (got {type(clarify[key]).__name__})")
         question = clarify.get("question") or ""
-        if asked:
+        if clarify["asked"]:
             # the importer's question text: the harness's own (stripped, cut to 50 words), or a placeholder
             turns.append({"role": "assistant", "content": question.strip() or "(question not kept)", "q_index": 0})
             turns.append({"role": "user", "content": clarify.get("answer"), "answers": 0})
@@ -690,3 +680,34 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         turns += _summary_turn(traj.get("summary"), traj_file, "summary")
     return {"covers": "tool_calls" if traj is not None else "questions", "turns": turns,
             "note": TRAJ_NOTE if traj is not None else CLARIFY_NOTE}
+
+
+def _check_transcript(traj: dict[str, Any] | None, traj_file: Path | None, clarify: dict[str, Any] | None,
+                      clarify_file: Path, n_questions: int) -> None:
+    """Build the task's transcript and check it as a run log's (then drop it: it is read again when asked for), so
+    that damage only the transcript holds is an error of the load, naming its file, not of a later read."""
+    try:
+        check_transcript(_transcript(traj, traj_file, clarify, clarify_file), n_questions)
+    except RecordError as exc:
+        raise RowError(exc.field, f"{traj_file or clarify_file}: {exc.message}") from None
+
+
+def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
+    """A task's transcript from ``_traj.json`` and ``_clarify.json``, in the order the harness ran them (step 5 /
+    step 3 clarify runs): the ask phase's tool calls and text, the question the agent wrote to ``_question.txt``
+    (``q_index`` 0; or its ``NONE``), the answerer's reply (``answers`` 0), then the solve phase's tool calls and
+    text. Only ``_clarify.json`` (an ask-only run): the question and its answer."""
+    clarify_file = Path(at["clarify"]) if at.get("clarify") else None
+    traj_file = Path(at["file"]) if at["file"] != at.get("clarify") else None
+    traj = read_json(traj_file) if traj_file is not None else None
+    if traj_file is not None and not isinstance(traj, dict):
+        raise FormatError(f"{traj_file}: must be an object (got {type(traj).__name__})")
+    clarify = read_json(clarify_file) if clarify_file is not None else None
+    if clarify_file is not None:
+        if not isinstance(clarify, dict) or not isinstance(clarify.get("asked"), bool):
+            raise FormatError(f"{clarify_file}: must be an object whose 'asked' is true or false")
+        if int(run.get("n_questions") or 0) != int(clarify["asked"]):
+            raise FormatError(f"{clarify_file}: 'asked' is {json.dumps(clarify['asked'])} but the run was loaded"
+                              f" with {run.get('n_questions') or 0} question(s): the file changed since it was"
+                              " loaded")
+    return _transcript(traj, traj_file, clarify, clarify_file)

@@ -20,7 +20,7 @@ from ..errors import AskToolWarning, FormatError, LoadError
 from ..files import walk
 from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
-from ..schema import SPECS
+from ..schema import SPECS, RecordError, check_transcript
 from ._common import Collected, RowError, finish, guard, opens_with, present
 from .inspect_files import count_missing, file_stamp, member_stamps, read_log_file, read_sample, why
 
@@ -213,6 +213,12 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
             run, task, inferred = _run(sample, messages, called, where, ev, task_args, offered, opts)
             place = _place(file, sample, line, stamps)
             run[TRANSCRIPT_AT] = place if "none" in place else {**run[TRANSCRIPT_AT], **place}
+            if "none" not in place:  # damage only the conversation holds: an error of the load, not of a later read
+                try:
+                    check_transcript(_conversation(messages, run[TRANSCRIPT_AT], where),
+                                     len(run.get("questions") or []))
+                except RecordError as exc:
+                    raise RowError(exc.field, f"{where}: {exc.message}") from None
             read.append(_Sampled(line, where, run, task, inferred))
     if not n_samples and log.status == "success":
         out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")
@@ -751,6 +757,12 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         got = len(messages) if isinstance(messages, list) else type(messages).__name__
         raise FormatError(f"{where}: the sample holds {got} messages, not the {at.get('messages')} it held when the"
                           " log was loaded (it changed: load it again)")
+    return _conversation(messages, at, where)
+
+
+def _conversation(messages: list, at: dict[str, Any], where: str) -> dict[str, Any]:
+    """The transcript of a sample's ``messages`` (:func:`read_transcript`), the ask tool's calls at the locator's
+    ``asks``: what a read of the transcript returns, and what the load builds, checks and drops."""
     asks: dict[tuple[int, int], int] = {}
     answered: dict[int, int] = {}
     for i, (k, j, answer) in enumerate(at.get("asks") or []):

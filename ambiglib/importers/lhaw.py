@@ -17,6 +17,7 @@ from ..errors import FormatError, LoadError
 from ..files import matching
 from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
+from ..schema import RecordError, check_transcript
 from ._common import (Collected, RowError, _loads, finish, guard, inside, present, read_csv, read_json, read_jsonl,
                       strict_int)
 
@@ -256,6 +257,7 @@ def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, thresh
         rec = {**base, "task_id": row["TASK"], "meta": dict(base.get("meta") or {})}
         _mcp_outcome(rec, row, coverage, threshold, trajectory, where, histories.get(row["TASK"]))
         rec[TRANSCRIPT_AT] = _mcp_transcript_at(file, line, row, rec, completion, completed.get(row["TASK"]))
+        _check_transcript(rec, row=row, file=file)
         out.append((line, rec))
     return out
 
@@ -397,7 +399,8 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                     rec[TRANSCRIPT_AT] = {"none": NO_CONVERSATION[harness]}
             if trajectory:
                 traj_file = inside(root, trajectory, "trajectory")
-                questions, malformed = _questions(read_json(traj_file), str(traj_file))
+                calls = read_json(traj_file)
+                questions, malformed = _questions(calls, str(traj_file))
                 if not ask_tool:
                     questions, malformed = [], []
                 for _, rec in records:
@@ -408,6 +411,7 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                     # the tool calls the manifest names are the run's transcript, its questions among them
                     rec[TRANSCRIPT_AT] = {"reader": "lhaw", "file": os.path.abspath(traj_file),
                                           "steps": [q["step"] for q in questions]}
+                    _check_transcript(rec, calls=calls)
             accepted = records  # only a row read to the end is taken
         if accepted is None:  # rejected above, with its reason
             continue
@@ -519,6 +523,7 @@ def _mcp_atlas_run(file: Path, line: int, label: str, row: dict[str, str], thres
         raise RowError("ENABLED_TOOLS", f"the label {label!r} says ask_user but ENABLED_TOOLS has no ask_user")
     _mcp_outcome(rec, row, coverage, threshold, row.get("trajectory"), where)
     rec[TRANSCRIPT_AT] = _mcp_transcript_at(file, line, row, rec)
+    _check_transcript(rec, row=row, file=file)
     rec.setdefault("meta", {"harness": "lhaw", "label": label})
     if not scored:
         rec.update(status="error", score=None, passed=None)
@@ -722,11 +727,18 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     """An LHAW run's transcript: an MCP-Atlas results row's ``raw_conversation_history`` (the conversation) or,
     without one, its ``trajectory`` column (tool calls); or the tool-call file a manifest row names. The calls at
     the locator's ``steps`` are the run's questions; the tool's reply to each answers it."""
-    asked = {step: q for q, step in enumerate(at.get("steps") or []) if step is not None}
     if "column" not in at:  # a manifest's trajectory file: [{tool_name, parameters, response, error}]
-        file = Path(at["file"])
-        return {"covers": "tool_calls", "turns": _call_turns(read_json(file), str(file), asked), "note": CALLS_NOTE}
-    row = _row(at)
+        return _transcript(at, calls=read_json(Path(at["file"])))
+    return _transcript(at, row=_row(at))
+
+
+def _transcript(at: dict[str, Any], *, row: dict[str, str] | None = None, calls: Any = None) -> dict[str, Any]:
+    """The transcript a locator names, from what it names in hand: the results ``row`` (its ``column``) or a
+    manifest's tool ``calls``."""
+    asked = {step: q for q, step in enumerate(at.get("steps") or []) if step is not None}
+    if "column" not in at:
+        return {"covers": "tool_calls", "turns": _call_turns(calls, str(at["file"]), asked), "note": CALLS_NOTE}
+    assert row is not None
     where = f"{at['file']}:{at['line']}"
     try:
         value = _json_cell(row[at["column"]], at["column"], where)
@@ -736,3 +748,18 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
         return {"covers": "tool_calls", "turns": _call_turns(value, where, asked), "note": TRAJECTORY_NOTE}
     except RowError as exc:
         raise FormatError(exc.message) from None
+
+
+def _check_transcript(rec: dict[str, Any], *, row: dict[str, str] | None = None, file: Path | None = None,
+                      calls: Any = None) -> None:
+    """Build a run's transcript from what the load holds (its results ``row`` of ``file``, or its manifest's tool
+    ``calls``) and check it as a run log's, then drop it (it is read again when asked for): damage only the
+    transcript holds is then an error of the load, naming its file. One in another file (a completion CSV's
+    conversation) is checked when read."""
+    at = rec[TRANSCRIPT_AT]
+    if "none" in at or ("column" in at and (file is None or at["file"] != os.path.abspath(file))):
+        return
+    try:
+        check_transcript(_transcript(at, row=row, calls=calls), len(rec.get("questions") or []))
+    except RecordError as exc:
+        raise RowError(exc.field, f"{at['file']}: {exc.message}") from None

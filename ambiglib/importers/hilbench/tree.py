@@ -143,6 +143,10 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
             swe_errors = set(_typed(raw_eval, "error_ids", list, "raw_eval_results."))
             swe_resolved = set(_typed(metrics, "resolved_instances", list))
             inst_metrics = _typed(metrics, "instances", dict)
+            for key, value in inst_metrics.items():  # the harness writes one object an instance (its cost, runtime)
+                if not isinstance(value, dict):
+                    raise RowError("instances", f"field 'instances.{key}' must be an object (got"
+                                                f" {json.dumps(value)[:40] if _jsonable(value) else type(value).__name__})")
             for iid in preds:
                 task = iid.split("__")[0]
                 suite = _suite(task, folder.dir, folder.task_type)
@@ -165,6 +169,12 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                         cost = r.get("cost", ts.get("cost"))
                         steps = ts.get("num_steps") or r.get("num_steps")
                     else:
+                        if "raw_eval_results" not in metrics:
+                            # calculate_pass_at_1 writes it for every SWE pass; run_hil_bench.py reads its absence
+                            # as every instance not completed, so a cut file would pass as infra errors
+                            raise RowError("raw_eval_results", f"{metrics_file}: field 'raw_eval_results' is missing"
+                                           " (the harness writes the SWE evaluation there for every SWE pass; without"
+                                           " it this instance cannot be scored)")
                         r = swe_results.get(iid) or swe_results.get(task) or {}
                         completed = (_flag(r, "completed", f"raw_eval_results.results.{iid}.")
                                      if isinstance(r, dict) else None)
@@ -189,6 +199,13 @@ def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
                     if not isinstance(pred, dict):
                         raise RowError("preds.json", f"{preds_file}: entry {iid!r} must be an object (found"
                                                      f" {type(pred).__name__})")
+                    missing = [k for k in ("instance_id", "model_patch") if k not in pred]
+                    if missing:  # SWE-agent writes both for every instance (the patch null or "" when none)
+                        raise RowError("preds.json", f"{preds_file}: entry {iid!r} has no field"
+                                                     f" {' or '.join(map(repr, missing))}")
+                    if pred["instance_id"] != iid:
+                        raise RowError("preds.json", f"{preds_file}: entry {iid!r} names instance"
+                                                     f" {str(pred['instance_id'])[:60]!r}")
                     if pred.get("model_patch") is not None and not isinstance(pred["model_patch"], str):
                         raise RowError("model_patch", f"{preds_file}: field '{iid}.model_patch' must be the patch"
                                                       f" text or null (found {type(pred['model_patch']).__name__})")
