@@ -408,3 +408,17 @@ def test_an_inspect_message_whose_content_is_a_number_is_an_error_of_the_load(tm
     assert len(errors) == 1
     assert "messages[4]: content must be a string or a list of content parts (got float)" in errors[0].message
     assert len(rs.runs) == len(data["samples"]) - 1
+
+
+@pytest.mark.parametrize("value", [{"a": {"a": 1}}, "no", 1])
+def test_an_ambig_ds_question_truncated_that_is_no_boolean_is_an_error_naming_it(tmp_path, value):
+    """Seed 9004, case 412: ``question_truncated`` false became an object (truthy) and the run's meta said the
+    question was cut, exit 0."""
+    root = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    clarify = next(f for f in sorted(root.rglob("_clarify.json")) if json.loads(f.read_text())["asked"] is True)
+    data = json.loads(clarify.read_text(encoding="utf-8"))
+    data["question_truncated"] = value
+    clarify.write_text(json.dumps(data), encoding="utf-8")
+    _, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert len(errors) == 1
+    assert f"{clarify}: field 'question_truncated' must be true or false (got {json.dumps(value)})" in errors[0].message

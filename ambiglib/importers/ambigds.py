@@ -221,7 +221,11 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
                                     f" (got {clarify['asked']!r})")
         if clarify["asked"]:
             rec["questions"] = [_question(clarify, cond, suite)]
-            if clarify.get("question_truncated"):
+            truncated = clarify.get("question_truncated")
+            if truncated is not None and not isinstance(truncated, bool):  # the harness writes true or false
+                raise RowError("question_truncated", f"{files['_clarify.json']}: field 'question_truncated' must be"
+                                                     f" true or false (got {json.dumps(truncated)[:40]})")
+            if truncated:
                 meta["question_truncated"] = True
         for key in ("answerer_model", "answerer_error", "ask_timed_out", "ask_iters"):
             value = clarify.get(key)
