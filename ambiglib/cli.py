@@ -569,8 +569,8 @@ CONDITION_NAMES = {"ambiguous+tool": ("ambiguous", True), "ambiguous": ("ambiguo
 
 
 #: ``compare`` without --a and --b compares at most this many pairs unless --max-pairs says more: every pair runs
-#: an interval and a test (about 0.3 s a pair at 30 tasks of 3 trials, so 200 models' 19,900 pairs take over an
-#: hour and a half), and Holm over so many rows leaves little that can be told apart
+#: an interval and a test, so 200 models' 19,900 pairs take hours (docs/performance.md), and Holm over so many
+#: rows leaves little that can be told apart
 MAX_PAIRS = 500
 
 

@@ -629,7 +629,7 @@ class _RunPages:
 
     def _index(self) -> None:
         """Once per run set: each run's row, and its questions' and labels' rows, as Arrow tables a page takes its
-        rows from (a pandas row or subframe a page cost ~20 ms at 1000x; an Arrow slice, a few hundred µs)."""
+        rows from (at 1000x an Arrow slice costs a page far less than a pandas row or subframe: docs/performance.md)."""
         if self._rows is None and self.rs is not None:
             rs = self.rs
             rows = self._rows = rs._memo(("run-rows",),

@@ -23,7 +23,7 @@ __all__ = ["open_regular", "kind_of", "walk", "unreadable", "listdir", "is_file"
 
 #: What one load has seen of its folders (walks, listings, what each name is), or None outside a load: each
 #: layout's detection, the unreadable-file check and the readers look at the same folders, and a folder of
-#: 20,000 small files was walked five times (about 0.5 s a walk through pathlib)
+#: 20,000 small files was walked five times, each walk slow through pathlib (docs/performance.md)
 _SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("ambiglib_listing", default=None)
 
 
@@ -124,7 +124,7 @@ def _walk(root: Path, repeats: list[tuple[Path, Path]] | None, memo: dict | None
         except OSError as exc:
             yield folder, f"cannot be read ({exc.strerror or exc})"
             continue
-        paths = [folder / e.name for e in entries]  # each name made a Path once (~20 µs each, 20,000 a folder)
+        paths = [folder / e.name for e in entries]  # each name made a Path once (not free, in folders of 20,000 files)
         if memo is not None:
             memo["ls"][str(folder)] = paths
         folders = []

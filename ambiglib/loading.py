@@ -52,7 +52,7 @@ def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine:
     bar = tqdm(total=len(files), desc="reading run log", unit="file",
                disable=quiet or len(files) < PROGRESS_MIN_FILES)
     for group in _small_runs(files) if engine != "python" else [[f] for f in files]:
-        # small plain files (one run each, say) parsed together: ~8 ms a file read one by one
+        # small plain files (one run each, say) parsed together: read one by one, each costs a parse of its own
         together = read_small_files(group) if len(group) > 1 else None
         if together is not None:
             reads.append(together)

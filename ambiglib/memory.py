@@ -3,11 +3,9 @@
 Arrow allocates from mimalloc by default. JSON parsed by Python (every importer) frees into the C library's heap,
 and Arrow's own JSON reader runs in threads whose freed blocks mimalloc keeps per thread: either way the pages
 freed are not those Arrow allocates next, and a load's peak holds both. Allocated from the C library, the records
-and the frames reuse those pages. ``bench/load.py``, peak memory against the frames' Arrow size: JSON Lines,
-1,000,000 runs, 1.62-2.06x (12 processes) -> 1.41x; 100,000 runs x 10 questions, 1.59-1.73x -> 1.22x; Inspect
-logs of 100,800 runs, over inspect-ai's imports, 2.75x -> 1.65x (with the frames built read by read). The loads
-take the same time. Parquet folders and stores keep Arrow's default: they are within 2x with it, and a store
-reads ~25% slower from the C library's allocator (0.79 -> 1.01 s at 516,000 runs).
+and the frames reuse those pages: loads of JSON Lines and of Inspect logs peak lower, in the same time
+(``bench/load.py``; docs/performance.md). Parquet folders and stores keep Arrow's default: their peak is within
+the 2x goal with it, and a store reads slower from the C library's allocator.
 """
 
 from __future__ import annotations

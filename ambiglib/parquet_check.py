@@ -302,7 +302,7 @@ def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_taken: np.nda
                    l_parent: np.ndarray, b_parent: np.ndarray, unique_ids: bool, ids_are_keys: bool) -> bool:
     """Whether every derived column (:data:`DERIVED`) of the stored frames is what loading would derive from
     their records, and no run or task key repeats, worked out from the columns without building the frames
-    again (``build_tables``: ~0.7 s and a second copy of a 487,000-run log). False at any doubt: the caller
+    again (``build_tables`` takes time and a second copy of the log). False at any doubt: the caller
     then builds them and names the first cell that differs, as before.
 
     The frames' records are their own rows, so most derived columns are a fill of the stored one (a stored
@@ -344,7 +344,8 @@ def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_taken: np.nda
 def _ids_from_keys(runs: pa.Table, run_ids: pa.Array) -> bool:
     """Whether every stored run id is the one loading builds from its run's key (the key's values as a record
     holds them, none of the defaults to fill in). Building an id is one-to-one, so the ids then repeat exactly
-    where the keys do: hashing 1,000,000 ids for that took ~250 MB, the keys' codes a few."""
+    where the keys do, and hashing the keys' integer codes takes far less memory than hashing the ids
+    (docs/performance.md)."""
     from .frames import _run_ids
 
     if not runs.num_rows or any(runs.column(c).null_count for c in ("variant_id", "policy", "protocol", "trial")):

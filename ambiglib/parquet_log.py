@@ -253,8 +253,8 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
 
 def _read_by_column(file: pq.ParquetFile) -> pa.Table:
     """The whole file, read a column at a time with the memory each column's decoding used handed back before
-    the next: a whole-file read holds every column's decoding buffers at once (peak 2.0-2.5x the table read,
-    measured on 100,000- and 1,000,000-run logs; a column at a time, 1.6x), for about the same time."""
+    the next: a whole-file read holds every column's decoding buffers at once, a higher peak for about the
+    same time (docs/performance.md)."""
     pool = pa.default_memory_pool()
     names = file.schema_arrow.names
     columns = []
@@ -405,8 +405,8 @@ class StoreRows:
     def keep(self, name: str, codes: np.ndarray, files: list[str], store_rows: np.ndarray | None) -> None:
         """Row i of the frame came from ``files[codes[i]]``, where its place in the frame is ``store_rows[i]``
         (None: ``i``, every row of the frame read). Held while the load checks the frames: a byte a row for the
-        part of a store of up to 256 parts, and no place for a whole frame (100,000 runs with 10 questions
-        each, 1.1 million rows: 12 MB less)."""
+        part of a store of up to 256 parts, and no place for a whole frame, which lowers a large store's peak
+        (docs/performance.md)."""
         self.origins[name] = (codes, files, store_rows)
 
     def locate(self, name: str, row: int) -> tuple[str, int | None]:

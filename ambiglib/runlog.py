@@ -55,10 +55,10 @@ _Binary = IO[bytes] | gzip.GzipFile
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
 _BLOCK = 1 << 24
-_JSON_BLOCK = 1 << 22  # 4 MiB: measured ~15% faster than pyarrow's 1 MiB default on large logs
+_JSON_BLOCK = 1 << 22  # 4 MiB: faster than pyarrow's 1 MiB default on large logs (docs/performance.md)
 #: The longest record a run-log file may hold, in bytes of its line (without the line's end): a longer one is
 #: refused on its line with its size, read through in pieces, never held (a record holding a 1 GiB string took
-#: 207 s to end in pyarrow's ArrowMemoryError). ``to_jsonl`` refuses to write one.
+#: minutes only to end in pyarrow's ArrowMemoryError). ``to_jsonl`` refuses to write one.
 MAX_RECORD_BYTES = 64 << 20
 #: The largest run-log file read (JSON Lines as stored, gzip or not; each Parquet file of a log or a store), in
 #: bytes: a larger one is refused, naming it and its size, before any of it is read. A folder of several files
@@ -359,7 +359,8 @@ class _ScanningReader(io.RawIOBase):
     * Each record's ``meta`` is taken out here, parsed alone as strictly as a whole line would be,
       and made canonical text (:attr:`metas`); Arrow sees ``{}`` in its place (padded to its
       length). Arrow would otherwise infer one struct field per distinct ``meta`` key for every
-      row: a 4.6 MB file with varied metas took 8.9 s and 2.5 GB.
+      row: even a small file with varied metas was slow and took far more memory than its size
+      (docs/performance.md).
     * A ``meta`` that cannot be taken out this way (not an object, keys named twice, NaN, a key
       spelled with escapes) stops the read: the reference path reads the file and names the line.
     """
@@ -604,7 +605,7 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transc
 
 
 #: a plain JSON Lines file at most this large is read with its neighbours, many files to one parse
-#: (:func:`read_small_files`): a folder of one-run files cost ~8 ms a file read one by one
+#: (:func:`read_small_files`): a folder of one-run files read one by one was slow (docs/performance.md)
 SMALL_FILE_BYTES = 1 << 20
 #: the most bytes, and files, read to one parse
 BATCH_BYTES, BATCH_FILES = 32 << 20, 4096

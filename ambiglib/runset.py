@@ -79,7 +79,7 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
     """The rows of ``frame`` where ``keep`` (a boolean array), renumbered from 0.
 
     Large frames of Arrow-backed columns (what every load gives) are filtered by Arrow's filter
-    kernel, 3–7× faster than pandas' boolean indexing of the same columns from ~50,000 rows up; the
+    kernel, faster than pandas' boolean indexing of the same columns from ~50,000 rows up (docs/performance.md); the
     result is the same frame, dtypes and ``attrs`` included. Smaller ones, where pandas is faster,
     and others are indexed by pandas.
 
@@ -93,7 +93,7 @@ def _rows(frame: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
             and all(isinstance(t, pd.ArrowDtype) for t in frame.dtypes):
         table = pa.Table.from_pandas(frame, preserve_index=False)
         mask = pa.array(keep, type=pa.bool_())
-        # column by column: Table.filter is ~3x slower on a many-chunked table (pyarrow 26)
+        # column by column: Table.filter is slower on a many-chunked table (pyarrow 26; docs/performance.md)
         table = pa.Table.from_arrays([c.filter(mask) for c in table.columns], schema=table.schema)
         out = table.to_pandas(types_mapper=pd.ArrowDtype)
         out.attrs = dict(frame.attrs)

@@ -45,7 +45,7 @@ def is_snapshot(path: Path) -> bool:
 #: A file's digest as this process last computed it, by the file's identity then: (device, inode, size,
 #: modification and change times in ns). A file changed or replaced since has another change time
 #: (the system sets it on every write, rename or truncation; no call sets it back), so a notebook kernel
-#: that opens the same snapshot again hashes it once, not for every notebook (0.3-0.6 s at 1000x)
+#: that opens the same snapshot again hashes it once, not for every notebook (costly at 1000x: docs/performance.md)
 _HASHED: dict[str, tuple[tuple[int, ...], dict[str, Any]]] = {}
 
 #: The system stamps a change with a clock that moves in ticks (a few milliseconds): a file changed less than

@@ -280,7 +280,7 @@ def bootstrap_counts(n: int, n_boot: int, seed: int | np.random.Generator = 0) -
 
 #: From this many units on, :func:`bootstrap_counts` tallies each replicate alone: below it, one
 #: tally of all replicates is faster (one call instead of thousands); above it, a row's tally
-#: stays in the cache (measured: equal at ~1,000 units, 43 ms against 30 ms a block at 8,000)
+#: stays in the cache (the two break even near this size: docs/performance.md)
 _TALLY_BY_ROW = 1024
 
 
@@ -297,8 +297,8 @@ def bootstrap_blocks(n: int, n_boot: int, seed: int | np.random.Generator = 0
     random stream goes on from block to block); a block holds about ``BOOTSTRAP_BLOCK`` draws,
     so memory stays flat however many units there are. When one block holds every replicate
     (every log of the papers' size), it is the whole matrix, and a product over it is the
-    product over :func:`bootstrap_counts` exactly. 10,000 replicates of 28,000 tasks took 27 s
-    as one matrix and 2.5 s in blocks.
+    product over :func:`bootstrap_counts` exactly. On a large log, blocks are also much faster than
+    one matrix (docs/performance.md).
     """
     check_n_boot(n_boot)  # now, not at the first block: a caller allocates (n_boot, ...) before iterating
     return _blocks(n, n_boot, seed)

@@ -276,7 +276,7 @@ class Collected:
     def add(self, file: Path | str, line: int, record: dict[str, Any]) -> None:
         """Keep a record read from ``line`` of a native ``file``. Every :data:`CHECK_EVERY` records of a file
         are checked and made Arrow rows at once, and the Python objects let go: a log's records are not all
-        held as dicts (~3.5 KB a run, ten times their Arrow rows, measured on Inspect logs)."""
+        held as dicts, which take far more memory than their Arrow rows (docs/performance.md)."""
         items = self.records.setdefault(str(file), [])
         items.append((line, record))
         self.added[str(file)] += 1

@@ -269,8 +269,8 @@ def _calls(sample: Mapping[str, Any], names: tuple[str, ...]) -> bool:
 class _Seen:
     """Every run key read so far, and where it was first given: (log, its sample × epoch, the eval's task
     arguments, its tools). Held for the whole load, so kept small: the eval's arguments and tools are one object
-    per log (a copy per run was ~1 KB), and a key's texts one object per distinct text (each sample's JSON gives
-    its own copy: ~0.5 KB a run). 100,800 runs: 48 MB less at the load's peak (bench/load.py: 421 -> 373 MB)."""
+    per log, not a copy per run, and a key's texts one object per distinct text (each sample's JSON gives
+    its own copy), which lowers a large load's peak (docs/performance.md)."""
 
     first: dict[tuple, tuple[Path, str, dict, set[str]]] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)

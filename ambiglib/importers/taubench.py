@@ -574,7 +574,7 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
     next message, the user's reply.
 
     A JSON list cannot be read an entry at a time: each call parses the whole file again with the importer's
-    reader (40 ms, up to 0.15 s on a busy machine, for the published 4 MB ``gpt-4o-airline.json``). The entry
+    reader, a small cost for the published files such as ``gpt-4o-airline.json`` (docs/performance.md). The entry
     must still be the run loaded (its task and trial, its questions at the same places), else a FormatError says
     the file changed.
     """

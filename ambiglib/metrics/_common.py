@@ -28,7 +28,7 @@ def _text(column: pd.Series, inferred: Any) -> Any:
     """A text column as ``_work`` holds it: what pandas makes of its values as Python objects. Where pandas
     infers its string dtype (pandas 3; ``inferred`` is what it infers for text), an Arrow string column is
     cast to that dtype directly: the same column, without a Python object per value and the inference back
-    (~0.5 s a column at 500,000 runs)."""
+    (slow on a large log: docs/performance.md)."""
     if isinstance(inferred, pd.StringDtype) and isinstance(column.dtype, pd.ArrowDtype) \
             and pa.types.is_string(column.dtype.pyarrow_dtype):
         return column.astype(inferred).array

@@ -42,8 +42,8 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 def _without_cyclic_gc(fn: _F) -> _F:
     """Run ``fn`` with Python's cyclic garbage collector paused: the harness rules build a plain dict
     per run, and on a large log the collector, triggered every few hundred allocations, rescanned the
-    growing heap each time (3x the time of building the records themselves). The dicts hold no cycles;
-    the collector runs again, as it was, when ``fn`` returns."""
+    growing heap each time, for longer than building the records took (docs/performance.md). The dicts hold
+    no cycles; the collector runs again, as it was, when ``fn`` returns."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         was = gc.isenabled()
@@ -76,7 +76,8 @@ def _values(column: pd.Series) -> list[Any]:
 
 def _records(plain: pd.DataFrame) -> list[dict[str, Any]]:
     """``plain.to_dict("records")`` for a frame from :func:`_plain` (plain values already), built column by
-    column: pandas boxes each cell in turn, ~10x slower on the million-cell frames of a large log."""
+    column: pandas boxes each cell in turn, far slower on the million-cell frames of a large log
+    (docs/performance.md)."""
     names = [str(c) for c in plain.columns]  # once: the column index may be Arrow-backed, slow to iterate
     return [dict(zip(names, values)) for values in zip(*(plain[c].tolist() for c in names))]
 

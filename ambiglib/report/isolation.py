@@ -66,7 +66,7 @@ def prepare() -> None:
 
     import ambiglib
 
-    # every module of ambiglib (~0.1 s beyond IMPORTS): one a notebook imported first could not be put back
+    # every module of ambiglib (a little beyond IMPORTS): one a notebook imported first could not be put back
     for found in pkgutil.walk_packages(ambiglib.__path__, "ambiglib.", onerror=lambda name: None):
         if not found.name.endswith(".__main__"):
             try:
@@ -79,8 +79,8 @@ def prepare() -> None:
                  modules=[(module, dict(vars(module))) for name, module in list(sys.modules.items())
                           if isinstance(module, ModuleType) and (name == "ambiglib" or name.startswith("ambiglib."))])
     # what the imports made lives as long as the kernel: collections no longer go through it. IPython's reset
-    # (restore, before every notebook) collects garbage; going through the libraries' ~190,000 objects took
-    # ~0.1 s a notebook, and as long in each full collection while a notebook runs
+    # (restore, before every notebook) collects garbage; going through all the libraries' objects slowed every
+    # notebook, and each full collection while a notebook runs (docs/performance.md)
     gc.collect()
     gc.freeze()
 

@@ -79,7 +79,7 @@ def kernel_manager() -> Any:
       and one folder removed cleans up after it.
     * The client (``client_factory``): a notebook's client (nbclient makes one per notebook) is ready as soon as the
       kernel has answered it and its output channel is connected: what has arrived on that channel is let go,
-      without then listening 0.2 s for more, as jupyter_client's ``wait_for_ready`` does (0.2 s a notebook, the
+      without then listening 0.2 s for more, as jupyter_client's ``wait_for_ready`` does (at every notebook, the
       kernel idle). Output that arrives later belongs to no cell of the notebook, and nbclient takes only its
       cells' own.
 
@@ -437,7 +437,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
 
 @lru_cache(maxsize=1)
 def _html_exporter() -> Any:
-    """The exporter of every notebook's page, made once per worker (a new one loads its templates again: ~0.1 s a
+    """The exporter of every notebook's page, made once per worker (a new one loads its templates again at every
     notebook); the nbval copy of each table (plain text, tagged "nbval-text") stays in the .ipynb, not in the HTML."""
     from nbconvert import HTMLExporter
     from traitlets.config import Config
@@ -517,7 +517,7 @@ def longest_first(jobs_args: list[tuple], seconds: dict[str, float] | None = Non
 def warm(cwd: str | None = None) -> None:
     """In a report worker, before its first notebook: import what running one needs and, given the folder its
     notebooks run in (``cwd``, when the worker keeps its kernel), start and prepare the kernel, while the
-    report's process is still loading the log (at 1000x the example, ~7 s with one core idle for part of it).
+    report's process is still loading the log (at 1000x the example, long enough to leave a core partly idle).
     A kernel that cannot start here is left to the first notebook, whose error then says why."""
     import importlib
 
