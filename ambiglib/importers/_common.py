@@ -25,7 +25,7 @@ from ..files import is_file
 from ..memory import c_allocator
 from ..runlog import FileRead, _finite_float, _no_constant, read_records
 from ..runset import RunSet, build_runset
-from ..schema import RecordError, reject_duplicate_keys
+from ..schema import RecordError, check_transcript, reject_duplicate_keys
 
 T = TypeVar("T")
 
@@ -260,6 +260,16 @@ class RowError(Exception):
         super().__init__(message)
         self.field = field
         self.message = message
+
+
+def check_loaded_transcript(record: dict[str, Any], n_questions: int, where: str) -> None:
+    """A transcript an importer built at load from what it holds, checked as a run log's (then dropped by the
+    caller: it is read again when asked for), so that damage only the transcript holds is the load's error, a row
+    error naming ``where``, not a later read's."""
+    try:
+        check_transcript(record, n_questions)
+    except RecordError as exc:
+        raise RowError(exc.field, f"{where}: {exc.message}") from None
 
 
 @dataclass

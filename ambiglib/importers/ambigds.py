@@ -15,9 +15,9 @@ from typing import Any, Literal, overload
 from ..files import is_dir, is_file, listdir, matching
 from ..errors import FormatError, LoadError
 from ..runlog import TRANSCRIPT_AT, require_exists
-from ..schema import RecordError, check_transcript
 from ..runset import RunSet
-from ._common import Collected, RowError, finish, guard, present, read_json, read_jsonl
+from ._common import (Collected, RowError, check_loaded_transcript, finish, guard, present, read_json,
+                      read_jsonl)
 
 __all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout", "read_transcript"]
 
@@ -690,10 +690,8 @@ def _check_transcript(traj: dict[str, Any] | None, traj_file: Path | None, clari
                       clarify_file: Path, n_questions: int) -> None:
     """Build the task's transcript and check it as a run log's (then drop it: it is read again when asked for), so
     that damage only the transcript holds is an error of the load, naming its file, not of a later read."""
-    try:
-        check_transcript(_transcript(traj, traj_file, clarify, clarify_file), n_questions)
-    except RecordError as exc:
-        raise RowError(exc.field, f"{traj_file or clarify_file}: {exc.message}") from None
+    check_loaded_transcript(_transcript(traj, traj_file, clarify, clarify_file), n_questions,
+                            str(traj_file or clarify_file))
 
 
 def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:

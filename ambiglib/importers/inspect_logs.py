@@ -20,8 +20,8 @@ from ..errors import AskToolWarning, FormatError, LoadError
 from ..files import walk
 from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
-from ..schema import SPECS, RecordError, check_transcript
-from ._common import Collected, RowError, finish, guard, opens_with, present
+from ..schema import SPECS
+from ._common import Collected, RowError, check_loaded_transcript, finish, guard, opens_with, present
 from .inspect_files import count_missing, file_stamp, member_stamps, read_log_file, read_sample, why
 
 __all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "read_transcript", "ASK_TOOLS",
@@ -214,11 +214,8 @@ def _read_log(file: Path, log: Any, samples: Iterator[dict[str, Any] | FormatErr
             place = _place(file, sample, line, stamps)
             run[TRANSCRIPT_AT] = place if "none" in place else {**run[TRANSCRIPT_AT], **place}
             if "none" not in place:  # damage only the conversation holds: an error of the load, not of a later read
-                try:
-                    check_transcript(_conversation(messages, run[TRANSCRIPT_AT], where),
-                                     len(run.get("questions") or []))
-                except RecordError as exc:
-                    raise RowError(exc.field, f"{where}: {exc.message}") from None
+                check_loaded_transcript(_conversation(messages, run[TRANSCRIPT_AT], where),
+                                        len(run.get("questions") or []), where)
             read.append(_Sampled(line, where, run, task, inferred))
     if not n_samples and log.status == "success":
         out.reject(file, None, "samples", "holds no samples (was it written with log_samples=False?)")

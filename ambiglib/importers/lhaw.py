@@ -17,9 +17,8 @@ from ..errors import FormatError, LoadError
 from ..files import matching
 from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
-from ..schema import RecordError, check_transcript
-from ._common import (Collected, RowError, _loads, finish, guard, inside, present, read_csv, read_json, read_jsonl,
-                      strict_int)
+from ._common import (Collected, RowError, _loads, check_loaded_transcript, finish, guard, inside, present, read_csv,
+                      read_json, read_jsonl, strict_int)
 
 __all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "read_transcript", "MANIFEST",
            "MANIFEST_COLUMNS"]
@@ -759,7 +758,4 @@ def _check_transcript(rec: dict[str, Any], *, row: dict[str, str] | None = None,
     at = rec[TRANSCRIPT_AT]
     if "none" in at or ("column" in at and (file is None or at["file"] != os.path.abspath(file))):
         return
-    try:
-        check_transcript(_transcript(at, row=row, calls=calls), len(rec.get("questions") or []))
-    except RecordError as exc:
-        raise RowError(exc.field, f"{at['file']}: {exc.message}") from None
+    check_loaded_transcript(_transcript(at, row=row, calls=calls), len(rec.get("questions") or []), str(at["file"]))
