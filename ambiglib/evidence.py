@@ -31,7 +31,7 @@ from .dialogues import STYLE as DIALOGUE_STYLE
 from .dialogues import TranscriptCache, _Table, dialogue_html, run_page, run_page_name
 from .errors import FormatError
 from .markup import Markup, render
-from .runset import RunSet, shared_metas
+from .runset import RunSet, _arrow_of, shared_metas
 from .text import visible
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
@@ -419,11 +419,10 @@ def _cell(value: Any) -> str | None:
 def _python_values(column: pd.Series) -> list[Any]:
     """``column.astype(object).tolist()`` as a cell shows it (a null None where pandas gives NA): a text, number or
     bool Arrow column's by Arrow, which makes the Python values several times faster than pandas."""
-    values = column.array
-    if isinstance(values, pd.arrays.ArrowExtensionArray):
+    arrow = _arrow_of(column)
+    if arrow is not None:
         import pyarrow as pa
 
-        arrow = values.__arrow_array__()
         kind = arrow.type
         if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_integer(kind) \
                 or pa.types.is_floating(kind) or pa.types.is_boolean(kind):
