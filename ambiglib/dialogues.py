@@ -15,11 +15,12 @@ import hashlib
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterator, NamedTuple
+from functools import lru_cache
+from typing import Any, NamedTuple
 
 import pandas as pd
 
-from .markup import Markup, render
+from .markup import Markup, escape_each, macro, render
 from .transcripts import COVERS_TEXT, describe, locator, read_turns, why_none
 
 __all__ = ["TranscriptCache", "dialogue_html", "excerpt", "run_page", "run_page_name", "STYLE", "CONTENT_CHARS"]
@@ -193,17 +194,35 @@ class _Table:
 
     headings: list[str]
     kinds: list[str]
-    values: list[list[Any]]
+    values: list[list[str | None]]
     n: int
     blank_td: bool = False
 
     @property
-    def rows(self) -> Iterator[Iterator[tuple[str, Any]]]:
-        """Each row's cells as (kind, value) pairs, made as the template reads them (a table is read cell by cell
-        once: a pair per cell made beforehand would double the time the cells take)."""
+    def body(self) -> Markup:
+        """The rows, each cell as the template's ``cell`` macro writes it, its text escaped with the rest of its
+        column (:func:`markup.escape_each`)."""
         if not self.values:
-            return (iter(()) for _ in range(self.n))
-        return (zip(self.kinds, row) for row in zip(*self.values))
+            return Markup("<tr></tr>" * self.n)
+        columns = []
+        for kind, values in zip(self.kinds, self.values):
+            before, after, missing = _cell_form(kind, self.blank_td)
+            texts = escape_each(["" if v is None else v for v in values])
+            columns.append([missing if v is None else before + t + after for v, t in zip(values, texts)])
+        return Markup("".join("<tr>" + "".join(cells) + "</tr>" for cells in zip(*columns)))
+
+
+#: stands for a cell's text in the form of its cell (``_cell_form``); what is put in its place is escaped apart
+_TEXT = "\x00"
+
+
+@lru_cache(maxsize=None)
+def _cell_form(kind: str, blank_td: bool) -> tuple[str, str, str]:
+    """(before, after, missing): what evidence_table.html's ``cell`` writes before and after the (escaped) text of a
+    cell of ``kind``, and its cell of a missing value."""
+    cell = macro("evidence_table.html", "cell")
+    before, after = str(cell(kind, _TEXT, blank_td)).split(_TEXT)
+    return before, after, str(cell(kind, None, blank_td))
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> _Table:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["render", "Markup"]
+__all__ = ["render", "Markup", "macro", "escape_each"]
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 
 @lru_cache(maxsize=1)
@@ -32,3 +32,17 @@ def render(template: str, **values: Any) -> Markup:
     """``template`` (a file name under ``ambiglib/templates``) rendered with ``values``, as markup that a page
     built from another template embeds as it is."""
     return Markup(_environment().get_template(template).render(**values))
+
+
+def macro(template: str, name: str) -> Any:
+    """The macro ``name`` of ``template``, to call from Python (jinja2's ``Template.module``): its output is markup."""
+    return getattr(_environment().get_template(template).module, name)
+
+
+def escape_each(texts: list[str]) -> list[str]:
+    """Each text escaped as a template escapes it, in one call over them all joined (escaping goes character by
+    character), or one at a time when a text holds the character that joins them."""
+    joined = "\x00".join(texts)
+    if texts and joined.count("\x00") == len(texts) - 1:
+        return str.split(escape(joined), "\x00")
+    return [str(escape(t)) for t in texts]

@@ -97,3 +97,30 @@ def test_an_evidence_page_shows_a_hidden_character_of_a_log_as_its_escape(tmp_pa
     assert ESCAPED in text and "<script" not in text
     runs = list((tmp_path / "evidence" / "runs").glob("*.html"))
     assert runs and all("\u202e" not in p.read_text(encoding="utf-8") for p in runs)
+
+
+def test_a_column_s_texts_are_escaped_as_the_template_escapes_each_even_one_holding_the_joining_character():
+    """``escape_each`` joins a column's texts to escape them in one call: each comes back as markupsafe escapes it
+    alone, also when a text holds the joining character (then one at a time) or is empty."""
+    from ambiglib.markup import escape_each
+
+    texts = [HOSTILE, "", "a & b", "'\"<>", "plain", "é — ✓", "\n\t"]
+    assert escape_each(texts) == [str(escape(t)) for t in texts]
+    with_joiner = [*texts, "x\x00<y>"]
+    assert escape_each(with_joiner) == [str(escape(t)) for t in with_joiner]
+    assert escape_each([]) == [] and escape_each([""]) == [""]
+
+
+def test_a_table_s_cells_are_the_cell_macro_s_around_each_escaped_text():
+    """A table's rows are what the template's ``cell`` macro writes for each value, row by row."""
+    from ambiglib.dialogues import _Table
+    from ambiglib.markup import macro
+
+    cell = macro("evidence_table.html", "cell")
+    kinds, values = ["text", "link", ""], [[HOSTILE, None], ["../runs/a.html", None], [None, "0.500"]]
+    for blank_td in (False, True):
+        table = _Table(["a", "b", "c"], kinds, values, 2, blank_td=blank_td)
+        rows = ["<tr>" + "".join(str(cell(k, column[r], blank_td)) for k, column in zip(kinds, values)) + "</tr>"
+                for r in range(2)]
+        assert str(table.body) == "".join(rows)
+    assert str(_Table([], [], [], 3).body) == "<tr></tr>" * 3
