@@ -102,7 +102,7 @@ _FIXED = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "polic
 CONDITIONED = ("mean_score", "pass_at_k")
 #: random sign flips a permutation test draws first; rows that may be significant draw more (:func:`flips_for`)
 FIRST_FLIPS = 9_999
-#: the most flips × tasks one test draws (about 20 s on this machine's CPU): past it, the note says what it limits
+#: the most flips × tasks one test draws, to bound a test's time: past it, the note says what it limits
 FLIP_BUDGET = 2_000_000_000
 
 

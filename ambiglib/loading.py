@@ -45,7 +45,7 @@ def _read_canonical_jsonl(path: Path, *, quiet: bool, engine: Engine) -> tuple[R
 @c_allocator()  # the frames reuse the pages the JSON parse freed (memory.py)
 def _read_canonical_files(path: Path, files: list[Path], *, quiet: bool, engine: Engine
                           ) -> tuple[RunSet, list[LoadError]]:
-    if path.is_dir():  # by the name inside the folder, as text (pathlib's relative_to took ~1 s for 20,000 files)
+    if path.is_dir():  # by the name inside the folder, as text (pathlib's relative_to is slow on many files)
         prefix = os.path.join(str(path), "")
         files = sorted(files, key=lambda p: str(p).removeprefix(prefix).replace(os.sep, "/"))
     reads: list[FileRead] = []
@@ -528,8 +528,8 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
                 inspect: Mapping[str, Any] | None) -> tuple[RunSet, list[LoadError]]:
     by_name = {layout.name: layout for layout in LAYOUTS}
     kinds = {name for name, _ in units}
-    # several logs in one folder, or files of one layout as the walk found them (detecting every layout again cost
-    # 2-3 s for a folder of 20,000 files): each is read by its own layout, all are loaded
+    # several logs in one folder, or files of one layout as the walk found them (not detecting every layout again,
+    # slow on a folder of many files): each is read by its own layout, all are loaded
     folders = sum(name not in _FILE_UNITS for name, _ in units)
     if len(kinds) > 1 or folders > 1 or (units and not folders):
         parts = []

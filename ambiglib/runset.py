@@ -71,7 +71,7 @@ def _criteria(criteria: dict[str, object]) -> tuple | None:
     return tuple(out)
 
 
-#: From how many rows :func:`_rows` filters through Arrow (bench: pandas is faster below ~20,000)
+#: From how many rows :func:`_rows` filters through Arrow (pandas is faster on fewer: docs/performance.md)
 _ARROW_ROWS = 50_000
 
 

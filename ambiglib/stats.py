@@ -262,8 +262,8 @@ def bootstrap_counts(n: int, n_boot: int, seed: int | np.random.Generator = 0) -
     if n == 0:
         return np.zeros((n_boot, 0))
     if n >= _TALLY_BY_ROW:
-        # a row's tally stays in the cache: 30% faster than one tally of the block at 8,000 units (the
-        # same numbers: integers are drawn from the same 32 bits whatever their dtype)
+        # a row's tally stays in the cache, which is faster than one tally of the block (the same numbers:
+        # integers are drawn from the same 32 bits whatever their dtype)
         idx = rng.integers(0, n, size=(n_boot, n), dtype=np.int64)
         out = np.empty((n_boot, n))
         for b in range(n_boot):
@@ -327,7 +327,7 @@ def bootstrap_totals(values, n_boot: int, seed: int | np.random.Generator = 0) -
 
 
 #: Bytes of resampling counts kept between calls of :func:`bootstrap_totals` (one byte a count); past it, the
-#: least recently used are let go. Drawing and tallying is ~80% of a large bootstrap's time; the product over
+#: least recently used are let go. Drawing and tallying is most of a large bootstrap's time; the product over
 #: kept counts, the rest.
 KEPT_COUNTS_BYTES = 192 << 20
 #: Resamplings of fewer units are drawn again: their draws cost less than keeping them.

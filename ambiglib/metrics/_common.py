@@ -85,8 +85,8 @@ def _working_frame(rs: RunSet) -> pd.DataFrame:
 
 def _isin(column: pd.Series, values: Any) -> pd.Series:
     """``column.isin(values)``. A text column held in Arrow is matched in Arrow against the text values:
-    pandas makes an Arrow scalar of each value first (3 s for the run ids of a large log's judge votes,
-    matched a dozen times in a notebook). Null matches null, as in pandas; values that are not all text
+    pandas makes an Arrow scalar of each value first, which is slow for the run ids of a large log's judge
+    votes, matched a dozen times in a notebook. Null matches null, as in pandas; values that are not all text
     take pandas' way."""
     if _text_in_arrow(column):
         mine = column.array.__arrow_array__()

@@ -73,7 +73,7 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
 #: Rows a table shows in a notebook and writes to its Markdown and TeX files; the CSV has every row.
 #: Larger than any table of the example or the papers' data, so those are shown whole; a table of one
 #: row per task or variant on a large log is data, not a table to read: its first rows are shown with a
-#: line saying how many more the CSV holds (rendering 18,000 rows took ~20 s and made an unreadable page).
+#: line saying how many more the CSV holds (rendering all of them is slow and makes an unreadable page).
 MAX_ROWS_SHOWN = 1000
 
 

@@ -268,7 +268,7 @@ async def _kill(km: Any) -> None:
 def _own_kernel(cwd: str, *, seeded: bool = True) -> Any:
     """A new kernel for one notebook that shares none (:func:`shares_kernel`). ``seeded``: Python's and NumPy's global
     random generators seeded as in a kept kernel (:func:`ambiglib.report.isolation.seed`), nothing else imported in
-    it (ambiglib.report would import pandas: ~1 s). Else (the report without ``reuse``) started as nbclient starts a
+    it (ambiglib.report would import pandas, which takes a while). Else (the report without ``reuse``) started as nbclient starts a
     kernel of its own: its IPython history in memory, and the notebook's client is the first to wait for it."""
     from .isolation import SEED
 
@@ -534,8 +534,8 @@ def warm(cwd: str | None = None) -> None:
 #: Modules the report's own processes (its command's, and its workers) decline to import: libraries import them
 #: when installed for something nothing in those processes uses, and they cost more CPU than anything else at
 #: a worker's start, on the path to its first notebook. jsonschema (under nbformat, under papermill) imports
-#: ``rfc3987_syntax`` for its "iri" format checks, and it builds ~35 Earley parsers as it is imported: ~1 s a
-#: process here (python-jsonschema/jsonschema#1428). No notebook schema, and no schema installed beside ours,
+#: ``rfc3987_syntax`` for its "iri" format checks, and it builds dozens of Earley parsers as it is imported
+#: (python-jsonschema/jsonschema#1428). No notebook schema, and no schema installed beside ours,
 #: has an "iri" format; jsonschema imports it under ``suppress(ImportError)`` and then checks no "iri".
 UNUSED_IMPORTS = ("rfc3987_syntax",)
 
