@@ -176,18 +176,14 @@ def test_mcp_atlas_tool_call_whose_tool_name_is_not_a_name_is_an_error_naming_th
     for _ in range(row + 1):
         next(reader)
     line = reader.line_num  # a row's line is the file's line where the row ends (its cells span lines)
-    manifest = lhaw / "lhaw_manifest.csv"
-    manifest_line = next(n for n, r in enumerate(_rows(manifest)[1:], 2)
-                         if r[0] == str(scored.relative_to(lhaw)))
     rs, errors = ambiglib.load(lhaw, strict=False, quiet=True)
-    # the manifest row is rejected, naming the scored file's row and the call; the old importer dropped the
-    # question (n_questions 1 -> 0) and said nothing
-    assert [(e.file, e.line, e.field) for e in errors] == [(str(manifest), manifest_line,
-                                                             f"trajectory[{step}].tool_name")]
+    # the scored file's row is rejected, naming the call; the old importer dropped the question (n_questions
+    # 1 -> 0) and said nothing
+    assert [(e.file, e.line, e.field) for e in errors] == [(str(scored), line, f"trajectory[{step}].tool_name")]
     assert f"{scored}:{line}: field 'trajectory[{step}].tool_name' must be a tool's name (got {{}})" \
         in errors[0].message
-    # a manifest row is taken whole or not at all: its scored file's runs, one a row, are the rejected record
-    assert len(rs.runs) == len(before.runs) - (len(rows) - 1)
+    # that row's run alone: the file's other rows, each a run, load (the whole manifest row was rejected once)
+    assert len(rs.runs) == len(before.runs) - 1 and not rs.runs["source"].eq(f"{scored}:{line}").any()
 
 
 def test_an_emptied_ambig_ds_runlog_is_an_error_naming_it(tmp_path):

@@ -222,3 +222,36 @@ def test_a_theagentcompany_result_that_lost_a_checkpoint_is_refused(tmp_path):
     (tmp_path / "eval_finance-invoice-matching.json").write_text(json.dumps(damaged))
     _, errors = ambiglib.read_lhaw(root, strict=False)
     assert len(errors) == 1 and "checkpoints[0].total must be a number (got \"1\")" in errors[0].message
+
+
+def _scored_rows(copy, name, coverages):
+    """``mcp/<name>`` rewritten with one row per coverage, the fixture's row with another task each."""
+    path = copy / "mcp" / name
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        fields, row = reader.fieldnames, next(reader)
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fields)
+        w.writeheader()
+        w.writerows({**row, "TASK": f"{row['TASK']}{i or ''}", "coverage_score": c} for i, c in enumerate(coverages))
+    return path
+
+
+def test_a_bad_row_of_a_manifest_s_mcp_atlas_file_is_rejected_alone(copy):
+    """A manifest row names a whole MCP-Atlas results CSV: a row of it that cannot be a run is rejected naming its
+    line, and the file's other rows are its runs (one bad row lost the file's every run without a count of them)."""
+    before = ambiglib.read_lhaw(copy)
+    path = _scored_rows(copy, "scored_noask.csv", ["0.5", "not a number", "0.7"])
+    rs, errors = ambiglib.read_lhaw(copy, strict=False)
+    assert [(e.file, e.line, e.field) for e in errors] == [(str(path), 3, "coverage_score")]
+    assert errors[0].message == f"{path}:3: field 'coverage_score' must be a number (got 'not a number')"
+    mine = rs.runs[rs.runs["source"].str.startswith(str(path))].sort_values("source")
+    assert list(mine["source"]) == [f"{path}:2", f"{path}:4"] and list(mine["score"]) == [0.5, 0.7]
+    assert len(rs.runs) == len(before.runs) + 1  # the fixture's row, and the third
+
+
+def test_a_manifest_s_mcp_atlas_file_of_bad_rows_names_each_row_and_nothing_else(copy):
+    path = _scored_rows(copy, "scored_noask.csv", ["x", "y"])
+    rs, errors = ambiglib.read_lhaw(copy, strict=False)
+    assert [(e.file, e.line, e.field) for e in errors] == [(str(path), 2, "coverage_score"), (str(path), 3, "coverage_score")]
+    assert not rs.runs["source"].str.startswith(str(path)).any()

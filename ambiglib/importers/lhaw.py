@@ -230,7 +230,10 @@ def _swe_bench_pro(file: Path, base: dict[str, Any], variant_of: dict[str, list[
     return out
 
 
-def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, threshold: float) -> list[tuple[int, dict]]:
+def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, threshold: float, out: Collected
+               ) -> list[tuple[int, dict]]:
+    """The runs of one scored CSV a manifest row names, each a row of it: a row that cannot be a run is rejected
+    alone, naming its line, and the file's other rows are still read."""
     trajectories: dict[str, Any] = {}
     histories: dict[str, Any] = {}  # the completion rows' conversations, when the results rows have none
     completed: dict[str, tuple[int, bool, bool]] = {}  # task → its completion row: line, has a conversation, calls
@@ -242,23 +245,23 @@ def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, thresh
                                       _filled(row["trajectory"]))
             if need_history:
                 histories[row["TASK"]] = row.get("raw_conversation_history")
-    out = []
+    runs = []
     for line, row in read_csv(file, ("TASK", "coverage_score")):
-        where = f"{file}:{line}"
         if base.get("variant_id") and row["TASK"] != base["task_id"]:
             continue
-        try:
-            coverage = None if row["coverage_score"] in ("", None) else float(row["coverage_score"])
-        except ValueError:
-            raise RowError("coverage_score", f"{where}: field 'coverage_score' must be a number"
-                           f" (got {row['coverage_score']!r})") from None
-        trajectory = row.get("trajectory", trajectories.get(row["TASK"]))
-        rec = {**base, "task_id": row["TASK"], "meta": dict(base.get("meta") or {})}
-        _mcp_outcome(rec, row, coverage, threshold, trajectory, where, histories.get(row["TASK"]))
-        rec[TRANSCRIPT_AT] = _mcp_transcript_at(file, line, row, rec, completion, completed.get(row["TASK"]))
-        _check_transcript(rec, row=row, file=file)
-        out.append((line, rec))
-    return out
+        with out.row(file, line, "this row"):
+            try:
+                coverage = None if row["coverage_score"] in ("", None) else float(row["coverage_score"])
+            except ValueError:
+                raise RowError("coverage_score", f"field 'coverage_score' must be a number"
+                               f" (got {row['coverage_score']!r})") from None
+            trajectory = row.get("trajectory", trajectories.get(row["TASK"]))
+            rec = {**base, "task_id": row["TASK"], "meta": dict(base.get("meta") or {})}
+            _mcp_outcome(rec, row, coverage, threshold, trajectory, f"{file}:{line}", histories.get(row["TASK"]))
+            rec[TRANSCRIPT_AT] = _mcp_transcript_at(file, line, row, rec, completion, completed.get(row["TASK"]))
+            _check_transcript(rec, row=row, file=file)
+            runs.append((line, rec))
+    return runs
 
 
 def _has_column(file: Path, name: str) -> bool:
@@ -343,6 +346,7 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
     suite_of = {"tac": "tac", "swe-bench-pro": "swe-bench-pro", "mcp-atlas": "mcp-atlas"}
     for line, row in read_csv(manifest, MANIFEST_COLUMNS):
         accepted = None
+        errors_before = len(out.errors)
         with out.row(manifest, line, "this row's result file"):
             harness = row["harness"].strip().lower()
             if harness not in HARNESSES:
@@ -387,8 +391,8 @@ def _read_manifest(manifest: Path, out: Collected, by_task: dict[tuple[str, str]
                 completion_path = None
                 if completion:
                     completion_path = inside(root, completion, "completion")
-                records = _mcp_atlas(file, base, completion_path, threshold)
-            if not records:
+                records = _mcp_atlas(file, base, completion_path, threshold, out)
+            if not records and len(out.errors) == errors_before:  # (rows rejected: each is named already)
                 raise RowError("variant_id" if variant_id else "path",
                                f"no result in {file} belongs to this row"
                                + (f" (variant_id {variant_id!r})" if variant_id else ""))
