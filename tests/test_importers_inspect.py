@@ -283,6 +283,23 @@ def test_a_sample_without_the_metadata_the_mapping_needs_is_named(tmp_path):
     assert len(rs.runs) == 4 * 18 - 1
 
 
+
+@pytest.mark.parametrize("name", ["suite", "variant_id", "policy"])
+@pytest.mark.parametrize("value", [{"x": 1}, float("-inf"), 3, True, ["a"]])
+def test_a_name_in_the_metadata_that_is_not_a_text_is_named_not_spelt_as_python(tmp_path, name, value):
+    """A sample whose metadata 'suite', 'variant_id' or 'policy' is not a text (fuzz seed 9004: a suite of
+    {"x": 1} became the suite "{'x': 1}", and the run moved to it without a word) is an error naming the field."""
+    logs = _copy(tmp_path)
+    log = _read(logs[0])
+    sample = log.samples[2]
+    sample.metadata[name] = value
+    inspect_log.write_eval_log(log, str(logs[0]))
+    rs, errors = ambiglib.load(tmp_path, strict=False)
+    assert [(e.field, e.record) for e in errors] == [(name, "run")]
+    assert f"sample '{sample.id}' epoch {sample.epoch}: metadata '{name}' must be a text (got {value!r})" \
+        in errors[0].message
+    assert len(rs.runs) == 4 * 18 - 1 and not rs.runs[name].astype(str).str.contains(repr(value), regex=False).any()
+
 def test_a_sample_whose_blockers_disagree_with_another_is_named(tmp_path):
     logs = _copy(tmp_path)
     log = _read(logs[0])

@@ -407,6 +407,15 @@ def _field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any]) -> 
     return meta[name] if meta.get(name) is not None else task_args.get(name)
 
 
+def _text_field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any], where: str) -> str | None:
+    """:func:`_field` for a name the run log holds as text (suite, variant, policy): a value of another kind (an
+    object, a number) is an error naming it, never its Python spelling taken for a name."""
+    value = _field(name, meta, task_args)
+    if value is not None and not isinstance(value, str):
+        raise RowError(name, f"{where}: metadata '{name}' must be a text (got {value!r})")
+    return value
+
+
 def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int], where: str, ev: Any,
          task_args: Mapping[str, Any], offered: str | None,
          opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
@@ -419,11 +428,12 @@ def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int],
     if spec not in SPECS:
         raise RowError("spec", f"{where}: metadata 'spec' must be 'full' or 'ambiguous' (got {spec!r})")
     benchmark = opts.benchmark or str(ev.task)
-    suite = _field("suite", meta, task_args) or str(ev.task)
+    suite = _text_field("suite", meta, task_args, where) or str(ev.task)
     if sample.get("id") is None or not isinstance(sample.get("epoch"), int):
         raise RowError("id", f"{where}: a sample needs an 'id' and an integer 'epoch'")
     task_id = str(sample["id"])
-    variant_id = str(meta["variant_id"]) if meta.get("variant_id") is not None else task_id
+    variant_id = _text_field("variant_id", meta, {}, where)
+    variant_id = task_id if variant_id is None else variant_id
     _check_calls(messages, where)
     calls, responses, turns, asks = _ask_calls(messages, opts.ask_tools)
     ask_tool = _field("ask_tool", meta, task_args)
@@ -435,12 +445,12 @@ def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int],
     scores = {k: v for k, v in (sample.get("scores") or {}).items() if isinstance(v, dict)}
     chosen = opts.scorer or next(iter(scores), None)
     run: dict[str, Any] = {
-        "record": "run", "benchmark": benchmark, "suite": str(suite), "task_id": task_id, "variant_id": variant_id,
+        "record": "run", "benchmark": benchmark, "suite": suite, "task_id": task_id, "variant_id": variant_id,
         "model": str(ev.model), "spec": spec, "ask_tool": ask_tool, "trial": sample["epoch"],
     }
-    policy = _field("policy", meta, task_args)
+    policy = _text_field("policy", meta, task_args, where)
     if policy is not None:
-        run["policy"] = str(policy)
+        run["policy"] = policy
     note: dict[str, Any] = {"inspect": {"sample_id": sample["id"], "epoch": sample["epoch"], "eval_id": ev.eval_id}}
     others = {name: n for name, n in called.items() if name not in opts.ask_tools}
     if others:  # what validate checks for an ask tool the mapping does not know
@@ -477,7 +487,7 @@ def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int],
     run["meta"] = note
     run[TRANSCRIPT_AT] = {"reader": "inspect", "sample": sample["id"], "epoch": sample["epoch"],
                           "messages": len(messages), "asks": asks}
-    return run, _task(meta, where, benchmark, str(suite), task_id, variant_id), inferred
+    return run, _task(meta, where, benchmark, suite, task_id, variant_id), inferred
 
 
 def _tools_called(messages: list) -> dict[str, int]:
