@@ -250,11 +250,7 @@ def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, thresh
         if base.get("variant_id") and row["TASK"] != base["task_id"]:
             continue
         with out.row(file, line, "this row"):
-            try:
-                coverage = None if row["coverage_score"] in ("", None) else float(row["coverage_score"])
-            except ValueError:
-                raise RowError("coverage_score", f"field 'coverage_score' must be a number"
-                               f" (got {row['coverage_score']!r})") from None
+            coverage = _coverage(row)
             trajectory = row.get("trajectory", trajectories.get(row["TASK"]))
             rec = {**base, "task_id": row["TASK"], "meta": dict(base.get("meta") or {})}
             _mcp_outcome(rec, row, coverage, threshold, trajectory, f"{file}:{line}", histories.get(row["TASK"]))
@@ -262,6 +258,17 @@ def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, thresh
             _check_transcript(rec, row=row, file=file)
             runs.append((line, rec))
     return runs
+
+
+def _coverage(row: dict[str, str]) -> float | None:
+    """A scored row's ``coverage_score``: None when empty (the harness failed), else a number."""
+    if row["coverage_score"] in ("", None):
+        return None
+    try:
+        return float(row["coverage_score"])
+    except ValueError:
+        raise RowError("coverage_score", f"field 'coverage_score' must be a number"
+                       f" (got {row['coverage_score']!r})") from None
 
 
 def _has_column(file: Path, name: str) -> bool:
@@ -499,13 +506,7 @@ def _mcp_atlas_run(file: Path, line: int, label: str, row: dict[str, str], thres
     where = f"{file}:{line}"
     m = LABEL.match(label)
     model, trial = (m.group("model"), int(m.group("trial"))) if m and m.group("trial") else (label, 1)
-    coverage = None
-    if scored and row["coverage_score"] not in ("", None):
-        try:
-            coverage = float(row["coverage_score"])
-        except ValueError:
-            raise RowError("coverage_score", f"field 'coverage_score' must be a number"
-                           f" (got {row['coverage_score']!r})") from None
+    coverage = _coverage(row) if scored else None
     tools = _json_cell(row["ENABLED_TOOLS"], "ENABLED_TOOLS", where)
     if not isinstance(tools, list):
         raise RowError("ENABLED_TOOLS", f"field 'ENABLED_TOOLS' must be a JSON list of tool names"
