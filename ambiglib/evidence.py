@@ -554,7 +554,7 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
         linked = runs_pages.write(ev)
         row = {k: v for k, v in table.iloc[i].to_dict().items() if not str(k).endswith(("_ci_low", "_ci_high"))}
         # the row as a list of its columns and values: a comparison's ~25 columns read down the page, not across it
-        empty = table.attrs.get("empty") or {}
+        empty = _reasons_of_row(table, row)
         shown = pd.DataFrame({"column": [str(k) for k in row], "value": list(row.values()),
                               "why empty": [empty.get(k, "") if _blank(v) else "" for k, v in row.items()]})
         if not shown["why empty"].astype(bool).any():
@@ -568,6 +568,17 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
         pages.append(path)
     (folder / "rows.json").write_text(json.dumps({"rows": len(table)}), encoding="utf-8")
     return pages
+
+
+def _reasons_of_row(table: pd.DataFrame, row: Mapping[Any, Any]) -> dict:
+    """Why each empty column of ``table`` is empty (``attrs["empty"]``), for one row: its benchmark's own reason
+    where the table keeps one (``attrs["empty_by_benchmark"]``), not those of every benchmark in the log."""
+    empty = dict(table.attrs.get("empty") or {})
+    bench = row.get("benchmark")
+    for column, own in (table.attrs.get("empty_by_benchmark") or {}).items():
+        if isinstance(bench, str) and bench in own and column in empty:
+            empty[column] = f"{bench}: {own[bench]}"
+    return empty
 
 
 #: run pages one call of :func:`write_evidence_pages` writes at most (a large log's rows list thousands of runs)

@@ -262,9 +262,10 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         if out["recall"].isna().any() and why.get("precision"):
             text += "; " + _per_benchmark_reasons(why["precision"])
         explain_empty(out, {c: text for c in ("precision", "precision_ci_low", "precision_ci_high")})
-    explain_empty(out, {c: _per_benchmark_reasons(texts) for column, texts in why.items()
-                        for c in (column, f"{column}_ci_low", f"{column}_ci_high",
-                                  *(("n_judged", "judged_by") if column == "judge_score" else ()))}, gap=True)
+    columns_of = {column: (column, f"{column}_ci_low", f"{column}_ci_high",
+                           *(("n_judged", "judged_by") if column == "judge_score" else ())) for column in why}
+    explain_empty(out, {c: _per_benchmark_reasons(texts) for column, texts in why.items() for c in columns_of[column]},
+                  gap=True, by_benchmark={c: dict(texts) for column, texts in why.items() for c in columns_of[column]})
     explain_empty(out, {c: "the interval needs a task bootstrap, and the bootstrap had no value (see the value)"
                         for c in cols if c.endswith(("_ci_low", "_ci_high"))})
     out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}
@@ -414,7 +415,8 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
         explain_empty(out, {f"gain_pp_per_question_per_run{e}": "; ".join(causes) for e in ("", "_ci_low", "_ci_high")},
                       gap=bool((nan & ~silent).any()))
     explain_empty(out, {c: reasons[s] if c == s else f"no {s} (see {s})" for s in stats_
-                        for c in (s, f"{s}_ci_low", f"{s}_ci_high")}, gap=True)
+                        for c in (s, f"{s}_ci_low", f"{s}_ci_high")}, gap=True,
+                  by_benchmark={s: dict(texts) for s, texts in why.items()})
     out.attrs["scope"] = {"protocol": "solve"}
     _say_own_intervals(out)
     out.attrs["answer"] = _best(out, "score_gain_pp", "gains most from asking ({})", "score gain", unit=" pp",

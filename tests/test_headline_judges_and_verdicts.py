@@ -134,3 +134,25 @@ def test_a_model_better_on_every_task_is_clear_against_each_of_eleven_others():
     out = headline.agent_comparison(RunSet.from_records(rows), n_boot=100)
     best = out[out["model_a"] == "m00"]
     assert len(out) == 66 and len(best) == 11 and (best["verdict"] == "m00 higher").all()
+
+
+def test_a_row_s_evidence_page_gives_its_own_benchmark_s_reason_for_an_empty_judge_score(tmp_path):
+    """Two benchmarks, two causes: one has no judge labels of single questions, the other labels them in words.
+    The table's note names both; each row's evidence page says only why its own benchmark has none."""
+    from ambiglib.evidence import write_evidence_pages
+
+    def bench(name, labels):
+        return run(task="t1", model="a", benchmark=name, suite="s", questions=[{"text": "q?"}],
+                   labels=[{"facet": "usefulness", "label": lab, "call": 1, "judge": "j", "q_index": 0}
+                           for lab in labels])
+
+    rs = RunSet.from_records([bench("unjudged", []), bench("worded", ["good"])])
+    out = headline.question_quality(rs, n_boot=100)
+    note = out.attrs["empty"]["judge_score"]
+    assert "unjudged: no judge scores of single questions" in note and "worded: the judges' labels" in note
+    pages = write_evidence_pages(out, "question_quality", tmp_path)
+    for i, page in enumerate(p.read_text() for p in pages):
+        own, other = ("unjudged", "worded") if out.loc[i, "benchmark"] == "unjudged" else ("worded", "unjudged")
+        assert f"{own}: " in page and f"{other}: " not in page, (i, own)
+        other_reason = "no judge scores of single questions" if own == "worded" else "not one numeric score"
+        assert other_reason not in page, (i, own)

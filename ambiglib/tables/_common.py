@@ -50,7 +50,8 @@ class Table(pd.DataFrame):
         return f"<div>{head}{body}{tail}</div>"
 
 
-def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str], *, gap: bool = False) -> pd.DataFrame:
+def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str], *, gap: bool = False,
+                  by_benchmark: Mapping[str, Mapping[str, str]] | None = None) -> pd.DataFrame:
     """Record in ``table.attrs["empty"]`` (column → why) why each of these columns shows "–" where it does: a
     reason is kept only for a column that holds a missing value, and a column keeps its first reason.
 
@@ -58,16 +59,23 @@ def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str], *, gap: bool 
     the report and ``ambiglib compare`` print them under the table, and a test fails on a column with an
     empty cell and no reason (:func:`unexplained`). ``gap``: the cause is something the log lacks and could
     hold (the reason says what to add), not what the agent did (it asked nothing, so no precision): the report
-    lists the columns of ``attrs["gaps"]`` among what the log cannot answer. Returns the table."""
+    lists the columns of ``attrs["gaps"]`` among what the log cannot answer. ``by_benchmark``: where a reason joins
+    several benchmarks' (column → benchmark → why), each benchmark's own, kept in ``attrs["empty_by_benchmark"]``
+    with the reason it belongs to, so that a row's evidence page says its benchmark's alone. Returns the table."""
     have = dict(table.attrs.get("empty") or {})
     gaps = list(table.attrs.get("gaps") or [])
+    own = dict(table.attrs.get("empty_by_benchmark") or {})
     for column, why in reasons.items():
         if column in table.columns and column not in have and table[column].isna().any():
             have[column] = why
+            if by_benchmark and column in by_benchmark:
+                own[column] = dict(by_benchmark[column])
             if gap:
                 gaps.append(column)
     if have:
         table.attrs["empty"] = have
+    if own:
+        table.attrs["empty_by_benchmark"] = own
     if gaps:
         table.attrs["gaps"] = gaps
     return table
