@@ -417,3 +417,23 @@ def test_no_page_of_the_report_names_its_work_folder(report):
     cell = next(c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", []))
     assert "out_dir = 'tables/quickstart'\n" in "".join(cell["source"])
     assert "tables/quickstart" in (out / "quickstart.html").read_text(encoding="utf-8")
+
+
+def test_the_report_leaves_nothing_in_the_temporary_folder(tmp_path):
+    """The quickstart writes this log's trials as two Parquet logs to compare them (an A/A check): they are read
+    whole, and their folder is gone when the report ends (at 1000x each report left ~225 MB behind)."""
+    import sys
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp)}
+    done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--out", str(tmp_path / "rep"), "--notebooks",
+                           "quickstart", "-q"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "rep" / "manifest.json").read_text())
+    assert [n["error"] for n in manifest["notebooks"]] == [None]
+    cells = json.loads((tmp_path / "rep" / "quickstart.ipynb").read_text(encoding="utf-8"))["cells"]
+    split = next(c for c in cells if c["cell_type"] == "code" and 'between="log"' in "".join(c["source"]))
+    shown = "".join("".join(o["data"]["text/plain"]) for o in split["outputs"] if o["output_type"] == "execute_result")
+    assert "log_a" in shown and "again" in shown and "first" in shown  # the two logs were written and compared
+    assert sorted(str(p.relative_to(temp)) for p in temp.rglob("*.parquet")) == []
