@@ -115,6 +115,48 @@ def test_a_message_of_another_shape_is_refused_not_misread(tmp_path, raw, edit):
     assert len(rs.runs) == 2 and [e.field for e in errors] == ["traj"] and errors[0].line == 2
 
 
+
+def _first_call(records):
+    """The first tool call of any assistant message: (record index, the call's 'function')."""
+    for r, rec in enumerate(records):
+        for m in rec["traj"]:
+            if m["role"] == "assistant" and m.get("tool_calls"):
+                return r, m["tool_calls"][0]["function"]
+    raise AssertionError("no tool call in the records")
+
+
+def _with_a_lone_surrogate(records):
+    r, fn = _first_call(records)
+    fn["arguments"] = "\ud800"  # text that is no JSON, kept as the call's raw text: half a UTF-16 pair
+    return r
+
+
+def _with_number_arguments(records):
+    r, fn = _first_call(records)
+    fn["arguments"] = 0.0  # the OpenAI message holds JSON text here, never a number
+    return r
+
+
+def _with_a_lone_surrogate_in_text(records):
+    r = 1
+    next(m for m in records[r]["traj"] if m["role"] == "assistant")["content"] = "\ud800?"
+    return r
+
+
+@pytest.mark.parametrize("damage", [_with_number_arguments, _with_a_lone_surrogate, _with_a_lone_surrogate_in_text])
+def test_damage_only_the_conversation_holds_is_the_load_s_error(tmp_path, raw, damage):
+    # found by the fuzzer (seed 9001): such a run loaded without a word and failed only when its conversation was
+    # read (convert, a run page): its load now names the record and the turn
+    records = json.loads(json.dumps(raw[:3]))
+    r = damage(records)
+    path = tmp_path / "gpt-4o-airline.json"
+    path.write_text(json.dumps(records))
+    rs, errors = ambiglib.load(path, strict=False)
+    assert len(rs.runs) == 2 and len(errors) == 1 and errors[0].line == r + 1, errors
+    assert errors[0].file == str(path) and f"record {r + 1}" in errors[0].message
+    back = rs.to_jsonl(tmp_path / "back.jsonl")  # what loaded writes whole, conversations included
+    assert len(ambiglib.load(back, quiet=True).runs) == 2
+
 # ----------------------------------------------------------------------------- issue 56: names, errored runs, files
 # Expected values come from τ-bench's own code (sierra-research/tau-bench, run.py and tau_bench/agents): the
 # checkpoint name is run.py's f-string, an errored run is its except branch's record, an act/react trajectory is

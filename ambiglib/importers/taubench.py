@@ -21,7 +21,7 @@ from ..files import open_regular, walk
 from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
 from ..schema import RecordError, meta_text
-from ._common import UNEXPECTED, Collected, RowError, finish, guard, present, read_json
+from ._common import UNEXPECTED, Collected, RowError, check_loaded_transcript, finish, guard, present, read_json
 
 __all__ = ["read_taubench", "is_taubench_log", "why_not_taubench", "taubench_logs"]
 
@@ -435,6 +435,9 @@ def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
     run["steps"] = sum(1 for m in traj if m["role"] == "assistant")
     run["meta"] = note
     if traj:  # the file is filled in by _read_file; "traj": the position in traj of each question's message
+        # the conversation built and checked now, then dropped: damage it alone holds is this load's error
+        turns = _turns(traj, [i for i, _ in asked], name.strategy in _TEXT_ACTIONS, where)
+        check_loaded_transcript({"covers": "conversation", "turns": turns, "note": None}, len(asked), where)
         run[TRANSCRIPT_AT] = {"reader": "tau-bench", "file": None, "index": line - 1, "task_id": task_id,
                               "trial": trial, "traj": [i for i, _ in asked],
                               "text_actions": name.strategy in _TEXT_ACTIONS}
