@@ -370,6 +370,36 @@ def test_an_ambig_ds_tool_use_that_is_no_tool_is_an_error_of_the_load(tmp_path):
     assert len(rs.runs) == len(ambiglib.load(NATIVE / "ambig-ds", quiet=True).runs) - 1
 
 
+FAILED_CLARIFY = ("results", "opencode_gpt-5.4_ambig_target_clarify", "dsbench-credit-default", "_clarify.json")
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda d: d.update(answer=[1, 2]), "field 'answer' must be text (got list)"),
+    (lambda d: d.update(question={"x": 1}), "field 'question' must be text (got dict)"),
+    (lambda d: d.pop("asked"), "missing field 'asked' (the ask decision)"),
+    (lambda d: d.update(asked="yes"), "field 'asked' must be true or false (got 'yes')"),
+])
+def test_a_failed_ambig_ds_task_s_damaged_clarify_is_an_error_of_the_load(tmp_path, edit, says):
+    """Seed 9006 (error-late): a task the harness failed after its ask phase (runlog ``build_failed_solve``, only
+    ``_clarify.json`` left) kept its question from a ``_clarify.json`` whose answer was a list, written as the
+    list's text, and never checked; reading its transcript then failed. It is now read as any clarify run's is."""
+    root = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
+    clarify = root.joinpath(*FAILED_CLARIFY)
+    assert sorted(p.name for p in clarify.parent.iterdir()) == ["_clarify.json"]  # the harness failed the task
+    before = ambiglib.load(root, quiet=True)
+    failed = before.runs[before.runs["meta"].str.contains('"run_name": "opencode_gpt-5.4_ambig_target_clarify"',
+                                                          regex=False)
+                         & (before.runs["task_id"] == "dsbench-credit-default")]
+    assert list(failed["status"]) == ["error"] and list(failed["n_questions"]) == [1]  # its question stands
+    data = json.loads(clarify.read_text(encoding="utf-8"))
+    edit(data)
+    clarify.write_text(json.dumps(data), encoding="utf-8")
+    rs, errors = ambiglib.load(root, strict=False, quiet=True)
+    assert len(errors) == 1 and f"{clarify}: {says}" in errors[0].message, [e.message for e in errors]
+    assert len(rs.runs) == len(before.runs) - 1
+    rs.to_jsonl(tmp_path / "back.jsonl")  # every run that loaded has a conversation that reads
+
+
 def test_an_ambig_ds_question_that_is_no_valid_unicode_is_an_error_of_the_load(tmp_path):
     root = Path(shutil.copytree(NATIVE / "ambig-ds", tmp_path / "ambig-ds"))
     clarify = next(f for f in sorted(root.rglob("_clarify.json")) if json.loads(f.read_text())["asked"] is False)

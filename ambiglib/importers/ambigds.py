@@ -204,6 +204,16 @@ def _target_label(slug_dir: Path, meta: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"facet": "target", "label": audit["label"], "judge": "regex-audit", "call": 1}]
 
 
+def _read_clarify(file: Path) -> dict[str, Any]:
+    """A task's ``_clarify.json``: an object with the ask decision ``asked``, true or false."""
+    clarify = read_json(file)
+    if not isinstance(clarify, dict) or "asked" not in clarify:
+        raise RowError("asked", f"{file}: missing field 'asked' (the ask decision)")
+    if not isinstance(clarify["asked"], bool):
+        raise RowError("asked", f"{file}: field 'asked' must be true or false (got {clarify['asked']!r})")
+    return clarify
+
+
 def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) -> tuple[Path, dict[str, Any]]:
     files = {name: slug_dir / name for name in TASK_FILES}
     rec = _base_record(run_dir, slug_dir.name, cond, suite)
@@ -213,12 +223,7 @@ def _read_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str) 
         if not present(files["_clarify.json"]):
             raise RowError("_clarify.json", f"{slug_dir}: a clarify run's task folder must hold _clarify.json"
                            f" (found {', '.join(sorted(p.name for p in slug_dir.iterdir())) or 'nothing'})")
-        clarify = read_json(files["_clarify.json"])
-        if not isinstance(clarify, dict) or "asked" not in clarify:
-            raise RowError("asked", f"{files['_clarify.json']}: missing field 'asked' (the ask decision)")
-        if not isinstance(clarify["asked"], bool):
-            raise RowError("asked", f"{files['_clarify.json']}: field 'asked' must be true or false"
-                                    f" (got {clarify['asked']!r})")
+        clarify = _read_clarify(files["_clarify.json"])
         if clarify["asked"]:
             rec["questions"] = [_question(clarify, cond, suite)]
             truncated = clarify.get("question_truncated")
@@ -508,11 +513,11 @@ def _failed_task(run_dir: Path, slug_dir: Path, cond: dict[str, Any], suite: str
     rec[TRANSCRIPT_AT] = {"none": f"the Ambig-DS harness did not run the agent on this task (runlog status"
                                   f" {status!r}) and wrote no _traj.json or _clarify.json"}
     if cond["ask_tool"] and present(clarify_file):  # asked before the solve phase failed: the question stands
-        clarify = read_json(clarify_file)
-        if isinstance(clarify, dict) and clarify.get("asked"):
+        clarify = _read_clarify(clarify_file)
+        if clarify["asked"]:
             rec["questions"] = [_question(clarify, cond, suite)]
-        if isinstance(clarify, dict):
-            rec[TRANSCRIPT_AT] = _transcript_at(None, clarify_file)
+        _check_transcript(None, None, clarify, clarify_file, len(rec.get("questions") or []))
+        rec[TRANSCRIPT_AT] = _transcript_at(None, clarify_file)
     labels = _target_label(slug_dir, rec["meta"])
     if labels:
         rec["labels"] = labels
