@@ -300,6 +300,22 @@ def test_a_name_in_the_metadata_that_is_not_a_text_is_named_not_spelt_as_python(
         in errors[0].message
     assert len(rs.runs) == 4 * 18 - 1 and not rs.runs[name].astype(str).str.contains(repr(value), regex=False).any()
 
+@pytest.mark.parametrize("value", [float("-inf"), 5, None, {"x": 1}])
+def test_a_tool_of_the_plan_whose_name_is_not_a_text_is_named(tmp_path, value):
+    """Fuzz seed 9006 (silent change): the plan's ask tool renamed -1e400 was skipped as no tool, and the eval's
+    runs were loaded as offered the tool for another reason (their calls), saying so in their meta. Which tools
+    the eval offered cannot be told from such a plan: the log is an error naming it."""
+    logs = _copy(tmp_path)
+    log, file = next((_read(p), p) for p in logs if '"type": "tool"' in _read(p).plan.model_dump_json(indent=1))
+    tool = next(t for step in log.plan.steps for t in step.params.get("tools") or [] if isinstance(t, dict))
+    tool["name"] = value
+    inspect_log.write_eval_log(log, str(file))
+    rs, errors = ambiglib.load(tmp_path, strict=False)
+    assert [e.file for e in errors] == [str(file)]
+    assert f"its plan names a tool whose 'name' is not a text (got {value!r})" in errors[0].message
+    assert len(rs.runs) == (len(logs) - 1) * 18
+
+
 def test_a_sample_whose_blockers_disagree_with_another_is_named(tmp_path):
     logs = _copy(tmp_path)
     log = _read(logs[0])

@@ -377,6 +377,9 @@ def _plan_tools(plan: Any) -> list[str]:
         if isinstance(value, dict):
             if isinstance(value.get("name"), str) and value.get("type", "tool") == "tool":
                 found.append(value["name"])
+            elif value.get("type") == "tool":  # which tools the eval offered cannot be told: never guessed
+                raise FormatError(f"its plan names a tool whose 'name' is not a text (got {value.get('name')!r:.60});"
+                                  " which tools the eval offered cannot be told")
             for v in value.values():
                 visit(v)
         elif isinstance(value, list):
