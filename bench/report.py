@@ -161,15 +161,20 @@ def _papermill_command(job: tuple[Path, Path]) -> None:
                    capture_output=True)
 
 
-def _plain_papermill_commands(notebooks: Path, out: Path) -> float:
-    """Wall seconds to run and export ``notebooks`` with the papermill and nbconvert commands, two at a time."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def _two_at_a_time(run_one, pool_class, notebooks: Path, out: Path) -> float:
+    """Wall seconds to run ``run_one((notebook, out))`` for each of ``notebooks``, two at a time in ``pool_class``."""
     out.mkdir(parents=True)
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(2) as pool:
-        list(pool.map(_papermill_command, [(nb, out) for nb in sorted(notebooks.glob("*.ipynb"))]))
+    with pool_class(2) as pool:
+        list(pool.map(run_one, [(nb, out) for nb in sorted(notebooks.glob("*.ipynb"))]))
     return time.perf_counter() - t0
+
+
+def _plain_papermill_commands(notebooks: Path, out: Path) -> float:
+    """Wall seconds to run and export ``notebooks`` with the papermill and nbconvert commands, two at a time."""
+    from concurrent.futures import ThreadPoolExecutor  # each command is a process of its own
+
+    return _two_at_a_time(_papermill_command, ThreadPoolExecutor, notebooks, out)
 
 
 def _plain_papermill(notebooks: Path, out: Path) -> float:
@@ -177,11 +182,7 @@ def _plain_papermill(notebooks: Path, out: Path) -> float:
     time in processes that imported them once."""
     from concurrent.futures import ProcessPoolExecutor
 
-    out.mkdir(parents=True)
-    t0 = time.perf_counter()
-    with ProcessPoolExecutor(2) as pool:
-        list(pool.map(_papermill_one, [(nb, out) for nb in sorted(notebooks.glob("*.ipynb"))]))
-    return time.perf_counter() - t0
+    return _two_at_a_time(_papermill_one, ProcessPoolExecutor, notebooks, out)
 
 
 def _report(runs: Path | None, out: Path, **kw) -> tuple[float, pd.DataFrame]:
