@@ -408,7 +408,8 @@ def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
     if not traj and "error" not in info:
         raise RowError("traj", f"{where}: 'traj' is empty, but 'info' has no 'error' (run.py writes an empty"
                                " trajectory only for a run that raised)")
-    said = _said(traj, name.strategy in _TEXT_ACTIONS, where)
+    text_actions = name.strategy in _TEXT_ACTIONS
+    said = _said(traj, text_actions, where)
     domain = _domain(traj, name.domain, where)
     run: dict[str, Any] = {
         "record": "run", "benchmark": BENCHMARK, "suite": domain, "task_id": str(task_id),
@@ -435,12 +436,12 @@ def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
     run["steps"] = sum(1 for m in traj if m["role"] == "assistant")
     run["meta"] = note
     if traj:  # the file is filled in by _read_file; "traj": the position in traj of each question's message
+        at = [i for i, _ in asked]
         # the conversation built and checked now, then dropped: damage it alone holds is this load's error
-        turns = _turns(traj, [i for i, _ in asked], name.strategy in _TEXT_ACTIONS, where)
-        check_loaded_transcript({"covers": "conversation", "turns": turns, "note": None}, len(asked), where)
+        check_loaded_transcript({"covers": "conversation", "turns": _turns(traj, at, text_actions, where),
+                                 "note": None}, len(asked), where)
         run[TRANSCRIPT_AT] = {"reader": "tau-bench", "file": None, "index": line - 1, "task_id": task_id,
-                              "trial": trial, "traj": [i for i, _ in asked],
-                              "text_actions": name.strategy in _TEXT_ACTIONS}
+                              "trial": trial, "traj": at, "text_actions": text_actions}
     else:
         run[TRANSCRIPT_AT] = {"none": "τ-bench's run.py writes an empty trajectory for a run that raised before"
                                       " its first message"}
