@@ -185,7 +185,8 @@ def _question(clarify: dict[str, Any], cond: dict[str, Any], suite: str) -> dict
     return {"text": question or "(question not kept)",
             # an answered question on an ambiguous task addresses its one open point
             "blocker_id": BLOCKER[suite] if cond["spec"] == "ambiguous" and not refused else None,
-            "response": answer if answer is None or isinstance(answer, str) else str(answer),
+            # an answer that is not text is never spelt: the load's check of the conversation refuses the run
+            "response": answer,
             "in_scope": not refused}
 
 
