@@ -39,7 +39,8 @@ parent kills a worker whose case runs ``KILL_AFTER`` seconds more (a hang inside
 alarm interrupts), records the hang and goes on in a new worker; the whole run has a limit too
 (``run(..., total_seconds=)``), so a fuzz run never outlives its budget.
 
-Run one worker by hand: ``python tests/fuzzing.py <source> <seed> <start> <count>``.
+Run one worker by hand: ``python tests/fuzzing.py <source> <seed> <start> <count>`` (in a folder of
+its own, removed at its end; ``run`` makes each worker's folder and removes it, killed or not).
 """
 
 from __future__ import annotations
@@ -701,33 +702,33 @@ def as_user(work: Path) -> None:
     os.setuid(UNPRIVILEGED)
 
 
-def worker(source: str, seed: int, start: int, count: int) -> None:
-    """Run cases ``start .. start+count-1`` of one source, one JSON line per event on stdout."""
+def worker(source: str, seed: int, start: int, count: int, tmp: str) -> None:
+    """Run cases ``start .. start+count-1`` of one source in the empty folder ``tmp`` (its parent's, which
+    removes it), one JSON line per event on stdout."""
     import ambiglib
 
     signal.signal(signal.SIGALRM, _alarm)
-    with tempfile.TemporaryDirectory(prefix="ambiglib-fuzz-") as tmp:
-        path = prepare(source, Path(tmp))
-        baseline = ambiglib.load(path, quiet=True)  # (and every module a load needs is imported, as root)
-        as_user(Path(tmp))
-        for case in range(start, start + count):
-            rng = random.Random(f"{seed}:{source}:{case}")
-            print(json.dumps({"begin": case}), flush=True)
-            m = choose(rng, source, path)
-            t = time.perf_counter()
-            signal.alarm(CASE_SECONDS)
-            try:
-                result, message = check(source, path, m, baseline)
-            except Timeout:
-                result, message = "hang", f"over {CASE_SECONDS} s"
-            finally:
-                signal.alarm(0)
-            seconds = time.perf_counter() - t
-            m.undo()
-            print(json.dumps({"case": case, "mutation": m.name, "detail": m.detail[:120],
-                              "file": str(m.file.relative_to(tmp)) if m.file else "",
-                              "result": result, "message": message, "seconds": round(seconds, 3)}),
-                  flush=True)
+    path = prepare(source, Path(tmp))
+    baseline = ambiglib.load(path, quiet=True)  # (and every module a load needs is imported, as root)
+    as_user(Path(tmp))
+    for case in range(start, start + count):
+        rng = random.Random(f"{seed}:{source}:{case}")
+        print(json.dumps({"begin": case}), flush=True)
+        m = choose(rng, source, path)
+        t = time.perf_counter()
+        signal.alarm(CASE_SECONDS)
+        try:
+            result, message = check(source, path, m, baseline)
+        except Timeout:
+            result, message = "hang", f"over {CASE_SECONDS} s"
+        finally:
+            signal.alarm(0)
+        seconds = time.perf_counter() - t
+        m.undo()
+        print(json.dumps({"case": case, "mutation": m.name, "detail": m.detail[:120],
+                          "file": str(m.file.relative_to(tmp)) if m.file else "",
+                          "result": result, "message": message, "seconds": round(seconds, 3)}),
+              flush=True)
 
 
 @dataclass
@@ -779,7 +780,9 @@ def run(source: str, seed: int, n: int, *, python: str = sys.executable,
     deadline = time.monotonic() + budget
     case = 0
     while case < n:
-        proc = subprocess.Popen([python, __file__, source, str(seed), str(case), str(n - case)],
+        # the worker's folder is made and removed here: a worker killed mid-case cannot remove its own
+        work = tempfile.TemporaryDirectory(prefix="ambiglib-fuzz-")
+        proc = subprocess.Popen([python, __file__, source, str(seed), str(case), str(n - case), work.name],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
         in_flight, hung, began = None, False, time.monotonic()
         try:
@@ -805,6 +808,7 @@ def run(source: str, seed: int, n: int, *, python: str = sys.executable,
             if proc.poll() is None:
                 proc.kill()
             _, stderr_bytes = proc.communicate()
+            work.cleanup()
         stderr = stderr_bytes.decode(errors="replace")
         if time.monotonic() >= deadline and case < n and not hung:
             raise RuntimeError(f"fuzz run of {source} over its {budget:.0f} s budget after {case} of {n} cases")
@@ -821,4 +825,8 @@ def run(source: str, seed: int, n: int, *, python: str = sys.executable,
 
 
 if __name__ == "__main__":
-    worker(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+    if len(sys.argv) > 5:
+        worker(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    else:  # by hand
+        with tempfile.TemporaryDirectory(prefix="ambiglib-fuzz-") as folder:
+            worker(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), folder)

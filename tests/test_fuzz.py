@@ -42,8 +42,12 @@ def test_random_corruptions_end_in_a_load_or_our_error(source):
 
 
 _STUCK_WORKER = """
-import json, signal, sys, time
+import json, os, signal, sys, time
 case = int(sys.argv[3])
+work = sys.argv[5]  # the folder its parent made: left full when the worker is killed
+open(os.path.join(work, f"case-{case}"), "w").close()
+with open(os.path.join(os.path.dirname(__file__), "folders"), "a") as seen:
+    seen.write(work + "\\n")
 if sys.argv[1] == "silent":
     time.sleep(60)
 print(json.dumps({"begin": case}), flush=True)
@@ -56,7 +60,8 @@ print(json.dumps({"case": case, "mutation": "m", "detail": "", "file": "", "resu
 
 
 def test_the_parent_kills_a_case_that_hangs_where_no_alarm_reaches_and_keeps_its_budget(tmp_path):
-    """A corrupted snapshot hung inside Arrow once: the worker's alarm cannot end that, its parent must."""
+    """A corrupted snapshot hung inside Arrow once: the worker's alarm cannot end that, its parent must, and
+    then remove the folder the killed worker could not."""
     import time
 
     worker = tmp_path / "worker.py"
@@ -68,6 +73,9 @@ def test_the_parent_kills_a_case_that_hangs_where_no_alarm_reaches_and_keeps_its
     report = fuzzing.run("stuck", 0, 3, python=str(wrapper), case_limit=2, total_seconds=30)
     assert [o["result"] for o in report.outcomes] == ["hang", "ok", "ok"]
     assert time.monotonic() - started < 20
+    # the killed worker's folder is gone with the others': a long fuzz run does not fill the temporary folder
+    folders = (tmp_path / "folders").read_text().split()
+    assert len(folders) == 3 and not any(Path(f).exists() for f in folders)
     with pytest.raises(RuntimeError, match=r"fuzz run of silent over its 3 s budget after 0 of 1 cases"):
         fuzzing.run("silent", 0, 1, python=str(wrapper), case_limit=2, total_seconds=3)
 
