@@ -448,3 +448,48 @@ def test_an_ambig_ds_question_truncated_that_is_no_boolean_is_an_error_naming_it
     _, errors = ambiglib.load(root, strict=False, quiet=True)
     assert len(errors) == 1
     assert f"{clarify}: field 'question_truncated' must be true or false (got {json.dumps(value)})" in errors[0].message
+
+
+@pytest.mark.parametrize("file, key", [("batch_config.json", "passes"),
+                                       ("public_metrics/summary_metrics.json", "metadata.num_passes")])
+def test_hil_bench_passes_beyond_the_limit_are_an_error_naming_the_file(tmp_path, file, key):
+    """Seed 9010, case 663: ``passes`` 3 made 199999999999999999999; every missing pass up to it is padded as an
+    error run, so the load ran until its alarm (and would have filled the memory)."""
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    run = hil / "results" / "example_ask_human_swe"
+    config = json.loads((run / "batch_config.json").read_text(encoding="utf-8"))
+    summary = json.loads((run / "public_metrics" / "summary_metrics.json").read_text(encoding="utf-8"))
+    assert config["passes"] == 3 and summary["metadata"]["num_passes"] == 3
+    huge = 199999999999999999999
+    if key == "passes":
+        config["passes"] = huge
+    else:
+        del config["passes"]  # the summary's count is read when the configuration has none
+        summary["metadata"]["num_passes"] = huge
+    (run / "batch_config.json").write_text(json.dumps(config), encoding="utf-8")
+    (run / "public_metrics" / "summary_metrics.json").write_text(json.dumps(summary), encoding="utf-8")
+    said = f"{run / file}: field '{key}' must be at most 1,000 passes (got {huge})"
+    with pytest.raises(FormatError, match=re.escape(said)):
+        ambiglib.load(hil, quiet=True)
+    rs, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert len(errors) == 1 and said in errors[0].message
+    assert len(rs.runs) == 216 - 36  # the other run folders load; this folder's 36 runs are its one error
+
+
+def test_hil_bench_highest_pass_beyond_the_limit_is_an_error_naming_the_folder(tmp_path, monkeypatch):
+    """Without a count of passes anywhere, the highest pass folder is the count: it is bounded too."""
+    from ambiglib.importers.hilbench import tree
+
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    run = hil / "results" / "example_ask_human_swe"
+    config = json.loads((run / "batch_config.json").read_text(encoding="utf-8"))
+    del config["passes"]
+    (run / "batch_config.json").write_text(json.dumps(config), encoding="utf-8")
+    summary = json.loads((run / "public_metrics" / "summary_metrics.json").read_text(encoding="utf-8"))
+    del summary["metadata"]["num_passes"]
+    (run / "public_metrics" / "summary_metrics.json").write_text(json.dumps(summary), encoding="utf-8")
+    monkeypatch.setattr(tree, "MAX_PASSES", 3)
+    assert len(ambiglib.load(hil, quiet=True).runs) == 216  # passes 1-3: at the limit
+    monkeypatch.setattr(tree, "MAX_PASSES", 2)  # the other run folders, which say 3 passes, are refused too
+    _, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert sum(f"{run}: a pass numbered 3 is beyond 2 passes" in e.message for e in errors) == 1

@@ -64,6 +64,10 @@ def _harness_hil_row(h: dict[str, Any], n_traj: int | None, pass_hil: dict[str, 
             "f1": f1 if h else pass_hil.get("ask_f1")}
 
 
+#: The most passes a run folder may claim: each pass it claims and lacks becomes an error run (``_pad``).
+MAX_PASSES = 1_000
+
+
 class _RunFolder:
     """One run folder: its configuration, its passes, its server logs."""
 
@@ -92,10 +96,23 @@ class _RunFolder:
         self.unmatched_log_entries: dict[str, int] = defaultdict(int)
 
     def expected_passes(self, seen: Iterable[int]) -> int:
-        for value in (self.config.get("passes"), self.summary_meta.get("num_passes")):
+        """The passes the batch ran (``batch_config.json`` ``passes``, else the summary's ``num_passes``, else the
+        highest pass seen): every one missing is padded as an error run, so a count above :data:`MAX_PASSES`
+        is refused, naming where it was read."""
+        sources = ((self.dir / "batch_config.json", "passes", self.config.get("passes")),
+                   (self.dir / "public_metrics" / "summary_metrics.json", "metadata.num_passes",
+                    self.summary_meta.get("num_passes")))
+        for file, name, value in sources:
             if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+                if value > MAX_PASSES:
+                    raise FormatError(f"{file}: field '{name}' must be at most {MAX_PASSES:,} passes (got {value});"
+                                      f" each pass missing from the run folder would be padded as an error run")
                 return value
-        return max(seen, default=1)
+        highest = max(seen, default=1)
+        if highest > MAX_PASSES:
+            raise FormatError(f"{self.dir}: a pass numbered {highest} is beyond {MAX_PASSES:,} passes; each pass"
+                              f" below it that is missing would be padded as an error run")
+        return highest
 
     def pass_dirs(self) -> list[tuple[str, str, int, Path]]:
         """(model_safe, mode, pass, folder) for every pass folder holding metrics.json and preds.json."""
