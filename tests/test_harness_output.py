@@ -13,6 +13,7 @@ import pytest
 
 import ambiglib
 from ambiglib import tables
+from ambiglib.metrics import MetricError
 from conftest import FIXTURES, run_record, task_record, write_jsonl
 
 HO = FIXTURES / "harness-output"
@@ -117,6 +118,26 @@ def test_hil_summary_takes_an_attempts_passes_in_pass_order_whatever_order_the_l
     cell = got[(got["suite"] == "sql") & (got["condition"] == "ask_human")].set_index("statistic")
     assert [cell.loc[f"pass_at_{k}", "value"] for k in (1, 2, 3)] == [0.0, 0.0, 1.0]
     assert [int(cell.loc[f"pass_at_{k}", "n"]) for k in (1, 2, 3)] == [1, 1, 1]
+
+
+def test_hil_summary_with_partial_attempts_refuses_a_count_of_passes_it_cannot_list(tmp_path):
+    """With ``include_partial`` the harness lists pass@k for every k up to the count of passes, each over every
+    attempt: trials numbered by seed (20261128) took that many rows, minutes and gigabytes. By hand: trials 1, 2
+    and 1,000 make 1,000 passes, listed; trial 1,001 makes 1,001, refused with the count and the fix."""
+    def summary(trials, partial):
+        log = write_jsonl(tmp_path / f"runs-{trials[-1]}.jsonl", [task_record()] + [
+            run_record(trial=t, questions=[]) for t in trials])
+        return tables.harness_summary(ambiglib.load(log, quiet=True), include_partial=partial)
+
+    got = summary((1, 2, 1000), True)
+    cell = got[(got["suite"] == "sql") & (got["condition"] == "ask_human")].set_index("statistic")
+    assert cell.loc["num_passes", "value"] == 1000 and "pass_at_1000" in cell.index
+    assert [int(cell.loc[f"pass_at_{k}", "n"]) for k in (3, 4, 1000)] == [1, 0, 0]  # its three valid passes
+    with pytest.raises(MetricError, match=r"hil-bench suite 'sql' claims 1,001 passes .* more than 1,000;"
+                                          r" .* Number the trials 1, 2, \.\.\. or leave include_partial=False"):
+        summary((1, 2, 1001), True)
+    # without partial attempts no attempt has all 1,001 passes: the harness includes none, in bounded time
+    assert summary((1, 2, 1001), False).empty
 
 
 @needs_ho

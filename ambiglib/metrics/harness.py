@@ -21,9 +21,11 @@ import numpy as np
 import pandas as pd
 
 from ..importers.hilbench import ask_prf
+from ..importers.hilbench.conventions import MAX_PASSES
 from ..importers.hilbench.summary import TOTALLED, PassRows, _codes, _f, _objects, summarize_rows
 from ..importers.lhaw import MCP_PASS_THRESHOLD
 from ..runset import RunSet, _arrow_of, meta_codes, shared_metas
+from ._common import MetricError
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
@@ -260,6 +262,11 @@ def _hil_summary(rows: PassRows, include_partial: bool) -> list[tuple]:
         for suite in [*sorted(set(rows["suite"][in_bench].tolist())), "both"]:
             at = np.flatnonzero(in_bench if suite == "both" else in_bench & (rows["suite"] == suite))
             expected = max(p or n for p, n in zip(rows["passes"][at].tolist(), rows["pass_num"][at].tolist()))
+            if include_partial and expected > MAX_PASSES:  # pass@k for every k up to it, each over every attempt
+                raise MetricError(f"harness_summary: {bench} suite {suite!r} claims {expected:,} passes (its runs'"
+                                  f" meta.passes, else their highest trial), more than {MAX_PASSES:,}; the harness"
+                                  " lists pass@k for every k up to it. Number the trials 1, 2, ... or leave"
+                                  " include_partial=False")
             srows = {k: v[at] for k, v in rows.items() if k in ("task", "model", "mode", "pass_num", "valid",
                                                                "resolved", "totals")}
             for (mode, model), stats in summarize_rows(srows, include_partial, expected).items():

@@ -33,6 +33,11 @@ _TASK = re.compile(r"^public_(sql|swe)_\d+$")
 MAX_ANSWERED = 3
 
 
+#: The most passes a batch may claim. The harness pads every pass it claims and lacks as an error run and
+#: lists pass@k for every k up to the count, so a count of 10^20 never ends.
+MAX_PASSES = 1_000
+
+
 #: the hil_metrics keys batch_runner aggregates across passes (consolidated_metrics.json)
 CONSOLIDATED_HIL = ("precision", "recall", "ask_f1", "n_questions", "n_blockers_present", "n_blockers_discovered")
 

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 from ...files import is_dir, listdir
 from ...errors import FormatError
 from .._common import Collected, RowError, inside, present, read_csv, read_json
-from .conventions import CONSOLIDATED_HIL, CSV_COLUMNS, MODES, _float, _suite, ask_prf, model_safe
+from .conventions import CONSOLIDATED_HIL, CSV_COLUMNS, MAX_PASSES, MODES, _float, _suite, ask_prf, model_safe
 from .logs import _Logs
 from .trajectories import _Traj, _read_traj, invalid_pass_reason
 
@@ -62,10 +62,6 @@ def _harness_hil_row(h: dict[str, Any], n_traj: int | None, pass_hil: dict[str, 
             "precision": precision if h else pass_hil.get("precision"),
             "recall": recall if h else pass_hil.get("recall"),
             "f1": f1 if h else pass_hil.get("ask_f1")}
-
-
-#: The most passes a run folder may claim: each pass it claims and lacks becomes an error run (``_pad``).
-MAX_PASSES = 1_000
 
 
 class _RunFolder:
