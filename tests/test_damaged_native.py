@@ -493,3 +493,26 @@ def test_hil_bench_highest_pass_beyond_the_limit_is_an_error_naming_the_folder(t
     monkeypatch.setattr(tree, "MAX_PASSES", 2)  # the other run folders, which say 3 passes, are refused too
     _, errors = ambiglib.load(hil, strict=False, quiet=True)
     assert sum(f"{run}: a pass numbered 3 is beyond 2 passes" in e.message for e in errors) == 1
+
+
+@pytest.mark.parametrize("damage", ["passes beyond the limit", "configuration no object"])
+def test_hil_bench_combined_csv_rows_of_a_refused_run_folder_are_skipped_naming_it(tmp_path, damage):
+    """A --task-type both root holds ``<run>_sql/``, ``<run>_swe/`` and the combined ``<run>/`` whose CSV repeats
+    their rows. With ``<run>_swe`` refused, its rows were said "already read" from it (refused while its tree was
+    read), or read from the combined CSV, 8 runs kept and 28 rejected for questions only the tree holds (refused
+    at its configuration). Either way now: the folder is one error, its 36 rows in the CSV are skipped, naming
+    it, and the other folders' 180 runs load."""
+    hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
+    run = hil / "results" / "example_ask_human_swe"
+    combined = hil / "results" / "example_ask_human" / "public_metrics" / "pass_level_metrics.csv"
+    if damage == "configuration no object":
+        (run / "batch_config.json").write_text("[1]", encoding="utf-8")
+    else:
+        config = json.loads((run / "batch_config.json").read_text(encoding="utf-8"))
+        (run / "batch_config.json").write_text(json.dumps({**config, "passes": 10 ** 20}), encoding="utf-8")
+    rs, errors = ambiglib.load(hil, strict=False, quiet=True)
+    assert len(rs.runs) == 180
+    assert len(errors) == 1 and errors[0].message.startswith(f"{run}: cannot read this run folder: {run}/batch_config.json")
+    assert rs.skipped[f"rows of the combined --task-type both CSV {combined} of run folder example_ask_human_swe,"
+                      " which is refused (its error says why)"] == 36
+    assert not any("from run folder example_ask_human_swe" in reason for reason in rs.skipped)

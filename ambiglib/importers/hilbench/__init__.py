@@ -92,22 +92,26 @@ def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike
             task_records.append((file, record))
             registered.add((record["suite"], record["task_id"]))
             registry_answers[record["task_id"]] = (record.get("meta") or {}).get("resolutions", {})
-    folders = []
+    folders, refused = [], set()
     for run_dir in run_dirs:
         try:
             folders.append(_RunFolder(run_dir))
         except FormatError as exc:
             out.reject(run_dir, None, None, f"cannot read this run folder: {exc}")
-    tree = {f.dir for f in folders if f.has_tree()}
+            refused.add(run_dir)
+    # the per-pass trees first: a combined --task-type both CSV leaves out the rows of each sibling run folder,
+    # read or refused, and must know which
+    with_tree = {f.dir for f in folders if f.has_tree()}
+    read = {f.dir: _read_folder(f, out, registry_answers, None) for f in folders if f.dir in with_tree}
+    trees = {d for d, got in read.items() if not isinstance(got, FormatError)}
+    refused |= set(read) - trees
     blockers_seen: dict[tuple[str, str], tuple[Path, list[str]]] = {}
     for folder in folders:
-        try:
-            passes = _tree_passes(folder, out) if folder.dir in tree else _csv_passes(folder, out, tree)
-            _attribute(folder, passes, registry_answers)
-            registered_here = folder.logs.registered()
-        except FormatError as exc:
-            out.reject(folder.dir, None, None, f"cannot read this run folder: {exc}")
+        got = read[folder.dir] if folder.dir in read else _read_folder(folder, out, registry_answers, (trees, refused))
+        if isinstance(got, FormatError):
+            out.reject(folder.dir, None, None, f"cannot read this run folder: {got}")
             continue
+        passes, registered_here = got
         for p in passes:
             record = _record(folder, p)
             if p.traj is not None:
@@ -123,3 +127,15 @@ def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike
                               "blockers": [{"id": i} for i in ids],
                               "meta": {"blockers_from": "ask_human server log"}})
     return finish(out, path, strict=strict)
+
+
+def _read_folder(folder: _RunFolder, out: Collected, registry_answers: dict[str, dict[str, str]],
+                 siblings: tuple[set[Path], set[Path]] | None) -> tuple[list, dict] | FormatError:
+    """A run folder's passes (its per-pass tree's when ``siblings`` is None, else its CSV's without the rows of the
+    sibling run folders read and refused) and the blockers its server log registers, or the error that refuses it."""
+    try:
+        passes = _tree_passes(folder, out) if siblings is None else _csv_passes(folder, out, *siblings)
+        _attribute(folder, passes, registry_answers)
+        return passes, folder.logs.registered()
+    except FormatError as exc:
+        return exc

@@ -12,16 +12,21 @@ from .trajectories import _read_public_traj, invalid_pass_reason
 from .tree import _Pass, _RunFolder
 
 
-def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path]) -> list[_Pass]:
-    """Rows of ``public_metrics/pass_level_metrics.csv`` when no per-pass tree is beside it."""
+def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path], refused: set[Path]) -> list[_Pass]:
+    """Rows of ``public_metrics/pass_level_metrics.csv`` when no per-pass tree is beside it, but those of a sibling
+    run folder (a combined ``--task-type both`` CSV) read from its tree or refused, counted as skipped."""
     passes = []
     trajectories = folder.dir / "public_metrics" / "trajectories"
     duplicate_of: dict[str, int] = defaultdict(int)
+    of_refused: dict[str, int] = defaultdict(int)
     for line, row in read_csv(folder.csv, CSV_COLUMNS):
         with out.row(folder.csv, line, "this run's files"):
             other = _row_run_folder(row.get("trajectory_dir") or "", folder.dir, row)
             if other is not None and other in also_read:
                 duplicate_of[other.name] += 1
+                continue
+            if other is not None and other in refused:
+                of_refused[other.name] += 1
                 continue
             task, model, mode = row["task_name"], row["model"], row["mode"]
             if mode not in MODES:
@@ -63,6 +68,9 @@ def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path]) -> lis
             passes.append(p)
     for name, n in sorted(duplicate_of.items()):
         out.skip(f"rows of the combined --task-type both CSV {folder.csv} already read from run folder {name}", n)
+    for name, n in sorted(of_refused.items()):
+        out.skip(f"rows of the combined --task-type both CSV {folder.csv} of run folder {name}, which is refused"
+                 " (its error says why)", n)
     return passes
 
 
