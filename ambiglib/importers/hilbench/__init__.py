@@ -101,8 +101,7 @@ def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike
             refused.add(run_dir)
     # the per-pass trees first: a combined --task-type both CSV leaves out the rows of each sibling run folder,
     # read or refused, and must know which
-    with_tree = {f.dir for f in folders if f.has_tree()}
-    read = {f.dir: _read_folder(f, out, registry_answers, None) for f in folders if f.dir in with_tree}
+    read = {f.dir: _read_folder(f, out, registry_answers, None) for f in folders if f.has_tree()}
     trees = {d for d, got in read.items() if not isinstance(got, FormatError)}
     refused |= set(read) - trees
     blockers_seen: dict[tuple[str, str], tuple[Path, list[str]]] = {}

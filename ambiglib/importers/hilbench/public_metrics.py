@@ -17,16 +17,12 @@ def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path], refuse
     run folder (a combined ``--task-type both`` CSV) read from its tree or refused, counted as skipped."""
     passes = []
     trajectories = folder.dir / "public_metrics" / "trajectories"
-    duplicate_of: dict[str, int] = defaultdict(int)
-    of_refused: dict[str, int] = defaultdict(int)
+    left_out: dict[tuple[str, bool], int] = defaultdict(int)  # (sibling run folder, read from its tree): rows
     for line, row in read_csv(folder.csv, CSV_COLUMNS):
         with out.row(folder.csv, line, "this run's files"):
             other = _row_run_folder(row.get("trajectory_dir") or "", folder.dir, row)
-            if other is not None and other in also_read:
-                duplicate_of[other.name] += 1
-                continue
-            if other is not None and other in refused:
-                of_refused[other.name] += 1
+            if other is not None and (other in also_read or other in refused):
+                left_out[other.name, other in also_read] += 1
                 continue
             task, model, mode = row["task_name"], row["model"], row["mode"]
             if mode not in MODES:
@@ -66,11 +62,10 @@ def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path], refuse
             if mode == "ask_human" and p.traj is None:
                 _questions_from_own_log(folder, p, n_traj or 0)
             passes.append(p)
-    for name, n in sorted(duplicate_of.items()):
-        out.skip(f"rows of the combined --task-type both CSV {folder.csv} already read from run folder {name}", n)
-    for name, n in sorted(of_refused.items()):
-        out.skip(f"rows of the combined --task-type both CSV {folder.csv} of run folder {name}, which is refused"
-                 " (its error says why)", n)
+    for (name, was_read), n in sorted(left_out.items()):
+        why = f"already read from run folder {name}" if was_read else \
+            f"of run folder {name}, which is refused (its error says why)"
+        out.skip(f"rows of the combined --task-type both CSV {folder.csv} {why}", n)
     return passes
 
 

@@ -70,17 +70,17 @@ class _RunFolder:
     def __init__(self, run_dir: Path):
         self.dir = run_dir
         self.logs = _Logs(run_dir)
-        cfg_file = run_dir / "batch_config.json"
+        self.config_file = run_dir / "batch_config.json"
         self.config: dict[str, Any] = {}
-        if present(cfg_file):
-            cfg = read_json(cfg_file)
+        if present(self.config_file):
+            cfg = read_json(self.config_file)
             if not isinstance(cfg, dict):
-                raise FormatError(f"{cfg_file}: must be an object (got {type(cfg).__name__})")
+                raise FormatError(f"{self.config_file}: must be an object (got {type(cfg).__name__})")
             self.config = cfg
-        summary_file = run_dir / "public_metrics" / "summary_metrics.json"
+        self.summary_file = run_dir / "public_metrics" / "summary_metrics.json"
         self.summary_meta: dict[str, Any] = {}
-        if present(summary_file):
-            s = read_json(summary_file)
+        if present(self.summary_file):
+            s = read_json(self.summary_file)
             if isinstance(s, dict) and isinstance(s.get("metadata"), dict):
                 self.summary_meta = s["metadata"]
         names = self.config.get("model_names") or []
@@ -95,9 +95,8 @@ class _RunFolder:
         """The passes the batch ran (``batch_config.json`` ``passes``, else the summary's ``num_passes``, else the
         highest pass seen): every one missing is padded as an error run, so a count above :data:`MAX_PASSES`
         is refused, naming where it was read."""
-        sources = ((self.dir / "batch_config.json", "passes", self.config.get("passes")),
-                   (self.dir / "public_metrics" / "summary_metrics.json", "metadata.num_passes",
-                    self.summary_meta.get("num_passes")))
+        sources = ((self.config_file, "passes", self.config.get("passes")),
+                   (self.summary_file, "metadata.num_passes", self.summary_meta.get("num_passes")))
         for file, name, value in sources:
             if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
                 if value > MAX_PASSES:
