@@ -116,7 +116,8 @@ def harness_summary(rs: RunSet, *, include_partial: bool = False,
     include_partial : bool, default False
         HIL-Bench only: ``run_hil_bench.summarize_rows``'s pass filter. False (the harness's
         default) drops a (task, model, mode) unless every one of its passes is valid; True keeps
-        it with its valid passes.
+        it with its valid passes, and refuses (``MetricError``) more than 1,000 expected passes, since
+        it lists pass@k for every k up to them.
     harness : str or dict, optional
         Which harness's rules to apply: one name for every run, or ``{benchmark: harness}``.
         By default each run follows ``meta.harness`` (set by the importers), else its benchmark.
