@@ -270,7 +270,8 @@ def test_paired_comparison_adjusts_by_holm_or_by_benjamini_hochberg_and_says_whi
     assert (bh["p_fdr_bh"] < holm["p_holm"]).any()  # this family is one where the two differ
     # the note names Benjamini-Hochberg, its family and what it bounds; Holm's table says nothing new
     note = bh.attrs["note"]
-    assert "p_fdr_bh: Benjamini–Hochberg over the 6 rows with a p-value" in note
+    assert "p_fdr_bh: Benjamini–Hochberg within each family of rows (per benchmark and question)" in note
+    assert f"{bh['family'].iloc[0]} (6)" in note  # one family here: the benchmark's rows of one question
     assert "false discovery rate" in note and "not bounded" in note
     assert "Benjamini" not in holm.attrs.get("note", "") and "false discovery" not in holm.attrs.get("note", "")
 
@@ -292,3 +293,51 @@ def test_the_statistics_modules_import_without_statsmodels_and_use_it_when_calle
             "assert 'statsmodels.stats.proportion' in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+# ----------------------------------------------------------------------------- the linearized interval of a ratio
+
+
+def test_linearized_interval_of_a_ratio_is_the_ratio_estimators_textbook_interval():
+    """Cochran (1977) §6.4: the ratio estimator R = Σy / Σx over n clusters has variance
+    Σ(y_i − R x_i)² / (n (n − 1) x̄²); the interval is R ± t(n − 1) · its square root."""
+    from ambiglib.ratio_intervals import linearized_ci
+
+    rng = np.random.default_rng(4)
+    y, x = rng.poisson(4, 15).astype(float), rng.integers(1, 6, 15).astype(float)
+    got = linearized_ci(np.c_[y, x], lambda t: t[..., 0] / t[..., 1])
+    r, n = y.sum() / x.sum(), len(x)
+    se = np.sqrt(((y - r * x) ** 2).sum() / (n * (n - 1) * x.mean() ** 2))
+    t = sps.t.ppf(0.975, n - 1)
+    assert (got.estimate, got.low, got.high, got.se) == pytest.approx((r, r - t * se, r + t * se, se), rel=1e-6)
+
+
+def test_linearized_interval_of_a_mean_is_scipys_t_interval_and_never_a_point_where_bounded():
+    from ambiglib.ratio_intervals import linearized_ci
+
+    d = np.array([0.5, -0.25, 1.0, 0.0, 0.75, 0.25, -0.5, 1.0])
+    got = linearized_ci(np.c_[d, np.ones(8)], lambda t: t[..., 0] / t[..., 1])
+    ref = sps.ttest_1samp(d, 0).confidence_interval(0.95)
+    assert (got.low, got.high) == (pytest.approx(ref.low), pytest.approx(ref.high))
+    # every task alike: no spread. Unbounded, no interval; bounded (a difference of values on [0, 1]), the Wilson
+    # bound of 0 of n tasks differing (t on n − 1 degrees of freedom) either side, kept within ± the bound
+    same = np.c_[np.zeros(12), np.ones(12)]
+    assert np.isnan(linearized_ci(same, lambda t: t[..., 0] / t[..., 1]).low)
+    t = sps.t.ppf(0.975, 11)
+    got = linearized_ci(same, lambda t: t[..., 0] / t[..., 1], bounded=1.0)
+    assert (got.low, got.high) == pytest.approx((-t * t / (12 + t * t), t * t / (12 + t * t)))
+    assert linearized_ci(same * 100, lambda t: t[..., 0] / t[..., 1] * 0 + 99.9, bounded=100).high == 100
+
+
+def test_linearized_interval_of_a_difference_of_ratios_by_the_delta_method_written_out():
+    """Two agents' pooled ratios on the same tasks: the variance of a_y/a_x − b_y/b_x by the delta method, its
+    gradient by hand: the per-task linearized values (y_a − R_a x_a)/x̄_a − (y_b − R_b x_b)/x̄_b."""
+    from ambiglib.ratio_intervals import linearized_ci
+
+    rng = np.random.default_rng(9)
+    s = rng.integers(1, 7, (20, 4)).astype(float)
+    got = linearized_ci(s, lambda t: t[..., 0] / t[..., 1] - t[..., 2] / t[..., 3])
+    ra, rb = s[:, 0].sum() / s[:, 1].sum(), s[:, 2].sum() / s[:, 3].sum()
+    z = (s[:, 0] - ra * s[:, 1]) / s[:, 1].mean() - (s[:, 2] - rb * s[:, 3]) / s[:, 3].mean()
+    se = z.std(ddof=1) / np.sqrt(20)
+    assert got.se == pytest.approx(se, rel=1e-6) and got.estimate == pytest.approx(ra - rb)

@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from ..errors import AmbiglibError
 from ..runset import RunSet
+from ..ratio_intervals import LINEARIZED, linearized_ci
 from ..stats import bootstrap_totals, percentile_ci, wilson_ci_clustered
 
 
@@ -177,6 +178,35 @@ def _cluster_ci(sums: pd.DataFrame, keys: list[str], cluster: str,
             rows.append(row)
     out = pd.DataFrame(rows)
     out.attrs["ci_method"] = bootstrap_method(n_boot)
+    return out
+
+
+def _linearized_ci(sums: pd.DataFrame, keys: list[str], cluster: str,
+                   stat: Callable[[Mapping[str, np.ndarray]], Mapping[str, np.ndarray]], confidence: float,
+                   bounded: Mapping[str, float | None] | None = None,
+                   floor: Mapping[str, float | None] | None = None) -> pd.DataFrame:
+    """:func:`_cluster_ci`'s columns, each statistic's interval the linearized t-interval over clusters
+    (:func:`ambiglib.ratio_intervals.linearized_ci`) in place of a percentile bootstrap: at 8-12 tasks it covers near its level
+    where the bootstrap did not (``bench/coverage.py``). ``bounded``: statistic → its scale where it is a
+    difference of values on [0, 1] (100 for percentage points): where every task gives the same value, the interval
+    is then ± the share of tasks that could differ unseen, else missing. ``floor``: statistic → the least value it
+    can take (0 for a count)."""
+    cols = [c for c in sums.columns if c not in (*keys, cluster)]
+    groups = list(sums.groupby(keys, sort=True, dropna=False)) if keys else [((), sums)]
+    rows = []
+    for key, g in groups:
+        values = g[cols].to_numpy(dtype=float)
+        names = list(stat({c: values.sum(axis=0)[i:i + 1] for i, c in enumerate(cols)}))
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        for name in names:
+            def one(totals: np.ndarray, name: str = name) -> np.ndarray:
+                return np.asarray(stat({c: totals[..., i] for i, c in enumerate(cols)})[name], dtype=float)
+
+            ci = linearized_ci(values, one, confidence, bounded=(bounded or {}).get(name), floor=(floor or {}).get(name))
+            row[f"{name}_ci_low"], row[f"{name}_ci_high"] = ci.low, ci.high
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out.attrs["ci_method"] = LINEARIZED
     return out
 
 
