@@ -7,23 +7,30 @@ times has no pass@k): the values, the interval and the test use those tasks and 
 ``n_pairs`` counts them. The difference is side a − side b, in the order the sides are given.
 
 * **Interval**, labelled in every row (``ci_level``, ``ci_method``): for a mean of per-task values with equal
-  weights (mean score, pass@k, the gains from the tool in a balanced design), the t-interval of the per-task
-  differences, which covers at 12 tasks where a percentile bootstrap does not (``bench/coverage.py``); for a
-  pooled ratio (Ask-F1, precision, recall, CalibScore, gain per question), a percentile bootstrap that
-  resamples those tasks (the same draws for both sides) and recomputes the metric as it pools.
-* **Test**, fitted to the outcome (Dietterich 1998; Miller 2024, "Adding Error Bars to Evals"): the exact
-  McNemar test for pass/fail outcomes with one trial per task and side (``test="mcnemar-midp"``: its mid-p
-  form, Fagerland et al. 2013); otherwise a paired sign-flip permutation test of the same difference the
-  interval is about (each task's sides swapped), exact up to 20 tasks, else from random flips, as many as the
-  table's size needs for the adjustment to reach 0.05 (:func:`flips_for`), its Monte-Carlo error in ``p_mc_se``.
+  weights (mean score, pass@k, ask rate, the gains from the tool in a balanced design), the t-interval of the
+  per-task differences; for a pooled ratio (Ask-F1, precision, recall, CalibScore, gain per question), the same
+  t-interval linearized (:func:`ambiglib.ratio_intervals.linearized_ci`: the delta method over per-task sums). Both cover
+  0.93-0.96 from 8 tasks, where a percentile task bootstrap covered 0.88-0.92 (``bench/coverage.py``;
+  ``interval="bootstrap"`` still gives it). Where every task's difference is the same, a difference of values
+  on [0, 1] is widened to the share of tasks that could differ unseen (Wilson's bound for 0 of n), never a point.
+* **Test**, fitted to the outcome (Dietterich 1998; Miller 2024, "Adding Error Bars to Evals"): the mid-p
+  McNemar test for pass/fail outcomes with one trial per task and side (Fagerland et al. 2013: the exact test,
+  ``test="mcnemar"``, rejects far less often than its level at 10-20 tasks); otherwise a paired sign-flip
+  permutation test of the same difference the interval is about (each task's sides swapped), exact up to 20
+  tasks, else from random flips, as many as the family's size needs for the adjustment to reach 0.05
+  (:func:`flips_for`), its Monte-Carlo error in ``p_mc_se``.
   ``test="wilcoxon"`` gives the Wilcoxon signed-rank test on the per-task values, as Ambig-DS reports. Each
   row names its test; ``n_differing`` counts the tasks whose swap moves the statistic (the metric's own
   inputs differ), and below 10 the note says the test has little power. Where the interval and the test
   decide differently, ``ci_vs_test`` says so and why.
-* The p-values are adjusted over every row of the output: by Holm (``p_holm``, the default), which bounds the
-  chance of any false difference in the table (the family-wise error rate), or by Benjamini–Hochberg
+* The p-values are adjusted within a **family** (``family``, column ``family``): by default each benchmark's rows
+  of one of the four questions, so that a benchmark's verdict does not change with the other benchmarks in the
+  log (``family="metric"`` narrower, ``"benchmark"`` or ``"all"`` wider). By Holm (``p_holm``, the default), which
+  bounds the chance of any false difference in the family (the family-wise error rate), or by Benjamini–Hochberg
   (``correction="fdr_bh"``, ``p_fdr_bh``), which bounds the expected share of false differences among those it
-  finds (the false discovery rate), and the note says so. Effect sizes on the per-task values: the matched-pairs
+  finds (the false discovery rate), and the note says so. ``p_smallest`` is the smallest p the row's test could
+  give with its tasks that differ, ``p_smallest_adjusted`` that adjusted as its family's best case: at or above
+  the level, the row cannot be significant whatever the outcomes (more tasks would tell). Effect sizes on the per-task values: the matched-pairs
   rank-biserial correlation (``rbc``, Kerby 2014) and the probability of improvement (``prob_improvement``,
   rliable: within each task the chance that a run of a beats a run of b, averaged over tasks).
 * ``rerun_sd`` (mean score): how far the difference would move if both sides were run again on these tasks
@@ -53,7 +60,8 @@ from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_par
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
 from .significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
-from .stats import _adjusted, bootstrap_totals, check_n_boot, percentile_ci, sps, t_interval
+from .ratio_intervals import LINEARIZED, linearized_ci
+from .stats import _adjusted, bootstrap_totals, check_n_boot, percentile_ci, sps
 from .tables._common import ConventionsArg, _per_tool_policy, as_table, explain_empty
 
 __all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "CORRECTIONS", "rank_biserial",
@@ -63,6 +71,12 @@ __all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "CORR
 COMPARABLE: dict[str, str] = {
     "mean_score": "mean score per task (solve runs in the condition; invalid and timeout score 0)",
     "pass_at_k": "pass@k per task (the benchmark's estimator: HIL-Bench first k, else unbiased)",
+    "ask_rate": "share of runs with the ask tool that asked at least one question, on ambiguous tasks (condition"
+                " ambiguous+tool, the default) or on fully specified ones (full+tool: over-asking); under Ambig-DS's"
+                " conventions its ask-only runs, as CalibScore",
+    "questions_per_run": "questions a run asks with the tool on ambiguous tasks (solve runs)",
+    "judge_score": "the judges' mean numeric score of single questions (labels with q_index; a question's calls and"
+                   " judges averaged first), over judged questions of solve runs with the tool on ambiguous tasks",
     "ask_f1": "Ask-F1 from pooled precision and recall (ask-tool runs on ambiguous tasks; an agent that asks"
               " nothing has recall 0 and Ask-F1 0)",
     "precision": "question precision (relevant questions / questions), over tasks where both sides asked: without"
@@ -87,19 +101,71 @@ CORRECTIONS: dict[str, tuple[str, str]] = {
 }
 #: the alternatives a test can take: ``greater`` tests side a > side b
 Alternative = Literal["two-sided", "greater", "less"]
-#: the tests a comparison can use: ``auto`` picks exact McNemar or the permutation test by the outcome
+#: the tests a comparison can use: ``auto`` picks mid-p McNemar or the permutation test by the outcome
 TESTS = ("auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon")
 #: below this many tasks whose sides differ, a test has little power (the note says so)
 FEW_DIFFERING = 10
 #: below this many tasks a percentile bootstrap interval covers less than it says (``bench/coverage.py``)
 FEW_FOR_BOOTSTRAP = 50
+#: how the interval of a difference of means of per-task values is made
+T_OF_DIFFERENCES = "t-interval of the per-task differences"
+#: how a difference's interval can be made (``interval=``): ``t``, the t-interval of the per-task differences or,
+#: for a pooled ratio, its linearized form (:func:`ambiglib.ratio_intervals.linearized_ci`); ``bootstrap``, the percentile
+#: task bootstrap (``n_boot`` draws), which covers less than its level below about 50 tasks
+INTERVALS = ("t", "bootstrap")
 _VOI = {"gain_per_question": "score_gain_pp", "score_gain_pp": "score_gain_pp", "pass_gain_pp": "pass_gain_pp"}
 _SIDES = ("model", "policy", "ask_tool", "log")
 #: what each comparison holds fixed (one comparison per value), the agent keys other than its sides: ``log`` (logs
 #: loaded together, :mod:`ambiglib.log_labels`) pairs one model and policy's runs across the logs by task
 _FIXED = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"], "log": ["model", "policy"]}
-#: metrics whose runs are chosen by ``condition`` (the others fix their own)
-CONDITIONED = ("mean_score", "pass_at_k")
+#: metrics whose runs are chosen by ``condition`` (the others fix their own); ask_rate's condition keeps the tool
+CONDITIONED = ("mean_score", "pass_at_k", "ask_rate")
+#: metrics compared with and without the ask tool (``between="ask_tool"``)
+SCORED = ("mean_score", "pass_at_k")
+#: which of the four questions each metric answers: a Holm family is one benchmark's metrics of one question
+QUESTION_OF = {"ask_rate": "asking", "calib_score": "asking", "questions_per_run": "question_quality",
+               "judge_score": "question_quality",
+               "precision": "question_quality", "recall": "question_quality", "ask_f1": "question_quality",
+               "mean_score": "payoff", "pass_at_k": "payoff", "score_gain_pp": "payoff", "pass_gain_pp": "payoff",
+               "gain_per_question": "payoff"}
+#: each metric's name in a sentence
+METRIC_NAMES = {"mean_score": "mean score", "pass_at_k": "pass@k", "ask_rate": "ask rate", "questions_per_run":
+                "questions per run", "judge_score": "judge score", "ask_f1": "Ask-F1", "precision": "precision", "recall": "recall",
+                "calib_score": "CalibScore", "gain_per_question": "gain per question (pp)",
+                "score_gain_pp": "gain from asking (pp)", "pass_gain_pp": "pass@k gain from asking (pp)"}
+
+
+def metric_name(metric: str, condition: tuple[str, bool] | None = None) -> str:
+    """A metric's name in a sentence, with its condition where the metric takes one ("ask rate on fully specified
+    tasks", "mean score, ambiguous without the tool")."""
+    name = METRIC_NAMES.get(metric, metric)
+    if metric == "ask_rate" and condition is not None:
+        return f"{name} on {'fully specified' if condition[0] == 'full' else 'ambiguous'} tasks"
+    if metric in ("mean_score", "pass_at_k") and condition is not None and condition != ("ambiguous", True):
+        spec = "fully specified" if condition[0] == "full" else "ambiguous"
+        return f"{name}, {spec} {'with' if condition[1] else 'without'} the tool"
+    return name
+
+
+#: the metrics whose values are percentage points (a difference of two is too); the rest are on 0-1 or counts
+IN_PP = ("score_gain_pp", "pass_gain_pp", "gain_per_question")
+#: each metric's unit, as a table's ``unit`` column says it: percentage points, a share or score on 0-1, or its own
+UNITS = {**{m: "pp" for m in IN_PP}, "questions_per_run": "questions", "judge_score": "the judges' scale"}
+
+
+def unit_of(metric: str) -> str:
+    """A metric's unit in words: "pp", "0-1", "questions" or "the judges' scale"."""
+    return UNITS.get(metric, "0-1")
+
+
+#: the families a comparison's p-values can be adjusted over (``family=``), narrowest first: each benchmark's rows
+#: of one metric, of one of the four questions (the default: each benchmark's conclusion on a question stands
+#: alone), of the benchmark, or every row of the table
+FAMILIES = ("metric", "question", "benchmark", "all")
+#: why a difference has no interval
+_NO_INTERVAL = ("no interval: one task, or every task alike for a metric without bounds (no spread to make one from),"
+                " or no bootstrap draw with a value")
+_FAMILY_WORDS = {"metric": "benchmark and metric", "question": "benchmark and question", "benchmark": "benchmark"}
 #: random sign flips a permutation test draws first; rows that may be significant draw more (:func:`flips_for`)
 FIRST_FLIPS = 9_999
 #: the most flips × tasks one test draws, to bound a test's time: past it, the note says what it limits
@@ -151,6 +217,10 @@ def describe_condition(metric: str, between: str, condition: tuple[str, bool] | 
     if between == "ask_tool" or metric in _VOI:
         return "ambiguous tasks, with the ask tool (a) vs without (b)" if between == "ask_tool" else \
             "ambiguous tasks, with the ask tool vs without"
+    if metric == "ask_rate":
+        only = conv.calibration_protocol if conv is not None else None
+        spec = "every" if condition is None else "fully specified" if condition[0] == "full" else condition[0]
+        return f"{spec} tasks with the ask tool" + (f" ({only} runs)" if only else "")
     if metric in CONDITIONED:
         if condition is None:
             return "every solve run"
@@ -188,6 +258,15 @@ class _Sums:
     runs: pd.DataFrame | None = None
     spread: str | None = None
     design: list[str] = field(default_factory=list)
+    #: how one side's own value gets its interval: ``("share", k, n)`` Wilson over tasks of the share k / n;
+    #: ``("two rates", (k1, n1), (k2, n2), combine)`` the bounds of two shares' intervals (Ask-F1, CalibScore);
+    #: ``("linearized", scale[, floor])`` the linearized t-interval (:func:`ambiglib.ratio_intervals.linearized_ci`),
+    #: ``scale`` its bound where it is a difference of values on [0, 1] (None: unbounded), ``floor`` the least value
+    #: the metric takes (0 for a count)
+    own: tuple = ("linearized", None)
+    #: a difference of two sides' values: its scale where both are on [0, 1] (1, or 100 for percentage points)
+    #: for the interval where no task differs; None where the values are unbounded (counts, gains per question)
+    bounded: float | None = 1.0
 
 
 def _ran(work: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -204,7 +283,8 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         per["n"] = 1.0
         return _Sums(per, ["score_mean", "n"], lambda t: _ratio(t["score_mean"], t["n"]), lambda t: t["n"] > 0,
                      "no scored run", "n_trials", ("n",), _ran(scope, keys),
-                     work[[*keys, "task_id", "score"]].rename(columns={"score": "value"}), "score_var")
+                     work[[*keys, "task_id", "score"]].rename(columns={"score": "value"}), "score_var",
+                     own=("share", "score_mean", "n"))
     if metric == "pass_at_k":
         scope = _work(rs)
         scope = scope[scope["protocol"] == "solve"]
@@ -216,7 +296,31 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         per = units.groupby([*keys, "task_id"], sort=True)[["pk", "pk_n", "n"]].sum().reset_index()
         per = per.rename(columns={"n": "n_trials"})
         return _Sums(per, ["pk", "pk_n"], lambda t: _ratio(t["pk"], t["pk_n"]), lambda t: t["pk_n"] > 0,
-                     f"fewer than k = {k} trials", "n_trials", ("pk_n",), _ran(scope, keys))
+                     f"fewer than k = {k} trials", "n_trials", ("pk_n",), _ran(scope, keys), own=("share", "pk", "pk_n"))
+    if metric == "ask_rate":  # (the runs: _scopes keeps the condition's spec, with the tool)
+        tool = rs.filter(protocol=conv.calibration_protocol)
+        scope = _work(tool)
+        scope = scope[scope["ask_tool"]]
+        work = scope[~scope["error"]]
+        asked = (work["n_questions"] > 0).astype(float)
+        g = work.assign(asked=asked, n=1.0).groupby([*keys, "task_id"], sort=True)
+        per = g[["asked", "n"]].sum().reset_index()
+        per["n_trials"] = per["n"]
+        values = work[[*keys, "task_id"]].assign(value=asked.to_numpy())
+        return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", "n_trials", ("n",), _ran(scope, keys), values,
+                     own=("share", "asked", "n"))
+    if metric == "questions_per_run":
+        scope = _work(rs.filter(protocol="solve", spec="ambiguous", ask_tool=True))
+        work = scope[~scope["error"]]
+        per = work.assign(n=1.0).groupby([*keys, "task_id"], sort=True)[["n_questions", "n"]].sum().reset_index()
+        per["n_questions"] = per["n_questions"].astype(float)
+        values = work[[*keys, "task_id"]].assign(value=work["n_questions"].to_numpy(float))
+        return _Sums(per, ["n_questions", "n"], lambda t: _ratio(t["n_questions"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", None, ("n",), _ran(scope, keys), values, bounded=None,
+                     own=("linearized", None, 0.0))
+    if metric == "judge_score":
+        return _judge_sums(rs, keys)
     if metric in ("ask_f1", "precision", "recall"):
         # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said)
         kept, _ = _without_unattributed(rs.filter(protocol="solve"), keys)
@@ -227,9 +331,11 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         ran = _ran(scope[(scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
         if metric == "precision":  # no question, no precision (the harness's 0 is for Ask-F1's sake)
             return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["n_questions"] > 0,
-                         "no question asked", ran=ran)
+                         "no question asked", ran=ran, own=("share", "n_relevant", "n_questions"))
+        own = ("share", "d_recall", "b_recall") if metric == "recall" else \
+            ("two rates", lambda t: ((t["n_relevant"], t["n_questions"]), (t["d_recall"], t["b_recall"])))
         return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["b_recall"] > 0, "no registered blocker",
-                     ran=ran)
+                     ran=ran, own=own)
     if metric == "calib_score":
         tool = rs.filter(protocol=conv.calibration_protocol)
         runs, additive, stat, _, _ = _calibration_parts(tool, keys)
@@ -238,7 +344,9 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         # CalibScore is a harmonic mean of the two pooled rates: a task counts with a run of either spec, and the
         # pooled statistic needs runs of both (a design whose clear and ambiguous tasks differ is one such)
         sums = _Sums(per, additive, lambda t: stat(t)["calib_score"], lambda t: (t["is_amb"] + t["is_full"]) > 0,
-                     "no ask-tool run", ran=_ran(scope[scope["ask_tool"]], keys))
+                     "no ask-tool run", ran=_ran(scope[scope["ask_tool"]], keys),
+                     own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
+                                                  (t["is_full"] - t["asked_full"], t["is_full"]))))
         both = per.groupby([*keys, "task_id"], sort=False)[["is_amb", "is_full"]].sum()
         if len(both) and not ((both["is_amb"] > 0) & (both["is_full"] > 0)).any():
             sums.design.append("calib_score: no task was run both fully specified and ambiguous (the clear and the"
@@ -266,8 +374,39 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
         else:
             def stat(t):
                 return parts["stat"](t)[_VOI[metric]]
-        return _Sums(per, cols, stat, defined, why, weights=weights, ran=ran)
+        scale = None if metric == "gain_per_question" else 100.0
+        return _Sums(per, cols, stat, defined, why, weights=weights, ran=ran, own=("linearized", scale),
+                     bounded=scale)
     raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
+
+
+def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
+    """Per task, the judges' scores of single questions (labels with ``q_index``, one numeric facet): the sum of
+    each judged question's score (its calls and judges averaged first) and how many were judged, as
+    ``headline.question_quality`` computes its judge score."""
+    amb = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
+    scope = _work(amb)
+    work = scope[~scope["error"]]
+    labels = amb.labels
+    lab = labels[labels["q_index"].notna().to_numpy(dtype=bool) & labels["run_id"].isin(work["run_id"]).to_numpy()]
+    value = pd.to_numeric(lab["label"].astype(object), errors="coerce")
+    empty = pd.DataFrame(columns=[*keys, "task_id", "judged_sum", "judged"])
+    sums = _Sums(empty, ["judged_sum", "judged"], lambda t: _ratio(t["judged_sum"], t["judged"]),
+                 lambda t: t["judged"] > 0, "no judged question", None, (), _ran(scope, keys), None, bounded=None,
+                 own=("linearized", None))
+    if len(lab) == 0 or value.isna().any() or lab["facet"].nunique() > 1:
+        return sums
+    per_q = lab.assign(value=value.to_numpy(float)).groupby(["run_id", "q_index"], sort=False)["value"].mean()
+    per_run = per_q.groupby(level=0).agg(judged_sum="sum", judged="count")
+    runs = work[["run_id", *keys, "task_id"]].merge(per_run, left_on="run_id", right_index=True, how="inner")
+    sums.per = runs.groupby([*keys, "task_id"], sort=True)[["judged_sum", "judged"]].sum().reset_index()
+    judges = lab.merge(work[["run_id", *keys]], on="run_id").groupby(keys[-1], sort=True)["judge"].agg(
+        lambda j: ", ".join(sorted(set(map(str, j)))))
+    if judges.nunique() > 1:
+        named = "; ".join(dict.fromkeys(judges))
+        sums.design.append(f"judge_score: the sides' questions were scored by different judges ({named}): one judge's"
+                           " 4 is not another's, so their difference mixes the agents with the judges")
+    return sums
 
 
 # ----------------------------------------------------------------------------- the comparison
@@ -286,37 +425,39 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
                       alternative: Alternative = "two-sided", n_boot: int = 10_000,
                       seed: int = 0, confidence: float = 0.95,
                       conventions: Mapping[str, str] | None = None, pool_suites: bool = False,
-                      correction: str = "holm") -> pd.DataFrame:
+                      correction: str = "holm", family: str = "question", interval: str = "t") -> pd.DataFrame:
     """Compare a metric between every pair of models, of ask policies, or with and without the tool, paired by task.
 
     Parameters
     ----------
     rs : RunSet
     metric : str, default "mean_score"
-        One of :data:`COMPARABLE`: ``mean_score``, ``pass_at_k``, ``ask_f1``, ``precision``,
-        ``recall``, ``calib_score``, ``gain_per_question``, ``score_gain_pp``, ``pass_gain_pp``.
+        One of :data:`COMPARABLE`: ``mean_score``, ``pass_at_k``, ``ask_rate``, ``questions_per_run``,
+        ``ask_f1``, ``precision``, ``recall``, ``calib_score``, ``gain_per_question``, ``score_gain_pp``,
+        ``pass_gain_pp``.
     between : {"model", "policy", "ask_tool"}, default "model"
         What differs between the two sides. ``ask_tool`` compares runs with the tool (side a)
         against runs without it (side b) on the same ambiguous tasks (``mean_score`` and
         ``pass_at_k`` only), one comparison per with-tool policy.
     condition : (spec, ask_tool) or None, default ("ambiguous", True)
-        The runs ``mean_score`` and ``pass_at_k`` compare; the other metrics fix their own runs
-        (the ``condition`` column says which), and giving another condition for them is an error.
+        The runs ``mean_score`` and ``pass_at_k`` compare; for ``ask_rate``, the spec of the runs with the tool
+        (``("ambiguous", True)``: asking when it should; ``("full", True)``: over-asking). The other metrics fix
+        their own runs (the ``condition`` column says which), and giving another condition for them is an error.
     a, b : optional
         Only this pair, in this order: ``difference`` is a − b. Without them, every pair (sorted; with
         and without the tool: with first).
     k : int, default 3
     test : {"auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"}, default "auto"
-        ``auto``: the exact McNemar test where every task's value on both sides is one pass/fail trial,
-        else the paired permutation test. ``mcnemar-midp``: McNemar's mid-p form (less conservative with
-        few discordant tasks). ``wilcoxon``: the Wilcoxon signed-rank test on the per-task values
+        ``auto``: the mid-p McNemar test where every task's value on both sides is one pass/fail trial,
+        else the paired permutation test. ``mcnemar``: the exact (conditional) McNemar test, conservative with
+        few discordant tasks; ``mcnemar-midp``: its mid-p form. ``wilcoxon``: the Wilcoxon signed-rank test on the per-task values
         (``zero_method="wilcox"``), as Ambig-DS reports.
     alternative : {"two-sided", "greater", "less"}
         ``greater`` tests side a > side b.
     n_boot, seed, confidence
-        The interval's level; a pooled ratio's task bootstrap: replicate r draws the paired tasks (sorted by
-        ``task_id``) as ``np.random.default_rng(seed).integers(0, n, size=(n_boot, n))[r]``, and both sides
-        are recomputed on the same draw. ``seed`` also seeds a permutation test's random flips. 1 −
+        The interval's level; with ``interval="bootstrap"``, the task bootstrap: replicate r draws the paired
+        tasks (sorted by ``task_id``) as ``np.random.default_rng(seed).integers(0, n, size=(n_boot, n))[r]``, and
+        both sides are recomputed on the same draw. ``seed`` also seeds a permutation test's random flips. 1 −
         ``confidence`` is the level at which the interval and the test are set side by side (``ci_vs_test``)
         and for which a permutation test draws enough flips.
     conventions : mapping, optional
@@ -330,6 +471,11 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         ``holm`` (``p_holm``) bounds the family-wise error rate, the chance of any false difference in the
         table; ``fdr_bh``, Benjamini–Hochberg (``p_fdr_bh``), bounds the false discovery rate, the expected
         share of false differences among the rows below the level, and finds more where many rows differ.
+    family : {"question", "metric", "benchmark", "all"}, default "question"
+        The rows adjusted together (:data:`FAMILIES`, :func:`family_of`): each benchmark's rows of one of the four
+        questions (one metric's rows, with one metric compared), or all of a benchmark's, or every row.
+    interval : {"t", "bootstrap"}, default "t"
+        :data:`INTERVALS`: the t-interval (linearized for a pooled ratio), or the percentile task bootstrap.
 
     Returns
     -------
@@ -345,8 +491,10 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         (its name, with its flips), ``n_differing`` (tasks whose swap alone moves the statistic: discordant
         pairs for McNemar, non-zero differences for Wilcoxon), ``statistic`` (McNemar's min(b, c), the
         permutation test's observed difference, Wilcoxon's W), ``alternative, p_value, p_mc_se`` (the
-        Monte-Carlo standard error of a p-value from random flips), ``p_holm`` (Holm over every row; with
+        Monte-Carlo standard error of a p-value from random flips), ``p_holm`` (Holm within the row's family; with
         ``correction="fdr_bh"``, ``p_fdr_bh`` in its place, Benjamini–Hochberg, and the note says what it bounds),
+        ``family, family_size`` (the family's label and its rows with a p-value), ``p_smallest,
+        p_smallest_adjusted`` (the smallest p the test could give, and that adjusted as its family's best case),
         ``ci_vs_test`` (where the interval and the test decide differently, which and why), the effect sizes
         ``rbc, prob_improvement``, and ``rerun_sd`` (mean_score: the standard deviation of the change in the
         difference if both sides ran these tasks again with as many trials, from each task's own trials). A
@@ -366,10 +514,12 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     rliable; Holm (1979); Benjamini and Hochberg (1995); docs/metrics.md, "Paired comparisons".
     """
     _check_correction(correction)  # before any work
+    _check_family(family)
     out, retests, notes = compared(rs, metric=metric, between=between, condition=condition, a=a, b=b, k=k,
                                    test=test, alternative=alternative, n_boot=n_boot, seed=seed,
-                                   confidence=confidence, conventions=conventions, pool_suites=pool_suites)
-    notes = settle(out, retests, 1 - confidence, correction) + notes
+                                   confidence=confidence, conventions=conventions, pool_suites=pool_suites,
+                                   interval=interval)
+    notes = settle(out, retests, 1 - confidence, correction, family=family) + notes
     if len(out) == 0 and not notes:
         notes.append(_nothing_to_compare(rs, between))
     if notes:
@@ -378,12 +528,13 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
 
 
 def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,
-             n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool
-             ) -> tuple[pd.DataFrame, list, list[str]]:
+             n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool, interval: str = "t",
+             blocks: list | None = None) -> tuple[pd.DataFrame, list, list[str]]:
     """:func:`paired_comparison`'s rows before the adjustment, with the means to draw more flips for each row's test
     (``retests``: per row, ``(retest(flips), flips drawn, tasks)`` or None) and its notes. A caller that adjusts
-    several comparisons together (:func:`ambiglib.headline.agent_comparison`) concatenates them and calls
-    :func:`settle` once over the whole family."""
+    several comparisons together (:func:`ambiglib.ranking.rankings`) concatenates them and calls :func:`settle`
+    once over them all. ``blocks``: a list that gets each block's ``(head, per-task sums, sums, condition in
+    words)``, for a caller that ranks the sides on the same sums."""
     if between not in _SIDES:
         raise ValueError(f"paired_comparison: between must be one of {list(_SIDES)} (got {between!r})")
     if metric not in COMPARABLE:
@@ -392,9 +543,14 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
         raise ValueError(f"paired_comparison: alternative must be 'two-sided', 'greater' or 'less' (got {alternative!r})")
     if test not in TESTS:
         raise ValueError(f"paired_comparison: test must be one of {list(TESTS)} (got {test!r})")
-    if between == "ask_tool" and metric not in CONDITIONED:
+    if interval not in INTERVALS:
+        raise ValueError(f"paired_comparison: interval must be one of {list(INTERVALS)} (got {interval!r})")
+    if between == "ask_tool" and metric not in SCORED:
         raise ValueError(f"paired_comparison: with and without the tool compares mean_score or pass_at_k ({metric}"
                          " already compares the two; compare it between models or policies)")
+    if metric == "ask_rate" and condition is not None and not condition[1]:
+        raise ArgumentError(f"paired_comparison: ask_rate is the share of runs with the ask tool that asked: its"
+                            f" condition keeps the tool (ambiguous+tool or full+tool; got {condition[0]} without it)")
     if metric not in CONDITIONED and condition not in (None, ("ambiguous", True)):
         raise ValueError(f"paired_comparison: {metric} compares {describe_condition(metric, between)}: it fixes its"
                          " own runs, so a condition applies only to mean_score and pass_at_k")
@@ -415,9 +571,11 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
     for head, block, ran, values, sums, where in _groups(rs, metric, between, condition, k, conventions,
                                                          pool_suites, fixed, why, design):
         new, again = _pairs(block, ran, values, between, sums, (a, b), n_boot, seed, confidence, alternative, test,
-                            head, metric, where, why, order)
+                            head, metric, where, why, order, interval)
         rows += new
         retests += again
+        if blocks is not None:  # a caller ranking the sides (ambiglib.ranking) takes each block's per-task sums too
+            blocks.append((head, block, sums, where))
     side_a, side_b = f"{between}_a", f"{between}_b"
     out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
     notes = _collapsed(why) + design
@@ -485,16 +643,72 @@ def _check_correction(correction: object) -> None:
         raise ValueError(f"paired_comparison: correction must be one of {list(CORRECTIONS)} (got {correction!r})")
 
 
-def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: str = "holm") -> list[str]:
-    """Finish comparison rows as one family: draw more random flips where a row's p-value may be significant
-    (:func:`flips_for`, the family being every row of ``out``), adjust over every row by ``correction``
-    (:data:`CORRECTIONS`: ``p_holm`` or ``p_fdr_bh``), set the interval beside the test (``ci_vs_test``), say
-    why each empty cell is empty. Changes ``out`` in place; returns the notes, which name a correction other
-    than Holm and what it bounds."""
+def _check_family(family: object) -> None:
+    if family not in FAMILIES:
+        raise ValueError(f"paired_comparison: family must be one of {list(FAMILIES)} (got {family!r})")
+
+
+#: the four questions' short names, for a family's label
+QUESTION_WORDS = {"asking": "does it ask when it should", "question_quality": "are its questions good",
+                  "payoff": "does asking pay off"}
+
+
+def family_of(out: pd.DataFrame, family: str = "question") -> np.ndarray:
+    """Each comparison row's family (``family``: :data:`FAMILIES`), as its label: "hil-bench · are its questions
+    good" (per benchmark and question), "hil-bench · ask_f1" (per benchmark and metric), "hil-bench", or "the
+    whole table". The p-values are adjusted within a family, so that a benchmark's verdict on a question does not
+    change with the other benchmarks or questions a log holds."""
+    _check_family(family)
+    n = len(out)
+    if family == "all":
+        return np.full(n, "the whole table", dtype=object)
+    bench = out["benchmark"].astype(str).to_numpy(dtype=object)
+    if family == "benchmark":
+        return bench
+    metric = out["metric"].astype(str).to_numpy(dtype=object)
+    part = metric if family == "metric" else \
+        np.array([QUESTION_WORDS.get(QUESTION_OF.get(m, ""), m) for m in metric], dtype=object)
+    return np.array([f"{b} · {p}" for b, p in zip(bench, part)], dtype=object)
+
+
+def smallest_p(test: str, n_differing: int, alternative: str, n_tasks: int) -> float:
+    """The smallest p-value ``test`` could give with ``n_differing`` tasks (or discordant pairs) whose sides differ,
+    whatever those tasks' outcomes: exact McNemar 2 · 0.5^d two-sided, its mid-p form 0.5^d; a sign-flip
+    permutation test or Wilcoxon's exact test 2 / 2^d (the other tasks' flips leave the statistic where it is),
+    and from random flips never below 2 / (flips + 1) with as many flips as one test may draw (:data:`FLIP_BUDGET`).
+    One-sided, half of each. NaN where nothing differs (no test)."""
+    if not n_differing or n_differing <= 0:
+        return float("nan")
+    d = int(n_differing)
+    two = alternative == "two-sided"
+    if test.startswith("exact McNemar"):
+        p = 2.0 ** (1 - d) if two else 2.0 ** -d
+    elif test.startswith("mid-p McNemar"):
+        p = 2.0 ** -d if two else 2.0 ** (-d - 1)
+    else:
+        p = 2.0 ** (1 - d) if two else 2.0 ** -d
+        if test.startswith("paired permutation") and "exact" not in test:
+            flips = max(FIRST_FLIPS, FLIP_BUDGET // max(n_tasks, 1))
+            p = max(p, (2.0 if two else 1.0) / (flips + 1))
+    return float(min(1.0, p))
+
+
+def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: str = "holm",
+           family: str = "question") -> list[str]:
+    """Finish comparison rows, their p-values adjusted within each family (``family``, :func:`family_of`: by
+    default each benchmark's rows of one of the four questions): draw more random flips where a row's p-value may
+    be significant (:func:`flips_for`, for its family's size), adjust within each family by ``correction``
+    (:data:`CORRECTIONS`: ``p_holm`` or ``p_fdr_bh``), give each row the smallest p its test could reach
+    (``p_smallest``) and that adjusted as the best case of its family (``p_smallest_adjusted``: at or above the
+    level, the row cannot be significant, whatever the outcomes), set the interval beside the test
+    (``ci_vs_test``) and say why each empty cell is empty. Changes ``out`` in place (adding ``family`` and
+    ``family_size``); returns the notes, which name the families and a correction other than Holm."""
     _check_correction(correction)
     adjusted, (name, meaning) = f"p_{correction}", CORRECTIONS[correction]
     notes: list[str] = []
-    m = int(out["p_value"].notna().sum())  # the adjustment's family: the rows with a p-value
+    families = family_of(out, family) if len(out) else np.empty(0, dtype=object)
+    tested = out["p_value"].notna().to_numpy() if len(out) else np.empty(0, bool)
+    size = pd.Series(tested).groupby(families).transform("sum").to_numpy(int) if len(out) else np.empty(0, int)
     capped: list[tuple[int, int]] = []
     for i, again in enumerate(retests):
         if again is None:
@@ -503,7 +717,7 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: st
         p, se = out["p_value"].iat[i], out["p_mc_se"].iat[i]
         if not np.isfinite(p) or p > alpha + 3 * (se if np.isfinite(se) else 0):
             continue
-        need = flips_for(m, alpha, p)
+        need = flips_for(int(size[i]), alpha, p)
         allowed = max(FIRST_FLIPS, FLIP_BUDGET // max(n, 1))
         if allowed < need:
             capped.append((n, allowed))
@@ -511,23 +725,45 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: st
             result = retest(min(need, allowed))
             out.iloc[i, [out.columns.get_loc(c) for c in ("test", "p_value", "p_mc_se")]] = \
                 [result.test, result.p_value, result.mc_se]
-    out.insert(out.columns.get_loc("p_mc_se") + 1, adjusted, _adjusted(out["p_value"].to_numpy(dtype=float),
-                                                                         correction))
-    out.insert(out.columns.get_loc(adjusted) + 1, "ci_vs_test", _ci_vs_test(out, alpha))
-    if correction != "holm":  # the column's name says Holm; any other adjustment is said in words
-        notes.append(f"{adjusted}: {name} over the {m} rows with a p-value: {meaning}")
+    p_values = out["p_value"].to_numpy(dtype=float)
+    smallest = np.array([smallest_p(str(t), d, str(alt), int(n)) if np.isfinite(p) else np.nan
+                         for t, d, alt, n, p in zip(out["test"], out["n_differing"], out["alternative"],
+                                                    out["n_pairs"], p_values)], dtype=float)
+    adj, best = np.full(len(out), np.nan), np.full(len(out), np.nan)
+    for label in dict.fromkeys(families):
+        rows = families == label
+        adj[rows] = _adjusted(p_values[rows], correction)
+        best[rows] = _adjusted(smallest[rows], correction)
+    at = out.columns.get_loc("p_mc_se") + 1
+    out.insert(at, adjusted, adj)
+    out.insert(at + 1, "family", families)
+    out.insert(at + 2, "family_size", size)
+    out.insert(at + 3, "p_smallest", smallest)
+    out.insert(at + 4, "p_smallest_adjusted", best)
+    out.insert(out.columns.get_loc("p_smallest_adjusted") + 1, "ci_vs_test", _ci_vs_test(out, alpha))
+    if len(out):
+        sizes = pd.Series(size, index=families).groupby(level=0, sort=False).first()
+        listed = "; ".join(f"{label} ({n})" for label, n in sizes.items())
+        notes.append(f"{adjusted}: {name} within each family of rows"
+                     f" ({'every row' if family == 'all' else 'per ' + _FAMILY_WORDS[family]}), its size the rows"
+                     f" with a p-value: {listed}" + ("" if correction == "holm" else f"; {meaning}"))
+        cannot = tested & (best >= alpha)
+        if cannot.any():
+            notes.append(f"{int(cannot.sum())} comparison(s) cannot reach {adjusted} < {alpha:g} whatever their"
+                         " tasks' outcomes: the smallest p their test can give with the tasks that differ"
+                         " (p_smallest), adjusted as the best case of their family (p_smallest_adjusted), is not"
+                         " below it; more tasks would tell")
     if capped:
         n, flips = max(capped)
         notes.append(f"{len(capped)} test(s) over as many as {n:,} tasks drew {flips:,} random sign flips (the most"
-                     f" one test draws in its time): the smallest two-sided p they can give is {2 / (flips + 1):.1g},"
-                     f" which {name} over {m} rows makes {'' if correction == 'holm' else 'at most '}"
-                     f"{min(1.0, 2 * m / (flips + 1)):.2g}")
+                     f" one test draws in its time): the smallest two-sided p they can give is {2 / (flips + 1):.1g}"
+                     " (p_smallest)")
     random_ = out["p_mc_se"].notna().to_numpy()
     near = random_ & (np.abs(out["p_value"].to_numpy(float) - alpha) <= 2 * out["p_mc_se"].to_numpy(float))
     if near.any():
         notes.append(f"{int(near.sum())} p-value(s) from random flips lie within two Monte-Carlo standard errors"
                      f" (p_mc_se) of {alpha:g}: which side of it they fall on is not settled")
-    few = out[out["n_differing"] < FEW_DIFFERING]
+    few = out[(out["n_differing"] < FEW_DIFFERING) & ~(best >= alpha)]
     if len(few):
         notes.append(f"{len(few)} of {len(out)} comparison(s) rest on fewer than {FEW_DIFFERING} tasks whose sides"
                      f" differ (as few as {int(few['n_differing'].min())}): their tests have little power, and a"
@@ -537,12 +773,18 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: st
         notes.append(f"{len(small)} interval(s) are a percentile task bootstrap over fewer than {FEW_FOR_BOOTSTRAP}"
                      f" tasks (as few as {int(small['n_pairs'].min())}): there it covers less than its level"
                      " (docs/metrics.md, 'How well the intervals cover'); the test is the firmer guide")
+    warned = _coverage_warnings(out)
+    if warned:
+        notes.append("; ".join(warned))
+    if len(out) and (out["family_size"] > 1).any():
+        notes.append(f"each interval is unadjusted ({100 * (1 - alpha):g}% for its row alone); a verdict rests on"
+                     f" {adjusted} within its family, and each row's own interval as well")
     left = int(out["n_tasks_left_out"].sum()) if len(out) else 0
     if left:
         notes.append(f"{left} task(s) both sides ran were left out of {int((out['n_tasks_left_out'] > 0).sum())}"
                      " comparison(s) (n_tasks_left_out): a side's runs there all errored or had no score")
     explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test or rank; the difference is 0"
-                        for c in ("statistic", "p_value", adjusted, "rbc")})
+                        for c in ("statistic", "p_value", adjusted, "rbc", "p_smallest", "p_smallest_adjusted")})
     explain_empty(out, {"p_mc_se": "an exact test (every flip pattern, or McNemar's or Wilcoxon's exact p): no"
                                    " Monte-Carlo error",
                         "ci_vs_test": f"the interval and the test decide alike at the {alpha:g} level (it excludes 0"
@@ -550,9 +792,35 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: st
                                       " to set side by side",
                         "rerun_sd": "the rerun spread is for mean_score, from tasks each side ran at least twice:"
                                     " run each task two or more times",
-                        "difference_ci_low": "no interval: one task, or no bootstrap draw with a value",
-                        "difference_ci_high": "no interval: one task, or no bootstrap draw with a value"})
+                        "difference_ci_low": _NO_INTERVAL, "difference_ci_high": _NO_INTERVAL})
     return notes
+
+
+#: each metric's difference as :mod:`ambiglib.interval_coverage` names its measured interval
+_DIFFERENCE_COVERAGE = {"mean_score": "difference of mean score (with the tool)", "ask_rate": "difference of ask rate",
+                        "score_gain_pp": "difference of gain from asking (pp)", "ask_f1": "difference of Ask-F1",
+                        "calib_score": "difference of CalibScore",
+                        "gain_per_question": "difference of gain ÷ questions per run (pp)"}
+
+
+def _coverage_warnings(out: pd.DataFrame) -> list[str]:
+    """Where a row's t-interval (or its linearized form) covered less than 95% at its design in simulation
+    (:mod:`ambiglib.interval_coverage`), or its design is below the smallest measured: one note per metric."""
+    from .interval_coverage import warning
+
+    said: dict[str, str] = {}
+    if len(out) == 0:
+        return []
+    t_rows = ~out["ci_method"].astype(str).str.startswith("task bootstrap")
+    for r in out[t_rows].itertuples(index=False):
+        name = _DIFFERENCE_COVERAGE.get(str(r.metric))
+        if name is None or name in said:
+            continue
+        text = warning(name, float(r.n_pairs), 1.0 if str(r.test).startswith(("mid-p McNemar", "exact McNemar")) else
+                       3.0, str(r.benchmark))
+        if text:
+            said[name] = text
+    return list(said.values())
 
 
 def _ci_vs_test(out: pd.DataFrame, alpha: float) -> list:
@@ -678,8 +946,8 @@ def _ordered_pairs(values: list, wanted: tuple, between: str, order: list | None
 
 def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame | None, between: str, sums: _Sums,
            wanted: tuple, n_boot: int, seed: int, confidence: float, alternative: Alternative, test: str, fixed: dict,
-           metric: str, where: str, why: list[str | tuple[str, str]], order: list | None = None
-           ) -> tuple[list[dict], list]:
+           metric: str, where: str, why: list[str | tuple[str, str]], order: list | None = None,
+           interval: str = "t") -> tuple[list[dict], list]:
     rows, retests = [], []
     cols = sums.cols
 
@@ -708,15 +976,27 @@ def _pairs(block: pd.DataFrame, ran: pd.DataFrame | None, values: pd.DataFrame |
         va, vb = float(stat_of(A.sum(axis=0))), float(stat_of(B.sum(axis=0)))
         x, y = stat_of(A), stat_of(B)  # per-task values
         equal_weights = all(np.ptp(t[w].to_numpy(float)[valued]) == 0 for w in sums.weights for t in (ta, tb))
-        if sums.weights and equal_weights and len(x) >= 2:  # the metric is the mean of its per-task values
-            low, high = (float(v) for v in t_interval(x - y, confidence))
-            method = "t-interval of the per-task differences"
-        else:
+        if interval == "bootstrap":
             both = bootstrap_totals(np.hstack([A, B]), n_boot, seed)  # both sides under the same draws
             diff = stat_of(both[:, :A.shape[1]]) - stat_of(both[:, A.shape[1]:])
             ends = percentile_ci(diff, confidence) if np.isfinite(diff).any() else (np.nan, np.nan)
             low, high = float(ends[0]), float(ends[1])
             method = f"task bootstrap (percentile, {n_boot:,} draws)"
+        else:
+            if sums.weights and equal_weights:  # the metric is the mean of its per-task values: their t-interval
+                d = x - y
+                ci = linearized_ci(np.c_[d, np.ones(len(d))], lambda t: t[..., 0] / t[..., 1], confidence,
+                                   bounded=sums.bounded)
+                method = T_OF_DIFFERENCES
+            else:  # a pooled ratio: the difference of the two sides' pooled values, linearized
+                def difference(t: np.ndarray, w: int = A.shape[1]) -> np.ndarray:
+                    return stat_of(t[..., :w]) - stat_of(t[..., w:])
+
+                ci = linearized_ci(np.hstack([A, B]), difference, confidence, bounded=sums.bounded)
+                method = LINEARIZED
+            low, high = ci.low, ci.high
+            if ci.se == 0 and np.isfinite(low):  # no spread: ± the share of tasks that could differ unseen
+                method += f"; every task alike: ± the Wilson bound of 0 of {len(x)} tasks differing"
         one_trial = sums.trials is not None and (ta[sums.trials].to_numpy()[valued] == 1).all() \
             and (tb[sums.trials].to_numpy()[valued] == 1).all()
         if test in ("mcnemar", "mcnemar-midp"):
@@ -849,7 +1129,9 @@ def _test(A: np.ndarray, B: np.ndarray, x: np.ndarray, y: np.ndarray, stat_of: C
         if not binary:  # (_mcnemar_applies has named the pair and the task)
             raise ArgumentError(f"paired_comparison: test={test!r} needs one pass/fail trial per task and side"
                                 " (use test='permutation')")
-        return (mcnemar_midp if test == "mcnemar-midp" else mcnemar_exact)(x, y, alternative=alternative)
+        # auto: the mid-p form, which holds its level far more closely than the exact test with few discordant
+        # tasks (Fagerland et al. 2013; bench/coverage.py)
+        return (mcnemar_exact if test == "mcnemar" else mcnemar_midp)(x, y, alternative=alternative)
     if test == "wilcoxon":
         d = x - y
         n = int(np.count_nonzero(d))
@@ -890,6 +1172,14 @@ def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
             return (f"{metric} compares runs with and without the ask tool on the same ambiguous tasks, and this log"
                     " has no runs without the tool on the ambiguous tasks that have runs with it: add them (a"
                     " no-tool condition)")
+    elif metric == "ask_rate":
+        ok = rs.runs[(rs.runs["status"] != "error").to_numpy(dtype=bool, na_value=True)
+                     & rs.runs["ask_tool"].to_numpy(dtype=bool, na_value=False)]
+        if condition is not None:
+            ok = ok[(ok["spec"] == condition[0]).to_numpy(dtype=bool, na_value=False)]
+        if len(ok) == 0:
+            return (f"ask_rate needs runs with the ask tool on {describe_condition(metric, between, condition)}: add"
+                    " that condition (or choose the other with --condition full+tool or ambiguous+tool)")
     elif metric in CONDITIONED and condition is not None:
         spec, tool = condition
         ok = rs.runs[rs.runs["status"] != "error"]
@@ -899,6 +1189,9 @@ def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
                               for s, t in zip(ok["spec"], ok["ask_tool"])})
             return (f"no solve runs on {describe_condition(metric, between, condition)} in this log (it has: "
                     f"{'; '.join(present) or 'none'}); choose one with --condition")
+    elif metric == "judge_score" and not (rs.labels["q_index"].notna().any() if len(rs.labels) else False):
+        return ("judge_score needs the judges' scores of single questions: add labels with 'q_index' (a judge's"
+                " score of one question, docs/runlog.md)")
     elif metric == "calib_score" and not applicable(rs, SHAPES["calibration"]):
         return f"calib_score needs {SHAPES['calibration'].needs}: {SHAPES['calibration'].fix}"
     elif metric in ("ask_f1", "precision", "recall") and not applicable(rs, SHAPES["blockers_and_tool"]):

@@ -54,7 +54,8 @@ def test_the_sides_keep_the_order_given_and_difference_is_a_minus_b():
 
 def test_pass_fail_with_one_trial_gets_the_exact_mcnemar_test_of_statsmodels():
     rs = RunSet.from_records(_pass_fail())
-    row = comparisons.paired_comparison(rs, metric="mean_score", a="model-a", b="model-b", n_boot=200).iloc[0]
+    row = comparisons.paired_comparison(rs, metric="mean_score", a="model-a", b="model-b", test="mcnemar",
+                                        n_boot=200).iloc[0]
     b = len(A_PASS - B_PASS)
     c = len(B_PASS - A_PASS)
     both, neither = len(A_PASS & B_PASS), N - len(A_PASS | B_PASS)
@@ -62,12 +63,21 @@ def test_pass_fail_with_one_trial_gets_the_exact_mcnemar_test_of_statsmodels():
     assert row["test"] == f"exact McNemar ({b} vs {c} discordant)"
     assert (row["statistic"], row["p_value"]) == (pytest.approx(ref.statistic), pytest.approx(ref.pvalue))
     assert row["n_differing"] == b + c == 8
+    # its smallest attainable p with 8 discordant tasks: both on one side, 2 · 0.5^8
+    assert row["p_smallest"] == pytest.approx(2 * 0.5 ** 8)
     # pass@1 of one trial is the same outcome: the same test
-    pk = comparisons.paired_comparison(rs, metric="pass_at_k", k=1, a="model-a", b="model-b", n_boot=200).iloc[0]
+    pk = comparisons.paired_comparison(rs, metric="pass_at_k", k=1, a="model-a", b="model-b", test="mcnemar",
+                                       n_boot=200).iloc[0]
     assert pk["test"] == row["test"] and pk["p_value"] == pytest.approx(ref.pvalue)
     # one-sided: the binomial test of b in b + c
-    one = comparisons.paired_comparison(rs, a="model-a", b="model-b", alternative="greater", n_boot=200).iloc[0]
+    one = comparisons.paired_comparison(rs, a="model-a", b="model-b", alternative="greater", test="mcnemar",
+                                        n_boot=200).iloc[0]
     assert one["p_value"] == pytest.approx(sps.binomtest(b, b + c, 0.5, alternative="greater").pvalue)
+    # the default for one pass/fail trial a task is McNemar's mid-p form: 2 · (P(X ≤ 1) − P(X = 1) / 2), X ~ B(8, ½)
+    auto = comparisons.paired_comparison(rs, a="model-a", b="model-b", n_boot=200).iloc[0]
+    assert auto["test"] == f"mid-p McNemar ({b} vs {c} discordant)"
+    assert auto["p_value"] == pytest.approx(2 * (sps.binom.cdf(1, 8, 0.5) - sps.binom.pmf(1, 8, 0.5) / 2))
+    assert auto["p_smallest"] == pytest.approx(0.5 ** 8)
     # fewer than 10 discordant pairs: the note says the test has little power
     out = comparisons.paired_comparison(rs, a="model-a", b="model-b", n_boot=200)
     assert "fewer than 10 tasks whose sides differ (as few as 8)" in out.attrs["note"]
@@ -121,8 +131,13 @@ def test_a_task_where_a_side_asked_nothing_is_left_out_of_precision_values_inter
     row = comparisons.paired_comparison(rs, metric="precision", a="model-a", b="model-b", n_boot=500).iloc[0]
     assert row["n_tasks"] == 6 and row["n_pairs"] == 3
     assert (row["value_a"], row["value_b"], row["difference"]) == (0.5, 1.0, -0.5)
-    # the interval is over the 3 tasks where both asked: every resample gives the same difference
-    assert (row["difference_ci_low"], row["difference_ci_high"]) == (-0.5, -0.5)
+    # the interval is over the 3 tasks where both asked, each giving the same difference: never a point, but the
+    # difference ± the share of tasks that could differ unseen (Wilson's bound for 0 of 3, t on 2 degrees of
+    # freedom), within the range a difference of two shares has
+    t = sps.t.ppf(0.975, 2)
+    half = t * t / (3 + t * t)
+    assert (row["difference_ci_low"], row["difference_ci_high"]) == (max(-1.0, -0.5 - half), pytest.approx(-0.5 + half))
+    assert "every task alike" in row["ci_method"]
     # the test uses the same 3 tasks: 2^3 flips, the observed difference is the most extreme
     assert row["test"] == "paired permutation (exact, 8 sign flips)" and row["n_differing"] == 3
     assert row["p_value"] == pytest.approx(2 / 8)
@@ -200,10 +215,10 @@ def test_compare_from_the_command_line_keeps_the_order_in_every_format(tmp_path)
         if fmt == "table":
             assert done.stdout.startswith("mean_score on ambiguous tasks with the ask tool; difference = model_a"
                                           " − model_b")
-            assert "exact McNemar (1 vs 7 discordant)" in done.stdout
-            assert "note: 1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stdout
+            assert "mid-p McNemar (1 vs 7 discordant)" in done.stdout
+            assert "1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stdout
         else:
-            assert "note: 1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stderr
+            assert "1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stderr
     full = subprocess.run([*base, "--condition", "full"], capture_output=True, text=True)
     assert full.returncode == 1 and "no solve runs on fully specified tasks without the ask tool in this log" \
         in full.stderr and "choose one with --condition" in full.stderr
@@ -303,7 +318,7 @@ def test_mid_p_mcnemar_is_offered_and_an_interval_that_disagrees_with_the_test_s
     """8 discordant tasks, 7 to 1: exact McNemar gives p = 0.070 while the t-interval of the 12 differences
     excludes 0; the row says they disagree and why. The mid-p form (Fagerland et al. 2013) rejects."""
     rs = RunSet.from_records(_pass_fail())
-    row = comparisons.paired_comparison(rs, a="model-a", b="model-b", n_boot=200).iloc[0]
+    row = comparisons.paired_comparison(rs, a="model-a", b="model-b", test="mcnemar", n_boot=200).iloc[0]
     d = np.array([float(t in A_PASS) - float(t in B_PASS) for t in range(N)])
     ci = sps.ttest_1samp(d, 0).confidence_interval()
     assert (row["difference_ci_low"], row["difference_ci_high"]) == (pytest.approx(ci.low), pytest.approx(ci.high))

@@ -170,8 +170,10 @@ def test_model_comparison_never_pools_two_policies_of_one_model(rs):
 
 
 def test_paired_ask_f1_against_an_explicit_task_bootstrap_and_scipy(rs):
-    out = comparisons.paired_comparison(rs, metric="ask_f1", n_boot=2000, seed=5)
+    out = comparisons.paired_comparison(rs, metric="ask_f1", n_boot=2000, seed=5, interval="bootstrap")
     row = out[(out["model_a"] == "agent-x") & (out["model_b"] == "agent-z")].iloc[0]
+    default = comparisons.paired_comparison(rs, metric="ask_f1", n_boot=2000, seed=5)
+    linear = default[(default["model_a"] == "agent-x") & (default["model_b"] == "agent-z")].iloc[0]
     # by hand: per task, the with-tool default runs' questions, relevant questions, blockers, blockers found
     q = rs.questions.merge(rs.runs[["run_id", "task_id", "model", "spec", "ask_tool", "policy", "status"]], on="run_id")
     runs = rs.runs[(rs.runs["spec"] == "ambiguous") & rs.runs["ask_tool"] & (rs.runs["policy"] == "default")
@@ -203,6 +205,24 @@ def test_paired_ask_f1_against_an_explicit_task_bootstrap_and_scipy(rs):
         diffs.append(f1(a.iloc[draw].sum()) - f1(b.iloc[draw].sum()))
     low, high = np.quantile(diffs, [0.025, 0.975])
     assert (row["difference_ci_low"], row["difference_ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    # the default interval, by the delta method with F1's gradient worked out by hand: F1 = 2PR/(P + R) rises with
+    # P by 2R²/(P + R)² and with R by 2P²/(P + R)²; P = relevant/questions, R = found/blockers; each task's
+    # linearized value is the gradient (per task: n times the gradient in the totals) times its sums − their mean
+    def gradient(s):
+        p, r = s["relevant"] / s["questions"], s["found"] / s["blockers"]
+        dp, dr = 2 * r * r / (p + r) ** 2, 2 * p * p / (p + r) ** 2
+        return {"relevant": dp / s["questions"], "questions": -dp * s["relevant"] / s["questions"] ** 2,
+                "found": dr / s["blockers"], "blockers": -dr * s["found"] / s["blockers"] ** 2}
+
+    n = len(tasks)
+    ga, gb = gradient(a.sum()), gradient(b.sum())
+    z = sum(n * ga[c] * (a[c] - a[c].mean()) - n * gb[c] * (b[c] - b[c].mean()) for c in ga)
+    se = float(np.std(z, ddof=1) / np.sqrt(n))
+    half = sps.t.ppf(0.975, n - 1) * se
+    diff = f1(a.sum()) - f1(b.sum())
+    assert (linear["difference_ci_low"], linear["difference_ci_high"]) == (pytest.approx(max(-1, diff - half)),
+                                                                           pytest.approx(min(1, diff + half)))
+    assert linear["ci_method"].startswith("t-interval over tasks, linearized")
     x = np.array([f1(a.loc[t]) for t in tasks])
     y = np.array([f1(b.loc[t]) for t in tasks])
     # the test: every way of swapping each task's two sides, enumerated by hand (2^n flips), the pooled Ask-F1

@@ -212,7 +212,8 @@ def test_between_log_on_pass_fail_trials_is_statsmodels_exact_mcnemar(tmp_path):
     after = [1, 1, 1, 0, 1, 1, 1, 1, 0, 1, 1, 0]
     old = write_jsonl(tmp_path / "old.jsonl", [_run(f"t{i}", 1, float(v)) for i, v in enumerate(before)])
     new = write_jsonl(tmp_path / "new.jsonl", [_run(f"t{i}", 1, float(v)) for i, v in enumerate(after)])
-    row = paired_comparison(ambiglib.load({"before": old, "after": new}), between="log", n_boot=200).iloc[0]
+    row = paired_comparison(ambiglib.load({"before": old, "after": new}), between="log", test="mcnemar",
+                            n_boot=200).iloc[0]
     b = sum(1 for x, y in zip(after, before) if x and not y)
     c = sum(1 for x, y in zip(after, before) if y and not x)
     both = sum(1 for x, y in zip(after, before) if x and y)
