@@ -76,7 +76,8 @@ def write_jsonl(path: Path, lines: list[Any]) -> Path:
 #: small log, or from real published runs checked against their own harness's code (issue 40). Their passing tests
 #: are counted apart from the paper fixture's round trips at the end of the run.
 INDEPENDENT = ("test_definitions.py", "test_library_statistics.py", "test_importers_ambigswe.py", "test_importers_taubench.py", "test_transcripts_taubench.py",
-               "test_metrics_reliability.py", "test_headline_judges_and_verdicts.py", "test_harness_output.py")
+               "test_metrics_reliability.py", "test_headline_judges_and_verdicts.py", "test_harness_output.py",
+               "test_ranking.py")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

@@ -20,7 +20,8 @@ MAX_PUBLIC = 15
 LAYERS = [
     # what every module may raise, open, allocate or compute with: stats and agreement are statistics on plain
     # arrays and frames, knowing nothing of run logs, so the importers may take a majority vote as the harnesses do
-    {"errors", "files", "memory", "text", "markup", "_lazy", "stats", "significance", "agreement"},
+    {"errors", "files", "memory", "text", "markup", "_lazy", "stats", "significance", "agreement",
+     "interval_coverage", "ratio_intervals"},
     {"schema", "json_schema", "validity", "filters"},                      # the run-log contract, checked; published
     {"runlog", "parquet_log"},                                             # reading and writing it
     {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
@@ -29,6 +30,7 @@ LAYERS = [
     {"shapes", "metrics", "evidence", "dialogues"},                        # what a log can show; the numbers; their runs
     {"tables"},                                                            # paper-shaped tables
     {"comparisons"},                                                       # paired comparisons of tables' metrics
+    {"ranking"},                                                           # many agents ranked from their pairs
     {"headline", "cards"},                                                 # the researcher's four questions; shown
     {"plots"},                                                             # figures of tables
     {"answer"},                                                            # the four questions as notebook objects
