@@ -18,23 +18,24 @@ from .cards import STYLE, compact_table, formatted, shown_columns, table_meta
 from .comparisons import paired_comparison
 from .headline import QUESTIONS, SHOWN, asking, payoff, question_quality
 from .markup import Markup, render
+from .ranking import rank_agents
 from .runset import RunSet
 from .tables._common import Table
 from .text import latex_escape
 
-__all__ = ["Answer", "COMPARISON"]
+__all__ = ["Answer", "COMPARISON", "RANKING", "ranking_spec"]
 
 #: the question a comparison answers (its card's heading)
 COMPARISON = "Is one side better than the other, task by task?"
-
-#: metrics whose values are percentage points (the rest are scores and rates on 0–1)
-_PP = ("score_gain_pp", "pass_gain_pp", "gain_per_question")
-
+#: the question a ranking answers
+RANKING = "How do the agents rank?"
 
 def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tuple[str, str, str]]:
     """What a comparison's card shows: the suite and the fixed side where they vary, the two sides, the tasks
     paired, each side's value, the difference with its interval, and Holm's p."""
-    fmt = "pp" if metric in _PP else "score"
+    from .comparisons import IN_PP
+
+    fmt = "pp" if metric in IN_PP else "score"
     spec = []
     if "suite" in frame.columns and frame.groupby("benchmark")["suite"].nunique().gt(1).any():
         spec.append(("suite", "suite", "text"))
@@ -43,9 +44,10 @@ def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tupl
             spec.append((fixed, fixed, "text"))
     # the p-value adjusted as the comparison was (paired_comparison's correction): Holm's, or Benjamini–Hochberg's
     adjusted = ("p_fdr_bh", "BH p (FDR)", "p") if "p_fdr_bh" in frame.columns else ("p_holm", "Holm p", "p")
-    return spec + [(f"{between}_a", "a", "text"), (f"{between}_b", "b", "text"), ("n_pairs", "tasks", "int"),
-                   ("value_a", f"{metric}, a", fmt), ("value_b", f"{metric}, b", fmt),
-                   ("difference", "a − b", "pp" if fmt == "pp" else "signed"), adjusted]
+    shown = spec + [(f"{between}_a", "a", "text"), (f"{between}_b", "b", "text"), ("n_pairs", "tasks", "int"),
+                    ("value_a", f"{metric}, a", fmt), ("value_b", f"{metric}, b", fmt),
+                    ("difference", "a − b", "pp" if fmt == "pp" else "signed"), adjusted]
+    return shown + ([("verdict", "verdict", "text")] if "verdict" in frame.columns else [])
 
 
 def _scoped(css: str, scope: str) -> str:
@@ -63,10 +65,11 @@ class Answer(Table):
     Jupyter display is the report's card. Every column the engine computed is in the frame (``.frame`` gives
     it as a plain DataFrame); the card shows at most eight, in words, each with its interval."""
 
-    _metadata: list[str] = ["_runset", "_question", "_spec", "_asked"]
+    _metadata: list[str] = ["_runset", "_question", "_spec", "_asked", "_options"]
     _question: str | None = None  # a key of headline.SHOWN, or "comparison"
     _spec: list | None = None  # (column, heading, format) of what the card shows
     _asked: dict | None = None  # a comparison's arguments, for per_task
+    _options: dict | None = None  # a ranking's every argument, for its pairs
 
     @property
     def _constructor(self):
@@ -91,7 +94,23 @@ class Answer(Table):
 
     @property
     def question(self) -> str:
-        return COMPARISON if self._question == "comparison" else QUESTIONS.get(self._question or "", "")
+        return {"comparison": COMPARISON, "ranking": RANKING}.get(self._question or "") or \
+            QUESTIONS.get(self._question or "", "")
+
+    @property
+    def pairs(self) -> "Answer":
+        """A ranking's every pair, paired by task, with its verdict (the decisions its rank intervals and groups
+        come from), as a comparison: ``.per_task()`` on it lists a pair's tasks."""
+        if self._question != "ranking" or self._runset is None:
+            raise AttributeError("pairs: only a ranking (RunSet.rank) has its pairs")
+        from .ranking import ranking_pairs
+
+        options = dict(self._options or {})
+        pairs = ranking_pairs(self._runset, **options)
+        asked = dict(self._asked or {})
+        between = str(asked.get("between", "model"))
+        return Answer.of(pairs, "comparison", comparison_spec(pairs, between, str(asked.get("metric", ""))),
+                         self._runset, {**asked, "a": None, "b": None})
 
     def _shown(self) -> list[tuple[str, str, str]]:
         return shown_columns(self, self._spec or SHOWN.get(self._question or "", []))
@@ -146,10 +165,15 @@ class Answer(Table):
         return tex
 
     def plot(self, *args: Any, **kwargs: Any):
-        """Each shown quantity a panel, each row a point with its interval as an error bar; returns the matplotlib
-        Figure, which Jupyter shows once. With arguments, pandas' own ``DataFrame.plot``."""
+        """Each shown quantity a panel, each row a point with its interval as an error bar (a ranking: each agent's
+        rank interval, :func:`ambiglib.plots.rank_intervals`); returns the matplotlib Figure, which Jupyter shows
+        once. With arguments, pandas' own ``DataFrame.plot``."""
         if args or kwargs or not self._question:
             return super().plot(*args, **kwargs)
+        if self._question == "ranking":
+            from .plots import rank_intervals
+
+            return rank_intervals(self.frame)
         from .plots import intervals
 
         spec = [c for c in self._shown() if c[2] not in ("text", "p", "int")]
@@ -217,7 +241,33 @@ def _compare(self: RunSet, a: object = None, b: object = None, *, metric: str = 
     return Answer.of(table, "comparison", comparison_spec(table, between, metric), self, asked)
 
 
+def _rank(self: RunSet, metric: str = "mean_score", **options: Any) -> Answer:
+    """How do the agents rank on ``metric``? Each agent's value with its interval, its rank interval, its share of
+    first places and its group, per benchmark, after a global test; "best" only where one agent alone is in the top
+    group (:func:`ambiglib.ranking.rank_agents`, whose options these are). ``.pairs`` gives every pair behind it,
+    ``.plot()`` the rank intervals."""
+    table = rank_agents(self, metric=metric, **options)
+    between = options.get("between", "model")
+    asked = {"metric": metric, "between": between,
+             **{k: v for k, v in options.items() if k in ("condition", "k", "conventions", "pool_suites")}}
+    out = Answer.of(table, "ranking", ranking_spec(table, metric, between), self, asked)
+    object.__setattr__(out, "_options", {"metric": metric, **options})
+    return out
+
+
+def ranking_spec(frame: pd.DataFrame, metric: str, between: str = "model") -> list[tuple[str, str, str]]:
+    """What a ranking's card shows: the policy and log where they vary, the agent, its value with its interval, its
+    rank interval, its share of first places and its group letters."""
+    from .comparisons import IN_PP, metric_name
+
+    spec = [(c, c, "text") for c in ("policy", "log") if c in frame.columns and frame[c].nunique() > 1]
+    side = "agent" if between == "model" else between
+    fmt = "pp" if metric in IN_PP else "count" if metric == "questions_per_run" else "score"
+    return spec + [(side, side, "text"), ("value", metric_name(metric), fmt), ("rank_low", "rank (95%)", "rankspan"),
+                   ("p_first", "first in draws", "share"), ("group", "group", "text")]
+
+
 for _name, _method in (("asking", _asking), ("question_quality", _question_quality), ("payoff", _payoff),
-                       ("compare", _compare)):
+                       ("compare", _compare), ("rank", _rank)):
     _method.__name__, _method.__qualname__ = _name, f"RunSet.{_name}"
     setattr(RunSet, _name, _method)

@@ -13,7 +13,7 @@ import pandas as pd
 from .headline import SHOWN
 from .markup import Markup, render
 
-__all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns"]
+__all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns", "rank_span"]
 
 #: the cards' look (class names of :func:`compact_table`)
 STYLE = (
@@ -28,8 +28,11 @@ STYLE = (
     "table.compact td.wrap{white-space:normal;min-width:9em}"
     "table.compact tr.bench td{font-weight:600;text-align:left;background:#eef;border-bottom:none}"
     ".card .rows{max-height:17.5em;overflow-y:auto}table.compact thead th{position:sticky;top:0;background:#fbfbfd}"
+    # the ranking is read whole, every agent in view: its card grows rather than scrolls
+    ".card[data-question=agent_ranking] .rows{max-height:none}"
     ".suites{color:#777;font-weight:400;font-size:0.9em}"
     ".ci{color:#777;font-size:0.85em;display:block;white-space:normal}.why{color:#a50}"
+    ".group{font-weight:600;color:#235;letter-spacing:0.05em}"
     "ol.why{margin:0.15em 0 0;padding-left:1.4em;font-size:0.74em;line-height:1.2}"
     ".card .more{font-size:0.74em;margin:0.15em 0 0;color:#555}"
     "ul.gaps li{margin:0.25em 0}ul.gaps .in{color:#666;font-size:0.85em}")
@@ -37,7 +40,8 @@ STYLE = (
 
 def number(value: float, fmt: str) -> str:
     """A value as the cards print it: ``share`` a percentage, ``count`` one decimal, ``pp`` and ``signed`` with their
-    sign, ``int`` a whole number, ``p`` three decimals or "<0.001", else two decimals."""
+    sign (``pp unit`` with " pp" after it), ``int`` a whole number, ``p`` three decimals or "<0.001", else two
+    decimals."""
     if fmt == "share":
         return f"{100 * value:.0f}%"
     if fmt == "count":
@@ -46,6 +50,8 @@ def number(value: float, fmt: str) -> str:
         return f"{value:.0f}"
     if fmt == "pp":
         return f"{value:+.1f}"
+    if fmt == "pp unit":
+        return f"{value:+.1f} pp"
     if fmt == "signed":
         return f"{value:+.2f}"
     if fmt == "p":
@@ -69,11 +75,41 @@ def _cells(frame: pd.DataFrame, i: int, spec: list[tuple[str, str, str]], reason
             out.append({"kind": "text", "text": str(value), "wrap": column in ("pair", "verdict"),
                         "link": link if column in ("agent", "pair") else None})
             continue
+        if fmt == "rankspan":  # a rank interval, "rank 1–3"
+            out.append({"kind": "text", "text": str(rank_span(row, column)), "wrap": False, "link": None})
+            continue
+        if fmt.startswith("ranked:"):  # a ranking's cell: the value and its group letters, its rank interval below
+            out.append({"kind": "ranked", "text": number(float(value), fmt.split(":", 1)[1]),
+                        "group": _text_or_none(row.get(f"{column}_group")), "rank": rank_span(row, column)})
+            continue
+        fmt = _unit_format(row, fmt)
         low, high = row.get(f"{column}_ci_low"), row.get(f"{column}_ci_high")
         has_ci = low is not None and high is not None and not (pd.isna(low) or pd.isna(high))
         out.append({"kind": "number", "text": number(float(value), fmt),
                     "ci": (number(float(low), fmt), number(float(high), fmt)) if has_ci else None})
     return out
+
+
+def _text_or_none(value) -> str | None:
+    return None if value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value) else str(value)
+
+
+def _unit_format(row, fmt: str) -> str:
+    """``unit``: the format of the row's own unit (its ``unit`` column: "pp" for percentage points, else a signed
+    difference on 0-1), so that a table mixing the two says which each is."""
+    if fmt != "unit":
+        return fmt
+    return "pp unit" if str(row.get("unit") or "") == "pp" else "signed"
+
+
+def rank_span(row, column: str) -> str | None:
+    """A ranking cell's rank interval in words: "rank 1", "rank 1–3" (``<column>_rank_low`` and ``_rank_high``; of
+    ``rank_low`` and ``rank_high`` for the column ``rank_low``); None where the row has none."""
+    low, high = (row.get("rank_low"), row.get("rank_high")) if column == "rank_low" else \
+        (row.get(f"{column}_rank_low"), row.get(f"{column}_rank_high"))
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return None
+    return f"rank {int(low)}" if int(low) == int(high) else f"rank {int(low)}–{int(high)}"
 
 
 def with_interval(value: float, low: float | None, high: float | None, fmt: str) -> str:
@@ -82,7 +118,7 @@ def with_interval(value: float, low: float | None, high: float | None, fmt: str)
     text = number(value, fmt)
     if low is None or high is None or pd.isna(low) or pd.isna(high):
         return text
-    if fmt in ("signed", "pp") or low < 0 or high < 0:
+    if fmt in ("signed", "pp", "pp unit") or low < 0 or high < 0:
         return f"{text} ({number(low, fmt)} to {number(high, fmt)})"
     if fmt == "share":
         return f"{text} ({100 * low:.0f}–{100 * high:.0f}%)"
@@ -144,10 +180,18 @@ def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict)
                 cells.append(f"– [{reasons[column]}]" if column in reasons else "–")
             elif fmt == "text":
                 cells.append(str(value))
+            elif fmt == "rankspan":
+                cells.append(str(rank_span(frame.iloc[i], column)))
+            elif fmt.startswith("ranked:"):
+                row = frame.iloc[i]
+                parts = [number(float(value), fmt.split(":", 1)[1]), _text_or_none(row.get(f"{column}_group")),
+                         f"({rank_span(row, column)})" if rank_span(row, column) else None]
+                cells.append(" ".join(p for p in parts if p))
             else:
+                fmt_i = _unit_format(frame.iloc[i], fmt)
                 low = frame[f"{column}_ci_low"].iloc[i] if f"{column}_ci_low" in frame.columns else None
                 high = frame[f"{column}_ci_high"].iloc[i] if f"{column}_ci_high" in frame.columns else None
-                cells.append(with_interval(float(value), low, high, fmt))
+                cells.append(with_interval(float(value), low, high, fmt_i))
         out[heading] = cells
     return pd.DataFrame(out), [f"[{n}] {why}" for why, n in numbered.items()]
 

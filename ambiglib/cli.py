@@ -481,8 +481,12 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--alternative", choices=["two-sided", "greater", "less"], default="two-sided",
                    help="greater: side a > side b (default: two-sided)")
     p.add_argument("--correction", choices=["holm", "fdr_bh"], default="holm",  # comparisons.CORRECTIONS
-                   help="how the p-values are adjusted over the rows: holm (default) bounds the chance of any false"
-                        " difference; fdr_bh (Benjamini–Hochberg) bounds the expected share of false differences")
+                   help="how the p-values are adjusted within each family: holm (default) bounds the chance of any"
+                        " false difference; fdr_bh (Benjamini–Hochberg) bounds the expected share of false differences")
+    _family_option(p)
+    p.add_argument("--interval", choices=["t", "bootstrap"], default="t",  # comparisons.INTERVALS
+                   help="t (default): the t-interval of the per-task differences (linearized for a pooled ratio);"
+                        " bootstrap: the percentile task bootstrap, which covers less than 95%% below ~50 tasks")
     p.add_argument("--n-boot", type=int, default=10_000,
                    help="task-bootstrap replicates (default 10,000; at most 100,000)")
     _mapping_options(p)
@@ -493,6 +497,38 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
                    help="table (default, for reading), csv, md or json (for scripts)")
     p.set_defaults(func=_compare, parser=p)
+    p = sub.add_parser("rank", parents=[common], allow_abbrev=False,
+                       help="how do the agents rank on one metric? each agent's value, rank interval, share of first"
+                            " places and group, after a global test; 'best' only where the log shows it",
+                       description="Rank every model (or ask policy) on one metric, per benchmark: a global test over"
+                                   " tasks, every pair paired by task and adjusted within its family, and from those"
+                                   " decisions each agent's rank interval and group letters (ranking.rank_agents;"
+                                   " docs/metrics.md, 'Rankings').")
+    p.add_argument("--runs", required=True, help=RUNS_HELP)
+    p.add_argument("--metric", choices=COMPARED, default="mean_score",
+                   help="what is ranked (default: mean_score; each is described in docs/metrics.md)")
+    p.add_argument("--between", choices=["model", "policy"], default="model",
+                   help="what is ranked: models under each ask policy (default), or ask policies of each model")
+    p.add_argument("--condition", choices=list(CONDITION_NAMES), default=None,
+                   help="the runs mean_score and pass_at_k rank (default: ambiguous+tool); for ask_rate, ambiguous+tool"
+                        " (asking when it should) or full+tool (over-asking)")
+    p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3; at most 100)")
+    p.add_argument("--test", choices=["auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"], default="auto",
+                   help="each pair's test (default auto: mid-p McNemar for one pass/fail trial a task, else a paired"
+                        " permutation test)")
+    _family_option(p)
+    p.add_argument("--alpha", type=float, default=0.05, help="the level of every decision (default 0.05)")
+    p.add_argument("--n-boot", type=int, default=2000,
+                   help="task-bootstrap draws for each agent's share of first places (default 2,000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and the permutations (default 0)")
+    p.add_argument("--max-pairs", type=int, default=MAX_PAIRS, metavar="N",
+                   help=f"refuse more than N pairs in one block (default {MAX_PAIRS}; each costs an interval and a"
+                        " test)")
+    _mapping_options(p)
+    p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
+                   help="table (default, for reading: the sentences, the ranking, its tests), csv, md or json")
+    p.add_argument("--pairs", action="store_true", help="with csv, md or json: every pair behind the ranking instead")
+    p.set_defaults(func=_rank, parser=p)
     p = sub.add_parser("schema", parents=[common], allow_abbrev=False,
                        help="print the run log's contract as JSON Schema (draft 2020-12), to check records before"
                             " handing them over",
@@ -501,6 +537,14 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                                    " sufficient: what it cannot say is in its $comment and in docs/runlog.md.")
     p.set_defaults(func=_schema, parser=p)
     return parser
+
+
+def _family_option(p: argparse.ArgumentParser) -> None:
+    """``--family``: the rows whose p-values are adjusted together (comparisons.FAMILIES)."""
+    p.add_argument("--family", choices=["question", "metric", "benchmark", "all"], default="question",
+                   help="the rows adjusted together: question (default: each benchmark's metrics of one question,"
+                        " so a benchmark's verdict does not change with the others in the log), metric, benchmark,"
+                        " or all (every row)")
 
 
 def _mapping_options(p: argparse.ArgumentParser) -> None:
@@ -559,8 +603,8 @@ def _taken() -> None:
 
 #: comparisons.COMPARABLE's names, here so that the command line does not import pandas to list them (a test
 #: keeps the two equal)
-COMPARED = ("ask_f1", "calib_score", "gain_per_question", "mean_score", "pass_at_k", "pass_gain_pp", "precision",
-            "recall", "score_gain_pp")
+COMPARED = ("ask_f1", "ask_rate", "calib_score", "gain_per_question", "judge_score", "mean_score", "pass_at_k",
+            "pass_gain_pp", "precision", "questions_per_run", "recall", "score_gain_pp")
 
 
 #: --condition's values: (spec, ask_tool)
@@ -664,7 +708,8 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
                                 b=sides[1], k=args.k, test=args.test, alternative=args.alternative,
-                                n_boot=args.n_boot, seed=args.seed, correction=args.correction)
+                                n_boot=args.n_boot, seed=args.seed, correction=args.correction,
+                                family=args.family, interval=args.interval)
     except (AmbiglibError, MetricError) as exc:  # an argument the log's runs do not allow, or a metric that refuses
         _say(f"ambiglib compare: {_as_flags(str(exc))}", sys.stderr)
         return 2 if isinstance(exc, ArgumentError) else 1
@@ -678,6 +723,114 @@ def _compare(args: argparse.Namespace) -> int:
                          k=args.k)
         return _print_log_changes(out, tasks, args.correction)
     return _print_table(out, args.format)
+
+
+def _rank(args: argparse.Namespace) -> int:
+    """``ambiglib rank``: one metric's ranking, per benchmark (ranking.rank_agents)."""
+    from .comparisons import CONDITIONED, count_pairs
+    from .loading import load
+    from .metrics import MetricError
+    from .ranking import rank_agents
+    from .report.parameters import MAX_K
+    from .stats import MAX_N_BOOT
+
+    if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT or not 0 < args.alpha < 1 or args.seed < 0:
+        print(f"ambiglib rank: --k must be from 1 to {MAX_K}, --n-boot from 1 to {MAX_N_BOOT:,}, --alpha between 0"
+              f" and 1 and --seed 0 or more (got --k {args.k}, --n-boot {args.n_boot:,}, --alpha {args.alpha:g},"
+              f" --seed {args.seed})", file=sys.stderr)
+        return 2
+    if args.condition is not None and args.metric not in CONDITIONED:
+        print(f"ambiglib rank: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own runs",
+              file=sys.stderr)
+        return 2
+    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
+    if errors:
+        _say(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs {args.runs}"
+             " lists them)", sys.stderr)
+    condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
+    n_pairs, n_sides, where = count_pairs(rs, metric=args.metric, between=args.between, condition=condition)
+    if n_pairs > args.max_pairs:
+        _say(f"ambiglib rank: {n_sides:,} {_SIDE_NAMES[args.between]} make {n_pairs:,} pairs ({where}), more than"
+             f" --max-pairs {args.max_pairs:,}: raise --max-pairs to rank them all", sys.stderr)
+        return 2
+    try:
+        out = rank_agents(rs, metric=args.metric, condition=condition, between=args.between, k=args.k,
+                          test=args.test, family=args.family, alpha=args.alpha, n_boot=args.n_boot, seed=args.seed)
+    except (AmbiglibError, MetricError) as exc:
+        _say(f"ambiglib rank: {_as_flags(str(exc)).replace('paired_comparison: ', '')}", sys.stderr)
+        return 2 if isinstance(exc, ArgumentError) else 1
+    if len(out) == 0:
+        _say(f"ambiglib rank: nothing to rank: {out.attrs.get('note') or 'no agents'}", sys.stderr)
+        return 1
+    if args.format != "table":
+        if args.pairs:
+            from .ranking import ranking_pairs
+
+            return _print_plain(ranking_pairs(rs, metric=args.metric, condition=condition, between=args.between,
+                                              k=args.k, test=args.test, family=args.family, alpha=args.alpha,
+                                              n_boot=args.n_boot, seed=args.seed), args.format)
+        return _print_plain(out, args.format)
+    return _print_ranking(out, args.between)
+
+
+def _print_plain(table, fmt: str) -> int:
+    """A table for scripts (csv, md, json) on standard output, its notes on standard error."""
+    from .report.rendering import csv_safe, markdown_safe
+    from .tables._common import empty_lines
+
+    if fmt == "csv":
+        text = csv_safe(table).to_csv(index=False)
+        sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
+    elif fmt == "md":
+        _say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
+    else:
+        print(table.to_json(orient="records", indent=1))
+    for line in ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table):
+        _say(line, sys.stderr)
+    return 0
+
+
+def _print_ranking(out, between: str) -> int:
+    """``ambiglib rank``, for reading: what the log lets one say (one sentence per benchmark), then each block's
+    agents with their value and interval, rank interval, share of first places and group, its global test and
+    family, and the notes."""
+    import pandas as pd
+
+    from .cards import rank_span, with_interval
+    from .report.rendering import render_table
+    from .tables._common import empty_lines
+
+    side = "agent" if between == "model" else between
+    for line in out.attrs.get("answer") or []:
+        _say(line)
+    keys = [c for c in ("benchmark", "model", "policy", "log") if c in out.columns and c != side]
+    for key, block in out.groupby(keys, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        first = block.iloc[0]
+        fmt = "pp" if first["unit"] == "pp" else "score"
+        _say("")
+        named = [str(k) for c, k in zip(keys, key) if pd.notna(k) and not (c == "policy" and k == "default")]
+        _say(f"{' · '.join(named)}: {first['what']} on {first['condition']}")
+        shown = pd.DataFrame({
+            side: block[side].astype(str).to_numpy(),
+            "value (95%)": ["–" if pd.isna(v) else with_interval(float(v), lo, hi, fmt) for v, lo, hi in
+                            zip(block["value"], block["value_ci_low"], block["value_ci_high"])],
+            "rank": [rank_span(r, "rank_low") or "–" for _, r in block.iterrows()],
+            "first": ["–" if pd.isna(v) else f"{100 * v:.0f}%" for v in block["p_first"]],
+            "group": [g if isinstance(g, str) else "–" for g in block["group"]],
+            "tasks": block["n_tasks"].to_numpy()})
+        _say(render_table(shown))
+        _say(f"  global test: {first['global_test']} over {int(first['global_n_tasks'])} tasks every agent ran: p ="
+             f" {first['global_p']:.3g}" if pd.notna(first["global_p"]) else "  global test: none (one agent)"
+             if int(first["n_agents"]) < 2 else "  global test: none (no task every agent ran)")
+        _say(f"  pairs separated: {int(first['n_pairs_separated'] or 0)} of {int(first['n_pairs_possible'] or 0)}"
+             f" (family: {first['family']}); the interval of each agent's value: {first['ci_method']}")
+    _say("")
+    notes = [f"note: {out.attrs['note']}"] if out.attrs.get("note") else []
+    for line in notes + empty_lines(out):
+        _say(line)
+    _say("every pair: ambiglib rank ... --format csv --pairs")
+    return 0
 
 
 def _logs_given(values: list[str]) -> "str | dict[str, str]":
@@ -794,6 +947,10 @@ def _print_table(table, fmt: str) -> int:
                 _say(f"row {i} ({table[f'{side}_a'][i]} − {table[f'{side}_b'][i]}): {text}")
         for line in notes:
             _say(line)
+        sides = len(set(table[f"{side}_a"].astype(str)) | set(table[f"{side}_b"].astype(str)))
+        if sides > 2 and side in ("model", "policy"):  # many agents: which is best is a ranking's question
+            _say(f"{sides} {_SIDE_NAMES[side]}: `ambiglib rank --runs ... --metric {table['metric'].iloc[0]}` ranks"
+                 " them, with rank intervals and groups (docs/metrics.md, 'Rankings')")
         return 0
     for line in notes:
         _say(line, sys.stderr)

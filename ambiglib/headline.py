@@ -6,8 +6,9 @@ agent with intervals: the opening of every report and of the question notebooks.
 2. :func:`question_quality` — are its questions good? Questions per run, precision, recall, Ask-F1.
 3. :func:`payoff` — does asking pay off? Mean score fully specified, ambiguous without the tool and with it,
    the gain from the tool, the gap left to full information, the gain per question.
-4. :func:`agent_comparison` — is agent B better than A? Paired differences of those metrics, Holm-adjusted
-   over the whole table, with a verdict in words.
+4. :func:`agent_ranking` — is one agent better than another? Each agent ranked on CalibScore, Ask-F1, the score
+   with the tool and the gain, with its rank interval and group (:mod:`ambiglib.ranking`); its pairs, each paired by
+   task with a verdict in words, :func:`agent_comparison`.
 
 Every interval says how it was made (``ci_level``, ``ci_method``): rates (ask rates, precision, recall) are
 Wilson intervals over tasks (a task's trials are one cluster); CalibScore and Ask-F1, which rise with their two
@@ -30,12 +31,15 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
-from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _cluster_ci, _isin, _ratio, _work, bootstrap_method,
-                               label_intervals)
+from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _clustered_wilson, _isin,
+                               _linearized_ci, _ratio, _work, label_intervals)
+from .ratio_intervals import LINEARIZED
 from .metrics.asking import _without_stray, _without_unattributed
 from .metrics.information import _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import SHAPES, applicable, conventions_for
+from .comparisons import QUESTION_WORDS, _lacks
+from .ranking import PERMUTATIONS
 from .tables._common import ConventionsArg, as_table, explain_empty
 
 __all__ = ["asking", "question_quality", "payoff", "agent_comparison", "comparison_tasks", "answers", "QUESTIONS",
@@ -46,7 +50,7 @@ QUESTIONS = {
     "asking": "Does each agent ask when it should?",
     "question_quality": "Are its questions good?",
     "payoff": "Does asking pay off?",
-    "agent_comparison": "Is one agent better than another?",
+    "agent_ranking": "Is one agent better than another?",
 }
 
 _AGENT = ["benchmark", "suites", "model", "policy", "protocol", "agent"]
@@ -66,8 +70,11 @@ SHOWN: dict[str, list[tuple[str, str, str]]] = {
                ("score_no_tool", "ambiguous, no ask tool", "score"), ("score_with_tool", "ambiguous, with it", "score"),
                ("score_gain_pp", "gain from asking (pp)", "pp"),
                ("gain_pp_per_question_per_run", "gain ÷ questions per run (pp)", "pp")],
+    "agent_ranking": [("agent", "agent", "text"), ("calib_score", "CalibScore", "ranked:score"),
+                      ("ask_f1", "Ask-F1", "ranked:score"), ("mean_score", "score with the ask tool", "ranked:score"),
+                      ("score_gain_pp", "gain from asking (pp)", "ranked:pp")],
     "agent_comparison": [("what", "compared", "text"), ("pair", "a − b", "text"),
-                         ("difference", "difference", "signed"), ("p_holm", "Holm p", "p"),
+                         ("difference", "difference", "unit"), ("p_holm", "Holm p", "p"),
                          ("verdict", "verdict", "text")],
 }
 
@@ -187,8 +194,9 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
                         "calib_score_ci_high": "no CalibScore (see calib_score)"}, gap=True)
     out.attrs["scope"] = {"ask_tool": True}
     _say_own_intervals(out)
-    out.attrs["answer"] = _best(out, "calib_score", "best calibrated ({})", "CalibScore") \
-        or _best(out, "ask_on_ambiguous", "asks most on ambiguous tasks ({})", "ask rate", percent=True)
+    _coverage_notes(out, rs)
+    out.attrs["answer"] = _ranked(rs, out, ("calib_score", "ask_rate"), n_boot=n_boot, seed=seed,
+                                  confidence=confidence, conventions=conventions)
     return out
 
 
@@ -232,11 +240,12 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         out = totals[by].assign(protocol="solve", n_runs=totals["n"].astype(int),
                                 share_asking=totals["asked"] / totals["n"],
                                 questions_per_run=totals["n_questions"] / totals["n"])
-        out = out.merge(_cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), on=by, how="left")
+        out = out.merge(_linearized_ci(sums, by, "task_id", stat, confidence, floor={"questions_per_run": 0.0}),
+                        on=by, how="left")
         f1, reason = _ask_f1(amb, sub, by, n_boot, seed, confidence)
         if f1 is not None:
             out = out.merge(f1, on=by, how="left")
-        scores, reason["judge_score"] = _judge_scores(amb, work, by, n_boot, seed, confidence)
+        scores, reason["judge_score"] = _judge_scores(amb, work, by, confidence)
         if scores is not None:
             out = out.merge(scores, on=by, how="left")
             if out["judge_score"].isna().any():
@@ -250,9 +259,9 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
         parts.append(out.reindex(columns=cols))
     out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
-    out = label_intervals(out, confidence, {"questions_per_run": bootstrap_method(n_boot),
+    out = label_intervals(out, confidence, {"questions_per_run": LINEARIZED,
                                             "precision": WILSON_OVER_TASKS, "recall": WILSON_OVER_TASKS,
-                                            "ask_f1": BOUNDS_OF_TWO_RATES, "judge_score": bootstrap_method(n_boot)})
+                                            "ask_f1": BOUNDS_OF_TWO_RATES, "judge_score": LINEARIZED})
     if len(out) == 0:
         out.attrs["note"] = "no solve runs with the ask tool on ambiguous tasks in this log: add that condition"
     silent = out["precision"].isna() & out["recall"].notna() if len(out) else pd.Series(dtype=bool)
@@ -270,9 +279,9 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
                         for c in cols if c.endswith(("_ci_low", "_ci_high"))})
     out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}
     _say_own_intervals(out)
-    out.attrs["answer"] = _best(out, "ask_f1", "best questions ({})", "Ask-F1") \
-        or _best(out, "judge_score", "asks the questions its judges score highest ({})", "mean score") \
-        or _best(out, "questions_per_run", "asks the most ({})", "questions per run", decimals=1)
+    _coverage_notes(out, rs)
+    out.attrs["answer"] = _ranked(rs, out, ("ask_f1", "judge_score", "questions_per_run"), n_boot=n_boot, seed=seed,
+                                  confidence=confidence)
     for bench, block in out.dropna(subset=["judge_score"]).groupby("benchmark", sort=True):
         judged_by = sorted(set(block["judged_by"].astype(str)))
         if len(judged_by) > 1:  # the report says so beside the ranking: one judge's 4 is not another's
@@ -290,7 +299,7 @@ def _per_benchmark_reasons(texts: list[tuple[str, str]]) -> str:
     return "; ".join(f"{', '.join(benches)}: {reason}" for reason, benches in by_reason.items())
 
 
-def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: float
+def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], confidence: float
                   ) -> tuple[pd.DataFrame | None, str]:
     """The mean of the judges' numeric scores of single questions (labels with ``q_index``, run log 1.1) per
     agent, a question's calls and judges averaged first, with a task-bootstrap interval; or why there is none."""
@@ -313,7 +322,7 @@ def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], n_boot: int, s
     out = pd.DataFrame({"judge_score": totals["sum"] / totals["count"], "n_judged": totals["count"].astype(int),
                         "judged_by": judges.reindex(totals.index)}).reset_index()
     stat = lambda t: {"judge_score": _ratio(t["sum"], t["count"])}  # noqa: E731
-    out = out.merge(_cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), on=by, how="left")
+    out = out.merge(_linearized_ci(sums, by, "task_id", stat, confidence), on=by, how="left")
     return out, ""
 
 
@@ -386,7 +395,8 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
         conv = conventions_for(bench, conventions)
         parts.append(_payoff_rows(sub, bench, k, conv.voi_paired, n_boot, seed, confidence, why, design))
     out = pd.concat(parts, ignore_index=True).reindex(columns=cols) if parts else _frame([], cols)
-    out = label_intervals(out, confidence, {s: bootstrap_method(n_boot) for s in stats_})
+    out = label_intervals(out, confidence, {s: WILSON_OVER_TASKS if s.startswith("score_") and not s.endswith("_pp")
+                                            else LINEARIZED for s in stats_})
     if len(out) == 0:
         out.attrs["note"] = "no scored solve runs in this log"
     elif design:
@@ -419,9 +429,9 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
                   by_benchmark={s: dict(texts) for s, texts in why.items()})
     out.attrs["scope"] = {"protocol": "solve"}
     _say_own_intervals(out)
-    out.attrs["answer"] = _best(out, "score_gain_pp", "gains most from asking ({})", "score gain", unit=" pp",
-                                decimals=0, signed=True) \
-        or _best(out, "score_with_tool", "scores best with the ask tool ({})", "mean score")
+    _coverage_notes(out, rs)
+    out.attrs["answer"] = _ranked(rs, out, ("score_gain_pp", "mean_score"), k=k, n_boot=n_boot, seed=seed,
+                                  confidence=confidence, conventions=conventions)
     return out
 
 
@@ -446,7 +456,7 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
                 why.setdefault(name, []).append((bench, "no-tool runs under a policy of their own are in the papers'"
                                                  " tables (value_of_information), not here"))
             runs = runs[runs["policy"] == "default"]
-        out = out.merge(_condition_mean(runs, key, name, n_boot, seed, confidence), on=key, how="left")
+        out = out.merge(_condition_mean(runs, key, name, confidence), on=key, how="left")
     pooled_gap = bool(applicable(sub, SHAPES["tool_pairs"]) and len(tool))
     design += _gap_task_sets(bench, tool, work[~work["ask_tool"] & (work["spec"] == "full")], by, pooled_gap)
     if pooled_gap:
@@ -464,11 +474,12 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
         totals = sums.groupby(by, sort=True)[cols].sum()
         values = pd.DataFrame(stat({c: totals[c].to_numpy(float) for c in cols}), index=totals.index).reset_index()
         values["n_questions"] = totals["t_questions"].to_numpy(int)
-        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
+        cis = _linearized_ci(sums, by, "task_id", stat, confidence,
+                             {"score_gain_pp": 100.0, "gap_to_full_pp": 100.0})
         out = out.merge(values.merge(cis, on=by, how="left"), on=by, how="left")
         # a gap without a no-tool pair is still the with-tool score against the fully specified one
     else:
-        out = out.merge(_gap(work, by, n_boot, seed, confidence), on=by, how="left")
+        out = out.merge(_gap(work, by, confidence), on=by, how="left")
     asked = tool.groupby(by)["n_questions"].sum().rename("_asked").reset_index()  # every agent's, paired or not
     out = out.merge(asked, on=by, how="left")
     out["n_questions"] = out["_asked"].fillna(0).astype(int)
@@ -505,19 +516,21 @@ def _gap_task_sets(bench: str, tool: pd.DataFrame, full: pd.DataFrame, by: list[
             f" {what}"]
 
 
-def _condition_mean(runs: pd.DataFrame, key: list[str], name: str, n_boot: int, seed: int,
-                    confidence: float) -> pd.DataFrame:
-    """The mean score of ``runs`` per ``key``, with a task-bootstrap interval."""
+def _condition_mean(runs: pd.DataFrame, key: list[str], name: str, confidence: float) -> pd.DataFrame:
+    """The mean score of ``runs`` per ``key``, with its Wilson interval over tasks (scores lie in [0, 1]: a task's
+    summed scores over its runs are its count, :func:`ambiglib.stats.wilson_ci_clustered`; an all-zero or all-one
+    mean over n tasks keeps Wilson's width, never a point). It covers 0.93-0.98 at 8-60 tasks where the task
+    bootstrap covered 0.87-0.93 at 8-12 (``bench/coverage.py``)."""
     if len(runs) == 0:
         return pd.DataFrame(columns=[*key, name, f"{name}_ci_low", f"{name}_ci_high"])
     sums = runs.assign(n=1.0).groupby([*key, "task_id"], sort=True)[["score", "n"]].sum().reset_index()
     totals = sums.groupby(key, sort=True)[["score", "n"]].sum().reset_index()
-    stat = lambda t: {name: _ratio(t["score"], t["n"])}  # noqa: E731
     values = totals[key].assign(**{name: totals["score"] / totals["n"]})
-    return values.merge(_cluster_ci(sums, key, "task_id", stat, n_boot, seed, confidence), on=key, how="left")
+    low, high = _clustered_wilson(values, key, sums, "score", "n", confidence)
+    return values.assign(**{f"{name}_ci_low": low, f"{name}_ci_high": high})
 
 
-def _gap(work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: float) -> pd.DataFrame:
+def _gap(work: pd.DataFrame, by: list[str], confidence: float) -> pd.DataFrame:
     """With the tool − fully specified, pp, per agent, on the tasks run in both (a task bootstrap)."""
     tool = work[work["ask_tool"] & (work["spec"] == "ambiguous")]
     full = work[~work["ask_tool"] & (work["spec"] == "full") & (work["policy"] == "default")]
@@ -530,7 +543,8 @@ def _gap(work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: 
     totals = sums.groupby(by)[["t_s", "t_n", "f_s", "f_n"]].sum()
     values = pd.DataFrame(stat({c: totals[c].to_numpy(float) for c in totals.columns}),
                           index=totals.index).reset_index()
-    return values.merge(_cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence), on=by, how="left")
+    return values.merge(_linearized_ci(sums, by, "task_id", stat, confidence, {"gap_to_full_pp": 100.0}), on=by,
+                        how="left")
 
 
 # ============================================================================= 4. is B better than A
@@ -538,74 +552,102 @@ def _gap(work: pd.DataFrame, by: list[str], n_boot: int, seed: int, confidence: 
 
 #: what the comparison compares: (metric, condition, what the question calls it)
 COMPARED = (("calib_score", None, "CalibScore"), ("ask_f1", None, "Ask-F1"),
-            ("mean_score", ("ambiguous", True), "score with the ask tool"), ("score_gain_pp", None, "gain from asking (pp)"))
+            ("mean_score", ("ambiguous", True), "score with the ask tool"),
+            ("score_gain_pp", None, "gain from asking (pp)"))
+
+
+def _four(rs: RunSet, *, k: int, n_boot: int, seed: int, confidence: float, alpha: float, conventions,
+          family: str, specs=COMPARED) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """The rankings of ``specs`` and their pairs: one call per question where the families are per question or
+    per metric (so that the first three cards' sentences, asking one question each, find them worked out), one
+    call over them all where a family spans questions."""
+    from .comparisons import QUESTION_OF
+    from .ranking import _cached
+
+    groups: dict[str, list] = {}
+    for spec in specs:
+        groups.setdefault(QUESTION_OF[spec[0]] if family in ("question", "metric") else "all", []).append(spec)
+    agents, pairs, notes = [], [], []
+    for group in groups.values():
+        a, p, n = _cached(rs, group, between="model", k=k, test="auto", family=family, correction="holm",
+                          alpha=alpha, n_boot=n_boot, n_perm=PERMUTATIONS, seed=seed, confidence=confidence,
+                          conventions=conventions, pool_suites=True)
+        agents.append(a)
+        pairs.append(p)
+        notes += n
+    agents_ = pd.concat([a for a in agents if len(a)], ignore_index=True) if any(len(a) for a in agents) else \
+        agents[0]
+    pairs_ = pd.concat([p for p in pairs if len(p)], ignore_index=True) if any(len(p) for p in pairs) else pairs[0]
+    return agents_, pairs_, list(dict.fromkeys(notes))
+
+
+def _ranked(rs: RunSet, table: pd.DataFrame, metrics_: tuple[str, ...], *, k: int = 3, n_boot: int = 2000,
+            seed: int = 0, confidence: float = 0.95, conventions: ConventionsArg = None) -> list[str]:
+    """A card's sentences: the ranking of the first of ``metrics_`` the log has (the fourth card's ranking of it,
+    worked out once), claiming only what it shows: "best" only where one agent alone is in the top group."""
+    if len(table) == 0:
+        return []
+    from .comparisons import metric_name
+    from .ranking import ranking_sentences
+
+    for metric in metrics_:
+        spec = next((s for s in COMPARED if s[0] == metric), None) or \
+            (metric, ("ambiguous", True), metric_name(metric, ("ambiguous", True)))
+        specs = COMPARED[2:] if metric in ("mean_score", "score_gain_pp") else (spec,)
+        try:
+            agents, _, _ = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence,
+                                 alpha=round(1 - confidence, 10),
+                                 conventions=conventions, family="question", specs=specs)
+        except MetricError:
+            continue
+        mine = agents[agents["metric"] == metric] if len(agents) else agents
+        if len(mine) and mine["value"].notna().any():
+            return ranking_sentences(mine, "model", round(1 - confidence, 10))
+    return []
 
 
 @as_table
 def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
-                     alpha: float = 0.05, conventions: ConventionsArg = None) -> pd.DataFrame:
-    """Is one agent better than another? Paired differences of its asking and its scores, Holm over the table.
+                     alpha: float = 0.05, conventions: ConventionsArg = None, family: str = "question"
+                     ) -> pd.DataFrame:
+    """Is one agent better than another? Every pair of models, paired by task, adjusted within each family.
 
     CalibScore, Ask-F1, the score with the tool and the gain from asking, between every two models under one
-    policy, Holm-adjusted over the whole table (its permutation tests draw enough flips for that many rows).
-
-    Each row is :func:`ambiglib.comparisons.paired_comparison` with the benchmark's suites pooled (tasks are
-    paired within their suite; the interval and the test run over all of them). ``verdict`` says it in words:
-    "<a> higher" or "<b> higher" where the interval excludes 0 and ``p_holm`` < ``alpha``; "not after Holm (m
-    comparisons)" where the interval excludes 0 and p < ``alpha`` but not after the adjustment; "interval and
-    test disagree" where one rejects and the other does not (``ci_vs_test`` says why); otherwise "too few tasks
-    differ" (below 10 tasks whose sides differ: no test could tell), "same on every task", or "no clear
-    difference".
+    policy: the pairs behind :func:`agent_ranking` (the same decisions). Each row is
+    :func:`ambiglib.comparisons.paired_comparison` with the benchmark's suites pooled; the p-values are adjusted
+    by Holm within each family (``family``: by default each benchmark's metrics of one question, so that a
+    benchmark's verdict does not change with the other benchmarks in the log), and the global test of the row's
+    benchmark and metric (:mod:`ambiglib.ranking`) must reject first. ``verdict`` says it in words: "<a>
+    higher" or "<b> higher" where the global test rejects, ``p_holm`` < ``alpha`` and the interval excludes 0;
+    "not after the global test"; "cannot be significant at this size" (the smallest p the test could give, adjusted
+    as its family's best case, is not below ``alpha``); "not after Holm (family of m)"; "interval and test
+    disagree" (``ci_vs_test`` says why); "same on every task"; or "no clear difference".
 
     Returns
     -------
     pandas.DataFrame
-        ``benchmark, suites, policy, model_a, model_b, pair`` (a − b, in words), ``metric, what, condition,
-        n_tasks, n_tasks_left_out, n_pairs, value_a, value_b, difference, difference_ci_low, difference_ci_high,
-        ci_level, ci_method, test, n_differing, p_value, p_mc_se, p_holm, ci_vs_test, verdict, rerun_sd``
-        (:func:`ambiglib.comparisons.paired_comparison`'s columns).
+        ``benchmark, suites, policy, model_a, model_b, pair`` (a − b, in words), ``metric, what, unit`` ("pp" for
+        percentage points, "0-1" for a share or score), ``condition, n_tasks, n_tasks_left_out, n_pairs, value_a,
+        value_b, difference, difference_ci_low, difference_ci_high, ci_level, ci_method, test, n_differing,
+        p_value, p_mc_se, p_holm, family, family_size, p_smallest, p_smallest_adjusted, ci_vs_test, verdict,
+        rerun_sd``.
     """
-    from .comparisons import FEW_DIFFERING, compared, settle
+    from .comparisons import unit_of
 
-    parts, again, skipped, design = [], [], [], []
-    for metric, condition, what in COMPARED:
-        try:
-            out, retests, notes = compared(rs, metric=metric, between="model", condition=condition or
-                                           ("ambiguous", True), a=None, b=None, k=k, test="auto",
-                                           alternative="two-sided", n_boot=n_boot, seed=seed, confidence=confidence,
-                                           conventions=conventions, pool_suites=True)
-        except MetricError as exc:
-            skipped.append(f"{what}: {exc}")
-            continue
-        if len(out):
-            parts.append(out.assign(what=what))
-            again += retests
-            design += [n for n in notes if "different tasks" in n]
-        elif notes:
-            skipped.append(f"{what}: {'; '.join(notes)}")
-    cols = ["benchmark", "suites", "policy", "model_a", "model_b", "metric", "what", "condition", "n_tasks",
+    _, out, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
+                          conventions=conventions, family=family)
+    cols = ["benchmark", "suites", "policy", "model_a", "model_b", "metric", "what", "unit", "condition", "n_tasks",
             "n_tasks_left_out", "n_pairs", "value_a", "value_b", "difference", "difference_ci_low",
             "difference_ci_high", "ci_level", "ci_method", "test", "n_differing", "p_value", "p_mc_se", "p_holm",
-            "ci_vs_test", "verdict", "rerun_sd"]
-    if not parts:
-        out = _frame([], [*cols[:5], "pair", *cols[5:]])
-        out.attrs["note"] = "; ".join(skipped) if skipped else "fewer than two models in this log: nothing to compare"
-        return out
-    # a benchmark's rows together (its metrics in COMPARED's order)
-    order = pd.concat(parts, ignore_index=True)
-    rank = np.argsort(order["benchmark"].astype(str).to_numpy(), kind="stable")
-    out = order.iloc[rank].rename(columns={"suite": "suites"}).reset_index(drop=True)
-    again = [again[i] for i in rank]
-    notes = settle(out, again, alpha)  # Holm over the whole table, every metric; flips enough for its size
-    m = int(out["p_value"].notna().sum())  # Holm's family: the rows with a p-value
-    excludes = (out["difference_ci_low"] > 0) | (out["difference_ci_high"] < 0)
-    clear = (out["p_holm"] < alpha) & excludes
-    out["verdict"] = np.select(
-        [clear, excludes & (out["p_value"] < alpha), out["ci_vs_test"].notna(), out["n_differing"] == 0,
-         out["n_differing"] < FEW_DIFFERING],
-        [np.where(out["difference"] > 0, out["model_a"].astype(str) + " higher", out["model_b"].astype(str) + " higher"),
-         f"not after Holm ({m} comparisons)", "interval and test disagree", "same on every task",
-         "too few tasks differ"], "no clear difference")
+            "family", "family_size", "p_smallest", "p_smallest_adjusted", "ci_vs_test", "verdict", "rerun_sd"]
+    if len(out) == 0:
+        empty = _frame([], [*cols[:5], "pair", *cols[5:]])
+        empty.attrs["note"] = "; ".join(notes) if notes else "fewer than two models in this log: nothing to compare"
+        return empty
+    out = out.rename(columns={"suite": "suites"})
+    out["unit"] = [unit_of(m) for m in out["metric"]]
+    rank = np.argsort(out["benchmark"].astype(str).to_numpy(), kind="stable")
+    out = out.iloc[rank].reset_index(drop=True)
     out["pair"] = out["model_a"].astype(str) + " − " + out["model_b"].astype(str) + np.where(
         out["policy"].astype(str) == "default", "", " (both " + out["policy"].astype(str) + ")")
     if "log" in out.columns:  # several logs loaded together: two models are compared within each (comparisons._fixed)
@@ -614,13 +656,148 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         out = out[[*cols[:6], "pair", *cols[6:]]]
     else:
         out = out[[*cols[:5], "pair", *cols[5:]]]
-    notes = [f"not compared: {s}" for s in skipped] + design + notes
-    notes.append(f"Holm's adjustment over the {m} rows with a p-value; a verdict needs p_holm < {alpha} and an"
-                 " interval that excludes 0")
-    out.attrs["note"] = "; ".join(notes)
-    explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in ("p_value", "p_holm")})
-    out.attrs["answer"] = _comparison_answer(out, confidence)
+    out.attrs["note"] = "; ".join(notes + [f"a verdict needs the global test of its benchmark and metric to reject,"
+                                           f" p_holm < {alpha} within its family and an interval that excludes 0"])
+    explain_empty(out, {c: "no task's sides differ (n_differing 0): nothing to test" for c in
+                        ("p_value", "p_holm", "p_smallest", "p_smallest_adjusted")})
+    explain_empty(out, {"p_mc_se": "an exact test (every flip pattern, or McNemar's exact or mid-p p): no"
+                                   " Monte-Carlo error",
+                        "ci_vs_test": f"the interval and the test decide alike at the {alpha:g} level",
+                        "rerun_sd": "the rerun spread is for the score, from tasks each side ran at least twice",
+                        "difference_ci_low": "no interval: one task, or every task alike for a metric without bounds",
+                        "difference_ci_high": "no interval: one task, or every task alike for a metric without"
+                                              " bounds"})
+    out.attrs["answer"] = _pairs_answer(out, alpha)
     return out
+
+
+def _pairs_answer(out: pd.DataFrame, alpha: float) -> list[str]:
+    """One sentence per benchmark: each pair told apart, naming both agents, with the difference in its unit, its
+    interval and Holm p (the first six; then how many more); or that none is, with how many cannot be at this size
+    and how many exclude 0 before Holm's adjustment and not after."""
+    sentences, alike = [], []
+    for bench, block in out.groupby("benchmark", sort=True):
+        found = []
+        for r in block.itertuples():
+            if not str(r.verdict).endswith(" higher"):
+                continue
+            high, low = (r.model_a, r.model_b) if r.difference > 0 else (r.model_b, r.model_a)
+            policy = f" (policy {r.policy})" if str(r.policy) != "default" else ""
+            policy += f" in log {r.log}" if "log" in out.columns else ""
+            unit = " pp" if r.unit == "pp" else ""
+            digits = 1 if unit else 2
+            found.append(f"{high} has a higher {r.what} than {low}{policy} ({r.difference:+.{digits}f}{unit} as"
+                         f" {r.model_a} − {r.model_b}, 95% CI {r.difference_ci_low:+.{digits}f} to"
+                         f" {r.difference_ci_high:+.{digits}f}{unit}, Holm p {_p_text(r.p_holm)} in its family)")
+        if found:
+            more = f"; and {len(found) - 6} more pairs (the table)" if len(found) > 6 else ""
+            sentences.append(f"{bench}: " + "; ".join(found[:6]) + more)
+        else:
+            alike.append(bench)
+    if alike:
+        rows = out["benchmark"].isin(alike)
+        n = int(rows.sum())
+        cannot = int((rows & (out["verdict"] == "cannot be significant at this size")).sum())
+        held = int((rows & out["verdict"].str.startswith("not after Holm")).sum())
+        sentences.append(f"{', '.join(alike)}: no two models told apart"
+                         + (f" ({cannot} of the {n} comparisons cannot be at this size, whatever their tasks'"
+                            " outcomes: more tasks would tell)" if cannot else "")
+                         + (f"; {held} of the {n} exclude 0 before Holm's adjustment and not after" if held else ""))
+    return sentences
+
+
+@as_table
+def agent_ranking(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+                  alpha: float = 0.05, conventions: ConventionsArg = None, family: str = "question",
+                  long: bool = False) -> pd.DataFrame:
+    """Is one agent better than another? Each agent ranked on CalibScore, Ask-F1, the score with the tool and the
+    gain from asking, with its group letters and rank interval.
+
+    The fourth card: :func:`ambiglib.ranking.rankings` of :data:`COMPARED` (a global test, every pair paired by
+    task and adjusted within each family, rank intervals and a compact letter display; agents sharing a letter
+    are not separated). One row per benchmark, policy and agent; per metric ``<metric>`` (its value),
+    ``<metric>_ci_low, <metric>_ci_high`` (the agent's own interval), ``<metric>_rank_low, <metric>_rank_high``,
+    ``<metric>_group``, ``<metric>_p_first``, ``<metric>_rank`` (of its point value). ``attrs["answer"]``: per
+    benchmark, one clause per metric. ``long=True``: the ranking in long form instead, one row per agent and metric
+    (:func:`ambiglib.ranking.rank_agents`' columns). The pairs: :func:`agent_comparison`. Rows are ordered by the
+    score with the tool, best first."""
+    from .ranking import ranking_sentences
+
+    agents, pairs, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
+                                 conventions=conventions, family=family)
+    if long:
+        from .ranking import finish
+
+        return finish(agents, pairs, notes, rs, "model", alpha)
+    keys = [c for c in ("benchmark", "suites", "policy", "log") if c in agents.columns and agents[c].notna().any()]
+    names = [m for m, _, _ in COMPARED]
+    if len(agents) == 0:
+        out = _frame([], [*keys, "model", "agent", *names])
+        out.attrs["note"] = "; ".join(notes) if notes else "fewer than two models in this log: nothing to rank"
+        return out
+    wide = agents[[*keys, "agent"]].drop_duplicates().reset_index(drop=True)
+    for metric in names:
+        mine = agents[agents["metric"] == metric]
+        part = mine[[*keys, "agent", "value", "value_ci_low", "value_ci_high", "rank", "rank_low", "rank_high",
+                     "group", "p_first"]].rename(columns={"value": metric, "value_ci_low": f"{metric}_ci_low",
+                                                          "value_ci_high": f"{metric}_ci_high", "rank": f"{metric}_rank",
+                                                          "rank_low": f"{metric}_rank_low",
+                                                          "rank_high": f"{metric}_rank_high",
+                                                          "group": f"{metric}_group", "p_first": f"{metric}_p_first"})
+        wide = wide.merge(part, on=[*keys, "agent"], how="left")
+    order = wide["mean_score"].fillna(-np.inf).to_numpy() if "mean_score" in wide else np.zeros(len(wide))
+    policy = wide["policy"].astype(str).to_numpy() if "policy" in wide else np.full(len(wide), "")
+    wide = wide.iloc[np.lexsort((-order, policy != "default", policy, wide["benchmark"].astype(str).to_numpy()))] \
+        .reset_index(drop=True)
+    wide.insert(wide.columns.get_loc("agent"), "model", wide["agent"])
+    wide["agent"] = [_agent_name(m, p) for m, p in zip(wide["model"], wide["policy"] if "policy" in wide else
+                                                       ["default"] * len(wide))]
+    if "log" in wide.columns:
+        wide["agent"] = wide["agent"].astype(str) + " [" + wide["log"].astype(str) + "]"
+    wide.attrs["answer"] = ranking_sentences(agents, "model", alpha, short=True, metrics=names)
+    wide.attrs["note"] = _decisions_note(pairs, alpha)
+    wide.attrs["scope"] = {"protocol": "solve"}
+    for metric, condition, _ in COMPARED:
+        lacking = {}
+        for bench in sorted(set(wide["benchmark"].astype(str))):
+            if metric not in wide or not wide.loc[wide["benchmark"].astype(str) == bench, metric].isna().any():
+                continue
+            mine = agents[(agents["benchmark"].astype(str) == bench) & (agents["metric"] == metric)]
+            if len(mine) == 0:
+                lacking[bench] = _lacks(rs.filter(benchmark=bench), metric, "model", condition or ("ambiguous", True)) \
+                    or "fewer than two models with runs the metric needs on the same tasks"
+            else:
+                lacking[bench] = ("an agent without a value has none of the runs the metric needs under its policy"
+                                  " (only ask-only runs, or none in its condition), or no value of it on its runs"
+                                  " (no question asked: no precision): it is not ranked on it")
+        if lacking:  # (a reason naming no metric is shared by every column it explains: one footnote)
+            text = "; ".join(f"{bench}: {why}" for bench, why in lacking.items())
+            columns = [c for c in wide.columns if c == metric or c.startswith(f"{metric}_")]
+            explain_empty(wide, {c: text for c in columns},
+                          by_benchmark={c: dict(lacking) for c in columns})
+    wide.attrs["ranked"] = {metric: what for metric, _, what in COMPARED}
+    return wide
+
+
+def _p_text(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _decisions_note(pairs: pd.DataFrame, alpha: float) -> str:
+    """What the fourth card's reader needs to sign it, in few words: what a letter and a rank interval mean, when two
+    agents are told apart, the families, and how many pairs cannot be told apart at this size."""
+    said = [f"Agents sharing a letter are not told apart; the rank intervals hold every agent's rank at once with"
+            f" probability ≥ {1 - alpha:g}. Told apart: the benchmark's global test rejects, Holm p < {alpha:g}"
+            " within the family and the 95% interval (unadjusted) excludes 0"]
+    if len(pairs):
+        kinds = {str(f).split(" · ")[-1] for f in pairs["family"]}
+        words = "each benchmark's" + (" metrics of one question" if kinds <= set(QUESTION_WORDS.values()) else "")
+        said.append(f"families: {words} ({len(pairs)} pairs in {pairs['family'].nunique()})")
+        cannot = int((pairs["p_smallest_adjusted"] >= alpha).sum())
+        if cannot:
+            said.append(f"{cannot} pair(s) cannot be told apart at this size, whatever their tasks' outcomes")
+        said.append("every pair, with its tasks and runs: the table 'every pair' in the section")
+    return "; ".join(said)
 
 
 def comparison_tasks(rs: RunSet, row: Mapping | pd.Series, *, between: str = "model", pool_suites: bool = True,
@@ -642,95 +819,67 @@ def comparison_tasks(rs: RunSet, row: Mapping | pd.Series, *, between: str = "mo
     return out[keep].reset_index(drop=True)
 
 
-def _comparison_answer(out: pd.DataFrame, confidence: float) -> list[str]:
-    """One sentence per benchmark: each clear difference, naming both agents, with its interval; or none."""
-    sentences, alike = [], []
-    level = f"{100 * confidence:g}%"
-    for bench, block in out.groupby("benchmark", sort=True):
-        found = []
-        for r in block.itertuples():
-            if not r.verdict.endswith(" higher"):
-                continue
-            high, low = (r.model_a, r.model_b) if r.difference > 0 else (r.model_b, r.model_a)
-            policy = f" (policy {r.policy})" if str(r.policy) != "default" else ""
-            policy += f" in log {r.log}" if "log" in out.columns else ""
-            found.append(f"{high} has a higher {r.what} than {low}{policy} ({r.difference:+.2f} as"
-                         f" {r.model_a} − {r.model_b}, {level} CI {r.difference_ci_low:+.2f} to"
-                         f" {r.difference_ci_high:+.2f}, Holm p {_p_text(r.p_holm)})")
-        if found:
-            sentences.append(f"{bench}: " + "; ".join(found))
-        else:
-            alike.append(bench)
-    if alike:
-        rows = out["benchmark"].isin(alike)
-        few = int((rows & (out["n_differing"] < 10)).sum())
-        held = int((rows & out["verdict"].str.startswith("not after Holm")).sum())
-        n = int(rows.sum())
-        sentences.append(f"{', '.join(alike)}: no clear difference between the models"
-                         + (f" ({few} of the {n} comparisons rest on fewer than 10 tasks that differ: more tasks"
-                            " would tell)" if few else "")
-                         + (f"; {held} of the {n} exclude 0 before Holm's adjustment and not after" if held else ""))
-    return sentences
-
-
-def _p_text(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
-
-
 def answers(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0,
             conventions: Mapping[str, str] | None = None) -> dict[str, pd.DataFrame]:
     """The four tables, by the name of the function answering each question (:data:`QUESTIONS`)."""
     return {"asking": asking(rs, n_boot=n_boot, seed=seed, conventions=conventions),
             "question_quality": question_quality(rs, n_boot=n_boot, seed=seed),
             "payoff": payoff(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions),
-            "agent_comparison": agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)}
+            "agent_ranking": agent_ranking(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)}
 
 
 # ============================================================================= in words
 
 
-def _best(table: pd.DataFrame, column: str, what: str, name: str, *, percent: bool = False, decimals: int = 2,
-          unit: str = "", signed: bool = False) -> list[str]:
-    """One sentence per benchmark: the agent with the highest ``column``, with its interval, and the lowest; agents
-    tied at the top are named together, every agent tied is said to be, and one agent is not called the best."""
-    if len(table) == 0 or column not in table or table[column].isna().all():
-        return []
+#: each opening column's interval as ambiglib.interval_coverage names it, and the runs it is made from (spec,
+#: with the tool)
+_COVERAGE_OF = {"ask_on_ambiguous": ("ask rate, ambiguous", "ambiguous", True),
+                "ask_on_full": ("ask rate, full", "full", True), "calib_score": ("CalibScore", None, True),
+                "questions_per_run": ("questions per run", "ambiguous", True),
+                "precision": ("precision", "ambiguous", True), "recall": ("recall", "ambiguous", True),
+                "ask_f1": ("Ask-F1", "ambiguous", True), "score_full": ("score, full", "full", False),
+                "score_no_tool": ("score, ambiguous, no tool", "ambiguous", False),
+                "score_with_tool": ("score, ambiguous, with tool", "ambiguous", True),
+                "score_gain_pp": ("gain from asking (pp)", "ambiguous", True),
+                "gap_to_full_pp": ("gap to full (pp)", "ambiguous", True),
+                "gain_pp_per_question_per_run": ("gain ÷ questions per run (pp)", "ambiguous", True)}
 
-    def number(v: float, extra: int = 0) -> str:
-        if percent:
-            return f"{100 * v:.{extra}f}%"
-        return f"{v:+.{decimals + extra}f}{unit}" if signed else f"{v:.{decimals + extra}f}{unit}"
 
-    sentences = []
-    for bench, block in table.groupby("benchmark", sort=True):
-        block = block.dropna(subset=[column]).sort_values(column, ascending=False)
-        if len(block) == 0:
-            continue
-        # the highest and the lowest told apart in print, if they differ (+2.8 pp and +3.1 pp, not +3 and +3)
-        extra = next((e for e in range(3) if number(block[column].iloc[0], e) != number(block[column].iloc[-1], e)),
-                     0)
+def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
+    """Add to the note where an interval of the table covers less than 95% at its design (the fewest tasks an
+    agent of the benchmark has, and its trials a task), as measured by simulation
+    (:mod:`ambiglib.interval_coverage`); a benchmark below the 8 tasks measured is said once."""
+    from .interval_coverage import warning
 
-        def show(v: float, extra: int = extra) -> str:
-            return number(v, extra)
-
-        top = block.iloc[0]
-        interval = f", {show(top[column + '_ci_low'])} to {show(top[column + '_ci_high'])}" \
-            if pd.notna(top.get(column + "_ci_low")) else ""
-        if len(block) == 1:
-            sentences.append(f"{bench}: {top['agent']} (the one agent): {name} {show(top[column])}{interval}")
-            continue
-        tied = block[np.isclose(block[column].to_numpy(float), float(top[column]), rtol=0, atol=1e-12)]
-        if len(tied) == len(block):
-            sentences.append(f"{bench}: all {len(block)} agents tie ({name} {show(top[column])})")
-            continue
-        low = block.iloc[-1]
-        if len(tied) > 1:
-            sentences.append(f"{bench}: {', '.join(map(str, tied['agent']))} tie at the top ({name}"
-                             f" {show(top[column])}); lowest: {low['agent']}, {show(low[column])}")
-            continue
-        sentences.append(f"{bench}: {top['agent']} {what.format(f'{name} {show(top[column])}')}{interval}; lowest:"
-                         f" {low['agent']}, {show(low[column])}")
-    return sentences
+    if len(out) == 0:
+        return
+    said: list[str] = []
+    runs = _work(rs)
+    runs = runs[~runs["error"]]
+    for bench, block in out.groupby("benchmark", sort=True):
+        mine = runs[runs["benchmark"] == bench]
+        few = []
+        for column, (name, spec, tool) in _COVERAGE_OF.items():
+            if column not in block or f"{column}_ci_low" not in block or block[f"{column}_ci_low"].isna().all():
+                continue  # no interval shown: nothing to warn of
+            scope = mine[mine["ask_tool"] == tool] if spec is None else \
+                mine[(mine["spec"] == spec) & (mine["ask_tool"] == tool)]
+            if len(scope) == 0:
+                continue
+            per = scope.groupby(["model", "policy"], sort=False).agg(tasks=("task_id", "nunique"),
+                                                                     runs=("task_id", "size"))
+            n, trials = int(per["tasks"].min()), float(np.median(per["runs"] / per["tasks"]))
+            if n < 8:
+                few.append(n)
+                continue
+            text = warning(name, n, round(trials), str(bench))
+            if text:
+                said.append(text)
+        if few:
+            said.append(f"{bench} ({min(few)} tasks): fewer tasks than the 8 at which the intervals' coverage was"
+                        " measured (bench/coverage.py): read its intervals as rough")
+    if said:
+        out.attrs["note"] = "; ".join(n for n in (out.attrs.get("note"), *said) if n)
 
 
 def _say_own_intervals(out: pd.DataFrame) -> None:

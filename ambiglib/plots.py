@@ -25,7 +25,8 @@ ticker = OnFirstUse("matplotlib.ticker")
 sns = OnFirstUse("seaborn")
 
 __all__ = ["precision_recall", "ask_calibration", "performance_vs_gain", "calls_heatmap", "failure_heatmap", "pass_rates",
-           "shift_heatmap", "variant_distribution", "flag_heatmap", "scores_by_condition", "differences", "intervals"]
+           "shift_heatmap", "variant_distribution", "flag_heatmap", "scores_by_condition", "differences", "intervals",
+           "rank_intervals"]
 
 
 def _shown_once(fn: Callable) -> Callable:
@@ -756,3 +757,76 @@ def intervals(frame: pd.DataFrame, columns: Sequence[tuple[str, str, str]], *, l
         if said:
             fig.text(0.01, 0, "\n".join(said), ha="left", va="top", fontsize=MIN_FONT, color="#a50", wrap=True)
     return fig
+
+
+@_shown_once
+def rank_intervals(ranking: pd.DataFrame, *, ax=None):
+    """Plot each agent's rank interval, one panel per benchmark and metric: a bar from the best rank the log allows
+    it to the worst, its point rank marked, its group letters beside it; the agents in the top group in colour.
+
+    Parameters
+    ----------
+    ranking : pandas.DataFrame
+        :func:`ambiglib.ranking.rank_agents` output (``rank``, ``rank_low``, ``rank_high``, ``group``, ``top``,
+        ``agent``, ``what``), or :func:`ambiglib.headline.agent_ranking`'s (``<metric>_rank_low`` and the
+        others for each metric of its ``attrs["ranked"]``).
+    """
+    _style()
+    long = ranking if "rank_low" in ranking.columns else _long_ranking(ranking)
+    if len(long) == 0:
+        return _nothing(ranking, "rankings to draw", ax)
+    side = "agent" if "agent" in long.columns else next(c for c in ("policy", "ask_tool", "log") if c in long.columns)
+    data = long[long["rank_low"].notna()].copy()
+    if len(data) == 0:
+        return _nothing(ranking, "rankings to draw (no agent has a value to rank)", ax)
+    several = data["benchmark"].nunique() > 1
+    data["_panel"] = (data["benchmark"].astype(str) + ": " if several else "") + data["what"].astype(str)
+    if "policy" in data and data["policy"].astype(str).ne("default").any():
+        data["_panel"] = data["_panel"] + " (policy " + data["policy"].astype(str) + ")"
+    counts = data["_panel"].value_counts()
+    data = data[data["_panel"].map(counts) >= 2]  # one agent: nothing to rank, no panel
+    if len(data) == 0:
+        return _nothing(ranking, "rankings to draw (one agent in each block: nothing to rank)", ax)
+    panels = list(dict.fromkeys(data["_panel"]))
+    rows = max(int((data["_panel"] == p).sum()) for p in panels)
+    fig, axes = _axes(panels, ax, max(4.6, 2.6 + 0.25 * rows), max(2.0, 1.0 + 0.34 * rows))
+    for axis, panel in zip(axes, panels):
+        block = data[data["_panel"] == panel].sort_values(["rank", "rank_low"], kind="stable")
+        y = np.arange(len(block))
+        low, high = block["rank_low"].to_numpy(float), block["rank_high"].to_numpy(float)
+        top = block["top"].astype(bool).to_numpy()
+        colors = np.where(top, "#4c72b0", "0.55")
+        axis.hlines(y, low - 0.3, high + 0.3, colors=colors, lw=6, alpha=0.45)
+        axis.scatter(block["rank"].to_numpy(float), y, color=colors, s=36, zorder=3, edgecolor="white")
+        m = int(block["n_agents"].max())
+        for i, (g, h) in enumerate(zip(block["group"], high)):
+            axis.text(min(h + 0.5, m + 0.4), y[i], str(g), va="center", fontsize=MIN_FONT, color="0.2")
+        axis.set_yticks(y, [str(a) for a in block[side]])
+        axis.set(xlim=(0.4, m + 1.2), ylim=(len(block) - 0.5, -0.5), xlabel="rank (1 = highest)", title=panel)
+        axis.xaxis.set_major_locator(ticker.MaxNLocator(integer=True))
+        axis.title.set_fontsize(MIN_FONT + 2)
+    if ax is not None:
+        return fig
+    fig.suptitle("Rank intervals, 95% (blue: the top group;\nagents sharing a letter are not told apart)",
+                 fontsize=MIN_FONT + 2)
+    fig.tight_layout()
+    return fig
+
+
+def _long_ranking(wide: pd.DataFrame) -> pd.DataFrame:
+    """:func:`ambiglib.headline.agent_ranking`'s rows, one per agent and metric, as :func:`rank_intervals` draws
+    them."""
+    parts = []
+    keys = [c for c in ("benchmark", "policy", "log") if c in wide.columns]
+    for metric, what in (wide.attrs.get("ranked") or {}).items():
+        if f"{metric}_rank_low" not in wide.columns:
+            continue
+        part = wide[[*keys, "agent"]].assign(
+            what=what, rank=wide[f"{metric}_rank"], rank_low=wide[f"{metric}_rank_low"],
+            rank_high=wide[f"{metric}_rank_high"], group=wide[f"{metric}_group"])
+        part = part[part["rank_low"].notna()].copy()
+        part["top"] = part["rank_low"] == 1
+        block = [*keys, "what"]
+        part["n_agents"] = part.groupby(block, dropna=False)["agent"].transform("size") if len(part) else 0
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["rank_low"])

@@ -38,7 +38,10 @@ def test_the_judge_score_averages_a_question_s_calls_first_then_questions_over_t
     assert out.loc["a", "judge_score_ci_low"] <= out.loc["a", "judge_score"] <= out.loc["a", "judge_score_ci_high"]
     assert (out.loc["a", "judged_by"], out.loc["b", "judged_by"]) == ("j", "k")
     answer = " ".join(out.attrs["answer"])
-    assert "b asks the questions its judges score highest (mean score 5.00)" in answer
+    # one task both agents ran: the judges' 5.00 against 3.00 names no agent best (issue 70: the sentence claims only
+    # what the ranking shows); it says they cannot be told apart on that one task
+    assert "judge score: the 2 agents cannot be told apart on 1 task " in answer
+    assert "highest (" not in answer and "best (" not in answer
     assert "scored by different judges (j; k): their judge scores are not comparable" in answer
 
 
@@ -106,7 +109,8 @@ def test_a_difference_that_holds_only_before_holm_says_so():
     ab = out[(out["model_a"] == "a")].iloc[0]
     assert ab["p_value"] == pytest.approx(2 * (66 + 12 + 1) / 4096)
     assert ab["p_holm"] == pytest.approx(3 * 2 * (66 + 12 + 1) / 4096)
-    assert ab["difference_ci_low"] > 0 and ab["verdict"] == "not after Holm (3 comparisons)"
+    assert ab["difference_ci_low"] > 0 and ab["verdict"] == "not after Holm (family of 3)"
+    assert ab["family"] == "mine · does asking pay off" and ab["family_size"] == 3
     assert set(out.loc[out["model_a"] != "a", "verdict"]) == {"same on every task"}
     assert "3 of the 6 exclude 0 before Holm's adjustment and not after" in " ".join(out.attrs["answer"])
 
