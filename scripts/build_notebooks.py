@@ -61,12 +61,21 @@ def check(name: str) -> nbf.NotebookNode:
                                           "jupyter": {"source_hidden": True, "outputs_hidden": True}})
 
 
-def table(expr: str, name: str, caption: str, *, evidence: bool = False) -> list:
+def table(expr: str, name: str, caption: str, *, evidence: bool = False, tasks: str | None = None,
+          check_text: bool = True) -> list:
     """A table, shown once (or the one line saying why it is empty), and its nbval copy; with ``evidence``, a
-    page per row listing the runs, questions and labels behind it."""
+    page per row listing the runs, questions and labels behind it; with ``tasks`` (an expression of the row ``i``),
+    each row's page opens on its tasks (a comparison's: which tasks make the difference)."""
     more = ", evidence=True" if evidence else ""
-    return [nbf.v4.new_code_cell(f"{name} = {expr}\nshow_table({name}, {name!r}, out_dir, caption={caption!r}{more})"),
-            check(name)]
+    if tasks:
+        more += (",\n           # each row's page opens on its tasks: which tasks make the difference\n"
+                 f"           tasks=lambda i: {tasks}")
+    cell = nbf.v4.new_code_cell(f"{name} = {expr}\nshow_table({name}, {name!r}, out_dir, caption={caption!r}{more})")
+    return [cell, check(name)] if check_text else [cell]
+
+
+def code(*sources: str) -> list:
+    return [nbf.v4.new_code_cell(src) for src in sources]
 
 
 def figure(expr: str, name: str) -> list:
@@ -118,17 +127,39 @@ SPECS: dict[str, list] = {
                 " conventions=conventions, pool_suites=True)", "tool_comparison",
                 "With vs without the ask tool: mean score", evidence=True),
     "4_is_one_agent_better": md(
-        "# Is one agent better than another?\n\nEvery two models under one ask policy, paired by task: the "
-        "difference in CalibScore, Ask-F1, the score with the ask tool and the gain from asking, each with a "
-        "95% interval (a t-interval of the per-task differences for the score, a task bootstrap for the pooled "
-        "ratios; each row says which) and the test fitted to the outcome; Holm's adjustment over the whole table, "
-        "its permutation tests drawing enough flips for that many rows. A verdict needs an interval that excludes 0 "
-        "and an adjusted p below 0.05; where the two disagree, or only the unadjusted p is below 0.05, the verdict "
-        "says so; below 10 tasks whose sides differ, no test has the power to tell (Miller 2024, *Adding Error "
-        "Bars to Evals*). `ambiglib compare` gives any one of these from the command line.")
+        "# Is one agent better than another?\n\nEvery model under one ask policy, ranked on CalibScore, Ask-F1, the "
+        "score with the ask tool and the gain from asking, per benchmark. First a global test over tasks (are the "
+        "agents different at all? each task's agents shuffled), then every pair paired by task, the test fitted to the "
+        "outcome (mid-p McNemar for one pass/fail trial a task, else a paired sign-flip permutation test), Holm's "
+        "adjustment within each family (a benchmark's metrics of one question: its verdicts do not change with the "
+        "other benchmarks in the log). From those decisions: each agent's **rank interval** (its rank lies in it, for "
+        "every agent at once, with 95% probability), its **group letters** (agents sharing a letter are not told "
+        "apart) and the sentences: an agent is called best only where it alone is in the top group. `p_first`, in the "
+        "frame, is its share of first places over a task bootstrap. `ambiglib rank` gives any one metric's ranking "
+        "from the command line (docs/metrics.md, \"Rankings\").")
+        + table("headline.agent_ranking(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
+                "agent_ranking", "Is one agent better than another?", evidence=True)
+        + figure("plots.rank_intervals(agent_ranking)", "agent_ranking")
+        + md("## Every pair\n\nThe pairs behind the ranking, each paired by task: the difference with its 95% "
+             "interval (unadjusted: the size of the difference; the verdict rests on Holm within the family), the "
+             "test, the smallest p it could give with the tasks that differ (`p_smallest`, and adjusted as its "
+             "family's best case: at or above 0.05 the pair *cannot* be told apart at this size), and the verdict. "
+             "A difference in percentage points says so (`unit`). Each row links to its tasks and runs.")
         + table("headline.agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
-                "agent_comparison", "Is one agent better than another?", evidence=True)
+                "agent_comparison", "Every pair of agents, paired by task", evidence=True,
+                tasks="headline.comparison_tasks(rs, agent_comparison.iloc[i], k=k, conventions=conventions)")
         + figure("plots.differences(agent_comparison)", "agent_comparison")
+        + md("## One agent before and after a change\n\nWhen the report reads several logs of one agent (`ambiglib "
+             "report --runs before=old/ --runs after=new/`), each model and policy's score with the ask tool is "
+             "compared between the logs, paired by task: the later log − the earlier, with its interval and the test "
+             "fitted to the outcome, Holm over the rows. Each row's page opens on the tasks that improved and those "
+             "that regressed.")
+        + table("comparisons.paired_comparison(rs, metric='mean_score', between='log', k=k, n_boot=n_boot, seed=seed,"
+                "\n                                                  conventions=conventions)", "log_comparison",
+                "One agent before and after: the score with the ask tool, later log − earlier, paired by task",
+                evidence=True, check_text=False,
+                tasks="headline.comparison_tasks(rs, log_comparison.iloc[i], between='log', pool_suites=False, k=k,"
+                      "\n                                                     conventions=conventions)")
         + md("## How reliable is each agent?\n\nOn the tasks an agent was tried on more than once: pass@1, pass@k (a "
              "pass in any of k trials), pass^k (a pass in all k: τ-bench's reliability measure, Yao et al. 2024), "
              "the flip share (the share of tasks whose verdict flips across its identical trials: the agent's "
@@ -148,7 +179,26 @@ SPECS: dict[str, list] = {
         + [nbf.v4.new_code_cell("rs.runs.head()"), nbf.v4.new_code_cell("rs.questions.head()"),
            nbf.v4.new_code_cell("rs.tasks.head()")]
         + md("## Runs per benchmark, suite, model and condition")
-        + table("rs.summary()", "summary", "Runs, asks and mean score per cell"),
+        + table("rs.summary()", "summary", "Runs, asks and mean score per cell")
+        + md('## The four questions\n\n`rs.asking()`, `rs.question_quality()`, `rs.payoff()` and `rs.compare(a, b)` answer the report\'s four questions from the run set in hand (`rs.rank(metric=...)` ranks many agents: below). Each is a pandas DataFrame with every column the engine computes (`.frame`), shown as the report\'s card: the answer in words, each quantity with its interval, every "–" numbered to its reason. `.plot()` draws the intervals, `.to_latex()` typesets the card for a paper, `.evidence(i)` lists the runs behind row `i`, and a comparison\'s `.per_task()` lists the tasks behind its difference, the ones that move it most first.')
+        + code('asking = rs.asking()\nasking')
+        + code('asking.plot()')
+        + code('# NBVAL_CHECK_OUTPUT\nprint(asking.formatted().to_string(index=False))')
+        + code("pairs = rs.compare(metric='mean_score')  # every two models under one policy, paired by task, Holm over the rows\npairs")
+        + code('pairs.per_task().head(10)  # which tasks make each difference: a − b per task, largest first')
+        + md("### Many agents: a ranking\n\n`rs.rank(metric=...)` ranks every agent on one metric, per benchmark: a "
+             "global test over tasks first, then every pair paired by task with Holm within the family, and from those "
+             "decisions each agent's rank interval (its rank lies in it, every agent's at once, with 95% probability), "
+             "its share of first places over a task bootstrap and its group letters (agents sharing a letter are not "
+             "told apart). Its sentence calls an agent best only where it alone is in the top group. `.pairs` lists "
+             "every pair behind it, `.plot()` draws the rank intervals.")
+        + code("ranking = rs.rank(metric='ask_f1')\nranking", "ranking.plot()",
+               "# NBVAL_CHECK_OUTPUT\nprint(ranking.formatted().to_string(index=False))\nprint(*ranking.attrs['answer'], sep='\\n')",
+               "ranking.pairs  # every pair, paired by task, with its verdict")
+        + code('print(rs.payoff().to_latex())  # a booktabs table for a paper: the formatted columns, the interval method in a note')
+        + md('### Two logs of one agent\n\n`ambiglib.load({"before": "old/", "after": "new/"})` loads two logs of one agent (before and after a change) as one run set; `compare("after", "before", between="log")` pairs them by task. Here, this log\'s first trials and its other trials written as two logs (Parquet folders: any log `load` reads will do), as two runs of its harness would be: an A/A check, whose differences are what reruns alone make.')
+        + code('import tempfile\nfrom pathlib import Path\n\ntrials = sorted(set(rs.runs["trial"]))\nif len(trials) > 1 and rs.runs["log"].isna().all():\n    with tempfile.TemporaryDirectory() as folder:  # the two logs are read whole: their folder goes after the load\n        split = Path(folder)\n        first = rs.filter(trial=trials[0]).to_parquet(split / "first")  # Parquet: the fastest log to write and read\n        again = rs.filter(trial=trials[1:]).to_parquet(split / "again")\n        both = ambiglib.load({"first": first, "again": again}, quiet=True)\n    change = both.compare("again", "first", between="log")  # each model and policy: again − first, paired by task\nelse:\n    change = None\n    print("nothing to split: this log has one trial per task, or is already several logs")\nchange')
+        + code('change.per_task().head(10) if change is not None else None  # the tasks that moved most between the two logs'),
     "ambigds_performance": md(
         "# Ambig-DS: performance under ambiguity\n\nS_full, S_ambig, S_ask (macro means over the tasks with a score "
         "in all three conditions), Δ with paired bootstrap 95% CIs and one-sided Wilcoxon tests — Ambig-DS "
