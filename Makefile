@@ -45,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/imports.py
 	$(BIN)/python bench/stats.py
 	$(BIN)/python bench/coverage.py
+	$(BIN)/python bench/ranking.py
 	$(BIN)/python bench/report.py --scale 1000
 	$(BIN)/python bench/inspect_logs.py
 

@@ -810,7 +810,7 @@ def _print_ranking(out, between: str) -> int:
         fmt = "pp" if first["unit"] == "pp" else "score"
         _say("")
         named = [str(k) for c, k in zip(keys, key) if pd.notna(k) and not (c == "policy" and k == "default")]
-        _say(f"{' · '.join(named)}: {first['what']} on {first['condition']}")
+        _say(f"{' · '.join(named)}: {first['what']} (runs: {first['condition']})")
         shown = pd.DataFrame({
             side: block[side].astype(str).to_numpy(),
             "value (95%)": ["–" if pd.isna(v) else with_interval(float(v), lo, hi, fmt) for v, lo, hi in

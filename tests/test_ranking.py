@@ -386,7 +386,7 @@ def test_ranking_ask_policies_ranks_them_within_each_model():
                              "questions": [{"text": "which?"}] if asks else []})
     out = rank_agents(RunSet.from_records(recs), metric="ask_rate", between="policy")
     assert set(out.columns) >= {"model", "policy", "rank_low", "group"} and "agent" not in out.columns
-    for model, rows in out.groupby("model"):
+    for _, rows in out.groupby("model"):
         assert sorted(rows["policy"]) == ["p1", "p2", "p3"] and set(rows["n_agents"]) == {3}
     x = out[out["model"] == "x"].set_index("policy")
     assert (x.loc["p1", "rank_low"], x.loc["p1", "rank_high"]) == (1, 1)  # 0.9 against 0.5 and 0.1 on 30 tasks
