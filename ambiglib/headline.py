@@ -275,7 +275,8 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
                            *(("n_judged", "judged_by") if column == "judge_score" else ())) for column in why}
     explain_empty(out, {c: _per_benchmark_reasons(texts) for column, texts in why.items() for c in columns_of[column]},
                   gap=True, by_benchmark={c: dict(texts) for column, texts in why.items() for c in columns_of[column]})
-    explain_empty(out, {c: "the interval needs a task bootstrap, and the bootstrap had no value (see the value)"
+    _no_spread(out, ["questions_per_run", "judge_score"])
+    explain_empty(out, {c: "no interval: the value is missing (see the value)"
                         for c in cols if c.endswith(("_ci_low", "_ci_high"))})
     out.attrs["scope"] = {"protocol": "solve", "spec": "ambiguous", "ask_tool": True}
     _say_own_intervals(out)
@@ -415,6 +416,7 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
     }
     for column, texts in why.items():
         reasons[column] = _per_benchmark_reasons(texts)
+    _no_spread(out, ["gain_pp_per_question_per_run"])  # before the other causes: a column keeps its first reason
     if len(out) and out["gain_pp_per_question_per_run"].isna().any():
         # an agent that asked nothing has no gain per question: what it did, not what the log lacks
         nan = out["gain_pp_per_question_per_run"].isna()
@@ -880,6 +882,23 @@ def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
                         " measured (bench/coverage.py): read its intervals as rough")
     if said:
         out.attrs["note"] = "; ".join(n for n in (out.attrs.get("note"), *said) if n)
+
+
+def _no_spread(out: pd.DataFrame, stats_: list[str]) -> None:
+    """Say why an unbounded statistic with a value has no interval: every task gave the same value (each run asked
+    one question), so there is no spread between tasks to make one from; a task bootstrap's interval would be a point
+    ("1.0 to 1.0"), claiming more than the tasks show. Where some rows lack the value itself, both causes are said."""
+    for name in stats_:
+        if name not in out or f"{name}_ci_low" not in out:
+            continue
+        flat = out[name].notna() & out[f"{name}_ci_low"].isna()
+        if not flat.any():
+            continue
+        text = (f"{', '.join(map(str, out.loc[flat, 'agent']))}: every task gave the same {name} (no spread between"
+                " tasks to make an interval from; a task bootstrap would claim a point)")
+        if (out[name].isna()).any():
+            text += f"; elsewhere no {name} (see {name})"
+        explain_empty(out, {f"{name}_ci_low": text, f"{name}_ci_high": text})
 
 
 def _say_own_intervals(out: pd.DataFrame) -> None:
