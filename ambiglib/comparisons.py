@@ -56,6 +56,7 @@ import pandas as pd
 from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
 from .errors import ArgumentError
 from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_stray, _without_unattributed
+from .metrics.labels import _question_scores
 from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
@@ -381,27 +382,18 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
 
 
 def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
-    """Per task, the judges' scores of single questions (labels with ``q_index``, one numeric facet): the sum of
-    each judged question's score (its calls and judges averaged first) and how many were judged, as
-    ``headline.question_quality`` computes its judge score."""
+    """Per task, the judges' scores of single questions (:func:`ambiglib.metrics.labels._question_scores`, as the
+    opening's judge score pools them): the sum of each judged question's score and how many were judged."""
     amb = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
     scope = _work(amb)
     work = scope[~scope["error"]]
-    labels = amb.labels
-    lab = labels[labels["q_index"].notna().to_numpy(dtype=bool) & labels["run_id"].isin(work["run_id"]).to_numpy()]
-    value = pd.to_numeric(lab["label"].astype(object), errors="coerce")
-    empty = pd.DataFrame(columns=[*keys, "task_id", "judged_sum", "judged"])
-    sums = _Sums(empty, ["judged_sum", "judged"], lambda t: _ratio(t["judged_sum"], t["judged"]),
-                 lambda t: t["judged"] > 0, "no judged question", None, (), _ran(scope, keys), None, bounded=None,
-                 own=("linearized", None))
-    if len(lab) == 0 or value.isna().any() or lab["facet"].nunique() > 1:
+    per, judged, _ = _question_scores(amb.labels, work, keys)
+    sums = _Sums(pd.DataFrame(columns=[*keys, "task_id", "judged_sum", "judged"]) if per is None else per,
+                 ["judged_sum", "judged"], lambda t: _ratio(t["judged_sum"], t["judged"]), lambda t: t["judged"] > 0,
+                 "no judged question", None, (), _ran(scope, keys), None, bounded=None, own=("linearized", None))
+    if judged is None:  # (why: the opening's judge score says it)
         return sums
-    per_q = lab.assign(value=value.to_numpy(float)).groupby(["run_id", "q_index"], sort=False)["value"].mean()
-    per_run = per_q.groupby(level=0).agg(judged_sum="sum", judged="count")
-    runs = work[["run_id", *keys, "task_id"]].merge(per_run, left_on="run_id", right_index=True, how="inner")
-    sums.per = runs.groupby([*keys, "task_id"], sort=True)[["judged_sum", "judged"]].sum().reset_index()
-    judges = lab.merge(work[["run_id", *keys]], on="run_id").groupby(keys[-1], sort=True)["judge"].agg(
-        lambda j: ", ".join(sorted(set(map(str, j)))))
+    judges = judged.groupby(keys[-1], sort=True)["judge"].agg(lambda j: ", ".join(sorted(set(map(str, j)))))
     if judges.nunique() > 1:
         named = "; ".join(dict.fromkeys(judges))
         sums.design.append(f"judge_score: the sides' questions were scored by different judges ({named}): one judge's"

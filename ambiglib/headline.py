@@ -31,10 +31,11 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
-from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _clustered_wilson, _isin,
-                               _linearized_ci, _ratio, _work, label_intervals)
+from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _clustered_wilson, _linearized_ci,
+                               _ratio, _work, label_intervals)
 from .ratio_intervals import LINEARIZED
 from .metrics.asking import _without_stray, _without_unattributed
+from .metrics.labels import _question_scores
 from .metrics.information import _voi_parts, _voi_task_sums, per_run_question
 from .runset import RunSet
 from .shapes import SHAPES, applicable, conventions_for
@@ -303,26 +304,17 @@ def _per_benchmark_reasons(texts: list[tuple[str, str]]) -> str:
 def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], confidence: float
                   ) -> tuple[pd.DataFrame | None, str]:
     """The mean of the judges' numeric scores of single questions (labels with ``q_index``, run log 1.1) per
-    agent, a question's calls and judges averaged first, with a task-bootstrap interval; or why there is none."""
-    lab = amb.labels[amb.labels["q_index"].notna().to_numpy(dtype=bool) & _isin(amb.labels["run_id"], work["run_id"])]
-    if len(lab) == 0:
-        return None, ("no judge scores of single questions in this log: add labels with 'q_index' (a judge's score"
-                      " of one question, docs/runlog.md) to rank questions where no blockers are registered")
-    facets = sorted(set(lab["facet"].astype(str)))
-    value = pd.to_numeric(lab["label"].astype(object), errors="coerce")
-    if len(facets) > 1 or value.isna().any():
-        return None, (f"the judges' labels of questions are not one numeric score ({', '.join(facets[:3])}): the"
-                      " mean needs one facet of numbers; see the labels notebook")
-    per_q = lab.assign(value=value.to_numpy(float)).groupby(["run_id", "q_index"], sort=False)["value"].mean()
-    per_run = per_q.groupby(level=0).agg(["sum", "count"])
-    judges = lab.merge(work[["run_id", *by]], on="run_id").groupby(by, sort=True)["judge"].agg(
-        lambda j: ", ".join(sorted(set(map(str, j)))))
-    w = work[["run_id", "task_id", *by]].merge(per_run, left_on="run_id", right_index=True, how="inner")
-    sums = w.groupby([*by, "task_id"], sort=True)[["sum", "count"]].sum().reset_index()
-    totals = sums.groupby(by, sort=True)[["sum", "count"]].sum()
-    out = pd.DataFrame({"judge_score": totals["sum"] / totals["count"], "n_judged": totals["count"].astype(int),
-                        "judged_by": judges.reindex(totals.index)}).reset_index()
-    stat = lambda t: {"judge_score": _ratio(t["sum"], t["count"])}  # noqa: E731
+    agent, a question's calls and judges averaged first, with its linearized interval over tasks; or why there is
+    none."""
+    sums, judged, why = _question_scores(amb.labels, work, by)
+    if sums is None or judged is None:
+        return None, why
+    judges = judged.groupby(by, sort=True)["judge"].agg(lambda j: ", ".join(sorted(set(map(str, j)))))
+    totals = sums.groupby(by, sort=True)[["judged_sum", "judged"]].sum()
+    out = pd.DataFrame({"judge_score": totals["judged_sum"] / totals["judged"],
+                        "n_judged": totals["judged"].astype(int), "judged_by": judges.reindex(totals.index)}
+                       ).reset_index()
+    stat = lambda t: {"judge_score": _ratio(t["judged_sum"], t["judged"])}  # noqa: E731
     out = out.merge(_linearized_ci(sums, by, "task_id", stat, confidence), on=by, how="left")
     return out, ""
 

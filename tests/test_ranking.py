@@ -391,3 +391,23 @@ def test_ranking_ask_policies_ranks_them_within_each_model():
     x = out[out["model"] == "x"].set_index("policy")
     assert (x.loc["p1", "rank_low"], x.loc["p1", "rank_high"]) == (1, 1)  # 0.9 against 0.5 and 0.1 on 30 tasks
     assert "own, model x: ask rate on ambiguous tasks: p1 highest" in " ".join(out.attrs["answer"])
+
+
+def test_a_judge_score_comparison_pools_as_the_opening_does():
+    """a's questions were scored 3 (calls 4 and 2), 5 and 1; b's 5 and 2 (by another judge): 3.0 against 3.5, the
+    same numbers the opening's judge score gives, and the note says the judges differ."""
+    from builders import run
+
+    def judged(task, model, scores, judge):
+        labels = [{"facet": "usefulness", "label": str(v), "call": c + 1, "judge": judge, "q_index": i}
+                  for i, calls in enumerate(scores) for c, v in enumerate(calls)]
+        return run(task=task, model=model, benchmark="mine", suite="s", questions=[{"text": "?"} for _ in scores],
+                   labels=labels)
+
+    rs = RunSet.from_records([judged("t1", "a", [(4, 2), (5,)], "j"), judged("t2", "a", [(1,)], "j"),
+                              judged("t1", "b", [(5,)], "k"), judged("t2", "b", [(2,)], "k")])
+    row = comparisons.paired_comparison(rs, metric="judge_score", a="a", b="b").iloc[0]
+    assert (row["value_a"], row["value_b"]) == (pytest.approx(3.0), pytest.approx(3.5))
+    opening = headline.question_quality(rs).set_index("model")["judge_score"]
+    assert (opening["a"], opening["b"]) == (row["value_a"], row["value_b"])
+    assert "scored by different judges (j; k)" in comparisons.paired_comparison(rs, metric="judge_score").attrs["note"]

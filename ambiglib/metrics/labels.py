@@ -262,3 +262,28 @@ def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequ
             pd.DataFrame(columns=[*by, "task_id", "tk", "tn", "category"])
         out = _clustered_wilson_columns(out, [*by, "category"], "share", tasks, "tk", "tn", confidence)
     return out.reset_index(drop=True)
+
+
+def _question_scores(labels: pd.DataFrame, work: pd.DataFrame, keys: Sequence[str]
+                     ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, str]:
+    """The judges' numeric scores of single questions (labels with ``q_index``, run log 1.1) of the runs of
+    ``work``, summed per (``keys``…, task): ``judged_sum`` (each judged question's score, its calls and judges
+    averaged first) and ``judged`` (how many questions were judged), and the judged labels with the runs' ``keys``
+    (which judges scored whom); or why there are none: no such labels, or labels that are not one numeric facet.
+    The judge score of the opening and of a comparison both pool these sums."""
+    keys = list(keys)
+    lab = labels[labels["q_index"].notna().to_numpy(dtype=bool) & _isin(labels["run_id"], work["run_id"])]
+    if len(lab) == 0:
+        return None, None, ("no judge scores of single questions in this log: add labels with 'q_index' (a judge's"
+                            " score of one question, docs/runlog.md) to rank questions where no blockers are"
+                            " registered")
+    facets = sorted(set(lab["facet"].astype(str)))
+    value = pd.to_numeric(lab["label"].astype(object), errors="coerce")
+    if len(facets) > 1 or value.isna().any():
+        return None, None, (f"the judges' labels of questions are not one numeric score ({', '.join(facets[:3])}):"
+                            " the mean needs one facet of numbers; see the labels notebook")
+    per_q = lab.assign(value=value.to_numpy(float)).groupby(["run_id", "q_index"], sort=False)["value"].mean()
+    per_run = per_q.groupby(level=0).agg(judged_sum="sum", judged="count")
+    runs = work[["run_id", *keys, "task_id"]].merge(per_run, left_on="run_id", right_index=True, how="inner")
+    sums = runs.groupby([*keys, "task_id"], sort=True)[["judged_sum", "judged"]].sum().reset_index()
+    return sums, lab.merge(work[["run_id", *keys]], on="run_id"), ""
