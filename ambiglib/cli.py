@@ -474,10 +474,7 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="the runs mean_score and pass_at_k compare (default: ambiguous+tool, ambiguous tasks with the"
                         " ask tool); the other metrics fix their own")
     p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3; at most 100)")
-    p.add_argument("--test", choices=["auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"], default="auto",
-                   help="auto (default): exact McNemar for one pass/fail trial per task, else a paired permutation"
-                        " test; mcnemar-midp: McNemar's mid-p form, less conservative with few tasks; wilcoxon: the"
-                        " signed-rank test Ambig-DS reports")
+    _test_option(p)
     p.add_argument("--alternative", choices=["two-sided", "greater", "less"], default="two-sided",
                    help="greater: side a > side b (default: two-sided)")
     p.add_argument("--correction", choices=["holm", "fdr_bh"], default="holm",  # comparisons.CORRECTIONS
@@ -513,9 +510,7 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    help="the runs mean_score and pass_at_k rank (default: ambiguous+tool); for ask_rate, ambiguous+tool"
                         " (asking when it should) or full+tool (over-asking)")
     p.add_argument("--k", type=int, default=3, help="pass@k's k (default 3; at most 100)")
-    p.add_argument("--test", choices=["auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"], default="auto",
-                   help="each pair's test (default auto: mid-p McNemar for one pass/fail trial a task, else a paired"
-                        " permutation test)")
+    _test_option(p)
     _family_option(p)
     p.add_argument("--alpha", type=float, default=0.05, help="the level of every decision (default 0.05)")
     p.add_argument("--n-boot", type=int, default=2000,
@@ -537,6 +532,14 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                                    " sufficient: what it cannot say is in its $comment and in docs/runlog.md.")
     p.set_defaults(func=_schema, parser=p)
     return parser
+
+
+def _test_option(p: argparse.ArgumentParser) -> None:
+    """``--test``: each pair's test (comparisons.TESTS)."""
+    p.add_argument("--test", choices=["auto", "mcnemar", "mcnemar-midp", "permutation", "wilcoxon"], default="auto",
+                   help="auto (default): mid-p McNemar for one pass/fail trial per task, else a paired permutation"
+                        " test; mcnemar: the exact McNemar test, conservative with few tasks; mcnemar-midp: its"
+                        " mid-p form; wilcoxon: the signed-rank test Ambig-DS reports")
 
 
 def _family_option(p: argparse.ArgumentParser) -> None:
