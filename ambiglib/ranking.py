@@ -42,7 +42,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .comparisons import COMPARABLE, CONDITIONED, _side_order, compared, metric_name, settle, unit_of
+from .comparisons import COMPARABLE, CONDITIONED, _side_order, compared, family_of, metric_name, settle, unit_of
 from .errors import ArgumentError
 from .metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
 from .runset import RunSet
@@ -273,19 +273,18 @@ def rankings(rs: RunSet, specs: Sequence[tuple[str, tuple[str, bool] | None, str
     if len(pair_frame):
         notes = settle(pair_frame, retests, alpha, correction, family) + notes
     adjusted = f"p_{correction}"
-    rows = [_rank_block(metric, what, head, block, sums, where, between, alpha, n_boot, n_perm, seed, confidence, rs,
-                        family) for metric, what, head, block, sums, where in blocks]
+    rows = [_rank_block(metric, what, head, block, sums, where, between, alpha, n_boot, n_perm, seed, confidence, rs)
+            for metric, what, head, block, sums, where in blocks]
     agents = pd.concat([r for r in rows if len(r)], ignore_index=True) if any(len(r) for r in rows) else \
         pd.DataFrame(columns=COLUMNS)
     if len(agents):
-        _label_families(agents)
+        agents["family"] = family_of(agents, family)  # as the pairs' families are labelled
         _decide(agents, pair_frame, adjusted, alpha, between)
     return agents, pair_frame, notes
 
 
 def _rank_block(metric: str, what: str, head: dict, block: pd.DataFrame, sums: Any, where: str, between: str,
-                alpha: float, n_boot: int, n_perm: int, seed: int, confidence: float, rs: RunSet,
-                family: str) -> pd.DataFrame:
+                alpha: float, n_boot: int, n_perm: int, seed: int, confidence: float, rs: RunSet) -> pd.DataFrame:
     """One block's agents (values, own intervals, the global test, first places); the decisions come later."""
     cols = sums.cols
     sides = sorted(block[between].unique(), key=str) if _side_order(rs, between) is None else \
@@ -328,16 +327,9 @@ def _rank_block(metric: str, what: str, head: dict, block: pd.DataFrame, sums: A
                "value_ci_low": r["low"], "value_ci_high": r["high"], "ci_level": confidence,
                "ci_method": r["method"], "rank": point.iloc[j], "p_first": share.get(j, np.nan),
                "global_test": glob.test, "global_n_tasks": glob.n_tasks, "global_p": glob.p_value,
-               "_why": r["why"], "_family_kind": family}
+               "_why": r["why"]}
         out.append(row)
     return pd.DataFrame(out)
-
-
-def _label_families(agents: pd.DataFrame) -> None:
-    """Each row's family label, as :func:`ambiglib.comparisons.family_of` gives its pairs'."""
-    from .comparisons import family_of
-
-    agents["family"] = family_of(agents, str(agents["_family_kind"].iloc[0]))
 
 
 def _decide(agents: pd.DataFrame, pairs: pd.DataFrame, adjusted: str, alpha: float, between: str) -> None:
@@ -348,8 +340,8 @@ def _decide(agents: pd.DataFrame, pairs: pd.DataFrame, adjusted: str, alpha: flo
     keys = [c for c in ("benchmark", "suites", "model", "policy", "log", "metric") if c in agents.columns]
     in_pairs = {"suites": "suite"}  # a pair's block names its suites "suite"
     if len(pairs):
-        excludes = (pairs["difference_ci_low"] > 0) | (pairs["difference_ci_high"] < 0)
-        passes = (pairs[adjusted] < alpha) & excludes
+        excludes = ((pairs["difference_ci_low"] > 0) | (pairs["difference_ci_high"] < 0)).to_numpy()
+        passes = (pairs[adjusted] < alpha).to_numpy() & excludes
     for c in ("rank_low", "rank_high", "group", "top", "bottom", "n_pairs_separated", "n_pairs_possible"):
         agents[c] = pd.Series([None] * len(agents), dtype=object)
     gate_of: dict = {}
@@ -365,7 +357,7 @@ def _decide(agents: pd.DataFrame, pairs: pd.DataFrame, adjusted: str, alpha: flo
                 c = in_pairs.get(c, c)
                 if c in pairs.columns:
                     mine &= (_text(pairs[c]) == v).to_numpy()
-            for _, p in pairs[mine & passes.to_numpy()].iterrows():
+            for _, p in pairs[mine & passes].iterrows():
                 if p[a_col] in names and p[b_col] in names:
                     separated_above.add((p[a_col], p[b_col]) if p["difference"] > 0 else (p[b_col], p[a_col]))
         intervals = rank_intervals(names, separated_above)
@@ -385,7 +377,7 @@ def _decide(agents: pd.DataFrame, pairs: pd.DataFrame, adjusted: str, alpha: flo
                 pd.Series([""] * len(pairs), index=pairs.index) for c in keys}
         gated = np.array([gate_of.get(tuple(text[c].iat[i] for c in keys), False) for i in range(len(pairs))],
                          dtype=bool)
-        pairs["verdict"] = _verdicts(pairs, passes.to_numpy(), gated, adjusted, alpha, a_col, b_col)
+        pairs["verdict"] = _verdicts(pairs, passes, excludes, gated, adjusted, alpha, a_col, b_col)
 
 
 def _text(column: pd.Series) -> pd.Series:
@@ -393,13 +385,13 @@ def _text(column: pd.Series) -> pd.Series:
     return column.astype(object).map(lambda v: "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
 
 
-def _verdicts(pairs: pd.DataFrame, passes: np.ndarray, gated: np.ndarray, adjusted: str, alpha: float,
-              a_col: str, b_col: str) -> np.ndarray:
-    """Each pair's verdict in words: which side is higher, or why neither is said to be."""
+def _verdicts(pairs: pd.DataFrame, passes: np.ndarray, excludes: np.ndarray, gated: np.ndarray, adjusted: str,
+              alpha: float, a_col: str, b_col: str) -> np.ndarray:
+    """Each pair's verdict in words: which side is higher, or why neither is said to be (``passes``: the adjusted p
+    below ``alpha`` and the interval excluding 0, ``excludes``; ``gated``: its block's global test rejected)."""
     name = "Holm" if adjusted == "p_holm" else "BH"
     higher = np.where(pairs["difference"] > 0, pairs[a_col].astype(str) + " higher", pairs[b_col].astype(str) +
                       " higher")
-    excludes = ((pairs["difference_ci_low"] > 0) | (pairs["difference_ci_high"] < 0)).to_numpy()
     p = pairs["p_value"].to_numpy(float)
     return np.select(
         [passes & gated, passes & ~gated,
