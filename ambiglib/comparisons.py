@@ -164,8 +164,8 @@ def unit_of(metric: str) -> str:
 #: alone), of the benchmark, or every row of the table
 FAMILIES = ("metric", "question", "benchmark", "all")
 #: why a difference has no interval
-_NO_INTERVAL = ("no interval: one task, or every task alike for a metric without bounds (no spread to make one from),"
-                " or no bootstrap draw with a value")
+NO_INTERVAL = ("no interval: one task, or every task alike for a metric without bounds (no spread to make one from),"
+               " or (interval='bootstrap') no bootstrap draw with a value")
 _FAMILY_WORDS = {"metric": "benchmark and metric", "question": "benchmark and question", "benchmark": "benchmark"}
 #: random sign flips a permutation test draws first; rows that may be significant draw more (:func:`flips_for`)
 FIRST_FLIPS = 9_999
@@ -784,7 +784,7 @@ def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: st
                                       " to set side by side",
                         "rerun_sd": "the rerun spread is for mean_score, from tasks each side ran at least twice:"
                                     " run each task two or more times",
-                        "difference_ci_low": _NO_INTERVAL, "difference_ci_high": _NO_INTERVAL})
+                        "difference_ci_low": NO_INTERVAL, "difference_ci_high": NO_INTERVAL})
     return notes
 
 

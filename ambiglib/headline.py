@@ -626,7 +626,7 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         p_value, p_mc_se, p_holm, family, family_size, p_smallest, p_smallest_adjusted, ci_vs_test, verdict,
         rerun_sd``.
     """
-    from .comparisons import unit_of
+    from .comparisons import NO_INTERVAL, unit_of
 
     _, out, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
                           conventions=conventions, family=family)
@@ -658,9 +658,7 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
                                    " Monte-Carlo error",
                         "ci_vs_test": f"the interval and the test decide alike at the {alpha:g} level",
                         "rerun_sd": "the rerun spread is for the score, from tasks each side ran at least twice",
-                        "difference_ci_low": "no interval: one task, or every task alike for a metric without bounds",
-                        "difference_ci_high": "no interval: one task, or every task alike for a metric without"
-                                              " bounds"})
+                        "difference_ci_low": NO_INTERVAL, "difference_ci_high": NO_INTERVAL})
     out.attrs["answer"] = _pairs_answer(out, alpha)
     return out
 
