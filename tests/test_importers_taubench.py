@@ -244,10 +244,11 @@ def test_run_py_checkpoint_names_give_the_model_and_the_strategy(tmp_path, raw, 
     (tmp_path / name).write_text(json.dumps(records, indent=2))
     rs = ambiglib.load(tmp_path / name)
     assert set(rs.runs["model"]) == {model.split("/")[-1]}
-    assert set(rs.runs["policy"]) == {strategy}
+    # issue 71: the strategy, the temperature and the user simulator, as the name writes them, are the agent
+    assert set(rs.runs["policy"]) == {f"{strategy}, temperature 0.7, user claude-3-5-sonnet-20240620 (react)"}
     meta = json.loads(rs.runs["meta"].iloc[0])["tau_bench"]
-    assert (meta["temperature"], meta["user_model"], meta["user_strategy"]) == (0.7, "claude-3-5-sonnet-20240620",
-                                                                                 "react")
+    assert (meta["agent_strategy"], meta["temperature"], meta["user_model"], meta["user_strategy"]) == (
+        strategy, 0.7, "claude-3-5-sonnet-20240620", "react")
 
 
 def test_act_and_react_runs_of_one_model_are_two_agents_not_a_collision(tmp_path, raw):
@@ -258,8 +259,92 @@ def test_act_and_react_runs_of_one_model_are_two_agents_not_a_collision(tmp_path
         (folder / _ckpt(strategy, "gpt-4o")).write_text(json.dumps(records, indent=2))
     rs = ambiglib.load(folder)  # strict: no duplicate-run error
     assert len(rs.runs) == 40 and rs.runs["run_id"].nunique() == 40
-    assert {policy: set(models) for policy, models in rs.runs.groupby("policy")["model"]} == {"act": {"gpt-4o"},
-                                                                                               "react": {"gpt-4o"}}
+    assert {policy: set(models) for policy, models in rs.runs.groupby("policy")["model"]} == {
+        "act, temperature 0.0, user gpt-4o (llm)": {"gpt-4o"}, "react, temperature 0.0, user gpt-4o (llm)": {"gpt-4o"}}
+
+
+# ----------------------------------------------------------------------------- issue 71: which agent a file's runs are
+# run.py passes its --temperature to every agent it builds (agent_factory) and its --user-model and --user-strategy to
+# the user simulator (get_env); all three are in its checkpoint name, beside the task range and the start time.
+
+
+def _file_of(source: str) -> str:
+    return Path(source.rsplit(":", 1)[0]).name
+
+
+@pytest.mark.parametrize("differ", [{"temperature": 0.7}, {"user_model": "claude-3-5-sonnet-20240620"},
+                                    {"user_strategy": "react"}], ids=["temperature", "user-model", "user-strategy"])
+def test_checkpoints_differing_only_in_one_setting_are_two_agents(tmp_path, raw, differ):
+    # issue 71: the two files' 200 runs each made one key: strict raised, lenient kept one file's and rejected 200
+    folder = tmp_path / "results"
+    folder.mkdir()
+    names = [_ckpt("tool-calling", "gpt-4o"), _ckpt("tool-calling", "gpt-4o", **differ)]
+    assert len(set(names)) == 2
+    for name in names:
+        (folder / name).write_text(json.dumps(raw, indent=2))
+    rs, errors = ambiglib.load(folder, strict=False)
+    assert errors == [] and len(rs.runs) == 2 * len(raw) == 400
+    by_policy = {policy: set(map(_file_of, sources)) for policy, sources in rs.runs.groupby("policy")["source"]}
+    assert len(by_policy) == 2 and all(len(files) == 1 for files in by_policy.values())
+    assert sorted(f for files in by_policy.values() for f in files) == sorted(names)
+    default = "tool-calling, temperature 0.0, user gpt-4o (llm)"
+    assert default in by_policy and by_policy[default] == {names[0]}
+    for policy in by_policy:  # each agent is its own file, whole: run.py's pass^k of that file
+        for k in (1, 4):
+            out = metrics.pass_hat_k(rs.filter(policy=policy), k=k).iloc[0]
+            assert out["n_tasks"] == 50 and out["pass_hat_k"] == pytest.approx(_harness_pass_hat_k(raw, k))
+    assert len(ambiglib.load(folder).runs) == 400  # strict: no duplicate run
+
+
+def test_shards_of_two_temperatures_over_disjoint_tasks_do_not_merge_into_one_agent(tmp_path, raw):
+    # issue 71: tasks 0-24 at temperature 0.0 and 25-49 at 0.7 loaded as one agent of 50 tasks, without a word
+    folder = tmp_path / "results"
+    folder.mkdir()
+    low = [r for r in raw if r["task_id"] < 25]
+    high = [r for r in raw if r["task_id"] >= 25]
+    (folder / _ckpt("tool-calling", "gpt-4o", start=0, end=25)).write_text(json.dumps(low, indent=2))
+    (folder / _ckpt("tool-calling", "gpt-4o", temperature=0.7, start=25, end=50, time_str="1127180000")).write_text(
+        json.dumps(high, indent=2))
+    rs = ambiglib.load(folder)
+    tasks = {policy: set(t) for policy, t in rs.runs.groupby("policy")["task_id"]}
+    assert tasks == {"tool-calling, temperature 0.0, user gpt-4o (llm)": {str(r["task_id"]) for r in low},
+                     "tool-calling, temperature 0.7, user gpt-4o (llm)": {str(r["task_id"]) for r in high}}
+    with pytest.raises(AmbiglibError, match="policy"):  # pooled by model alone: refused, the policy differs
+        metrics.pass_hat_k(rs, k=1)
+    out = metrics.pass_hat_k(rs, k=2, by=("suite", "model", "policy")).set_index("policy")["pass_hat_k"]
+    assert out.to_dict() == pytest.approx({"tool-calling, temperature 0.0, user gpt-4o (llm)":
+                                           _harness_pass_hat_k(low, 2),
+                                           "tool-calling, temperature 0.7, user gpt-4o (llm)":
+                                           _harness_pass_hat_k(high, 2)})
+
+
+def test_shards_of_one_agent_started_at_other_times_are_one_agent(tmp_path, raw):
+    """The task range and the start time are no setting of the agent: run.py's shards of one configuration (two
+    ``--start-index``/``--end-index`` runs) are one agent, its pass^k run.py's over the tasks of both."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    low = [r for r in raw if r["task_id"] < 25]
+    high = [r for r in raw if r["task_id"] >= 25]
+    (folder / _ckpt("react", "gpt-4o", start=0, end=25)).write_text(json.dumps([_as_react(r) for r in low]))
+    (folder / _ckpt("react", "gpt-4o", start=25, end=-1, time_str="1128090000")).write_text(
+        json.dumps([_as_react(r) for r in high]))
+    rs = ambiglib.load(folder)
+    assert set(rs.runs["policy"]) == {"react, temperature 0.0, user gpt-4o (llm)"} and len(rs.runs) == len(raw)
+    out = metrics.pass_hat_k(rs, k=3).iloc[0]
+    assert out["n_tasks"] == 50 and out["pass_hat_k"] == pytest.approx(_harness_pass_hat_k(raw, 3))
+
+
+def test_a_user_part_of_another_shape_is_the_agent_without_its_start_time(tmp_path, raw):
+    """A user strategy run.py's UserStrategy does not list (a fork's): the user part is kept as written, but for the
+    start time run.py appends, so that two shards of that user are still one agent."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for start, end, time_str in ((0, 25, "1127165200"), (25, 50, "1127170000")):
+        part = [r for r in raw if start <= r["task_id"] < end]
+        (folder / _ckpt("tool-calling", "gpt-4o", start=start, end=end, user_strategy="persona",
+                        time_str=time_str)).write_text(json.dumps(part))
+    rs = ambiglib.load(folder)
+    assert set(rs.runs["policy"]) == {"tool-calling, temperature 0.0, user gpt-4o-persona"} and len(rs.runs) == 200
 
 
 @pytest.mark.parametrize("reasoning", [True, False], ids=["react", "act"])

@@ -232,18 +232,25 @@ def _once(files: Sequence[Path], out: Collected) -> list[Path]:
 
 @dataclass(frozen=True)
 class _Name:
-    """What a results file's name says: the model, the domain, the agent strategy and run.py's other settings."""
+    """What a results file's name says: the model, the domain, the agent strategy, run.py's other settings, and the
+    run log's ``policy`` they make (None: the name says none of them)."""
 
     model: str
     domain: str | None = None
     strategy: str | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    policy: str | None = None
 
 
 def _name(file: Path) -> _Name:
     """run.py's checkpoint name (the strategy, the model, the temperature, the user simulator, ...) or
     ``<model>-<domain>.json`` as the published historical trajectories are named; else the whole name is the model.
-    A checkpoint name whose strategy is none of run.py's is a RowError: its model cannot be told from it."""
+    A checkpoint name whose strategy is none of run.py's is a RowError: its model cannot be told from it.
+
+    The settings the name gives that change what the agent does or meets (its strategy, its temperature, the user
+    simulator's model and strategy) make the run's ``policy``: runs that differ in any of them are two agents, never
+    one key (:func:`_policy`). The task range and the start time are not in it: shards of one run, or runs of one
+    agent started at other times, are one agent."""
     stem = file.name.removesuffix(".json")
     m = _CKPT.match(stem)
     if m:
@@ -258,11 +265,23 @@ def _name(file: Path) -> _Name:
                                     "end_index": int(m["end"])}
         user = _USER.match(m["user"])
         settings.update(user.groupdict() if user else {"user": m["user"]})
-        return _Name(head[len(strategy) + 1:], None, strategy, settings)
+        return _Name(head[len(strategy) + 1:], None, strategy, settings,
+                     _policy(strategy, m["temperature"], user["user_model"] if user else None,
+                             user["user_strategy"] if user else None, m["user"]))
     for domain in _DOMAINS:
         if stem.endswith(f"-{domain}") and len(stem) > len(domain) + 1:
             return _Name(stem.removesuffix(f"-{domain}"), domain)
     return _Name(stem)
+
+
+def _policy(strategy: str, temperature: str, user_model: str | None, user_strategy: str | None, user: str) -> str:
+    """A checkpoint's agent as the run log's ``policy``: run.py's agent strategy, its temperature as the name writes
+    it and the user simulator (``tool-calling, temperature 0.0, user gpt-4o (llm)``), so that two temperatures or two
+    user simulators are two agents on a leaderboard, as two strategies are. A user part of another shape is kept
+    whole but for a start time it ends with (``user <text>``)."""
+    said = (f"user {user_model} ({user_strategy})" if user_model is not None
+            else f"user {re.sub(r'_[0-9]{10}$', '', user)}")
+    return f"{strategy}, temperature {temperature}, {said}"
 
 
 def _domain(traj: list, named: str | None, where: str) -> str | None:
@@ -415,14 +434,16 @@ def _run(rec: Any, line: int, name: _Name) -> dict[str, Any]:
         "record": "run", "benchmark": BENCHMARK, "suite": domain, "task_id": str(task_id),
         "model": name.model, "spec": "ambiguous", "ask_tool": True, "trial": trial + 1,
     }
-    if name.strategy is not None:
-        run["policy"] = name.strategy
+    if name.policy is not None:
+        run["policy"] = name.policy
     note: dict[str, Any] = {"tau_bench": {"task_id": task_id, "trial": trial}}
     cost = info.get("user_cost")
     if cost is not None:
         if isinstance(cost, bool) or not isinstance(cost, (int, float)):
             raise RowError("user_cost", f"{where}: info 'user_cost' must be a number (got {cost!r:.200})")
         note["tau_bench"]["user_cost"] = cost
+    if name.strategy is not None:
+        note["tau_bench"]["agent_strategy"] = name.strategy
     note["tau_bench"].update(name.settings)
     if "error" in info:  # run.py's except branch: reward 0.0 written for a run that never finished
         run["status"] = "error"
