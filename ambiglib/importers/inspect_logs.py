@@ -13,6 +13,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence, overload
 
@@ -119,10 +120,17 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
     out = Collected("Inspect AI")
     tasks: dict[tuple[str, str, str], tuple[dict[str, Any], str]] = {}
     seen = _Seen()  # each run's key: its first sample, that eval's arguments and tools
-    for file in logs:
+    opened: list[Any] = [_open(file, read_eval_log) for file in logs]  # headers: which attempts a retry replaces
+    replaced = _replaced(logs, opened)
+    for n, file in enumerate(logs):
+        got, opened[n] = opened[n], None  # each header let go once its log is read
+        if file in replaced:
+            out.skip(RETRIED)
+            continue
         try:
-            present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
-            header, samples = read_log_file(file, read_eval_log)
+            if isinstance(got, Exception):
+                raise got
+            header, samples = got
             if header.version in FORMAT_VERSIONS:
                 _read_log(file, header, samples, opts, out, tasks, seen)
                 out.check(file)  # its runs become Arrow rows before the next log's are read
@@ -150,6 +158,59 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
 
 
 UNREADABLE = "Inspect AI log that cannot be read (its samples cannot be counted): named in the errors"
+RETRIED = ("Inspect AI log of an eval attempt that a later attempt of the same task replaces (eval-retry, or an eval"
+           " set's retry: the same eval.task_id), not read: the later log holds its finished samples and runs its"
+           " failed ones again")
+
+
+def _open(file: Path, read_eval_log: Any) -> tuple[Any, Iterator[dict[str, Any] | FormatError]] | Exception:
+    """A log's header and its samples, not yet read (:func:`read_log_file`), or what stopped its header being read,
+    raised again, in its turn, where the log is read."""
+    try:
+        present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
+        return read_log_file(file, read_eval_log)
+    except Exception as exc:  # noqa: BLE001 — Inspect's reader raises zip, JSON, pydantic and OS errors
+        return exc
+
+
+def _replaced(logs: Sequence[Path], opened: Sequence[Any]) -> dict[Path, Path]:
+    """Each log that a later attempt of its task replaces -> that attempt's log, as Inspect reads a folder of
+    retries: ``eval-retry`` (and an eval set's retry) runs a task again under the same ``eval.task_id`` with a new
+    ``eval_id``, and its log takes the earlier log's finished samples as they are and runs the failed ones again, so
+    the latest attempt is the task's log. Latest is by ``eval.created`` (the attempt's start, which a copy keeps),
+    then by the file's modification time, which is all Inspect's ``eval_set`` goes by. Copies of one log (the same
+    ``eval_id``) replace nothing: their runs are duplicates, named by the duplicate check."""
+    attempts: dict[str, list[tuple[tuple[datetime, int], str, Path]]] = {}
+    for file, got in zip(logs, opened):
+        if isinstance(got, Exception) or got[0].version not in FORMAT_VERSIONS:
+            continue
+        ev = got[0].eval
+        if not isinstance(ev.task_id, str) or not ev.task_id:
+            continue
+        attempts.setdefault(ev.task_id, []).append(((_started(ev.created), _mtime(file)), str(ev.eval_id), file))
+    out: dict[Path, Path] = {}
+    for group in attempts.values():
+        latest = max(group, key=lambda a: a[0])
+        for _, eval_id, file in group:
+            if eval_id != latest[1]:
+                out[file] = latest[2]
+    return out
+
+
+def _started(created: Any) -> datetime:
+    """An eval's ``created`` time, comparable across time zones (the earliest time when it is not one)."""
+    try:
+        when = datetime.fromisoformat(str(created))
+    except ValueError:
+        return datetime.min.replace(tzinfo=timezone.utc)
+    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+
+
+def _mtime(file: Path) -> int:
+    try:
+        return os.stat(file).st_mtime_ns
+    except OSError:
+        return 0
 
 
 def _why(exc: BaseException) -> str:
