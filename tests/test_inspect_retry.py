@@ -38,8 +38,8 @@ def flaky():
 
 
 @task
-def chores():
-    return Task(dataset=[Sample(id=s, input=f"Do chore {s}.", target="Default output",
+def chores(level: int = 1):
+    return Task(dataset=[Sample(id=s, input=f"Do chore {s} at level {level}.", target="Default output",
                                 metadata={"spec": "ambiguous"}) for s in ("a", "b", "c", "d")],
                 solver=[flaky(), generate()], scorer=includes(), epochs=2)
 '''
@@ -62,7 +62,7 @@ from inspect_ai import eval, eval_retry
 log_dir, fmt = sys.argv[1], sys.argv[2]
 os.environ["FLAKY_IDS"] = "b"
 first = eval(os.path.join(os.path.dirname(__file__), "chores.py@chores"), model="mockllm/model", log_dir=log_dir,
-             log_format=fmt, display="none")[0]
+             log_format=fmt, task_args={"level": 2}, display="none")[0]
 os.environ["FLAKY_IDS"] = ""
 retry = eval_retry(first.location, log_dir=log_dir, display="none")[0]
 print(first.status, retry.status)
@@ -106,7 +106,7 @@ def test_the_pair_is_a_retry_as_inspect_records_it(pair):
     attempt's error in error_retries) and ran what the first attempt, stopped by b's error, never reached."""
     first, retry = (inspect_log.read_eval_log(str(p)) for p in pair)
     assert first.status == "error" and retry.status == "success"
-    assert first.eval.task_id == retry.eval.task_id
+    assert first.eval.task_id == retry.eval.task_id and first.eval.task_args == retry.eval.task_args == {"level": 2}
     assert first.eval.eval_id != retry.eval.eval_id and first.eval.run_id != retry.eval.run_id
     earlier = {(s.id, s.epoch): s for s in first.samples}
     reused = 0
@@ -173,3 +173,20 @@ def test_a_copy_of_one_attempt_is_no_retry(pair, tmp_path):
     rs, errors = ambiglib.load(twice, strict=False)
     assert len(rs.runs) == 8 and len(errors) == 8 and all("duplicate run key" in e.message for e in errors)
     assert json.dumps(rs.skipped).count("eval-retry") == 0
+
+
+def test_a_log_of_the_same_task_id_for_another_model_replaces_nothing(pair, tmp_path):
+    """A retry keeps the task, the model and the task arguments: a log that shares the task id and names another
+    model (edited, here with Inspect's own writer) is no attempt of the same task, and hides no run of the retry."""
+    first, retry = pair
+    folder = tmp_path / "other"
+    folder.mkdir()
+    shutil.copy(retry, folder / retry.name)
+    edited = inspect_log.read_eval_log(str(first))
+    edited.eval.model = "mockllm/other"
+    later = folder / f"9999-{first.name}"
+    inspect_log.write_eval_log(edited, str(later))
+    assert inspect_log.read_eval_log(str(later), header_only=True).eval.task_id == edited.eval.task_id
+    rs = ambiglib.load(folder)
+    assert _loaded(rs.filter(model="mockllm/model")) == _expected(retry)
+    assert _loaded(rs.filter(model="mockllm/other")) == _expected(first)

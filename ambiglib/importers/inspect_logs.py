@@ -179,15 +179,21 @@ def _replaced(logs: Sequence[Path], opened: Sequence[Any]) -> dict[Path, Path]:
     ``eval_id``, and its log takes the earlier log's finished samples as they are and runs the failed ones again, so
     the latest attempt is the task's log. Latest is by ``eval.created`` (the attempt's start, which a copy keeps),
     then by the file's modification time, which is all Inspect's ``eval_set`` goes by. Copies of one log (the same
-    ``eval_id``) replace nothing: their runs are duplicates, named by the duplicate check."""
-    attempts: dict[str, list[tuple[tuple[datetime, int], str, Path]]] = {}
+    ``eval_id``) replace nothing: their runs are duplicates, named by the duplicate check. Nor do logs of one task id
+    whose task, model or task arguments differ, which a retry keeps: both are read, and their runs told apart or
+    refused as any two evals' are."""
+    attempts: dict[tuple[str, str, str, str], list[tuple[tuple[datetime, int], str, Path]]] = {}
     for file, got in zip(logs, opened):
         if isinstance(got, Exception) or got[0].version not in FORMAT_VERSIONS:
             continue
         ev = got[0].eval
-        if not isinstance(ev.task_id, str) or not ev.task_id:
+        task_id = getattr(ev, "task_id", None)
+        if not isinstance(task_id, str) or not task_id:
             continue
-        attempts.setdefault(ev.task_id, []).append(((_started(ev.created), _mtime(file)), str(ev.eval_id), file))
+        args = json.dumps(getattr(ev, "task_args", None), sort_keys=True, default=repr)
+        task = (task_id, str(getattr(ev, "task", "")), str(getattr(ev, "model", "")), args)
+        attempts.setdefault(task, []).append(((_started(getattr(ev, "created", None)), _mtime(file)),
+                                              str(getattr(ev, "eval_id", "")), file))
     out: dict[Path, Path] = {}
     for group in attempts.values():
         latest = max(group, key=lambda a: a[0])
