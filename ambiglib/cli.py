@@ -288,7 +288,8 @@ def _convert(args: argparse.Namespace) -> int:
 
 def _read_back(written, runset) -> str | None:
     """Why the converted copy at ``written`` is not the log ``runset`` holds: it does not load (strictly), or a
-    frame has another number of rows. None when it loads with as many of each."""
+    frame differs (its rows, or a value of a column the copy keeps: every one but where each row was read, which
+    names the copy). None when it loads as the same log."""
     from .loading import load
 
     try:
@@ -297,17 +298,26 @@ def _read_back(written, runset) -> str | None:
         return str(exc)
     have = again.frames()
     for name, frame in runset.frames().items():
-        if len(frame) != len(have[name]):
-            return f"{name}: {len(frame):,} read, {len(have[name]):,} in the copy"
+        copy = have[name]
+        if len(frame) != len(copy):
+            return f"{name}: {len(frame):,} read, {len(copy):,} in the copy"
+        for column in frame.columns:
+            if column in _WHERE_READ:
+                continue
+            if column not in copy.columns or not frame[column].reset_index(drop=True).equals(
+                    copy[column].reset_index(drop=True)):
+                return f"{name}: column {column} differs from the log read"
     return None
+
+
+#: columns that say where a row was read (which a copy names afresh), not what it holds
+_WHERE_READ = frozenset({"source", "transcript_at", "log"})
 
 
 def _convert_target(out: Path, runs: Path, to: str, force: bool) -> str | None:
     """Why ``convert`` will not write to ``out`` (None: it may). Never into the ``--runs`` folder (the next load
     would read both); never over an existing file or run log unless ``--force`` (it may be another log); never
-    into a folder holding anything but a Parquet run log's files, even with ``--force``."""
-    from .runlog import FRAMES
-
+    into a folder holding anything but a run log's files, even with ``--force``."""
     real_out, real_runs = out.resolve(), runs.resolve()
     if runs.is_dir() and (real_out == real_runs or real_runs in real_out.parents):
         return (f"lies inside --runs {runs}: the next load of {runs} would read the converted copy as a second copy"
@@ -323,16 +333,15 @@ def _convert_target(out: Path, runs: Path, to: str, force: bool) -> str | None:
             " --force to replace it (the new file is written whole before it replaces the old)")
     if out.is_symlink() or not out.is_dir():
         return "exists and is not a folder"
-    # the frames' files, a store's frame folders, or a JSON Lines folder's two files
-    ours = {f"{f}.parquet" for f in FRAMES} | set(FRAMES) if to == "parquet" else {"runs.jsonl", "tasks.jsonl"}
-    held = sorted(p.name for p in out.iterdir())
-    foreign = [n for n in held if n not in ours]
+    from .whole_writes import foreign_entries
+
+    foreign = foreign_entries(out)  # a run log's files of any layout are replaced whole, one layout by another
     if foreign:
         return (f"holds what is not a run log's ({', '.join(foreign[:5])}{', ...' if len(foreign) > 5 else ''});"
                 " convert writes only into a new folder or over a run log it wrote: choose another --out")
-    if held and not force:
-        return (f"holds a {'Parquet' if to == 'parquet' else 'JSON Lines'} run log already, which may be another"
-                " log's; choose a new folder, or add --force to replace it")
+    if any(out.iterdir()) and not force:
+        return ("holds a run log already, which may be another log's; choose a new folder, or add --force to"
+                " replace it (the new log is written whole beside it, then swapped in)")
     return None
 
 

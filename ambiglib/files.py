@@ -19,7 +19,7 @@ from typing import Callable, Iterator
 
 from .errors import FormatError
 
-__all__ = ["open_regular", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir", "one_listing", "matching", "subfolders"]
+__all__ = ["open_regular", "replaced", "fsync", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir", "one_listing", "matching", "subfolders"]
 
 #: What one load has seen of its folders (walks, listings, what each name is), or None outside a load: each
 #: layout's detection, the unreadable-file check and the readers look at the same folders, and a folder of
@@ -244,7 +244,8 @@ def is_dir(path: Path) -> bool:
 def replaced(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Write a file whole or not at all: yield a temporary path beside ``path`` to write, then rename it over
     ``path`` (one step: a reader sees the old file or the new one). When writing fails (a full disk, an
-    interrupt), the temporary file is removed and ``path`` is as it was: an input is never cut short."""
+    interrupt), the temporary file is removed and ``path`` is as it was: an input is never cut short. The file,
+    then its folder, are fsynced around the rename."""
     import tempfile
 
     path = Path(path)
@@ -255,10 +256,24 @@ def replaced(path: str | os.PathLike[str]) -> Iterator[Path]:
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(tmp, 0o666 & ~mask)  # as any file the user writes (mkstemp's is private)
+        fsync(tmp)  # on the disk before it is named: a crash after the rename cannot leave an empty file
         os.replace(tmp, path)
+        fsync(path.parent)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+def fsync(path: str | os.PathLike[str]) -> None:
+    """Flush ``path`` (a file or a folder) to the disk; a folder some file systems cannot fsync is left."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)

@@ -21,6 +21,7 @@ from .runlog import (BATCH_BYTES, BATCH_FILES, SMALL_FILE_BYTES, Engine, FileRea
 from .runset import RunSet, build_runset
 from .snapshot import is_snapshot, read_snapshot
 from .transcripts import transcript as _transcript  # noqa: F401 - a loaded run set reads its runs' conversations
+from .whole_writes import leftover
 
 __all__ = ["load", "LAYOUTS", "Layout"]
 
@@ -332,8 +333,8 @@ def _claim(folder: Path) -> str | None:
         return None
 
 
-def _units(root: Path, strays: list[Path] | None = None, repeats: list[tuple[Path, Path]] | None = None
-           ) -> list[tuple[str, Path]]:
+def _units(root: Path, strays: list[Path] | None = None, repeats: list[tuple[Path, Path]] | None = None,
+           writes: list[Path] | None = None) -> list[tuple[str, Path]]:
     """Every run log in a folder: ``(layout, path)`` for each native tree or Parquet folder the walk meets
     and ``("runlog-jsonl", file)`` for each canonical file outside them. Inside a log's folder, the walk
     looks on for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is loaded by
@@ -341,7 +342,8 @@ def _units(root: Path, strays: list[Path] | None = None, repeats: list[tuple[Pat
     a ``.jsonl`` there is the harness's own unless its first record is a canonical one (a run log kept in
     a harness's folder is loaded too). Linked folders are followed, each once; a folder this user cannot
     list is looked past here and named by :func:`load`. A file's second names (``files.walk``) are no units:
-    they are appended to ``repeats``."""
+    they are appended to ``repeats``; the folders a write of a log's folder leaves beside it while it runs or when
+    killed (``whole_writes.leftover``) are none either: they are appended to ``writes``."""
     units: list[tuple[str, Path]] = []
     seen: set[str] = set()
     repeats = [] if repeats is None else repeats
@@ -356,6 +358,9 @@ def _units(root: Path, strays: list[Path] | None = None, repeats: list[tuple[Pat
             continue
         seen.add(real)
         entries = [p for p in _entries(folder) if p not in second]
+        if writes is not None:  # what a write of a log's folder leaves beside it: a copy, never a log of its own
+            writes += [p for p in entries if leftover(p) and is_dir(p)]
+            entries = [p for p in entries if not (leftover(p) and is_dir(p))]
         claimed = _claim(folder)
         if claimed is not None and claimed != inside and (inside, claimed) not in _CONSUMES:
             units.append((claimed, folder))
@@ -501,9 +506,14 @@ def _read_any(path: Path, *, quiet: bool, engine: Engine, inspect: Mapping[str, 
     is the Inspect AI reader's mapping options."""
     strays: list[Path] = []
     repeats: list[tuple[Path, Path]] = []
-    units = _units(path, strays, repeats) if path.is_dir() else []
+    writes: list[Path] = []
+    units = _units(path, strays, repeats, writes) if path.is_dir() else []
     runset, errors = _read_units(path, units, quiet=quiet, engine=engine, inspect=inspect)
     skipped = dict(runset.skipped)
+    if writes:
+        reason = (f"folder a write of a run log's folder made beside it (running, or killed: the next write into"
+                  f" that folder removes it), not read as a log (first: {_inside(writes[0], path)})")
+        skipped[reason] = skipped.get(reason, 0) + len(writes)
     if strays and units and not any(name.startswith("runlog-parquet") or name == "runlog-snapshot"
                                     for name, _ in units):
         reason = (f"file in the log's folder that is no run log of any layout ambiglib reads, not read (first:"
@@ -531,7 +541,9 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
     # several logs in one folder, or files of one layout as the walk found them (not detecting every layout again,
     # slow on a folder of many files): each is read by its own layout, all are loaded
     folders = sum(name not in _FILE_UNITS for name, _ in units)
-    if len(kinds) > 1 or folders > 1 or (units and not folders):
+    several = len(kinds) > 1 or folders > 1 or (units and not folders)
+    found = None if several else next((layout for layout in LAYOUTS if layout.detect(path)), None)
+    if several or (units and found is None):  # (or one log below a folder that is none itself: a Parquet copy's)
         parts = []
         files = [p for name, p in units if name == "runlog-jsonl"]
         if files:
@@ -548,11 +560,10 @@ def _read_units(path: Path, units: list[tuple[str, Path]], *, quiet: bool, engin
                 parts.append(by_name[name].read(unit, quiet=quiet, engine=engine))
                 origins.append((name, unit))
         return parts[0] if len(parts) == 1 else _merge(parts, origins)
-    for layout in LAYOUTS:
-        if layout.detect(path):
-            if layout.name == "inspect":
-                return _read_inspect(path, quiet=quiet, engine=engine, inspect=inspect)
-            return layout.read(path, quiet=quiet, engine=engine)
+    if found is not None:
+        if found.name == "inspect":
+            return _read_inspect(path, quiet=quiet, engine=engine, inspect=inspect)
+        return found.read(path, quiet=quiet, engine=engine)
     known = "\n".join(f"  - {layout.name}: {layout.description}" for layout in LAYOUTS)
     raise FormatError(f"{path}: not a run log ambiglib recognises; the layouts it knows are:\n{known}")
 

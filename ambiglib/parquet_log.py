@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 from .errors import ArgumentError, FormatError
 from .files import kind_of, open_regular
 from .runlog import FRAMES, require_small
+from .whole_writes import replaced_folder
 from .schema import RUNLOG_VERSION
 
 __all__ = ["is_parquet_runlog", "is_parquet_store", "write_parquet", "write_store", "read_parquet_tables",
@@ -48,6 +49,9 @@ _ROWS_KEY = b"ambiglib.rows"
 #: Schema metadata of a store's frames: the partition columns, as JSON; and every part with its rows.
 _PARTITION_META_KEY = b"ambiglib.partition_by"
 _PARTS_KEY = b"ambiglib.parts"
+#: Schema metadata of every file of one write (each frame, the transcripts, a store's schemas and parts): one id,
+#: so that a folder holding files of two writes is refused, naming them.
+_WRITE_KEY = b"ambiglib.write_id"
 #: The column that keeps each row's place in its frame (rows come back in order after a partitioned read).
 STORE_ROW = "_row"
 _COMMON = "_common_metadata"
@@ -62,6 +66,13 @@ def is_parquet_runlog(path: Path) -> bool:
 
 def is_parquet_store(path: Path) -> bool:
     return path.is_dir() and os.path.lexists(path / "runs" / _COMMON)
+
+
+def new_write_id() -> bytes:
+    """A fresh id for the files of one write."""
+    import uuid
+
+    return uuid.uuid4().hex.encode()
 
 
 def versioned(table: pa.Table, **more: bytes) -> pa.Table:
@@ -116,30 +127,22 @@ def write_parquet(frames: dict[str, Any], path: str | os.PathLike[str], *,
             frames = {**frames, "runs": runs.assign(transcript_at=pd.Series(pd.NA, index=runs.index,
                                                                              dtype=runs["transcript_at"].dtype))}
         return write_store(frames, path, partition_by, compression=compression)
-    from contextlib import ExitStack
-
-    from .files import replaced
-
-    path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
-    # every frame to a temporary file first, renamed into place only when all five are written: a full disk
-    # or an interrupt leaves the folder as it was
-    with ExitStack() as stack:
+    write_id = new_write_id()
+    with replaced_folder(path) as work:  # the folder is written whole aside, then swapped in at once
         written: set[str] = set()
         if transcripts is not None:
-            written = _write_transcripts(transcripts, stack.enter_context(replaced(path / TRANSCRIPTS_FILE)),
-                                         compression)
+            written = _write_transcripts(transcripts, work / TRANSCRIPTS_FILE, compression, write_id)
         for name in FRAMES:
             frame = frames[name]
             if name == "runs" and "transcript_at" in frame:  # where the run's turns are now: this folder's file
                 has = frame["run_id"].isin(written)
                 frame = frame.assign(transcript_at=pd.array([_IN_FOLDER if h else None for h in has], dtype="string"))
             table = pa.Table.from_pandas(frame, preserve_index=False)
-            table = versioned(table, **{_ROWS_KEY.decode(): str(table.num_rows).encode()})
-            pq.write_table(table, stack.enter_context(replaced(path / f"{name}.parquet")),
-                           compression=compression or "none", use_dictionary=_dictionary_columns(table.schema),
-                           write_page_checksum=True)
-    return path
+            table = versioned(table, **{_ROWS_KEY.decode(): str(table.num_rows).encode(),
+                                        _WRITE_KEY.decode(): write_id})
+            pq.write_table(table, work / f"{name}.parquet", compression=compression or "none",
+                           use_dictionary=_dictionary_columns(table.schema), write_page_checksum=True)
+    return Path(path)
 
 
 #: the file of a Parquet run log that holds its runs' conversations, one row per turn
@@ -154,11 +157,12 @@ _IN_FOLDER = '{"reader": "parquet"}'
 
 
 def _write_transcripts(transcripts: Iterable[tuple[str, dict[str, Any]]], file: Path,
-                       compression: str | None) -> set[str]:
+                       compression: str | None, write_id: bytes) -> set[str]:
     """Write each run's turns to ``file``, a few hundred runs at a time; return the runs written."""
     written: set[str] = set()
     rows: list[dict[str, Any]] = []
-    with pq.ParquetWriter(file, TRANSCRIPT_SCHEMA, compression=compression or "none",
+    schema = versioned(TRANSCRIPT_SCHEMA.empty_table(), **{_WRITE_KEY.decode(): write_id}).schema
+    with pq.ParquetWriter(file, schema, compression=compression or "none",
                           write_page_checksum=True) as writer:
         for run_id, record in transcripts:
             written.add(run_id)
@@ -171,10 +175,10 @@ def _write_transcripts(transcripts: Iterable[tuple[str, dict[str, Any]]], file: 
                              "q_index": t.get("q_index"),
                              "answers": t.get("answers"), "covers": record["covers"], "note": record.get("note")})
             if len(rows) >= 4096:
-                writer.write_table(pa.Table.from_pylist(rows, schema=TRANSCRIPT_SCHEMA))
+                writer.write_table(pa.Table.from_pylist(rows, schema=schema))
                 rows = []
         if rows:
-            writer.write_table(pa.Table.from_pylist(rows, schema=TRANSCRIPT_SCHEMA))
+            writer.write_table(pa.Table.from_pylist(rows, schema=schema))
     return written
 
 
@@ -248,7 +252,55 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
             raise FormatError(f"{file}: {table.num_rows:,} rows where RunSet.to_parquet wrote {rows:,}"
                               " (rows deleted or added since)")
         tables[name] = _with_own_locators(table, path) if name == "runs" else table
+    ids = {f"{name}.parquet": table.schema.metadata for name, table in tables.items()}
+    if os.path.lexists(path / TRANSCRIPTS_FILE):
+        ids[TRANSCRIPTS_FILE] = _schema_of(path / TRANSCRIPTS_FILE).metadata
+    _one_write(path, ids, writer)
+    _one_layout(path)
     return tables
+
+
+def _schema_of(file: Path) -> pa.Schema:
+    try:
+        with open_regular(file) as fh:
+            return pq.read_schema(fh)
+    except FormatError:
+        raise
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise FormatError(f"{file}: not a readable Parquet file ({exc})") from None
+
+
+def _one_write(folder: Path, metadata: dict[str, dict | None], writer: str) -> bytes:
+    """The write id every file of a copy carries (``metadata``: each file's schema metadata, by its name in
+    ``folder``); a FormatError naming the files when they were written by different writes (a write killed
+    between two files, by an ambiglib that replaced them one at a time; files copied in from another log)."""
+    ids = {name: (meta or {}).get(_WRITE_KEY) for name, meta in metadata.items()}
+    if all(v is None for v in ids.values()):
+        raise FormatError(f"{folder}: no write id in its files (an ambiglib older than this check, or edited"
+                          f" files); write {writer}")
+    groups: dict[bytes | None, list[str]] = {}
+    for name, value in ids.items():
+        groups.setdefault(value, []).append(name)
+    if len(groups) > 1:
+        shown = "; ".join(f"{', '.join(names)}: {_shown(v)}" for v, names in groups.items())
+        raise FormatError(f"{folder}: its files were written by {len(groups)} different writes ({shown}), so they"
+                          " may hold parts of different logs; write the log again into this folder")
+    return next(iter(groups))  # type: ignore[return-value]
+
+
+def _shown(write_id: bytes | None) -> str:
+    """A write id as a message shows it: its first 12 characters, or none."""
+    return "none" if write_id is None else write_id[:12].decode("ascii", errors="replace")
+
+
+def _one_layout(folder: Path) -> None:
+    """A folder is one layout: a Parquet folder's files beside a store's frame folders are two logs, which one
+    load would pick between without a word."""
+    flat = os.path.lexists(folder / "runs.parquet")
+    store = os.path.lexists(folder / "runs" / _COMMON)
+    if flat and store:
+        raise FormatError(f"{folder}: holds a Parquet run log (runs.parquet) and a partitioned store (runs/) at"
+                          " once, which may be different logs; remove one, or write the log again into this folder")
 
 
 def _read_by_column(file: pq.ParquetFile) -> pa.Table:
@@ -287,25 +339,9 @@ def write_store(frames: dict[str, Any], path: str | os.PathLike[str], partition_
         raise ArgumentError(f"partition_by {list(partition_by)}: each column must be a text column of runs, once"
                             f" ({', '.join(sorted(text))}); got {', '.join(map(repr, bad)) or 'a repeat'}")
     _check_partition_values(frames, path, partition_by)
-    if path.exists() and (not path.is_dir() or (any(path.iterdir()) and not is_parquet_store(path))):
-        raise FormatError(f"{path}: exists and is not an ambiglib Parquet store; write the store to a new folder")
-    path.mkdir(parents=True, exist_ok=True)
-    # the store is written whole in a folder beside it, then each frame's folder swapped in: a full disk or an
-    # interrupt leaves the store (or the empty folder) as it was
-    import shutil
-    import tempfile
-
-    staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.writing-", dir=path.parent))
-    try:
-        _write_store_frames(frames, staging, partition_by, runs, compression)
-        for name in FRAMES:
-            old = path / name
-            aside = staging / f"{name}.old"
-            if old.exists():
-                os.rename(old, aside)
-            os.rename(staging / name, old)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    write_id = new_write_id()
+    with replaced_folder(path) as work:  # the store is written whole aside, then swapped in at once
+        _write_store_frames(frames, work, partition_by, runs, compression, write_id)
     return path
 
 
@@ -361,7 +397,7 @@ def _shortened(text: str, most: int = 60) -> str:
 
 
 def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[str, ...], runs: Any,
-                        compression: str | None) -> None:
+                        compression: str | None, write_id: bytes) -> None:
     import pyarrow.dataset as ds
 
     keys = pa.Table.from_pandas(runs[["run_id", *partition_by]], preserve_index=False)
@@ -371,6 +407,7 @@ def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[
         own = [c for c in partition_by if c in table.schema.names]
         n_rows = table.num_rows
         table = table.append_column(STORE_ROW, pa.array(np.arange(table.num_rows, dtype=np.int64)))
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), _WRITE_KEY: write_id})
         part = own
         if name in ("questions", "labels"):  # by their run's partition: the values live in the paths only
             joined = table.select(["run_id", STORE_ROW]).join(keys, "run_id", join_type="left outer")
@@ -391,6 +428,7 @@ def _write_store_frames(frames: dict[str, Any], path: Path, partition_by: tuple[
         folder.mkdir(parents=True, exist_ok=True)  # a frame without rows (a log without labels) has no part
         schema = versioned(pa.Table.from_pandas(frames[name].head(0), preserve_index=False), **{
             _PARTITION_META_KEY.decode(): json.dumps(own).encode(), _ROWS_KEY.decode(): str(n_rows).encode(),
+            _WRITE_KEY.decode(): write_id,
             _PARTS_KEY.decode(): json.dumps(dict(sorted(written.items()))).encode()}).schema
         pq.write_metadata(schema, folder / _COMMON)
 
@@ -434,6 +472,9 @@ def _store_schemas(path: Path) -> dict[str, pa.Schema]:
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise FormatError(f"{file}: not a readable Parquet schema ({exc})") from exc
         _require_version(schemas[name], file, "Parquet stores with RunSet.to_parquet(partition_by=...)")
+    _one_write(path, {f"{name}/{_COMMON}": schema.metadata for name, schema in schemas.items()},
+               "Parquet stores with RunSet.to_parquet(partition_by=...)")
+    _one_layout(path)
     return schemas
 
 
@@ -474,8 +515,9 @@ def _unreadable(exc: OSError) -> None:
     raise FormatError(f"{exc.filename}: cannot be read ({exc.strerror or exc})")
 
 
-def _check_part(file: Path, rows: int, columns: pa.Schema) -> None:
-    """A part file with its listed rows and every column of its frame, typed as the frame's."""
+def _check_part(file: Path, rows: int, columns: pa.Schema, write_id: bytes | None) -> None:
+    """A part file of the store's write, with its listed rows and every column of its frame, typed as the
+    frame's."""
     try:
         with open_regular(file) as fh:
             require_small(file, size=os.fstat(fh.fileno()).st_size)  # before a byte is read
@@ -488,6 +530,10 @@ def _check_part(file: Path, rows: int, columns: pa.Schema) -> None:
     if meta.num_rows != rows:
         raise FormatError(f"{file}: {meta.num_rows:,} rows where RunSet.to_parquet wrote {rows:,}"
                           " (rows deleted or added since)")
+    found = (schema.metadata or {}).get(_WRITE_KEY)
+    if found != write_id:
+        raise FormatError(f"{file}: written by another write than its store's schemas (write id {_shown(found)},"
+                          f" theirs {_shown(write_id)}), so it may hold another log's rows; write the store again")
     for f in columns:
         i = schema.get_field_index(f.name)
         if i < 0:
@@ -538,7 +584,7 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
         chosen = {f.path for f in fragments}
         for rel, rows in parts.items():  # footers first: rows and columns as written; other partitions unopened
             if str(folder / rel) in chosen:
-                _check_part(folder / rel, rows, stored)
+                _check_part(folder / rel, rows, stored, (schema.metadata or {}).get(_WRITE_KEY))
         # a question's run partition is in its path, not its frame: a filter reads it, the frame does not
         wanted = [c for c in full.names if c in stored.names or c in schema.names]
         try:  # part by part: each row's file is its part's, with no file-name column a row long

@@ -188,7 +188,7 @@ def test_convert_never_writes_over_another_log(tmp_path):
     # a Parquet run log converted before: refused without --force, replaced with it
     pq = tmp_path / "pq"
     assert ambiglib("convert", "-q", "--runs", str(LHAW), "--out", str(pq)).returncode == 0
-    assert "holds a Parquet run log already" in one_line(ambiglib("convert", "--runs", str(LHAW), "--out", str(pq)),
+    assert "holds a run log already" in one_line(ambiglib("convert", "--runs", str(LHAW), "--out", str(pq)),
                                                          "convert")
     assert ambiglib("convert", "-q", "--runs", str(EXAMPLE), "--out", str(pq), "--force").returncode == 0
     assert not [p for p in tmp_path.iterdir() if "lock" in p.name or p.name.startswith(".")]

@@ -23,7 +23,7 @@ LAYERS = [
     {"errors", "files", "memory", "text", "markup", "_lazy", "stats", "significance", "agreement",
      "interval_coverage", "ratio_intervals"},
     {"schema", "json_schema", "validity", "filters"},                      # the run-log contract, checked; published
-    {"runlog", "parquet_log"},                                             # reading and writing it
+    {"runlog", "parquet_log", "whole_writes"},                             # reading and writing it, whole
     {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
     {"importers"},                                                         # each harness's own output
     {"loading", "transcripts"},                                            # ambiglib.load; a run's conversation

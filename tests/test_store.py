@@ -133,7 +133,7 @@ def test_bad_filters_and_partition_columns_are_named(tmp_path):
         rs.to_parquet(tmp_path / "s", partition_by=("trial",))
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "notes.txt").write_text("mine")
-    with pytest.raises(FormatError, match="exists and is not an ambiglib Parquet store"):
+    with pytest.raises(FormatError, match=r"busy: holds what is not a run log.s \(notes.txt\)"):
         rs.to_parquet(tmp_path / "busy", partition_by=("model",))
     assert (tmp_path / "busy" / "notes.txt").read_text() == "mine"
 

@@ -32,6 +32,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from ..errors import ReportError
+from ..whole_writes import RENAME_EXCHANGE as _RENAME_EXCHANGE
+from ..whole_writes import RENAME_NOREPLACE as _RENAME_NOREPLACE
+from ..whole_writes import exchange as _renameat2  # the exchange of two folders in one step, as every whole write
 
 __all__ = ["ReportFolder", "OutLock", "check_out", "write_files", "is_report", "report_files", "REPORT_FORMAT"]
 
@@ -148,33 +151,6 @@ def _remove_work(folder: Path) -> None:
     import shutil
 
     shutil.rmtree(folder, ignore_errors=True)
-
-
-# ----------------------------------------------------------------------------- one rename
-
-
-_RENAME_EXCHANGE = 2
-_RENAME_NOREPLACE = 1
-_AT_FDCWD = -100
-
-
-def _renameat2(src: Path, dst: Path, flags: int) -> bool:
-    """``renameat2(src, dst, flags)``; False where the system or the file system lacks it."""
-    import ctypes
-    import errno
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        call = libc.renameat2
-    except (OSError, AttributeError):
-        return False
-    call.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
-    if call(_AT_FDCWD, os.fsencode(src), _AT_FDCWD, os.fsencode(dst), flags) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
-        return False
-    raise OSError(err, os.strerror(err), str(dst))
 
 
 # ----------------------------------------------------------------------------- the folder
