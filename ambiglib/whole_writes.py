@@ -30,8 +30,8 @@ from .errors import FormatError
 from .files import fsync
 from .runlog import FRAMES
 
-__all__ = ["replaced_folder", "leftover", "leftovers", "foreign_entries", "exchange", "RENAME_EXCHANGE",
-           "RENAME_NOREPLACE"]
+__all__ = ["replaced_folder", "swap_in", "restore", "leftover", "leftovers", "foreign_entries", "exchange",
+           "RENAME_EXCHANGE", "RENAME_NOREPLACE"]
 
 RENAME_EXCHANGE = 2
 RENAME_NOREPLACE = 1
@@ -105,9 +105,21 @@ def _locked(folder: Path) -> int | None:
     return fd
 
 
+def restore(path: Path) -> None:
+    """Put back the old copy a write into ``path`` renamed aside, when it died before putting the new one in
+    place (no exchange on this system): ``path`` is then absent."""
+    if os.path.lexists(path):
+        return
+    for left in leftovers(path):
+        if f".{_OLD}-" in left.name and left.is_dir() and not left.is_symlink():
+            os.rename(left, path)
+            return
+
+
 def _clear(path: Path) -> list[Path]:
     """Clear what killed writes into ``path`` left beside it; return what is left because it holds more than a
     run log's files. An old copy comes back when ``path`` is gone (a death between the two renames)."""
+    restore(path)
     kept: list[Path] = []
     for left in leftovers(path):
         if left.is_symlink() or not left.is_dir():
@@ -119,8 +131,6 @@ def _clear(path: Path) -> list[Path]:
         try:
             if not _own_only(left):
                 kept.append(left)
-            elif f".{_OLD}-" in left.name and not os.path.lexists(path):
-                os.rename(left, path)
             else:
                 shutil.rmtree(left, ignore_errors=True)
         finally:
@@ -162,23 +172,27 @@ def replaced_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     try:
         yield work
         _refuse_foreign(path)  # again: something may have been put there while this wrote
-        _durable(work)
         try:
-            mode = stat.S_IMODE(os.stat(path).st_mode)
+            mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
         except FileNotFoundError:
-            mask = os.umask(0)
-            os.umask(mask)
-            mode = 0o777 & ~mask  # as any folder the user makes (mkdtemp's is private)
-        os.chmod(work, mode)
-        _put_in_place(work, path)
+            mode = None
+        swap_in(work, path, mode)
     finally:
         if fd is not None:
             os.close(fd)
         shutil.rmtree(work, ignore_errors=True)  # this write's folder, or the old copy the exchange put there
 
 
-def _put_in_place(work: Path, path: Path) -> None:
-    """``work`` in place of ``path`` in one step where the system allows; the parent made durable after."""
+def swap_in(work: Path, path: Path, mode: int | None = None) -> None:
+    """Make the complete folder ``work`` durable, then put it in place of ``path`` in one step where the system
+    allows, with ``mode`` (None: as any folder the user makes; mkdtemp's is private), and the parent made durable
+    after. The old folder, if any, is left under ``work``'s name for the caller to remove."""
+    _durable(work)
+    if mode is None:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o777 & ~mask
+    os.chmod(work, mode)
     if not os.path.lexists(path):
         if not exchange(work, path, RENAME_NOREPLACE):
             os.rename(work, path)
@@ -186,7 +200,9 @@ def _put_in_place(work: Path, path: Path) -> None:
         old = path.parent / f".{path.name}.{_OLD}-{os.getpid()}"
         os.rename(path, old)
         os.rename(work, path)  # a death between the two: the next write puts the old copy back
+        fsync(path.parent)
         shutil.rmtree(old, ignore_errors=True)
+        return
     fsync(path.parent)
 
 

@@ -333,3 +333,43 @@ def test_the_frames_of_a_write_equal_what_was_written(logs, tmp_path):
             pd.testing.assert_frame_equal(frame.drop(columns=[c for c in _WHERE if c in frame]).reset_index(drop=True),
                                           got.frames()[name].drop(columns=[c for c in _WHERE if c in frame])
                                           .reset_index(drop=True))
+
+
+@needs_strace
+def test_summary_killed_at_every_rename_leaves_the_old_summary_or_the_new_one(logs, tmp_path):
+    """``ambiglib summary`` writes several files into a report's folder: they are swapped in together (the rest of
+    the folder linked into the new one), never some of one summary with some of another."""
+    a, b, ra, rb = logs
+
+    def summary(runs: Path, out: Path) -> list[str]:
+        return [sys.executable, "-m", "ambiglib", "summary", "--runs", str(runs), "--out", str(out)]
+
+    def held(out: Path) -> dict[str, bytes]:
+        return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+    out = tmp_path / "out"
+    subprocess.run(summary(b, out), check=True, capture_output=True)
+    new = held(out)
+    kills = 0
+    for call in RENAMES:
+        for n in range(1, 40):
+            shutil.rmtree(out, ignore_errors=True)
+            subprocess.run(summary(a, out), check=True, capture_output=True)
+            (out / "extra").mkdir()  # what the folder holds besides the summary stays (a report's other files)
+            (out / "extra" / "table.csv").write_text("kept")
+            manifest = json.loads((out / "manifest.json").read_text())
+            (out / "manifest.json").write_text(json.dumps({**manifest, "files": manifest["files"] + ["extra/table.csv"]}))
+            old = held(out)
+            killed = _killed_at(call, n, summary(b, out))
+            got = held(out)
+            assert got == old or got == {**new, "extra/table.csv": b"kept", "manifest.json": got["manifest.json"]}, (
+                f"killed at {call} #{n}: a mix of two summaries")
+            if killed.returncode == 0:
+                assert got != old
+                break
+            kills += 1
+            assert subprocess.run(summary(b, out), capture_output=True).returncode == 0
+            assert sorted(os.listdir(tmp_path)) == ["out"], os.listdir(tmp_path)
+        else:
+            raise AssertionError(f"still making {call} calls after 40")
+    assert kills >= 1

@@ -35,6 +35,7 @@ from ..errors import ReportError
 from ..whole_writes import RENAME_EXCHANGE as _RENAME_EXCHANGE
 from ..whole_writes import RENAME_NOREPLACE as _RENAME_NOREPLACE
 from ..whole_writes import exchange as _renameat2  # the exchange of two folders in one step, as every whole write
+from ..whole_writes import restore, swap_in
 
 __all__ = ["ReportFolder", "OutLock", "check_out", "write_files", "is_report", "report_files", "REPORT_FORMAT"]
 
@@ -344,9 +345,10 @@ def write_files(out: Path, build: Callable[[Path], object], inputs: Mapping[str,
 
     ``out`` may be absent, empty, or an ambiglib report (or summary) folder; a folder of anything else is
     refused, and so is any file ``build`` writes whose name ``out`` already holds without its manifest listing
-    it (a user's own ``summary.md``). Everything is written aside first and renamed into place only when all
-    of it is written (a full disk leaves ``out`` as it was), under ``out``'s lock; the manifest then lists the
-    files written too, so a later report replaces them as its own.
+    it (a user's own ``summary.md``). All or nothing, under ``out``'s lock: the new files are written in a folder
+    beside ``out``, every other entry of ``out`` is linked into it (a second name, no copy), and the two folders
+    trade places in one step (``whole_writes.swap_in``); the manifest then lists the files written too, so a
+    later report replaces them as its own. A kill at any moment leaves ``out`` as it was or as written.
     """
     import shutil
     import tempfile
@@ -355,16 +357,15 @@ def write_files(out: Path, build: Callable[[Path], object], inputs: Mapping[str,
     if out.is_dir() and any(out.iterdir()) and _manifest(out) is None:
         raise ReportError(f"--out {out}: holds files that are not ambiglib's (no manifest.json of ours); choose a"
                           " new or empty folder, or a report's")
-    created = not out.exists()
     out.parent.mkdir(parents=True, exist_ok=True)
     lock = OutLock(out)
     lock.acquire()
     built: Path | None = None
     try:
+        restore(out)  # a run killed between the two renames of a swap (no exchange on this system)
         for dead in _leftovers(out, "writing"):  # what a killed run left (under the lock: no live run's)
-            if (dead / WORK_MARKER).is_file():
+            if (dead / WORK_MARKER).is_file() or is_report(dead):  # a write, or the folder a swap put aside
                 _remove_work(dead)
-        out.mkdir(exist_ok=True)
         built = Path(tempfile.mkdtemp(prefix=f".{out.name}.writing-", dir=out.parent))
         (built / WORK_MARKER).write_text(f"pid {os.getpid()}\n", encoding="utf-8")
         build(built)
@@ -377,15 +378,31 @@ def write_files(out: Path, build: Callable[[Path], object], inputs: Mapping[str,
                               " manifest.json does not list it); move it or choose another --out")
         (built / MANIFEST).write_text(json.dumps({**manifest, "files": sorted(listed | set(names))}, indent=1),
                                       encoding="utf-8")
-        for name in names:
-            (out / name).parent.mkdir(parents=True, exist_ok=True)
-            os.replace(built / name, out / name)
-        os.replace(built / MANIFEST, out / MANIFEST)
-    except BaseException:  # the folder this run made is left as it was found: absent (built, beside it, goes below)
-        if created and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
-        raise
+        if out.is_dir():
+            _link_the_rest(out, built, {*names, MANIFEST})
+        (built / WORK_MARKER).unlink()
+        mode = stat.S_IMODE(os.stat(out).st_mode) if out.is_dir() else None
+        swap_in(built, out, mode)
     finally:
         if built is not None:
-            shutil.rmtree(built, ignore_errors=True)
+            shutil.rmtree(built, ignore_errors=True)  # this run's folder, or the old one the swap put there
         lock.release()
+
+
+def _link_the_rest(out: Path, built: Path, written: set[str]) -> None:
+    """Give every entry of ``out`` that ``built`` does not replace a second name in ``built`` (a copy where the
+    file system refuses a link), folders made again: the swapped folder then holds all it held."""
+    import shutil
+
+    for top, dirs, files in os.walk(out):
+        rel_top = Path(top).relative_to(out)
+        for d in dirs:
+            (built / rel_top / d).mkdir(exist_ok=True)
+        for f in files:
+            rel = (rel_top / f).as_posix()
+            if rel in written:
+                continue
+            try:
+                os.link(Path(top) / f, built / rel, follow_symlinks=False)
+            except OSError:
+                shutil.copy2(Path(top) / f, built / rel, follow_symlinks=False)
