@@ -187,6 +187,11 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] |
     file = Path(at["file"])
     try:
         with open_regular(file) as fh:
+            found = (pq.ParquetFile(fh).schema_arrow.metadata or {}).get(_WRITE_KEY)
+            if "write_id" in at and found != at["write_id"].encode():
+                raise FormatError(f"{file}: written again since the log was loaded (write id {_shown(found)}, at the"
+                                  f" load {at['write_id'][:12]}), so it may hold other runs' conversations; load the"
+                                  " log again")
             table = pq.read_table(fh, filters=[("run_id", "=", run["run_id"])], schema=TRANSCRIPT_SCHEMA)
     except FormatError:
         raise
@@ -206,12 +211,16 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] |
     return {"covers": rows[0]["covers"], "turns": turns, "note": rows[0]["note"]}
 
 
-def _with_own_locators(runs: pa.Table, path: Path) -> pa.Table:
+def _with_own_locators(runs: pa.Table, path: Path, write_id: bytes | None = None) -> pa.Table:
     """``transcript_at`` as this folder holds it: this folder's transcripts file for every run written with one,
-    whatever the file says (a locator is never taken from a log's content); absent in older logs: none."""
+    whatever the file says (a locator is never taken from a log's content), with the write id the load saw (a
+    transcript read later checks the file is still of that write); absent in older logs: none."""
     if "transcript_at" not in runs.column_names:
         return runs.append_column("transcript_at", pa.nulls(runs.num_rows, pa.string()))
-    own = json.dumps({"reader": "parquet", "file": os.path.abspath(path / TRANSCRIPTS_FILE)}, sort_keys=True)
+    place = {"reader": "parquet", "file": os.path.abspath(path / TRANSCRIPTS_FILE)}
+    if write_id is not None:
+        place["write_id"] = write_id.decode("ascii", errors="replace")
+    own = json.dumps(place, sort_keys=True)
     col = runs.column("transcript_at")
     has = pc.fill_null(pc.is_valid(col), False)
     if not os.path.lexists(path / TRANSCRIPTS_FILE):
@@ -251,12 +260,13 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
         if rows != table.num_rows:
             raise FormatError(f"{file}: {table.num_rows:,} rows where RunSet.to_parquet wrote {rows:,}"
                               " (rows deleted or added since)")
-        tables[name] = _with_own_locators(table, path) if name == "runs" else table
+        tables[name] = table
     ids = {f"{name}.parquet": table.schema.metadata for name, table in tables.items()}
     if os.path.lexists(path / TRANSCRIPTS_FILE):
         ids[TRANSCRIPTS_FILE] = _schema_of(path / TRANSCRIPTS_FILE).metadata
-    _one_write(path, ids, writer)
+    write_id = _one_write(path, ids, writer)
     _one_layout(path)
+    tables["runs"] = _with_own_locators(tables["runs"], path, write_id)
     return tables
 
 

@@ -373,3 +373,18 @@ def test_summary_killed_at_every_rename_leaves_the_old_summary_or_the_new_one(lo
         else:
             raise AssertionError(f"still making {call} calls after 40")
     assert kills >= 1
+
+
+def test_a_transcript_of_a_parquet_copy_written_again_since_the_load_is_refused(logs, tmp_path):
+    """A Parquet copy's transcripts are read when asked for; if the folder has been written again since the load
+    (another log, or the same runs in another order), the file is of another write: an error naming it, not
+    another run's conversation."""
+    a, b, ra, rb = logs
+    ra.to_parquet(tmp_path / "p")
+    loaded = ambiglib.load(tmp_path / "p")
+    run = loaded.runs["run_id"].iloc[0]
+    assert loaded.transcript(run)["content"].iloc[0] == "log A, task 0"
+    rb.to_parquet(tmp_path / "p")
+    with pytest.raises(FormatError, match=r"p/transcripts.parquet: written again since the log was loaded"):
+        loaded.transcript(run)
+    assert ambiglib.load(tmp_path / "p").transcript(run)["content"].iloc[0] == "log B, task 0"
