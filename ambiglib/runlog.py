@@ -314,6 +314,8 @@ class _Scan:
     def __init__(self) -> None:
         self.n_lines, self.clean, self.previous, self.carry = 0, True, ord("\n"), 0
         self.limit = MAX_RECORD_BYTES
+        #: the longest line seen (its end aside), and whether one was past the limit
+        self.longest, self.over = 0, False
 
     def feed(self, block: bytes) -> bool:
         """Take the next block; return whether the file is still clean."""
@@ -337,8 +339,9 @@ class _Scan:
                 self.clean = False
         if self.clean:  # each block starts a line (the reader holds back a partial one): its lines' lengths
             ends = np.concatenate(([-1], newlines, [len(arr)] if arr[-1] != ord("\n") else []))
-            if int(np.diff(ends).max()) - 1 > self.limit:
-                self.clean = False
+            self.longest = max(self.longest, int(np.diff(ends).max()) - 1)
+            if self.longest > self.limit:
+                self.clean, self.over = False, True
         self.n_lines += len(newlines)
         self.previous = int(arr[-1])
         return self.clean
@@ -392,6 +395,7 @@ class _ScanningReader(io.RawIOBase):
                 cut = data.rfind(b"\n") + 1
                 data, self._pending = data[:cut], data[cut:]
                 if len(self._pending) > self.scan.limit:  # a line past the limit: the reference path names it
+                    self.scan.over = True
                     raise _Unclean()
             if data:
                 data = self._without_meta(data)
@@ -525,20 +529,47 @@ _PARSE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.struct([]))).append(pa.f
 _Parsed = tuple[pa.Table | None, int, dict[int, str], dict[int, tuple[int, int]]]
 
 
-def _parse(path: Path) -> _Parsed:
+def _parse(path: Path, seen: dict[str, Any] | None = None) -> _Parsed:
     """Parse a file with Arrow, through the scan: (table, lines, each line's canonical ``meta``, each line's
-    transcript), or (None, 0, {}, {}) when the reference path must take it."""
-    with _open(path) as fh:
-        return _parse_stream(fh)
+    transcript), or (None, 0, {}, {}) when the reference path must take it; ``seen`` gets the scan's ``longest``
+    line and whether one was ``over`` the record limit.
+
+    Arrow's reader needs each line inside one block: a file with a line longer than the block is parsed again
+    with blocks that hold it, up to the record limit, so that Arrow takes every record the reference path takes
+    (a record just under 64 MiB was refused by ``engine="arrow"`` alone)."""
+    block = _JSON_BLOCK
+    while True:
+        found: dict[str, Any] = {}
+        with _open(path) as fh:
+            parsed = _parse_stream(fh, block, found)
+        if parsed[0] is None and not found["over"] and found["longest"] + 2 > block:
+            block = max(2 * block, found["longest"] + (1 << 16))
+            continue
+        if seen is not None:
+            seen.update(found)
+        return parsed
 
 
-def _parse_stream(fh: _Binary) -> _Parsed:
-    """:func:`_parse` of an open binary stream (a file, or several small ones joined: :func:`read_small_files`)."""
+def _parse_stream(fh: _Binary | io.BytesIO, block: int = _JSON_BLOCK, seen: dict[str, Any] | None = None
+                  ) -> _Parsed:
+    """:func:`_parse` of an open binary stream (a file, or several small ones joined: :func:`read_small_files`),
+    read in blocks of ``block`` bytes."""
     reader = _ScanningReader(fh)
+    if seen is not None:
+        seen.update(longest=0, over=False)
+    try:
+        return _parse_read(reader, block)
+    finally:
+        if seen is not None:
+            seen.update(longest=reader.scan.longest, over=reader.scan.over)
+
+
+def _parse_read(reader: "_ScanningReader", block: int) -> _Parsed:
+    """What Arrow makes of the stream ``reader`` scans, in blocks of ``block`` bytes (:func:`_parse_stream`)."""
     try:
         table = pj.read_json(
             reader,
-            read_options=pj.ReadOptions(block_size=_JSON_BLOCK),
+            read_options=pj.ReadOptions(block_size=block),
             parse_options=pj.ParseOptions(explicit_schema=_PARSE_SCHEMA, unexpected_field_behavior="error"),
         )  # (from the pool the load chose: the C library's, memory.c_allocator, where its blocks are reused)
         table.validate(full=True)  # the JSON reader does not check that strings are UTF-8
@@ -553,9 +584,10 @@ def _parse_stream(fh: _Binary) -> _Parsed:
     return table, reader.scan.lines(), reader.metas, reader.transcripts
 
 
-def read_file_arrow(path: Path, display: str) -> FileRead | None:
-    """Read one JSON Lines file through Arrow; None when the file needs the reference path."""
-    return _checked(*_parse(path), display=display)
+def read_file_arrow(path: Path, display: str, seen: dict[str, Any] | None = None) -> FileRead | None:
+    """Read one JSON Lines file through Arrow; None when the file needs the reference path (``seen``: as
+    :func:`_parse` fills it)."""
+    return _checked(*_parse(path, seen), display=display)
 
 
 def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transcripts: dict[int, tuple[int, int]],
@@ -650,13 +682,15 @@ def read_file(path: Path, display: str, engine: Engine = "auto") -> FileRead:
         raise ValueError(f"engine must be 'auto', 'arrow' or 'python' (got {engine!r})")
     require_small(path, display)
     if engine != "python":
+        seen: dict[str, Any] = {}
         try:
-            fast = read_file_arrow(path, display)
+            fast = read_file_arrow(path, display, seen)
         except (OSError, EOFError, zlib.error) as exc:
             raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
         if fast is not None:
             return fast
-        if engine == "arrow":
+        # a record past the limit is refused on its line with its size, by either engine: the reference path says so
+        if engine == "arrow" and not seen.get("over"):
             raise FormatError(f"{display}: the Arrow reader cannot take this file; use engine='auto'")
     return read_file_python(path, display)
 
