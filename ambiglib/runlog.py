@@ -34,6 +34,7 @@ import pyarrow.json as pj
 
 from .errors import FormatError, LoadError, RunLogNotFoundError
 from .files import open_regular, replaced, walk
+from .inflation import Bounded, open_gzip
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
@@ -50,7 +51,7 @@ from .validity import table_is_valid
 
 Engine = Literal["auto", "arrow", "python"]
 #: a run-log file open for reading: plain, or through gzip
-_Binary = IO[bytes] | gzip.GzipFile
+_Binary = IO[bytes] | gzip.GzipFile | Bounded
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
@@ -133,11 +134,12 @@ def is_parquet_runlog(path: Path) -> bool:
 @contextmanager
 def _open(path: Path) -> Iterator[_Binary]:
     """Open a run-log file for reading; ``.gz`` through Python's gzip, for both engines,
-    so that they take and refuse exactly the same compressed bytes. Anything but a regular
+    so that they take and refuse exactly the same compressed bytes, and inflate no further than
+    :func:`ambiglib.inflation.max_inflated` allows. Anything but a regular
     file (a FIFO, a link to nothing, a folder) is a FormatError naming it (:func:`open_regular`)."""
     with open_regular(path) as raw:
-        if path.name.endswith(".gz"):
-            with gzip.GzipFile(fileobj=raw, mode="rb") as fh:
+        if path.name.endswith(".gz"):  # bounded by what it inflates to (ambiglib.inflation), as it is read
+            with open_gzip(raw, path) as fh:
                 yield fh
         else:
             yield raw

@@ -2,7 +2,8 @@
 
 A ``.eval`` log is a zip. Before anything is inflated, its member list is checked: a name twice is refused (a
 reader would take one of them silently), and the sizes the zip records are bounded, each sample member by
-:data:`MAX_MEMBER_BYTES` and the log's members together by :func:`max_inflated` (``AMBIGLIB_MAX_INFLATED``).
+:data:`MAX_MEMBER_BYTES` and the log's members together by :func:`max_inflated` of the zip's size (the bound of
+every compressed input, :mod:`ambiglib.inflation`, ``AMBIGLIB_MAX_INFLATED``).
 ``zipfile`` never inflates a member past its recorded size (one that holds more fails its check), so a bomb
 costs no more than its recorded sizes. The header is read by Inspect (``read_eval_log(header_only=True)``) after
 its members have been parsed here once with keys named twice refused.
@@ -26,6 +27,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
+from .. import inflation
 from ..errors import FormatError
 from ..schema import RecordError, reject_duplicate_keys
 from ._common import Collected
@@ -48,10 +50,10 @@ STREAM_ABOVE = 4 << 20
 MAX_WHOLE_BYTES = 256 << 20
 #: the streaming parser's read size: a string spanning reads costs time quadratic in (its length / this)
 _BUFFER = 16 << 20
-#: what one log's members may unpack to together, unless AMBIGLIB_MAX_INFLATED says otherwise
-MAX_INFLATED = 16 << 30
-_ENV = "AMBIGLIB_MAX_INFLATED"
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+#: what one log's members may unpack to together at most, unless AMBIGLIB_MAX_INFLATED says otherwise
+#: (:mod:`ambiglib.inflation`: 200 times the log's size, at least 64 MiB, at most this)
+MAX_INFLATED = inflation.MAX_INFLATED
+_ENV = inflation.ENV
 _SAMPLE_MEMBER = re.compile(r"^samples/(.+)_epoch_(\d+)\.json$")
 _HEADER_MEMBERS = re.compile(r"^(header\.json|_journal/start\.json|_journal/config_updates/[^/]+\.json)$")
 
@@ -69,16 +71,10 @@ def _key(name: str) -> tuple[str, int] | None:
     return (m.group(1), int(m.group(2))) if m else None
 
 
-def max_inflated() -> int:
-    """The most one log's members may unpack to: ``AMBIGLIB_MAX_INFLATED`` (bytes, or with K, M, G, T), else 16 GiB."""
-    text = os.environ.get(_ENV, "").strip()
-    if not text:
-        return MAX_INFLATED
-    m = re.fullmatch(r"(\d{1,15})\s*([KMGT]?)(?:i?B)?", text, re.IGNORECASE)
-    if not m:
-        raise FormatError(f"environment variable {_ENV}: expected a size such as 32G or 34359738368 (bytes),"
-                          f" found {text[:40]!r}")
-    return int(m.group(1)) * _UNITS[m.group(2).upper()]
+def max_inflated(compressed: int | None = None) -> int:
+    """The most one log of ``compressed`` bytes may unpack to, its members together: the bound every compressed
+    input has (:func:`ambiglib.inflation.max_inflated`, set by ``AMBIGLIB_MAX_INFLATED``)."""
+    return inflation.max_inflated(compressed)
 
 
 def read_log_file(file: Path, read_eval_log: Any) -> tuple[Any, Iterator[dict[str, Any] | FormatError]]:
@@ -356,12 +352,12 @@ def _check_zip(file: Path) -> None:
         if twice:
             raise FormatError(f"{file}: the zip holds member(s) {', '.join(map(repr, twice[:5]))} more than once;"
                               " which one a reader takes is not defined, so the log is not read (was it appended to?)")
-        limit = max_inflated()
+        compressed = os.stat(file).st_size
+        limit = max_inflated(compressed)
         total = sum(i.file_size for i in infos)
-        if total > limit:
-            raise FormatError(f"{file}: its members unpack to {total:,} bytes in all (as the zip records them);"
-                              f" ambiglib reads up to {limit:,} bytes of one log. If the log is genuine, raise the"
-                              f" limit: {_ENV}=64G (or any size) in the environment")
+        if total > limit:  # nothing inflates past what the zip records (_Member): so this bounds the whole log
+            raise FormatError(f"{file}: its members unpack to {total:,} bytes in all (as the zip records them, from"
+                              f" {compressed:,} bytes of zip); " + inflation.refusal(compressed, limit))
         for info in infos:
             if _HEADER_MEMBERS.match(info.filename):
                 if info.file_size > MAX_HEADER_BYTES:
