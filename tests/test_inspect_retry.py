@@ -6,6 +6,7 @@ retry's log replaces the failed attempt's. The pair is written here by Inspect i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -190,3 +191,21 @@ def test_a_log_of_the_same_task_id_for_another_model_replaces_nothing(pair, tmp_
     rs = ambiglib.load(folder)
     assert _loaded(rs.filter(model="mockllm/model")) == _expected(retry)
     assert _loaded(rs.filter(model="mockllm/other")) == _expected(first)
+
+
+def test_two_attempts_of_one_time_are_both_read_and_named(pair, tmp_path):
+    """Attempts whose start and file time are the same cannot be ordered: neither replaces the other (which is read
+    is never the order of the files), and their runs are duplicates, each named."""
+    first, retry = pair
+    folder = tmp_path / "tied"
+    folder.mkdir()
+    shutil.copy(retry, folder / retry.name)
+    edited = inspect_log.read_eval_log(str(first))
+    edited.eval.created = inspect_log.read_eval_log(str(retry), header_only=True).eval.created
+    inspect_log.write_eval_log(edited, str(folder / first.name))
+    stamp = (retry.stat().st_atime_ns, retry.stat().st_mtime_ns)
+    for p in folder.iterdir():
+        os.utime(p, ns=stamp)
+    rs, errors = ambiglib.load(folder, strict=False)
+    assert len(errors) == len(_expected(first)) and all("duplicate run key" in e.message for e in errors)
+    assert json.dumps(rs.skipped).count("eval-retry") == 0

@@ -197,6 +197,8 @@ def _replaced(logs: Sequence[Path], opened: Sequence[Any]) -> dict[Path, Path]:
     out: dict[Path, Path] = {}
     for group in attempts.values():
         latest = max(group, key=lambda a: a[0])
+        if any(when == latest[0] and eval_id != latest[1] for when, eval_id, _ in group):
+            continue  # two attempts of one time: which is later cannot be told, so both are read (duplicates, named)
         for _, eval_id, file in group:
             if eval_id != latest[1]:
                 out[file] = latest[2]
