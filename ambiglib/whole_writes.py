@@ -167,7 +167,10 @@ def replaced_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     if kept:
         raise FormatError(f"{kept[0]}: left beside {path.name} by a write that was killed, and holds more than a"
                           " run log's files; move it away (nothing was written)")
-    work = Path(tempfile.mkdtemp(prefix=f".{path.name}.{_WRITING}-", dir=path.parent))
+    try:
+        work = Path(tempfile.mkdtemp(prefix=f".{path.name}.{_WRITING}-", dir=path.parent))
+    except OSError as exc:  # named by the folder the user gave, not by the hidden name this write would have made
+        raise OSError(exc.errno, exc.strerror, str(path.parent)) from None
     fd = _locked(work)
     try:
         yield work
