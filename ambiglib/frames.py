@@ -18,7 +18,7 @@ from .runlog import FileRead
 from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, DEFAULT_POLICY, DEFAULT_PROTOCOL, DEFAULT_STATUS, DEFAULT_TRIAL,
                      FILE_SCHEMA, IN_RECORD, RUN_KEY, TASK_KEY)
 
-__all__ = ["COLUMNS", "build_tables", "with_log"]
+__all__ = ["COLUMNS", "build_tables", "with_log", "run_id_of"]
 
 
 #: The columns of each frame, in order.
@@ -108,6 +108,25 @@ def _run_ids(runs: pa.Table) -> pa.ChunkedArray:
     ids = pc.binary_join_element_wise(*parts, "|")
     log = runs.column("log")
     return ids if log.null_count == len(log) else with_log(ids, log)
+
+
+def run_id_of(record: dict[str, Any]) -> str | None:
+    """The run id a canonical run record is loaded with (as a log loaded alone gives it), by :func:`_run_ids`
+    itself; None when its key fields are not of their types. What tells a record read again (a transcript's) from
+    the one loaded."""
+    row: dict[str, Any] = {k: record.get(k) for k in RUN_KEY}
+    if row["variant_id"] is None:
+        row["variant_id"] = record.get("task_id")
+    for name, default in (("policy", DEFAULT_POLICY), ("protocol", DEFAULT_PROTOCOL), ("trial", DEFAULT_TRIAL)):
+        if row[name] is None:
+            row[name] = default
+    row["log"] = None
+    types = {"ask_tool": pa.bool_(), "trial": pa.int64()}
+    try:
+        table = pa.table({k: pa.array([v], types.get(k, pa.string())) for k, v in row.items()})
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return None
+    return _run_ids(table)[0].as_py()
 
 
 def with_log(ids: "pa.ChunkedArray | pa.Array", log: "pa.ChunkedArray | pa.Array | str") -> pa.ChunkedArray:
@@ -212,7 +231,7 @@ def _split(read: FileRead) -> list[pa.Table]:
         pc.coalesce(tasks.column("variant_id"), tasks.column("task_id")),
     )
     if read.sources is None:
-        runs = _in_record_located(runs, read.file)
+        runs = _in_record_located(runs, read.file, read.stamp)
         return [t.append_column("source", _sources(read.file, t.column("_line"))) for t in (runs, tasks)]
     # a read of several files: each record's own (runlog.read_small_files)
     files = pc.cast(read.sources, pa.string())
@@ -223,9 +242,10 @@ def _split(read: FileRead) -> list[pa.Table]:
     return [t.append_column("source", _sources(f, t.column("_line"))) for t, f in zip((runs, tasks), files)]
 
 
-def _in_record_located(runs: pa.Table, file: str) -> pa.Table:
+def _in_record_located(runs: pa.Table, file: str, stamp: dict[str, int] | None = None) -> pa.Table:
     """``transcript_at`` of the records that hold their own transcript: the file (as an absolute path, read again
-    from any folder) and the line."""
+    from any folder), its size and modification time as loaded (``stamp``: a file changed since is not read) and
+    the line."""
     if "transcript_at" not in runs.column_names:  # records read from a frame that keeps no locators
         return runs.append_column("transcript_at", pa.nulls(runs.num_rows, pa.string()))
     at = runs.column("transcript_at")
@@ -235,7 +255,8 @@ def _in_record_located(runs: pa.Table, file: str) -> pa.Table:
     mine = pc.fill_null(pc.or_(pc.starts_with(at, '{"offset": '), pc.equal(at, IN_RECORD)), False)
     if not pc.any(mine).as_py():
         return runs
-    head = '{"file": ' + json.dumps(os.path.abspath(file), ensure_ascii=False) + ', "line": '
+    stamped = "".join(f'"{k}": {int(v)}, ' for k, v in sorted((stamp or {}).items()))
+    head = '{"file": ' + json.dumps(os.path.abspath(file), ensure_ascii=False) + ', ' + stamped + '"line": '
     located = pc.binary_join_element_wise(head, pc.cast(runs.column("_line"), pa.string()), ", ",
                                           pc.utf8_slice_codeunits(at, 1), "")  # the file, the line, then the rest
     fixed = pc.if_else(mine, located, at)

@@ -35,6 +35,7 @@ import pyarrow.json as pj
 from .errors import FormatError, LoadError, RunLogNotFoundError
 from .files import open_regular, replaced, walk
 from .inflation import Bounded, open_gzip
+from .stamps import file_stamp, line_digest
 from .schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
@@ -79,6 +80,9 @@ class FileRead:
     engine: str = "arrow"
     #: each record's file, for a read of several small files (:func:`read_small_files`); else ``file`` for all
     sources: pa.Array | None = None
+    #: the file's size and modification time before it was read (:func:`file_stamp`), kept with each transcript's
+    #: place: a transcript read later from a file that changed since is an error
+    stamp: dict[str, int] | None = None
 
     def count(self, record: str) -> None:
         """Count one record read, of kind ``run`` or ``task``."""
@@ -132,12 +136,14 @@ def is_parquet_runlog(path: Path) -> bool:
 
 
 @contextmanager
-def _open(path: Path) -> Iterator[_Binary]:
+def _open(path: Path, stats: list[os.stat_result] | None = None) -> Iterator[_Binary]:
     """Open a run-log file for reading; ``.gz`` through Python's gzip, for both engines,
     so that they take and refuse exactly the same compressed bytes, and inflate no further than
     :func:`ambiglib.inflation.max_inflated` allows. Anything but a regular
     file (a FIFO, a link to nothing, a folder) is a FormatError naming it (:func:`open_regular`)."""
     with open_regular(path) as raw:
+        if stats is not None:  # the file opened, as it is now (what a read again compares with the load's)
+            stats.append(os.fstat(raw.fileno()))
         if path.name.endswith(".gz"):  # bounded by what it inflates to (ambiglib.inflation), as it is read
             with open_gzip(raw, path) as fh:
                 yield fh
@@ -255,7 +261,7 @@ def read_file_python(path: Path, display: str) -> FileRead:
                 n = len(rows)
                 _accept(out, rows, lineno, obj)
                 if len(rows) > n and rows[-1]["transcript_at"] is not None:
-                    rows[-1]["transcript_at"] = _in_record(at)
+                    rows[-1]["transcript_at"] = _in_record(at, line_digest(raw))
     except (OSError, EOFError, zlib.error) as exc:  # a truncated or corrupt .gz, an unreadable file
         raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
     if rows:
@@ -286,15 +292,45 @@ def read_records(records: Iterable[Any], display: str, lines: Iterable[int] | No
     rows: list[dict[str, Any]] = []
     out = FileRead(display, FILE_SCHEMA.empty_table(), engine="python")
     records = list(records)
+    stamps: dict[str, list[int] | None] = {}
     for lineno, obj in zip(lines if lines is not None else range(1, len(records) + 1), records):
         at = obj.pop(TRANSCRIPT_AT, None) if isinstance(obj, dict) else None
         n = len(rows)
         _accept(out, rows, lineno, obj)
         if at is not None and len(rows) > n and rows[-1]["transcript_at"] is None:
-            rows[-1]["transcript_at"] = json.dumps(at, sort_keys=True, ensure_ascii=False)
+            rows[-1]["transcript_at"] = json.dumps(_stamped(at, stamps), sort_keys=True, ensure_ascii=False)
     if rows:
         out.table = pa.Table.from_pylist(rows, schema=FILE_SCHEMA)
     return out
+
+
+#: the readers whose locators name files read whole and carry no check of their own that the file is the one
+#: loaded: each file a locator names gets its size and modification time (``stamps``), compared when a transcript
+#: is read (Inspect's carry each member's CRC and size, or the log's size and time; τ-bench's the entry's task and
+#: trial)
+STAMPED_READERS = frozenset({"hil-bench", "lhaw", "ambig-ds"})
+#: the keys of a locator that name a file
+_FILE_KEYS = ("file", "clarify")
+
+
+def _stamped(at: Any, seen: dict[str, list[int] | None]) -> Any:
+    """An importer's locator with the size and modification time of each file it names (``seen``: those looked up
+    already), as they are when the import has read them."""
+    if not isinstance(at, dict) or at.get("reader") not in STAMPED_READERS or "stamps" in at:
+        return at
+    stamps = {}
+    for key in _FILE_KEYS:
+        file = at.get(key)
+        if isinstance(file, str) and file not in stamps:
+            if file not in seen:
+                try:
+                    st = os.stat(file)
+                    seen[file] = [st.st_size, st.st_mtime_ns]
+                except OSError:
+                    seen[file] = None
+            if seen[file] is not None:
+                stamps[file] = seen[file]
+    return {**at, "stamps": stamps} if stamps else at
 
 
 # ----------------------------------------------------------------------------- the Arrow path
@@ -374,8 +410,9 @@ class _ScanningReader(io.RawIOBase):
         self.fh, self.scan = fh, _Scan()
         self.metas: dict[int, str] = {}
         #: each line's ``transcript``, checked and taken out (Arrow sees ``{}``): the highest question it names (-1),
-        #: and where the line starts in the stream (read again from there: ``ambiglib.transcripts``)
-        self.transcripts: dict[int, tuple[int, int]] = {}
+        #: where the line starts in the stream and the line's digest (read again from there and checked:
+        #: ``ambiglib.transcripts``)
+        self.transcripts: dict[int, tuple[int, int, str]] = {}
         self._offset = 0
         self._canonical: dict[bytes, str] = {}
         self._line = 0
@@ -437,7 +474,7 @@ class _ScanningReader(io.RawIOBase):
             value, at, size = found
             checked = check_transcript(value, None)  # which questions it names is checked against the row's
             self.transcripts[line] = (max((t[k] for t in checked["turns"] for k in ("q_index", "answers")
-                                           if t[k] is not None), default=-1), offset)
+                                           if t[k] is not None), default=-1), offset, line_digest(raw))
             return _blanked(raw, at, size)
         except (ValueError, RecordError, RecursionError):
             raise _Unclean() from None
@@ -528,7 +565,7 @@ _PARSE_SCHEMA = INPUT_SCHEMA.append(pa.field("meta", pa.struct([]))).append(pa.f
 
 #: what the scan gives with Arrow's table: the lines, each line's canonical ``meta``, each line's transcript
 #: (the highest question it names)
-_Parsed = tuple[pa.Table | None, int, dict[int, str], dict[int, tuple[int, int]]]
+_Parsed = tuple[pa.Table | None, int, dict[int, str], dict[int, tuple[int, int, str]]]
 
 
 def _parse(path: Path, seen: dict[str, Any] | None = None) -> _Parsed:
@@ -592,7 +629,8 @@ def read_file_arrow(path: Path, display: str, seen: dict[str, Any] | None = None
     return _checked(*_parse(path, seen), display=display)
 
 
-def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transcripts: dict[int, tuple[int, int]],
+def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str],
+             transcripts: dict[int, tuple[int, int, str]],
              display: str) -> FileRead | None:
     """What Arrow parsed as a file's read (records numbered by line), or None when the reference path must
     read it: a line Arrow did not make a row (a blank one), a value the contract refuses, a ``meta`` or a
@@ -607,15 +645,15 @@ def _checked(table: pa.Table | None, n_lines: int, metas: dict[int, str], transc
     located = None
     if transcripts:
         lines = np.fromiter(transcripts, dtype=np.int64, count=len(transcripts))
-        highest = np.fromiter((h for h, _ in transcripts.values()), dtype=np.int64, count=len(transcripts))
+        highest = np.fromiter((t[0] for t in transcripts.values()), dtype=np.int64, count=len(transcripts))
         n_q = pc.fill_null(pc.list_value_length(table.column("questions")), 0).to_numpy()
         tasks = pc.fill_null(pc.equal(table.column("record"), "task"), False).to_numpy(zero_copy_only=False)
         if not talks.to_numpy(zero_copy_only=False)[lines].all() or (highest >= n_q[lines]).any() \
                 or tasks[lines].any():  # a transcript is a run's: on a task record it is an error
             return None  # the reference path names the record
         values: list[str | None] = [None] * table.num_rows
-        for line, (_, offset) in transcripts.items():
-            values[line] = _in_record(offset)
+        for line, (_, offset, digest) in transcripts.items():
+            values[line] = _in_record(offset, digest)
         located = pa.array(values, pa.string())
     # every meta Arrow saw (as {}) is one the reader took out: a meta the reader missed must not pass as absent
     present = table.column("meta").is_valid().combine_chunks()
@@ -682,19 +720,25 @@ def read_file(path: Path, display: str, engine: Engine = "auto") -> FileRead:
     """Read one canonical JSON Lines file (plain or ``.gz``)."""
     if engine not in ("auto", "arrow", "python"):
         raise ValueError(f"engine must be 'auto', 'arrow' or 'python' (got {engine!r})")
-    require_small(path, display)
+    try:  # before reading: a change while it is read shows as a change since the load
+        stamp: dict[str, int] | None = file_stamp(os.stat(path))
+    except OSError:
+        stamp = None  # the reader names what is wrong with it
+    require_small(path, display, None if stamp is None else stamp["size"])
+    read = None
     if engine != "python":
         seen: dict[str, Any] = {}
         try:
-            fast = read_file_arrow(path, display, seen)
+            read = read_file_arrow(path, display, seen)
         except (OSError, EOFError, zlib.error) as exc:
             raise FormatError(f"{display}: cannot be read ({_reason(exc)})") from exc
-        if fast is not None:
-            return fast
         # a record past the limit is refused on its line with its size, by either engine: the reference path says so
-        if engine == "arrow" and not seen.get("over"):
+        if read is None and engine == "arrow" and not seen.get("over"):
             raise FormatError(f"{display}: the Arrow reader cannot take this file; use engine='auto'")
-    return read_file_python(path, display)
+    if read is None:
+        read = read_file_python(path, display)
+    read.stamp = stamp
+    return read
 
 
 # ----------------------------------------------------------------------------- writing
@@ -731,10 +775,11 @@ def _nested_by_run(frame: Any, columns: list[str]) -> dict[str, list[dict[str, A
 TRANSCRIPT_AT = "_transcript_at"
 
 
-def _in_record(offset: int) -> str:
+def _in_record(offset: int, digest: str) -> str:
     """``transcript_at`` of a canonical record that holds its transcript, whose line starts ``offset`` bytes into
-    the (uncompressed) file: the file and line are added when the frames are built (``frames``)."""
-    return f'{{"offset": {offset}, "reader": "runlog"}}'
+    the (uncompressed) file and whose bytes have the SHA-256 ``digest`` (:func:`line_digest`): the file, its size
+    and modification time and the line are added when the frames are built (``frames``)."""
+    return f'{{"offset": {offset}, "reader": "runlog", "sha256": "{digest}"}}'
 
 
 def runset_records(runset: Any, transcript: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None

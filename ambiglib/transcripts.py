@@ -13,18 +13,22 @@ none, the transcript is empty and its ``note`` says why.
 
 from __future__ import annotations
 
-import gzip
 import importlib
+import itertools
 import json
+import os
+import zlib
 from pathlib import Path
 from typing import Any, Callable
 
 import pandas as pd
 
+from . import runlog, stamps
 from .errors import FormatError
 from .runlog import MAX_RECORD_BYTES, _lines, _strict_loads
 from .runset import TRANSCRIPTS, RunSet
-from .schema import RecordError, check_transcript
+from .frames import run_id_of
+from .schema import DEFAULT_TRIAL, RecordError, check_transcript
 
 __all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT"]
 
@@ -130,6 +134,9 @@ def read_turns(run: dict[str, Any]) -> dict[str, Any] | None:
     reader: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None] = getattr(
         importlib.import_module(f".{module}", __package__), name)
     record = reader(at, run)
+    # the files an importer named must be as they were at the load: checked after its reader, whose own checks
+    # (the entry, the steps, the questions) name what changed more exactly when they see it
+    _check_stamps(at, run)
     if record is None:
         return None
     n_questions = int(run.get("n_questions") or 0)
@@ -191,31 +198,98 @@ def _row(series: pd.Series) -> dict[str, Any]:
 
 
 def _from_runlog(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
-    """A canonical record's own ``transcript``: its line of the log read again."""
+    """A canonical record's own ``transcript``: its line of the log read again, once the file is known to be the
+    one loaded (its size and modification time), the line the record loaded (its SHA-256) and the record the run
+    asked for (its run key); anything else is a FormatError naming the file and line."""
     path, want = Path(at["file"]), int(at["line"])
     where = f"{path}:{want}"
-    opener = gzip.open if path.name.endswith(".gz") else open
     try:
-        with opener(path, "rb") as fh:
+        stats: list[os.stat_result] = []
+        with runlog._open(path, stats) as fh:
+            _same_file(where, at, stats[0])
             if at.get("offset") is not None:  # where the line starts, as the load read it: one line read
                 fh.seek(int(at["offset"]))
                 raw, size = next(_lines(fh, MAX_RECORD_BYTES), (b"", None))
-                if size is not None:
-                    raise FormatError(f"{where}: the record is larger than {MAX_RECORD_BYTES} bytes")
-                obj = _strict_loads(raw.decode("utf-8")) if raw.strip() else None
-                if not isinstance(obj, dict) or not isinstance(obj.get("transcript"), dict):
-                    raise FormatError(f"{where}: the file has changed since it was loaded (no run record with a"
-                                      " transcript where it was); load it again")
-                return obj["transcript"]
-            for n, (raw, size) in enumerate(_lines(fh, MAX_RECORD_BYTES), 1):
-                if n == want:
-                    if size is not None:
-                        raise FormatError(f"{where}: the record is larger than {MAX_RECORD_BYTES} bytes")
-                    obj = _strict_loads(raw.decode("utf-8"))
-                    return obj.get("transcript") if isinstance(obj, dict) else None
-    except (OSError, EOFError, UnicodeDecodeError, ValueError, RecordError, RecursionError) as exc:
+            else:
+                found = next(itertools.islice(_lines(fh, MAX_RECORD_BYTES), want - 1, None), None)
+                if found is None:
+                    raise FormatError(f"{where}: the file has fewer lines than when it was loaded")
+                raw, size = found
+            if size is not None:
+                raise FormatError(f"{where}: the file has changed since it was loaded (the record there is now"
+                                  f" {size:,} bytes, larger than {MAX_RECORD_BYTES:,}); load it again")
+            if at.get("sha256") is not None and stamps.line_digest(raw) != at["sha256"]:
+                raise FormatError(f"{where}: the file has changed since it was loaded (the record there is not the"
+                                  f" one loaded{_now(raw, run)}); load it again")
+            obj = _strict_loads(raw.decode("utf-8")) if raw.strip() else None
+    except FormatError:
+        raise
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, RecordError, RecursionError) as exc:
         raise FormatError(f"{where}: cannot read the run's transcript again ({exc})") from None
-    raise FormatError(f"{where}: the file has fewer lines than when it was loaded")
+    if not isinstance(obj, dict) or not isinstance(obj.get("transcript"), dict):
+        raise FormatError(f"{where}: the file has changed since it was loaded (no run record with a transcript"
+                          " where it was); load it again")
+    if not _is_run(obj, run):
+        raise FormatError(f"{where}: the file has changed since it was loaded (the record there is run"
+                          f" {_said(obj)}, not run {run.get('run_id')}); load it again")
+    return obj["transcript"]
+
+
+def _same_file(where: str, at: dict[str, Any], st: os.stat_result) -> None:
+    """A FormatError unless the file has the size and modification time the load saw (when it recorded them)."""
+    then = {k: at.get(k) for k in ("size", "mtime_ns")}
+    if then["size"] is None:
+        return
+    now = stamps.file_stamp(st)
+    if now != then:
+        raise FormatError(f"{where}: the file has changed since it was loaded ({_change(now, then)}); load it again")
+
+
+def _check_stamps(at: dict[str, Any], run: dict[str, Any]) -> None:
+    """The files an importer's locator names (``stamps``, :func:`ambiglib.runlog.read_records`) must be as the
+    load saw them: else a FormatError naming the file."""
+    for file, (size, mtime_ns) in (at.get("stamps") or {}).items():
+        try:
+            st = os.stat(file)
+        except OSError as exc:
+            raise FormatError(f"{file}: cannot read the run's transcript again ({exc.strerror or exc}): the file"
+                              " has changed since it was loaded; load it again") from None
+        now = stamps.file_stamp(st)
+        if (now["size"], now["mtime_ns"]) != (size, mtime_ns):
+            raise FormatError(f"{file}: the file has changed since it was loaded"
+                              f" ({_change(now, {'size': size, 'mtime_ns': mtime_ns})}); load it again")
+
+
+def _change(now: dict[str, int], then: dict[str, Any]) -> str:
+    """How a file differs from the load's view of it, in words."""
+    if now["size"] != then["size"]:
+        return f"{now['size']:,} bytes now, {int(then['size']):,} then"
+    return f"modified since: its modification time is {now['mtime_ns']} ns now, {then['mtime_ns']} then"
+
+
+def _is_run(rec: dict[str, Any], run: dict[str, Any]) -> bool:
+    """Whether a record read again is the run asked for: its run id, as a load gives it, is the run's (which may
+    end in the ``|log`` the load added: :func:`ambiglib.frames.with_log`)."""
+    rid, want = run_id_of(rec), str(run.get("run_id"))
+    if rid is None or rec.get("record") == "task":
+        return False
+    return want == rid or (want.startswith(rid + "|") and want.count("|") == rid.count("|") + 1)
+
+
+def _said(rec: dict[str, Any]) -> str:
+    """A record's run in a message: its task, model and trial."""
+    return f"{rec.get('task_id')!s:.60} (model {rec.get('model')!s:.60}, trial {rec.get('trial', DEFAULT_TRIAL)})"
+
+
+def _now(raw: bytes, run: dict[str, Any]) -> str:
+    """What the changed line holds now, in a message: the run it is, if it is a run record."""
+    try:
+        obj = _strict_loads(raw.decode("utf-8"))
+    except (ValueError, RecordError, RecursionError, UnicodeDecodeError):
+        return ""
+    if isinstance(obj, dict) and obj.get("record") != "task" and not _is_run(obj, run):
+        return f": it is run {_said(obj)}, not run {run.get('run_id')}"
+    return ""
 
 
 def _method(self: RunSet, run_id: str) -> Transcript:

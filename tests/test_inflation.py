@@ -94,6 +94,17 @@ def test_a_bomb_with_a_forged_trailer_is_refused_as_it_is_inflated(tmp_path, mon
                                                log.stat().st_size, 64 << 20))
 
 
+def test_a_transcript_is_read_again_within_the_bound(tmp_path, monkeypatch):
+    log = tmp_path / "a.jsonl.gz"
+    turns = [{"role": "user", "content": "x" * 2000}]
+    with gzip.open(log, "wt") as fh:
+        fh.write(json.dumps(run_record(trial=1, transcript={"covers": "conversation", "turns": turns})) + "\n")
+    rs = ambiglib.load(log, quiet=True)
+    monkeypatch.setenv(inflation.ENV, "100")  # a bound the file is past: its transcript is not inflated past it
+    with pytest.raises(FormatError, match=rf"^{log}: inflates to more than 100 bytes .*up to 100 bytes"):
+        rs.transcript(rs.runs["run_id"][0])
+
+
 def test_an_inspect_log_is_bounded_by_its_own_size(tmp_path, monkeypatch):
     pytest.importorskip("inspect_ai.log", reason="inspect-ai is not installed (pip install 'ambiglib[inspect]')")
     import zipfile_zstd  # noqa: F401  the fixtures' members are zstd-compressed

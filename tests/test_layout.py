@@ -21,7 +21,8 @@ LAYERS = [
     # what every module may raise, open, allocate or compute with: stats and agreement are statistics on plain
     # arrays and frames, knowing nothing of run logs, so the importers may take a majority vote as the harnesses do
     {"errors", "files", "memory", "text", "markup", "_lazy", "stats", "significance", "agreement",
-     "interval_coverage", "ratio_intervals", "inflation"},
+     "interval_coverage", "ratio_intervals", "inflation",
+     "stamps"},
     {"schema", "json_schema", "validity", "filters"},                      # the run-log contract, checked; published
     {"runlog", "parquet_log", "whole_writes"},                             # reading and writing it, whole
     {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
