@@ -12,6 +12,7 @@ import pandas as pd
 
 from .headline import SHOWN
 from .markup import Markup, render
+from .text import SHOWN_ROWS
 
 __all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns", "rank_span"]
 
@@ -146,12 +147,13 @@ def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evi
                   spec: list[tuple[str, str, str]] | None = None) -> Markup:
     """A table of :data:`ambiglib.headline.SHOWN` (or of ``spec``) as the opening shows it: the columns in words,
     each value with its interval, a row per agent under its benchmark, the agent linked to its evidence page
-    (``evidence``: the path prefix of the pages), and each "–" numbered to its reason below."""
+    (``evidence``: the path prefix of the pages), and each "–" numbered to its reason below; its first
+    :data:`~ambiglib.text.SHOWN_ROWS` rows, saying how many more there are (a log of thousands of models)."""
     spec = shown_columns(frame, SHOWN[name] if spec is None else spec)
     numbered, reasons = _numbered_reasons(frame, spec, meta)
     rows: list[dict] = []
     current = None
-    for i in range(len(frame)):
+    for i in range(min(len(frame), SHOWN_ROWS)):
         bench = str(frame["benchmark"].iloc[i]) if "benchmark" in frame else ""
         heading, suites = None, None
         if bench != current:  # a benchmark's first row opens with its name (and suites, when they say more)
@@ -161,7 +163,7 @@ def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evi
         link = f"{evidence}{i}.html" if evidence is not None else None
         rows.append({"i": i, "bench": heading, "suites": suites, "cells": _cells(frame, i, spec, reasons, link)})
     return render("card_table.html", notebook=notebook, name=name, rows=rows, reasons=list(numbered),
-                  head=[(label, "text" if fmt == "text" else "num") for _, label, fmt in spec])
+                  total=f"{len(frame):,}" if len(frame) > len(rows) else None, head=[(label, "text" if fmt == "text" else "num") for _, label, fmt in spec])
 
 
 def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict) -> tuple[pd.DataFrame, list[str]]:

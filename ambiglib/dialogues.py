@@ -4,8 +4,8 @@ An evidence page (:mod:`ambiglib.evidence`) shows its first questions in the con
 the turns before (the earlier ones collapsed), the question, the answer, the agent's next turn and its final
 answer. Every run it lists links to the run's own page: its outcome, questions, judge labels and whole
 transcript. The pages are written from templates with autoescape (``dialogue_*.html``, ``run_page.html``, and
-``evidence_table.html`` for their tables): every text is escaped, and every long content cut on the page with its
-length shown. The transcripts are read from the log one run at a time, a few kept (:class:`TranscriptCache`),
+``evidence_table.html`` for their tables): every text is escaped, every long content and table cell cut on the page
+with its length shown, and every table cut at :data:`ambiglib.text.SHOWN_ROWS` rows, saying how many more. The transcripts are read from the log one run at a time, a few kept (:class:`TranscriptCache`),
 never all at once.
 """
 
@@ -21,12 +21,13 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from .markup import Markup, escape_each, macro, render
+from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, cut
 from .transcripts import COVERS_TEXT, describe, locator, read_turns, why_none
 
 __all__ = ["TranscriptCache", "dialogue_html", "excerpt", "run_page", "run_page_name", "STYLE", "CONTENT_CHARS"]
 
 #: characters of a turn's content (or its tool arguments) a page shows; the rest is cut, its length said
-CONTENT_CHARS = 2000
+CONTENT_CHARS = SHOWN_CHARS
 #: earlier turns shown before a question (the ones before them are collapsed)
 BEFORE = 2
 #: turns a run's page shows; a longer transcript's rest is counted, and read whole with ``rs.transcript``
@@ -111,8 +112,8 @@ def _turn(i: int, turn: dict[str, Any], on_page: bool = False) -> _Item:
         get("answers")
     classes = "turn " + (role if role in _ROLES else "other")
     who = f"turn {i} · {role}"
-    if get("tool_name"):
-        who += f" · {'calls' if role == 'assistant' else 'result of'} {turn['tool_name']}"
+    if get("tool_name"):  # a name said in passing: cut short, so that what the turn asks or answers is still said
+        who += f" · {'calls' if role == 'assistant' else 'result of'} {cut(str(turn['tool_name']), BRIEF_CHARS)}"
     if asks is not None:
         classes += " asks"
         who += f" · asks question {int(asks)}"
@@ -207,7 +208,9 @@ class _Table:
         columns = []
         for kind, values in zip(self.kinds, self.values):
             before, after, missing = _cell_form(kind, self.blank_td)
-            texts = escape_each(["" if v is None else v for v in values])
+            # a link is the report's own address; any other text from the log, cut as a template cuts it
+            texts = escape_each(["" if v is None else v if kind == "link" or len(v) <= SHOWN_CHARS else cut(v)
+                                 for v in values])
             columns.append([missing if v is None else before + t + after for v, t in zip(values, texts)])
         return Markup("".join("<tr>" + "".join(cells) + "</tr>" for cells in zip(*columns)))
 
@@ -223,6 +226,17 @@ def _cell_form(kind: str, blank_td: bool) -> tuple[str, str, str]:
     cell = macro("evidence_table.html", "cell")
     before, after = str(cell(kind, _TEXT, blank_td)).split(_TEXT)
     return before, after, str(cell(kind, None, blank_td))
+
+
+class _Listed(NamedTuple):
+    """A frame as a page lists it (evidence_listed.html): its first ``shown`` rows (``table``), of ``total``
+    ``what``; ``every``: where every one of them is (Python code, or a file of the report)."""
+
+    table: _Table
+    what: str
+    total: int
+    shown: int
+    every: str = "table.evidence(row)"
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> _Table:
@@ -248,11 +262,17 @@ class _Transcript(NamedTuple):
 
 
 def run_page(run: dict[str, Any], questions: list[dict[str, Any]], labels: list[dict[str, Any]],
-             record: dict[str, Any] | None, *, style: Markup, back: str) -> Markup:
+             record: dict[str, Any] | None, *, style: Markup, back: str, n_questions: int | None = None,
+             n_labels: int | None = None) -> Markup:
     """The page of one run: what it is and how it ended, its questions (each with its turn), its judge labels, and
     its whole transcript (each content cut at :data:`CONTENT_CHARS`; beyond :data:`RUN_PAGE_TURNS` turns,
-    counted), or why the log holds none. ``style``: the page's style sheet (markup), before that of the turns."""
+    counted), or why the log holds none. ``style``: the page's style sheet (markup), before that of the turns.
+    Of ``questions`` and ``labels`` the first :data:`~ambiglib.text.SHOWN_ROWS` are listed; ``n_questions`` and
+    ``n_labels``: how many the run has, where the caller passed only the first ones (default: as many as given)."""
     run_id = str(run["run_id"])
+    n_questions = len(questions) if n_questions is None else n_questions
+    n_labels = len(labels) if n_labels is None else n_labels
+    questions, labels = questions[:SHOWN_ROWS], labels[:SHOWN_ROWS]
     present = [f for f in _RUN_FIELDS if f in run and not _blank(run[f])]
     absent = [f for f in _RUN_FIELDS if f in run and _blank(run[f])]
     fields = [{"field": f, "value": run[f]} for f in present]
@@ -271,8 +291,12 @@ def run_page(run: dict[str, Any], questions: list[dict[str, Any]], labels: list[
                                  describe(locator(run), run),
                                  [_turn(i, t, on_page=True) for i, t in enumerate(turns[:RUN_PAGE_TURNS])],
                                  max(0, len(turns) - RUN_PAGE_TURNS))
+    every = "rs.{0}[rs.{0}.run_id == run_id]"  # where a run's every question (label) is
     return render("run_page.html", run_id=run_id, style=style + Markup(STYLE), back=back,
-                  fields=_table(fields, ["field", "value"]), absent=", ".join(absent), n_questions=len(questions), unmarked=unmarked,
-                  questions=_table(questions, q_columns) if questions else None,
-                  n_labels=len(labels), labels=_table(labels, l_columns) if labels else None,
+                  fields=_table(fields, ["field", "value"]), absent=", ".join(absent), n_questions=n_questions,
+                  unmarked=unmarked,
+                  questions=_Listed(_table(questions, q_columns), "questions", n_questions, len(questions),
+                                    every.format("questions")) if questions else None,
+                  n_labels=n_labels, labels=_Listed(_table(labels, l_columns), "judge labels", n_labels, len(labels),
+                                                    every.format("labels")) if labels else None,
                   transcript=transcript, why_none=why_none(run) if record is None else "")

@@ -28,11 +28,12 @@ import numpy as np
 import pandas as pd
 
 from .dialogues import STYLE as DIALOGUE_STYLE
-from .dialogues import TranscriptCache, _Table, dialogue_html, run_page, run_page_name
+from .dialogues import TranscriptCache, _Listed, _Table, dialogue_html, run_page, run_page_name
 from .errors import FormatError
 from .markup import Markup, render
 from .runset import RunSet, _arrow_of, shared_metas
-from .text import visible
+from .text import BRIEF_CHARS, SHOWN_ROWS, visible
+from .text import cut as cut_text  # (a page's "cut" is the rows it leaves out: _Cut)
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
 
@@ -394,7 +395,9 @@ def _where(runs: pd.DataFrame) -> list[str]:
 # ----------------------------------------------------------------------------- pages
 
 
-_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222}"
+# a word longer than the page (a model named with 2,000 letters) breaks where it would run off it
+_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222;"
+          "overflow-wrap:break-word}"
           "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
           "padding:0.2em 0.5em;text-align:left;vertical-align:top}th{background:#f4f4f4}td.text{max-width:40em;"
           "white-space:pre-wrap;word-break:break-word}.muted{color:#666}.wide{overflow-x:auto;max-width:100%}")
@@ -475,21 +478,13 @@ def _one_value(column: pd.Series) -> bool:
 
 #: rows an evidence page lists of each of its tables (a large log's agent has tens of thousands of runs);
 #: ``table.evidence(row)`` in Python has them all
-PAGE_ROWS = 1000
+PAGE_ROWS = SHOWN_ROWS
 
 
-class _Listed(NamedTuple):
-    """A frame as a page lists it (evidence_listed.html): its first ``shown`` rows, of ``total`` ``what``."""
-
-    table: _Table
-    what: str
-    total: int
-    shown: int
-
-
-def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total: int) -> _Listed:
-    """The first :data:`PAGE_ROWS` rows of ``frame``, of ``total`` in all."""
-    return _Listed(_html_table(frame.head(PAGE_ROWS), text_columns), what, total, PAGE_ROWS)
+def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total: int,
+            every: str = "table.evidence(row)") -> _Listed:
+    """The first :data:`PAGE_ROWS` rows of ``frame``, of ``total`` in all (every one: ``every``)."""
+    return _Listed(_html_table(frame.head(PAGE_ROWS), text_columns), what, total, PAGE_ROWS, every)
 
 
 #: the run columns a page always lists, even where every run holds one value
@@ -508,7 +503,7 @@ def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | No
         same = cut.same
         runs = ev.runs.drop(columns=["run_id", *same])
         n_runs, n_questions, n_labels, sides = cut.runs, cut.questions, cut.labels, cut.question_sides
-    common = ", ".join(f"{k} {v}" for k, v in same.items() if not _blank(v))
+    common = ", ".join(f"{k} {cut_text(str(v), BRIEF_CHARS)}" for k, v in same.items() if not _blank(v))
     questions = ev.questions.drop(columns=[c for c in ("run_id", "side") if c in ev.questions and
                                            (c == "run_id" or sides <= 1)])
     labels = ev.labels.drop(columns="run_id")
@@ -559,8 +554,9 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
                               "why empty": [empty.get(k, "") if _blank(v) else "" for k, v in row.items()]})
         if not shown["why empty"].astype(bool).any():
             shown = shown.drop(columns="why empty")
+        # a table with a column per label of the log can have thousands of columns: its first rows, as any table
         page = render("evidence_page.html", caption=str(caption), row=i + 1, style=Markup(_STYLE + DIALOGUE_STYLE),
-                      table=_html_table(shown, ("value", "why empty")),
+                      table=_listed(shown, "columns", ("value", "why empty"), len(shown), f"table.iloc[{i}]"),
                       tasks=_tasks_section(tasks(i)) if tasks is not None else None,
                       body=_page_body(ev, cut, linked, runs_pages.dialogues(ev)))
         path = folder / f"{i}.html"
@@ -615,9 +611,11 @@ def _by_run(rs: RunSet, name: str, rows: dict[str, int], columns: list[str]) -> 
     return table.drop_columns(["run_id"]).take(pa.array(order)), starts, ends
 
 
-def _rows_of(grouped: tuple[Any, np.ndarray, np.ndarray], run_row: int) -> list[dict[str, Any]]:
+def _rows_of(grouped: tuple[Any, np.ndarray, np.ndarray], run_row: int) -> tuple[list[dict[str, Any]], int]:
+    """The first :data:`~ambiglib.text.SHOWN_ROWS` rows of a run (as a page lists them), and how many it has."""
     table, starts, ends = grouped
-    return table.slice(int(starts[run_row]), int(ends[run_row] - starts[run_row])).to_pylist()
+    n = int(ends[run_row] - starts[run_row])
+    return table.slice(int(starts[run_row]), min(n, SHOWN_ROWS)).to_pylist(), n
 #: questions an evidence page shows in their dialogue
 DIALOGUES = 10
 
@@ -685,12 +683,14 @@ class _RunPages:
                 continue
             name = run_page_name(run_id)
             at = self._rows[run_id]  # type: ignore[index]
-            questions, labels = _rows_of(self._q, at), _rows_of(self._l, at)
+            # a page lists a run's first questions and labels (SHOWN_ROWS), saying how many it has
+            (questions, n_questions), (labels, n_labels) = _rows_of(self._q, at), _rows_of(self._l, at)
             try:
                 record = self.cache.get(run)
             except FormatError as exc:  # the log changed since it was loaded: the page says so, the others stand
                 record = {"covers": "conversation", "turns": [], "note": f"the transcript could not be read: {exc}"}
-            page = run_page(run, questions, labels, record, style=Markup(_STYLE), back="../../../index.html")
+            page = run_page(run, questions, labels, record, style=Markup(_STYLE), back="../../../index.html",
+                            n_questions=n_questions, n_labels=n_labels)
             (self.folder / name).write_text(visible(page), encoding="utf-8")
             self.written[run_id] = name
         return {r: f"../runs/{n}" for r, n in self.written.items()}
@@ -726,7 +726,7 @@ class _RunPages:
             if href is not None and at is not None:
                 href += f"#turn-{at}"
             text = q.text if isinstance(q.text, str) else "(the log keeps no text)"
-            items.append(_Dialogue(None, int(q.q_index), str(q.task_id), str(q.trial), text[:200],
+            items.append(_Dialogue(None, int(q.q_index), str(q.task_id), str(q.trial), cut_text(text, BRIEF_CHARS),
                                    dialogue_html(record, int(q.q_index), href)))
             shown += 1
         return render("evidence_dialogues.html", shown=shown, items=items, more=len(ev.questions) > shown)

@@ -1,5 +1,7 @@
 """Pages from jinja2 templates with autoescape: every value a template shows is escaped unless it is markup
-built by another template (:class:`markupsafe.Markup`), so a forgotten escape cannot let a log's text become a tag.
+built by another template (:class:`markupsafe.Markup`), so a forgotten escape cannot let a log's text become a tag;
+and every text a template shows is cut at :data:`ambiglib.text.SHOWN_CHARS` characters, saying how many more it has
+(:func:`ambiglib.text.cut`), so a forgotten cut cannot put a log's 20 MB answer on a page.
 
 The templates are ``ambiglib/templates/*.html``, shipped with the package.
 """
@@ -13,6 +15,8 @@ __all__ = ["render", "Markup", "macro", "escape_each"]
 
 from markupsafe import Markup, escape
 
+from .text import SHOWN_CHARS, cut
+
 
 @lru_cache(maxsize=1)
 def _environment() -> Any:
@@ -25,7 +29,16 @@ def _environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        finalize=_shown,  # every {{ value }}, before it is escaped
     )
+
+
+def _shown(value: Any) -> Any:
+    """A value as a template shows it: a text (not markup, which another template or pandas built) cut at
+    :data:`SHOWN_CHARS` characters with how many more it has; anything else as it is."""
+    if type(value) is str and len(value) > SHOWN_CHARS:
+        return cut(value)
+    return value
 
 
 def render(template: str, **values: Any) -> Markup:

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["visible", "latex_escape"]
+__all__ = ["visible", "latex_escape", "cut", "SHOWN_CHARS", "BRIEF_CHARS", "SHOWN_ROWS"]
+
+#: The bounds of what a page (the report's HTML, a notebook's table, an evidence or run page) shows of a log; the
+#: full values stay in the frames and the CSVs. A text (a question, an answer, a name, a turn) shows its first
+#: ``SHOWN_CHARS`` characters and says how many more it has; a text said in passing (a question as the heading of
+#: its dialogue, the first rejected record on the first screen) its first ``BRIEF_CHARS``; a table (and a
+#: ``.md`` or ``.tex`` table) its first ``SHOWN_ROWS`` rows, saying how many more there are and where they are.
+SHOWN_CHARS = 2000
+BRIEF_CHARS = 400
+SHOWN_ROWS = 1000
 
 # C0 and C1 controls but tab and newline, DEL, and the format characters that reorder or hide text: the bidi
 # embeddings, overrides and isolates, the marks, zero-width characters, the BOM
@@ -30,3 +39,11 @@ _LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"
 def latex_escape(text: str) -> str:
     """``text`` for a TeX file: its special characters escaped and its hidden ones made visible."""
     return "".join(_LATEX.get(ch, ch) for ch in visible(text))
+
+
+def cut(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` whole when it has at most ``limit`` characters, else its first ``limit`` and "… (n more
+    characters)": a page shows a bounded part of what a log holds, and says how much it left out."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit:,} more character{'s' if len(text) - limit != 1 else ''})"

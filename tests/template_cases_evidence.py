@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ambiglib.dialogues import _collapsed, _Item, _table, _Transcript, _turn, run_page_name
+from ambiglib.dialogues import _collapsed, _Item, _Listed, _table, _Transcript, _turn, run_page_name
 from ambiglib.evidence import _Dialogue, _html_table, _Link, _listed
 from ambiglib.markup import Markup, render
 from hostile_html import text as _text
@@ -31,6 +31,8 @@ _TABLE = _html_table(_FRAME, ("text",))
 _RUN_TABLE = _table([{"field": _text("field"), "value": _text("value")}, {"field": "score", "value": None}],
                     ["field", "value"])
 _LISTED = _listed(_FRAME, _text("what"), ("text",), 5_000)
+#: a run page's questions (labels) as it lists them: the first of many, and where every one is
+_RUN_LISTED = _Listed(_RUN_TABLE, _text("what"), 5_000, 2, "rs.questions[rs.questions.run_id == run_id]")
 
 _TURNS = [
     {"role": "user", "content": _text("prompt")},
@@ -70,15 +72,15 @@ CASES: dict[str, dict] = {
     "evidence_listed.html": {"listed": _LISTED},
     "evidence_body.html": _BODY,
     "evidence_page.html": {
-        "caption": _text("caption"), "row": 1, "style": Markup("body{color:#222}"), "table": _TABLE,
+        "caption": _text("caption"), "row": 1, "style": Markup("body{color:#222}"), "table": _LISTED,
         "tasks": {"n": 3, "moved": 2, "listed": _LISTED}, "body": render("evidence_body.html", **_BODY)},
     "evidence_dialogues.html": _DIALOGUES,
     "dialogue_turns.html": {"items": [_turn(i, t, on_page=True) for i, t in enumerate(_TURNS)]},
     "dialogue_excerpt.html": _EXCERPT,
     "run_page.html": {
         "run_id": _text("run_id"), "style": Markup("body{color:#222}"), "back": "../../../index.html",
-        "fields": _RUN_TABLE, "absent": _text("absent"), "n_questions": 1, "unmarked": True, "questions": _RUN_TABLE,
-        "n_labels": 1, "labels": _RUN_TABLE, "why_none": _text("why none"),
+        "fields": _RUN_TABLE, "absent": _text("absent"), "n_questions": 5_000, "unmarked": True,
+        "questions": _RUN_LISTED, "n_labels": 5_000, "labels": _RUN_LISTED, "why_none": _text("why none"),
         "transcript": _Transcript(len(_TURNS), _text("covers"), _text("note"), _text("where"),
                                   [_turn(i, t, on_page=True) for i, t in enumerate(_TURNS)], 3)},
     "answer_card.html": {

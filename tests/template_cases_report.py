@@ -41,6 +41,7 @@ _CARD_TABLE = {
             {"kind": "missing", "cls": "text", "mark": None}]},
     ],
     "reasons": [_text("reason"), _text("reason 2")],
+    "total": "5,000",
 }
 _COMPACT = render("card_table.html", **_CARD_TABLE)
 
@@ -80,7 +81,7 @@ CASES: dict[str, dict] = {
     "report_summary.html": {
         "title": _text("title"), "style": _STYLE, "runs": _text("run log"), "first": _FIRST,
         "items": [_text("count"), _text("skipped")], "rejected": [_text("rejected"), _text("rejected 2")],
-        "more_rejected": "1,234", "table": _pandas(_FRAME)},
+        "more_rejected": "1,234", "table": _pandas(_FRAME), "cut_rows": _text("cut")},
     "report_section.html": {
         "title": _text("title"), "style": _STYLE, "notebook": URL, "description": _text("description"),
         "seconds": "1.5", "error": _text("error"),

@@ -16,11 +16,12 @@ from ..errors import LoadError
 from ..loading import load
 from ..headline import SHOWN
 from ..markup import Markup, render
-from ..text import visible
+from ..text import BRIEF_CHARS, cut, visible
 from ..cards import STYLE as OPENING_STYLE, compact_table
 from .opening import read_table
 from .runner import NotebookResult
-from .rendering import MAX_ROWS_SHOWN, _counts_as_integers, _markdown_cell, _shown_rows, csv_safe, markdown_safe
+from .rendering import (MAX_ROWS_SHOWN, _counts_as_integers, _cut_cells, _markdown_cell, _shown_rows, csv_safe,
+                        markdown_safe)
 
 __all__ = ["errors_frame", "write_summary"]
 
@@ -44,12 +45,14 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     if errors:  # records that are in no number: how many, and the first of them, before any number
         n_runs = sum(e.record == "run" for e in errors)
         first.append(f"{len(errors):,} record(s) rejected ({n_runs:,} of them runs, against {len(runset.runs):,} runs"
-                     f" loaded): they are in no number of this report. The first: {errors[0].message[:400]}"
-                     f"{'…' if len(errors[0].message) > 400 else ''} (every one is in rejected.csv)")
+                     f" loaded): they are in no number of this report. The first: {cut(errors[0].message, BRIEF_CHARS)}"
+                     " (every one is in rejected.csv)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     summary = runset.summary()
     csv_safe(summary).to_csv(out / "summary.csv", index=False)
+    # a row per benchmark, suite, model and condition: a log of many models lists its first rows, the CSV every one
+    head, cut_rows = _shown_rows(summary, "summary", MAX_ROWS_SHOWN)
     csv_safe(errors_frame(errors)).to_csv(out / "rejected.csv", index=False)
     runs_frame = runset.runs
     lines = [
@@ -80,8 +83,9 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         "`n_asked`: runs with at least one question. `mean_score`: the mean over runs whose status is"
         " not `error`, with `invalid` and `timeout` runs scoring 0 (Ambig-DS §5.1); empty for ask-only runs.",
         "",
-        _markdown_table(markdown_safe(summary.astype({"mean_score": "float64"}))),
+        _markdown_table(markdown_safe(head.astype({"mean_score": "float64"}))),
         "",
+        *([f"*{cut_rows}*", ""] if cut_rows else []),
     ]
     path = out / "summary.md"
     path.write_text(visible("\n".join(lines)), encoding="utf-8")
@@ -91,12 +95,14 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
               "models": int(runs_frame["model"].nunique()),
               "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors), "first": first}
     (out / "summary.json").write_text(json.dumps(counts), encoding="utf-8")
-    _summary_page(out, runs, runset, errors, summary, first)
+    _summary_page(out, runs, runset, errors, head, cut_rows, first)
     return path
 
 
-def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.DataFrame, first: list[str]) -> None:
-    """``summary.html``: what was read, rejected and skipped, as a page (the report links it as "What was read")."""
+def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.DataFrame, cut_rows: str | None,
+                  first: list[str]) -> None:
+    """``summary.html``: what was read, rejected and skipped, as a page (the report links it as "What was read");
+    ``summary``: the rows it lists, ``cut_rows``: what it says of the rest (None: it lists every one)."""
     r = runset.runs
     items = [f"runs: {len(r):,} ({int((r['status'] == 'error').sum()):,} with status error, kept and excluded by the"
              " metrics)", f"questions: {len(runset.questions):,}; judge labels: {len(runset.labels):,}",
@@ -106,7 +112,7 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
     _write_page(out / "summary.html", "report_summary.html", title="What was read", style=Markup(_STYLE),
                 runs=str(runs), first=first, items=items, rejected=[e.message for e in errors[:50]],
                 more_rejected=f"{len(errors) - 50:,}" if len(errors) > 50 else None,
-                table=_pandas_table(_counts_as_integers(summary)))
+                table=_pandas_table(_counts_as_integers(summary)), cut_rows=cut_rows)
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -163,8 +169,9 @@ def _write_page(path: Path, template: str, **values: Any) -> None:
 
 
 def _pandas_table(frame: pd.DataFrame) -> Markup:
-    """A frame as the report's plain table: pandas writes it, escaping every header and cell (``escape=True``)."""
-    return Markup(frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}", classes="report-table",
+    """A frame as the report's plain table: pandas writes it, escaping every header and cell (``escape=True``), each
+    text cut as a template cuts it (``rendering._cut_cells``)."""
+    return Markup(_cut_cells(frame).to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}", classes="report-table",
                                 border=0, escape=True))
 
 
@@ -181,9 +188,9 @@ def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[Markup, dict]:
     head, cut = _shown_rows(frame, t, MAX_ROWS_SHOWN)
     if t in SHOWN:  # a question's table: its columns in words, each value with its interval, rows to their evidence
         evidence = out / "evidence" / nb / t
-        values["compact"] = compact_table(frame, meta, t, nb, f"../evidence/{quote(nb, safe='/')}/"
+        values["compact"] = compact_table(head, meta, t, nb, f"../evidence/{quote(nb, safe='/')}/"
                                           f"{quote(t, safe='/')}/" if evidence.is_dir() else None)
-        notes = [f"note: {meta['note']}"] if meta.get("note") else []
+        notes = [line for line in (cut, meta.get("note") and f"note: {meta['note']}") if line]
         return render("report_table.html", notes=notes, **values), entry
     # pandas writes the table; the template opens its tag, to name it by notebook and table
     values["table_rest"] = Markup(str(_pandas_table(head)).removeprefix("<table "))

@@ -20,7 +20,8 @@ from ..cards import table_meta
 from ..errors import ReportError
 from ..markup import Markup, render
 from ..tables._common import empty_lines
-from ..text import latex_escape, visible
+from ..text import SHOWN_CHARS, SHOWN_ROWS, latex_escape, visible
+from ..text import cut as cut_text  # ("cut" in a function below: the rows a rendering leaves out)
 
 __all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure",
            "table_meta", "empty_lines"]
@@ -74,7 +75,7 @@ def render_table(table: pd.DataFrame, *, float_format: str = "{:.3f}") -> str:
 #: Larger than any table of the example or the papers' data, so those are shown whole; a table of one
 #: row per task or variant on a large log is data, not a table to read: its first rows are shown with a
 #: line saying how many more the CSV holds (rendering all of them is slow and makes an unreadable page).
-MAX_ROWS_SHOWN = 1000
+MAX_ROWS_SHOWN = SHOWN_ROWS
 
 
 def _shown_rows(table: pd.DataFrame, name: str, max_rows: int | None) -> tuple[pd.DataFrame, str | None]:
@@ -187,6 +188,26 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def _cut_cells(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with each text cell and column name longer than :data:`~ambiglib.text.SHOWN_CHARS` cut, saying how
+    many more characters it has (:func:`ambiglib.text.cut`): what an HTML table pandas writes shows of a log's text.
+    The frame itself, when nothing is that long."""
+    def long(v: Any) -> bool:
+        return isinstance(v, str) and len(v) > SHOWN_CHARS
+
+    columns = [i for i in range(frame.shape[1]) if not pd.api.types.is_numeric_dtype(frame.iloc[:, i])
+               and frame.iloc[:, i].map(long).any()]
+    named = any(map(long, frame.columns))
+    if not columns and not named:
+        return frame
+    out = frame.copy()
+    for i in columns:
+        out.isetitem(i, out.iloc[:, i].astype(object).map(lambda v: cut_text(v) if long(v) else v))
+    if named:
+        out.columns = [cut_text(c) if long(c) else c for c in out.columns]
+    return out
+
+
 def _markdown_cell(value: Any) -> Any:
     """A text cell safe in a Markdown table: HTML escaped, pipes and line breaks neutralised."""
     if not isinstance(value, str):
@@ -288,7 +309,7 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         write_evidence_pages(table, name, out_dir, title=caption, tasks=tasks)
     plain, intervals = intervals_said_once(table.reset_index(drop=True))
     head, cut = _shown_rows(_whole_rows_as_integers(_counts_as_integers(plain)), name, max_rows)
-    shown = _p_as_text(_as_text_cells(head))
+    shown = _cut_cells(_p_as_text(_as_text_cells(head)))
     # the element ids from the table's name, not pandas' random ones: the same table renders to the same page
     uid = re.sub(r"[^0-9A-Za-z_-]", "_", name)
     styler = shown.style.set_uuid(uid).format(precision=precision, na_rep="–", escape="html").hide(axis="index") \
