@@ -1,6 +1,6 @@
 """Pages are bounded as docs/trust.md says (issue 71): every text a page shows from a log is cut at 2,000 characters
 with "… (n more characters)", every table at 1,000 rows with how many more there are and where; the frames and CSVs
-keep every value."""
+keep every value. And a Markdown table shows a log's link and image syntax as text, read by a CommonMark renderer."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 
 import ambiglib
 from ambiglib import headline
@@ -201,6 +202,80 @@ def test_a_notebook_s_table_cuts_a_long_text():
     more = f"… ({n - CHARS:,} more characters)"
     assert f"{'Y' * CHARS}{more}" in shown and f"{'X' * CHARS}{more}" in shown
     assert _longest(shown, "X") == CHARS and _longest(shown, "Y") == CHARS
+
+
+# ----------------------------------------------------------------------------- Markdown
+
+#: what a log can name a model, a label or a task to make a Markdown table show a link or an image
+LINKS = ["[click](javascript:alert(1))", "![](http://host/img.png)", "<http://host/auto>", "[ref]", "[ref]: http://host",
+         "\\[escaped](javascript:alert(2))", "![x](javascript:alert(3) \"t\")", "<javascript:alert(4)>"]
+
+
+def _inline_tokens(md: str) -> list:
+    """Every inline token a CommonMark renderer with GFM tables (markdown-it-py) reads in ``md``, every link target
+    allowed (markdown-it refuses ``javascript:`` ones itself; a renderer need not)."""
+    markdown_it = pytest.importorskip("markdown_it")
+    renderer = markdown_it.MarkdownIt("commonmark").enable("table")
+    renderer.validateLink = lambda url: True
+    tokens = renderer.parse(md)
+    return [child for token in tokens for child in (token.children or [])]
+
+
+def _rendered_text(md: str) -> str:
+    return "".join(t.content for t in _inline_tokens(md) if t.type in ("text", "text_special"))
+
+
+def test_a_markdown_table_shows_link_and_image_syntax_as_text(tmp_path):
+    """A saved table's .md, read by a CommonMark renderer: no link, image or HTML, and each cell's text as written."""
+    from ambiglib.report import save_table
+
+    frame = pd.DataFrame({"model": LINKS, "score": np.linspace(0, 1, len(LINKS))})
+    frame.attrs["note"] = LINKS[0]
+    save_table(frame, "t", tmp_path)
+    md = (tmp_path / "t.md").read_text(encoding="utf-8")
+    tokens = _inline_tokens(md)
+    assert [t.type for t in tokens if t.type in ("link_open", "image", "html_inline")] == []
+    text = _rendered_text(md)
+    for cell in LINKS:
+        assert cell in text
+
+
+def test_summary_md_shows_a_model_named_as_a_link_as_text(tmp_path):
+    from ambiglib.report import write_summary
+
+    log = tmp_path / "log.jsonl"
+    log.write_text("".join(json.dumps(run(task="t0", model=m, score=1.0)) + "\n" for m in LINKS), encoding="utf-8")
+    write_summary(log, tmp_path / "out", quiet=True)
+    md = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert [t.type for t in _inline_tokens(md) if t.type in ("link_open", "image", "html_inline")] == []
+    text = _rendered_text(md)
+    for cell in LINKS:
+        assert cell in text
+
+
+def test_a_markdown_list_item_cannot_define_a_link_for_a_bracketed_name():
+    """summary.md lists rejected records and skipped rows, each a text of the log's: one opening ``[x]: url`` defined
+    the link that ``[x]`` elsewhere then was."""
+    from ambiglib.report.rendering import _markdown_cell
+
+    md = "".join(f"- {_markdown_cell(t)}\n" for t in ("[x]: javascript:alert(1)", "  [y]: http://host", "[x] [y]"))
+    assert [t.type for t in _inline_tokens(md) if t.type in ("link_open", "image", "html_inline")] == []
+    text = _rendered_text(md)
+    assert "[x]: javascript:alert(1)" in text and "[y]: http://host" in text and "[x] [y]" in text
+
+
+def test_a_markdown_cell_escapes_what_makes_a_link_and_nothing_else():
+    """The exact escaping, for a renderer this test cannot run: CommonMark's backslash escape of the ``](`` that closes
+    a link's text and of a ``[`` opening the text, after each backslash (``\\[a](b)`` was no link, and would be one
+    with its ``]`` escaped alone); HTML's of ``<``, ``>`` and ``&`` (``<http://…>`` is no autolink once ``&lt;``).
+    Other brackets are kept: a terminal shows a name as it is."""
+    from ambiglib.report.rendering import _markdown_cell
+
+    assert _markdown_cell("![a](javascript:x)") == "![a\\](javascript:x)"
+    assert _markdown_cell("[a](b)") == "\\[a\\](b)"
+    assert _markdown_cell("\\[a](b)") == "\\\\[a\\](b)"
+    assert _markdown_cell("<http://h> & |") == "&lt;http://h&gt; &amp; \\|"
+    assert _markdown_cell("x[2J ]0; [a] b") == "x[2J ]0; [a] b"
 
 
 def test_pages_stay_tag_free_when_a_cut_falls_inside_an_escape(tmp_path):

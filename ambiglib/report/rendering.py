@@ -208,11 +208,21 @@ def _cut_cells(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+_OPENING_BRACKET = re.compile(r"^([ \t]*)\[")
+
+
 def _markdown_cell(value: Any) -> Any:
-    """A text cell safe in a Markdown table: HTML escaped, pipes and line breaks neutralised."""
+    """A text cell safe in a Markdown table or list item: HTML escaped (so ``<http://…>`` is no autolink and ``<img>``
+    no tag), pipes and line breaks neutralised, and no link or image: CommonMark makes one of ``[x](url)`` and
+    ``![x](url)`` only where ``](`` is written, and of ``[x]`` only with a ``[x]: url`` that opens a line, so those
+    two are backslash-escaped, after each backslash that could escape the escape. Other brackets stay as written
+    (a name ``evil\\x1b[2J`` reads as it is, on a terminal too)."""
     if not isinstance(value, str):
         return value
-    return visible(html.escape(value, quote=False).replace("|", "\\|").replace("\r", " ").replace("\n", " "))
+    text = html.escape(value, quote=False).replace("\\", "\\\\").replace("](", "\\](")
+    # a list item's text: "[x]: url" (after up to three spaces) would define a link
+    text = _OPENING_BRACKET.sub("\\1\\\\[", text, count=1)
+    return visible(text.replace("|", "\\|").replace("\r", " ").replace("\n", " "))
 
 
 def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
