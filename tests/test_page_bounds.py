@@ -150,6 +150,9 @@ def test_summary_pages_cut_a_long_name_and_list_the_first_1000_rows(tmp_path):
     assert "first 1,000 of 1,200 rows; every row is in summary.csv" in page
     table = [line for line in md.splitlines() if line.startswith("| ")]
     assert len(table) == 1 + ROWS and "first 1,000 of 1,200 rows; every row is in summary.csv" in md
+    # the name cut there too: tabulate pads every row to the widest, and 1,000 rows of 50,000 made 50 MB
+    assert _longest(md, "N") == CHARS and f"{'N' * CHARS}… ({n - CHARS:,} more characters)" in md
+    assert len(md) < 3_000_000
     assert len(pd.read_csv(tmp_path / "out" / "summary.csv")) == 1200  # the CSV has every row
 
 
@@ -191,6 +194,19 @@ def test_the_opening_s_cards_and_section_pages_cut_long_texts_and_list_the_first
     section = (tmp_path / "sections" / "nb.html").read_text(encoding="utf-8")
     assert f"{'C' * CHARS}{more}" in section and f"{'H' * CHARS}{more}" in section
     assert _longest(section, "C") == CHARS and _longest(section, "H") == CHARS
+
+
+def test_a_saved_table_s_markdown_and_tex_cut_a_long_text(tmp_path):
+    """The .md and .tex renderings of a table, as its page: the .csv keeps the whole text."""
+    from ambiglib.report import save_table
+
+    n = 50_000
+    save_table(pd.DataFrame({"model": ["Z" * n, "short"], "score": [0.5, 1.0]}), "t", tmp_path)
+    more = f"… ({n - CHARS:,} more characters)"
+    for ext in ("md", "tex"):
+        text = (tmp_path / f"t.{ext}").read_text(encoding="utf-8")
+        assert f"{'Z' * CHARS}{more}" in text and _longest(text, "Z") == CHARS, ext
+    assert pd.read_csv(tmp_path / "t.csv")["model"][0] == "Z" * n
 
 
 def test_a_notebook_s_table_cuts_a_long_text():

@@ -83,7 +83,7 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
         "`n_asked`: runs with at least one question. `mean_score`: the mean over runs whose status is"
         " not `error`, with `invalid` and `timeout` runs scoring 0 (Ambig-DS §5.1); empty for ask-only runs.",
         "",
-        _markdown_table(markdown_safe(head.astype({"mean_score": "float64"}))),
+        _markdown_table(markdown_safe(_cut_cells(head.astype({"mean_score": "float64"})))),
         "",
         *([f"*{cut_rows}*", ""] if cut_rows else []),
     ]

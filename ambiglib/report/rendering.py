@@ -103,6 +103,7 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     max_rows : int or None, default :data:`MAX_ROWS_SHOWN`
         Rows in the Markdown and TeX renderings; a longer table renders its first ``max_rows`` and
         says so (after the Markdown table, in the TeX caption). The CSV has every row. None: all.
+        Their texts are cut at :data:`ambiglib.text.SHOWN_CHARS` characters, as on a page.
 
     Returns
     -------
@@ -121,7 +122,9 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     csv_safe(plain).to_csv(out / f"{name}.csv", index=False)
     plain, intervals = intervals_said_once(plain)  # the CSV has the columns; the renderings say it once
     head, cut = _shown_rows(plain, name, max_rows)
-    shown = _p_as_text(_as_text_cells(head.astype({c: "float64" for c in head.columns if _is_float(head[c])})))
+    # each text cut as a page cuts it: a 50,000-character name made every row of the .md as wide (tabulate pads)
+    shown = _cut_cells(_p_as_text(_as_text_cells(head.astype({c: "float64" for c in head.columns
+                                                               if _is_float(head[c])}))))
     numparse = {}
     if "statistic" in shown.columns:  # a row of counts as integers, of averages and shares as decimals, as text
         shown, numparse = _statistic_cells(shown, precision), {
