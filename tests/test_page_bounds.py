@@ -4,6 +4,7 @@ keep every value. And a Markdown table shows a log's link and image syntax as te
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import re
@@ -154,6 +155,21 @@ def test_summary_pages_cut_a_long_name_and_list_the_first_1000_rows(tmp_path):
     assert _longest(md, "N") == CHARS and f"{'N' * CHARS}… ({n - CHARS:,} more characters)" in md
     assert len(md) < 3_000_000
     assert len(pd.read_csv(tmp_path / "out" / "summary.csv")) == 1200  # the CSV has every row
+
+
+def test_the_summary_lists_the_first_1000_reasons_rows_were_skipped_for(tmp_path):
+    """A harness's status is part of its reason for skipping a row (Ambig-DS: "_runlog.jsonl line with status ..."),
+    so a log can make any number of reasons: summary.html and summary.md list 1,000 of 1,500, and say so."""
+    from ambiglib.report import write_summary
+
+    rs = dataclasses.replace(RunSet.from_records([run(task="t0", score=1.0)]),
+                             skipped={f"_runlog.jsonl line with status 'status {i:04d}'": 1 for i in range(1500)})
+    write_summary("log.jsonl", tmp_path, quiet=True, loaded=(rs, []))
+    for name in ("summary.html", "summary.md"):
+        text = (tmp_path / name).read_text(encoding="utf-8")
+        assert text.count("not a run, counted and left out: 1 ×") == ROWS, name
+        assert "status 0999" in text and "status 1000" not in text
+        assert "... and 500 more reasons, each with its count in" in text
 
 
 def test_the_opening_s_cards_and_section_pages_cut_long_texts_and_list_the_first_1000_rows(tmp_path):

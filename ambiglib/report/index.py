@@ -16,7 +16,7 @@ from ..errors import LoadError
 from ..loading import load
 from ..headline import SHOWN
 from ..markup import Markup, render
-from ..text import BRIEF_CHARS, cut, visible
+from ..text import BRIEF_CHARS, SHOWN_ROWS, cut, visible
 from ..cards import STYLE as OPENING_STYLE, compact_table
 from .opening import read_table
 from .runner import NotebookResult
@@ -68,8 +68,9 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     ]
     if first:
         lines[2:2] = ["## Read this first", "", *(f"- {_markdown_cell(w)}" for w in first), ""]
-    for reason, n in sorted(runset.skipped.items()):
-        lines.append(f"- not a run, counted and left out: {n} × {_markdown_cell(reason)}")
+    for reason, n in _skipped(runset.skipped):
+        lines.append(f"- not a run, counted and left out: {n} × {_markdown_cell(reason)}" if reason is not None
+                     else f"- ... and {n:,} more reasons, each with its count in `RunSet.skipped`")
     lines.append("")
     if errors:
         lines += ["## Rejected records", ""]
@@ -99,6 +100,16 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     return path
 
 
+def _skipped(skipped: dict[str, int]) -> list[tuple[str | None, int]]:
+    """The reasons rows were skipped, with their counts, as the summary lists them: the first
+    :data:`~ambiglib.text.SHOWN_ROWS` (a harness's status is part of its reason, so a log can make any number),
+    then ``(None, how many more)``."""
+    listed: list[tuple[str | None, int]] = [*sorted(skipped.items())]
+    if len(listed) <= SHOWN_ROWS:
+        return listed
+    return [*listed[:SHOWN_ROWS], (None, len(listed) - SHOWN_ROWS)]
+
+
 def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.DataFrame, cut_rows: str | None,
                   first: list[str]) -> None:
     """``summary.html``: what was read, rejected and skipped, as a page (the report links it as "What was read");
@@ -108,7 +119,9 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
              " metrics)", f"questions: {len(runset.questions):,}; judge labels: {len(runset.labels):,}",
              f"task records: {len(runset.tasks):,}; blockers: {len(runset.blockers):,}",
              f"rejected records: {len(errors):,} (all listed in rejected.csv)"]
-    items += [f"not a run, counted and left out: {n:,} × {reason}" for reason, n in sorted(runset.skipped.items())]
+    items += [f"not a run, counted and left out: {n:,} × {reason}" if reason is not None
+              else f"... and {n:,} more reasons, each with its count in RunSet.skipped"
+              for reason, n in _skipped(runset.skipped)]
     _write_page(out / "summary.html", "report_summary.html", title="What was read", style=Markup(_STYLE),
                 runs=str(runs), first=first, items=items, rejected=[e.message for e in errors[:50]],
                 more_rejected=f"{len(errors) - 50:,}" if len(errors) > 50 else None,
