@@ -236,6 +236,18 @@ def test_a_notebook_s_table_cuts_a_long_text():
     assert _longest(shown, "X") == CHARS and _longest(shown, "Y") == CHARS
 
 
+def test_a_table_in_a_notebook_cuts_a_long_caption_and_note():
+    """A table's own display (Table._repr_html_): its note names a log's models ("model-a vs model-b")."""
+    n = 50_000
+    empty, full = Table(pd.DataFrame({"model": []})), Table(pd.DataFrame({"model": ["m"]}))
+    for table in (empty, full):
+        table.attrs = {"caption": "K" * n, "note": "W" * n}
+        shown = table._repr_html_()
+        more = f"… ({n - CHARS:,} more characters)"
+        assert f"{'K' * CHARS}{more}" in shown and f"{'W' * CHARS}{more}" in shown
+        assert _longest(shown, "K") == CHARS and _longest(shown, "W") == CHARS
+
+
 # ----------------------------------------------------------------------------- Markdown
 
 #: what a log can name a model, a label or a task to make a Markdown table show a link or an image

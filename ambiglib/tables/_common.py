@@ -41,12 +41,15 @@ class Table(pd.DataFrame):
     def _repr_html_(self) -> str | None:
         import html
 
+        from ..text import cut
+
+        # the caption and note can name a log's models: cut as a page cuts a text (pandas cuts the cells itself)
         caption, note = self.attrs.get("caption"), self.attrs.get("note")
-        head = f"<p><strong>{html.escape(str(caption))}</strong></p>" if caption else ""
+        head = f"<p><strong>{html.escape(cut(str(caption)))}</strong></p>" if caption else ""
         if len(self) == 0:
-            return f"<div>{head}<p><em>{html.escape(str(note or 'no rows'))}</em></p></div>"
+            return f"<div>{head}<p><em>{html.escape(cut(str(note or 'no rows')))}</em></p></div>"
         body = super()._repr_html_()  # the cells escaped, as pandas escapes them
-        tail = f"<p><em>note: {html.escape(str(note))}</em></p>" if note else ""
+        tail = f"<p><em>note: {html.escape(cut(str(note)))}</em></p>" if note else ""
         return f"<div>{head}{body}{tail}</div>"
 
 
