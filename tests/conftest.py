@@ -77,7 +77,7 @@ def write_jsonl(path: Path, lines: list[Any]) -> Path:
 #: are counted apart from the paper fixture's round trips at the end of the run.
 INDEPENDENT = ("test_definitions.py", "test_library_statistics.py", "test_importers_ambigswe.py", "test_importers_taubench.py", "test_transcripts_taubench.py",
                "test_metrics_reliability.py", "test_headline_judges_and_verdicts.py", "test_harness_output.py",
-               "test_ranking.py")
+               "test_ranking.py", "test_inspect_retry.py")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
