@@ -36,6 +36,7 @@ import pyarrow.parquet as pq
 
 from .errors import ArgumentError, FormatError
 from .files import kind_of, open_regular
+from .inflation import check_parquet
 from .runlog import FRAMES, require_small
 from .whole_writes import replaced_folder
 from .schema import RUNLOG_VERSION
@@ -187,7 +188,9 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] |
     file = Path(at["file"])
     try:
         with open_regular(file) as fh:
-            found = (pq.ParquetFile(fh).schema_arrow.metadata or {}).get(_WRITE_KEY)
+            parquet = pq.ParquetFile(fh)
+            check_parquet(parquet.metadata, file, os.fstat(fh.fileno()).st_size)  # before a page is inflated
+            found = (parquet.schema_arrow.metadata or {}).get(_WRITE_KEY)
             if "write_id" in at and found != at["write_id"].encode():
                 raise FormatError(f"{file}: written again since the log was loaded (write id {_shown(found)}, at the"
                                   f" load {at['write_id'][:12]}), so it may hold other runs' conversations; load the"
@@ -235,10 +238,13 @@ def read_parquet_tables(path: Path) -> dict[str, pa.Table]:
     def read(name: str) -> pa.Table | Exception:
         try:
             with open_regular(path / f"{name}.parquet") as fh:
-                require_small(path / f"{name}.parquet", size=os.fstat(fh.fileno()).st_size)  # before a byte is read
+                size = os.fstat(fh.fileno()).st_size
+                require_small(path / f"{name}.parquet", size=size)  # before a byte is read
                 # page checksums (written since issue 11) turn a flipped bit into an error, not a value; a row
                 # group is one chunk (read_table gives 128k-row pieces, which the checks would copy into one)
-                return _read_by_column(pq.ParquetFile(fh, page_checksum_verification=True))
+                file = pq.ParquetFile(fh, page_checksum_verification=True)
+                check_parquet(file.metadata, path / f"{name}.parquet", size)  # before a page is inflated
+                return _read_by_column(file)
         except FormatError as exc:
             return exc
         except (pa.ArrowException, OSError, ValueError) as exc:
@@ -530,8 +536,10 @@ def _check_part(file: Path, rows: int, columns: pa.Schema, write_id: bytes | Non
     frame's."""
     try:
         with open_regular(file) as fh:
-            require_small(file, size=os.fstat(fh.fileno()).st_size)  # before a byte is read
+            size = os.fstat(fh.fileno()).st_size
+            require_small(file, size=size)  # before a byte is read
             meta = pq.ParquetFile(fh).metadata
+            check_parquet(meta, file, size)  # before a page is inflated
             schema = meta.schema.to_arrow_schema()
     except FormatError:
         raise

@@ -148,3 +148,26 @@ def test_a_parquet_file_is_bounded_from_its_footer(tmp_path, monkeypatch):
     rs.to_parquet(tmp_path / "copy", compression="zstd")
     for file in sorted((tmp_path / "copy").glob("*.parquet")):
         inflation.check_parquet(pq.ParquetFile(file).metadata, file, file.stat().st_size)
+
+
+def test_a_parquet_copy_is_bounded_when_loaded_flat_store_and_transcripts(tmp_path, monkeypatch):
+    """The footer check runs on every Parquet file a load or a transcript read opens: each frame of a folder, each
+    part of a store, the transcripts file (a bound of 1 KB refuses ambiglib's own copies, naming the file)."""
+    monkeypatch.delenv(inflation.ENV, raising=False)
+    rs = ambiglib.load(ROOT / "data" / "example" / "lhaw.jsonl", quiet=True)
+    rs.to_parquet(tmp_path / "flat")
+    rs.to_parquet(tmp_path / "store", partition_by=("model",))
+    log = tmp_path / "talk.jsonl"
+    log.write_text(json.dumps(run_record(transcript={"covers": "conversation", "turns": [
+        {"role": "user", "content": "x" * 4000}]})) + "\n")
+    ambiglib.load(log).to_parquet(tmp_path / "talk")
+    talk = ambiglib.load(tmp_path / "talk")
+    monkeypatch.setenv(inflation.ENV, "1K")
+    with pytest.raises(FormatError, match=r"flat/\w+\.parquet: its pages decode to at least .*1,024 bytes"):
+        ambiglib.load(tmp_path / "flat")
+    with pytest.raises(FormatError, match=r"store/\w+/model=[^/]+/part-0\.parquet: its pages decode to at least"):
+        ambiglib.load(tmp_path / "store")
+    with pytest.raises(FormatError, match=r"talk/transcripts\.parquet: its pages decode to at least"):
+        talk.transcript(talk.runs["run_id"].iloc[0])
+    monkeypatch.setenv(inflation.ENV, "1G")
+    assert len(ambiglib.load(tmp_path / "flat").runs) == len(ambiglib.load(tmp_path / "store").runs) == len(rs.runs)
