@@ -706,7 +706,7 @@ class _RunPages:
         items: list[_Dialogue] = []
         shown = 0
         for q in ev.questions.itertuples(index=False):
-            if shown >= DIALOGUES:
+            if len(items) >= DIALOGUES:  # (a transcript that could not be read counts: its error is shown)
                 break
             at = self._rows.get(q.run_id) if self._rows is not None else None
             if at is None or not self._talks[at]:  # (a log without conversations: no row read)

@@ -133,6 +133,11 @@ def test_a_report_snapshot_and_the_evidence_pages_surface_the_change(tmp_path):
     page = (tmp_path / "pages" / "evidence" / "runs" / run_page_name(_first(snap))).read_text(encoding="utf-8")
     assert "the transcript could not be read" in page and f"{log.resolve()}:1: the file has changed since" in page
     assert "answer for t2" not in page  # run t2's conversation is never shown as t1's
+    # the evidence pages' dialogues: each transcript that could not be read says so, never "keeps no conversation"
+    pages = [f.read_text(encoding="utf-8") for f in sorted((tmp_path / "pages" / "evidence" / "t").glob("*.html"))]
+    asked = [page for page in pages if "Questions in their dialogue" in page or "No question shown" in page]
+    assert asked and all(f"{log.resolve()}:" in page and "whose transcript could not be read" in page and "the file has changed since" in page
+                         and "keeps no conversation" not in page for page in asked)
 
 
 @needs_hil

@@ -64,7 +64,8 @@ def test_a_page_says_how_many_rows_it_leaves_out():
 def test_the_parts_of_a_page_are_one_a_line_and_no_template_adds_a_line_at_its_end():
     body = _page("evidence_body.html")
     lines = body.split("\n")
-    assert lines[0].startswith("<p>scope: ") and lines[1].startswith("<h2>Questions in their dialogue (1)</h2>")
+    assert lines[0].startswith("<p>scope: ") and lines[1].startswith(
+        "<h2>Questions in their dialogue (1; 1 whose transcript could not be read)</h2>")
     assert [line for line in lines if line.startswith("<h2>") and "dialogue" not in line] == [
         "<h2>Questions (5000)</h2>", "<h2>Runs (5000)</h2>", "<h2>Judge labels (5000)</h2>"]
     assert "; – where this report wrote none: it writes 500 run pages a table at most" in body
