@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import itertools
 import json
 import math
 import os
@@ -38,6 +37,7 @@ from .inflation import Bounded, open_gzip
 from .stamps import file_stamp, line_digest
 from .schema import (
     FILE_SCHEMA,
+    FRAMES,  # noqa: F401  (the frames' names, imported from here by the readers and writers)
     INPUT_SCHEMA,
     MAX_DEPTH,
     RUN_FIELDS,
@@ -49,13 +49,13 @@ from .schema import (
     validate_record,
 )
 from .validity import table_is_valid
+from .whole_writes import replaced_folder
 
 Engine = Literal["auto", "arrow", "python"]
 #: a run-log file open for reading: plain, or through gzip
 _Binary = IO[bytes] | gzip.GzipFile | Bounded
 
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
-FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
 _BLOCK = 1 << 24
 _JSON_BLOCK = 1 << 22  # 4 MiB: faster than pyarrow's 1 MiB default on large logs (docs/performance.md)
 #: The longest record a run-log file may hold, in bytes of its line (without the line's end): a longer one is
@@ -822,10 +822,12 @@ def runset_records(runset: Any, transcript: Callable[[dict[str, Any]], dict[str,
 
 def write_jsonl(runset: Any, path: str | os.PathLike[str],
                 transcript: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> Path:
-    """Write a RunSet as canonical JSON Lines.
+    """Write a RunSet as canonical JSON Lines, task records first.
 
-    A path ending in ``.jsonl`` or ``.jsonl.gz`` becomes one file (task records first);
-    any other path becomes a folder holding ``runs.jsonl`` and ``tasks.jsonl``.
+    A path ending in ``.jsonl`` or ``.jsonl.gz`` becomes one file; any other path a folder holding one file,
+    :data:`JSONL_FOLDER_FILE`. Either is written whole aside and put in place in one rename
+    (:mod:`ambiglib.whole_writes`): an interrupt leaves the old file or folder as it was, and a folder holding
+    anything but a run log's files is refused.
     """
     path = Path(path)
     records = runset_records(runset, transcript)
@@ -833,18 +835,13 @@ def write_jsonl(runset: Any, path: str | os.PathLike[str],
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_lines(path, records)
         return path
-    path.mkdir(parents=True, exist_ok=True)
-    tasks: list[dict[str, Any]] = []
-    runs: Iterator[dict[str, Any]] = iter(records)
-    for rec in runs:  # the task records come first; the runs are written as they come (transcripts are large)
-        if rec.get("record") != "task":
-            runs = itertools.chain([rec], runs)
-            break
-        tasks.append(rec)
-    _write_lines(path / "runs.jsonl", runs)
-    if tasks:
-        _write_lines(path / "tasks.jsonl", tasks)
+    with replaced_folder(path) as work:  # one file: no kill leaves one log's runs beside another's tasks
+        _write_lines(work / JSONL_FOLDER_FILE, records)
     return path
+
+
+#: the one file of a JSON Lines folder :func:`write_jsonl` writes (an older ambiglib wrote runs.jsonl and tasks.jsonl)
+JSONL_FOLDER_FILE = "log.jsonl"
 
 
 def _write_lines(path: Path, records: Iterable[dict[str, Any]]) -> None:

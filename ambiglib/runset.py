@@ -21,12 +21,7 @@ import pyarrow.compute as pc
 from .errors import FormatError, LoadError
 from .frames import COLUMNS, _build_tables, _frame
 from .parquet_log import write_parquet
-from .runlog import FRAMES, FileRead, is_jsonl, write_jsonl
-from .whole_writes import replaced_folder
-
-#: the file a JSON Lines folder written by :meth:`RunSet.to_jsonl` holds: one, so that no kill can leave the runs
-#: of one log beside the tasks and blockers of another
-JSONL_FOLDER_FILE = "log.jsonl"
+from .runlog import FRAMES, FileRead, write_jsonl
 
 __all__ = ["RunSet", "COLUMNS", "run_metas"]
 
@@ -491,11 +486,7 @@ class RunSet:
         ``log.jsonl`` (task records first). Either is written whole aside and put in place in one rename: an
         interrupt leaves the old file or folder as it was (a folder holding anything but a run log's files is
         refused)."""
-        if is_jsonl(Path(path)):
-            return write_jsonl(self, path, TRANSCRIPTS.get("read"))
-        with replaced_folder(path) as work:
-            write_jsonl(self, work / JSONL_FOLDER_FILE, TRANSCRIPTS.get("read"))
-        return Path(path)
+        return write_jsonl(self, path, TRANSCRIPTS.get("read"))
 
     def _transcribed(self) -> Iterator[dict[str, Any]]:
         """The rows of the runs whose log holds a conversation: what a transcript reader takes."""

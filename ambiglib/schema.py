@@ -27,6 +27,8 @@ from typing import Any
 import pyarrow as pa
 
 RUNLOG_VERSION = 1
+#: The five frames a run log is read into, in order (and the files and folders a Parquet copy holds).
+FRAMES = ("runs", "questions", "labels", "tasks", "blockers")
 
 SPECS = ("full", "ambiguous")
 PROTOCOLS = ("solve", "ask_only")

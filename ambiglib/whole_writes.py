@@ -28,7 +28,7 @@ from typing import Iterator
 
 from .errors import FormatError
 from .files import fsync
-from .runlog import FRAMES
+from .schema import FRAMES
 
 __all__ = ["replaced_folder", "swap_in", "restore", "leftover", "leftovers", "foreign_entries", "exchange",
            "RENAME_EXCHANGE", "RENAME_NOREPLACE"]
