@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import AmbiglibError, ArgumentError, ReportError
+from .errors import AmbiglibError, ArgumentError, FormatError, ReportError
 from .text import visible  # re alone: the command line stays light
 
 # Everything heavy (pandas, pyarrow, papermill) is imported inside the commands, after main() has taken
@@ -269,6 +269,9 @@ def _convert(args: argparse.Namespace) -> int:
             out.rmdir()  # the folder this run made, empty: nothing partial is left
         _say(f"ambiglib convert: {exc.filename or out}: cannot be written ({exc.strerror or exc}); nothing was"
              " written over", sys.stderr)
+        return 1
+    except FormatError as exc:  # what a killed write left beside --out, or what appeared in it while this wrote
+        _say(f"ambiglib convert: {exc}", sys.stderr)
         return 1
     problem = _read_back(written, runset)
     if problem:  # never "wrote" for a copy that does not load as the log read

@@ -228,6 +228,9 @@ def test_a_leftover_holding_more_than_a_log_is_named_not_removed(logs, tmp_path)
     (odd / "notes.txt").write_text("mine")
     with pytest.raises(FormatError, match=r"\.out\.ambiglib-writing-odd: left beside out .* holds more than"):
         ra.to_parquet(out)
+    done = subprocess.run(_convert(a, out), capture_output=True, text=True)
+    assert done.returncode == 1 and done.stderr.startswith(f"ambiglib convert: {odd}: left beside out by a write")
+    assert len(done.stderr.strip().splitlines()) == 1
     assert (odd / "notes.txt").read_text() == "mine" and not out.exists()
 
 
