@@ -248,9 +248,12 @@ def replaced(path: str | os.PathLike[str]) -> Iterator[Path]:
     then its folder, are fsynced around the rename."""
     import tempfile
 
+    import fcntl
+
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # held while this writes: a later write removes only a killed write's file
+    _clear_dead(path, Path(tmp))
     try:
         yield Path(tmp)
         mask = os.umask(0)
@@ -265,6 +268,39 @@ def replaced(path: str | os.PathLike[str]) -> Iterator[Path]:
         except OSError:
             pass
         raise
+    finally:
+        os.close(fd)
+
+
+def _clear_dead(path: Path, own: Path) -> None:
+    """Remove the temporary files killed writes of ``path`` left beside it (``.<name>.<8 characters>.tmp``, as
+    :func:`replaced` names them, which no live write holds locked): they would pile up beside a log written again
+    and again, or stand in the way of a folder's next write."""
+    import fcntl
+    import re
+
+    pattern = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.tmp$")
+    try:
+        names = os.listdir(path.parent)
+    except OSError:
+        return
+    for name in names:
+        left = path.parent / name
+        if left == own or not pattern.match(name):
+            continue
+        try:
+            fd = os.open(left, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(left)
+        except OSError:  # a live write holds it (or it went meanwhile)
+            continue
+        finally:
+            os.close(fd)
 
 
 def fsync(path: str | os.PathLike[str]) -> None:

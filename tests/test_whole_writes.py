@@ -391,3 +391,24 @@ def test_a_transcript_of_a_parquet_copy_written_again_since_the_load_is_refused(
     with pytest.raises(FormatError, match=r"p/transcripts.parquet: written again since the log was loaded"):
         loaded.transcript(run)
     assert ambiglib.load(tmp_path / "p").transcript(run)["content"].iloc[0] == "log B, task 0"
+
+
+@needs_strace
+def test_a_json_lines_file_killed_at_every_rename_is_the_old_log_or_the_new_one(logs, tmp_path):
+    a, b, ra, rb = logs
+    out = tmp_path / "out.jsonl"
+    for call in RENAMES:
+        for n in range(1, 40):
+            subprocess.run(_convert(a, out), check=True, capture_output=True)
+            killed = _killed_at(call, n, _convert(b, out))
+            got = ambiglib.load(out)
+            assert _same(got, ra) or _same(got, rb), f"killed at {call} #{n}: a mix of the two logs"
+            assert sorted(os.listdir(tmp_path)) == ["out.jsonl"] or killed.returncode != 0
+            if killed.returncode == 0:
+                assert _same(got, rb) and _transcripts(got) == _transcripts(rb)
+                break
+            assert subprocess.run(_convert(b, out), capture_output=True).returncode == 0
+            assert _same(ambiglib.load(out), rb)
+            assert sorted(os.listdir(tmp_path)) == ["out.jsonl"]  # the killed write's temporary file removed
+        else:
+            raise AssertionError(f"still making {call} calls after 40")
