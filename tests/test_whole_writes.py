@@ -412,3 +412,38 @@ def test_a_json_lines_file_killed_at_every_rename_is_the_old_log_or_the_new_one(
             assert sorted(os.listdir(tmp_path)) == ["out.jsonl"]  # the killed write's temporary file removed
         else:
             raise AssertionError(f"still making {call} calls after 40")
+
+
+def test_a_user_who_is_not_root_writes_over_their_own_copy_and_is_told_where_they_cannot(logs):
+    """As ``nobody`` (when the suite runs as root, whose writes no permission stops): a copy written again in
+    place, in each layout, and a folder whose parent this user may not write refused in one line naming it."""
+    from unprivileged import world_tmp
+
+    a, b, ra, rb = logs
+    as_user = [] if os.getuid() != 0 else [shutil.which("setpriv"), "--reuid=65534", "--regid=65534",
+                                            "--clear-groups"]
+    if os.getuid() == 0 and as_user[0] is None:
+        pytest.skip("running as root without setpriv (util-linux) to drop to nobody")
+    tmp = world_tmp()
+    try:
+        tmp.chmod(0o777)
+        for name in ("a.jsonl", "b.jsonl"):
+            shutil.copy(a if name == "a.jsonl" else b, tmp / name)
+            (tmp / name).chmod(0o644)
+        for more in ((), ("--partition-by", "model"), ("--to", "jsonl")):
+            out = tmp / f"out{len(more)}{more[-1] if more else ''}"
+            for log in ("a.jsonl", "b.jsonl"):
+                done = subprocess.run([*as_user, *_convert(tmp / log, out, *more)], capture_output=True, text=True)
+                assert done.returncode == 0, done.stderr
+            assert _same(ambiglib.load(out), rb) and os.stat(out).st_uid == (65534 if as_user else os.getuid())
+        (tmp / "closed").mkdir(mode=0o755)  # root's: nobody may not write in it
+        if as_user:
+            done = subprocess.run([*as_user, *_convert(tmp / "a.jsonl", tmp / "closed" / "x")], capture_output=True,
+                                  text=True)
+            assert done.returncode == 1
+            assert done.stderr == (f"ambiglib convert: {tmp / 'closed'}: cannot be written (Permission denied); nothing"
+                                   " was written over\n")
+            assert os.listdir(tmp / "closed") == []
+        assert sorted(n for n in os.listdir(tmp) if n.startswith(".")) == []  # nothing left beside the copies
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
