@@ -156,19 +156,19 @@ def check_parquet(metadata: Any, display: object, compressed: int) -> None:
     """Refuse a Parquet file whose pages would decode past the bound, from its footer alone (``metadata``:
     ``pyarrow.parquet.FileMetaData``; ``compressed``: the file's size), before any page is read.
 
-    Each column chunk counts at least the larger of what its footer says its pages inflate to
-    (``total_uncompressed_size``) and its values at their decoded width (run-length and dictionary encodings
-    inflate too: a million equal integers take a few bytes). A FormatError names the file and the bound."""
+    Each row group counts at least the larger of what its footer says its columns inflate to
+    (``total_byte_size``) and its rows at their columns' decoded width (run-length and dictionary encodings
+    inflate too: a million equal integers take a few bytes). Read from the row groups and the schema, never from
+    a column chunk's own metadata: pyarrow decodes a chunk's statistics as it builds it, and a damaged footer's
+    then aborted the process (an exception its binding does not catch; found by the fuzzer). A FormatError names
+    the file and the bound."""
     limit = max_inflated(compressed)
+    schema = metadata.schema
+    per_row = sum(_WIDTH.get(str(schema.column(j).physical_type), 1) for j in range(len(schema)))
     total = 0
     for i in range(metadata.num_row_groups):
         group = metadata.row_group(i)
-        for j in range(group.num_columns):
-            chunk = group.column(j)
-            width = _WIDTH.get(str(chunk.physical_type), 1)
-            if str(chunk.physical_type) == "FIXED_LEN_BYTE_ARRAY":
-                width = 1
-            total += max(int(chunk.total_uncompressed_size), int(chunk.num_values) * width)
+        total += max(int(group.total_byte_size), int(group.num_rows) * per_row)
         if total > limit:
             break
     if total > limit:
