@@ -264,7 +264,15 @@ def _change(now: dict[str, int], then: dict[str, Any]) -> str:
     """How a file differs from the load's view of it, in words."""
     if now["size"] != then["size"]:
         return f"{now['size']:,} bytes now, {int(then['size']):,} then"
-    return f"modified since: its modification time is {now['mtime_ns']} ns now, {then['mtime_ns']} then"
+    return (f"modified at {_when(now['mtime_ns'])}; when it was loaded, its last change was at"
+            f" {_when(int(then['mtime_ns']))}")
+
+
+def _when(ns: int) -> str:
+    """A file's modification time (nanoseconds since the epoch) as a reader reads it: UTC, to the microsecond."""
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _is_run(rec: dict[str, Any], run: dict[str, Any]) -> bool:
