@@ -12,6 +12,7 @@ import contextvars
 import errno
 import fnmatch
 import os
+import re
 import stat
 from io import BufferedReader
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Callable, Iterator
 
 from .errors import FormatError
 
-__all__ = ["open_regular", "replaced", "fsync", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir", "one_listing", "matching", "subfolders"]
+__all__ = ["open_regular", "replaced", "temporary_of", "fsync", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir", "one_listing", "matching", "subfolders"]
 
 #: What one load has seen of its folders (walks, listings, what each name is), or None outside a load: each
 #: layout's detection, the unreadable-file check and the readers look at the same folders, and a folder of
@@ -277,16 +278,14 @@ def _clear_dead(path: Path, own: Path) -> None:
     :func:`replaced` names them, which no live write holds locked): they would pile up beside a log written again
     and again, or stand in the way of a folder's next write."""
     import fcntl
-    import re
 
-    pattern = re.compile(rf"^\.{re.escape(path.name)}\.[a-z0-9_]{{8}}\.tmp$")
     try:
         names = os.listdir(path.parent)
     except OSError:
         return
     for name in names:
         left = path.parent / name
-        if left == own or not pattern.match(name):
+        if left == own or temporary_of(name) != path.name:
             continue
         try:
             fd = os.open(left, os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | os.O_NONBLOCK)
@@ -301,6 +300,16 @@ def _clear_dead(path: Path, own: Path) -> None:
             continue
         finally:
             os.close(fd)
+
+
+#: a temporary file :func:`replaced` makes beside its target: ``.<target's name>.<mkstemp's 8 characters>.tmp``
+_TEMPORARY = re.compile(r"^\.(.+)\.[a-z0-9_]{8}\.tmp$")
+
+
+def temporary_of(name: str) -> str | None:
+    """The name of the file whose temporary file (:func:`replaced`) ``name`` is, or None when it is none."""
+    m = _TEMPORARY.match(name)
+    return m.group(1) if m else None
 
 
 def fsync(path: str | os.PathLike[str]) -> None:

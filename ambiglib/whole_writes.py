@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .errors import FormatError
-from .files import fsync
+from .files import fsync, temporary_of
 from .schema import FRAMES
 
 __all__ = ["replaced_folder", "swap_in", "restore", "leftover", "leftovers", "foreign_entries", "exchange",
@@ -43,7 +43,6 @@ _LEFTOVER = re.compile(rf"^\..+\.(?:{_WRITING}|{_OLD})-[^/]+$")
 #: store's frame folders, a JSON Lines folder's files), and the temporary files an older ambiglib wrote beside them.
 _OWN = frozenset({*(f"{f}.parquet" for f in FRAMES), "transcripts.parquet", *FRAMES, "log.jsonl", "runs.jsonl",
                   "tasks.jsonl"})
-_OWN_TMP = re.compile(r"^\.(?:[a-z]+\.parquet|[a-z]+\.jsonl)\.[A-Za-z0-9_]+\.tmp$")
 
 
 def exchange(src: Path, dst: Path, flags: int) -> bool:
@@ -86,12 +85,7 @@ def foreign_entries(folder: Path) -> list[str]:
         names = sorted(os.listdir(folder))
     except FileNotFoundError:
         return []
-    return [n for n in names if n not in _OWN and not _OWN_TMP.match(n)]
-
-
-def _own_only(folder: Path) -> bool:
-    """Whether ``folder`` (a leftover) holds nothing but a run log's own files, in any layout."""
-    return not foreign_entries(folder)
+    return [n for n in names if n not in _OWN and temporary_of(n) not in _OWN]
 
 
 def _locked(folder: Path) -> int | None:
@@ -129,7 +123,7 @@ def _clear(path: Path) -> list[Path]:
         if fd is None:  # a live write's folder
             continue
         try:
-            if not _own_only(left):
+            if foreign_entries(left):
                 kept.append(left)
             else:
                 shutil.rmtree(left, ignore_errors=True)
@@ -172,6 +166,7 @@ def replaced_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
     except OSError as exc:  # named by the folder the user gave, not by the hidden name this write would have made
         raise OSError(exc.errno, exc.strerror, str(path.parent)) from None
     fd = _locked(work)
+    old: Path | None = None
     try:
         yield work
         _refuse_foreign(path)  # again: something may have been put there while this wrote
@@ -179,34 +174,36 @@ def replaced_folder(path: str | os.PathLike[str]) -> Iterator[Path]:
             mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
         except FileNotFoundError:
             mode = None
-        swap_in(work, path, mode)
+        old = swap_in(work, path, mode)
     finally:
         if fd is not None:
             os.close(fd)
-        shutil.rmtree(work, ignore_errors=True)  # this write's folder, or the old copy the exchange put there
+        for folder in (work, old):  # this write's folder (on a failure), or the old copy swapped out
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
 
 
-def swap_in(work: Path, path: Path, mode: int | None = None) -> None:
+def swap_in(work: Path, path: Path, mode: int | None = None) -> Path | None:
     """Make the complete folder ``work`` durable, then put it in place of ``path`` in one step where the system
     allows, with ``mode`` (None: as any folder the user makes; mkdtemp's is private), and the parent made durable
-    after. The old folder, if any, is left under ``work``'s name for the caller to remove."""
+    after. Return where the old folder now lies, for the caller to remove (None: there was none)."""
     _durable(work)
     if mode is None:
         mask = os.umask(0)
         os.umask(mask)
         mode = 0o777 & ~mask
     os.chmod(work, mode)
+    old: Path | None = work  # where an exchange puts the old folder
     if not os.path.lexists(path):
+        old = None
         if not exchange(work, path, RENAME_NOREPLACE):
             os.rename(work, path)
     elif not exchange(work, path, RENAME_EXCHANGE):
         old = path.parent / f".{path.name}.{_OLD}-{os.getpid()}"
         os.rename(path, old)
         os.rename(work, path)  # a death between the two: the next write puts the old copy back
-        fsync(path.parent)
-        shutil.rmtree(old, ignore_errors=True)
-        return
     fsync(path.parent)
+    return old
 
 
 def _refuse_foreign(path: Path) -> None:

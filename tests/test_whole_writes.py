@@ -247,21 +247,13 @@ def test_to_parquet_never_replaces_a_folder_holding_anything_else(logs, tmp_path
 # ----------------------------------------------------------------------------- one write id
 
 
-def test_a_parquet_folder_of_two_writes_is_refused_naming_its_files(logs, tmp_path):
+@pytest.mark.parametrize("file", ["questions.parquet", "transcripts.parquet"])
+def test_a_parquet_folder_of_two_writes_is_refused_naming_its_files(logs, tmp_path, file):
     a, b, ra, rb = logs
     ra.to_parquet(tmp_path / "a")
     rb.to_parquet(tmp_path / "b")
-    shutil.copy(tmp_path / "b" / "questions.parquet", tmp_path / "a" / "questions.parquet")
-    with pytest.raises(FormatError, match=r"a: its files were written by 2 different writes \(.*questions.parquet"):
-        ambiglib.load(tmp_path / "a")
-
-
-def test_a_parquet_folders_transcripts_of_another_write_are_refused(logs, tmp_path):
-    a, b, ra, rb = logs
-    ra.to_parquet(tmp_path / "a")
-    rb.to_parquet(tmp_path / "b")
-    shutil.copy(tmp_path / "b" / "transcripts.parquet", tmp_path / "a" / "transcripts.parquet")
-    with pytest.raises(FormatError, match=r"2 different writes \(.*transcripts.parquet"):
+    shutil.copy(tmp_path / "b" / file, tmp_path / "a" / file)  # a frame, or the conversations, of another log
+    with pytest.raises(FormatError, match=rf"a: its files were written by 2 different writes \(.*{file}"):
         ambiglib.load(tmp_path / "a")
 
 

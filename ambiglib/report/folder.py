@@ -361,6 +361,7 @@ def write_files(out: Path, build: Callable[[Path], object], inputs: Mapping[str,
     lock = OutLock(out)
     lock.acquire()
     built: Path | None = None
+    old: Path | None = None
     try:
         restore(out)  # a run killed between the two renames of a swap (no exchange on this system)
         for dead in _leftovers(out, "writing"):  # what a killed run left (under the lock: no live run's)
@@ -382,10 +383,11 @@ def write_files(out: Path, build: Callable[[Path], object], inputs: Mapping[str,
             _link_the_rest(out, built, {*names, MANIFEST})
         (built / WORK_MARKER).unlink()
         mode = stat.S_IMODE(os.stat(out).st_mode) if out.is_dir() else None
-        swap_in(built, out, mode)
+        old = swap_in(built, out, mode)
     finally:
-        if built is not None:
-            shutil.rmtree(built, ignore_errors=True)  # this run's folder, or the old one the swap put there
+        for folder in (built, old):  # this run's folder (on a failure), or the old one swapped out
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
         lock.release()
 
 
