@@ -423,6 +423,17 @@ def failure_heatmap(shares: pd.DataFrame, *, row: str = "model", col: str = "lab
     return fig
 
 
+def _in_scope(rates: pd.DataFrame, scope: str) -> np.ndarray:
+    """Which rows of a pass-rate table are ``scope``'s. A benchmark of one suite has no ``combined`` rows
+    (:func:`ambiglib.tables.pass_rates` names the suite instead): its suite's rows are its combined ones."""
+    chosen = (rates["scope"] == scope).to_numpy(dtype=bool)
+    if scope != "combined":
+        return chosen
+    benchmark = rates["benchmark"] if "benchmark" in rates else pd.Series("", index=rates.index)
+    pooled = pd.Series(chosen, index=rates.index).groupby(benchmark.to_numpy()).transform("any").to_numpy(dtype=bool)
+    return chosen | ~pooled
+
+
 @_shown_once
 def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     """Plot pass@k with full information, without the ask tool and with it, as grouped bars per model.
@@ -431,7 +442,7 @@ def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     ----------
     rates : pandas.DataFrame
         :func:`ambiglib.tables.pass_rates` output; the rows of one ``scope`` are drawn (``combined``:
-        every suite's tasks pooled). Models are ordered by pass@k with full information.
+        every suite's tasks pooled; a benchmark of one suite, its suite's rows). Models are ordered by pass@k with full information.
 
     References
     ----------
@@ -441,7 +452,7 @@ def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     columns = {"pass_at_k_full_info": "Full information", "pass_at_k_no_tool": "No tool",
                "pass_at_k_with_tool": "With ask tool"}
     if "scope" in rates:
-        rates = rates[rates["scope"] == scope]
+        rates = rates[_in_scope(rates, scope)]
     rates = rates.dropna(subset=[c for c in columns if c in rates], how="all") if set(columns) <= set(rates) \
         else rates.iloc[:0]
     if len(rates) == 0:

@@ -134,6 +134,23 @@ def test_pass_rates_bars_are_the_three_conditions_per_model():
     assert plots.pass_rates(rates, scope="sql").axes[0].get_xticklabels()[0].get_text() == "a"
 
 
+def test_pass_rates_of_a_one_suite_benchmark_are_its_combined_ones():
+    # tables.pass_rates names a one-suite benchmark's scope after its suite (no "combined" row): those rows are drawn
+    # beside another benchmark's combined rows, never "nothing to draw" under a table with values
+    rates = pd.DataFrame({"benchmark": ["own", "own", "hil", "hil"], "model": ["x", "y", "z", "z"],
+                          "policy": "default", "scope": ["main", "main", "combined", "sql"],
+                          "pass_at_k_full_info": [0.5, 0.25, 0.75, 0.9], "pass_at_k_no_tool": [0.0, 0.125, 0.25, 0.3],
+                          "pass_at_k_with_tool": [0.5, 0.375, 0.5, 0.6]})
+    fig = plots.pass_rates(rates)
+    assert not hasattr(fig, "ambiglib_note")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["z", "x", "y"]
+    assert [[round(b.get_height(), 6) for b in c] for c in ax.containers] == \
+        [[75.0, 50.0, 25.0], [25.0, 0.0, 12.5], [50.0, 50.0, 37.5]]
+    only_sql = plots.pass_rates(rates, scope="sql").axes[0]
+    assert [t.get_text() for t in only_sql.get_xticklabels()] == ["z"]
+
+
 def test_shift_heatmap_cells_are_the_signed_points():
     # HIL-Bench Figure 3B: ask_human minus baseline, per model and failure mode
     shift = pd.DataFrame({"benchmark": "b", "suite": "sql", "model": ["Claude", "Gemini"], "n_ask_human": [30, 17],
