@@ -159,12 +159,22 @@ def test_an_ask_tool_of_another_name_is_named_everywhere(renamed, tmp_path):
             message = str(refused.value)
             assert (f"'request_clarification' called {calls} time(s) in {calling} run(s), offered in the plans of 4"
                     " eval(s)") in message
-            assert "64 run(s) were given by two evals whose conditions differ (task argument ask (" in message
-            assert "--ask-tool request_clarification" in message and "\n" not in message
-            messages.add(message.split(": ", 1)[1].split(" first ")[0])
+            assert "64 run(s) were given by two evals whose conditions differ" in message
+            assert "They differ in: task argument ask (False vs True)" in message
+            # a few readable lines, the fix the evidence points at first: every line but those naming the folder
+            # (whose length is the test's) within 120 characters
+            lines = message.splitlines()
+            assert 8 <= len(lines) <= 16 and all(len(line) <= 120 for line in lines if str(ordered) not in line)
+            fix = next(i for i, line in enumerate(lines) if line.startswith("Fix: "))
+            assert lines[fix].startswith("Fix: 'request_clarification' looks like asking")
+            assert "--ask-tool request_clarification" in lines[fix + 2]
+            assert lines[fix + 4].startswith("Otherwise: pass ask_tool as a task argument")
+            messages.add("\n".join(line for line in message.split(": ", 1)[1].splitlines() if str(ordered) not in line))
         validate = subprocess.run([sys.executable, "-m", "ambiglib", "validate", "--runs", str(ordered)],
                                   capture_output=True, text=True)
-        assert validate.returncode != 0 and len(validate.stderr.strip().splitlines()) == 1
+        # printed as its lines, not one mangled line
+        assert validate.returncode != 0 and validate.stderr.startswith("ambiglib: ")
+        assert validate.stderr.strip().splitlines()[-4:] == message.splitlines()[-4:]
         assert "--ask-tool request_clarification" in validate.stderr
     assert len(messages) == 1  # the same cause and counts, whichever order
     # named: from Python, the command line and the report's parameters
@@ -202,8 +212,9 @@ def test_a_tool_a_solver_offers_counts_for_every_sample_of_the_eval(tmp_path):
     _run_example(script, tmp_path / "logs")
     # the guesser never calls the tool: nothing in its log says it was offered, and its two conditions give the
     # same runs; the read is refused, naming the task argument that tells them apart and the fix
-    with pytest.raises(ambiglib.FormatError, match=r"32 run\(s\) were given by two evals whose conditions differ"
-                       r" \(task argument ask \(False vs True\)\).*pass ask_tool as a task argument"):
+    with pytest.raises(ambiglib.FormatError, match=r"(?s)32 run\(s\) were given by two evals whose conditions differ"
+                       r".*They differ in: task argument ask \(False vs True\)\.\n.*"
+                       r"Fix: if one of the evals offers an ask tool.*pass ask_tool as a task argument"):
         ambiglib.load(tmp_path / "logs", strict=False)
     from inspect_ai.log import read_eval_log
 

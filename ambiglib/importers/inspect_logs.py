@@ -341,8 +341,8 @@ class _Seen:
     first: dict[tuple, tuple[Path, str, dict, set[str]]] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)
     #: run keys two evals of different conditions both gave: (the first collision's two places, the arguments
-    #: or tools that differ), and how many keys collide
-    clash: tuple[str, str, str] | None = None
+    #: or tools that differ, the tools only one of the two plans offers), and how many keys collide
+    clash: tuple[str, str, str, tuple[str, ...]] | None = None
     n_clashes: int = 0
     #: tools the mapping does not take for asking whose names look like asking, over every log read:
     #: name -> [calls, runs calling it, evals offering it in their plans, models calling or offering it]
@@ -376,13 +376,13 @@ class _Seen:
         return sorted(self.looks, key=lambda name: (-self.looks[name][0], name))
 
     def tools_said(self) -> list[str]:
-        """Each such tool, most called first, with its counts."""
+        """Each such tool, most called first: a line of its counts, then one of its models."""
         said = []
         for name in self.ranked():
             calls, runs, evals, models = self.looks[name]
             shown = ", ".join(sorted(models)[:3]) + (", ..." if len(models) > 3 else "")
-            said.append(f"{name!r} called {calls} time(s) in {runs} run(s), offered in the plans of {len(evals)}"
-                        f" eval(s) ({shown})")
+            said += [f"{name!r} called {calls} time(s) in {runs} run(s), offered in the plans of {len(evals)}"
+                     " eval(s),", f"  by {shown}"]
         return said
 
     def key(self, run: dict[str, Any]) -> tuple:
@@ -412,30 +412,43 @@ def _distinct(run: dict[str, Any], args: dict[str, Any], file: Path, where: str,
         return True
     seen.n_clashes += 1
     if seen.clash is None:
-        seen.clash = (f"{first_file} {first_where}", f"{file} {where}", "; ".join(differ))
+        seen.clash = (f"{first_file} {first_where}", f"{file} {where}", "; ".join(differ),
+                      tuple(sorted(first_tools ^ tools)))
     return False
 
 
 def _clash_error(root: Path, seen: _Seen, names: tuple[str, ...]) -> FormatError:
     """The read refused as a whole: evals of different conditions gave the same runs, so any half kept would
-    depend on the order the logs were read in. Names the tools that look like asking, counted over every log
-    read, and the fixes."""
-    first, second, differ = seen.clash  # type: ignore[misc]
+    depend on the order the logs were read in. A few lines: what collides and how often, where (the first
+    collision's two places), the tools that look like asking (counted over every log read), then the fixes, the
+    one the evidence points at first: a tool that looks like asking, else a tool only one of the two plans offers."""
+    first, second, differ, only_one = seen.clash  # type: ignore[misc]
+    lines = [f"{root}: {seen.n_clashes} run(s) were given by two evals whose conditions differ;",
+             "  none of these logs is loaded (keeping either eval's runs would depend on the order they were read in).",
+             f"  They differ in: {differ}.",
+             "  One key (benchmark, suite, variant, model, spec, ask_tool, policy, trial) was given first by",
+             f"    {first}, then by", f"    {second}."]
     said = seen.tools_said()
     if said:
-        top = seen.ranked()[0]
-        lead = (f"tool(s) that look like asking but are not the mapping's ask tools ({', '.join(names)}):"
-                f" {'; '.join(said)}. ")
-        fix = (f"If {top!r} asks the user, name it: --ask-tool {top} (ambiglib.load(..., ask_tools=[{top!r}]),"
-               " the report parameter ask_tools). Otherwise")
+        lines.append(f"  Tool(s) that look like asking but are not the mapping's ask tools ({', '.join(names)}):")
+        lines += [f"    {s}" for s in said]
+    top = seen.ranked()[0] if said else next(iter(only_one), None)
+    if top is not None:
+        others = [t for t in only_one if t != top] if not said else []
+        why = "looks like asking" if said else "is offered by only one of the two evals' plans" + (
+            f" (so are {', '.join(map(repr, others))})" if others else "")
+        lines += [f"Fix: {top!r} {why} and is not an ask tool of the mapping",
+                  f"  ({', '.join(names)}). If it asks the user, name it:",
+                  f"  --ask-tool {top} / ambiglib.load(..., ask_tools=[{top!r}])",
+                  f"  (in a report's parameters: ask_tools: [{top}]).",
+                  "Otherwise: pass ask_tool as a task argument or sample metadata, or the argument that differs as"
+                  " 'policy'."]
     else:
-        lead, fix = "", "If one of the evals offers an ask tool, name it (--ask-tool NAME, ask_tools=[...]); otherwise"
-    return FormatError(
-        f"{root}: {lead}{seen.n_clashes} run(s) were given by two evals whose conditions differ ({differ}) under"
-        f" one key (benchmark, suite, variant, model, spec, ask_tool, policy, trial): first {first}, then"
-        f" {second}. The run log tells conditions apart by spec, ask_tool and policy, so none of these logs is"
-        f" loaded, rather than whichever was read first. {fix} pass ask_tool as a task argument or sample"
-        " metadata, or the argument that differs as 'policy'.")
+        lines += ["Fix: if one of the evals offers an ask tool, name it (--ask-tool NAME, ask_tools=[...]);",
+                  "  otherwise pass ask_tool as a task argument or sample metadata, or the argument that differs as"
+                  " 'policy'."]
+    lines.append("  (The run log tells conditions apart by spec, ask_tool and policy only.)")
+    return FormatError("\n".join(lines))
 
 
 def _plan_tools(plan: Any) -> list[str]:
