@@ -9,6 +9,10 @@ asked for, one run at a time, so that a log of long conversations costs no more 
 Where a log holds part of a conversation (Ambig-DS keeps the agent's tool uses and its one question), that part
 is the transcript and its ``covers`` says which (:data:`ambiglib.schema.TRANSCRIPT_COVERS`); where it holds
 none, the transcript is empty and its ``note`` says why.
+
+A run read from an Inspect AI log is a sample × epoch of it: :func:`viewer` says how to open that sample in
+Inspect's own log viewer (``inspect view``: events, timings, scorer explanations), and a transcript's display and
+the run's page show it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,11 @@ import importlib
 import itertools
 import json
 import os
+import shlex
 import zlib
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
+from urllib.parse import quote
 
 import pandas as pd
 
@@ -30,7 +36,7 @@ from .runset import TRANSCRIPTS, RunSet
 from .frames import run_id_of
 from .schema import DEFAULT_TRIAL, RecordError, check_transcript
 
-__all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT"]
+__all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT", "Viewer", "viewer"]
 
 #: the columns of a transcript
 TURN_COLUMNS = ("turn", "role", "content", "tool_name", "tool_args", "q_index", "answers")
@@ -56,6 +62,46 @@ READERS = {
 }
 
 
+#: the port ``inspect view`` serves on unless told another (``inspect_ai._util.constants.DEFAULT_VIEW_PORT``)
+VIEWER_PORT = 7575
+#: the characters JavaScript's ``encodeURIComponent`` leaves as they are (besides letters and digits), as the
+#: viewer encodes a route's parts
+_URI_SAFE = "-_.!~*'()"
+
+
+class Viewer(NamedTuple):
+    """How to open a run's sample in Inspect's log viewer: the log ``file``, the ``sample`` id and ``epoch``, the
+    ``command`` that serves the log's folder (``inspect view --log-dir DIR``) and the ``url`` of the sample in the
+    viewer while that command runs (its hash route ``#/logs/<file>/samples/sample/<id>/<epoch>/``, the file named
+    relative to the folder)."""
+
+    file: str
+    sample: str | int
+    epoch: int
+    command: str
+    url: str
+
+    def lines(self) -> list[str]:
+        """The way to the sample in words, a line each: the command to copy, then where to go in the viewer."""
+        return [f"In Inspect's log viewer: {self.command}",
+                f"  then open {self.url}",
+                f"  (log {Path(self.file).name}, sample {self.sample!r}, epoch {self.epoch})"]
+
+
+def viewer(run: dict[str, Any]) -> Viewer | None:
+    """How to open run ``run`` (a row of ``rs.runs``) in Inspect's log viewer, from where the importer placed it
+    (its ``transcript_at``: the log file, sample id and epoch); None for a run not read from an Inspect AI log, or
+    one whose sample the importer could not place."""
+    at = locator(run)
+    if (at is None or at.get("reader") != "inspect" or not isinstance(at.get("file"), str)
+            or at.get("sample") is None or not isinstance(at.get("epoch"), int)):
+        return None
+    path, sample, epoch = Path(at["file"]), at["sample"], int(at["epoch"])
+    url = (f"http://127.0.0.1:{VIEWER_PORT}/#/logs/{quote(path.name, safe=_URI_SAFE)}/samples/sample/"
+           f"{quote(str(sample), safe=_URI_SAFE)}/{epoch}/")
+    return Viewer(str(path), sample, epoch, f"inspect view --log-dir {shlex.quote(str(path.parent))}", url)
+
+
 class Transcript(pd.DataFrame):
     """A run's turns: a pandas DataFrame whose display first says whose run it is, what part of the conversation
     the log keeps (``attrs["covers"]``) and where it was read (``attrs["where"]``), or why there is none
@@ -78,12 +124,20 @@ class Transcript(pd.DataFrame):
                 f"{note}")
 
     def __repr__(self) -> str:
-        return self.headline() + ("\n" + super().__repr__() if len(self) else "")
+        way = self.attrs.get("viewer")
+        head = "\n".join([self.headline(), *(way.lines() if way else [])])
+        return head + ("\n" + super().__repr__() if len(self) else "")
 
     def _repr_html_(self) -> str | None:
         import html
 
         head = f"<p><em>{html.escape(self.headline())}</em></p>"
+        way: Viewer | None = self.attrs.get("viewer")
+        if way:  # the command to copy; the link works while it runs
+            head += (f"<p>In Inspect's log viewer (log <code>{html.escape(Path(way.file).name)}</code>, sample"
+                     f" <code>{html.escape(repr(way.sample))}</code>, epoch {way.epoch}): run"
+                     f" <code>{html.escape(way.command)}</code>, then open <a href=\"{html.escape(way.url)}\""
+                     f" target=\"_blank\">{html.escape(way.url)}</a></p>")
         return f"<div>{head}{super()._repr_html_() if len(self) else ''}</div>"
 
 
@@ -188,9 +242,9 @@ def transcript(rs: RunSet, run_id: str) -> Transcript:
         raise KeyError(f"no run with run_id {run_id!r} in this run set ({len(rs.runs)} runs)")
     run = _row(rows.iloc[0])
     record = read_turns(run)
-    if record is None:
-        return _empty(run_id, why_none(run))
-    return _frame(run_id, record, describe(locator(run), run))
+    out = _empty(run_id, why_none(run)) if record is None else _frame(run_id, record, describe(locator(run), run))
+    out.attrs["viewer"] = viewer(run)
+    return out
 
 
 def _row(series: pd.Series) -> dict[str, Any]:
