@@ -191,13 +191,15 @@ class _Table:
     """A table as evidence_table.html writes it (the one table of the evidence pages and the run pages): its
     ``headings``, each column's ``kind`` ("text": wrapped as text, "link": each value the address of a page of the
     report, linked as "open", "": as it is) and its ``values`` (None where a value is missing, else a
-    text); ``blank_td``: a missing value's cell muted whole; ``n``: the rows, for a table of no column."""
+    text); ``blank_td``: a missing value's cell muted whole; ``n``: the rows, for a table of no column; ``limit``: the
+    characters of a cell shown (a notebook's Evidence shows :data:`~ambiglib.text.BRIEF_CHARS`, a page more)."""
 
     headings: list[str]
     kinds: list[str]
     values: list[list[str | None]]
     n: int
     blank_td: bool = False
+    limit: int = SHOWN_CHARS
 
     @property
     def body(self) -> Markup:
@@ -209,8 +211,8 @@ class _Table:
         for kind, values in zip(self.kinds, self.values):
             before, after, missing = _cell_form(kind, self.blank_td)
             # a link is the report's own address; any other text from the log, cut as a template cuts it
-            texts = escape_each(["" if v is None else v if kind == "link" or len(v) <= SHOWN_CHARS else cut(v)
-                                 for v in values])
+            texts = escape_each(["" if v is None else v if kind == "link" or len(v) <= self.limit
+                                 else cut(v, self.limit) for v in values])
             columns.append([missing if v is None else before + t + after for v, t in zip(values, texts)])
         return Markup("".join("<tr>" + "".join(cells) + "</tr>" for cells in zip(*columns)))
 
@@ -230,13 +232,15 @@ def _cell_form(kind: str, blank_td: bool) -> tuple[str, str, str]:
 
 class _Listed(NamedTuple):
     """A frame as a page lists it (evidence_listed.html): its first ``shown`` rows (``table``), of ``total``
-    ``what``; ``every``: where every one of them is (Python code, or a file of the report)."""
+    ``what``; ``every``: where every one of them is (Python code, or a file of the report); ``order``: how its rows
+    are ordered, in words (said above the table; empty: not said)."""
 
     table: _Table
     what: str
     total: int
     shown: int
     every: str = "table.evidence(row)"
+    order: str = ""
 
 
 def _table(rows: list[dict[str, Any]], columns: list[str]) -> _Table:

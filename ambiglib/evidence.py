@@ -14,6 +14,13 @@ tasks with the ask tool for Ask-F1) narrows them. A row's ``policy`` is that of 
 runs without the tool it was compared against are those of the default policy (the library's rule,
 :func:`ambiglib.metrics.value_of_information`). A comparison row (``model_a``, ``model_b``) has the runs of
 both sides, ``side`` saying which. Error runs are listed too (the metrics leave them out: ``status``).
+
+The rows a reader wants come first: for a row about precision (its columns, or a comparison's ``metric``) the
+irrelevant questions, for one about recall the runs that missed a registered blocker (``missed`` names which),
+Ask-F1 both; else task, trial and question order. Ties keep that order, so the order is the same on every call;
+the page and the notebook say it. In a notebook an :class:`Evidence` shows each frame's first
+:data:`NOTEBOOK_ROWS` rows and how many more (the attribute, ``.questions``, has every one), as pandas shows a
+long frame.
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ from .dialogues import TranscriptCache, _Listed, _Table, dialogue_html, run_page
 from .errors import FormatError
 from .markup import Markup, render
 from .runset import RunSet, _arrow_of, shared_metas
-from .text import BRIEF_CHARS, SHOWN_ROWS, visible
+from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, visible
 from .text import cut as cut_text  # (a page's "cut" is the rows it leaves out: _Cut)
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
@@ -44,6 +51,10 @@ RUN_COLUMNS = ["side", "run_id", "suite", "task_id", "variant_id", "model", "pol
                "trial", "log", "status", "score", "passed", "n_questions", "where"]
 QUESTION_COLUMNS = ["side", "run_id", "task_id", "trial", "q_index", "text", "response", "blocker_id", "relevant"]
 LABEL_COLUMNS = ["side", "run_id", "task_id", "facet", "label", "judge"]
+#: rows a notebook shows of each frame of an Evidence: the first ones, then how many more (as pandas does)
+NOTEBOOK_ROWS = 10
+#: characters of a cell a text repr shows (pandas' ``display.max_colwidth`` is 50)
+REPR_CHARS = 60
 
 
 @dataclass
@@ -57,6 +68,8 @@ class Evidence:
     scope: str
     #: the run set the runs are of (to read their transcripts)
     rs: RunSet | None = field(default=None, repr=False, compare=False)
+    #: how :attr:`questions` and :attr:`runs` are ordered, in words (:class:`_Order`)
+    order: "_Order" = field(default_factory=lambda: _order_of(False, False, False), repr=False, compare=False)
 
     def transcript(self, run: int | str) -> Any:
         """The whole transcript of a run of :attr:`runs` (its position, or its run id):
@@ -85,11 +98,22 @@ class Evidence:
         return out
 
     def __repr__(self) -> str:
-        return (f"Evidence({self.scope}: {len(self.runs)} runs, {len(self.questions)} questions,"
-                f" {len(self.labels)} labels)")
+        """The counts, then each frame's first :data:`NOTEBOOK_ROWS` rows (each cell its first
+        :data:`REPR_CHARS` characters) and how many more: bounded, however many rows the evidence has."""
+        head = (f"Evidence({cut_text(visible(self.scope), BRIEF_CHARS)}: {len(self.runs)} runs,"
+                f" {len(self.questions)} questions, {len(self.labels)} labels)")
+        parts = [head]
+        for name, frame, order in (("questions", self.questions, self.order.questions),
+                                   ("runs", self.runs, self.order.runs), ("labels", self.labels, "")):
+            if len(frame):
+                parts.append(_text_rows(frame.drop(columns="run_id"), name, order))
+        return "\n".join(parts)
 
     def _repr_html_(self) -> str:
-        return _page_body(self)
+        """In a notebook: each frame's first :data:`NOTEBOOK_ROWS` rows, each text cell its first
+        :data:`~ambiglib.text.BRIEF_CHARS` characters, then how many more rows and where every one is."""
+        # a plain str (added to another, it is not escaped), a log's hidden characters shown as on a page
+        return visible(str(_page_body(self, notebook=True)))
 
 
 def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: RunSet | None = None) -> Evidence:
@@ -111,11 +135,17 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
         The table remembers no run set and none is given, or ``row`` is out of range.
     """
     rs, values, scope, parts = _row_parts(table, row, rs)
+    precision, recall = _focus(values)
+    missed = _missed_of(rs) if recall else None
     frames: dict[str, list[pd.DataFrame]] = {"runs": [], "questions": [], "labels": []}
     shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
     for side, keep in parts:
         sub = shown._with_run_ids_of(keep)
         r = sub.runs.assign(side=side)
+        if missed is not None:  # each run's missed blockers, by its row in the run set (else of its runs alone)
+            names, first = ((missed[0][r["_at"].to_numpy()], missed[1][r["_at"].to_numpy()]) if "_at" in r
+                            else _missed_of(sub))
+            r = r.assign(missed=names, _first=first)
         frames["runs"].append(r)
         ids = None
         for name in ("questions", "labels"):
@@ -130,21 +160,125 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
             frames[name].append(frame)
     runs_out = pd.concat(frames["runs"], ignore_index=True)
     runs_out["where"] = _where(runs_out)
-    return _evidence_of(values, scope, runs_out.reindex(columns=RUN_COLUMNS).sort_values(_RUN_ORDER),
-                        pd.concat(frames["questions"], ignore_index=True).reindex(columns=QUESTION_COLUMNS)
-                        .sort_values(_QUESTION_ORDER),
-                        pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS), rs)
+    questions = pd.concat(frames["questions"], ignore_index=True)
+    if precision:
+        questions["_first"] = _relevance_rank(questions["relevant"])
+    # a stable sort: ties keep the log's order (pandas sorts on several keys with numpy's stable lexsort)
+    return _evidence_of(values, scope,
+                        runs_out.sort_values(["_first", *_RUN_ORDER] if recall else _RUN_ORDER)
+                        .reindex(columns=_run_columns(recall)),
+                        questions.sort_values(["_first", *_QUESTION_ORDER] if precision else _QUESTION_ORDER)
+                        .reindex(columns=QUESTION_COLUMNS),
+                        pd.concat(frames["labels"], ignore_index=True).reindex(columns=LABEL_COLUMNS), rs,
+                        _order_of(precision, recall, len(parts) > 1,
+                                  int((questions["_first"] == 0).sum()) if precision else 0,
+                                  int((runs_out["_first"] == 0).sum()) if recall else 0))
 
 
-#: the order of an evidence page's runs and questions
+#: the order of an evidence page's runs and questions (after the rows a reader wants first: :func:`_focus`)
 _RUN_ORDER = ["side", "task_id", "trial"]
 _QUESTION_ORDER = ["side", "task_id", "trial", "q_index"]
 
 
+def _run_columns(recall: bool) -> list[str]:
+    """The columns a row's runs have: :data:`RUN_COLUMNS`, and for a row about recall ``missed`` after the
+    questions."""
+    if not recall:
+        return RUN_COLUMNS
+    at = RUN_COLUMNS.index("n_questions") + 1
+    return [*RUN_COLUMNS[:at], "missed", *RUN_COLUMNS[at:]]
+
+
+class _Order(NamedTuple):
+    """How an Evidence's questions and runs are ordered, in words: ``questions`` and ``runs`` as said above each
+    list ("listed ..."), ``brief`` the questions' order in a few words (the heading of the questions in their
+    dialogue)."""
+
+    questions: str
+    runs: str
+    brief: str
+
+
+def _focus(values: Mapping[str, Any]) -> tuple[bool, bool]:
+    """Whether a row is about precision (its irrelevant questions come first) and about recall (its runs that
+    missed a registered blocker come first): a comparison row's ``metric``, else the row's own columns (a row of
+    ``question_quality`` is about both); Ask-F1 is made of both."""
+    metric = values.get("metric")
+    names = {metric} if isinstance(metric, str) and metric else set(values)
+    both = "ask_f1" in names
+    return both or "precision" in names, both or "recall" in names
+
+
+def _order_of(precision: bool, recall: bool, sides: bool, irrelevant: int = 0, missed: int = 0) -> _Order:
+    """The order :func:`evidence` gives a row's questions and runs, in words (``sides``: a comparison's two;
+    ``irrelevant``, ``missed``: how many questions, runs come first)."""
+    each = "side a, then side b, each in" if sides else "in"
+    by_question, by_run = f"{each} task, trial and question order", f"{each} task and trial order"
+    questions, brief = by_question, by_question
+    if precision:
+        questions = ("the irrelevant questions first (relevant false, the ones that lower precision:"
+                     f" {irrelevant:,} here), then those the log does not judge (relevant empty), then the relevant"
+                     f" ones; each part {by_question}")
+        brief = f"the {irrelevant:,} irrelevant first" if irrelevant else "none of them irrelevant"
+    runs = by_run
+    if recall:
+        runs = ("the runs that missed a registered blocker of their task first (missed: which; the runs that lower"
+                f" recall: {missed:,} here), then the rest; each part {by_run}")
+    return _Order(questions, runs, brief)
+
+
+def _relevance_rank(relevant: pd.Series) -> np.ndarray:
+    """Each question's place in a row about precision: 0 irrelevant (relevant false), 1 not judged (empty),
+    2 relevant."""
+    known = relevant.notna().to_numpy(dtype=bool)
+    true = relevant.to_numpy(dtype=bool, na_value=False)
+    return np.where(known, np.where(true, 2, 0), 1).astype(np.int64)
+
+
+def _missed_of(rs: RunSet) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_missed_blockers` of ``rs``, kept with it (a table's rows each read it), and each run's place in a
+    row about recall: 0 where it missed a blocker, else 1."""
+    def compute() -> tuple[np.ndarray, np.ndarray]:
+        names = _missed_blockers(rs)
+        return names, np.fromiter((0 if m else 1 for m in names), dtype=np.int64, count=len(names))
+
+    return rs._memo(("evidence-missed",), compute)
+
+
+def _missed_blockers(rs: RunSet) -> np.ndarray:
+    """For each run of ``rs``, in its order: the registered blockers of its task (benchmark, suite, variant) that
+    none of its relevant questions addressed (what recall counts against it), in the registry's order, joined by
+    ", "; "" where it missed none; None where the log has no record of its task (its blockers are unknown)."""
+    keys = ["benchmark", "suite", "variant_id"]
+    runs = rs.runs[keys].astype(object).assign(_at=np.arange(len(rs.runs)))
+    tasks = rs.tasks[keys].astype(object).drop_duplicates().assign(_known=True)
+    known = runs.merge(tasks, how="left", on=keys).sort_values("_at")["_known"].notna().to_numpy()
+    out = np.full(len(runs), None, dtype=object)
+    out[known] = ""
+    registered = rs.blockers[[*keys, "blocker_id"]].astype(object).drop_duplicates()
+    pairs = runs.merge(registered.assign(_order=np.arange(len(registered))), on=keys)
+    q = rs.questions
+    relevant = q["relevant"].to_numpy(dtype=bool, na_value=False)
+    pos = rs._links("questions")
+    if pos is None:  # run ids not unique (a run set built by hand): a question is of every run of its id
+        ids = rs.runs[["run_id"]].astype(object).assign(_at=np.arange(len(rs.runs)))
+        asked = q.loc[relevant, ["run_id", "blocker_id"]].astype(object).merge(ids, on="run_id")[["_at", "blocker_id"]]
+    else:
+        asked = pd.DataFrame({"_at": pos[relevant], "blocker_id": q["blocker_id"].astype(object).to_numpy()[relevant]})
+    pairs = pairs.merge(asked.drop_duplicates().assign(_asked=True), how="left", on=["_at", "blocker_id"])
+    left = pairs[pairs["_asked"].isna()].sort_values(["_at", "_order"])
+    at, blockers = left["_at"].to_numpy(), left["blocker_id"].tolist()
+    starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]]) if len(at) else np.array([], dtype=np.int64)
+    for start, end in zip(starts, [*starts[1:], len(at)]):
+        out[at[start]] = ", ".join(map(str, blockers[start:end]))
+    return out
+
+
 def _evidence_of(values: dict, scope: dict, runs: pd.DataFrame, questions: pd.DataFrame,
-                 labels: pd.DataFrame, rs: RunSet | None = None) -> Evidence:
+                 labels: pd.DataFrame, rs: RunSet | None = None, order: _Order | None = None) -> Evidence:
     """The Evidence of a row's frames, each without ``side`` where no row has one, numbered from 0."""
-    out = Evidence(values, runs, questions, labels, _describe(values, scope), rs)
+    out = Evidence(values, runs, questions, labels, _describe(values, scope), rs,
+                   order if order is not None else _order_of(False, False, False))
     for name in ("runs", "questions", "labels"):
         frame = getattr(out, name)
         if (frame["side"] == "").all():
@@ -175,6 +309,9 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     with the stable sort pandas gives ``evidence``. A run set whose run ids do not link each question to
     its run (built by hand) gets ``evidence`` whole, and no cut."""
     rs, values, scope, parts = _row_parts(table, i, rs)
+    precision, recall = _focus(values)
+    missed = _missed_of(rs) if recall else None
+    rank = rs._memo(("evidence-relevance",), lambda: _relevance_rank(rs.questions["relevant"])) if precision else None
     shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))
     runs, keys, rows, labels, order = [], [], [], [], []
     for code, (side, keep) in enumerate(parts):
@@ -182,6 +319,11 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
         if any(found is None for found in kept.values()):
             return evidence(table, i, rs), None
         r = r.assign(side=side)
+        first = np.zeros(len(r), dtype=np.int64)
+        if missed is not None:
+            at_run = r["_at"].to_numpy()
+            r = r.assign(missed=missed[0][at_run])
+            first = missed[1][at_run]
         runs.append(r)
         picked = {name: (np.flatnonzero(link[0]), link[1]) for name, link in kept.items() if link is not None}
         found, at = picked["questions"]
@@ -189,8 +331,9 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
         task[task < 0] = len(uniques)  # a missing task id sorts last, as pandas sorts it
         trial, uniques = pd.factorize(r["trial"], sort=True)
         trial[trial < 0] = len(uniques)
-        order.append((np.full(len(r), code), task, trial))  # the runs' sort keys, _RUN_ORDER's
-        keys.append(pd.DataFrame({"side": np.full(len(found), code), "task_id": task[at],
+        order.append((first, np.full(len(r), code), task, trial))  # the runs' sort keys, as evidence() sorts
+        sort_keys = {"_first": rank[found]} if rank is not None else {}
+        keys.append(pd.DataFrame({**sort_keys, "side": np.full(len(found), code), "task_id": task[at],
                                   "trial": r["trial"].to_numpy()[at],
                                   "q_index": shown.questions["q_index"].to_numpy()[found]}))
         rows += [(code, found, at)]
@@ -199,14 +342,17 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     n_labels = sum(len(found) for _, found, _ in labels)
     label_rows = _listed_rows(shown.labels, parts, runs, labels, None)
     every_run = pd.concat(runs, ignore_index=True)
-    # the first runs of every_run.sort_values(_RUN_ORDER), a stable sort of the keys' codes, copying those alone
-    by_side, by_task, by_trial = (np.concatenate(k) for k in zip(*order))
-    head = every_run.take(np.lexsort((by_trial, by_task, by_side))[:PAGE_ROWS])
+    # the first runs of every_run sorted as evidence() sorts them, a stable sort of the keys' codes, copying those alone
+    by_first, by_side, by_task, by_trial = (np.concatenate(k) for k in zip(*order))
+    head = every_run.take(np.lexsort((by_trial, by_task, by_side, by_first))[:PAGE_ROWS])
     head["where"] = _where(head)
-    ev = _evidence_of(values, scope, head.reindex(columns=RUN_COLUMNS),
-                      questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS), rs)
+    irrelevant = sum(int((k["_first"] == 0).sum()) for k in keys) if precision else 0
+    ev = _evidence_of(values, scope, head.reindex(columns=_run_columns(recall)),
+                      questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS), rs,
+                      _order_of(precision, recall, len(parts) > 1, irrelevant, int((by_first == 0).sum())
+                                if recall else 0))
     # in the log's order: which columns hold one value is the same in any order
-    every_run = every_run.reindex(columns=[c for c in RUN_COLUMNS if c in ev.runs and c != "run_id"])
+    every_run = every_run.reindex(columns=[c for c in _run_columns(recall) if c in ev.runs and c != "run_id"])
     _, same = _varying(every_run, _ALWAYS)
     return ev, _Cut(len(every_run), sum(len(k) for k in keys), n_labels, same,
                     sum(1 for k in keys if len(k)))
@@ -274,7 +420,9 @@ def _shown_columns(rs: RunSet) -> RunSet:
     def only(frame: pd.DataFrame, wanted: list[str]) -> pd.DataFrame:
         return frame[[c for c in frame.columns if c in wanted]]
 
-    out = RunSet(runs=only(rs.runs, [*RUN_COLUMNS, "meta", "source"]), questions=only(rs.questions, QUESTION_COLUMNS),
+    # _at: each run's row in rs, which its subsets keep (a row's runs look up what is worked out for every run)
+    out = RunSet(runs=only(rs.runs, [*RUN_COLUMNS, "meta", "source"]).assign(_at=np.arange(len(rs.runs))),
+                 questions=only(rs.questions, QUESTION_COLUMNS),
                  labels=only(rs.labels, LABEL_COLUMNS), tasks=rs.tasks.iloc[:0], blockers=rs.blockers.iloc[:0])
     for name in ("questions", "labels"):
         pos = rs._links(name)
@@ -433,10 +581,10 @@ def _python_values(column: pd.Series) -> list[Any]:
     return column.astype(object).tolist()
 
 
-def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> _Table:
+def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = (), limit: int = SHOWN_CHARS) -> _Table:
     """``frame`` as evidence_table.html writes it, the cells of ``text_columns`` wrapped as text, those of the
-    column ``run`` links to the run pages (:func:`_page_body`). A wide table (a comparison's ~20 columns) scrolls
-    inside the page instead of running off it."""
+    column ``run`` links to the run pages (:func:`_page_body`), each cell's first ``limit`` characters. A wide
+    table (a comparison's ~20 columns) scrolls inside the page instead of running off it."""
     kinds, values = [], []
     for i, c in enumerate(frame.columns):  # a column at a time: one conversion per column, not a boxed row
         column = _python_values(frame.iloc[:, i])
@@ -446,7 +594,7 @@ def _html_table(frame: pd.DataFrame, text_columns: tuple[str, ...] = ()) -> _Tab
         else:
             kinds.append("text" if c in text_columns else "")
             values.append([v if type(v) is str else _cell(v) for v in column])
-    return _Table([str(c) for c in frame.columns], kinds, values, len(frame))
+    return _Table([str(c) for c in frame.columns], kinds, values, len(frame), limit=limit)
 
 
 def _varying(frame: pd.DataFrame, always: tuple[str, ...]) -> tuple[pd.DataFrame, dict]:
@@ -482,19 +630,61 @@ PAGE_ROWS = SHOWN_ROWS
 
 
 def _listed(frame: pd.DataFrame, what: str, text_columns: tuple[str, ...], total: int,
-            every: str = "table.evidence(row)") -> _Listed:
-    """The first :data:`PAGE_ROWS` rows of ``frame``, of ``total`` in all (every one: ``every``)."""
-    return _Listed(_html_table(frame.head(PAGE_ROWS), text_columns), what, total, PAGE_ROWS, every)
+            every: str = "table.evidence(row)", order: str = "", rows: int | None = None,
+            limit: int = SHOWN_CHARS) -> _Listed:
+    """The first ``rows`` (default :data:`PAGE_ROWS`) rows of ``frame``, each cell's first ``limit`` characters,
+    of ``total`` in all (every one: ``every``), listed in ``order`` (words; empty: not said)."""
+    rows = PAGE_ROWS if rows is None else rows
+    return _Listed(_html_table(frame.head(rows), text_columns, limit), what, total, rows, every, order)
+
+
+def _brief(text: str, tail: bool = False) -> str:
+    """A cell of a text repr: ``text`` whole, or its first :data:`REPR_CHARS` characters and how many more; ``tail``:
+    "…" and its last ones (where a run is: the file's name and the sample, not the folders before them)."""
+    if len(text) <= REPR_CHARS or not tail:
+        return cut_text(text, REPR_CHARS)
+    return f"…{text[-REPR_CHARS:]}"
+
+
+def _text_rows(frame: pd.DataFrame, what: str, order: str) -> str:
+    """A frame of an Evidence as its text repr shows it: what it is and its order, its first :data:`NOTEBOOK_ROWS`
+    rows (each cell its first :data:`REPR_CHARS` characters, on one line), then how many more; a runs frame
+    without the columns that hold one value over every run (said first)."""
+    lines = [f"{what}" + (f", listed {order}" if order else "") + ":"]
+    if what == "runs":
+        frame, same = _varying(frame, _ALWAYS)
+        common = ", ".join(f"{k} {cut_text(visible(str(v)), REPR_CHARS)}" for k, v in same.items() if not _blank(v))
+        if common:
+            lines.append(f"every run: {common}")
+    head = frame.head(NOTEBOOK_ROWS)
+    cells = {}
+    for i, column in enumerate(head.columns):
+        values = (_cell(v) for v in head.iloc[:, i].astype(object).tolist())
+        cells[str(column)] = ["–" if v is None else _brief(visible(v).replace("\n", "\\n"), column == "where")
+                              for v in values]
+    lines.append(pd.DataFrame(cells).to_string(index=False))
+    if len(frame) > NOTEBOOK_ROWS:
+        lines.append(f"… {len(frame) - NOTEBOOK_ROWS:,} more {what}; every one: .{what}")
+    return "\n".join(lines)
 
 
 #: the run columns a page always lists, even where every run holds one value
-_ALWAYS = ("task_id", "trial", "status", "score", "where")
+_ALWAYS = ("task_id", "trial", "status", "score", "missed", "where")
 
 
 def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | None = None,
-               dialogues: Markup | None = None) -> Markup:
+               dialogues: Markup | None = None, notebook: bool = False) -> Markup:
     """A page's body: ``ev`` whole, or the rows of it a page lists and their ``cut`` (:func:`_page_evidence`);
-    ``pages``: each run's page, by run id, linked from its rows; ``dialogues``: the questions in their dialogue."""
+    ``pages``: each run's page, by run id, linked from its rows; ``dialogues``: the questions in their dialogue.
+    ``notebook``: as a notebook shows ``ev``: each frame's first :data:`NOTEBOOK_ROWS` rows, each text its first
+    :data:`~ambiglib.text.BRIEF_CHARS` characters, then how many more (every one: ``.questions``, ...)."""
+    rows, limit = (NOTEBOOK_ROWS, BRIEF_CHARS) if notebook else (None, SHOWN_CHARS)
+
+    def listed(frame: pd.DataFrame, what: str, attribute: str, text: tuple[str, ...], total: int,
+               order: str = "") -> _Listed:
+        every = f".{attribute}" if notebook else f"table.evidence(row).{attribute}"
+        return _listed(frame, what, text, total, every, order, rows, limit)
+
     if cut is None:
         runs, same = _varying(ev.runs.drop(columns="run_id"), _ALWAYS)
         n_runs, n_questions, n_labels = len(ev.runs), len(ev.questions), len(ev.labels)
@@ -513,11 +703,12 @@ def _page_body(ev: Evidence, cut: _Cut | None = None, pages: dict[str, str] | No
         questions.insert(0, "run", _links(ev.questions["run_id"], pages))
         linked = {"all": all(r in pages for r in ev.runs["run_id"]) and all(r in pages for r in ev.questions["run_id"]),
                   "most": RUN_PAGES}
-    return render("evidence_body.html", scope=ev.scope, dialogues=dialogues or "", linked=linked, common=common,
-                  n_questions=n_questions, n_runs=n_runs, n_labels=n_labels,
-                  questions=_listed(questions, "questions", ("text", "response"), n_questions) if n_questions else None,
-                  runs=_listed(runs, "runs", ("where",), n_runs) if n_runs else None,
-                  labels=_listed(labels, "judge labels", (), n_labels) if n_labels else None)
+    return render("evidence_body.html", scope=cut_text(ev.scope, limit), dialogues=dialogues or "", linked=linked,
+                  common=common, n_questions=n_questions, n_runs=n_runs, n_labels=n_labels,
+                  questions=listed(questions, "questions", "questions", ("text", "response"), n_questions,
+                                   ev.order.questions) if n_questions else None,
+                  runs=listed(runs, "runs", "runs", ("missed", "where"), n_runs, ev.order.runs) if n_runs else None,
+                  labels=listed(labels, "judge labels", "labels", (), n_labels) if n_labels else None)
 
 
 def _tasks_section(tasks: pd.DataFrame) -> dict[str, Any]:
@@ -558,7 +749,8 @@ def write_evidence_pages(table: pd.DataFrame, name: str, out_dir: str | os.PathL
         page = render("evidence_page.html", caption=str(caption), row=i + 1, style=Markup(_STYLE + DIALOGUE_STYLE),
                       table=_listed(shown, "columns", ("value", "why empty"), len(shown), f"table.iloc[{i}]"),
                       tasks=_tasks_section(tasks(i)) if tasks is not None else None,
-                      body=_page_body(ev, cut, linked, runs_pages.dialogues(ev)))
+                      body=_page_body(ev, cut, linked,
+                                      runs_pages.dialogues(ev, cut.questions if cut else len(ev.questions))))
         path = folder / f"{i}.html"
         path.write_text(visible(page), encoding="utf-8")  # a name's bidi override shown, not obeyed
         pages.append(path)
@@ -695,14 +887,15 @@ class _RunPages:
             self.written[run_id] = name
         return {r: f"../runs/{n}" for r, n in self.written.items()}
 
-    def dialogues(self, ev: Evidence) -> Markup | None:
+    def dialogues(self, ev: Evidence, total: int) -> Markup | None:
         """The page's first :data:`DIALOGUES` questions whose run keeps a transcript, each in its dialogue (or why
-        none is shown); None for a page without questions."""
+        none is shown), saying at the heading how many of the row's ``total`` questions they are and how they were
+        chosen (its questions' order); None for a page without questions."""
         if self.rs is None or not len(ev.questions):
             return None
         self._index()
         if not self._talks.any():  # a log that keeps no conversation: no question to look up
-            return render("evidence_dialogues.html", shown=0, items=[], more=False)
+            return render("evidence_dialogues.html", shown=0, items=[], total=total)
         items: list[_Dialogue] = []
         shown = 0
         for q in ev.questions.itertuples(index=False):
@@ -729,7 +922,8 @@ class _RunPages:
             items.append(_Dialogue(None, int(q.q_index), str(q.task_id), str(q.trial), cut_text(text, BRIEF_CHARS),
                                    dialogue_html(record, int(q.q_index), href)))
             shown += 1
-        return render("evidence_dialogues.html", shown=shown, items=items, more=len(ev.questions) > shown)
+        return render("evidence_dialogues.html", shown=shown, items=items, total=total, order=ev.order.questions,
+                      brief=ev.order.brief)
 
 
 class _Dialogue(NamedTuple):

@@ -55,7 +55,7 @@ def test_one_table_writes_a_missing_value_as_each_page_did():
 
 def test_a_page_says_how_many_rows_it_leaves_out():
     listed = _page("evidence_listed.html")
-    assert "</table></div><p class='muted'>the first 1,000 of 5,000 what: &lt;script&gt;" in listed
+    assert "</table></div><p class='muted'>… 4,000 more beyond the first 1,000 of 5,000 what: &lt;script&gt;" in listed
     assert "the first 1,000 of 5,000 what: " in listed and "<code>table.evidence(row)</code> in Python</p>" in listed
     few = str(render("evidence_listed.html", listed=CASES["evidence_listed.html"]["listed"]._replace(total=2)))
     assert "the first" not in few and few.endswith("</table></div>")
