@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from .cards import STYLE, compact_table, formatted, shown_columns, table_meta
+from .cards import STYLE, compact_table, formatted, shown_columns, table_meta, tex_safe, text_table
 from .comparisons import paired_comparison
 from .headline import QUESTIONS, SHOWN, asking, payoff, question_quality
 from .markup import Markup, render
@@ -23,7 +24,18 @@ from .runset import RunSet
 from .tables._common import Table
 from .text import latex_escape
 
-__all__ = ["Answer", "COMPARISON", "RANKING", "ranking_spec"]
+__all__ = ["Answer", "TaskList", "COMPARISON", "RANKING", "ranking_spec", "comparison_answer", "later_first"]
+
+#: how wide the plain-text card (``repr``, ``print``) is, and its most columns and rows
+TEXT_WIDTH, MAX_TEXT_COLUMNS, TEXT_ROWS = 120, 8, 60
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` wrapped at ``width``, its later lines indented two spaces."""
+    import textwrap
+
+    return textwrap.wrap(text, width, subsequent_indent="  ", break_on_hyphens=False) or [""]
+
 
 #: the question a comparison answers (its card's heading)
 COMPARISON = "Is one side better than the other, task by task?"
@@ -35,7 +47,10 @@ def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tupl
     paired, each side's value, the difference with its interval, and Holm's p."""
     from .comparisons import IN_PP
 
+    from .comparisons import metric_name
+
     fmt = "pp" if metric in IN_PP else "score"
+    name = metric_name(metric)
     spec = []
     if "suite" in frame.columns and frame.groupby("benchmark")["suite"].nunique().gt(1).any():
         spec.append(("suite", "suite", "text"))
@@ -44,10 +59,72 @@ def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tupl
             spec.append((fixed, fixed, "text"))
     # the p-value adjusted as the comparison was (paired_comparison's correction): Holm's, or Benjamini–Hochberg's
     adjusted = ("p_fdr_bh", "BH p (FDR)", "p") if "p_fdr_bh" in frame.columns else ("p_holm", "Holm p", "p")
+    a, b = _one_pair(frame, between) or ("a", "b")  # one pair: each side's value and the difference by its name
     shown = spec + [(f"{between}_a", "a", "text"), (f"{between}_b", "b", "text"), ("n_pairs", "tasks", "int"),
-                    ("value_a", f"{metric}, a", fmt), ("value_b", f"{metric}, b", fmt),
-                    ("difference", "a − b", "pp" if fmt == "pp" else "signed"), adjusted]
+                    ("value_a", f"{name}, {a}", fmt), ("value_b", f"{name}, {b}", fmt),
+                    ("difference", f"{a} − {b}", "pp" if fmt == "pp" else "signed"), adjusted]
     return shown + ([("verdict", "verdict", "text")] if "verdict" in frame.columns else [])
+
+
+def _one_pair(frame: pd.DataFrame, between: str) -> tuple[str, str] | None:
+    """The two sides' names where every row of a comparison compares the same pair (None where rows differ)."""
+    sides = frame[[f"{between}_a", f"{between}_b"]].astype(str).drop_duplicates() \
+        if {f"{between}_a", f"{between}_b"} <= set(frame.columns) else None
+    if sides is None or len(sides) != 1:
+        return None
+    return str(sides.iloc[0, 0]), str(sides.iloc[0, 1])
+
+
+def _p(p: float) -> str:
+    return "<0.001" if p < 0.001 else f"{p:.3f}" if p < 0.1 else f"{p:.2f}"
+
+
+def comparison_answer(frame: pd.DataFrame, between: str) -> list[str]:
+    """A comparison in sentences, one per row (the first six; then how many more): what was compared (the metric
+    and its unit, the runs, the two sides, paired by task and over how many), the difference as the sides' names
+    say it with its interval and adjusted p, and the verdict: a side higher only where the adjusted p is below the
+    level and the interval excludes 0."""
+    from .comparisons import CORRECTIONS, metric_name, unit_of
+
+    if len(frame) == 0:
+        return []
+    adjusted = "p_fdr_bh" if "p_fdr_bh" in frame.columns else "p_holm"
+    who = CORRECTIONS["fdr_bh" if adjusted == "p_fdr_bh" else "holm"][0]
+    many_benchmarks = frame["benchmark"].nunique() > 1
+    out = []
+    for r in frame.head(6).to_dict("records"):
+        a, b = str(r[f"{between}_a"]), str(r[f"{between}_b"])
+        unit = unit_of(str(r["metric"]))
+        pp = unit == "pp"
+        digits, tail = (1, " pp") if pp else (2, "")
+        where = [str(r["benchmark"])] if many_benchmarks else []
+        where += [f"{c} {r[c]}" for c in ("model", "policy", "log") if c in r and c != between
+                  and not (c == "policy" and str(r[c]) == "default") and pd.notna(r[c])]
+        scale = "" if pp else " (0–1)" if unit == "0-1" else f" ({unit})"
+        what = f"{metric_name(str(r['metric']))}{scale} on {r['condition']}"
+        low, high = r["difference_ci_low"], r["difference_ci_high"]
+        ci = f", {100 * float(r['ci_level']):g}% CI {low:+.{digits}f} to {high:+.{digits}f}{tail}" \
+            if pd.notna(low) and pd.notna(high) else ", no interval"
+        p = r.get(adjusted)
+        alpha = 1 - float(r["ci_level"])
+        if not r["n_differing"]:
+            verdict = "the same on every task"
+        elif pd.notna(p) and p < alpha and pd.notna(low) and (low > 0 or high < 0):
+            verdict = f"{a if r['difference'] > 0 else b} is higher"
+        elif pd.notna(r.get("p_smallest_adjusted")) and r["p_smallest_adjusted"] >= alpha:
+            verdict = (f"no verdict: with {int(r['n_differing'])} tasks that differ the test cannot reach"
+                       f" {alpha:g} (more tasks would tell)")
+        elif isinstance(r.get("ci_vs_test"), str):
+            verdict = "no verdict: the interval and the test disagree"
+        else:
+            verdict = "no clear difference"
+        test = f", {who} p {_p(p)}" if pd.notna(p) else ""
+        out.append(f"{' · '.join(where) + ': ' if where else ''}{what}, {a} vs {b}, paired by task over"
+                   f" {int(r['n_pairs'])} tasks: {r['value_a']:.{digits}f} vs {r['value_b']:.{digits}f}{tail},"
+                   f" {a} − {b} = {r['difference']:+.{digits}f}{tail}{ci}{test}: {verdict}.")
+    if len(frame) > 6:
+        out.append(f"And {len(frame) - 6} more pairs (the table).")
+    return out
 
 
 def _scoped(css: str, scope: str) -> str:
@@ -116,8 +193,15 @@ class Answer(Table):
         return shown_columns(self, self._spec or SHOWN.get(self._question or "", []))
 
     def _notes(self, meta: dict) -> list[str]:
-        """How the intervals were made and the tests, then the table's note: what a reader needs to sign a value."""
+        """What a comparison compares, how the intervals were made and the tests, then the table's note: what a
+        reader needs to sign a value."""
         out = []
+        if self._question == "comparison" and len(self) and {"metric", "condition"} <= set(self.columns):
+            from .comparisons import COMPARABLE, unit_of
+
+            for metric, condition in dict.fromkeys(zip(self["metric"].astype(str), self["condition"].astype(str))):
+                out.append(f"Compared: {COMPARABLE.get(metric, metric)}, on {condition}; unit: {unit_of(metric)};"
+                           " paired by task (each task's value on both sides; n_pairs tasks).")
         if meta.get("intervals"):
             out.append(f"Intervals: {'; '.join(meta['intervals'])}.")
         if meta.get("tests"):
@@ -148,21 +232,65 @@ class Answer(Table):
                       answer=meta.get("answer") or [], table=table, notes=self._notes(meta),
                       comparison=self._question == "comparison")
 
+    def to_text(self, width: int = TEXT_WIDTH) -> str:
+        """The card as plain text at most ``width`` characters wide, for a terminal: the answer in sentences
+        first, then the question over a table of at most eight columns, each value with its interval (what
+        :meth:`formatted` gives), then the notes (what each "–" means, how the intervals were made, the tests)."""
+        spec = self._shown()
+        if not spec or not self._question:
+            return pd.DataFrame.__repr__(self)
+        meta = table_meta(self)
+        lines = [w for s in meta.get("answer") or [] for w in _wrapped(s, width)]
+        if len(self) == 0:
+            return "\n".join(lines + _wrapped(f"{self.question} {self.attrs.get('note') or 'no rows'}", width))
+        shown = self.formatted()
+        title = [self.question]
+        notes = shown.attrs.get("notes") or []
+        # what every row shares is said once, above the table: the benchmark, the fixed columns, a pair's sides
+        fixed = [c for c in shown.columns if c in ("benchmark", "suite", "model", "policy", "log", "a", "b")
+                 and shown[c].nunique() == 1]
+        title += [str(shown[c].iloc[0]) if c == "benchmark" else f"{c}: {shown[c].iloc[0]}" for c in fixed]
+        shown = shown.drop(columns=fixed)
+        more = len(shown.columns) - MAX_TEXT_COLUMNS
+        rows = len(shown) - TEXT_ROWS
+        table = shown.iloc[:TEXT_ROWS, :MAX_TEXT_COLUMNS]
+        text = {"benchmark", "suite", "model", "policy", "log", "a", "b"} | \
+            {heading for _, heading, fmt in spec if fmt == "text"}
+        lines += [""] + _wrapped(" · ".join(title), width) + [text_table(table, width, text)]
+        if rows > 0:
+            lines.append(f"… {rows:,} more rows (every row: .frame)")
+        if more > 0:
+            lines.append(f"… {more} more columns: {', '.join(map(str, shown.columns[MAX_TEXT_COLUMNS:]))}")
+        if notes:
+            lines.append("")
+        for note in notes:
+            lines += _wrapped(note, width)
+        hint = "every column: .frame" + (" · task by task: .per_task()" if self._question == "comparison" else "") \
+            + " · for a paper: .to_latex()"
+        return "\n".join(lines + [hint])
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    def __str__(self) -> str:
+        return self.to_text()
+
     def to_latex(self, *, caption: str | None = None, label: str | None = None) -> str:
         """A booktabs table a paper can include: the card's columns in words, each value with its interval, the
-        intervals' method, the tests and every "–"'s reason in a note under it; the caption is the question (or
-        ``caption``). The engine's every column: ``.frame.to_latex()``."""
+        answer in sentences, the intervals' method, the tests and every "–"'s reason in notes under it, each its own
+        paragraph; the caption is the question (or ``caption``). Plain pdflatex compiles it with booktabs alone
+        (:func:`ambiglib.cards.tex_safe`). The engine's every column: ``.frame.to_latex()``."""
         shown = self.formatted()
-        notes = shown.attrs.get("notes") or []
+        notes = list(table_meta(self).get("answer") or []) + list(shown.attrs.get("notes") or [])  # the answer first
         styler = shown.style.hide(axis="index").format(escape="latex").format_index(escape="latex", axis="columns")
         text = {"benchmark"} | {heading for _, heading, fmt in self._shown() if fmt == "text"}
         tex = styler.to_latex(hrules=True, caption=latex_escape(caption or self.question or ""), label=label,
                               position_float="centering",
                               column_format="".join("l" if c in text else "r" for c in shown.columns))
-        if notes:
-            tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(latex_escape(n) for n in notes)
+        if notes:  # each note its own paragraph: a note opening "[2]" after a \\ would be read as \\[2]
+            tex = tex.replace("\\end{table}", "\\par\\footnotesize " + "\\par\n".join(latex_escape(n) for n in notes)
                               + "\n\\end{table}")
-        return tex
+        return tex_safe(tex)
 
     def plot(self, *args: Any, **kwargs: Any):
         """Each shown quantity a panel, each row a point with its interval as an error bar (a ranking: each agent's
@@ -195,15 +323,116 @@ class Answer(Table):
         return labels
 
     def per_task(self) -> Table:
-        """A comparison task by task: one row per task paired in each row of the comparison, with side a's value,
-        side b's, the difference (a − b) and ``changed`` (pass/fail: passed on one side only; scores: the sign of
-        the difference, ``a`` or ``b`` for the side higher, ``=`` for a tie), sorted by the size of the
-        difference. Its mean difference is the comparison's where the metric is a mean of per-task values."""
+        """A comparison task by task (a :class:`TaskList`): one row per task paired in each row of the comparison,
+        with side a's value, side b's, the difference (a − b) and ``changed`` in the sides' names ("after higher",
+        "before higher", "same"), sorted by the size of the difference; what every row shares (the benchmark, the
+        sides, the model) is said once in its caption, and ``.frame`` has every column. Its mean difference is the
+        comparison's where the metric is a mean of per-task values."""
         if self._question != "comparison" or self._asked is None or self._runset is None:
             raise AttributeError("per_task: only a comparison (RunSet.compare) lists its tasks")
         from .comparisons import per_task
 
-        return per_task(self._runset, **self._asked)
+        return TaskList.of(per_task(self._runset, **self._asked), str(self._asked.get("between", "model")),
+                           self.attrs.get("answer") or [], self)
+
+
+#: the columns of a comparison's task list that name what its rows compare (said once where every row shares them)
+_KEYS = ("benchmark", "suite", "model", "policy", "log")
+
+
+class TaskList(Table):
+    """A comparison task by task, for reading: one row per task with each side's value, the difference and which
+    side is higher in the sides' names; the columns every row shares (the benchmark, the suite, the fixed model or
+    policy, the two sides, ``pass_fail`` where the values are not pass/fail) are said once in its caption
+    (``attrs["caption"]``, shown above the rows in a notebook and a terminal) and kept in ``attrs["shared"]``.
+    ``.frame`` puts them back: every column, as :func:`ambiglib.comparisons.per_task` computes them."""
+
+    _metadata: list[str] = ["_runset", "_between"]
+    _between: str = "model"
+
+    @property
+    def _constructor(self):
+        return TaskList
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, between: str, answer: list[str], comparison: "Answer | None" = None
+           ) -> "TaskList":
+        """The reader's list of :func:`ambiglib.comparisons.per_task`'s ``table``, under ``comparison``'s sentences
+        (``answer``)."""
+        from .comparisons import metric_name
+
+        side_a, side_b = f"{between}_a", f"{between}_b"
+        frame = pd.DataFrame(table)
+        if len(frame):
+            a, b = frame[side_a].astype(str), frame[side_b].astype(str)
+            code = frame["changed"].astype(str)
+            frame["changed"] = np.where(code == "a", a + " higher", np.where(code == "b", b + " higher", "same"))
+        keys = [c for c in (*_KEYS, side_a, side_b) if c in frame.columns]
+        shared = {c: frame[c].iloc[0] for c in keys if len(frame) and frame[c].astype(str).nunique() == 1}
+        if "pass_fail" in frame.columns and len(frame) and not frame["pass_fail"].any():
+            shared["pass_fail"] = False  # scores, not pass/fail: the column says nothing
+        out = cls(frame.drop(columns=list(shared)))
+        asked = (comparison._asked or {}) if comparison is not None else {}
+        caption = [f"Task by task: {metric_name(str(asked.get('metric', 'mean_score')))}"]
+        if comparison is not None and len(comparison) and "condition" in comparison.columns:
+            caption[0] += f" on {comparison['condition'].iloc[0]}"
+        caption += [f"{c} {v}" for c, v in shared.items() if c in _KEYS and not (c == "policy" and v == "default")
+                    and not (c == "suite" and v == shared.get("benchmark"))]
+        if side_a in shared and side_b in shared:
+            a, b = shared[side_a], shared[side_b]
+            caption.append(f"value_a: {a}, value_b: {b}, difference: {a} − {b}")
+        else:
+            caption.append(f"value_a: the {side_a} side, value_b: the {side_b} side, difference: a − b")
+        caption.append(f"{len(frame):,} tasks, the most moved first")
+        out.attrs = {**dict(table.attrs), "caption": "; ".join(caption), "shared": shared, "answer": list(answer)}
+        object.__setattr__(out, "_runset", getattr(table, "_runset", None))
+        object.__setattr__(out, "_between", between)
+        return out
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """Every column, those every row shares put back where :func:`ambiglib.comparisons.per_task` has them."""
+        out = pd.DataFrame(self)
+        shared = dict(self.attrs.get("shared") or {})
+        for i, (column, value) in enumerate(shared.items()):
+            if column == "pass_fail":
+                out[column] = value
+            else:
+                out.insert(min(i, len(out.columns)), column, value)
+        out.attrs = {k: v for k, v in self.attrs.items() if k != "shared"}
+        return out
+
+    def to_text(self, width: int = TEXT_WIDTH) -> str:
+        """The list as plain text at most ``width`` wide: the comparison's sentence, the caption, then the rows,
+        each side's value headed by its name."""
+        lines = [w for s in self.attrs.get("answer") or [] for w in _wrapped(s, width)]
+        lines += _wrapped(str(self.attrs.get("caption") or ""), width)
+        if len(self) == 0:
+            return "\n".join(lines + _wrapped(str(self.attrs.get("note") or "no tasks"), width))
+        shared = self.attrs.get("shared") or {}
+        side_a, side_b = f"{self._between}_a", f"{self._between}_b"
+        a, b = str(shared.get(side_a, "a")), str(shared.get(side_b, "b"))
+        shown = pd.DataFrame(self).head(TEXT_ROWS)
+        cells = {}
+        for c in shown.columns:
+            if c in ("value_a", "value_b", "difference"):
+                cells[{"value_a": a, "value_b": b, "difference": f"{a} − {b}"}[c]] = \
+                    [f"{v:+.3g}" if c == "difference" and v != 0 else f"{v:.3g}" for v in shown[c]]
+            else:
+                cells[str(c)] = shown[c].astype(str).tolist()
+        text = {c for c in cells if c not in (a, b, f"{a} − {b}")}
+        lines.append(text_table(pd.DataFrame(cells), width, text))
+        if len(self) > TEXT_ROWS:
+            lines.append(f"… {len(self) - TEXT_ROWS:,} more tasks (every row: .frame)")
+        if self.attrs.get("note"):
+            lines += _wrapped(f"note: {self.attrs['note']}", width)
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.to_text()
+
+    def __str__(self) -> str:
+        return self.to_text()
 
 
 # The four questions as RunSet methods: ``rs.asking()`` and the others. They are attached here, not written in
@@ -232,13 +461,33 @@ def _payoff(self: RunSet, **options: Any) -> Answer:
 def _compare(self: RunSet, a: object = None, b: object = None, *, metric: str = "mean_score",
              between: str = "model", **options: Any) -> Answer:
     """Is ``a`` better than ``b``? A metric compared between two models (or ask policies, or with and without
-    the tool: ``between``), paired by task, with the difference's interval and test; without ``a`` and ``b``,
-    every pair, Holm-adjusted (:func:`ambiglib.comparisons.paired_comparison`, whose options these are).
+    the tool, or two logs: ``between``), paired by task, with the difference's interval and test; without ``a`` and
+    ``b``, every pair, Holm-adjusted (:func:`ambiglib.comparisons.paired_comparison`, whose options these are). The
+    answer says in a sentence what was compared, the difference a − b by the sides' names and the verdict; two logs
+    are compared the later loaded first (after − before), whichever order they are given in.
     ``.per_task()`` on the result lists the tasks behind the difference."""
+    given = (a, b)
+    a, b = later_first(self, between, a, b)
+    if (a, b) != given and options.get("alternative") in ("greater", "less"):  # "a > b" of the sides as given
+        options["alternative"] = {"greater": "less", "less": "greater"}[options["alternative"]]
     table = paired_comparison(self, metric=metric, between=between, a=a, b=b, **options)
+    table.attrs["answer"] = comparison_answer(table, between)
     asked = {"metric": metric, "between": between, "a": a, "b": b,
              **{k: v for k, v in options.items() if k in ("condition", "k", "conventions", "pool_suites")}}
     return Answer.of(table, "comparison", comparison_spec(table, between, metric), self, asked)
+
+
+def later_first(rs: RunSet, between: str, a: object, b: object) -> tuple[object, object]:
+    """Two logs (``between="log"``) as side a the later loaded, side b the earlier, in whichever order they were
+    given: the difference a − b then reads as after − before, as the comparison of every pair orders them
+    (:func:`ambiglib.comparisons.paired_comparison`), and the sentence and the headings name each side. Other
+    sides, or a log not in the run set, as given."""
+    if between != "log" or a is None or b is None or "log" not in rs.runs:
+        return a, b
+    order = list(dict.fromkeys(rs.runs["log"].dropna().astype(object)))
+    if a in order and b in order and order.index(a) < order.index(b):
+        return b, a
+    return a, b
 
 
 def _rank(self: RunSet, metric: str = "mean_score", **options: Any) -> Answer:

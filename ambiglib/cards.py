@@ -14,7 +14,8 @@ from .headline import SHOWN
 from .markup import Markup, render
 from .text import SHOWN_ROWS
 
-__all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns", "rank_span"]
+__all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns", "rank_span",
+           "text_table", "tex_safe"]
 
 #: the cards' look (class names of :func:`compact_table`)
 STYLE = (
@@ -222,3 +223,64 @@ def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
                              if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
 
 
+def text_table(frame: pd.DataFrame, width: int = 120, text: "set[str] | None" = None) -> str:
+    """``frame``'s cells as a plain-text table at most ``width`` characters wide, for a terminal: each heading
+    wrapped over lines above its column, the ``text`` columns left-aligned and the others right, and the widest
+    text cells cut with "…" where the columns would not fit otherwise. No index."""
+    import textwrap
+
+    heads = [str(c) for c in frame.columns]
+    cells = [[str(v) for v in frame[c].tolist()] for c in frame.columns]
+    texts = [h in (text or set()) for h in heads]
+    # each column as wide as its widest cell, its heading wrapped to that (but no narrower than its longest word)
+    least = [max([len(v) for v in col] + [max((len(w) for w in h.split()), default=1)])
+             for h, col in zip(heads, cells)]
+    widths = [max(n, min(len(h), 18)) for n, h in zip(least, heads)]  # a heading on few lines, where there is room
+    gap = 2
+    while sum(widths) + gap * (len(widths) - 1) > width:
+        slack = [i for i in range(len(widths)) if widths[i] > least[i]]
+        texts_wide = slack or [i for i, t in enumerate(texts) if t and widths[i] > 8]
+        if not texts_wide:
+            break
+        i = max(texts_wide, key=lambda j: widths[j] - (least[j] if slack else 0))
+        widths[i] -= 1
+    wrapped = [textwrap.wrap(h, widths[i]) or [""] for i, h in enumerate(heads)]
+    depth = max(len(w) for w in wrapped)
+
+    def fit(text: str, i: int) -> str:
+        text = text if len(text) <= widths[i] else text[:widths[i] - 1] + "…"
+        return text.ljust(widths[i]) if texts[i] else text.rjust(widths[i])
+
+    lines = []
+    for k in range(depth):
+        parts = [(w[k - depth + len(w)] if k >= depth - len(w) else "") for w in wrapped]
+        lines.append((" " * gap).join(fit(p, i) for i, p in enumerate(parts)).rstrip())
+    lines.append((" " * gap).join("-" * w for w in widths))
+    for r in range(len(frame)):
+        lines.append((" " * gap).join(fit(cells[i][r], i) for i in range(len(heads))).rstrip())
+    return "\n".join(lines)
+
+
+#: what a TeX file says for the characters of the cards that plain pdflatex (UTF-8 input, OT1 fonts, no package)
+#: does not know, or prints as another ("<" and ">" in a text font of OT1 are "¡" and "¿")
+_TEX_CHARS = {"−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "→": r"$\to$", "≈": r"$\approx$", "√": r"$\surd$",
+              "Σ": r"$\Sigma$", "α": r"$\alpha$", "«": r"$\ll$", "»": r"$\gg$", "<": "$<$", ">": "$>$"}
+#: the characters beyond ASCII that plain pdflatex typesets as they are: Latin-1 but the four letters OT1 lacks
+#: and its guillemets, and the dashes, quotes and ellipsis of UTF-8's definitions (each compiled, tests)
+_TEX_KNOWN = frozenset(chr(c) for c in range(0xA0, 0x100) if chr(c) not in "«»ÐÞðþ") | frozenset("–—…’‘“”•†‡‰€™")
+
+
+def tex_safe(tex: str) -> str:
+    """A TeX text plain pdflatex compiles without a package: the cards' signs it lacks (the minus "−", "≥" …, and
+    "<" and ">") as TeX writes them, the characters it knows (:data:`_TEX_KNOWN`: "é", "÷", "–") as they are,
+    and any other (a log's model named in another script) as its code point, "(U+4E2D)", which a reader can look
+    up, rather than an error that stops the paper."""
+    out = []
+    for ch in tex:
+        if ch in _TEX_CHARS:
+            out.append(_TEX_CHARS[ch])
+        elif ord(ch) < 128 or ch in _TEX_KNOWN:
+            out.append(ch)
+        else:
+            out.append(f"(U+{ord(ch):04X})")
+    return "".join(out)

@@ -720,9 +720,15 @@ def _compare(args: argparse.Namespace) -> int:
                  " test, and Holm over them all tells few apart; compare the pair you mean with --a NAME --b NAME, or"
                  " raise --max-pairs", sys.stderr)
             return 2
+    given, alternative = sides, args.alternative
+    if args.between == "log" and args.format == "table":  # for reading, after − before whichever order --a, --b give
+        from .answer import later_first
+
+        sides = later_first(rs, "log", *sides)
+        alternative = _swapped(alternative) if sides != given else alternative
     try:
         out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
-                                b=sides[1], k=args.k, test=args.test, alternative=args.alternative,
+                                b=sides[1], k=args.k, test=args.test, alternative=alternative,
                                 n_boot=args.n_boot, seed=args.seed, correction=args.correction,
                                 family=args.family, interval=args.interval)
     except (AmbiglibError, MetricError) as exc:  # an argument the log's runs do not allow, or a metric that refuses
@@ -736,7 +742,7 @@ def _compare(args: argparse.Namespace) -> int:
 
         tasks = per_task(rs, metric=args.metric, between="log", condition=condition, a=sides[0], b=sides[1],
                          k=args.k)
-        return _print_log_changes(out, tasks, args.correction)
+        return _print_log_changes(out, tasks, args.correction, swapped=sides != given)
     return _print_table(out, args.format)
 
 
@@ -874,26 +880,42 @@ def _logs_given(values: list[str]) -> "str | dict[str, str]":
     return logs
 
 
-def _print_log_changes(out, tasks, correction: str) -> int:
-    """``compare --between log``, for reading: per comparison, the paired difference (later log − earlier) and its
-    test first, then the tasks that improved and those that regressed (each side's value and the difference),
-    the most moved first; the notes last."""
+def _swapped(alternative: str) -> str:
+    """A one-sided alternative as it reads with the sides swapped ("greater": a > b is b < a)."""
+    return {"greater": "less", "less": "greater"}.get(alternative, alternative)
+
+
+def _shown_empty_lines(table, shown) -> list[str]:
+    """What each "–" means, for the columns a reader is shown (``shown``) alone: no footnote on a column the
+    command did not print."""
+    from .tables._common import empty_lines
+
+    return empty_lines(table[[c for c in table.columns if c in set(shown)]])
+
+
+def _print_log_changes(out, tasks, correction: str, swapped: bool = False) -> int:
+    """``compare --between log``, for reading: per comparison, the paired difference (later log − earlier, named)
+    and its test first, then the tasks that improved and those that regressed (each side's value and the
+    difference), the most moved first; the notes last. ``swapped``: --a and --b were given earlier first, and the
+    comparison was made later first (said in the heading)."""
     import numpy as np
     import pandas as pd
 
-    from .comparisons import CORRECTIONS
-    from .tables._common import empty_lines
+    from .comparisons import CORRECTIONS, metric_name
 
     keys = [c for c in ("benchmark", "suite", "model", "policy", "log_a", "log_b") if c in out.columns]
-    for (metric, condition), _ in out.groupby(["metric", "condition"], sort=False):
-        _say(f"{metric} on {condition}; difference = log_a − log_b, paired by task")
+    for (metric, condition), rows in out.groupby(["metric", "condition"], sort=False):
+        pairs = ", ".join(dict.fromkeys(f"{a} − {b}" for a, b in zip(rows["log_a"], rows["log_b"])))
+        _say(f"{metric_name(str(metric))} on {condition}, paired by task; difference = the later log − the earlier"
+             f" ({pairs})" + (", whichever order --a and --b give" if swapped else ""))
     for r in out.itertuples(index=False):
         a, b = str(r.log_a), str(r.log_b)
         policy = "" if str(r.policy) == "default" else f" (policy {r.policy})"
         interval = "no interval" if not (np.isfinite(r.difference_ci_low) and np.isfinite(r.difference_ci_high)) \
             else f"{100 * r.ci_level:g}% interval {r.difference_ci_low:+.3g} to {r.difference_ci_high:+.3g}" \
                  f" ({r.ci_method})"
-        _say(f"{r.benchmark} {r.suite} {r.model}{policy}: {a} − {b} = {r.difference:+.3g} ({r.value_a:.3g} vs"
+        model = f" {r.model}" if "model" in out.columns else ""  # (logs of one model each: paired as versions)
+        _say(f"{r.benchmark} {r.suite}{model}{policy}: {a} − {b} = {r.difference:+.3g} ({r.value_a:.3g} vs"
              f" {r.value_b:.3g} over {r.n_pairs} tasks), {interval}")
         p = "no p-value (no task's sides differ)" if not np.isfinite(r.p_value) else \
             f"p = {r.p_value:.3g} ({r.alternative}; {CORRECTIONS[correction][0]} over {len(out)}" \
@@ -918,7 +940,8 @@ def _print_log_changes(out, tasks, correction: str) -> int:
         if same:
             _say(f"  the same on both: {same} task{'s' if same != 1 else ''}")
     notes = [f"note: {out.attrs['note']}"] if out.attrs.get("note") else []
-    for line in notes + empty_lines(out):
+    shown = ["difference_ci_low", "difference_ci_high", "p_value", f"p_{correction}"]  # what the lines above say
+    for line in notes + _shown_empty_lines(out, shown):
         _say(line)
     return 0
 
@@ -940,7 +963,11 @@ def _print_table(table, fmt: str) -> int:
     from .tables._common import empty_lines
 
     notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []
-    notes += empty_lines(table)
+    shown = table.drop(columns=["alternative", "metric", "condition", "ci_level", "ci_method", "ci_vs_test"])
+    if fmt == "table":  # the reasons for the columns printed; csv, md and json hold every column
+        notes += _shown_empty_lines(table, shown.columns)
+    else:
+        notes += empty_lines(table)
     if fmt == "csv":  # exact for a script; on a terminal, its control characters shown (text.visible)
         text = csv_safe(table).to_csv(index=False)
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
@@ -950,11 +977,15 @@ def _print_table(table, fmt: str) -> int:
         print(table.to_json(orient="records", indent=1))
     else:
         side = next(c for c in table.columns if c.endswith("_a")).removesuffix("_a")
-        for (metric, condition), _ in table.groupby(["metric", "condition"], sort=False):
-            _say(f"{metric} on {condition}; difference = {side}_a − {side}_b")
+        from .comparisons import metric_name
+
+        for (metric, condition), rows in table.groupby(["metric", "condition"], sort=False):
+            pairs = list(dict.fromkeys(f"{a} − {b}" for a, b in zip(rows[f"{side}_a"], rows[f"{side}_b"])))
+            named = f" ({pairs[0]})" if len(pairs) == 1 else ""
+            _say(f"{metric_name(str(metric))} on {condition}, paired by task; difference = {side}_a − {side}_b"
+                 f"{named}")
         for (level, method), _ in table.groupby(["ci_level", "ci_method"], sort=False):
             _say(f"interval: {100 * level:g}% {method}")
-        shown = table.drop(columns=["alternative", "metric", "condition", "ci_level", "ci_method", "ci_vs_test"])
         shown.attrs = {}
         _say(render_table(shown, float_format="{:.3g}"))
         for i, text in zip(table.index, table["ci_vs_test"]):

@@ -571,6 +571,10 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
     side_a, side_b = f"{between}_a", f"{between}_b"
     out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
     notes = _collapsed(why) + design
+    versions = _one_model_a_log(rs) if between == "log" else None
+    if versions and len(out):
+        notes.append(f"each log holds one model ({versions}): its runs are paired across the logs as one agent's"
+                     " versions")
     if metric in ("ask_f1", "precision", "recall"):
         kept, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
@@ -912,7 +916,21 @@ def _fixed(rs: RunSet, between: str) -> list[str]:
         raise ArgumentError(f"paired_comparison: {int((~named).sum()):,} runs name no log and {int(named.sum()):,}"
                             f" do (logs {', '.join(map(repr, _side_order(rs, 'log') or []))}): which log the others belong"
                             f" to cannot be told; load every log by label (ambiglib.load({{label: path, ...}}))")
+    if between == "log" and _one_model_a_log(rs) is not None:  # a new version of one agent: its logs are paired
+        fixed.remove("model")
     return fixed + ["log"] if named.any() and between != "log" else fixed
+
+
+def _one_model_a_log(rs: RunSet) -> str | None:
+    """Where each log holds one model and no two logs the same (the same agent as ``mockllm/v1`` before and
+    ``mockllm/v2`` after), the logs' models in words ("before: mockllm/v1; after: mockllm/v2"): a comparison of
+    the logs pairs them as one agent's versions rather than finding no model in two logs. Else None."""
+    if "log" not in rs.runs or not rs.runs["log"].notna().all():
+        return None
+    runs = rs.runs[["log", "model"]].astype(str).drop_duplicates()
+    if runs["log"].nunique() < 2 or runs["log"].duplicated().any() or runs["model"].duplicated().any():
+        return None
+    return "; ".join(f"{log}: {model}" for log, model in zip(runs["log"], runs["model"]))
 
 
 def _side_order(rs: RunSet, between: str) -> list | None:
@@ -1198,6 +1216,13 @@ def _nothing_to_compare(rs: RunSet, between: str) -> str:
     if between == "log" and rs.runs["log"].isna().all():
         return ("its runs name no log: between='log' compares logs loaded together, ambiglib.load({'before': PATH,"
                 " 'after': PATH}) (ambiglib compare --runs before=PATH --runs after=PATH --between log)")
+    if between == "log":  # each log's agents: two logs of different models share no agent to pair
+        runs = rs.runs[["log", "model"]].astype(str).drop_duplicates()
+        models = runs.groupby("log", sort=False)["model"].agg(lambda m: ", ".join(sorted(m)))
+        per_log = runs.groupby("model")["log"].nunique()
+        if len(models) > 1 and (per_log < 2).all():
+            return (f"the logs share no model ({'; '.join(f'{log}: {m}' for log, m in models.items())}):"
+                    " between='log' pairs one model's runs across the logs, task by task")
     values = sorted(map(str, set(rs.runs[between].astype(object))))
     if len(values) < 2:
         return f"only one {between} in this log ({', '.join(values)}): a comparison needs two"

@@ -91,7 +91,9 @@ def test_per_task_equals_a_hand_pivot_and_its_mean_is_the_difference(own):
     np.testing.assert_allclose(got["value_a"], pivot["agent-x"])
     np.testing.assert_allclose(got["value_b"], pivot["agent-y"])
     np.testing.assert_allclose(got["difference"], pivot["agent-x"] - pivot["agent-y"])
-    expected = np.where(pivot["agent-x"] > pivot["agent-y"], "a", np.where(pivot["agent-x"] < pivot["agent-y"], "b", "="))
+    # issue 72: the side higher in its name, not a code
+    expected = np.where(pivot["agent-x"] > pivot["agent-y"], "agent-x higher",
+                        np.where(pivot["agent-x"] < pivot["agent-y"], "agent-y higher", "same"))
     assert (got["changed"].to_numpy() == expected).all()
     assert per["difference"].abs().is_monotonic_decreasing  # the tasks that move most first
     assert per["difference"].mean() == pytest.approx(comparison["difference"].iloc[0])
@@ -107,7 +109,8 @@ def test_per_task_flags_a_pass_fail_task_passed_on_one_side_only():
                             "passed": bool(score)})
     per = RunSet.from_records(records).compare("a", "b").per_task()
     assert per["pass_fail"].all()
-    assert dict(zip(per["task_id"], per["changed"])) == {"t1": "a", "t2": "b", "t3": "=", "t4": "="}
+    assert dict(zip(per["task_id"], per["changed"])) == {"t1": "a higher", "t2": "b higher", "t3": "same",
+                                                         "t4": "same"}
     with pytest.raises(AttributeError, match="only a comparison"):
         RunSet.from_records(records).asking().per_task()
 

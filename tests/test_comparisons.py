@@ -213,8 +213,9 @@ def test_compare_from_the_command_line_keeps_the_order_in_every_format(tmp_path)
             first = next(line for line in done.stdout.splitlines() if "model-b" in line)
             assert first.index("model-b") < first.index("model-a")
         if fmt == "table":
-            assert done.stdout.startswith("mean_score on ambiguous tasks with the ask tool; difference = model_a"
-                                          " − model_b")
+            # issue 72: the metric in words, and the difference by the sides' names as the rows below give it
+            assert done.stdout.startswith("mean score on ambiguous tasks with the ask tool, paired by task;"
+                                          " difference = model_a − model_b (model-b − model-a)")
             assert "mid-p McNemar (1 vs 7 discordant)" in done.stdout
             assert "1 of 1 comparison(s) rest on fewer than 10 tasks" in done.stdout
         else:

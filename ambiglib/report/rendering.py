@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..cards import table_meta
+from ..cards import table_meta, tex_safe
 from ..errors import ReportError
 from ..markup import Markup, render
 from ..tables._common import empty_lines
@@ -145,10 +145,12 @@ def save_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
     tex = styler.to_latex(hrules=True, caption=latex_escape(tex_caption) if tex_caption else None,
                           label=f"tab:{name}", position="htbp")
     notes = [line for line in below[1:] if line]
-    if notes:  # under the tabular, in the table float: what each "–" means
-        tex = tex.replace("\\end{table}", "\\par\\footnotesize " + " \\\\ ".join(latex_escape(n) for n in notes)
+    if notes:  # under the tabular, in the table float: what each "–" means, each its own paragraph (a note
+        # opening "[" after a \\ would be read as the \\[length] of a line break)
+        tex = tex.replace("\\end{table}", "\\par\\footnotesize " + "\\par\n".join(latex_escape(n) for n in notes)
                           + "\n\\end{table}", 1)
-    (out / f"{name}.tex").write_text(visible(tex), encoding="utf-8")
+    # what plain pdflatex cannot typeset (the minus sign "−", "÷", a name in another script) as TeX writes it
+    (out / f"{name}.tex").write_text(tex_safe(visible(tex)), encoding="utf-8")
     (out / f"{name}.meta.json").write_text(json.dumps(meta, ensure_ascii=False, default=str), encoding="utf-8")
     return [out / f"{name}.{ext}" for ext in ("csv", "md", "tex")]
 
