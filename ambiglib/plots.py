@@ -453,8 +453,15 @@ def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
                "pass_at_k_with_tool": "With ask tool"}
     if "scope" in rates:
         rates = rates[_in_scope(rates, scope)]
-    rates = rates.dropna(subset=[c for c in columns if c in rates], how="all") if set(columns) <= set(rates) \
-        else rates.iloc[:0]
+    if not set(columns) <= set(rates):
+        rates = rates.iloc[:0]
+    elif len(rates) and rates[list(columns)].isna().all(axis=None):  # rows, every pass@k "–": the figure says why
+        reasons = rates.attrs.get("empty") or {}
+        why = next((reasons[c] for c in columns if c in reasons), None)
+        rates = rates.iloc[:0]
+        rates.attrs = {k: v for k, v in rates.attrs.items() if k != "note"} | ({"note": why} if why else {})
+    else:
+        rates = rates.dropna(subset=list(columns), how="all")
     if len(rates) == 0:
         return _nothing(rates, "pass rates to draw", ax)
     label = rates["model"].astype(str) + np.where(rates["policy"].isin(["default", "–"]), "",

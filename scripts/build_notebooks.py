@@ -363,6 +363,46 @@ PARTS = {
 }
 
 
+#: What a paper's notebook needs from a log to run on a benchmark that is not its paper's (ambiglib.report.applicable):
+#: each item a shape one of its tables needs (a key of ambiglib.shapes.SHAPES, ``labels:<facet>``, ``labels:<prefix>*``,
+#: several joined by ``+``) or ``parameter:<name>``; the section runs where any holds. tests/test_report_applicable.py
+#: checks that no table of a notebook has rows on a log where none holds.
+NEEDS = {
+    "ambigds_performance": ["three_conditions"],
+    "ambigds_calibration": ["calibration", "labels:over_ask", "labels:under_ask"],
+    "ambigds_framing": ["categories"],
+    "ambigds_recognition": ["labels:trace"],
+    "ambigds_construction_audits": ["labels:trace", "labels:objective", "parameter:selector_audit"],
+    "hilbench_judgment_gap": ["blockers_and_tool", "pass_outcomes"],
+    "hilbench_questions": ["blockers_and_tool"],
+    "hilbench_failure_modes": ["labels:failure.tool_use", "labels:failure.alignment", "labels:failure.logic"],
+    "hilbench_dataset": ["blockers"],
+    "lhaw_value_of_information": ["tool_pairs"],
+    "lhaw_ambiguity_classes": ["terminal_states", "tool_pairs"],
+    "lhaw_dimensions": ["tool_pairs+dimensions", "tool_pairs+blockers", "ambiguity_class"],
+    "lhaw_strategies_and_personas": ["tool_pairs+policies", "tool_pairs+ambiguity_class", "terminal_states+strategy"],
+    "lhaw_ask_failures": ["labels:lhaw.*"],
+}
+
+#: A notebook's tables that describe any log (what it holds) and so make no paper section apply by themselves
+GENERAL = {"ambigds_construction_audits": ["composition"]}
+
+#: Tables of the log's own sections that are about some papers' harness output: a note that one is empty is listed
+#: among what the log cannot answer only where the log holds one of those papers' benchmarks
+ABOUT = {"conventions": {"convention_audit": ["hil-bench", "lhaw"], "harness_summary": ["hil-bench", "ambig-ds", "lhaw"],
+                         "harness_anomalies": ["hil-bench", "ambig-ds", "lhaw"]}}
+
+
+def metadata_of(name: str) -> dict:
+    """A notebook's ``metadata["ambiglib"]``: its part and place in it, and what decides whether it runs on a log."""
+    part = next(p for p, names in PARTS.items() if name in names)
+    meta: dict = {"part": part, "order": PARTS[part].index(name) + 1}
+    for key, table in (("needs", NEEDS), ("general", GENERAL), ("about", ABOUT)):
+        if name in table:
+            meta[key] = table[name]
+    return meta
+
+
 #: parameters of one notebook: data that is not in the run log comes only from a parameter
 EXTRA_PARAMETERS = {
     "ambigds_construction_audits": '\nselector_audit: str = ""  # the Ambig-DS harness\'s inferability_audit.csv'
@@ -375,8 +415,7 @@ def build(name: str, body: list) -> nbf.NotebookNode:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     title, rest = body[0], body[1:]
     parameters = PARAMETERS + EXTRA_PARAMETERS.get(name, "")
-    part = next(p for p, names in PARTS.items() if name in names)
-    nb.metadata["ambiglib"] = {"part": part, "order": PARTS[part].index(name) + 1}
+    nb.metadata["ambiglib"] = metadata_of(name)
     nb.cells = [title, nbf.v4.new_code_cell(parameters, metadata={"tags": ["parameters"]}),
                 nbf.v4.new_code_cell(SETUP), nbf.v4.new_code_cell(LOADED), *rest]
     return nb
@@ -385,11 +424,19 @@ def build(name: str, body: list) -> nbf.NotebookNode:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--no-run", action="store_true")
+    parser.add_argument("--metadata-only", action="store_true",
+                        help="write only each notebook's metadata['ambiglib'] into the notebook as it is")
     parser.add_argument("names", nargs="*")
     args = parser.parse_args()
     names = args.names or list(SPECS)
     for name in names:
         path = NOTEBOOKS / f"{name}.ipynb"
+        if args.metadata_only:
+            nb = nbf.read(path, as_version=4)
+            nb.metadata["ambiglib"] = metadata_of(name)
+            nbf.write(nb, path)
+            print(f"wrote {path} (metadata)")
+            continue
         nbf.write(build(name, SPECS[name]), path)
         print(f"wrote {path}")
         if not args.no_run:

@@ -97,11 +97,22 @@ def _unexplained(out: Path, manifest: dict) -> list[str]:
     return bad
 
 
-def test_the_report_on_the_example_opens_on_the_four_answers_and_explains_every_dash(logs, tmp_path):
-    index = run_report(logs, tmp_path / "report")
-    out = index.parent
-    manifest = json.loads((out / "manifest.json").read_text())
-    page = index.read_text()
+@pytest.fixture(scope="module")
+def report(logs, tmp_path_factory) -> tuple[Path, dict, str]:
+    """The report on the example, as a user runs it: the sections that apply to it."""
+    index = run_report(logs, tmp_path_factory.mktemp("report") / "report")
+    return index.parent, json.loads((index.parent / "manifest.json").read_text()), index.read_text()
+
+
+@pytest.fixture(scope="module")
+def every_section(logs, tmp_path_factory) -> tuple[Path, dict]:
+    """The report on the example with every section run (``--all-sections``)."""
+    index = run_report(logs, tmp_path_factory.mktemp("every") / "report", all_sections=True)
+    return index.parent, json.loads((index.parent / "manifest.json").read_text())
+
+
+def test_the_report_on_the_example_opens_on_the_four_answers_and_explains_every_dash(report):
+    out, manifest, page = report
     cards = re.findall(r"<section class='card' data-question='(\w+)'>", page)
     assert cards == list(headline.QUESTIONS)
     # each card a row per agent, every value with its interval
@@ -112,11 +123,81 @@ def test_the_report_on_the_example_opens_on_the_four_answers_and_explains_every_
     assert _unexplained(out, manifest) == []
     # what the log cannot answer: one list, each item naming what to add
     gaps = page.split("id='unanswered'")[1].split("</section>")[0]
-    assert "add the judges&#39; labels of facet &#39;trace&#39;" in gaps
+    assert "add labels with &#39;q_index&#39;" in gaps  # the judges' scores of single questions, for question 2
     # no section without anything to show is on the page
     shown = re.findall(r"href='sections/(\w+)\.html'", page)
     for n in manifest["notebooks"]:
         assert (n["notebook"] in shown) == bool(n["tables"] or n["figures"]), n["notebook"]
+
+
+def test_the_report_on_an_own_benchmark_runs_only_what_applies_and_lists_the_rest(report):
+    out, manifest, page = report
+    ran = {n["notebook"] for n in manifest["notebooks"]}
+    not_run = {n["name"] for n in manifest["not_run"]}
+    assert manifest["papers"] == [] and manifest["benchmarks"] == ["ask_or_guess"]
+    # no framing categories, failure or LHAW flag labels, judge traces, personas or ambiguity classes in this log
+    assert not_run == {"ambigds_framing", "ambigds_recognition", "ambigds_construction_audits",
+                       "hilbench_failure_modes", "lhaw_ask_failures", "lhaw_strategies_and_personas"}
+    assert ran | not_run == {p.stem for p in (ROOT / "notebooks").glob("*.ipynb")} and not ran & not_run
+    assert all(not (out / f"{name}.ipynb").exists() for name in not_run)
+    # listed once, in one line, with what each would need
+    line = page.split("<p class='not-run'>")[1].split("</p>")[0]
+    assert "Not run on this log" in line and "Ambig-DS: framing categories" in line
+    assert page.count("Ambig-DS: framing categories") == 2  # the line, and what it would need
+    # what the log cannot answer says nothing of a benchmark the log does not hold, and names are as written
+    gaps = page.split("id='unanswered'")[1].split("</section>")[0]
+    for other in ("HIL-Bench", "Ambig-DS", "LHAW", "MCP-Atlas", "harness", "lhaw", "failure.", "over_ask",
+                  "ambiguity class", "framing"):
+        assert other not in gaps, other
+    assert "<li>ask_or_guess: no judge scores" in gaps and "Ask_or_guess" not in page
+    # a paper's tables drawn on this benchmark say so
+    assert "<h3>HIL-Bench&#39;s tables, on ask_or_guess</h3>" in page
+    assert "<h3>HIL-Bench: the paper&#39;s tables</h3>" not in page
+
+
+def _saved_in_order(path: Path) -> list[tuple[str, str]]:
+    """A notebook's ``show_table``/``show_figure`` calls in order: (kind, name)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    return [("table" if m.group(1) == "table" else "figure", m.group(2))
+            for m in re.finditer(r"show_(table|figure)\([^,]+,\s*'(\w+)'", code)]
+
+
+def test_no_figure_says_nothing_to_draw_beside_a_table_with_rows(every_section, report, logs):
+    # every bundled notebook run on an own benchmark: a figure left out (its note) never follows a table with rows
+    from ambiglib.report.applicable import applicability
+    from ambiglib.report.run import notebook_info
+
+    checked = explained = 0
+    for out, manifest in (every_section, report[:2]):
+        for n in manifest["notebooks"]:
+            rows = {t["name"]: len(pd.read_csv(out / t["csv"])) for t in n["tables"]}
+            reasons = {t["name"]: set((json.loads((out / t["meta"]).read_text()).get("empty") or {}).values())
+                       for t in n["tables"]}
+            missing = {x["name"]: x["note"] for x in n["notes"] if x["kind"] == "figure"}
+            last_table = None
+            for kind, name in _saved_in_order(ROOT / "notebooks" / f"{n['notebook']}.ipynb"):
+                if kind == "table":
+                    last_table = name
+                elif last_table is not None:
+                    checked += 1
+                    if name in missing and rows.get(last_table, 0) > 0:
+                        # only where every value it would draw is a "–" of the table: its note is that "–"'s reason
+                        assert missing[name] in reasons[last_table], \
+                            f"{n['notebook']}: figure {name}: {missing[name]!r} beside {last_table}, {rows[last_table]} rows"
+                        assert not missing[name].startswith("nothing to draw")
+                        explained += 1
+    assert checked > 20 and explained <= 2  # (the example runs 2 epochs: pass@3's figure says so, set k to 2)
+    # a section the report would not run shows no table with rows when run anyway (its needs are right)
+    out, manifest = every_section
+    skipped = {n["name"] for n in report[1]["not_run"]}
+    for n in manifest["notebooks"]:
+        if n["notebook"] in skipped:
+            info = notebook_info(ROOT / "notebooks" / f"{n['notebook']}.ipynb")
+            general = set(info.get("general") or [])
+            shown = {t["name"]: len(pd.read_csv(out / t["csv"])) for t in n["tables"] if t["name"] not in general}
+            assert not any(shown.values()), (n["notebook"], shown)
+            assert not applicability(info, ambiglib.load(logs, quiet=True), set(), {}).runs
 
 
 def test_the_example_report_has_no_persona_table_and_one_leaderboard_row_per_agent(logs):
@@ -238,7 +319,8 @@ def test_a_tool_a_solver_offers_counts_for_every_sample_of_the_eval(tmp_path):
 
 def test_the_report_leads_with_an_unnamed_ask_tool_or_refuses(renamed, tmp_path):
     """With only the tool's logs the report's first screen names the tool, its calls and the fix before any
-    number; with both conditions' logs the report refuses in one line naming it (issue 56 §1)."""
+    number; with both conditions' logs the report refuses naming it, the refusal's lines as load gives them (issue
+    56 §1, issue 72)."""
     from inspect_ai.log import read_eval_log
 
     tool_only = tmp_path / "tool_only"
@@ -266,5 +348,7 @@ def test_the_report_leads_with_an_unnamed_ask_tool_or_refuses(renamed, tmp_path)
     assert "Read this first" in (index.parent / "summary.md").read_text()
     done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--runs", str(renamed), "--out",
                            str(tmp_path / "refused")], capture_output=True, text=True)
-    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    with pytest.raises(ambiglib.FormatError) as refused:
+        ambiglib.load(renamed)
+    assert done.returncode != 0 and done.stderr.splitlines() == f"ambiglib report: {refused.value}".splitlines()
     assert "--ask-tool request_clarification" in done.stderr and not (tmp_path / "refused").exists()

@@ -32,6 +32,9 @@ def test_every_notebook_runs_and_writes_html_and_ipynb(report):
     out, index, manifest = report
     names = sorted(p.stem for p in (ROOT / "notebooks").glob("*.ipynb"))
     assert sorted(n["notebook"] for n in manifest["notebooks"]) == names
+    # the example holds the three papers' benchmarks: every section runs, none is listed as not run
+    assert manifest["not_run"] == [] and manifest["papers"] == ["ambig-ds", "hil-bench", "lhaw"]
+    assert "Not run on this log" not in index.read_text()
     for name in names:
         assert (out / f"{name}.ipynb").is_file() and (out / f"{name}.html").stat().st_size > 10_000
         assert next(n for n in manifest["notebooks"] if n["notebook"] == name)["error"] is None
@@ -299,7 +302,7 @@ def test_notes_for_what_a_notebook_did_not_show(report):
     assert notes[("ambigds_construction_audits", "selector_accuracy")].startswith("no selector audit given")
     page = index.read_text()
     # the one list on the index, and the section's own page
-    assert "What this log cannot answer, and what to add" in page and "No selector audit given" in page
+    assert "What this log cannot answer, and what to add" in page and "<li>no selector audit given" in page
     section = (out / "sections" / "ambigds_construction_audits.html").read_text()
     assert "Not shown here" in section and "no selector audit given" in section
     # each table once in the notebook's HTML: the nbval text copy stays in the .ipynb only

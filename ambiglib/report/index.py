@@ -256,17 +256,26 @@ def _write_sections(out: Path, results: list[NotebookResult], info: dict[str, di
 
 
 def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: float, nb_dir: Path,
-                 info: dict[str, dict] | None = None) -> dict:
-    """Write ``index.html`` (the four questions answered, what the log cannot answer, the sections by part) and
-    each section's page; return the manifest: the same, for tools and tests."""
+                 info: dict[str, dict] | None = None, not_run: list[dict] | None = None,
+                 shape: dict | None = None) -> dict:
+    """Write ``index.html`` (the four questions answered, what the log cannot answer, the sections by part, the
+    sections not run on this log) and each section's page; return the manifest: the same, for tools and tests.
+
+    ``shape``: the papers whose benchmark the log holds and its benchmarks (``report.run._applying``); a paper's
+    section lists what its empty tables lack among what the log cannot answer only where the log holds that paper's
+    benchmark, and a table of the log's sections about some papers' harnesses (``about``) likewise."""
     from .opening import answer_cards, unanswered_list
 
     info = _info(results, info or {})
+    not_run = not_run or []
+    papers = set(shape.get("papers") or ()) if shape is not None else set(PAPER_NAMES)  # (none given: every paper's)
+    benchmarks = list((shape or {}).get("benchmarks") or [])
     entries = _write_sections(out, results, info)
     sections = {name: e["section"] for name, e in entries.items() if e["section"]}
     cards, gaps = answer_cards(out, results, sections)
     notes = [(info[r.name]["title"], sections.get(r.name) or f"{r.name}.html", n)
-             for r in results for n in r.notes if n.get("kind") != "finding"]
+             for r in results for n in r.notes
+             if n.get("kind") != "finding" and _about_the_log(info[r.name], n, papers)]
     failed = [r for r in results if r.error]
     try:
         counts = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -284,13 +293,38 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
         shown = [{"page": sections[r.name], "title": info[r.name]["title"],
                   "what": _tables_and_figures(entries[r.name])} for r in mine if sections.get(r.name)]
         if shown:
-            shown_parts.append({"heading": heading, "sections": shown})
+            shown_parts.append({"heading": _part_heading(part, heading, papers, benchmarks), "sections": shown})
     _write_page(out / "index.html", "report_index.html", title="ambiglib report", style=Markup(_STYLE + OPENING_STYLE),
                 runs=str(runs), lead=", ".join(parts), rejected=f"{counts.get('rejected', 0):,}",
                 failed=[r.error for r in failed], first=counts.get("first") or [], cards=cards,
-                unanswered=unanswered_list(gaps, notes), parts=shown_parts, notebooks=len(results), wall=f"{wall:.1f}")
+                unanswered=unanswered_list(gaps, notes), parts=shown_parts, notebooks=len(results), wall=f"{wall:.1f}",
+                not_run=not_run)
     return {"runs": str(runs), "notebooks_dir": str(Path(nb_dir).resolve()), "wall_seconds": round(wall, 2),
-            "notebooks": [entries[r.name] for r in results]}
+            "notebooks": [entries[r.name] for r in results], "not_run": not_run,
+            "papers": sorted(papers), "benchmarks": benchmarks}
+
+
+#: a paper's part of the report by the name its harness writes, and the paper's name as printed
+PAPER_NAMES = {"ambig-ds": "Ambig-DS", "hil-bench": "HIL-Bench", "lhaw": "LHAW"}
+
+
+def _about_the_log(info: dict, note: dict, papers: set[str]) -> bool:
+    """Whether a section's note (a table or figure it left out, and why) is about a benchmark the log holds: a
+    paper's section's only where the log holds that paper's benchmark, and a table ``about`` some papers' harness
+    output only where it holds one of theirs."""
+    if info.get("part") in PAPER_NAMES and info["part"] not in papers:
+        return False
+    about = (info.get("about") or {}).get(note.get("name"))
+    return about is None or bool(set(about) & papers)
+
+
+def _part_heading(part: str, heading: str, papers: set[str], benchmarks: list[str]) -> str:
+    """A part's heading: a paper's tables on a log without its benchmark say which benchmarks they are drawn on."""
+    if part not in PAPER_NAMES or part in papers:
+        return heading
+    others = [b for b in benchmarks if b not in PAPER_NAMES]
+    on = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+    return f"{PAPER_NAMES[part]}'s tables, on {on}" if on else heading
 
 
 def _tables_and_figures(entry: dict) -> str:

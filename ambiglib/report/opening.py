@@ -90,4 +90,4 @@ def unanswered_list(gaps: list[dict], notes: list[tuple[str, str, dict]]) -> Mar
         items.setdefault(note["note"], {}).setdefault((page, title, text), {"page": page, "title": title,
                                                                              "text": text})
     return render("report_unanswered.html",
-                  items=[(why[:1].upper() + why[1:], list(where.values())) for why, where in items.items()])
+                  items=[(why, list(where.values())) for why, where in items.items()])  # names as written

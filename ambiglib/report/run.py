@@ -31,7 +31,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
                parameters: Mapping[str, Any] | None = None,
                progress: Callable[[int, int, NotebookResult], None] | None = None,
                keep_snapshot: bool = False, reuse_kernels: bool = True,
-               notebook_timeout: float = NOTEBOOK_TIMEOUT) -> Path:
+               notebook_timeout: float = NOTEBOOK_TIMEOUT, all_sections: bool = False) -> Path:
     """Run every notebook with papermill and write the report folder.
 
     The log is loaded and checked once; every notebook reads a memory-mapped snapshot of
@@ -51,7 +51,10 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
         notebook is an error before anything runs; so is a ``runs`` that disagrees with
         ``runs=``.
     notebooks : sequence of str, optional
-        Notebook names (stems) to run; default all in ``notebooks_dir``.
+        Notebook names (stems) to run, whether or not they apply to the log; default every notebook in
+        ``notebooks_dir`` that applies to it (:mod:`ambiglib.report.applicable`: the four questions and the log's
+        sections always, a paper's where the log holds its benchmark or the data one of its tables needs; the rest
+        are listed on the index, not run).
     notebooks_dir : path-like, optional
         A folder of your own notebooks (e.g. edited copies); default the ones shipped with ambiglib.
     jobs : int, default 2
@@ -69,6 +72,8 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
     notebook_timeout : float, default 1800
         Seconds one notebook may run; one that runs longer is stopped (its kernel interrupted) and fails
         with a message naming the limit, and the rest of the report is written.
+    all_sections : bool, default False
+        Run every notebook, also a paper's whose tables have nothing in this log (each then says what is missing).
     keep_snapshot : bool, default False
         Keep the snapshot in ``<out>/snapshot/``: ``ambiglib.load`` opens it in milliseconds,
         with the rejected records of the original load.
@@ -84,6 +89,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
         Bad parameters (before anything runs); after writing everything it could, a failed
         notebook (named, with its cell).
     """
+    began = time.perf_counter()  # the index says how long the whole report took, the load included
     if isinstance(notebook_timeout, bool) or not isinstance(notebook_timeout, (int, float)) or not notebook_timeout > 0:
         raise ReportError(f"notebook_timeout must be a number of seconds above 0 (got {notebook_timeout!r})")
     nb_dir = Path(notebooks_dir) if notebooks_dir else bundled_notebooks()
@@ -133,7 +139,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
             assert folder.work is not None
             manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
                                              progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file, info,
-                                             notebook_timeout)
+                                             notebook_timeout, began, every=all_sections or bool(notebooks))
             folder.commit(manifest)
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -177,7 +183,8 @@ def notebook_info(path: Path) -> dict:
     description = re.sub(r"[`*]", "", text[heading.end():] if heading else text).strip()
     order = meta.get("order")
     return {"part": part, "order": order if isinstance(order, int) else 0, "title": title,
-            "description": " ".join(description.split())}
+            "description": " ".join(description.split()),
+            **{key: meta[key] for key in ("needs", "general", "about") if isinstance(meta.get(key), (list, dict))}}
 
 
 #: the notebook parameters that select runs, and the runs column each names
@@ -210,18 +217,41 @@ def _paths_among(common: dict, per_notebook: dict) -> dict[str, Path]:
     return found
 
 
+def _applying(paths: list[Path], rs: Any, info: dict[str, dict], common: dict, per_notebook: dict, every: bool
+              ) -> tuple[list[Path], list[dict], dict]:
+    """The notebooks that run on this log (all of them when ``every``), those that do not (``{"name", "title",
+    "part", "needs"}``), and what the index needs to say of the log's shape: ``papers`` (the papers whose benchmark
+    it holds) and ``benchmarks`` (every benchmark it holds, as written)."""
+    from .applicable import applicability, papers_in
+
+    selected = rs.filter(**{column: common.get(key) for key, column in SELECTORS.items() if common.get(key)})
+    papers = papers_in(selected, common.get("conventions"))
+    benchmarks = sorted({str(b) for b in selected.runs["benchmark"].dropna().unique()}) if len(selected.runs) else []
+    running, not_run = [], []
+    for path in paths:
+        meta = info.get(path.stem) or {}
+        decided = applicability(meta, selected, papers, {**common, **per_notebook.get(path.stem, {})})
+        if every or decided.runs:
+            running.append(path)
+        else:
+            not_run.append({"name": path.stem, "title": meta.get("title", path.stem), "part": meta.get("part"),
+                            "needs": decided.needs})
+    return running, not_run, {"papers": sorted(papers), "benchmarks": benchmarks}
+
+
 def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path], declared: dict, common: dict,
                   per_notebook: dict, jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
                   keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None,
-                  info: dict[str, dict] | None = None, notebook_timeout: float = NOTEBOOK_TIMEOUT
-                  ) -> tuple[dict, list[NotebookResult]]:
+                  info: dict[str, dict] | None = None, notebook_timeout: float = NOTEBOOK_TIMEOUT,
+                  began: float | None = None, every: bool = False) -> tuple[dict, list[NotebookResult]]:
     """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
     the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
     files where they will be, in ``final``.
 
     The log is loaded and checked once, here: the summary says what it held and rejected, and
     every notebook gets a snapshot of it (Arrow IPC, memory-mapped: ``write_snapshot``) as its
-    ``runs``, with the same rejected records, instead of loading and checking the log again."""
+    ``runs``, with the same rejected records, instead of loading and checking the log again. Only the notebooks
+    that apply to the log run, unless ``every`` (:mod:`ambiglib.report.applicable`)."""
     from ..snapshot import write_snapshot
 
     # one process per running notebook: papermill's working-directory switch cannot race. The
@@ -240,6 +270,7 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
         mapping = {k: common[k] for k in ("ask_tools", "scorer") if common.get(k)}
         loaded = load(runs, strict=False, quiet=True, **mapping)
         _check_selection(loaded[0], common, per_notebook, params_file)
+        paths, not_run, shape = _applying(paths, loaded[0], info or {}, common, per_notebook, every)
         named = runs_named(runs)  # the log, or the logs by label, as the pages name them
         write_summary(named, out, quiet=True, loaded=loaded, **mapping)
         snapshot = write_snapshot(*loaded, named, out / SNAPSHOT_DIR,
@@ -288,11 +319,11 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
     for r in ordered:
         if r.error:
             r.error = r.error.replace(str(out), str(final))
-    wall = time.perf_counter() - started
+    wall = time.perf_counter() - (started if began is None else began)
     _collect(out, ordered)
     if not keep_snapshot:
         import shutil
 
         shutil.rmtree(out / SNAPSHOT_DIR)
-    manifest = _write_index(out, ordered, named, wall, nb_dir, info)  # type: ignore[arg-type]  # (it takes a str)
+    manifest = _write_index(out, ordered, named, wall, nb_dir, info, not_run, shape)  # type: ignore[arg-type]
     return manifest, [r for r in ordered if r.error]
