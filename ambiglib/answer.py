@@ -72,7 +72,14 @@ def _one_pair(frame: pd.DataFrame, between: str) -> tuple[str, str] | None:
         if {f"{between}_a", f"{between}_b"} <= set(frame.columns) else None
     if sides is None or len(sides) != 1:
         return None
-    return str(sides.iloc[0, 0]), str(sides.iloc[0, 1])
+    return _side(sides.iloc[0, 0], between), _side(sides.iloc[0, 1], between)
+
+
+def _side(value: object, between: str) -> str:
+    """A side's name in words: with and without the ask tool for ``between="ask_tool"``, else its value."""
+    if between == "ask_tool" and str(value) in ("True", "False"):
+        return "with the tool" if str(value) == "True" else "without it"
+    return str(value)
 
 
 def _p(p: float) -> str:
@@ -91,9 +98,11 @@ def comparison_answer(frame: pd.DataFrame, between: str) -> list[str]:
     adjusted = "p_fdr_bh" if "p_fdr_bh" in frame.columns else "p_holm"
     who = CORRECTIONS["fdr_bh" if adjusted == "p_fdr_bh" else "holm"][0]
     many_benchmarks = frame["benchmark"].nunique() > 1
+    # several pairs of one metric on one condition: what was compared said once, then each pair
+    once = len(frame) > 1 and len(frame[["metric", "condition"]].astype(str).drop_duplicates()) == 1
     out = []
     for r in frame.head(6).to_dict("records"):
-        a, b = str(r[f"{between}_a"]), str(r[f"{between}_b"])
+        a, b = _side(r[f"{between}_a"], between), _side(r[f"{between}_b"], between)
         unit = unit_of(str(r["metric"]))
         pp = unit == "pp"
         digits, tail = (1, " pp") if pp else (2, "")
@@ -119,9 +128,14 @@ def comparison_answer(frame: pd.DataFrame, between: str) -> list[str]:
         else:
             verdict = "no clear difference"
         test = f", {who} p {_p(p)}" if pd.notna(p) else ""
-        out.append(f"{' · '.join(where) + ': ' if where else ''}{what}, {a} vs {b}, paired by task over"
-                   f" {int(r['n_pairs'])} tasks: {r['value_a']:.{digits}f} vs {r['value_b']:.{digits}f}{tail},"
-                   f" {a} − {b} = {r['difference']:+.{digits}f}{tail}{ci}{test}: {verdict}.")
+        if once and not out:
+            out.append(f"{what[:1].upper()}{what[1:]}, {len(frame)} pairs, each paired by task over the tasks both"
+                       f" sides ran ({who} over the rows):")
+        compared = f"{a} vs {b} over {int(r['n_pairs'])} tasks" if once else \
+            f"{what}, {a} vs {b}, paired by task over {int(r['n_pairs'])} tasks"
+        out.append(f"{' · '.join(where) + ': ' if where else ''}{compared}: {r['value_a']:.{digits}f} vs"
+                   f" {r['value_b']:.{digits}f}{tail}, {a} − {b} = {r['difference']:+.{digits}f}{tail}{ci}{test}:"
+                   f" {verdict}.")
     if len(frame) > 6:
         out.append(f"And {len(frame) - 6} more pairs (the table).")
     return out
@@ -186,6 +200,7 @@ class Answer(Table):
         pairs = ranking_pairs(self._runset, **options)
         asked = dict(self._asked or {})
         between = str(asked.get("between", "model"))
+        pairs.attrs["answer"] = pairs.attrs.get("answer") or comparison_answer(pairs, between)
         return Answer.of(pairs, "comparison", comparison_spec(pairs, between, str(asked.get("metric", ""))),
                          self._runset, {**asked, "a": None, "b": None})
 
@@ -256,7 +271,7 @@ class Answer(Table):
         table = shown.iloc[:TEXT_ROWS, :MAX_TEXT_COLUMNS]
         text = {"benchmark", "suite", "model", "policy", "log", "a", "b"} | \
             {heading for _, heading, fmt in spec if fmt == "text"}
-        lines += [""] + _wrapped(" · ".join(title), width) + [text_table(table, width, text)]
+        lines += ([""] if lines else []) + _wrapped(" · ".join(title), width) + [text_table(table, width, text)]
         if rows > 0:
             lines.append(f"… {rows:,} more rows (every row: .frame)")
         if more > 0:
@@ -364,7 +379,7 @@ class TaskList(Table):
         side_a, side_b = f"{between}_a", f"{between}_b"
         frame = pd.DataFrame(table)
         if len(frame):
-            a, b = frame[side_a].astype(str), frame[side_b].astype(str)
+            a, b = (frame[side].map(lambda v: _side(v, between)).astype(str) for side in (side_a, side_b))
             code = frame["changed"].astype(str)
             frame["changed"] = np.where(code == "a", a + " higher", np.where(code == "b", b + " higher", "same"))
         keys = [c for c in (*_KEYS, side_a, side_b) if c in frame.columns]
