@@ -17,7 +17,7 @@ both sides, ``side`` saying which. Error runs are listed too (the metrics leave 
 
 The rows a reader wants come first: for a row about precision (its columns, or a comparison's ``metric``) the
 irrelevant questions, for one about recall the runs that missed a registered blocker (``missed`` names which),
-Ask-F1 both; else task, trial and question order. Ties keep that order, so the order is the same on every call;
+Ask-F1 both; else by task, trial and question. Ties keep that order, so the order is the same on every call;
 the page and the notebook say it. In a notebook an :class:`Evidence` shows each frame's first
 :data:`NOTEBOOK_ROWS` rows and how many more (the attribute, ``.questions``, has every one), as pandas shows a
 long frame.
@@ -136,16 +136,16 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
     """
     rs, values, scope, parts = _row_parts(table, row, rs)
     precision, recall = _focus(values)
-    missed = _missed_of(rs) if recall else None
+    missed = _missed_first(rs) if recall else None
     frames: dict[str, list[pd.DataFrame]] = {"runs": [], "questions": [], "labels": []}
     shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
     for side, keep in parts:
         sub = shown._with_run_ids_of(keep)
         r = sub.runs.assign(side=side)
         if missed is not None:  # each run's missed blockers, by its row in the run set (else of its runs alone)
-            names, first = ((missed[0][r["_at"].to_numpy()], missed[1][r["_at"].to_numpy()]) if "_at" in r
-                            else _missed_of(sub))
-            r = r.assign(missed=names, _first=first)
+            at = r["_at"].to_numpy() if "_at" in r else None
+            r = r.assign(missed=_missed_names(rs, at) if at is not None else _missed_names(sub, np.arange(len(r))),
+                         _first=missed[at] if at is not None else _missed_first(sub))
         frames["runs"].append(r)
         ids = None
         for name in ("questions", "labels"):
@@ -212,8 +212,8 @@ def _focus(values: Mapping[str, Any]) -> tuple[bool, bool]:
 def _order_of(precision: bool, recall: bool, sides: bool, irrelevant: int = 0, missed: int = 0) -> _Order:
     """The order :func:`evidence` gives a row's questions and runs, in words (``sides``: a comparison's two;
     ``irrelevant``, ``missed``: how many questions, runs come first)."""
-    each = "side a, then side b, each in" if sides else "in"
-    by_question, by_run = f"{each} task, trial and question order", f"{each} task and trial order"
+    each = "by side (a, then b)," if sides else "by"
+    by_question, by_run = f"{each} task, trial and question", f"{each} task and trial"
     questions, brief = by_question, by_question
     if precision:
         questions = ("the irrelevant questions first (relevant false, the ones that lower precision:"
@@ -235,42 +235,76 @@ def _relevance_rank(relevant: pd.Series) -> np.ndarray:
     return np.where(known, np.where(true, 2, 0), 1).astype(np.int64)
 
 
-def _missed_of(rs: RunSet) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_missed_blockers` of ``rs``, kept with it (a table's rows each read it), and each run's place in a
-    row about recall: 0 where it missed a blocker, else 1."""
-    def compute() -> tuple[np.ndarray, np.ndarray]:
-        names = _missed_blockers(rs)
-        return names, np.fromiter((0 if m else 1 for m in names), dtype=np.int64, count=len(names))
-
-    return rs._memo(("evidence-missed",), compute)
+#: the columns naming a run's task, whose registered blockers recall counts
+_TASK_KEY = ["benchmark", "suite", "variant_id"]
 
 
-def _missed_blockers(rs: RunSet) -> np.ndarray:
-    """For each run of ``rs``, in its order: the registered blockers of its task (benchmark, suite, variant) that
-    none of its relevant questions addressed (what recall counts against it), in the registry's order, joined by
-    ", "; "" where it missed none; None where the log has no record of its task (its blockers are unknown)."""
-    keys = ["benchmark", "suite", "variant_id"]
-    runs = rs.runs[keys].astype(object).assign(_at=np.arange(len(rs.runs)))
-    tasks = rs.tasks[keys].astype(object).drop_duplicates().assign(_known=True)
-    known = runs.merge(tasks, how="left", on=keys).sort_values("_at")["_known"].notna().to_numpy()
-    out = np.full(len(runs), None, dtype=object)
-    out[known] = ""
-    registered = rs.blockers[[*keys, "blocker_id"]].astype(object).drop_duplicates()
-    pairs = runs.merge(registered.assign(_order=np.arange(len(registered))), on=keys)
+def _null_free(value: Any) -> Any:
+    """A task key's value as a dict key: every kind of null as None."""
+    return None if value is None or value is pd.NA or (isinstance(value, float) and value != value) else value
+
+
+def _relevant_asks(rs: RunSet) -> tuple[np.ndarray, np.ndarray]:
+    """The relevant questions of ``rs`` as (the row of each one's run, its blocker id); a question whose run id is
+    held by several runs (a run set built by hand) once for each."""
     q = rs.questions
     relevant = q["relevant"].to_numpy(dtype=bool, na_value=False)
+    blockers = q["blocker_id"].astype(object).to_numpy()[relevant]
     pos = rs._links("questions")
-    if pos is None:  # run ids not unique (a run set built by hand): a question is of every run of its id
-        ids = rs.runs[["run_id"]].astype(object).assign(_at=np.arange(len(rs.runs)))
-        asked = q.loc[relevant, ["run_id", "blocker_id"]].astype(object).merge(ids, on="run_id")[["_at", "blocker_id"]]
-    else:
-        asked = pd.DataFrame({"_at": pos[relevant], "blocker_id": q["blocker_id"].astype(object).to_numpy()[relevant]})
-    pairs = pairs.merge(asked.drop_duplicates().assign(_asked=True), how="left", on=["_at", "blocker_id"])
-    left = pairs[pairs["_asked"].isna()].sort_values(["_at", "_order"])
-    at, blockers = left["_at"].to_numpy(), left["blocker_id"].tolist()
-    starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]]) if len(at) else np.array([], dtype=np.int64)
-    for start, end in zip(starts, [*starts[1:], len(at)]):
-        out[at[start]] = ", ".join(map(str, blockers[start:end]))
+    if pos is not None:
+        keep = pos[relevant] >= 0
+        return pos[relevant][keep].astype(np.int64), blockers[keep]
+    ids = rs.runs[["run_id"]].astype(object).assign(_at=np.arange(len(rs.runs)))
+    asked = pd.DataFrame({"run_id": q["run_id"].astype(object).to_numpy()[relevant], "blocker_id": blockers})
+    asked = asked.merge(ids, on="run_id")
+    return asked["_at"].to_numpy(dtype=np.int64), asked["blocker_id"].to_numpy(dtype=object)
+
+
+def _missed_first(rs: RunSet) -> np.ndarray:
+    """Each run's place in a row about recall, kept with ``rs`` (every row of a table reads it): 0 where its
+    relevant questions addressed fewer distinct blockers than its task registers (it missed one), else 1. Worked
+    out on integer codes: at 1000x the example a table's runs are half a million."""
+    def compute() -> np.ndarray:
+        registered = rs.blockers[[*_TASK_KEY, "blocker_id"]].astype(object).drop_duplicates()
+        counts = registered.groupby(_TASK_KEY, dropna=False).size().rename("_n").reset_index()
+        n = rs.runs[_TASK_KEY].astype(object).merge(counts, how="left", on=_TASK_KEY)["_n"]
+        pos, blockers = rs._memo(("evidence-asks",), lambda: _relevant_asks(rs))
+        codes, uniques = pd.factorize(blockers)  # a missing blocker id is -1: it addressed none
+        named = codes >= 0
+        pairs = np.unique(pos[named] * max(len(uniques), 1) + codes[named])
+        found = np.bincount(pairs // max(len(uniques), 1), minlength=len(rs.runs))
+        return np.where(n.fillna(0).to_numpy(dtype=np.int64) > found, 0, 1).astype(np.int64)
+
+    return rs._memo(("evidence-missed-first",), compute)
+
+
+def _missed_names(rs: RunSet, at: np.ndarray) -> np.ndarray:
+    """For the runs at rows ``at`` of ``rs``: the registered blockers of each one's task (benchmark, suite, variant)
+    none of its relevant questions addressed (what recall counts against it), in the registry's order, joined by
+    ", "; "" where it missed none; None where the log has no record of its task (its blockers are unknown). Only
+    for the runs a page lists: a table's runs are half a million at 1000x the example."""
+    def registry() -> tuple[set, dict]:
+        known = {tuple(map(_null_free, k)) for k in rs.tasks[_TASK_KEY].astype(object).itertuples(index=False)}
+        out: dict[tuple, list] = {}
+        for *key, blocker in rs.blockers[[*_TASK_KEY, "blocker_id"]].astype(object).itertuples(index=False):
+            listed = out.setdefault(tuple(map(_null_free, key)), [])
+            if blocker not in listed:
+                listed.append(blocker)
+        return known, out
+
+    known, registered = rs._memo(("evidence-registry",), registry)
+    pos, blockers = rs._memo(("evidence-asks",), lambda: _relevant_asks(rs))
+    wanted = np.isin(pos, at)
+    asked: dict[int, set] = {}
+    for p, b in zip(pos[wanted].tolist(), blockers[wanted].tolist()):
+        asked.setdefault(p, set()).add(b)
+    keys = zip(*(rs.runs[c].take(at).astype(object).tolist() for c in _TASK_KEY))
+    out = np.full(len(at), None, dtype=object)
+    for i, (p, key) in enumerate(zip(at.tolist(), keys)):
+        key = tuple(map(_null_free, key))
+        if key in known:
+            mine = asked.get(p, set())
+            out[i] = ", ".join(str(b) for b in registered.get(key, []) if b not in mine)
     return out
 
 
@@ -310,7 +344,7 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     its run (built by hand) gets ``evidence`` whole, and no cut."""
     rs, values, scope, parts = _row_parts(table, i, rs)
     precision, recall = _focus(values)
-    missed = _missed_of(rs) if recall else None
+    missed = _missed_first(rs) if recall else None
     rank = rs._memo(("evidence-relevance",), lambda: _relevance_rank(rs.questions["relevant"])) if precision else None
     shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))
     runs, keys, rows, labels, order = [], [], [], [], []
@@ -320,10 +354,8 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
             return evidence(table, i, rs), None
         r = r.assign(side=side)
         first = np.zeros(len(r), dtype=np.int64)
-        if missed is not None:
-            at_run = r["_at"].to_numpy()
-            r = r.assign(missed=missed[0][at_run])
-            first = missed[1][at_run]
+        if missed is not None:  # (the names of the missed blockers: of the listed runs alone, below)
+            first = missed[r["_at"].to_numpy()]
         runs.append(r)
         picked = {name: (np.flatnonzero(link[0]), link[1]) for name, link in kept.items() if link is not None}
         found, at = picked["questions"]
@@ -346,13 +378,16 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     by_first, by_side, by_task, by_trial = (np.concatenate(k) for k in zip(*order))
     head = every_run.take(np.lexsort((by_trial, by_task, by_side, by_first))[:PAGE_ROWS])
     head["where"] = _where(head)
+    if recall:
+        head["missed"] = _missed_names(rs, head["_at"].to_numpy())
     irrelevant = sum(int((k["_first"] == 0).sum()) for k in keys) if precision else 0
     ev = _evidence_of(values, scope, head.reindex(columns=_run_columns(recall)),
                       questions.reindex(columns=QUESTION_COLUMNS), label_rows.reindex(columns=LABEL_COLUMNS), rs,
                       _order_of(precision, recall, len(parts) > 1, irrelevant, int((by_first == 0).sum())
                                 if recall else 0))
     # in the log's order: which columns hold one value is the same in any order
-    every_run = every_run.reindex(columns=[c for c in _run_columns(recall) if c in ev.runs and c != "run_id"])
+    every_run = every_run.reindex(columns=[c for c in RUN_COLUMNS if c in ev.runs and c != "run_id"])  # (missed:
+    # listed always)
     _, same = _varying(every_run, _ALWAYS)
     return ev, _Cut(len(every_run), sum(len(k) for k in keys), n_labels, same,
                     sum(1 for k in keys if len(k)))

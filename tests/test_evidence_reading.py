@@ -118,8 +118,8 @@ def test_a_comparison_row_orders_by_its_metric_and_says_its_sides(tmp_path):
     score = comparisons.paired_comparison(rs, metric="mean_score", a="model-a", b="model-b", n_boot=20)
     ev = score.evidence(0)
     assert list(ev.questions["text"]) == _questions_by_hand(plan, False, sides)
-    assert ev.order.questions == "side a, then side b, each in task, trial and question order"
-    assert ev.order.runs == "side a, then side b, each in task and trial order"
+    assert ev.order.questions == "by side (a, then b), task, trial and question"
+    assert ev.order.runs == "by side (a, then b), task and trial"
 
 
 def _between(page: str, start: str, end: str) -> str:
