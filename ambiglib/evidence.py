@@ -262,8 +262,9 @@ def _relevant_asks(rs: RunSet) -> tuple[np.ndarray, np.ndarray]:
 
 def _missed_first(rs: RunSet) -> np.ndarray:
     """Each run's place in a row about recall, kept with ``rs`` (every row of a table reads it): 0 where its
-    relevant questions addressed fewer distinct blockers than its task registers (it missed one), else 1. Worked
-    out on integer codes: at 1000x the example a table's runs are half a million."""
+    relevant questions addressed fewer distinct blockers than its task registers (it missed one), else 1, as
+    recall counts them (a blocker its task does not register counts as addressed: recall refuses such a group).
+    Worked out on integer codes: at 1000x the example a table's runs are half a million."""
     def compute() -> np.ndarray:
         registered = rs.blockers[[*_TASK_KEY, "blocker_id"]].astype(object).drop_duplicates()
         counts = registered.groupby(_TASK_KEY, dropna=False).size().rename("_n").reset_index()

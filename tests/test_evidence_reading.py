@@ -122,6 +122,19 @@ def test_a_comparison_row_orders_by_its_metric_and_says_its_sides(tmp_path):
     assert ev.order.runs == "by side (a, then b), task and trial"
 
 
+def test_a_run_whose_task_has_no_record_has_no_missed_blockers_said_and_comes_with_the_rest():
+    """Its blockers are unknown: ``missed`` is empty (not "none missed"), and it is not among the runs listed first."""
+    rs = RunSet.from_records([task("t0", n_blockers=2),
+                              run(task="t0", score=0.0, questions=[{"text": "a?", "blocker_id": "b1"}]),
+                              run(task="t9", score=0.0, questions=[]),
+                              run(task="t0", trial=2, score=1.0,
+                                  questions=[{"text": "b?", "blocker_id": "b0"}, {"text": "c?", "blocker_id": "b1"}])])
+    ev = evidence(pd.DataFrame({"model": ["m"], "recall": [0.5]}), 0, rs)
+    assert list(zip(ev.runs["task_id"], ev.runs["trial"].astype(int))) == [("t0", 1), ("t0", 2), ("t9", 1)]
+    assert ev.runs["missed"].iloc[0] == "b0" and ev.runs["missed"].iloc[1] == "" and pd.isna(ev.runs["missed"].iloc[2])
+    assert "1 here" in ev.order.runs
+
+
 def _between(page: str, start: str, end: str) -> str:
     return page[page.index(start):page.index(end, page.index(start))]
 
