@@ -30,6 +30,21 @@ __all__ = ["Answer", "TaskList", "COMPARISON", "RANKING", "ranking_spec", "compa
 TEXT_WIDTH, MAX_TEXT_COLUMNS, TEXT_ROWS = 120, 8, 60
 
 
+def _merged(frame: pd.DataFrame, keys: set[str]) -> pd.DataFrame:
+    """``frame`` with its ``keys`` columns (what names a row: the benchmark, suite, model, policy) joined into one,
+    "hil-bench · sql · default", where it has more than :data:`MAX_TEXT_COLUMNS` columns: a terminal shows the
+    quantities, not the keys spread over many columns."""
+    named = [c for c in frame.columns if c in keys]
+    if len(frame.columns) <= MAX_TEXT_COLUMNS or len(named) < 2:
+        return frame
+    at = list(frame.columns).index(named[0])
+    joined = frame[named].astype(str).agg(" · ".join, axis=1)
+    out = frame.drop(columns=named)
+    out.insert(at, " · ".join(map(str, named)), joined)
+    out.attrs = dict(frame.attrs)
+    return out
+
+
 def _wrapped(text: str, width: int) -> list[str]:
     """``text`` wrapped at ``width``, its later lines indented two spaces."""
     import textwrap
@@ -100,7 +115,7 @@ def comparison_answer(frame: pd.DataFrame, between: str) -> list[str]:
     many_benchmarks = frame["benchmark"].nunique() > 1
     # several pairs of one metric on one condition: what was compared said once, then each pair
     once = len(frame) > 1 and len(frame[["metric", "condition"]].astype(str).drop_duplicates()) == 1
-    out = []
+    out: list[str] = []
     for r in frame.head(6).to_dict("records"):
         a, b = _side(r[f"{between}_a"], between), _side(r[f"{between}_b"], between)
         unit = unit_of(str(r["metric"]))
@@ -121,8 +136,9 @@ def comparison_answer(frame: pd.DataFrame, between: str) -> list[str]:
         elif pd.notna(p) and p < alpha and pd.notna(low) and (low > 0 or high < 0):
             verdict = f"{a if r['difference'] > 0 else b} is higher"
         elif pd.notna(r.get("p_smallest_adjusted")) and r["p_smallest_adjusted"] >= alpha:
-            verdict = (f"no verdict: with {int(r['n_differing'])} tasks that differ the test cannot reach"
-                       f" {alpha:g} (more tasks would tell)")
+            n = int(r["n_differing"])
+            verdict = (f"no verdict: with {n} task{'s' if n != 1 else ''} that differ{'s' if n == 1 else ''} the"
+                       f" test cannot reach {alpha:g} (more tasks would tell)")
         elif isinstance(r.get("ci_vs_test"), str):
             verdict = "no verdict: the interval and the test disagree"
         else:
@@ -261,16 +277,20 @@ class Answer(Table):
         shown = self.formatted()
         title = [self.question]
         notes = shown.attrs.get("notes") or []
+        if self._question == "comparison":  # the sides by their columns' names in .frame: log_a, model_b
+            between = str((self._asked or {}).get("between", "model"))
+            shown = shown.rename(columns={"a": f"{between}_a", "b": f"{between}_b"})
         # what every row shares is said once, above the table: the benchmark, the fixed columns, a pair's sides
-        fixed = [c for c in shown.columns if c in ("benchmark", "suite", "model", "policy", "log", "a", "b")
+        sides = {f"{side}_{end}" for side in ("model", "policy", "ask_tool", "log") for end in "ab"} | {"a", "b"}
+        fixed = [c for c in shown.columns if (c in ("benchmark", "suite", "model", "policy", "log") or c in sides)
                  and shown[c].nunique() == 1]
         title += [str(shown[c].iloc[0]) if c == "benchmark" else f"{c}: {shown[c].iloc[0]}" for c in fixed]
-        shown = shown.drop(columns=fixed)
+        shown = _merged(shown.drop(columns=fixed), {"benchmark", "suite", "model", "policy", "log"})
         more = len(shown.columns) - MAX_TEXT_COLUMNS
         rows = len(shown) - TEXT_ROWS
         table = shown.iloc[:TEXT_ROWS, :MAX_TEXT_COLUMNS]
-        text = {"benchmark", "suite", "model", "policy", "log", "a", "b"} | \
-            {heading for _, heading, fmt in spec if fmt == "text"}
+        text = {"benchmark", "suite", "model", "policy", "log"} | sides | \
+            {heading for _, heading, fmt in spec if fmt == "text"} | {c for c in shown.columns if " · " in str(c)}
         lines += ([""] if lines else []) + _wrapped(" · ".join(title), width) + [text_table(table, width, text)]
         if rows > 0:
             lines.append(f"… {rows:,} more rows (every row: .frame)")
@@ -435,8 +455,9 @@ class TaskList(Table):
                     [f"{v:+.3g}" if c == "difference" and v != 0 else f"{v:.3g}" for v in shown[c]]
             else:
                 cells[str(c)] = shown[c].astype(str).tolist()
-        text = {c for c in cells if c not in (a, b, f"{a} − {b}")}
-        lines.append(text_table(pd.DataFrame(cells), width, text))
+        table = _merged(pd.DataFrame(cells), set(_KEYS))
+        text = {c for c in table.columns if c not in (a, b, f"{a} − {b}")}
+        lines.append(text_table(table, width, text))
         if len(self) > TEXT_ROWS:
             lines.append(f"… {len(self) - TEXT_ROWS:,} more tasks (every row: .frame)")
         if self.attrs.get("note"):
