@@ -22,7 +22,7 @@ import pandas as pd
 
 from .markup import Markup, escape_each, macro, render
 from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, cut
-from .transcripts import COVERS_TEXT, describe, locator, read_turns, why_none
+from .transcripts import COVERS_TEXT, describe, locator, read_turns, viewer, why_none
 
 __all__ = ["TranscriptCache", "dialogue_html", "excerpt", "run_page", "run_page_name", "STYLE", "CONTENT_CHARS"]
 
@@ -303,4 +303,5 @@ def run_page(run: dict[str, Any], questions: list[dict[str, Any]], labels: list[
                                     every.format("questions")) if questions else None,
                   n_labels=n_labels, labels=_Listed(_table(labels, l_columns), "judge labels", n_labels, len(labels),
                                                     every.format("labels")) if labels else None,
-                  transcript=transcript, why_none=why_none(run) if record is None else "")
+                  transcript=transcript, why_none=why_none(run) if record is None else "",
+                  viewer=viewer(run))

@@ -95,6 +95,7 @@ CASES: dict[str, dict] = {
         "title": _text("title"), "style": _STYLE, "runs": _text("run log"), "lead": _text("lead"), "rejected": "3",
         "failed": [_text("failure")], "first": _FIRST, "cards": render("card_answers.html", **_CARD_ANSWERS),
         "unanswered": _UNANSWERED_LIST, "notebooks": 2, "wall": "1.0",
+        "not_run": [{"name": _text("notebook"), "title": _text("not run"), "part": "lhaw", "needs": _text("needs")}],
         "parts": [{"heading": _text("part"), "sections": [{"page": URL, "title": _text("section title"),
                                                            "what": _text("what")}]}]},
 }
