@@ -819,7 +819,6 @@ def _print_ranking(out, between: str) -> int:
 
     from .cards import rank_span, with_interval
     from .report.rendering import render_table
-    from .tables._common import empty_lines
 
     side = "agent" if between == "model" else between
     for line in out.attrs.get("answer") or []:
@@ -848,7 +847,8 @@ def _print_ranking(out, between: str) -> int:
              f" (family: {first['family']}); the interval of each agent's value: {first['ci_method']}")
     _say("")
     notes = [f"note: {out.attrs['note']}"] if out.attrs.get("note") else []
-    for line in notes + empty_lines(out):
+    shown = ["value", "value_ci_low", "value_ci_high", "rank", "rank_low", "rank_high", "p_first", "group", "global_p"]
+    for line in notes + _shown_empty_lines(out, shown):  # no footnote on a column the lines above do not print
         _say(line)
     _say("every pair: ambiglib rank ... --format csv --pairs")
     return 0

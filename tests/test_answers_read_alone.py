@@ -227,6 +227,8 @@ def test_compare_command_says_one_difference_and_no_footnote_on_a_column_it_does
     assert main(["compare", "--runs", str(rs_path), "--a", "agent-x", "--b", "agent-y"]) == 0
     out = capsys.readouterr().out
     header = next(line for line in out.splitlines() if line.lstrip().startswith("benchmark"))
+    # 12 tasks: an exact permutation test, so the printed p_mc_se column is empty and says why
+    assert "– in p_mc_se: an exact test" in out
     for line in out.splitlines():
         if line.startswith("– in "):
             for column in line[len("– in "):].split(":")[0].split(", "):
