@@ -224,7 +224,8 @@ def _applying(paths: list[Path], rs: Any, info: dict[str, dict], common: dict, p
     it holds) and ``benchmarks`` (every benchmark it holds, as written)."""
     from .applicable import applicability, papers_in
 
-    selected = rs.filter(**{column: common.get(key) for key, column in SELECTORS.items() if common.get(key)})
+    chosen = {column: common[key] for key, column in SELECTORS.items() if common.get(key)}
+    selected = rs.filter(**chosen) if chosen else rs
     papers = papers_in(selected, common.get("conventions"))
     benchmarks = sorted({str(b) for b in selected.runs["benchmark"].dropna().unique()}) if len(selected.runs) else []
     running, not_run = [], []
