@@ -7,6 +7,7 @@ takes ``-q`` after its name.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from difflib import get_close_matches
@@ -47,6 +48,15 @@ def _progress(quiet: bool):
     return report, (bar.close if bar is not None else (lambda: None))
 
 
+def _not_run(manifest: Path) -> str:
+    """The report's sections not run on its log, by name, as one line ("" when every one ran)."""
+    try:
+        names = [str(n["name"]) for n in json.loads(manifest.read_text(encoding="utf-8")).get("not_run") or []]
+    except (OSError, ValueError, TypeError, KeyError):
+        return ""
+    return ", ".join(names)
+
+
 def _report(args: argparse.Namespace) -> int:
     progress, close = _progress(args.quiet)
     try:
@@ -62,7 +72,7 @@ def _report(args: argparse.Namespace) -> int:
                            notebooks_dir=args.notebooks_dir, jobs=args.jobs, progress=progress,
                            parameters={k: v for k, v in given.items() if v is not None},
                            keep_snapshot=args.keep_snapshot, reuse_kernels=not args.new_kernels,
-                           notebook_timeout=args.notebook_timeout)
+                           notebook_timeout=args.notebook_timeout, all_sections=args.all_sections)
     except (ReportError, AmbiglibError) as exc:
         close()
         _say(f"ambiglib report: {exc}", sys.stderr)
@@ -73,6 +83,9 @@ def _report(args: argparse.Namespace) -> int:
         print(f"ambiglib report: interrupted; {args.out} is as it was before this run", file=sys.stderr)
         return 130
     close()
+    not_run = _not_run(index.parent / "manifest.json")
+    if not_run and not args.quiet:
+        _say(f"not run on this log, none of their tables having what it needs (--all-sections runs them): {not_run}")
     _say(f"wrote {index}")
     rejected = _rejected_count(index.parent / "rejected.csv")
     if isinstance(rejected, str):
@@ -415,7 +428,12 @@ def _parser(with_parameters: bool) -> argparse.ArgumentParser:
                    " of one agent: --runs before=old/ --runs after=new/")
     p.add_argument("--out", default="reports", help="output folder (default: reports)")
     p.add_argument("--params", default=None, help="YAML file of notebook parameters (listed below)")
-    p.add_argument("--notebooks", nargs="*", metavar="NAME", help="only these notebooks (names without .ipynb)")
+    p.add_argument("--notebooks", nargs="*", metavar="NAME",
+                   help="only these notebooks (names without .ipynb), whether or not they apply to the log")
+    p.add_argument("--all-sections", action="store_true",
+                   help="run every notebook, also a paper's whose tables have nothing in this log (by default those"
+                        " are listed on the index, not run: a paper's sections run where the log holds its benchmark"
+                        " or the data one of its tables needs)")
     p.add_argument("--notebooks-dir", default=None,
                    help="run the notebooks in this folder (e.g. your edited copies) instead of the bundled ones")
     p.add_argument("--jobs", type=int, default=2, help="notebooks run at once (default: 2)")

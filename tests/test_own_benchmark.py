@@ -329,25 +329,52 @@ def test_the_report_on_a_benchmark_of_ones_own(report, rs):
         for col in ("model", "model_a", "model_b"):
             if col in frame:
                 assert set(frame[col]) <= models, csv
-    assert not (out / "tables" / "ambigds_construction_audits" / "selector_accuracy.csv").exists()
-    notes = {n["name"]: n["note"] for nb in manifest["notebooks"] for n in nb["notes"]}
-    assert notes["selector_accuracy"].startswith("no selector audit given")
-    assert notes["framing_categories"].startswith("no runs with a framing category in this log: add each run")
+    # the papers' sections whose tables have nothing in this log (no framing categories, judge labels or selector
+    # audit) are not run: listed in one line with what each would need, and not among what the log cannot answer
+    not_run = {n["name"]: n["needs"] for n in manifest["not_run"]}
+    assert set(not_run) == {"ambigds_construction_audits", "ambigds_framing", "ambigds_recognition",
+                            "hilbench_failure_modes", "lhaw_ask_failures"}
+    assert not_run["ambigds_framing"] == "runs with a framing category"
+    assert not (out / "tables" / "ambigds_construction_audits").exists()
+    assert {n["notebook"] for n in manifest["notebooks"]}.isdisjoint(not_run)
     index = (out / "index.html").read_text()
-    # a section with nothing to show is not on the page: it is in the one list of what the log cannot answer
     assert "Nothing to show" not in index and "sections/ambigds_framing.html" not in index
-    gaps = index.split("id='unanswered'")[1]
-    assert "No runs with a framing category in this log: add each run" in gaps and "Ambig-DS Tables 2/3" in gaps
+    assert "Not run on this log" in index and "What each would need" in index
+    gaps = index.split("id='unanswered'")[1].split("</section>")[0]
+    assert "framing" not in gaps and "Ambig-DS" not in gaps and "selector" not in gaps
 
 
 def test_the_console_shows_one_line_per_notebook_and_the_path(report):
     out, done = report
     lines = done.stdout.splitlines()
-    n = len(list((ROOT / "notebooks").glob("*.ipynb")))
-    assert len(lines) == n + 1
-    for i, line in enumerate(lines[:-1], 1):
+    manifest = json.loads((out / "manifest.json").read_text())
+    n = len(manifest["notebooks"])
+    assert n + len(manifest["not_run"]) == len(list((ROOT / "notebooks").glob("*.ipynb")))
+    assert len(lines) == n + 2
+    for i, line in enumerate(lines[:-2], 1):
         name = line.split()[1]
         assert line.startswith(f"[{i}/{n}] ") and (ROOT / "notebooks" / f"{name}.ipynb").is_file(), line
         assert line.endswith(" s"), line
+    # the sections not run, in one line, by name
+    assert lines[-2] == ("not run on this log, none of their tables having what it needs (--all-sections runs them): "
+                         + ", ".join(x["name"] for x in manifest["not_run"]))
     assert lines[-1] == f"wrote {out / 'index.html'}"
     assert done.stderr == ""  # no kernel warnings, no KeyboardInterrupt
+
+
+def test_all_sections_runs_a_section_the_log_has_nothing_for(log, tmp_path):
+    # a notebooks folder of two: the log's summary, and a paper's section (framing) this log has no data for
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    for name in ("quickstart", "ambigds_framing"):
+        (folder / f"{name}.ipynb").write_bytes((ROOT / "notebooks" / f"{name}.ipynb").read_bytes())
+    ran = {}
+    for flag in ([], ["--all-sections"]):
+        out = tmp_path / f"out{len(flag)}"
+        done = subprocess.run([sys.executable, "-m", "ambiglib", "report", "--runs", str(log), "--out", str(out),
+                               "--notebooks-dir", str(folder), *flag], capture_output=True, text=True, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        manifest = json.loads((out / "manifest.json").read_text())
+        ran[bool(flag)] = ({n["notebook"] for n in manifest["notebooks"]}, [n["name"] for n in manifest["not_run"]])
+    assert ran[False] == ({"quickstart"}, ["ambigds_framing"])
+    assert ran[True] == ({"quickstart", "ambigds_framing"}, [])

@@ -438,5 +438,5 @@ def test_the_report_leaves_nothing_in_the_temporary_folder(tmp_path):
     cells = json.loads((tmp_path / "rep" / "quickstart.ipynb").read_text(encoding="utf-8"))["cells"]
     split = next(c for c in cells if c["cell_type"] == "code" and 'between="log"' in "".join(c["source"]))
     shown = "".join("".join(o["data"]["text/plain"]) for o in split["outputs"] if o["output_type"] == "execute_result")
-    assert "log_a" in shown and "again" in shown and "first" in shown  # the two logs were written and compared
+    assert "paired by task" in shown and "again" in shown and "first" in shown  # the two logs were written and compared
     assert sorted(str(p.relative_to(temp)) for p in temp.rglob("*.parquet")) == []

@@ -327,7 +327,7 @@ def test_the_two_logs_task_by_task_equal_the_hand_pivot(tmp_path):
     assert per["difference"].abs().is_monotonic_decreasing
     assert per["difference"].mean() == pytest.approx(comparison["difference"].iloc[0])
     changed = dict(zip(per["task_id"], per["changed"]))
-    assert changed["t0"] == "a" and changed["t5"] == "b" and changed["t1"] == "="  # improved, regressed, tied
+    assert changed["t0"] == "after higher" and changed["t5"] == "before higher" and changed["t1"] == "same"  # improved, regressed, tied
     assert "log" not in comparison.formatted().columns  # the logs are the sides: a and b name them
     assert list(comparison.formatted()[["a", "b"]].iloc[0]) == ["after", "before"]
 
