@@ -470,6 +470,25 @@ class TaskList(Table):
     def __str__(self) -> str:
         return self.to_text()
 
+    def _repr_html_(self) -> str | None:
+        """In a notebook as in a terminal: the comparison's sentence, the caption, then the rows with each side's
+        value headed by its name, to three significant digits (``.frame``: every column, every digit)."""
+        import html
+
+        shared = self.attrs.get("shared") or {}
+        a, b = (str(shared.get(f"{self._between}_{side}", side)) for side in ("a", "b"))
+        shown = pd.DataFrame(self).copy()
+        for c in ("value_a", "value_b", "difference"):
+            if c in shown.columns:
+                signed = c == "difference"
+                shown[c] = [("–" if pd.isna(v) else f"{v:+.3g}" if signed and v != 0 else f"{v:.3g}")
+                            for v in shown[c]]
+        shown = shown.rename(columns={"value_a": a, "value_b": b, "difference": f"{a} − {b}"})
+        table = Table(shown)
+        table.attrs = {k: v for k, v in self.attrs.items() if k in ("caption", "note")}
+        said = "".join(f"<p>{html.escape(line)}</p>" for line in self.attrs.get("answer") or [])
+        return f"<div>{said}{table._repr_html_()}</div>"
+
 
 # The four questions as RunSet methods: ``rs.asking()`` and the others. They are attached here, not written in
 # runset.py, because a RunSet is below the headline and the comparisons in the pipeline (tests/test_layout.py): the

@@ -172,9 +172,13 @@ def test_task_by_task_says_once_what_every_row_shares_and_names_the_side_higher(
     assert per.attrs["answer"][0].startswith(lines[0])
     assert any(line.startswith("Task by task:") for line in lines)
     assert re.search(r"task_id +after +before", text)
-    # and in a notebook, the caption above the rows
+    # and in a notebook: the sentence, the caption, then the rows headed by the sides' names, three digits
     html = per._repr_html_()
-    assert html.index("Task by task") < html.index("<table")
+    assert html.index(per.attrs["answer"][0][:40]) < html.index("Task by task") < html.index("<table")
+    heads = re.findall(r"<th>([^<]*)</th>", html)
+    assert heads[:6] == ["", "task_id", "after", "before", "after − before", "changed"]  # (the index first)
+    first = d.abs().idxmax()  # the task that moved most: its row shows the difference signed, to 3 digits
+    assert re.search(rf"<td>{first}</td>\s*<td>[^<]*</td>\s*<td>[^<]*</td>\s*<td>{re.escape(f'{d[first]:+.3g}')}</td>", html)
 
 
 def test_task_by_task_keeps_the_pass_fail_column_only_for_pass_fail_values(own):
