@@ -542,3 +542,22 @@ def wilcoxon_power(delta: float, sd: float, n_tasks, *, alpha: float = 0.05, n_s
         power.append(float(np.mean(p < alpha)))
     return np.asarray(power)
 
+
+
+#: Public names that moved out of this module, and their new home. Each still works for at least one minor version,
+#: with a DeprecationWarning naming where it went (CHANGELOG.md: the policy, and each name under "Deprecated").
+_MOVED = {"fleiss_kappa": "ambiglib.agreement", "cohen_kappa": "ambiglib.agreement",
+         "majority_vote": "ambiglib.agreement"}
+#: The first version without the old names
+_MOVED_UNTIL = "0.3.0"
+
+
+def __getattr__(name: str) -> Any:
+    """An old name of ``_MOVED``: the function from its new home, with a DeprecationWarning that names it."""
+    if name in _MOVED:
+        from . import agreement
+
+        warnings.warn(f"ambiglib.stats.{name} is deprecated: it is {_MOVED[name]}.{name}; the old name goes in"
+                      f" ambiglib {_MOVED_UNTIL}", DeprecationWarning, stacklevel=2)
+        return getattr(agreement, name)
+    raise AttributeError(f"module 'ambiglib.stats' has no attribute {name!r}")

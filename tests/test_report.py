@@ -328,6 +328,7 @@ def test_installed_like_any_package_the_report_runs_from_another_folder(tmp_path
     assert done.returncode == 0, done.stderr
     assert (target / "ambiglib" / "notebooks" / "hilbench_questions.ipynb").is_file()
     assert (target / "ambiglib" / "example" / "hil-bench.jsonl").is_file()
+    assert (target / "ambiglib" / "py.typed").is_file()  # users' type checkers read the annotations (PEP 561)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(target)}
