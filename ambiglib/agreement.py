@@ -8,7 +8,8 @@ Ambig-DS §4 and Appendix C.4, Table 9 (five judge calls, majority vote; judge n
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd

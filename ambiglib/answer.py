@@ -60,9 +60,7 @@ RANKING = "How do the agents rank?"
 def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tuple[str, str, str]]:
     """What a comparison's card shows: the suite and the fixed side where they vary, the two sides, the tasks
     paired, each side's value, the difference with its interval, and Holm's p."""
-    from .comparisons import IN_PP
-
-    from .comparisons import metric_name
+    from .comparisons import IN_PP, metric_name
 
     fmt = "pp" if metric in IN_PP else "score"
     name = metric_name(metric)
@@ -184,7 +182,7 @@ class Answer(Table):
 
     @classmethod
     def of(cls, table: pd.DataFrame, question: str, spec: list[tuple[str, str, str]], runset: Any = None,
-           asked: dict | None = None) -> "Answer":
+           asked: dict | None = None) -> Answer:
         out = cls(table)
         out.attrs = dict(table.attrs)
         for name, value in (("_runset", getattr(table, "_runset", None) or runset), ("_question", question),
@@ -205,7 +203,7 @@ class Answer(Table):
             QUESTIONS.get(self._question or "", "")
 
     @property
-    def pairs(self) -> "Answer":
+    def pairs(self) -> Answer:
         """A ranking's every pair, paired by task, with its verdict (the decisions its rank intervals and groups
         come from), as a comparison: ``.per_task()`` on it lists a pair's tasks."""
         if self._question != "ranking" or self._runset is None:
@@ -390,8 +388,8 @@ class TaskList(Table):
         return TaskList
 
     @classmethod
-    def of(cls, table: pd.DataFrame, between: str, answer: list[str], comparison: "Answer | None" = None
-           ) -> "TaskList":
+    def of(cls, table: pd.DataFrame, between: str, answer: list[str], comparison: Answer | None = None
+           ) -> TaskList:
         """The reader's list of :func:`ambiglib.comparisons.per_task`'s ``table``, under ``comparison``'s sentences
         (``answer``)."""
         from .comparisons import metric_name

@@ -223,7 +223,7 @@ def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
                              if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
 
 
-def text_table(frame: pd.DataFrame, width: int = 120, text: "set[str] | None" = None) -> str:
+def text_table(frame: pd.DataFrame, width: int = 120, text: set[str] | None = None) -> str:
     """``frame``'s cells as a plain-text table at most ``width`` characters wide, for a terminal: each heading
     wrapped over lines above its column, the ``text`` columns left-aligned and the others right, and the widest
     text cells cut with "…" where the columns would not fit otherwise. No index."""

@@ -872,7 +872,7 @@ def _print_ranking(out, between: str) -> int:
     return 0
 
 
-def _logs_given(values: list[str]) -> "str | dict[str, str]":
+def _logs_given(values: list[str]) -> str | dict[str, str]:
     """``--runs`` as ``load`` takes it: one path, or several logs by label (``LABEL=PATH`` each, split at the first
     ``=``). A value that exists as a file or folder is a path, whatever it holds; an ArgumentError says what is
     wrong with the rest (a log without a label among several, a label given twice, a label a log cannot have)."""

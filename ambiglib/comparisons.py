@@ -46,22 +46,23 @@ without the tool pairs each with-tool policy with the no-tool runs it was run ag
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Callable, Literal, Mapping
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
 from .errors import ArgumentError
+from .metrics._common import CONDITIONS, _ratio, _single_condition, _work
 from .metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_stray, _without_unattributed
-from .metrics.labels import _question_scores
 from .metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums, per_run_question
+from .metrics.labels import _question_scores
+from .ratio_intervals import LINEARIZED, linearized_ci
 from .runset import RunSet
 from .shapes import Conventions, conventions_for
 from .significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
-from .ratio_intervals import LINEARIZED, linearized_ci
 from .stats import _adjusted, bootstrap_totals, check_n_boot, percentile_ci, sps
 from .tables._common import ConventionsArg, _per_tool_policy, as_table, explain_empty
 

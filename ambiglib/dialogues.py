@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -221,7 +221,7 @@ class _Table:
 _TEXT = "\x00"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _cell_form(kind: str, blank_td: bool) -> tuple[str, str, str]:
     """(before, after, missing): what evidence_table.html's ``cell`` writes before and after the (escaped) text of a
     cell of ``kind``, and its cell of a missing value."""

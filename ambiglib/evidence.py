@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -69,7 +70,7 @@ class Evidence:
     #: the run set the runs are of (to read their transcripts)
     rs: RunSet | None = field(default=None, repr=False, compare=False)
     #: how :attr:`questions` and :attr:`runs` are ordered, in words (:class:`_Order`)
-    order: "_Order" = field(default_factory=lambda: _order_of(False, False, False), repr=False, compare=False)
+    order: _Order = field(default_factory=lambda: _order_of(False, False, False), repr=False, compare=False)
 
     def transcript(self, run: int | str) -> Any:
         """The whole transcript of a run of :attr:`runs` (its position, or its run id):
@@ -510,7 +511,7 @@ def _plain_keys(runs: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def _matches(column: "np.ndarray | _Coded", value: Any) -> np.ndarray:
+def _matches(column: np.ndarray | _Coded, value: Any) -> np.ndarray:
     if isinstance(value, (list, tuple, set)):
         return column.isin(list(value)) if isinstance(column, _Coded) else np.isin(column, list(value))
     if isinstance(column, _Coded):

@@ -14,9 +14,9 @@ import fnmatch
 import os
 import re
 import stat
+from collections.abc import Callable, Iterator
 from io import BufferedReader
 from pathlib import Path
-from typing import Callable, Iterator
 
 from .errors import FormatError
 
@@ -247,9 +247,8 @@ def replaced(path: str | os.PathLike[str]) -> Iterator[Path]:
     ``path`` (one step: a reader sees the old file or the new one). When writing fails (a full disk, an
     interrupt), the temporary file is removed and ``path`` is as it was: an input is never cut short. The file,
     then its folder, are fsynced around the rename."""
-    import tempfile
-
     import fcntl
+    import tempfile
 
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -17,7 +17,8 @@ What a filter keeps, for each frame (``RunSet.where``, ``load(..., filters=...)`
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -110,7 +111,7 @@ def not_in_log(wanted: Sequence[Any], present: Collection[Any], column: str, *, 
                                                              else ""))
 
 
-def matched_nothing(dnf: list[list[tuple[str, str, Any]]], present: "Callable[[str], list]") -> str:
+def matched_nothing(dnf: list[list[tuple[str, str, Any]]], present: Callable[[str], list]) -> str:
     """The sentence saying that a filter kept no run: each column it tests for equality, with the values the log
     has there (``present(column)``), so that a typo shows itself."""
     columns = sorted({c for conj in dnf for c, op, _ in conj if op in ("==", "=", "in")})

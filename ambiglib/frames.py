@@ -15,8 +15,18 @@ import pyarrow.compute as pc
 
 from .errors import LoadError
 from .runlog import FileRead
-from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, DEFAULT_POLICY, DEFAULT_PROTOCOL, DEFAULT_STATUS, DEFAULT_TRIAL,
-                     FILE_SCHEMA, IN_RECORD, RUN_KEY, TASK_KEY)
+from .schema import (
+    DEFAULT_CALL,
+    DEFAULT_JUDGE,
+    DEFAULT_POLICY,
+    DEFAULT_PROTOCOL,
+    DEFAULT_STATUS,
+    DEFAULT_TRIAL,
+    FILE_SCHEMA,
+    IN_RECORD,
+    RUN_KEY,
+    TASK_KEY,
+)
 
 __all__ = ["COLUMNS", "build_tables", "with_log", "run_id_of"]
 
@@ -129,7 +139,7 @@ def run_id_of(record: dict[str, Any]) -> str | None:
     return _run_ids(table)[0].as_py()
 
 
-def with_log(ids: "pa.ChunkedArray | pa.Array", log: "pa.ChunkedArray | pa.Array | str") -> pa.ChunkedArray:
+def with_log(ids: pa.ChunkedArray | pa.Array, log: pa.ChunkedArray | pa.Array | str) -> pa.ChunkedArray:
     """Run ids (as a log loaded alone gives them) with each run's log appended, ``...|trial|log`` (escaped as
     every part is); an id whose log is null is left as it is."""
     if isinstance(log, str):

@@ -25,22 +25,30 @@ benchmark saying what the rows show.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from . import metrics
-from .metrics._common import (BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, MetricError, _clustered_wilson, _linearized_ci,
-                               _ratio, _work, label_intervals)
-from .ratio_intervals import LINEARIZED
+from .comparisons import QUESTION_WORDS, _lacks
+from .metrics._common import (
+    BOUNDS_OF_TWO_RATES,
+    WILSON_OVER_TASKS,
+    MetricError,
+    _clustered_wilson,
+    _linearized_ci,
+    _ratio,
+    _work,
+    label_intervals,
+)
 from .metrics.asking import _without_stray, _without_unattributed
-from .metrics.labels import _question_scores
 from .metrics.information import _voi_parts, _voi_task_sums, per_run_question
+from .metrics.labels import _question_scores
+from .ranking import PERMUTATIONS
+from .ratio_intervals import LINEARIZED
 from .runset import RunSet
 from .shapes import SHAPES, applicable, conventions_for
-from .comparisons import QUESTION_WORDS, _lacks
-from .ranking import PERMUTATIONS
 from .tables._common import ConventionsArg, as_table, explain_empty
 
 __all__ = ["asking", "question_quality", "payoff", "agent_comparison", "comparison_tasks", "answers", "QUESTIONS",

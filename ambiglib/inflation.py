@@ -111,7 +111,7 @@ class Bounded:
     def readable(self) -> bool:
         return True
 
-    def __enter__(self) -> "Bounded":
+    def __enter__(self) -> Bounded:
         return self
 
     def __exit__(self, *exc: object) -> None:

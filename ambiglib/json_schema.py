@@ -12,8 +12,18 @@ import sys
 from functools import cache
 from typing import Any
 
-from .schema import (EMPTY_WHEN, INT_MAX, NESTED, RECORD_KINDS, RUN_FIELDS, RUN_ONLY, RUNLOG_VERSION, TASK_FIELDS,
-                     TASK_ONLY, Field)
+from .schema import (
+    EMPTY_WHEN,
+    INT_MAX,
+    NESTED,
+    RECORD_KINDS,
+    RUN_FIELDS,
+    RUN_ONLY,
+    RUNLOG_VERSION,
+    TASK_FIELDS,
+    TASK_ONLY,
+    Field,
+)
 
 __all__ = ["DRAFT", "NOT_SAID", "runlog_schema", "schema_text"]
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 from tqdm import tqdm
@@ -16,8 +17,19 @@ from .filters import Filters
 from .log_labels import check_label, labelled
 from .memory import c_allocator
 from .parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
-from .runlog import (BATCH_BYTES, BATCH_FILES, SMALL_FILE_BYTES, Engine, FileRead, is_jsonl, jsonl_files,
-                     looks_canonical, read_file, read_small_files, require_exists)
+from .runlog import (
+    BATCH_BYTES,
+    BATCH_FILES,
+    SMALL_FILE_BYTES,
+    Engine,
+    FileRead,
+    is_jsonl,
+    jsonl_files,
+    looks_canonical,
+    read_file,
+    read_small_files,
+    require_exists,
+)
 from .runset import RunSet, build_runset
 from .snapshot import is_snapshot, read_snapshot
 from .transcripts import transcript as _transcript  # noqa: F401 - a loaded run set reads its runs' conversations
@@ -126,8 +138,8 @@ _CONFORMED: dict[tuple, dict[str, Any]] = {}
 
 
 def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
-    from .parquet_check import _conform, _expected
     from .frames import _frame
+    from .parquet_check import _conform, _expected
 
     tables, skipped, errors, links, read = read_snapshot(path)  # every file verified against its SHA-256
     conformed = _CONFORMED.get(read)

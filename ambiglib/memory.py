@@ -11,8 +11,8 @@ the 2x goal with it, and a store reads slower from the C library's allocator.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import pyarrow as pa
 

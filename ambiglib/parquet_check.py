@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,13 +27,13 @@ import pyarrow.compute as pc
 from .errors import FormatError, LoadError
 from .runlog import FRAMES, TRANSCRIPT_AT, FileRead, _strict_loads, read_records
 from .schema import (
-    RUN_KEY,
-    TASK_KEY,
     BLOCKER_TYPE,
     FILE_SCHEMA,
     INPUT_SCHEMA,
     LABEL_TYPE,
     QUESTION_TYPE,
+    RUN_KEY,
+    TASK_KEY,
     RecordError,
     meta_text,
 )
@@ -56,7 +57,7 @@ def _expected() -> dict[str, pa.Schema]:
 _ADDED_SINCE_1_0 = {"in_scope": ("parts",), "facet": ("q_index",), "n_questions": ("log", "transcript_at")}
 
 
-def _conform(table: pa.Table, schema: pa.Schema, file: str, where: "Callable[[int], str] | None" = None) -> pa.Table:
+def _conform(table: pa.Table, schema: pa.Schema, file: str, where: Callable[[int], str] | None = None) -> pa.Table:
     """The frame's columns, in order, each of exactly the contract's type (a float32 score was rounded on the
     way: refused, not cast), with valid UTF-8 text and a ``source`` in every row; else a FormatError."""
     for frame_has, names in _ADDED_SINCE_1_0.items():  # a copy written before the version that added it: all null
@@ -86,7 +87,7 @@ def _conform(table: pa.Table, schema: pa.Schema, file: str, where: "Callable[[in
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _valid_text(col: pa.ChunkedArray, name: str, where: "Callable[[int], str]") -> None:
+def _valid_text(col: pa.ChunkedArray, name: str, where: Callable[[int], str]) -> None:
     """Every value of a text column valid UTF-8 (Arrow does not check it when reading Parquet)."""
     start = 0
     for chunk in col.chunks:
@@ -99,7 +100,7 @@ def _valid_text(col: pa.ChunkedArray, name: str, where: "Callable[[int], str]") 
         start += len(chunk)
 
 
-def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: "Callable[[int], str]",
+def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: Callable[[int], str],
                  what: str, parent_file: str, expected: np.ndarray | None = None) -> np.ndarray:
     """Row of the parent frame each child row belongs to; a child without one (or without a key) is an error.
 
@@ -266,7 +267,7 @@ def _take(column: pa.ChunkedArray, rows: np.ndarray | None) -> pa.ChunkedArray:
 
 
 def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray | None, file: str,
-              where: "Callable[[int], str]") -> str | None:
+              where: Callable[[int], str]) -> str | None:
     """The first derived cell where a stored frame differs from the one its records give.
 
     ``rows`` are the stored rows matching the rebuilt ones, in order (None: all, as stored).
@@ -287,12 +288,12 @@ def _mismatch(name: str, stored: pa.Table, rebuilt: pa.Table, rows: np.ndarray |
     return None
 
 
-def _alike(a: "pa.Array | pa.ChunkedArray", b: "pa.Array | pa.ChunkedArray") -> "pa.Array | pa.ChunkedArray":
+def _alike(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     """Cell by cell: equal, or both null."""
     return pc.or_(pc.fill_null(pc.equal(a, b), False), pc.and_(pc.is_null(a), pc.is_null(b)))
 
 
-def _same(a: "pa.Array | pa.ChunkedArray", b: "pa.Array | pa.ChunkedArray") -> bool:
+def _same(a: pa.Array | pa.ChunkedArray, b: pa.Array | pa.ChunkedArray) -> bool:
     """Every cell :func:`_alike` (``_mismatch``'s rule)."""
     ok = _alike(a, b)
     return len(ok) == 0 or bool(pc.all(ok).as_py())
@@ -335,10 +336,8 @@ def _derived_agree(t: dict[str, pa.Table], q_parent: np.ndarray, q_taken: np.nda
         return False
     if runs.num_rows and not (unique_ids and ids_are_keys):  # ids are keys joined, escaped: one per key
         return False
-    if tasks.num_rows > 1 and not _no_repeats(np.zeros(tasks.num_rows, dtype=np.int64),
-                                              *(tasks.column(c) for c in TASK_KEY)):
-        return False
-    return True
+    return tasks.num_rows <= 1 or _no_repeats(np.zeros(tasks.num_rows, dtype=np.int64),
+                                              *(tasks.column(c) for c in TASK_KEY))
 
 
 def _ids_from_keys(runs: pa.Table, run_ids: pa.Array) -> bool:

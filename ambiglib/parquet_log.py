@@ -24,9 +24,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,8 +39,8 @@ from .errors import ArgumentError, FormatError
 from .files import kind_of, open_regular
 from .inflation import check_parquet
 from .runlog import FRAMES, require_small
-from .whole_writes import replaced_folder
 from .schema import RUNLOG_VERSION
+from .whole_writes import replaced_folder
 
 __all__ = ["is_parquet_runlog", "is_parquet_store", "write_parquet", "write_store", "read_parquet_tables",
            "read_store_tables", "StoreRows", "STORE_ROW"]

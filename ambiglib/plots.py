@@ -10,14 +10,13 @@ this log"); the figure it returns then carries that note as ``figure.ambiglib_no
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._lazy import OnFirstUse
 from .tables._common import OWN_AGENT, _own_agents
-
 
 #: pyplot and seaborn, imported at the first draw (``ambiglib._lazy``)
 plt = OnFirstUse("matplotlib.pyplot")

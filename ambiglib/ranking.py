@@ -36,8 +36,9 @@ Corani and Mangili 2016).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -45,8 +46,8 @@ import pandas as pd
 from .comparisons import COMPARABLE, CONDITIONED, _side_order, compared, family_of, metric_name, settle, unit_of
 from .errors import ArgumentError
 from .metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
-from .runset import RunSet
 from .ratio_intervals import LINEARIZED, linearized_ci
+from .runset import RunSet
 from .stats import bootstrap_blocks, check_n_boot, wilson_ci_clustered
 from .tables._common import as_table, explain_empty
 

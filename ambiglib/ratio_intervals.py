@@ -4,7 +4,8 @@ level from 8 tasks where a percentile task bootstrap does not (``bench/coverage.
 
 from __future__ import annotations
 
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 

@@ -21,10 +21,11 @@ import math
 import os
 import re
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, Literal, Sequence
+from typing import IO, Any, Literal
 
 import numpy as np
 import pyarrow as pa
@@ -34,7 +35,6 @@ import pyarrow.json as pj
 from .errors import FormatError, LoadError, RunLogNotFoundError
 from .files import open_regular, replaced, walk
 from .inflation import Bounded, open_gzip
-from .stamps import file_stamp, line_digest
 from .schema import (
     FILE_SCHEMA,
     FRAMES,  # noqa: F401  (the frames' names, imported from here by the readers and writers)
@@ -44,10 +44,11 @@ from .schema import (
     TASK_FIELDS,
     RecordError,
     check_transcript,
-    reject_duplicate_keys,
     meta_text,
+    reject_duplicate_keys,
     validate_record,
 )
+from .stamps import file_stamp, line_digest
 from .validity import table_is_valid
 from .whole_writes import replaced_folder
 
@@ -603,7 +604,7 @@ def _parse_stream(fh: _Binary | io.BytesIO, block: int = _JSON_BLOCK, seen: dict
             seen.update(longest=reader.scan.longest, over=reader.scan.over)
 
 
-def _parse_read(reader: "_ScanningReader", block: int) -> _Parsed:
+def _parse_read(reader: _ScanningReader, block: int) -> _Parsed:
     """What Arrow makes of the stream ``reader`` scans, in blocks of ``block`` bytes (:func:`_parse_stream`)."""
     try:
         table = pj.read_json(

@@ -9,9 +9,10 @@ is a nullable Arrow-backed pandas dtype.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -216,7 +217,7 @@ class RunSet:
         """Return the five frames by name."""
         return {name: getattr(self, name) for name in FRAMES}
 
-    def filter(self, **criteria: object) -> "RunSet":
+    def filter(self, **criteria: object) -> RunSet:
         """Return the runs whose columns match, with their questions and labels.
 
         Each keyword names a ``runs`` column and gives a value or a list of values:
@@ -253,7 +254,7 @@ class RunSet:
             out._known_as((*content, ("filter", key)))
         return out
 
-    def _with_run_ids_of(self, keep: np.ndarray) -> "RunSet":
+    def _with_run_ids_of(self, keep: np.ndarray) -> RunSet:
         """``filter(run_id=<the run ids of the runs where keep>)``, without listing the ids in Python (on a
         large log, boxing each id cost more than the filter)."""
         ids = self.runs["run_id"]
@@ -265,7 +266,7 @@ class RunSet:
         return self._subset(mask, _rows(self.tasks, np.ones(len(self.tasks), dtype=bool)),
                             _rows(self.blockers, np.ones(len(self.blockers), dtype=bool)), {})
 
-    def _subset(self, keep: np.ndarray, tasks: pd.DataFrame, blockers: pd.DataFrame, skipped: dict) -> "RunSet":
+    def _subset(self, keep: np.ndarray, tasks: pd.DataFrame, blockers: pd.DataFrame, skipped: dict) -> RunSet:
         """The runs where ``keep``, their questions and labels, and the tasks and blockers given.
 
         Which question and label rows belong to which run is worked out once per run set (a join on
@@ -335,7 +336,7 @@ class RunSet:
                 state.append(values.__arrow_array__())
         return tuple(state)
 
-    def _memo(self, key: Any, compute: "Callable[[], Any]", still: "Callable[[Any], bool] | None" = None, *,
+    def _memo(self, key: Any, compute: Callable[[], Any], still: Callable[[Any], bool] | None = None, *,
               share: bool = False) -> Any:
         """``compute()``, kept with the run set's :meth:`_state` and given again while that holds (and
         ``still(value)``, when given); recomputed once anything changed. With ``share``, a run set of known
@@ -388,7 +389,7 @@ class RunSet:
         _SHARED[root] = log  # the newest last
         return log.setdefault(content, {})
 
-    def _parts(self) -> list[tuple[Any, "RunSet"]]:
+    def _parts(self) -> list[tuple[Any, RunSet]]:
         """``(benchmark, rs.filter(benchmark=benchmark))`` for each benchmark of the runs and the tasks,
         sorted.
 
@@ -413,7 +414,7 @@ class RunSet:
         if ids is not None and run_ids is not None:
             self._cache[name] = (ids, run_ids, pos)
 
-    def where(self, filters: "Sequence[Any] | None") -> "RunSet":
+    def where(self, filters: Sequence[Any] | None) -> RunSet:
         """Return the runs a filter in pyarrow's syntax keeps, with their questions and labels.
 
         ``filters`` is what :func:`pyarrow.parquet.read_table` takes: a list of
@@ -450,7 +451,7 @@ class RunSet:
                             _rows(self.blockers, keep(self.blockers, tasks_expr)), dict(self.skipped))
 
     def to_parquet(self, path: str | os.PathLike[str], *, compression: str | None = None,
-                   partition_by: "Sequence[str]" = ()) -> Path:
+                   partition_by: Sequence[str] = ()) -> Path:
         """Write the five frames as Parquet in folder ``path``; ``load`` reads it back.
 
         Without ``partition_by``, one ``<frame>.parquet`` file per frame. With it (e.g.
@@ -491,9 +492,8 @@ class RunSet:
     def _transcribed(self) -> Iterator[dict[str, Any]]:
         """The rows of the runs whose log holds a conversation: what a transcript reader takes."""
         runs = self.runs.loc[self.runs["transcript_at"].notna()]
-        for row in pa.Table.from_pandas(runs[["run_id", "n_questions", "source", "transcript_at"]],
-                                        preserve_index=False).to_pylist():
-            yield row
+        yield from pa.Table.from_pandas(runs[["run_id", "n_questions", "source", "transcript_at"]],
+                                        preserve_index=False).to_pylist()
 
     def summary(self) -> pd.DataFrame:
         """Count runs per benchmark, suite, model and condition.
@@ -595,7 +595,7 @@ class RunSet:
     # ------------------------------------------------------------------------- construction
 
     @classmethod
-    def from_records(cls, records: "Iterable[dict]", *, source: str = "<records>") -> "RunSet":
+    def from_records(cls, records: Iterable[dict], *, source: str = "<records>") -> RunSet:
         """Build a RunSet from canonical records given as dicts, checked as a file would be.
 
         Raises the first problem, as :func:`ambiglib.load` does; messages name the
@@ -613,7 +613,7 @@ class RunSet:
         return runset
 
     @classmethod
-    def from_tables(cls, tables: dict[str, pa.Table]) -> "RunSet":
+    def from_tables(cls, tables: dict[str, pa.Table]) -> RunSet:
         """Build a RunSet from Arrow tables of the five frames (e.g. read from Parquet)."""
         frames = {}
         for name in FRAMES:

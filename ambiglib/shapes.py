@@ -21,8 +21,9 @@ A benchmark of your own follows a paper's conventions when you say so::
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Literal, Mapping
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -49,7 +50,7 @@ class Shape:
     present: Callable[[RunSet], bool]
     fix: str = ""
 
-    def __and__(self, other: "Shape") -> "Shape":
+    def __and__(self, other: Shape) -> Shape:
         return Shape(f"{self.name}+{other.name}", f"{self.needs} and {other.needs}",
                      lambda rs: _has(rs, self) and _has(rs, other),
                      "; ".join(f for f in (self.fix, other.fix) if f))

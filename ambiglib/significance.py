@@ -10,7 +10,8 @@ algorithms*; Miller (2024), *Adding Error Bars to Evals*, arXiv 2411.00640.
 
 from __future__ import annotations
 
-from typing import Callable, Literal, NamedTuple
+from collections.abc import Callable
+from typing import Literal, NamedTuple
 
 import numpy as np
 

@@ -14,7 +14,8 @@ Table 7 (Wilson intervals).
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Iterator, Literal, NamedTuple, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -332,11 +333,11 @@ def bootstrap_totals(values, n_boot: int, seed: int | np.random.Generator = 0) -
 KEPT_COUNTS_BYTES = 192 << 20
 #: Resamplings of fewer units are drawn again: their draws cost less than keeping them.
 _KEEP_FROM_UNITS = 1024
-_KEPT: "dict[tuple[int, int, int], list[tuple[slice, np.ndarray]]]" = {}
+_KEPT: dict[tuple[int, int, int], list[tuple[slice, np.ndarray]]] = {}
 
 
-def _kept(n: int, n_boot: int, seed: "int | np.random.Generator",
-          blocks: "Iterator[tuple[slice, np.ndarray]]") -> "Iterator[tuple[slice, np.ndarray]]":
+def _kept(n: int, n_boot: int, seed: int | np.random.Generator,
+          blocks: Iterator[tuple[slice, np.ndarray]]) -> Iterator[tuple[slice, np.ndarray]]:
     """``blocks``, or the same counts kept from an earlier call with the same ``(n, n_boot, seed)``."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or n < _KEEP_FROM_UNITS \
             or n * n_boot > KEPT_COUNTS_BYTES // 2:

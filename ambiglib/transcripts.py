@@ -23,17 +23,19 @@ import json
 import os
 import shlex
 import zlib
+from collections.abc import Callable
+from datetime import UTC
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import pandas as pd
 
 from . import runlog, stamps
 from .errors import FormatError
+from .frames import run_id_of
 from .runlog import MAX_RECORD_BYTES, _lines, _strict_loads
 from .runset import TRANSCRIPTS, RunSet
-from .frames import run_id_of
 from .schema import DEFAULT_TRIAL, RecordError, check_transcript
 
 __all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT", "Viewer", "viewer"]
@@ -324,9 +326,9 @@ def _change(now: dict[str, int], then: dict[str, Any]) -> str:
 
 def _when(ns: int) -> str:
     """A file's modification time (nanoseconds since the epoch) as a reader reads it: UTC, to the microsecond."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _is_run(rec: dict[str, Any], run: dict[str, Any]) -> bool:

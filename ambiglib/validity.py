@@ -12,13 +12,23 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .schema import (DEFAULT_CALL, DEFAULT_JUDGE, INPUT_SCHEMA, NESTED, RECORD_KINDS, RUN_FIELDS, RUN_ONLY, TASK_FIELDS,
-                     TASK_ONLY, Field)
+from .schema import (
+    DEFAULT_CALL,
+    DEFAULT_JUDGE,
+    INPUT_SCHEMA,
+    NESTED,
+    RECORD_KINDS,
+    RUN_FIELDS,
+    RUN_ONLY,
+    TASK_FIELDS,
+    TASK_ONLY,
+    Field,
+)
 
 __all__ = ["table_is_valid", "one_array", "take_rising"]
 
 
-def one_array(col: "pa.ChunkedArray | pa.Array") -> pa.Array:
+def one_array(col: pa.ChunkedArray | pa.Array) -> pa.Array:
     """A column as one array: its only chunk as it is (``combine_chunks`` copies even one chunk), else the
     chunks concatenated."""
     if isinstance(col, pa.ChunkedArray):
@@ -81,7 +91,7 @@ Flat = tuple[pa.Table, np.ndarray]
 
 
 def _nested_ok(lists: pa.ChunkedArray, item: str, given: Flat | None = None
-               ) -> tuple[bool, "pa.ChunkedArray | pa.Table", np.ndarray, np.ndarray]:
+               ) -> tuple[bool, pa.ChunkedArray | pa.Table, np.ndarray, np.ndarray]:
     """Check every element of a list column (or its items ``given`` flat); return (ok, flat values, parent
     row index, items per row)."""
     if given is not None:
@@ -106,7 +116,7 @@ def _nested_ok(lists: pa.ChunkedArray, item: str, given: Flat | None = None
     return True, flat, parents, lengths
 
 
-def _field(flat: "pa.ChunkedArray | pa.Table", name: str) -> "pa.ChunkedArray | pa.Array":
+def _field(flat: pa.ChunkedArray | pa.Table, name: str) -> pa.ChunkedArray | pa.Array:
     """One field of every item, flattened from a list column or given as a column."""
     return flat.column(name) if isinstance(flat, pa.Table) else pc.struct_field(flat, name)
 

@@ -23,8 +23,8 @@ import re
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .errors import FormatError
 from .files import fsync, temporary_of

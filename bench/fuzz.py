@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import fuzzing  # noqa: E402
+import fuzzing
 
 
 def main() -> int:

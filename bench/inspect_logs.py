@@ -46,10 +46,11 @@ def _peak_mb() -> float:
 
 def one(which: str, folder: Path) -> dict:
     """Time one read in this (fresh) process, its libraries imported first."""
-    import ambiglib  # noqa: F401
-    import ambiglib.importers.inspect_logs  # noqa: F401
     import inspect_ai.analysis
-    import inspect_ai.log  # noqa: F401
+    import inspect_ai.log
+
+    import ambiglib
+    import ambiglib.importers.inspect_logs
 
     base = _rss_mb()
     t = time.perf_counter()
@@ -119,8 +120,7 @@ def with_events(folder: Path, kb: int) -> Path:
     if marker.is_file():
         return out
     out.mkdir(parents=True, exist_ok=True)
-    words = ("the ask tool was not needed here because the task named the column and the range but the owner"
-             " of the report asked for fiscal quarters so the agent checked the schema again before answering").split()
+    words = ["the", "ask", "tool", "was", "not", "needed", "here", "because", "the", "task", "named", "the", "column", "and", "the", "range", "but", "the", "owner", "of", "the", "report", "asked", "for", "fiscal", "quarters", "so", "the", "agent", "checked", "the", "schema", "again", "before", "answering"]
     rng = random.Random(41)
     texts = [" ".join(rng.choice(words) for _ in range(700)) for _ in range(256)]  # drawn once: 4 KB each
     t = time.perf_counter()

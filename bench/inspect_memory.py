@@ -99,9 +99,10 @@ def _status(field: str) -> float:
 
 
 def one(path: Path) -> dict:
-    import ambiglib
-    import ambiglib.importers.inspect_logs  # noqa: F401
     import inspect_ai.log  # noqa: F401
+
+    import ambiglib
+    import ambiglib.importers.inspect_logs
 
     base = _status("VmRSS")
     t = time.perf_counter()

@@ -343,9 +343,9 @@ def inspect_memory_rows(repeat: int, copies: tuple[int, ...]) -> list[tuple[str,
     ~5 minutes a load). Reading any Inspect log has a fixed cost (inspect-ai's imports, its header reader): the
     peak of a small log (a fixture's, 18 runs) is printed, and what a load adds over it."""
     try:
+        import inspect_ai  # noqa: F401
         import inspect_logs
         import zipfile_zstd  # noqa: F401
-        import inspect_ai  # noqa: F401
     except ImportError as exc:
         return [("peak memory, Inspect AI logs", "–", f"not measured: {exc.name} is not installed"
                  " (pip install -e '.[inspect]')", "")]

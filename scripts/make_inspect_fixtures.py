@@ -47,7 +47,8 @@ from typing import Any
 
 import inspect_ai.model._model as _model
 import inspect_ai.model._tokens as _tokens
-from inspect_ai import Task, eval as inspect_eval, task
+from inspect_ai import Task, task
+from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessageTool, ModelOutput, get_model

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from paper_fixtures import OUT, main  # noqa: E402  (scripts/paper_fixtures/, one module per paper)
+from paper_fixtures import OUT, main
 
 __all__ = ["OUT", "main"]
 

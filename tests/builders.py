@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+
 def run(task="t1", model="m", spec="ambiguous", ask_tool=True, trial=1, **extra):
     rec = {"benchmark": "hil-bench", "suite": "sql", "task_id": task, "model": model, "spec": spec,
            "ask_tool": ask_tool, "trial": trial}

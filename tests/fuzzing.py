@@ -58,9 +58,10 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -621,7 +622,7 @@ def check(source: str, path: Path, m: Mutation, baseline: Any) -> tuple[str, str
         return "error", str(exc)[:300]
     except RecursionError as exc:
         return "escape:RecursionError", str(exc)[:300]
-    except Exception as exc:  # noqa: BLE001 - the oracle: anything else is a failure
+    except Exception as exc:
         return f"escape:{type(exc).__name__}", str(exc)[:300]
     skipped_before = sum(baseline.skipped.values())
     try:
@@ -669,7 +670,7 @@ def check(source: str, path: Path, m: Mutation, baseline: Any) -> tuple[str, str
                 return "silent-drop", f"{len(missing)} runs gone, no error or skip: {missing[0]} ({mutated})"[:300]
     except AmbiglibError as exc:
         return "error-late", str(exc)[:300]
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return f"escape-late:{type(exc).__name__}", str(exc)[:300]
     return "ok", f"{len(rs.runs)} runs, {len(errors)} errors"
 

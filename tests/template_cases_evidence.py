@@ -12,11 +12,11 @@ run id and a turn's number, never from a log's text: they are given as the repor
 from __future__ import annotations
 
 import pandas as pd
+from hostile_html import text as _text
 
 from ambiglib.dialogues import _collapsed, _Item, _Listed, _table, _Transcript, _turn, run_page_name
 from ambiglib.evidence import _Dialogue, _html_table, _Link, _listed
 from ambiglib.markup import Markup, render
-from hostile_html import text as _text
 
 #: a run's page as the report names it: a hash of its (hostile) run id
 _RUN_PAGE = "../runs/" + run_page_name(_text("run_id"))

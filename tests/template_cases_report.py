@@ -11,10 +11,10 @@ file names, never from a log, and are given paths.
 from __future__ import annotations
 
 import pandas as pd
-
-from ambiglib.markup import Markup, render
 from hostile_html import HOSTILE
 from hostile_html import text as _text
+
+from ambiglib.markup import Markup, render
 
 #: a link target from a log: the report URL-quotes it, so that it cannot be a javascript: URL
 URL = "javascript:alert(1)//" + HOSTILE

@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from test_own_benchmark import clarifybench
 
 import ambiglib
 from ambiglib import headline, tables
 from ambiglib.answer import Answer
 from ambiglib.runset import RunSet
-from test_own_benchmark import clarifybench
 
 ROOT = Path(__file__).resolve().parents[1]
 

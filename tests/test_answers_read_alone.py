@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import run_record, task_record, write_jsonl
+from test_own_benchmark import clarifybench
 
 import ambiglib
-import ambiglib.answer  # noqa: F401  (the four questions and compare, as RunSet methods)
+import ambiglib.answer
 from ambiglib.cli import main
 from ambiglib.comparisons import paired_comparison, per_task
 from ambiglib.runset import RunSet
-from test_own_benchmark import clarifybench
 
 WIDTH = 120
 

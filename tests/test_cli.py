@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+from conftest import run_record, task_record, write_jsonl
 
 import ambiglib
 from ambiglib.cli import main
-from conftest import run_record, task_record, write_jsonl
 
 
 def test_report_lists_rejected_records_and_keeps_the_rest(tmp_path, capsys):
@@ -57,6 +57,7 @@ def test_convert_writes_json_lines_to_a_jsonl_out_and_refuses_the_mismatch(tmp_p
 
 def test_report_takes_k_and_models_and_no_abbreviation(tmp_path, capsys):
     import json
+
     import pytest
 
     # --k read as --keep-snapshot was a silent surprise (issue 37 §6): abbreviations are refused
@@ -179,7 +180,7 @@ def test_compare_from_the_command_line(tmp_path):
     from ambiglib import comparisons
     from ambiglib.cli import COMPARED
 
-    assert COMPARED == tuple(sorted(comparisons.COMPARABLE))
+    assert tuple(sorted(comparisons.COMPARABLE)) == COMPARED
     example = Path(__file__).resolve().parents[1] / "data" / "example"
     base = [sys.executable, "-m", "ambiglib", "compare", "--runs", str(example), "--n-boot", "200"]
     done = subprocess.run([*base, "--between", "model", "--a", "gpt-5.4", "--b", "claude-opus-4.6", "--format", "json"],

@@ -19,7 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from unprivileged import world_tmp  # noqa: E402
+from unprivileged import world_tmp
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -64,7 +64,7 @@ def _as_user(argv: list[str]) -> subprocess.CompletedProcess:
             sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", buffering=0, closefd=False), write_through=True)
             _drop()
             code = ambiglib.cli.main(argv)
-        except BaseException:  # noqa: BLE001 - shown to the parent as the command's output
+        except BaseException:
             import traceback
 
             traceback.print_exc()

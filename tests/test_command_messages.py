@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from builders import q, run, task
+from conftest import write_jsonl
 
 import ambiglib
 from ambiglib.cli import main
-from builders import q, run, task
-from conftest import write_jsonl
 
 
 def ambiglib_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

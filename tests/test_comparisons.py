@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as sps
+from builders import q, run, task
+from conftest import write_jsonl
 from statsmodels.stats.contingency_tables import mcnemar
 
 from ambiglib import comparisons
 from ambiglib.runset import RunSet
-from builders import q, run, task
-from conftest import write_jsonl
 
 # one pass/fail trial per task and model: A passes 0-8, B passes 0-1 and 9: b = 7 discordant for A, c = 1 for B
 A_PASS = set(range(9))

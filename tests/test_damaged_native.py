@@ -15,11 +15,11 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 import ambiglib
 from ambiglib.errors import FormatError
 from ambiglib.importers._common import read_csv
-from conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[1]
 NATIVE = ROOT / "data" / "example-native"

@@ -6,10 +6,10 @@ that ``scripts/mutation_check.py`` catches every mutation without it (issue 40).
 from __future__ import annotations
 
 import pytest
+from builders import q, run, task
 
 from ambiglib import RunSet, metrics, tables
 from ambiglib.metrics import MetricError
-from builders import q, run, task
 
 
 def _lhaw(task_id, variant, *, spec="ambiguous", tool, trial=1, passed, score=None, n_questions=0, model="m",

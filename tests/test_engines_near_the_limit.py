@@ -9,11 +9,11 @@ import gzip
 import json
 
 import pytest
+from conftest import run_record
 
 import ambiglib
 from ambiglib import runlog
 from ambiglib.errors import FormatError
-from conftest import run_record
 
 ENGINES = ("auto", "python", "arrow")
 

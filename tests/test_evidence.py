@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from builders import q, run, task
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ambiglib import comparisons, headline, tables
 from ambiglib.evidence import evidence, write_evidence_pages
 from ambiglib.runset import RunSet
-from builders import q, run, task
 
 
 def _log() -> RunSet:
@@ -82,9 +82,9 @@ def test_evidence_pages_escape_what_the_log_says(tmp_path):
 def test_a_row_value_matches_the_same_runs_coded_as_compared_as_text():
     """Evidence matches a row's values on integer codes of the runs' key columns (issue 41): the same runs as
     comparing the Python values, for values present, absent, null, of another type, unhashable, and lists."""
-    import numpy as np
-
     from pathlib import Path
+
+    import numpy as np
 
     import ambiglib
     from ambiglib.evidence import _Coded, _matches

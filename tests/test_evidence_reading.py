@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from builders import run, task
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +20,6 @@ import ambiglib
 from ambiglib import comparisons, headline
 from ambiglib.evidence import NOTEBOOK_ROWS, evidence, write_evidence_pages
 from ambiglib.runset import RunSet
-from builders import run, task
 
 TASKS = [f"t{i}" for i in range(6)]
 BLOCKERS = ["b0", "b1"]

@@ -10,13 +10,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-from matplotlib.collections import PathCollection  # noqa: E402
-from matplotlib.text import Text  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.text import Text
 
-import ambiglib  # noqa: E402
-from ambiglib import plots, tables  # noqa: E402
+import ambiglib
+from ambiglib import plots, tables
 
 ROOT = Path(__file__).resolve().parents[1]
 N_BOOT = 200

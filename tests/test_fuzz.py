@@ -17,7 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import fuzzing  # noqa: E402
+import fuzzing
 
 CASES = {"jsonl": 60, "jsonl.gz": 30, "parquet": 60, "store": 40, "snapshot": 40, "hil-bench": 25, "ambig-ds": 25,
          "lhaw": 25, "inspect": 60, "tau-bench": 30,

@@ -25,7 +25,7 @@ import ambiglib
 from ambiglib.errors import AmbiglibError, FormatError, SchemaError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import fuzzing  # noqa: E402
+import fuzzing
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "data" / "example"
@@ -978,10 +978,9 @@ def test_an_instance_id_that_names_a_path_out_of_the_pass_folder_is_an_error(nat
 def test_a_bad_meta_shared_by_several_rows_is_refused_in_every_row(tmp_path):
     """Each distinct ``meta`` text is checked once (issue 41); its verdict must reach every row holding it,
     and rows holding a good text beside them must load."""
+    import pandas as pd
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    import pandas as pd
 
     root = ambiglib.load(EXAMPLE).to_parquet(tmp_path / "store")
     file = root / "runs.parquet"
@@ -1010,10 +1009,10 @@ def test_list_items_given_flat_are_judged_as_the_nested_lists_are():
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
+    from conftest import run_record, task_record
 
     from ambiglib.schema import INPUT_SCHEMA
     from ambiglib.validity import table_is_valid
-    from conftest import run_record, task_record
 
     bad_items = {
         "questions": [{"text": ""}, {"text": "  "}, {"text": "q", "attributed": False, "blocker_id": "b"},

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import FIXTURES, run_record, task_record, write_jsonl
 
 import ambiglib
 from ambiglib import tables
 from ambiglib.metrics import MetricError
-from conftest import FIXTURES, run_record, task_record, write_jsonl
 
 HO = FIXTURES / "harness-output"
 needs_ho = pytest.mark.skipif(not HO.is_dir(), reason="../shared/fixtures/harness-output (the harnesses' own output)"

@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as sps
+from builders import run
 
 from ambiglib import RunSet, headline
-from builders import run
 
 
 def _judged(text, *labels):

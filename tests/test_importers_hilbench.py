@@ -9,11 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 import ambiglib
 from ambiglib import FormatError, metrics, tables
 from ambiglib.importers import read_hilbench, read_hilbench_registries
-from conftest import FIXTURES
 
 RUN = Path(__file__).parent / "fixtures" / "hilbench" / "run_gpt54"
 REGISTRIES = FIXTURES / "hil-bench" / "registries"

@@ -17,8 +17,8 @@ import pytest
 import ambiglib
 from ambiglib import metrics, tables
 from ambiglib.errors import AmbiglibError, FormatError
-from ambiglib.metrics import MetricError
 from ambiglib.importers.inspect_logs import read_inspect
+from ambiglib.metrics import MetricError
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai is not installed (pip install 'ambiglib[inspect]')")
 
@@ -393,8 +393,9 @@ def test_records_checked_in_parts_as_they_come_give_what_checking_them_at_once_g
     """An importer's records are checked every ``CHECK_EVERY`` records of a file and when it has read a file
     (issue 41: Inspect's runs were all held as dicts until the end, ~3.5 KB a run). Records added out of line
     order, some rejected, one line given twice: the same frames, errors and counts as one check in line order."""
-    from ambiglib.importers import _common
     from conftest import run_record, task_record
+
+    from ambiglib.importers import _common
 
     monkeypatch.setattr(_common, "CHECK_EVERY", every)
     lines = [7, 2, 9, 2, 4, 1, 8, 3, 6, 5]

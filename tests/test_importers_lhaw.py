@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import FIXTURES
 
 import ambiglib
 from ambiglib import FormatError, metrics
-from conftest import FIXTURES
 
 LHAW = Path(__file__).parent / "fixtures" / "lhaw"
 TAC = FIXTURES / "theagentcompany" / "deepseek-v3.2"

@@ -13,11 +13,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import run_record
 
 import ambiglib
 from ambiglib import inflation
 from ambiglib.errors import FormatError
-from conftest import run_record
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("auto", "python", "arrow")

@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="the Inspect AI example needs inspect-ai (pip install 'ambiglib[inspect]')")
 
-import ambiglib  # noqa: E402
-from ambiglib import headline  # noqa: E402
-from ambiglib.report import run_report  # noqa: E402
+import ambiglib
+from ambiglib import headline
+from ambiglib.report import run_report
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "ask_or_guess.py"

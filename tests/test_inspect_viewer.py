@@ -17,10 +17,11 @@ import pytest
 
 pytest.importorskip("inspect_ai", reason="the Inspect AI logs need inspect-ai (pip install 'ambiglib[inspect]')")
 
-import ambiglib  # noqa: E402
-from ambiglib import dialogues, transcripts  # noqa: E402
-from ambiglib.markup import Markup, render  # noqa: E402
-from conftest import run_record, task_record, write_jsonl  # noqa: E402
+from conftest import run_record, task_record, write_jsonl
+
+import ambiglib
+from ambiglib import dialogues, transcripts
+from ambiglib.markup import Markup, render
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "ask_or_guess.py"

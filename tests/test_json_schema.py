@@ -17,14 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import FIXTURES, run_record, task_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_docs import _records
 
 import ambiglib
 from ambiglib import schema
 from ambiglib.json_schema import NOT_SAID, runlog_schema, schema_text
-from conftest import FIXTURES, run_record, task_record
-from test_docs import _records
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is a test dependency (pip install -e '.[test]')")
 

@@ -11,13 +11,13 @@ import subprocess
 import pandas as pd
 import pytest
 from conftest import run_record, task_record, write_jsonl
+from test_own_benchmark import clarifybench
 
 import ambiglib
-import ambiglib.answer  # noqa: F401  (the four questions and compare, as RunSet methods)
+import ambiglib.answer
 from ambiglib.cards import _TEX_CHARS, _TEX_KNOWN
 from ambiglib.report.rendering import save_table
 from ambiglib.runset import RunSet
-from test_own_benchmark import clarifybench
 
 pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None,
                                 reason="pdflatex is not installed (texlive-latex-base): nothing to compile with")

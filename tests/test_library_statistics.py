@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from builders import run
 from scipy import optimize
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
@@ -19,7 +20,6 @@ from statsmodels.stats.proportion import proportion_confint
 
 from ambiglib import agreement, comparisons, stats
 from ambiglib.runset import RunSet
-from builders import run
 
 # ----------------------------------------------------------------------------- multiple comparisons, by definition
 

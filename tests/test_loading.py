@@ -8,10 +8,10 @@ import re
 
 import pandas as pd
 import pytest
+from conftest import run_record, task_record, write_jsonl
 
 import ambiglib
 from ambiglib import FormatError, LoadError, RunLogNotFoundError, SchemaError
-from conftest import run_record, task_record, write_jsonl
 
 ENGINES = ["auto", "python"]
 
@@ -625,7 +625,7 @@ def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool
             try:
                 for _ in range(5):
                     ambiglib.load(hil if threading.current_thread().name.endswith("0") else log, quiet=True)
-            except Exception as exc:  # noqa: BLE001 — reported below
+            except Exception as exc:
                 errors.append(exc)
 
         threads = [threading.Thread(target=load_some, name=f"loader-{i}") for i in range(4)]

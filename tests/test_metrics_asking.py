@@ -8,12 +8,12 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from builders import q, row, run, task
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ambiglib import RunSet, metrics, stats
 from ambiglib.metrics import MetricError
-
-from builders import q, row, run, task
 
 # HIL-Bench Table 1: pooled recall and precision (%) and the printed Ask-F1 (%).
 TABLE1 = [

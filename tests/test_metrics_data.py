@@ -7,6 +7,7 @@ import pandas as pd
 
 from ambiglib import RunSet, metrics
 
+
 def test_ambiguity_classes_follow_lhaw_definition_3_1():
     def trials(variant, results, passed):
         return [{"benchmark": "lhaw", "suite": "tac", "task_id": "t", "variant_id": variant, "model": "m",

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from builders import q
 from scipy import stats as sps
 
 from ambiglib import RunSet, metrics, stats
 from ambiglib.metrics import MetricError
 
-from builders import q
 
 def _lhaw_cell(model, n_variants, pass_without, pass_with, asking_per_variant, questions_total,
                score_without=0.0, score_with=0.0, policy="default", suite="mcp-atlas"):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from builders import q, run
 
 from ambiglib import RunSet, metrics
 
-from builders import q, run
 
 def _framed_runs():
     cats = ["intended", "intended", "alternative", "degenerate", None, None, "intended", None]

@@ -8,12 +8,12 @@ from math import comb
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from builders import run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ambiglib import RunSet, metrics
 from ambiglib.metrics import MetricError
-
-from builders import run
 
 
 def _log(passes: dict[str, list[bool | None]], model: str = "m", **extra) -> list[dict]:
@@ -80,7 +80,7 @@ def test_intervals_resample_tasks_and_hold_the_estimate():
     for fn, name, kw in ((metrics.pass_hat_k, "pass_hat_k", {"k": 2}), (metrics.flip_share, "flip_share", {})):
         out = fn(rs, ci=True, n_boot=2000, **kw).iloc[0]
         assert out[f"{name}_ci_low"] <= out[name] <= out[f"{name}_ci_high"]
-        assert 0 <= out[f"{name}_ci_low"] and out[f"{name}_ci_high"] <= 1
+        assert out[f"{name}_ci_low"] >= 0 and out[f"{name}_ci_high"] <= 1
 
 
 def test_a_group_that_mixes_conditions_is_refused():

@@ -10,7 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 import ambiglib
 from ambiglib.report import run_report, write_summary
 from ambiglib.shapes import outcome_warnings

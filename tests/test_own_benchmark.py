@@ -18,12 +18,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats as sps
+from conftest import write_jsonl
 
 import ambiglib
 from ambiglib import comparisons, metrics, tables
 from ambiglib.metrics import MetricError
 from ambiglib.runset import RunSet
-from conftest import write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "clarifybench"

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from builders import q, run, task
+from hostile_html import parse
 
 import ambiglib
 from ambiglib import headline
@@ -20,8 +22,6 @@ from ambiglib.dialogues import run_page_name
 from ambiglib.evidence import write_evidence_pages
 from ambiglib.runset import RunSet
 from ambiglib.tables import Table
-from builders import q, run, task
-from hostile_html import parse
 
 #: what docs/trust.md promises a page shows of a text, and of a table
 CHARS, ROWS = 2000, 1000

@@ -9,10 +9,9 @@ import os
 import shutil
 
 import pytest
+from unprivileged import ROOT, copy, load_as_user, world_tmp
 
 import ambiglib
-
-from unprivileged import ROOT, copy, load_as_user, world_tmp
 
 EXAMPLE = ROOT / "data" / "example"
 NATIVE = ROOT / "data" / "example-native"

@@ -69,7 +69,7 @@ def _resolve(expr: ast.expr, bound: dict) -> object | None:
         found = importlib.import_module(module)
         for name in ([attribute] if attribute else []) + parts[::-1]:
             found = getattr(found, name)
-    except Exception:  # noqa: BLE001 — an optional dependency not installed here
+    except Exception:
         return None
     return found
 

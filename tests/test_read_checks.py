@@ -13,10 +13,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 import ambiglib
 from ambiglib.errors import FormatError
-from conftest import FIXTURES
 
 HIL = FIXTURES / "harness-output" / "hil_cli_sql"
 needs_hil = pytest.mark.skipif(not HIL.exists(), reason=f"HIL-Bench harness fixture not found at {HIL}")

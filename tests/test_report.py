@@ -391,9 +391,9 @@ def test_the_snapshot_keeps_what_the_load_rejected(tmp_path):
     """A log with a bad record: the report loads it once, its notebooks see the same rejected record through
     the snapshot, and with keep_snapshot the snapshot stays and loads like the log."""
     import nbformat
+    from conftest import run_record, task_record, write_jsonl
 
     import ambiglib
-    from conftest import run_record, task_record, write_jsonl
 
     log = write_jsonl(tmp_path / "log" / "runs.jsonl",
                       [task_record(), run_record(), run_record(trial=2, spec="amb"), run_record(trial=3)])

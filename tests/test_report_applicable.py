@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import write_jsonl
+from test_own_benchmark import clarifybench
 
 import ambiglib
 from ambiglib import tables
 from ambiglib.report.applicable import PAPERS, Applicability, applicability, need_of, papers_in
 from ambiglib.report.run import notebook_info
-from conftest import write_jsonl
-from test_own_benchmark import clarifybench
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -94,7 +94,7 @@ def test_a_skipped_section_hides_no_table_with_rows(path, logs):
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                table = eval(call, {"tables": tables, "pd": pd},  # noqa: S307 - the bundled notebook's own call
+                table = eval(call, {"tables": tables, "pd": pd},
                              {"rs": rs, "k": 3, "n_boot": 20, "seed": 0, "conventions": None, "summary": None})
             if len(table):
                 assert decided.runs, f"{path.stem} skipped on {name}, but {call} has {len(table)} rows"

@@ -228,11 +228,10 @@ def test_a_file_put_into_out_while_the_report_runs_is_kept_and_so_is_the_new_rep
     out = tmp_path / "report"
     write_report(out)
     with pytest.raises(ReportError, match=r"holds what the previous report did not write \(late\.txt\).*; this"
-                                          r" run's report is in .*\.report\.building-"):
-        with ReportFolder(out) as folder:
-            (folder.work / "index.html").write_text("new")
-            (out / "late.txt").write_text("mine")  # while the notebooks ran
-            folder.commit({"runs": "log", "notebooks": []})
+                                          r" run's report is in .*\.report\.building-"), ReportFolder(out) as folder:
+        (folder.work / "index.html").write_text("new")
+        (out / "late.txt").write_text("mine")  # while the notebooks ran
+        folder.commit({"runs": "log", "notebooks": []})
     assert (out / "late.txt").read_text() == "mine" and (out / "index.html").read_text() == "<html>"
     kept = [tmp_path / n for n in siblings(out) if n.startswith(".report.building-")]
     assert len(kept) == 1 and (kept[0] / "index.html").read_text() == "new" and is_report(kept[0])

@@ -10,13 +10,13 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import run_record, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ambiglib.errors import ParameterError, ReportError
-from ambiglib.report.parameters import check_parameters, injected_source, notebook_parameters, read_params_file
 from ambiglib.report import run_report
-from conftest import run_record, write_jsonl
+from ambiglib.report.parameters import check_parameters, injected_source, notebook_parameters, read_params_file
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

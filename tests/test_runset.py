@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import run_record, task_record, write_jsonl
 
 import ambiglib
 from ambiglib.runset import COLUMNS
-from conftest import run_record, task_record, write_jsonl
 
 
 @pytest.fixture

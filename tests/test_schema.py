@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from conftest import run_record, task_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ambiglib import schema
 from ambiglib.runlog import read_file_arrow, read_file_python
-from conftest import run_record, task_record
 
 WEIRD = [None, "", "   ", "x", "ambiguous", "full", "ok", "task", "run", 0, 1, -1, 2, 0.5, 1.5, -0.5,
          True, False, [], {}, [None], ["a"], {"a": 1}, 10**30, "seg-1"]

@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.dataset as ds
 import pytest
+from conftest import run_record, task_record, write_jsonl
 
 import ambiglib
 from ambiglib.cli import main
 from ambiglib.errors import ArgumentError, FormatError
-from conftest import run_record, task_record, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import numpy as np
+import pandas as pd
 import pytest
+from builders import run
 
 from ambiglib import RunSet, agreement
 
-from builders import run
 
 def test_judge_reliability_by_hand():
     from statsmodels.stats.inter_rater import cohens_kappa

@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 import template_cases_evidence
 import template_cases_report
-from ambiglib.markup import render
 from hostile_html import ESCAPED, HOSTILE, parse
+
+from ambiglib.markup import render
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "ambiglib" / "templates"
 CASES = {**template_cases_report.CASES, **template_cases_evidence.CASES}

@@ -5,12 +5,12 @@ page one a line, a page's hidden characters shown."""
 
 from __future__ import annotations
 
+from hostile_html import ESCAPED, HOSTILE, parse
 from markupsafe import escape
+from template_cases_evidence import _TURNS, CASES
 
 from ambiglib.dialogues import _turn
 from ambiglib.markup import render
-from hostile_html import ESCAPED, HOSTILE, parse
-from template_cases_evidence import _TURNS, CASES
 
 
 def _page(template: str) -> str:
@@ -85,10 +85,11 @@ def test_a_card_without_rows_says_why():
 def test_an_evidence_page_shows_a_hidden_character_of_a_log_as_its_escape(tmp_path):
     """The page is written through ``ambiglib.text.visible``: a right-to-left override in a model's name shows as
     its escape, and the text around it stays escaped."""
+    from builders import q, run, task
+
     from ambiglib import headline
     from ambiglib.evidence import write_evidence_pages
     from ambiglib.runset import RunSet
-    from builders import q, run, task
 
     rs = RunSet.from_records([task("t0", n_blockers=1),
                               run(task="t0", model="gpt\u202e-5" + HOSTILE, score=1.0, questions=[q("b0", HOSTILE)])])

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from ambiglib.markup import render
 from hostile_html import HOSTILE, Elements, parse
 from template_cases_report import CASES
+
+from ambiglib.markup import render
 
 #: the templates whose links the report URL-quotes (a notebook's, a table's files, a figure, a section on the index)
 URL_QUOTED = {"report_index.html", "report_section.html", "report_table.html"}

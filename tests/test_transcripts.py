@@ -15,10 +15,10 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import FIXTURES
 
 import ambiglib
 from ambiglib.errors import FormatError, SchemaError
-from conftest import FIXTURES
 
 HIL = FIXTURES / "harness-output" / "hil_cli_sql"
 needs_hil = pytest.mark.skipif(not HIL.exists(), reason=f"HIL-Bench harness fixture not found at {HIL}")

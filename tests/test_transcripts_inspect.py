@@ -27,8 +27,8 @@ try:  # Inspect's dependency: zipfile reads its Zstandard members with it (on it
 except ImportError:
     pass
 
-import ambiglib  # noqa: E402
-from ambiglib.errors import FormatError  # noqa: E402
+import ambiglib
+from ambiglib.errors import FormatError
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "ask_or_guess.py"

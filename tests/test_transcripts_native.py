@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import FIXTURES
 
 import ambiglib
 from ambiglib import FormatError
-from conftest import FIXTURES
 
 HO = FIXTURES / "harness-output"
 TAC = FIXTURES / "theagentcompany" / "deepseek-v3.2"

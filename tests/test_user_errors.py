@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import run_record, write_jsonl
 
 import ambiglib
 from ambiglib import tables
 from ambiglib.errors import ArgumentError, ParameterError, ReportError
 from ambiglib.report import run_report
-from conftest import run_record, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

@@ -12,12 +12,11 @@ import re
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ..files import is_dir, is_file, listdir, matching
 from ..errors import FormatError, LoadError
+from ..files import is_dir, is_file, listdir, matching
 from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
-from ._common import (Collected, RowError, check_loaded_transcript, finish, guard, present, read_json,
-                      read_jsonl)
+from ._common import Collected, RowError, check_loaded_transcript, finish, guard, present, read_json, read_jsonl
 
 __all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout", "read_transcript"]
 

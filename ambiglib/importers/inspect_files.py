@@ -24,8 +24,9 @@ import os
 import re
 import zlib
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from .. import inflation
 from ..errors import FormatError

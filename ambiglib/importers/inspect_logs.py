@@ -12,10 +12,11 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Literal, Mapping, Sequence, overload
+from typing import Any, Literal, overload
 
 from ..errors import AskToolWarning, FormatError, LoadError
 from ..files import walk
@@ -142,7 +143,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
         except OSError as exc:  # this user may not read it: said as load says it (which also counts it)
             out.reject(file, None, None, f"cannot be read ({exc.strerror or exc})")
             continue
-        except Exception as exc:  # noqa: BLE001 — Inspect's reader raises zip, JSON, pydantic and OS errors
+        except Exception as exc:
             out.reject(file, None, None, f"not a readable Inspect AI log ({_why(exc)})")
             out.skip(UNREADABLE)
             continue
@@ -169,7 +170,7 @@ def _open(file: Path, read_eval_log: Any) -> tuple[Any, Iterator[dict[str, Any] 
     try:
         present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
         return read_log_file(file, read_eval_log)
-    except Exception as exc:  # noqa: BLE001 — Inspect's reader raises zip, JSON, pydantic and OS errors
+    except Exception as exc:
         return exc
 
 
@@ -210,8 +211,8 @@ def _started(created: Any) -> datetime:
     try:
         when = datetime.fromisoformat(str(created))
     except ValueError:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+        return datetime.min.replace(tzinfo=UTC)
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _mtime(file: Path) -> int:

@@ -17,8 +17,20 @@ from ..errors import FormatError, LoadError
 from ..files import matching
 from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
-from ._common import (Collected, RowError, _loads, check_loaded_transcript, finish, guard, inside, present, read_csv,
-                      read_json, read_jsonl, strict_int)
+from ._common import (
+    Collected,
+    RowError,
+    _loads,
+    check_loaded_transcript,
+    finish,
+    guard,
+    inside,
+    present,
+    read_csv,
+    read_json,
+    read_jsonl,
+    strict_int,
+)
 
 __all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "read_transcript", "MANIFEST",
            "MANIFEST_COLUMNS"]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Literal, Sequence, overload
+from typing import Any, BinaryIO, Literal, overload
 
 from ..errors import FormatError, LoadError
 from ..files import open_regular, walk

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -10,10 +11,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import AmbiglibError
-from ..runset import RunSet
 from ..ratio_intervals import LINEARIZED, linearized_ci
+from ..runset import RunSet
 from ..stats import bootstrap_totals, percentile_ci, wilson_ci_clustered
-
 
 CONDITIONS = ("spec", "ask_tool", "policy", "protocol")
 

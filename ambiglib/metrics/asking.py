@@ -2,15 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Callable, Literal, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ._common import (BOUNDS_OF_TWO_RATES, CONDITIONS, MetricError, _beside, _bounds_of_two_rates, _check_by,
-                      _cluster_ci, _clustered_wilson, _clustered_wilson_columns, _excluded, _f1, _isin, _kept,
-                      _mean_over_units_ci, _order, _ratio, _single_condition, _with_ci, _work, label_intervals)
+from ._common import (
+    BOUNDS_OF_TWO_RATES,
+    CONDITIONS,
+    MetricError,
+    _beside,
+    _bounds_of_two_rates,
+    _check_by,
+    _cluster_ci,
+    _clustered_wilson,
+    _clustered_wilson_columns,
+    _excluded,
+    _f1,
+    _isin,
+    _kept,
+    _mean_over_units_ci,
+    _order,
+    _ratio,
+    _single_condition,
+    _with_ci,
+    _work,
+    label_intervals,
+)
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 import functools
 import gc
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence, TypedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd

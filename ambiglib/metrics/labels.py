@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet
 from ..agreement import majority_vote
-from ._common import (CONDITIONS, FAILED, MetricError, _check_by, _clustered_wilson_columns, _excluded, _isin, _kept,
-                      _ratio, _single_condition, _work)
+from ..runset import RunSet
+from ._common import (
+    CONDITIONS,
+    FAILED,
+    MetricError,
+    _check_by,
+    _clustered_wilson_columns,
+    _excluded,
+    _isin,
+    _kept,
+    _ratio,
+    _single_condition,
+    _work,
+)
 
 __all__ = ["category_shares", "conditional_scores", "majority_labels", "label_shares", "flag_shares"]
 

@@ -11,14 +11,13 @@ the trials). How far two runs of one agent move its pass rate is the rerun sprea
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..runset import RunSet
-from ._common import (CONDITIONS, _check_by, _excluded, _mean_over_units_ci, _order, _ratio, _single_condition,
-                      _work)
+from ._common import CONDITIONS, _check_by, _excluded, _mean_over_units_ci, _order, _ratio, _single_condition, _work
 
 __all__ = ["pass_hat_k", "flip_share", "rerun_sd"]
 

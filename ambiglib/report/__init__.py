@@ -28,8 +28,16 @@ example log that ship with ambiglib). Notebooks import what they use from here.
 from ..errors import ReportError
 from .index import errors_frame, write_summary
 from .parameters import notebook_parameters
-from .rendering import (MAX_ROWS_SHOWN, csv_safe, markdown_safe, render_table, save_figure, save_table,
-                        show_figure, show_table)
+from .rendering import (
+                        MAX_ROWS_SHOWN,
+                        csv_safe,
+                        markdown_safe,
+                        render_table,
+                        save_figure,
+                        save_table,
+                        show_figure,
+                        show_table,
+)
 from .run import SNAPSHOT_DIR, bundled_notebooks, example_runs, run_report
 
 __all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summary", "run_report", "ReportError",

@@ -9,8 +9,9 @@ section says what is missing. The rest are listed in one line and not run.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from ..shapes import SHAPES, Shape, applicable, conventions_for, label_prefix, labels_of
 

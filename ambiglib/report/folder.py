@@ -28,8 +28,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from ..errors import ReportError
 from ..whole_writes import RENAME_EXCHANGE as _RENAME_EXCHANGE
@@ -245,7 +246,7 @@ class ReportFolder:
 
     # -- entering: checks, the lock, what a killed run left, the work folder
 
-    def __enter__(self) -> "ReportFolder":
+    def __enter__(self) -> ReportFolder:
         import tempfile
 
         out = self.out

@@ -12,16 +12,24 @@ from urllib.parse import quote
 
 import pandas as pd
 
+from ..cards import STYLE as OPENING_STYLE
+from ..cards import compact_table
 from ..errors import LoadError
-from ..loading import load
 from ..headline import SHOWN
+from ..loading import load
 from ..markup import Markup, render
 from ..text import BRIEF_CHARS, SHOWN_ROWS, cut, visible
-from ..cards import STYLE as OPENING_STYLE, compact_table
 from .opening import read_table
+from .rendering import (
+    MAX_ROWS_SHOWN,
+    _counts_as_integers,
+    _cut_cells,
+    _markdown_cell,
+    _shown_rows,
+    csv_safe,
+    markdown_safe,
+)
 from .runner import NotebookResult
-from .rendering import (MAX_ROWS_SHOWN, _counts_as_integers, _cut_cells, _markdown_cell, _shown_rows, csv_safe,
-                        markdown_safe)
 
 __all__ = ["errors_frame", "write_summary"]
 

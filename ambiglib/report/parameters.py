@@ -24,8 +24,9 @@ import keyword
 import math
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import ParameterError
 
@@ -129,7 +130,7 @@ def read_params_file(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict
     except UnicodeDecodeError as exc:
         raise ParameterError(f"{path}: not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from exc
     try:
-        data = yaml.load(text, Loader=_loader())  # noqa: S506 - the loader above builds JSON's types only
+        data = yaml.load(text, Loader=_loader())
     except _Refused as exc:
         raise ParameterError(f"{path}:{exc.line}: {exc.what}") from None
     except yaml.YAMLError as exc:

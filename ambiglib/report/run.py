@@ -5,9 +5,10 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from ..errors import ReportError
 from ..loading import load
@@ -15,8 +16,16 @@ from .bundled import bundled_notebooks, example_runs
 from .folder import ReportFolder
 from .index import _collect, _write_index, write_summary
 from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
-from .runner import (NOTEBOOK_TIMEOUT, NotebookResult, longest_first, recorded_seconds, run_notebook, shares_kernel,
-                     warm, worker_started)
+from .runner import (
+    NOTEBOOK_TIMEOUT,
+    NotebookResult,
+    longest_first,
+    recorded_seconds,
+    run_notebook,
+    shares_kernel,
+    warm,
+    worker_started,
+)
 
 __all__ = ["bundled_notebooks", "example_runs", "run_report"]
 
@@ -153,7 +162,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
     return out / "index.html"
 
 
-def runs_named(runs: "Path | Mapping[str, Path]") -> str:
+def runs_named(runs: Path | Mapping[str, Path]) -> str:
     """The run log as a page names it: its path, or each log's ``label=path`` (logs loaded together)."""
     if isinstance(runs, Mapping):
         return ", ".join(f"{label}={Path(path).absolute()}" for label, path in runs.items())

@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -247,7 +248,7 @@ def _stop_kernel(km: Any) -> None:
         _LAST_WORDS[0] = km.last_words()
     try:
         run_sync(_kill)(km)
-    except Exception:  # noqa: BLE001 — already dead: its folder is removed below either way
+    except Exception:
         pass
     shutil.rmtree(km.folder, ignore_errors=True)
     _RUNNING.discard(km)
@@ -374,7 +375,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
                                        cwd=cwd, kernel_name="python3", progress_bar=False,
                                        log_output=False, timeout_func=time_left, interrupt_on_timeout=True,
                                        km=km)
-        except Exception as exc:  # noqa: BLE001 — a cell's error, a kernel that died, the time limit
+        except Exception as exc:
             if time.monotonic() >= deadline:  # stopped by its time limit (the kernel interrupted): not kept
                 if shared:
                     _drop_kernel()
@@ -527,7 +528,7 @@ def warm(cwd: str | None = None) -> None:
         try:
             _reused_kernel(cwd)
             _KERNEL["restored"] = True  # as a new kernel: the first notebook need not reset it again
-        except Exception:  # noqa: BLE001 — the first notebook starts it again, and fails with the reason
+        except Exception:
             _drop_kernel()
 
 

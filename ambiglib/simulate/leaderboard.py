@@ -14,8 +14,9 @@ through what it resolves, as in HIL-Bench's design.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -24,14 +24,39 @@ whose Jupyter display shows its caption and note).
 
 from . import _common, asking, labels
 from .asking import ask_calibration, ask_diagnostics, judgment_gap, leaderboard, pass_rates, questions_per_task
-from .data import (ambiguity_classes, blocker_stats, calls_per_trial, composition, coverage, power_analysis,
-                   selector_accuracy, variant_distribution)
+from .data import (
+    ambiguity_classes,
+    blocker_stats,
+    calls_per_trial,
+    composition,
+    coverage,
+    power_analysis,
+    selector_accuracy,
+    variant_distribution,
+)
 from .harness import convention_audit, harness_anomalies, harness_summary
-from .information import (by_ambiguity_class, by_dimension, generality, performance, personas,
-                          prompting_strategies, removal_strategies, segments_removed, value_of_information)
+from .information import (
+    by_ambiguity_class,
+    by_dimension,
+    generality,
+    performance,
+    personas,
+    prompting_strategies,
+    removal_strategies,
+    segments_removed,
+    value_of_information,
+)
+from .labels import (
+    ask_failure_flags,
+    ask_failure_modes,
+    conditional_scores,
+    failure_mode_shift,
+    failure_modes,
+    framing_categories,
+    judge_reliability,
+    recognition_audit,
+)
 from .reliability import reliability
-from .labels import (ask_failure_flags, ask_failure_modes, conditional_scores, failure_mode_shift, failure_modes,
-                     framing_categories, judge_reliability, recognition_audit)
 
 # every table is returned as a Table: a DataFrame whose Jupyter display shows its caption and note
 for _name in [n for n in globals() if not n.startswith("_") and callable(globals()[n])

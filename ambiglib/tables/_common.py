@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -100,7 +100,7 @@ def empty_lines(table: pd.DataFrame) -> list[str]:
     return [f"– in {', '.join(cols)}: {why}" for why, cols in by_reason.items()]
 
 
-def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., "Table"]:
+def as_table(fn: Callable[..., pd.DataFrame]) -> Callable[..., Table]:
     """``fn`` returning a :class:`Table`, captioned with the first line of ``fn``'s docstring."""
     import functools
     import inspect
@@ -293,7 +293,7 @@ def _policy_condition(spec: str, ask_tool: bool, policy: str) -> str:
 OWN_AGENT = ("default", "original")  # each model's own agent: no persona or strategy (LHAW's "Original")
 
 
-def _own_agents(frame: pd.DataFrame, policies: "tuple[str, ...] | None" = OWN_AGENT) -> pd.DataFrame:
+def _own_agents(frame: pd.DataFrame, policies: tuple[str, ...] | None = OWN_AGENT) -> pd.DataFrame:
     """The rows of each model's own agent, as LHAW's cross-model tables and figures show (Table 13,
     Figure 4); all rows when there are none of them, or with ``policies=None``."""
     if policies is None or "policy" not in frame or not frame["policy"].isin(policies).any():

@@ -4,16 +4,17 @@ Tables 13-15)."""
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import pandas as pd
 
 from .. import metrics
+from ..agreement import majority_vote
 from ..metrics.asking import _unattributed, _without_unattributed
 from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..shapes import SHAPES, Conventions, labels_of
-from ..agreement import majority_vote
 from ._common import ConventionsArg, _per_benchmark, explain_empty
 
 __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]
@@ -314,6 +315,6 @@ def _ask_diagnostics(cell: RunSet, kind: str, silent: str) -> pd.DataFrame:
     shares = work.groupby(keys)["label"].value_counts(normalize=True).rename("share").reset_index()
     wide = shares.pivot(index=keys, columns="label", values="share").fillna(0.0)
     wide.insert(0, "n_runs", work.groupby(keys).size())
-    wide[silent] = wide[silent] if silent in wide else 0.0
+    wide[silent] = wide.get(silent, 0.0)
     first = [silent] + sorted(c for c in wide.columns if c not in (silent, "n_runs"))
     return wide[["n_runs", *first]].reset_index()

@@ -4,7 +4,7 @@ Tables 3-15; Ambig-DS Tables 2-4)."""
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -98,7 +98,7 @@ def _voi(rs: RunSet, shape: Shape, build: Callable[[RunSet, bool], pd.DataFrame]
                           columns=columns)
 
 
-def _voi_by_group(rs: RunSet, groups: "pd.DataFrame", column: str, *, k: int = 3,
+def _voi_by_group(rs: RunSet, groups: pd.DataFrame, column: str, *, k: int = 3,
                   paired: bool = True) -> pd.DataFrame:
     """value_of_information per value of ``column`` (a property of LHAW variants), with each
     group's fully specified runs on its variants' original tasks as the baseline."""

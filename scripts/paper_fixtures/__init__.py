@@ -22,8 +22,8 @@ import numpy as np
 from .ambig_ds import ambig_ds, ambig_ds_printed, inferability_audit
 from .common import OUT
 from .hil_bench import hil_bench, hil_printed, hil_table3_printed
-from .lhaw_mcp import lhaw, lhaw_printed
 from .lhaw_candidates import lhaw_candidates, lhaw_candidates_printed
+from .lhaw_mcp import lhaw, lhaw_printed
 from .lhaw_more import lhaw_more, lhaw_more_printed
 from .lhaw_more_plans import more_plan
 from .lhaw_more_printed import MORE_DIMENSIONS

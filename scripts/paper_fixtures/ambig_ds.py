@@ -8,7 +8,6 @@ import numpy as np
 from .ambig_ds_statistics import TABLE1_P, TABLE12, TABLE12_SIGN_READ, fit_statistics
 from .common import _solve_means, allocate, by_ease, fit_counts, shown, skewed, votes
 
-
 AMBIG_MODELS = ["Gemini 3 Flash", "GPT-5.4 Nano", "Claude Haiku 4.5", "Gemini 3.1 Pro", "GPT-5.4"]
 
 

@@ -10,7 +10,6 @@ import numpy as np
 
 from .ambig_ds_pairings import AMBIG_PAIRINGS
 
-
 # Table 1: the one-sided paired Wilcoxon p-values, (Full > Ambig., Ask > Ambig.) as printed to three decimals, with
 # their stars (*** is p < 0.001, and a printed 0.001*** is any p below 0.001: _p_range); C.8: scipy.stats.wilcoxon,
 # alternative="greater", zero_method="wilcox"

@@ -3,12 +3,11 @@ allocating counts and scores to fit printed shares and means."""
 
 from __future__ import annotations
 
-from pathlib import Path
 import itertools
 import math
+from pathlib import Path
 
 import numpy as np
-
 
 ROOT = Path(__file__).resolve().parents[2]  # scripts/paper_fixtures/common.py -> the repository
 

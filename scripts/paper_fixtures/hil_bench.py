@@ -7,7 +7,6 @@ import numpy as np
 
 from .common import fit_counts, passing_trials, shown, votes
 
-
 HIL_MODELS = ["GPT-5.3-Codex", "GPT-5.4", "Gemini 3.1 Pro", "Claude Opus 4.6"]
 
 

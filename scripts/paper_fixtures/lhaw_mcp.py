@@ -7,7 +7,6 @@ import numpy as np
 
 from .common import _box, _interval, passing_trials, shown, skewed
 
-
 # Table 3, MCP-Atlas rows (100 tasks, 100 variants, 3 trials): baseline pass@3 %, baseline Ckpt %, Ask % (variants),
 # Avg/Traj, pass@3 % without the tool, its gain, Gain/Q, Ckpt % without the tool, its gain, Gain/Q; and Table 4's N
 # (trials with questions). The Table 3 text layer puts the TAC label on MCP-Atlas's fifth row (Gemini 3 Flash):

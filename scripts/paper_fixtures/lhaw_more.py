@@ -8,12 +8,33 @@ import numpy as np
 
 from .common import _box, allocate, passing_trials, skewed
 from .lhaw_mcp import _asking_trials
-from .lhaw_more_counts import (_asking_variants, _more_counts, _questions, _split_questions, _strategy_counts,
-                               _strategy_means, _task_id, _variants)
+from .lhaw_more_counts import (
+    _asking_variants,
+    _more_counts,
+    _questions,
+    _split_questions,
+    _strategy_counts,
+    _strategy_means,
+    _task_id,
+    _variants,
+)
 from .lhaw_more_plans import MORE_PLANS
-from .lhaw_more_printed import (LHAW_MORE_CLASSES, LHAW_TABLE10, LHAW_TABLE13_MORE, LHAW_TABLE3_MORE,
-                                LHAW_TABLE5_MORE, LHAW_TABLE6_MORE, LHAW_TABLE8, LHAW_TABLE9, MORE_DIMENSIONS,
-                                SWE_BASE_FAILING, SWE_LAYOUT, TAC_BASE_FAILING, TAC_FLASH_CKPT, TAC_LAYOUT)
+from .lhaw_more_printed import (
+    LHAW_MORE_CLASSES,
+    LHAW_TABLE3_MORE,
+    LHAW_TABLE5_MORE,
+    LHAW_TABLE6_MORE,
+    LHAW_TABLE8,
+    LHAW_TABLE9,
+    LHAW_TABLE10,
+    LHAW_TABLE13_MORE,
+    MORE_DIMENSIONS,
+    SWE_BASE_FAILING,
+    SWE_LAYOUT,
+    TAC_BASE_FAILING,
+    TAC_FLASH_CKPT,
+    TAC_LAYOUT,
+)
 
 
 def _realize(rng: np.random.Generator, suite: str, layout: dict) -> tuple[dict, dict]:

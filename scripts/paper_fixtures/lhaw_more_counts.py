@@ -9,8 +9,14 @@ import math
 import numpy as np
 
 from .common import floor2, shown
-from .lhaw_more_printed import (LHAW_MORE_CLASSES, LHAW_TABLE10, LHAW_TABLE13_MORE, LHAW_TABLE3_MORE, LHAW_TABLE8,
-                                LHAW_TABLE9)
+from .lhaw_more_printed import (
+    LHAW_MORE_CLASSES,
+    LHAW_TABLE3_MORE,
+    LHAW_TABLE8,
+    LHAW_TABLE9,
+    LHAW_TABLE10,
+    LHAW_TABLE13_MORE,
+)
 
 
 def _tac_counts(printed: tuple, overall: tuple[float, float], sizes: tuple[int, ...], slack: int = 15,

@@ -10,8 +10,14 @@ import numpy as np
 
 from .common import _box
 from .lhaw_more_counts import _more_counts
-from .lhaw_more_printed import (LHAW_MORE_CLASSES, LHAW_TABLE3_MORE, LHAW_TABLE5_MORE, LHAW_TABLE6_MORE,
-                                MORE_DIMENSIONS, STATES)
+from .lhaw_more_printed import (
+    LHAW_MORE_CLASSES,
+    LHAW_TABLE3_MORE,
+    LHAW_TABLE5_MORE,
+    LHAW_TABLE6_MORE,
+    MORE_DIMENSIONS,
+    STATES,
+)
 
 
 def more_plan(suite: str, time_limit: float = 600) -> dict:

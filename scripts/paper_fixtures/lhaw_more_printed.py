@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 
-
 #
 # Table 3's TAC and SWE-Bench Pro rows as the text layer prints them, with the model names set right:
 # the labels there are shifted by a row (Table 6 has the same baselines Ckpt under the right names, e.g.

@@ -28,13 +28,23 @@ from ...errors import FormatError, LoadError
 from ...runlog import TRANSCRIPT_AT, require_exists
 from ...runset import RunSet
 from .._common import Collected, finish, guard
-from .conventions import (CSV_COLUMNS, HICCUP, INVALID_REASONS, IRRELEVANT, MAX_ANSWERED, MODES, _run_dirs, ask_prf,
-                          is_hilbench_run, model_safe)
 from .attribution import _attribute
+from .conventions import (
+    CSV_COLUMNS,
+    HICCUP,
+    INVALID_REASONS,
+    IRRELEVANT,
+    MAX_ANSWERED,
+    MODES,
+    _run_dirs,
+    ask_prf,
+    is_hilbench_run,
+    model_safe,
+)
 from .public_metrics import _csv_passes
 from .registries import read_hilbench_registries, registry_task_records
 from .trajectories import ask_human_question, invalid_pass_reason, transcript_at
-from .tree import _RunFolder, _record, _tree_passes
+from .tree import _record, _RunFolder, _tree_passes
 
 __all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "registry_task_records",
            "ask_human_question", "invalid_pass_reason", "INVALID_REASONS", "MODES", "CSV_COLUMNS", "HICCUP",

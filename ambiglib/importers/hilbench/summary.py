@@ -7,7 +7,8 @@ run set's runs; the simulator writes it beside the harness's other files. The ro
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,7 +23,7 @@ def _objects(values: Sequence[Any]) -> np.ndarray:
     return np.fromiter(values, dtype=object, count=len(values))
 
 
-def _codes(values: "np.ndarray | pd.Series") -> tuple[np.ndarray, list]:
+def _codes(values: np.ndarray | pd.Series) -> tuple[np.ndarray, list]:
     """Each value's code into the distinct values, told apart as dict keys are (pandas' hash table); missing: None."""
     codes, distinct = pd.factorize(values)
     distinct = list(distinct)

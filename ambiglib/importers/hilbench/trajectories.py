@@ -11,7 +11,7 @@ from typing import Any
 
 from ...errors import FormatError
 from .._common import read_json
-from .conventions import ASK_PREFIX, HICCUP, _QUOTING_MARKERS, _TIMEOUT_OBS
+from .conventions import _QUOTING_MARKERS, _TIMEOUT_OBS, ASK_PREFIX, HICCUP
 
 __all__ = ["ask_human_question", "invalid_pass_reason", "transcript_at", "read_transcript"]
 

@@ -8,16 +8,17 @@ import json
 import os
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from ...files import is_dir, listdir
 from ...errors import FormatError
+from ...files import is_dir, listdir
 from .._common import Collected, RowError, inside, present, read_csv, read_json
 from .conventions import CONSOLIDATED_HIL, CSV_COLUMNS, MAX_PASSES, MODES, _float, _suite, ask_prf, model_safe
 from .logs import _Logs
-from .trajectories import _Traj, _read_traj, invalid_pass_reason
+from .trajectories import _read_traj, _Traj, invalid_pass_reason
 
 
 @dataclass
