@@ -24,7 +24,8 @@ from .runset import RunSet
 from .tables._common import Table
 from .text import latex_escape
 
-__all__ = ["Answer", "TaskList", "COMPARISON", "RANKING", "ranking_spec", "comparison_answer", "later_first"]
+__all__ = ["Answer", "TaskList", "COMPARISON", "RANKING", "ranking_spec", "comparison_answer", "later_first",
+           "asking_answer", "question_quality_answer", "payoff_answer", "compare_answer", "rank_answer"]
 
 #: how wide the plain-text card (``repr``, ``print``) is, and its most columns and rows
 TEXT_WIDTH, MAX_TEXT_COLUMNS, TEXT_ROWS = 120, 8, 60
@@ -488,30 +489,29 @@ class TaskList(Table):
         return f"<div>{said}{table._repr_html_()}</div>"
 
 
-# The four questions as RunSet methods: ``rs.asking()`` and the others. They are attached here, not written in
-# runset.py, because a RunSet is below the headline and the comparisons in the pipeline (tests/test_layout.py): the
-# layer that answers the questions adds them to the class it reads, as pandas' accessors add to a DataFrame.
+# The four questions and the ranking as answers: what ``rs.asking()`` and the other methods of a RunSet return
+# (each RunSet method is defined on the class, in runset.py, and calls its function here when it is called).
 
 
-def _asking(self: RunSet, **options: Any) -> Answer:
+def asking_answer(self: RunSet, **options: Any) -> Answer:
     """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore,
     with their intervals (:func:`ambiglib.headline.asking`, whose options these are)."""
     return Answer.of(asking(self, **options), "asking", SHOWN["asking"], self)
 
 
-def _question_quality(self: RunSet, **options: Any) -> Answer:
+def question_quality_answer(self: RunSet, **options: Any) -> Answer:
     """Are its questions good? Questions per run, precision, recall, Ask-F1 and the judges' score, with their
     intervals (:func:`ambiglib.headline.question_quality`)."""
     return Answer.of(question_quality(self, **options), "question_quality", SHOWN["question_quality"], self)
 
 
-def _payoff(self: RunSet, **options: Any) -> Answer:
+def payoff_answer(self: RunSet, **options: Any) -> Answer:
     """Does asking pay off? The score fully specified, ambiguous without the ask tool and with it, the gain and
     the gain per question, with their intervals (:func:`ambiglib.headline.payoff`)."""
     return Answer.of(payoff(self, **options), "payoff", SHOWN["payoff"], self)
 
 
-def _compare(self: RunSet, a: object = None, b: object = None, *, metric: str = "mean_score",
+def compare_answer(self: RunSet, a: object = None, b: object = None, *, metric: str = "mean_score",
              between: str = "model", **options: Any) -> Answer:
     """Is ``a`` better than ``b``? A metric compared between two models (or ask policies, or with and without
     the tool, or two logs: ``between``), paired by task, with the difference's interval and test; without ``a`` and
@@ -543,7 +543,7 @@ def later_first(rs: RunSet, between: str, a: object, b: object) -> tuple[object,
     return a, b
 
 
-def _rank(self: RunSet, metric: str = "mean_score", **options: Any) -> Answer:
+def rank_answer(self: RunSet, metric: str = "mean_score", **options: Any) -> Answer:
     """How do the agents rank on ``metric``? Each agent's value with its interval, its rank interval, its share of
     first places and its group, per benchmark, after a global test; "best" only where one agent alone is in the top
     group (:func:`ambiglib.ranking.rank_agents`, whose options these are). ``.pairs`` gives every pair behind it,
@@ -568,8 +568,3 @@ def ranking_spec(frame: pd.DataFrame, metric: str, between: str = "model") -> li
     return spec + [(side, side, "text"), ("value", metric_name(metric), fmt), ("rank_low", "rank (95%)", "rankspan"),
                    ("p_first", "first in draws", "share"), ("group", "group", "text")]
 
-
-for _name, _method in (("asking", _asking), ("question_quality", _question_quality), ("payoff", _payoff),
-                       ("compare", _compare), ("rank", _rank)):
-    _method.__name__, _method.__qualname__ = _name, f"RunSet.{_name}"
-    setattr(RunSet, _name, _method)

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -26,9 +26,12 @@ from .runlog import FRAMES, FileRead, write_jsonl
 
 __all__ = ["RunSet", "COLUMNS", "run_metas"]
 
-#: how a run row's transcript is read from its log (``"read"``), given by :mod:`ambiglib.transcripts`, the layer
-#: that knows the harnesses' files: ``to_jsonl`` and ``to_parquet`` write each run's conversation with it
-TRANSCRIPTS: dict[str, Any] = {}
+# A RunSet's methods that answer the four questions and read a run's conversation hand their work to
+# ambiglib.answer and ambiglib.transcripts, imported at the call: those layers are above the run set
+# (tests/test_layout.py lists these calls down as DELEGATED), and importing a run set stays as cheap as its frames.
+if TYPE_CHECKING:
+    from .answer import Answer
+    from .transcripts import Transcript
 
 
 def _arrow_of(column: pd.Series) -> Any:
@@ -474,7 +477,8 @@ class RunSet:
         FormatError
             ``path`` holds something other than an ambiglib run log.
         """
-        read = TRANSCRIPTS.get("read")
+        from .transcripts import read_turns as read
+
         turns = None
         if read is not None and not partition_by and self.runs["transcript_at"].notna().any():
             turns = ((r["run_id"], t) for r in self._transcribed() if (t := read(r)) is not None)
@@ -487,7 +491,9 @@ class RunSet:
         ``log.jsonl`` (task records first). Either is written whole aside and put in place in one rename: an
         interrupt leaves the old file or folder as it was (a folder holding anything but a run log's files is
         refused)."""
-        return write_jsonl(self, path, TRANSCRIPTS.get("read"))
+        from .transcripts import read_turns
+
+        return write_jsonl(self, path, read_turns)
 
     def _transcribed(self) -> Iterator[dict[str, Any]]:
         """The rows of the runs whose log holds a conversation: what a transcript reader takes."""
@@ -556,6 +562,64 @@ class RunSet:
         skipped = sum(self.skipped.values())
         return (f"rejected by the load: {self.rejected:,} record{'s' if self.rejected != 1 else ''};"
                 f" read but not runs (skipped): {skipped:,}")
+
+    # ------------------------------------------------------------------ the four questions, and a run's turns
+
+    def asking(self, **options: Any) -> Answer:
+        """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore,
+        with their intervals (:func:`ambiglib.headline.asking`, whose options these are)."""
+        from .answer import asking_answer
+
+        return asking_answer(self, **options)
+
+    def question_quality(self, **options: Any) -> Answer:
+        """Are its questions good? Questions per run, precision, recall, Ask-F1 and the judges' score, with their
+        intervals (:func:`ambiglib.headline.question_quality`)."""
+        from .answer import question_quality_answer
+
+        return question_quality_answer(self, **options)
+
+    def payoff(self, **options: Any) -> Answer:
+        """Does asking pay off? The score fully specified, ambiguous without the ask tool and with it, the gain and
+        the gain per question, with their intervals (:func:`ambiglib.headline.payoff`)."""
+        from .answer import payoff_answer
+
+        return payoff_answer(self, **options)
+
+    def compare(self, a: object = None, b: object = None, *, metric: str = "mean_score", between: str = "model",
+                **options: Any) -> Answer:
+        """Is ``a`` better than ``b``? A metric compared between two models (or ask policies, or with and without
+        the tool, or two logs: ``between``), paired by task, with the difference's interval and test; without ``a``
+        and ``b``, every pair, Holm-adjusted (:func:`ambiglib.comparisons.paired_comparison`, whose options these
+        are). The answer says in a sentence what was compared, the difference a − b by the sides' names and the
+        verdict; two logs are compared the later loaded first (after − before), whichever order they are given in.
+        ``.per_task()`` on the result lists the tasks behind the difference."""
+        from .answer import compare_answer
+
+        return compare_answer(self, a, b, metric=metric, between=between, **options)
+
+    def rank(self, metric: str = "mean_score", **options: Any) -> Answer:
+        """How do the agents rank on ``metric``? Each agent's value with its interval, its rank interval, its share
+        of first places and its group, per benchmark, after a global test; "best" only where one agent alone is in
+        the top group (:func:`ambiglib.ranking.rank_agents`, whose options these are). ``.pairs`` gives every pair
+        behind it, ``.plot()`` the rank intervals."""
+        from .answer import rank_answer
+
+        return rank_answer(self, metric, **options)
+
+    def transcript(self, run_id: str) -> Transcript:
+        """Return the turns of run ``run_id``, read from its log now (:func:`ambiglib.transcripts.transcript`).
+
+        Raises
+        ------
+        KeyError
+            No run of this run set has this id.
+        FormatError
+            The file that holds the conversation cannot be read as its harness writes it.
+        """
+        from .transcripts import transcript
+
+        return transcript(self, run_id)
 
     def __repr__(self) -> str:
         totals, table, models = self._display()

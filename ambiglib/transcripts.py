@@ -35,7 +35,7 @@ from . import runlog, stamps
 from .errors import FormatError
 from .frames import run_id_of
 from .runlog import MAX_RECORD_BYTES, _lines, _strict_loads
-from .runset import TRANSCRIPTS, RunSet
+from .runset import RunSet
 from .schema import DEFAULT_TRIAL, RecordError, check_transcript
 
 __all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT", "Viewer", "viewer"]
@@ -355,12 +355,3 @@ def _now(raw: bytes, run: dict[str, Any]) -> str:
         return f": it is run {_said(obj)}, not run {run.get('run_id')}"
     return ""
 
-
-def _method(self: RunSet, run_id: str) -> Transcript:
-    return transcript(self, run_id)
-
-
-_method.__doc__ = transcript.__doc__
-_method.__name__ = "transcript"
-RunSet.transcript = _method  # type: ignore[attr-defined]
-TRANSCRIPTS["read"] = read_turns

@@ -41,6 +41,14 @@ LAYERS = [
 ]
 
 
+#: The calls down a layer, each named with its reason: a RunSet's methods (``rs.asking()``, ``rs.transcript(id)``)
+#: are defined on the class, where an editor and a type checker see them, and hand their work at the call to the
+#: modules that answer them. These imports are inside the methods (or for types only), never at import time, so they
+#: make no circle when the package is imported; the tests below check that they stay so.
+DELEGATED = {("ambiglib.runset", "ambiglib.answer"): "the four questions and the ranking, as RunSet methods",
+             ("ambiglib.runset", "ambiglib.transcripts"): "a run's turns (rs.transcript), and writing them"}
+
+
 def _modules() -> dict[str, Path]:
     out = {}
     for file in sorted(PACKAGE.rglob("*.py")):
@@ -80,9 +88,62 @@ def test_every_module_has_a_layer():
     assert unplaced == [], f"add these to LAYERS: {unplaced}"
 
 
+def _at_import(file: Path) -> set[str]:
+    """The modules a file imports when it is imported: at its top level, outside ``if TYPE_CHECKING:``."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return  # runs when called
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            return  # for type checkers only
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.update([node.module.split(".")[0]] if node.module else [alias.name for alias in node.names])
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(file.read_text(encoding="utf-8")))
+    return {f"ambiglib.{m}" for m in found}
+
+
+def test_the_calls_down_a_layer_are_made_only_when_called():
+    modules = _modules()
+    for (name, target), why in DELEGATED.items():
+        assert target in _imports(name, modules[name], modules), f"{name} no longer calls {target}: drop it ({why})"
+        assert target not in _at_import(modules[name]), f"{name} imports {target} at import time ({why})"
+    # and a run set's methods are on the class as soon as it is imported, with nothing else imported
+    import subprocess
+    import sys
+
+    code = ("import sys; from ambiglib.runset import RunSet; "
+            "print(all(m in dir(RunSet) for m in ('asking', 'question_quality', 'payoff', 'compare', 'rank',"
+            " 'transcript')), 'ambiglib.answer' in sys.modules, 'ambiglib.transcripts' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.split() == ["True", "False", "False"], done.stderr
+
+
+def test_no_class_of_ours_is_patched_from_outside():
+    # no setattr on a class, no assignment to one of its attributes from another module
+    patched = []
+    for name, file in _modules().items():
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+        classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "setattr" and node.args \
+                    and isinstance(node.args[0], ast.Name) and node.args[0].id[:1].isupper():
+                patched.append(f"{name}: {ast.unparse(node)}")
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id[:1].isupper() and target.value.id not in classes:
+                        patched.append(f"{name}: {ast.unparse(target)} =")
+    assert patched == []
+
+
 def test_no_import_circle_inside_the_package_deferred_imports_included():
     modules = _modules()
-    graph = {name: _imports(name, file, modules) for name, file in modules.items()}
+    graph = {name: _imports(name, file, modules) - {t for (n, t) in DELEGATED if n == name}
+             for name, file in modules.items()}
     # a package's __init__ may import its own modules; a module importing its package's __init__ back is a circle
     cycles, state, stack = [], {}, []
 
@@ -110,7 +171,7 @@ def test_no_module_imports_one_above_it_in_the_pipeline():
         if name == "ambiglib":
             continue  # the package re-exports on first use (__getattr__), by name, importing nothing up front
         for target in _imports(name, file, modules):
-            if target != "ambiglib" and _layer(target) > _layer(name):
+            if target != "ambiglib" and _layer(target) > _layer(name) and (name, target) not in DELEGATED:
                 upward.append(f"{name} imports {target}")
     assert upward == []
 
