@@ -39,7 +39,7 @@ from .dialogues import STYLE as DIALOGUE_STYLE
 from .dialogues import TranscriptCache, _Listed, _Table, dialogue_html, run_page, run_page_name
 from .errors import FormatError
 from .markup import Markup, render
-from .runset import RunSet, _arrow_of, shared_metas
+from .runset import RunSet, arrow_of, shared_metas
 from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, visible
 from .text import cut as cut_text  # (a page's "cut" is the rows it leaves out: _Cut)
 
@@ -139,9 +139,9 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
     precision, recall = _focus(values)
     missed = _missed_first(rs) if recall else None
     frames: dict[str, list[pd.DataFrame]] = {"runs": [], "questions": [], "labels": []}
-    shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
+    shown = rs.memo(("evidence-columns",), lambda: _shown_columns(rs))  # a row's runs copy these columns alone
     for side, keep in parts:
-        sub = shown._with_run_ids_of(keep)
+        sub = shown.with_runs(keep)
         r = sub.runs.assign(side=side)
         if missed is not None:  # each run's missed blockers, by its row in the run set (else of its runs alone)
             at = r["_at"].to_numpy() if "_at" in r else None
@@ -151,7 +151,7 @@ def evidence(table: pd.DataFrame, row: int | Mapping[str, Any] | pd.Series, rs: 
         ids = None
         for name in ("questions", "labels"):
             frame = getattr(sub, name)
-            at = sub._links(name)  # each question's run, by position: known from the load, carried to the subset
+            at = sub.run_positions(name)  # each question's run, by position: known from the load, carried to the subset
             if at is None:
                 ids = pd.Index(r["run_id"].astype(object)) if ids is None else ids
                 at = ids.get_indexer(frame["run_id"].astype(object))
@@ -251,7 +251,7 @@ def _relevant_asks(rs: RunSet) -> tuple[np.ndarray, np.ndarray]:
     q = rs.questions
     relevant = q["relevant"].to_numpy(dtype=bool, na_value=False)
     blockers = q["blocker_id"].astype(object).to_numpy()[relevant]
-    pos = rs._links("questions")
+    pos = rs.run_positions("questions")
     if pos is not None:
         keep = pos[relevant] >= 0
         return pos[relevant][keep].astype(np.int64), blockers[keep]
@@ -270,14 +270,14 @@ def _missed_first(rs: RunSet) -> np.ndarray:
         registered = rs.blockers[[*_TASK_KEY, "blocker_id"]].astype(object).drop_duplicates()
         counts = registered.groupby(_TASK_KEY, dropna=False).size().rename("_n").reset_index()
         n = rs.runs[_TASK_KEY].astype(object).merge(counts, how="left", on=_TASK_KEY)["_n"]
-        pos, blockers = rs._memo(("evidence-asks",), lambda: _relevant_asks(rs))
+        pos, blockers = rs.memo(("evidence-asks",), lambda: _relevant_asks(rs))
         codes, uniques = pd.factorize(blockers)  # a missing blocker id is -1: it addressed none
         named = codes >= 0
         pairs = np.unique(pos[named] * max(len(uniques), 1) + codes[named])
         found = np.bincount(pairs // max(len(uniques), 1), minlength=len(rs.runs))
         return np.where(n.fillna(0).to_numpy(dtype=np.int64) > found, 0, 1).astype(np.int64)
 
-    return rs._memo(("evidence-missed-first",), compute)
+    return rs.memo(("evidence-missed-first",), compute)
 
 
 def _missed_names(rs: RunSet, at: np.ndarray) -> np.ndarray:
@@ -294,8 +294,8 @@ def _missed_names(rs: RunSet, at: np.ndarray) -> np.ndarray:
                 listed.append(blocker)
         return known, out
 
-    known, registered = rs._memo(("evidence-registry",), registry)
-    pos, blockers = rs._memo(("evidence-asks",), lambda: _relevant_asks(rs))
+    known, registered = rs.memo(("evidence-registry",), registry)
+    pos, blockers = rs.memo(("evidence-asks",), lambda: _relevant_asks(rs))
     wanted = np.isin(pos, at)
     asked: dict[int, set] = {}
     for p, b in zip(pos[wanted].tolist(), blockers[wanted].tolist()):
@@ -347,8 +347,8 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     rs, values, scope, parts = _row_parts(table, i, rs)
     precision, recall = _focus(values)
     missed = _missed_first(rs) if recall else None
-    rank = rs._memo(("evidence-relevance",), lambda: _relevance_rank(rs.questions["relevant"])) if precision else None
-    shown = rs._memo(("evidence-columns",), lambda: _shown_columns(rs))
+    rank = rs.memo(("evidence-relevance",), lambda: _relevance_rank(rs.questions["relevant"])) if precision else None
+    shown = rs.memo(("evidence-columns",), lambda: _shown_columns(rs))
     runs, keys, rows, labels, order = [], [], [], [], []
     for code, (side, keep) in enumerate(parts):
         r, kept = shown._kept(keep)  # as evidence(): unique run ids, so keep is the subset
@@ -433,7 +433,7 @@ def _row_parts(table: pd.DataFrame, row: Any, rs: RunSet | None) -> tuple[RunSet
         values = dict(row)
     scope = dict(table.attrs.get("scope") or {})
     scope.update(_metric_scope(values))
-    keys = rs._memo(("evidence-keys",), lambda: _plain_keys(rs.runs), share=True)  # once, not once per row
+    keys = rs.memo(("evidence-keys",), lambda: _plain_keys(rs.runs), share=True)  # once, not once per row
     parts = []
     for side, fixed in _sides(values):
         keep = np.ones(len(rs.runs), dtype=bool)
@@ -462,9 +462,9 @@ def _shown_columns(rs: RunSet) -> RunSet:
                  questions=only(rs.questions, QUESTION_COLUMNS),
                  labels=only(rs.labels, LABEL_COLUMNS), tasks=rs.tasks.iloc[:0], blockers=rs.blockers.iloc[:0])
     for name in ("questions", "labels"):
-        pos = rs._links(name)
+        pos = rs.run_positions(name)
         if pos is not None:
-            out._remember(name, pos)
+            out.keep_run_positions(name, pos)
     return out
 
 
@@ -607,7 +607,7 @@ def _cell(value: Any) -> str | None:
 def _python_values(column: pd.Series) -> list[Any]:
     """``column.astype(object).tolist()`` as a cell shows it (a null None where pandas gives NA): a text, number or
     bool Arrow column's by Arrow, which makes the Python values several times faster than pandas."""
-    arrow = _arrow_of(column)
+    arrow = arrow_of(column)
     if arrow is not None:
         import pyarrow as pa
 
@@ -827,7 +827,7 @@ def _by_run(rs: RunSet, name: str, rows: dict[str, int], columns: list[str]) -> 
 
     frame = getattr(rs, name)
     table = pa.Table.from_pandas(frame[[c for c in columns if c in frame]], preserve_index=False)
-    pos = rs._links(name)
+    pos = rs.run_positions(name)
     if pos is None:
         pos = np.array([rows.get(r, -1) for r in frame["run_id"].tolist()], dtype=np.int64)
     pos = np.asarray(pos, dtype=np.int64)
@@ -869,12 +869,12 @@ class _RunPages:
         rows from (at 1000x an Arrow slice costs a page far less than a pandas row or subframe: docs/performance.md)."""
         if self._rows is None and self.rs is not None:
             rs = self.rs
-            rows = self._rows = rs._memo(("run-rows",),
+            rows = self._rows = rs.memo(("run-rows",),
                                          lambda: dict(zip(rs.runs["run_id"].tolist(), range(len(rs.runs)))))
-            self._runs = rs._memo(("run-page-runs",), lambda: _arrow(rs.runs, [*RUN_PAGE_COLUMNS]))
+            self._runs = rs.memo(("run-page-runs",), lambda: _arrow(rs.runs, [*RUN_PAGE_COLUMNS]))
             self._talks = self._runs.column("transcript_at").is_valid().to_numpy(zero_copy_only=False)
-            self._q = rs._memo(("run-page-questions",), lambda: _by_run(rs, "questions", rows, QUESTION_COLUMNS))
-            self._l = rs._memo(("run-page-labels",), lambda: _by_run(rs, "labels", rows, LABEL_COLUMNS))
+            self._q = rs.memo(("run-page-questions",), lambda: _by_run(rs, "questions", rows, QUESTION_COLUMNS))
+            self._l = rs.memo(("run-page-labels",), lambda: _by_run(rs, "labels", rows, LABEL_COLUMNS))
 
     def run(self, run_id: str) -> dict[str, Any] | None:
         self._index()

@@ -152,8 +152,8 @@ def _read_snapshot(path: Path, **_: object) -> tuple[RunSet, list[LoadError]]:
     frames = {name: _frame(table) for name, table in conformed.items()}  # new frames: a notebook's own to change
     rs = RunSet(**frames, skipped=skipped)
     for name, pos in links.items():  # the links the report's own load found, verified with the files
-        rs._remember(name, np.array(pos, dtype=np.int64))
-    rs._known_as(("snapshot", read[0]))  # another load of its content in this process shares what is worked out
+        rs.keep_run_positions(name, np.array(pos, dtype=np.int64))
+    rs.share_as(("snapshot", read[0]))  # another load of its content in this process shares what is worked out
     return rs, errors
 
 

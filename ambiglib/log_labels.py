@@ -66,7 +66,7 @@ def labelled(rs: RunSet, label: str) -> tuple[RunSet, list[LoadError]]:
                                     f" {label!r} (a run loaded under a label is in that log: drop the field, or"
                                     " load its file under the label it names)", "schema", "run"))
         if other.any():
-            rs = rs._with_run_ids_of(~other)
+            rs = rs.with_runs(~other)
             runs = rs.runs
             named = runs["log"].notna().to_numpy(dtype=bool)
 
@@ -96,7 +96,7 @@ def labelled(rs: RunSet, label: str) -> tuple[RunSet, list[LoadError]]:
         frames[name] = frame.assign(run_id=as_column(ids, frame))
     out = RunSet(tasks=rs.tasks, blockers=rs.blockers, skipped=dict(rs.skipped), **frames)
     for name in ("questions", "labels"):  # each question's and label's run is the row it was
-        pos = rs._links(name)
+        pos = rs.run_positions(name)
         if pos is not None:
-            out._remember(name, pos)
+            out.keep_run_positions(name, pos)
     return out, errors

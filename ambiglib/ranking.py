@@ -470,7 +470,7 @@ def _cached(rs: RunSet, specs, **options) -> tuple[pd.DataFrame, pd.DataFrame, l
     """:func:`rankings`, worked out once per run set and arguments (the four cards ask for the same rankings)."""
     key = ("rankings", tuple((m, c, w) for m, c, w in specs),
            tuple(sorted((k, repr(v)) for k, v in options.items())))
-    agents, pairs, notes = rs._memo(key, lambda: rankings(rs, specs, **options), share=True)
+    agents, pairs, notes = rs.memo(key, lambda: rankings(rs, specs, **options), share=True)
     return agents.copy(), pairs.copy(), list(notes)
 
 

@@ -24,7 +24,7 @@ from .frames import COLUMNS, _build_tables, _frame
 from .parquet_log import write_parquet
 from .runlog import FRAMES, FileRead, write_jsonl
 
-__all__ = ["RunSet", "COLUMNS", "run_metas"]
+__all__ = ["RunSet", "COLUMNS", "run_metas", "arrow_of"]
 
 # A RunSet's methods that answer the four questions and read a run's conversation hand their work to
 # ambiglib.answer and ambiglib.transcripts, imported at the call: those layers are above the run set
@@ -34,12 +34,12 @@ if TYPE_CHECKING:
     from .transcripts import Transcript
 
 
-def _arrow_of(column: pd.Series) -> Any:
+def arrow_of(column: pd.Series) -> Any:
     """The Arrow array behind an Arrow-backed column (the same object while the column is unchanged), else None."""
     return column.array.__arrow_array__() if isinstance(column.dtype, pd.ArrowDtype) else None
 
 
-#: Results of :meth:`RunSet._memo` shared by the run sets of one content: read from the same verified snapshot
+#: Results of :meth:`RunSet.memo` shared by the run sets of one content: read from the same verified snapshot
 #: (each notebook of a report loads it again in the kernel the report keeps), or filtered alike from such a run
 #: set. By the log's content, then (content, key); the newest :data:`_SHARED_LOGS` logs' results are kept
 _SHARED: dict[Any, dict] = {}
@@ -156,7 +156,7 @@ def meta_codes(runs: pd.DataFrame) -> tuple[np.ndarray, list[dict]]:
     the distinct texts found by pandas' hash table (an Arrow column's at C speed). Nothing may change the dicts."""
     import json
 
-    meta = runs["meta"] if _arrow_of(runs["meta"]) is not None else \
+    meta = runs["meta"] if arrow_of(runs["meta"]) is not None else \
         runs["meta"].map(lambda m: m if isinstance(m, str) else None, na_action="ignore")
     codes, texts = pd.factorize(meta)
     metas = [json.loads(t) if isinstance(t, str) and t else {} for t in texts] + [{}]
@@ -168,8 +168,15 @@ class RunSet:
     """A loaded run log: five tidy frames that join on ``run_id`` and the task key.
 
     The four questions are methods too: ``rs.asking()``, ``rs.question_quality()``, ``rs.payoff()`` and
-    ``rs.compare(a, b)``, each an :class:`ambiglib.answer.Answer` (added by :mod:`ambiglib.answer`, the layer that
-    answers them, which ``ambiglib.load`` and ``ambiglib.RunSet`` import).
+    ``rs.compare(a, b)``, each an :class:`ambiglib.answer.Answer`, and ``rs.rank(metric)``; ``rs.transcript(id)``
+    reads a run's turns. Each calls the module that answers it (:mod:`ambiglib.answer`, :mod:`ambiglib.transcripts`)
+    when called.
+
+    What is worked out from a run set is kept with it while its frames are unchanged, through a small interface the
+    metrics, tables and evidence use (and a metric of one's own may): :meth:`memo` (a result by key),
+    :meth:`by_benchmark` (the split by benchmark), :meth:`with_runs` (the run set of some runs, its row links
+    kept), :meth:`run_positions` and :meth:`keep_run_positions` (which run each question and label row is of) and
+    :meth:`share_as` (results shared with a run set of the same content loaded later).
 
     Attributes
     ----------
@@ -211,9 +218,9 @@ class RunSet:
     #: records the load that made this run set rejected (``load(strict=False)``'s errors; 0 otherwise)
     rejected: int = field(default=0, compare=False)
     #: what has been worked out about the frames, each entry kept with the Arrow arrays it came from:
-    #: which run each question and label row belongs to (:meth:`_links`), that run ids are unique, and
-    #: results kept by :meth:`_memo` (the split by benchmark, each shape test, the metrics' per-run parts), and
-    #: what the run set holds when that is known (:meth:`_known_as`: read from a verified snapshot)
+    #: which run each question and label row belongs to (:meth:`run_positions`), that run ids are unique, and
+    #: results kept by :meth:`memo` (the split by benchmark, each shape test, the metrics' per-run parts), and
+    #: what the run set holds when that is known (:meth:`share_as`: read from a verified snapshot)
     _cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def frames(self) -> dict[str, pd.DataFrame]:
@@ -254,15 +261,15 @@ class RunSet:
         out = self._subset(keep, _rows(self.tasks, mask(self.tasks, True)),
                            _rows(self.blockers, mask(self.blockers, True)), {})
         if content is not None and key is not None:  # the same filter of the same content holds the same
-            out._known_as((*content, ("filter", key)))
+            out.share_as((*content, ("filter", key)))
         return out
 
-    def _with_run_ids_of(self, keep: np.ndarray) -> RunSet:
+    def with_runs(self, keep: np.ndarray) -> RunSet:
         """``filter(run_id=<the run ids of the runs where keep>)``, without listing the ids in Python (on a
         large log, boxing each id cost more than the filter)."""
         ids = self.runs["run_id"]
         # with every id once (as a load leaves them), the runs sharing a kept run's id are the kept runs
-        if self._memo(("run-ids-unique",), lambda: bool(ids.notna().all() and ids.is_unique), share=True):
+        if self.memo(("run-ids-unique",), lambda: bool(ids.notna().all() and ids.is_unique), share=True):
             mask = np.asarray(keep, dtype=bool)
         else:
             mask = ids.isin(ids[keep]).to_numpy(dtype=bool, na_value=False)
@@ -273,7 +280,7 @@ class RunSet:
         """The runs where ``keep``, their questions and labels, and the tasks and blockers given.
 
         Which question and label rows belong to which run is worked out once per run set (a join on
-        ``run_id``, :meth:`_links`) and carried to every subset, so that filtering a filtered log
+        ``run_id``, :meth:`run_positions`) and carried to every subset, so that filtering a filtered log
         does not hash every ``run_id`` again."""
         runs, kept = self._kept(keep)
         frames, links = {}, {}
@@ -286,19 +293,19 @@ class RunSet:
             frames[name] = _rows(frame, mine)
         out = RunSet(runs=runs, tasks=tasks, blockers=blockers, skipped=skipped, rejected=self.rejected, **frames)
         for name, pos in links.items():
-            out._remember(name, pos)
+            out.keep_run_positions(name, pos)
         return out
 
     def _kept(self, keep: np.ndarray) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray] | None]]:
         """The runs where ``keep`` (renumbered from 0), and for ``questions`` and ``labels`` which of their rows
         belong to a kept run (a boolean array) with each such row's run among the runs returned, or None where
-        the load's links are not known (:meth:`_links`). What :meth:`_subset` and an evidence page (which copies
+        the load's links are not known (:meth:`run_positions`). What :meth:`_subset` and an evidence page (which copies
         only the rows it lists) build a subset's rows from."""
         runs = _rows(self.runs, keep)
         renumber = np.cumsum(keep, dtype=np.int64) - 1  # a kept run's row among the runs returned
         kept: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
         for name in ("questions", "labels"):
-            pos = self._links(name)
+            pos = self.run_positions(name)
             if pos is None:
                 kept[name] = None
                 continue
@@ -307,12 +314,12 @@ class RunSet:
             kept[name] = (mine, renumber[pos[mine]])
         return runs, kept
 
-    def _links(self, name: str) -> np.ndarray | None:
+    def run_positions(self, name: str) -> np.ndarray | None:
         """For each row of ``questions`` or ``labels``: the row of its run in ``runs`` (−1: none), or None
         where run ids are not unique and present. Kept with the Arrow arrays of both ``run_id`` columns it
         was computed from, and recomputed when either is not the same object any more: Arrow arrays are
         immutable, so a frame changed in place holds a new one."""
-        ids, run_ids = _arrow_of(getattr(self, name)["run_id"]), _arrow_of(self.runs["run_id"])
+        ids, run_ids = arrow_of(getattr(self, name)["run_id"]), arrow_of(self.runs["run_id"])
         cached = self._cache.get(name)
         if cached is not None and ids is not None and cached[0] is ids and cached[1] is run_ids:
             return cached[2]
@@ -326,7 +333,7 @@ class RunSet:
 
     def _state(self) -> tuple | None:
         """What the frames are made of now: each frame, its index, its columns and each column's Arrow
-        array. A result kept by :meth:`_memo` is used while every one of these is the same object (Arrow
+        array. A result kept by :meth:`memo` is used while every one of these is the same object (Arrow
         arrays are immutable, so a frame changed in place holds a new one); None where a column is not
         Arrow-backed (a run set built by hand), which is then never kept."""
         state: list = []
@@ -339,11 +346,11 @@ class RunSet:
                 state.append(values.__arrow_array__())
         return tuple(state)
 
-    def _memo(self, key: Any, compute: Callable[[], Any], still: Callable[[Any], bool] | None = None, *,
+    def memo(self, key: Any, compute: Callable[[], Any], still: Callable[[Any], bool] | None = None, *,
               share: bool = False) -> Any:
         """``compute()``, kept with the run set's :meth:`_state` and given again while that holds (and
         ``still(value)``, when given); recomputed once anything changed. With ``share``, a run set of known
-        content (:meth:`_known_as`) also finds and leaves the result among those of its content
+        content (:meth:`share_as`) also finds and leaves the result among those of its content
         (:data:`_SHARED`), for a run set of the same content loaded later in the process (the report's next
         notebook in this kernel): for results small beside the time they take (a copy of the runs is not
         shared: it would stay in memory for every notebook). What is kept is never changed by those who read it."""
@@ -364,16 +371,16 @@ class RunSet:
                 shared[key] = value
         return value
 
-    def _known_as(self, content: tuple) -> None:
+    def share_as(self, content: tuple) -> None:
         """Say what this run set holds, as it is now: ``("snapshot", <its SHA-256>)`` for one read from a verified
         snapshot, that followed by each filter for one filtered from such a run set. While its frames stay as
-        they are, :meth:`_memo` shares results with other run sets known as the same."""
+        they are, :meth:`memo` shares results with other run sets known as the same."""
         state = self._state()
         if state is not None:
             self._cache[("content",)] = (content, state)
 
     def _content(self, state: tuple | None = None) -> tuple | None:
-        """What :meth:`_known_as` said this run set holds, while its frames are unchanged since; else None."""
+        """What :meth:`share_as` said this run set holds, while its frames are unchanged since; else None."""
         kept = self._cache.get(("content",))
         state = self._state() if state is None and kept is not None else state
         return kept[0] if kept is not None and _same(kept[1], state) else None
@@ -392,7 +399,7 @@ class RunSet:
         _SHARED[root] = log  # the newest last
         return log.setdefault(content, {})
 
-    def _parts(self) -> list[tuple[Any, RunSet]]:
+    def by_benchmark(self) -> list[tuple[Any, RunSet]]:
         """``(benchmark, rs.filter(benchmark=benchmark))`` for each benchmark of the runs and the tasks,
         sorted.
 
@@ -410,10 +417,10 @@ class RunSet:
         def unchanged(kept: list[tuple[Any, RunSet, tuple | None]]) -> bool:
             return all(state is not None and _same(state, part._state()) for _, part, state in kept)
 
-        return [(name, part) for name, part, _ in self._memo("parts by benchmark", split, unchanged)]
+        return [(name, part) for name, part, _ in self.memo("parts by benchmark", split, unchanged)]
 
-    def _remember(self, name: str, pos: np.ndarray) -> None:
-        ids, run_ids = _arrow_of(getattr(self, name)["run_id"]), _arrow_of(self.runs["run_id"])
+    def keep_run_positions(self, name: str, pos: np.ndarray) -> None:
+        ids, run_ids = arrow_of(getattr(self, name)["run_id"]), arrow_of(self.runs["run_id"])
         if ids is not None and run_ids is not None:
             self._cache[name] = (ids, run_ids, pos)
 
@@ -696,13 +703,13 @@ def build_runset(reads: list[FileRead]) -> tuple[RunSet, list[LoadError]]:
     """Turn the records read from files into a RunSet, rejecting repeated keys; each read's table is let go.
 
     Each question and label comes from its run's record, so which run it belongs to is known here
-    and kept (:meth:`RunSet._links`), where every run has an id: run ids are unique once repeated
+    and kept (:meth:`RunSet.run_positions`), where every run has an id: run ids are unique once repeated
     keys are rejected, the key's parts being escaped before they are joined (:func:`_run_ids`)."""
     tables, links, errors = _build_tables(reads, let_go=True)
     rs = RunSet(**{name: _frame(table) for name, table in tables.items()})
     if tables["runs"].column("run_id").null_count == 0:
         for name, pos in links.items():
-            rs._remember(name, pos)
+            rs.keep_run_positions(name, pos)
     return rs, errors
 
 

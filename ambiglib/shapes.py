@@ -218,14 +218,14 @@ def applicable(rs: RunSet, shape: Shape) -> list[str]:
 def applicable_parts(rs: RunSet, shape: Shape) -> list[tuple[str, RunSet]]:
     """``(benchmark, its runs)`` for each benchmark of ``rs`` (sorted) whose runs have ``shape``.
 
-    The split by benchmark (:meth:`RunSet._parts`) and each test of a shape are kept with the run
+    The split by benchmark (:meth:`RunSet.by_benchmark`) and each test of a shape are kept with the run
     set while its frames are unchanged: a notebook's tables split one log, and test its parts, once."""
-    return [(b, sub) for b, sub in rs._parts() if _has(sub, shape)]
+    return [(b, sub) for b, sub in rs.by_benchmark() if _has(sub, shape)]
 
 
 def _has(rs: RunSet, shape: Shape) -> bool:
     """Whether ``rs`` has ``shape`` (kept with the run set while its frames are unchanged)."""
-    return rs._memo(("shape", shape), lambda: bool(shape.present(rs)), share=True)
+    return rs.memo(("shape", shape), lambda: bool(shape.present(rs)), share=True)
 
 
 # ============================================================================= conventions

@@ -102,7 +102,7 @@ def write_snapshot(runset: Any, errors: list[LoadError], source: str, path: str 
                      path / f"{name}.arrow")
         names.append(f"{name}.arrow")
     for name in _LINKED:  # which run each row belongs to, known from the load: notebooks need not join again
-        pos = runset._links(name)
+        pos = runset.run_positions(name)
         if pos is not None:
             _write_arrow(pa.table({"run_row": pa.array(pos, type=pa.int64())}), path / f"{name}.links.arrow")
             names.append(f"{name}.links.arrow")

@@ -193,7 +193,7 @@ def test_compare_from_the_command_line(tmp_path):
 
     rs = ambiglib.load(example, quiet=True)
     keep = rs.runs["model"].isin(["gpt-5.4", "claude-opus-4.6"]).to_numpy()
-    lib = comparisons.paired_comparison(rs._with_run_ids_of(keep), metric="mean_score", n_boot=200)
+    lib = comparisons.paired_comparison(rs.with_runs(keep), metric="mean_score", n_boot=200)
     assert [round(r["difference"], 9) for r in rows] == [round(x, 9) for x in lib["difference"]]
     table = subprocess.run([*base, "--metric", "ask_f1"], capture_output=True, text=True)
     assert table.returncode == 0 and "difference" in table.stdout and "p_holm" in table.stdout

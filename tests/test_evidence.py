@@ -170,7 +170,7 @@ def test_a_rows_evidence_from_the_columns_a_page_shows_is_that_from_every_column
 
     shown = every_row()
     monkeypatch.setattr(ev_module, "_shown_columns", lambda whole: whole)  # every column, joined by run id
-    monkeypatch.setattr(RunSet, "_links", lambda self, name: None)
+    monkeypatch.setattr(RunSet, "run_positions", lambda self, name: None)
     for a, b in zip(shown, every_row(), strict=True):
         for name in ("runs", "questions", "labels"):
             pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name), check_exact=True)

@@ -196,3 +196,35 @@ def test_the_checks_see_what_they_are_for(tmp_path):
     assert _imports("ambiglib.a", modules["ambiglib.a"], modules) == {"ambiglib.b"}
     assert _imports("ambiglib.b", modules["ambiglib.b"], modules) == {"ambiglib.a"}
     assert _layer("ambiglib.tables.asking") > _layer("ambiglib.metrics.asking") > _layer("ambiglib.runset")
+
+
+def _private_members_of_runset() -> set[str]:
+    """RunSet's private methods and attributes (``_name``, not dunder), as runset.py defines and sets them."""
+    tree = ast.parse((PACKAGE / "runset.py").read_text(encoding="utf-8"))
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "RunSet")
+    names = set()
+    for node in ast.walk(cls):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            names.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return {n for n in names if n.startswith("_") and not n.startswith("__") and not n.endswith("_")}  # (not _repr_html_)
+
+
+def test_no_module_outside_runset_touches_a_private_member_of_a_run_set():
+    # the caches and links are reached through RunSet's documented interface (memo, with_runs, run_positions...)
+    private = _private_members_of_runset()
+    assert {"_cache", "_subset"} <= private  # (the walk finds them)
+    touched = []
+    for name, file in _modules().items():
+        if name == "ambiglib.runset":
+            continue
+        for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in private and not (
+                    isinstance(node.value, ast.Name) and node.value.id == "self"):
+                touched.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("runset"):
+                touched += [f"{name}:{node.lineno}: imports {a.name}" for a in node.names if a.name.startswith("_")]
+    assert touched == []

@@ -236,7 +236,7 @@ def test_filter_keeps_each_runs_questions_and_labels_through_filters_and_edits()
 
 @pytest.mark.parametrize("duplicate_ids", [False, True])
 def test_keeping_runs_by_mask_is_filtering_by_their_run_ids(duplicate_ids):
-    """RunSet._with_run_ids_of(keep) gives what filter(run_id=[ids of the runs where keep]) gives, every
+    """RunSet.with_runs(keep) gives what filter(run_id=[ids of the runs where keep]) gives, every
     frame exactly, for masks that keep nothing, everything, blocks and scattered runs; with a run id
     repeated (a run set built by hand), both of its runs, as filter keeps them."""
     from ambiglib.report import example_runs
@@ -253,12 +253,12 @@ def test_keeping_runs_by_mask_is_filtering_by_their_run_ids(duplicate_ids):
     masks = [np.zeros(n, bool), np.ones(n, bool), np.arange(n) < n // 3, rng.random(n) < 0.3,
              (rs.runs["ask_tool"].to_numpy(dtype=bool, na_value=False)), np.isin(np.arange(n), [3])]
     for keep in masks:
-        got = rs._with_run_ids_of(keep)
+        got = rs.with_runs(keep)
         want = rs.filter(run_id=list(rs.runs["run_id"][keep]))
         for name in ("runs", "questions", "labels", "tasks", "blockers"):
             pd.testing.assert_frame_equal(getattr(got, name), getattr(want, name), check_exact=True)
     if duplicate_ids:
-        assert len(rs._with_run_ids_of(np.isin(np.arange(n), [3])).runs) == 2
+        assert len(rs.with_runs(np.isin(np.arange(n), [3])).runs) == 2
 
 
 def _join_on_run_id(rs, name):
@@ -293,8 +293,8 @@ def test_a_load_keeps_the_run_of_each_question_and_label_as_the_join_finds_it(tm
         assert [e.kind for e in errors] == ["schema"] and len(rs.runs) == 2 and len(rs.questions) == 2
     for name in ("questions", "labels"):
         assert name in rs._cache  # kept by the load, not joined later
-        np.testing.assert_array_equal(rs._links(name), _join_on_run_id(rs, name))
-        assert (rs._links(name) >= 0).all()
+        np.testing.assert_array_equal(rs.run_positions(name), _join_on_run_id(rs, name))
+        assert (rs.run_positions(name) >= 0).all()
 
 
 def test_a_run_and_a_task_repeated_in_a_later_file_leave_with_their_questions_labels_and_blockers(tmp_path):
@@ -326,7 +326,7 @@ def test_a_run_and_a_task_repeated_in_a_later_file_leave_with_their_questions_la
         pd.testing.assert_frame_equal(getattr(two, name).drop(columns="source", errors="ignore"),
                                       getattr(one, name).drop(columns="source", errors="ignore"), check_exact=True)
     for name in ("questions", "labels"):
-        np.testing.assert_array_equal(two._links(name), _join_on_run_id(two, name))
+        np.testing.assert_array_equal(two.run_positions(name), _join_on_run_id(two, name))
 
 
 def test_tables_split_a_log_once_and_again_after_an_edit():
@@ -378,13 +378,13 @@ def test_tables_split_a_log_once_and_again_after_an_edit():
 def test_the_state_reads_each_columns_arrow_array_as_items_does(runset, monkeypatch, pandas_accessor):
     """RunSet._state takes each column's array through pandas' own accessor (or, without it, through items()):
     the same Arrow arrays, by position, as each column's Series holds, a repeated name included."""
-    from ambiglib.runset import _arrow_of, _column_arrays
+    from ambiglib.runset import _column_arrays, arrow_of
 
     if not pandas_accessor:
         monkeypatch.delattr(pd.DataFrame, "_get_column_array", raising=False)
     twice = pd.concat([runset.tasks, runset.tasks[["meta"]]], axis=1)
     for frame in (*runset.frames().values(), twice):
-        via_items = [_arrow_of(column) for _, column in frame.items()]
+        via_items = [arrow_of(column) for _, column in frame.items()]
         assert [a.__arrow_array__() for a in _column_arrays(frame)] == via_items
         assert all(a.__arrow_array__() is b for a, b in zip(_column_arrays(frame), via_items))
     before = runset._state()

@@ -42,7 +42,7 @@ def test_a_snapshot_loads_as_the_run_set_it_was_written_from_with_its_links(snap
         pd.testing.assert_frame_equal(getattr(loaded, name), getattr(rs, name), check_exact=True)
     assert {"questions", "labels"} <= set(loaded._cache)  # the report's links: no join needed
     for name in ("questions", "labels"):
-        np.testing.assert_array_equal(loaded._links(name), _join_on_run_id(loaded, name))
+        np.testing.assert_array_equal(loaded.run_positions(name), _join_on_run_id(loaded, name))
     meta = json.loads((path / SNAPSHOT_FILE).read_text())
     assert sorted(meta["files"]) == ["blockers.arrow", "labels.arrow", "labels.links.arrow", "questions.arrow",
                                      "questions.links.arrow", "runs.arrow", "tasks.arrow"]

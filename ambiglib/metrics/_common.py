@@ -37,11 +37,11 @@ def _text(column: pd.Series, inferred: Any) -> Any:
 
 
 def _kept(rs: RunSet, key: tuple, compute: Callable[[], Any], *, share: bool = True) -> Any:
-    """``compute()``, worked out once per run set while its frames are unchanged (:meth:`RunSet._memo`; with
+    """``compute()``, worked out once per run set while its frames are unchanged (:meth:`RunSet.memo`; with
     ``share``, a report's next notebook, loading the same snapshot in the same kernel, finds it too). Each frame
     or series in it is given as a new object over the same data, so a caller that adds or sets a column changes
     its own copy (pandas copies on write); lists are copied likewise."""
-    return _fresh(rs._memo(key, compute, share=share))
+    return _fresh(rs.memo(key, compute, share=share))
 
 
 def _fresh(value: Any) -> Any:

@@ -69,7 +69,7 @@ def _without_unattributed(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[t
     keys = list(map(tuple, runs[list(by)].astype(str).to_numpy()))
     refused = {k for k, r in zip(keys, runs["run_id"].astype(str)) if r in unattributed}
     keep = np.array([k not in refused for k in keys], dtype=bool)
-    return rs._with_run_ids_of(keep), sorted(refused)
+    return rs.with_runs(keep), sorted(refused)
 
 
 def _stray(rs: RunSet, rel: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
@@ -119,7 +119,7 @@ def _without_stray(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[tuple[tu
     for key, rows in stray.groupby(stray["run_id"].astype(str).map(key_of), sort=True):
         refused[key] = _stray_text(rows)
     keep = np.array([k not in refused for k in keys], dtype=bool)
-    return rs._with_run_ids_of(keep), sorted(refused.items())
+    return rs.with_runs(keep), sorted(refused.items())
 
 
 def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet, _arrow_of
+from ..runset import RunSet, arrow_of
 from ._common import _work
 
 __all__ = ["ambiguity_classes"]
@@ -46,7 +46,7 @@ def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
     # each run's checkpoints, by its row in rs.runs (``_work`` keeps the rows in order, numbered from 0),
     # made Python values in one conversion rather than one lookup and one conversion per run
     checkpoints = rs.runs["checkpoints"].iloc[runs.index.to_numpy()]
-    arrow = _arrow_of(checkpoints)
+    arrow = arrow_of(checkpoints)
     cps = arrow.to_pylist() if arrow is not None else checkpoints.tolist()
     states: list[tuple[object, ...]] = []  # checkpoint results, or ("passed", verdict) without them
     for cp, passed in zip(cps, runs["passed"]):

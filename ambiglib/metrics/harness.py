@@ -25,7 +25,7 @@ from ..importers.hilbench import ask_prf
 from ..importers.hilbench.conventions import MAX_PASSES
 from ..importers.hilbench.summary import TOTALLED, PassRows, _codes, _f, _objects, summarize_rows
 from ..importers.lhaw import MCP_PASS_THRESHOLD
-from ..runset import RunSet, _arrow_of, meta_codes, shared_metas
+from ..runset import RunSet, arrow_of, meta_codes, shared_metas
 from ._common import MetricError
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
@@ -71,7 +71,7 @@ def _plain(runs: pd.DataFrame) -> pd.DataFrame:
 def _values(column: pd.Series) -> list[Any]:
     """A column's values as plain Python objects, missing ones None: Arrow converts an Arrow-backed column
     at once (pandas would box each value in turn)."""
-    arrow = _arrow_of(column)
+    arrow = arrow_of(column)
     if arrow is not None:
         return arrow.to_pylist()
     return column.astype(object).where(column.notna(), None).tolist()

@@ -283,7 +283,7 @@ def _per_tool_policy(rs: RunSet):
         base = p if p in no_tool_policies else DEFAULT_POLICY
         ran = np.isin(model, sorted(set(model[tool & (policy == p)])))  # only the models run with this policy
         keep = ran & ((tool & (policy == p)) | (~tool & (policy == base)))
-        yield p, rs._with_run_ids_of(keep)
+        yield p, rs.with_runs(keep)
 
 
 def _policy_condition(spec: str, ask_tool: bool, policy: str) -> str:
