@@ -351,7 +351,7 @@ def _page_evidence(table: pd.DataFrame, i: int, rs: RunSet | None) -> tuple[Evid
     shown = rs.memo(("evidence-columns",), lambda: _shown_columns(rs))
     runs, keys, rows, labels, order = [], [], [], [], []
     for code, (side, keep) in enumerate(parts):
-        r, kept = shown._kept(keep)  # as evidence(): unique run ids, so keep is the subset
+        r, kept = shown.rows_of_runs(keep)  # as evidence(): unique run ids, so keep is the subset
         if any(found is None for found in kept.values()):
             return evidence(table, i, rs), None
         r = r.assign(side=side)

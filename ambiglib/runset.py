@@ -175,8 +175,9 @@ class RunSet:
     What is worked out from a run set is kept with it while its frames are unchanged, through a small interface the
     metrics, tables and evidence use (and a metric of one's own may): :meth:`memo` (a result by key),
     :meth:`by_benchmark` (the split by benchmark), :meth:`with_runs` (the run set of some runs, its row links
-    kept), :meth:`run_positions` and :meth:`keep_run_positions` (which run each question and label row is of) and
-    :meth:`share_as` (results shared with a run set of the same content loaded later).
+    kept), :meth:`rows_of_runs` (those runs' question and label rows), :meth:`run_positions` and
+    :meth:`keep_run_positions` (which run each question and label row is of) and :meth:`share_as` (results shared
+    with a run set of the same content loaded later).
 
     Attributes
     ----------
@@ -282,7 +283,7 @@ class RunSet:
         Which question and label rows belong to which run is worked out once per run set (a join on
         ``run_id``, :meth:`run_positions`) and carried to every subset, so that filtering a filtered log
         does not hash every ``run_id`` again."""
-        runs, kept = self._kept(keep)
+        runs, kept = self.rows_of_runs(keep)
         frames, links = {}, {}
         for name, found in kept.items():
             frame = getattr(self, name)
@@ -296,7 +297,7 @@ class RunSet:
             out.keep_run_positions(name, pos)
         return out
 
-    def _kept(self, keep: np.ndarray) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray] | None]]:
+    def rows_of_runs(self, keep: np.ndarray) -> tuple[pd.DataFrame, dict[str, tuple[np.ndarray, np.ndarray] | None]]:
         """The runs where ``keep`` (renumbered from 0), and for ``questions`` and ``labels`` which of their rows
         belong to a kept run (a boolean array) with each such row's run among the runs returned, or None where
         the load's links are not known (:meth:`run_positions`). What :meth:`_subset` and an evidence page (which copies

@@ -228,3 +228,19 @@ def test_no_module_outside_runset_touches_a_private_member_of_a_run_set():
             if isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("runset"):
                 touched += [f"{name}:{node.lineno}: imports {a.name}" for a in node.names if a.name.startswith("_")]
     assert touched == []
+
+
+def test_nothing_is_rewrapped_at_import_a_table_is_one_function_in_its_module_and_in_the_package():
+    import importlib
+
+    from ambiglib import tables
+
+    checked = 0
+    for name in tables.__all__:
+        fn = getattr(tables, name)
+        module = getattr(fn, "__module__", "")
+        if callable(fn) and module.startswith("ambiglib.tables."):
+            assert getattr(importlib.import_module(module), name) is fn, name
+            assert fn.__wrapped__.__name__ == name  # (@as_table: every call returns a Table)
+            checked += 1
+    assert checked == 33

@@ -58,10 +58,8 @@ from .labels import (
 )
 from .reliability import reliability
 
-# every table is returned as a Table: a DataFrame whose Jupyter display shows its caption and note
-for _name in [n for n in globals() if not n.startswith("_") and callable(globals()[n])
-              and getattr(globals()[n], "__module__", "").startswith(__name__ + ".")]:
-    globals()[_name] = _common.as_table(globals()[_name])
+# every table is returned as a Table (a DataFrame whose Jupyter display shows its caption and note): each function
+# is defined so in its module (``@as_table``), the same object here and there
 Table = _common.Table
 
 #: constants the tables are built with, where they were before the tables became a package

@@ -15,7 +15,7 @@ from ..metrics.asking import _unattributed, _without_unattributed
 from ..runset import RunSet
 from ..schema import DEFAULT_POLICY
 from ..shapes import SHAPES, Conventions, labels_of
-from ._common import ConventionsArg, _per_benchmark, explain_empty
+from ._common import ConventionsArg, _per_benchmark, as_table, explain_empty
 
 __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]
 
@@ -23,6 +23,7 @@ __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task"
 _Estimator = Literal["unbiased", "first_k"]
 
 
+@as_table
 def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
                     conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate ask rates and CalibScore per model and ask policy on the ask-only runs (Ambig-DS Table 13).
@@ -60,6 +61,7 @@ def ask_calibration(rs: RunSet, *, ci: bool = False, n_boot: int = 10_000, seed:
     return out
 
 
+@as_table
 def judgment_gap(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
                  conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k with full information and with the ask tool, the gap, and Ask-F1 (HIL-Bench Table 1).
@@ -140,6 +142,7 @@ def _three_pass_rates(sub: RunSet, k: int, estimator: _Estimator, by: Sequence[s
     return out[[*keys, *PASS_RATE_COLUMNS]]
 
 
+@as_table
 def pass_rates(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k with full information, without the ask tool and with it, per model (HIL-Bench Figure 1A).
 
@@ -179,6 +182,7 @@ def _pass_by_policy(rs: RunSet, k: int, estimator: _Estimator, by: tuple[str, ..
     return metrics.pass_at_k(rs, k=k, by=by, estimator=estimator)
 
 
+@as_table
 def questions_per_task(rs: RunSet) -> pd.DataFrame:
     """Tabulate how many questions each model asks per task, and how many are relevant (HIL-Bench Table 7).
 
@@ -217,6 +221,7 @@ def _questions_per_task(rs: RunSet) -> pd.DataFrame:
                                                    " 'blocker' field, or a scorer record 'asked_blockers'"}, gap=True)
 
 
+@as_table
 def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k with ask_human, precision, recall and Ask-F1, pooled over SWE and SQL and per domain (HIL-Bench Table 8).
 
@@ -266,6 +271,7 @@ def leaderboard(rs: RunSet, *, k: int = 3, conventions: ConventionsArg = None) -
     return out
 
 
+@as_table
 def ask_diagnostics(rs: RunSet, *, kind: str = "over_ask", conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate why agents over-ask on clear tasks or under-ask on ambiguous ones (Ambig-DS Tables 14 and 15).
 

@@ -12,12 +12,13 @@ from ..metrics._common import _clustered_wilson_columns, _work
 from ..runset import RunSet
 from ..shapes import SHAPES
 from ..stats import wilcoxon_power
-from ._common import _per_benchmark, explain_empty
+from ._common import _per_benchmark, as_table, explain_empty
 
 __all__ = ["blocker_stats", "ambiguity_classes", "variant_distribution", "coverage", "selector_accuracy",
            "composition", "power_analysis", "calls_per_trial"]
 
 
+@as_table
 def blocker_stats(rs: RunSet) -> pd.DataFrame:
     """Tabulate the registered blockers per suite, in the style of HIL-Bench Table 3.
 
@@ -71,6 +72,7 @@ def _blocker_stats(rs: RunSet) -> pd.DataFrame:
     return out.rename_axis("statistic").reset_index()
 
 
+@as_table
 def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
     """Classify each variant by its no-tool trials' terminal states (LHAW Definition 3.1).
 
@@ -85,6 +87,7 @@ def ambiguity_classes(rs: RunSet) -> pd.DataFrame:
                                    "ambiguity_class"])
 
 
+@as_table
 def variant_distribution(rs: RunSet) -> pd.DataFrame:
     """Tabulate the benchmark's variants per suite: unique tasks, ambiguity classes and information dimensions (LHAW Figure 3).
 
@@ -124,6 +127,7 @@ def _variant_distribution(rs: RunSet) -> pd.DataFrame:
     return out.reset_index()
 
 
+@as_table
 def coverage(rs: RunSet) -> pd.DataFrame:
     """Count every cell's runs, the tasks missing from it, and its excluded error runs.
 
@@ -152,6 +156,7 @@ def coverage(rs: RunSet) -> pd.DataFrame:
     return out[[*cell, "n_runs", "n_tasks", "n_missing_tasks", "n_error", "n_invalid", "n_timeout", "trials_per_task"]]
 
 
+@as_table
 def selector_accuracy(picks: pd.DataFrame | None, *, confidence: float = 0.95) -> pd.DataFrame:
     """Tabulate each inferability selector's accuracy with a Wilson interval (Ambig-DS Table 7).
 
@@ -185,6 +190,7 @@ def selector_accuracy(picks: pd.DataFrame | None, *, confidence: float = 0.95) -
     return out.drop(columns="k")
 
 
+@as_table
 def composition(rs: RunSet) -> pd.DataFrame:
     """Tabulate what the run log holds per benchmark and suite: tasks, instances, models, runs (Ambig-DS Table 5 style).
 
@@ -206,6 +212,7 @@ def composition(rs: RunSet) -> pd.DataFrame:
         "n_models": g["model"].nunique(), "n_runs": g.size()}).reset_index()
 
 
+@as_table
 def power_analysis(rs: RunSet, *, deltas=(0.02, 0.05, 0.10), n_tasks=(20, 30, 51, 61, 100), alpha: float = 0.05,
                    n_sim: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Estimate how many tasks a one-sided Wilcoxon test needs to detect a drop of Δ under ambiguity.
@@ -246,6 +253,7 @@ def _power_analysis(rs: RunSet, deltas, n_tasks, alpha: float, n_sim: int, seed:
     return pd.DataFrame(rows)
 
 
+@as_table
 def calls_per_trial(rs: RunSet) -> pd.DataFrame:
     """Tabulate ask_user calls per with-tool trial by ambiguity class and persona or strategy (LHAW Figure 6).
 

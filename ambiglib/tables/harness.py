@@ -9,10 +9,12 @@ import pandas as pd
 from .. import metrics
 from ..metrics.harness import _made_by, harness_anomalies, harness_summary
 from ..runset import RunSet
+from ._common import as_table
 
 __all__ = ["harness_summary", "harness_anomalies", "convention_audit"]
 
 
+@as_table
 def convention_audit(rs: RunSet, *, harness: str | dict[str, str] | None = None,
                      summary: pd.DataFrame | None = None) -> pd.DataFrame:
     """Set each headline number under the paper's definition beside the harness's, with the difference.

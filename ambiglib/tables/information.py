@@ -13,12 +13,13 @@ from .. import metrics
 from ..metrics.asking import _pass_at_k_unbiased
 from ..runset import RunSet
 from ..shapes import SHAPES, Conventions, Shape
-from ._common import ConventionsArg, _own_agents, _per_benchmark, _per_tool_policy, explain_empty
+from ._common import ConventionsArg, _own_agents, _per_benchmark, _per_tool_policy, as_table, explain_empty
 
 __all__ = ["performance", "value_of_information", "by_ambiguity_class", "by_dimension", "segments_removed",
            "generality", "prompting_strategies", "removal_strategies", "personas"]
 
 
+@as_table
 def performance(rs: RunSet, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """Tabulate S_full, S_ambig, S_ask and both deltas with CIs and p-values (Ambig-DS Tables 1 and 12).
 
@@ -53,6 +54,7 @@ def performance(rs: RunSet, *, n_boot: int = 10_000, seed: int = 0) -> pd.DataFr
                           columns=["suite", "model", "policy", "n_tasks", "s_full", "s_ambig", "s_ask"])
 
 
+@as_table
 def value_of_information(rs: RunSet, *, k: int = 3, paired: bool | None = None, ci: bool = False,
                          n_boot: int = 10_000, seed: int = 0, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate baseline, Ask %, Avg/Traj, and pass@k and checkpoint score with their gains per question (LHAW Table 3).
@@ -113,6 +115,7 @@ def _voi_by_group(rs: RunSet, groups: pd.DataFrame, column: str, *, k: int = 3,
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
+@as_table
 def by_ambiguity_class(rs: RunSet, *, k: int = 3, paired: bool | None = None,
                        conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k on the original tasks, without the tool and with it, per ambiguity class (LHAW Tables 7–9, 12).
@@ -145,6 +148,7 @@ def _by_ambiguity_class(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> 
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
 
 
+@as_table
 def by_dimension(rs: RunSet, *, k: int = 3, paired: bool | None = None,
                  conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k and checkpoint score, without and with the tool, per information dimension (LHAW Tables 5 and 6).
@@ -181,6 +185,7 @@ def _by_dimension(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd.Dat
         .reset_index(drop=True)
 
 
+@as_table
 def segments_removed(rs: RunSet, *, k: int = 3, paired: bool | None = None,
                      conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k without and with the tool by the number of removed segments (LHAW Table 2).
@@ -206,6 +211,7 @@ def _segments_removed(lhaw: RunSet, cols: list[str], k: int, paired: bool) -> pd
         pd.DataFrame(columns=cols)
 
 
+@as_table
 def generality(rs: RunSet, *, k: int = 3, paired: bool | None = None, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Average pass@k over models per benchmark: original tasks, underspecified, with the tool (LHAW Table 13).
 
@@ -226,6 +232,7 @@ def generality(rs: RunSet, *, k: int = 3, paired: bool | None = None, convention
                 ["suite", "n_models", "base_pass_at_k", "pass_at_k", "pass_at_k_with_tool"])
 
 
+@as_table
 def prompting_strategies(rs: RunSet, *, k: int = 3, paired: bool | None = None,
                          conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate pass@k, checkpoint score, %Ask (of trials) and Avg/Traj per agent strategy and class (LHAW Table 10).
@@ -261,6 +268,7 @@ def _prompting_strategies(lhaw: RunSet, cols: list[str], k: int, paired: bool) -
                                  key=lambda s: s.map(order) if s.name == "ambiguity_class" else s).reset_index(drop=True)
 
 
+@as_table
 def removal_strategies(rs: RunSet, *, k: int = 3) -> pd.DataFrame:
     """Tabulate, per removal strategy, pass@k without the tool and how many variants fall in each
     ambiguity class by their trials' terminal states (LHAW Table 11).
@@ -296,6 +304,7 @@ def _removal_strategies(lhaw: RunSet, k: int) -> pd.DataFrame:
     return out.reset_index()
 
 
+@as_table
 def personas(rs: RunSet, *, k: int = 3, paired: bool | None = None, conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate checkpoint score, questions and gain per question for each user persona (LHAW Table 14).
 

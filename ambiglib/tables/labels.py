@@ -12,12 +12,13 @@ from ..metrics import FAILED
 from ..metrics._common import _work
 from ..runset import RunSet
 from ..shapes import SHAPES, Conventions, label_prefix, labels_of
-from ._common import _mode, _per_benchmark, _policy_condition, _wide, explain_empty
+from ._common import _mode, _per_benchmark, _policy_condition, _wide, as_table, explain_empty
 
 __all__ = ["framing_categories", "conditional_scores", "recognition_audit", "ask_failure_modes", "ask_failure_flags",
            "failure_modes", "failure_mode_shift", "judge_reliability"]
 
 
+@as_table
 def framing_categories(rs: RunSet) -> pd.DataFrame:
     """Tabulate the share of runs in each framing category per model and condition (Ambig-DS Tables 2 and 3).
 
@@ -40,6 +41,7 @@ def _framing(rs: RunSet) -> pd.DataFrame:
     return wide.sort_values(["suite", "model", "condition"]).reset_index(drop=True)
 
 
+@as_table
 def conditional_scores(rs: RunSet) -> pd.DataFrame:
     """Tabulate the mean score of the runs in each framing category (Ambig-DS Table 11).
 
@@ -70,6 +72,7 @@ def conditional_scores(rs: RunSet) -> pd.DataFrame:
     return _per_benchmark(rs, SHAPES["categories"], build, columns=["suite", "model", "condition", "full_mean"])
 
 
+@as_table
 def recognition_audit(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
     """Tabulate the judges' majority labels of one facet per model and condition (Ambig-DS Table 10).
 
@@ -98,6 +101,7 @@ LHAW_FAILURE_CATEGORIES = ("question_quality", "question_targeting", "informatio
                            "under_clarification", "timing_strategy", "response_misinterpretation")
 
 
+@as_table
 def ask_failure_modes(rs: RunSet, *, failed_only: bool = False) -> pd.DataFrame:
     """Tabulate the share of asking trials flagged in each failure category (LHAW Table 4; Table 17 with ``failed_only``).
 
@@ -134,6 +138,7 @@ def _ask_failure_modes(lhaw: RunSet, failed_only: bool) -> pd.DataFrame:
     return wide.reset_index()
 
 
+@as_table
 def ask_failure_flags(rs: RunSet, *, by: str = "ambiguity_class", failed_only: bool = False) -> pd.DataFrame:
     """Tabulate the share of asking trials flagged with each ask_user failure flag, per ambiguity class (LHAW Figure 5).
 
@@ -177,6 +182,7 @@ def _ask_failure_flags(lhaw: RunSet, by: str | None, failed_only: bool) -> pd.Da
         key=lambda c: c.map(lambda v: order.get(v, 9)) if c.name == "ambiguity_class" else c).reset_index(drop=True)
 
 
+@as_table
 def failure_modes(rs: RunSet, *, dimension: str = "tool_use", suite: str | None = None) -> pd.DataFrame:
     """Tabulate the failure-mode distribution within one capability dimension (HIL-Bench Tables 4–6).
 
@@ -215,6 +221,7 @@ def _failure_shares(sub: RunSet, facet: str, by: tuple[str, ...]) -> pd.DataFram
     return shares
 
 
+@as_table
 def failure_mode_shift(rs: RunSet, *, dimension: str = "tool_use", between: str = "mode",
                        suite: str | None = None, pair: tuple[str, str] | None = None) -> pd.DataFrame:
     """Tabulate how the failure-mode distribution of one capability dimension shifts, in percentage points
@@ -282,6 +289,7 @@ def _shift(shares: pd.DataFrame, keys: list[str], side: str, a: str | None, b: s
     return out.reset_index()
 
 
+@as_table
 def judge_reliability(rs: RunSet, *, facet: str = "trace") -> pd.DataFrame:
     """Tabulate judge agreement for one facet: Fleiss' kappa per judge over its repeated calls,
     Cohen's kappa between two judges' majority labels, and the human override rate (Ambig-DS Table 9).

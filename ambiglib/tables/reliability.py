@@ -9,13 +9,14 @@ from .. import metrics
 from ..metrics._common import bootstrap_method, label_intervals
 from ..runset import RunSet
 from ..shapes import SHAPES, Conventions
-from ._common import ConventionsArg, _per_benchmark, explain_empty
+from ._common import ConventionsArg, _per_benchmark, as_table, explain_empty
 
 __all__ = ["reliability"]
 
 _BY = ("suite", "model", "policy", "spec", "ask_tool")
 
 
+@as_table
 def reliability(rs: RunSet, *, k: int = 3, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
                 conventions: ConventionsArg = None) -> pd.DataFrame:
     """Tabulate how reliably each agent passes: pass@1, pass@k (any of k trials), pass^k (all k trials), the
