@@ -472,8 +472,6 @@ class TaskList(Table):
     def _repr_html_(self) -> str | None:
         """In a notebook as in a terminal: the comparison's sentence, the caption, then the rows with each side's
         value headed by its name, to three significant digits (``.frame``: every column, every digit)."""
-        import html
-
         shared = self.attrs.get("shared") or {}
         a, b = (str(shared.get(f"{self._between}_{side}", side)) for side in ("a", "b"))
         shown = pd.DataFrame(self).copy()
@@ -485,8 +483,8 @@ class TaskList(Table):
         shown = shown.rename(columns={"value_a": a, "value_b": b, "difference": f"{a} − {b}"})
         table = Table(shown)
         table.attrs = {k: v for k, v in self.attrs.items() if k in ("caption", "note")}
-        said = "".join(f"<p>{html.escape(line)}</p>" for line in self.attrs.get("answer") or [])
-        return f"<div>{said}{table._repr_html_()}</div>"
+        return str(render("task_list.html", answer=list(self.attrs.get("answer") or []),
+                          table=Markup(table._repr_html_() or "")))
 
 
 # The four questions and the ranking as answers: what ``rs.asking()`` and the other methods of a RunSet return

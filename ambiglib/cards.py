@@ -11,33 +11,14 @@ import numpy as np
 import pandas as pd
 
 from .headline import SHOWN
-from .markup import Markup, render
+from .markup import Markup, render, stylesheet
 from .text import SHOWN_ROWS
 
 __all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns", "rank_span",
            "text_table", "tex_safe"]
 
 #: the cards' look (class names of :func:`compact_table`)
-STYLE = (
-    ".answers{display:grid;grid-template-columns:repeat(auto-fit,minmax(590px,1fr));gap:0.6em 1em;margin:0.5em 0}"
-    ".card{border:1px solid #ccd;border-radius:6px;padding:0.3em 0.7em 0.4em;background:#fbfbfd;overflow-x:auto}"
-    ".card h2{font-size:1.02em;margin:0.15em 0 0.2em}.card h2 a{color:inherit}"
-    ".card p.answer{margin:0.1em 0;font-size:0.8em;line-height:1.25}"
-    "table.compact{border-collapse:collapse;font-size:0.76em;width:100%;margin:0.25em 0}"
-    "table.compact th{font-weight:600;text-align:right;border-bottom:1px solid #999;padding:0 0.3em;"
-    "vertical-align:bottom;line-height:1.15}table.compact td{text-align:right;padding:0.05em 0.3em;border-bottom:1px"
-    " solid #eee;white-space:nowrap;line-height:1.15}table.compact td.text,table.compact th.text{text-align:left}"
-    "table.compact td.wrap{white-space:normal;min-width:9em}"
-    "table.compact tr.bench td{font-weight:600;text-align:left;background:#eef;border-bottom:none}"
-    ".card .rows{max-height:17.5em;overflow-y:auto}table.compact thead th{position:sticky;top:0;background:#fbfbfd}"
-    # the ranking is read whole, every agent in view: its card grows rather than scrolls
-    ".card[data-question=agent_ranking] .rows{max-height:none}"
-    ".suites{color:#777;font-weight:400;font-size:0.9em}"
-    ".ci{color:#777;font-size:0.85em;display:block;white-space:normal}.why{color:#a50}"
-    ".group{font-weight:600;color:#235;letter-spacing:0.05em}"
-    "ol.why{margin:0.15em 0 0;padding-left:1.4em;font-size:0.74em;line-height:1.2}"
-    ".card .more{font-size:0.74em;margin:0.15em 0 0;color:#555}"
-    "ul.gaps li{margin:0.25em 0}ul.gaps .in{color:#666;font-size:0.85em}")
+STYLE = stylesheet("cards")
 
 
 def number(value: float, fmt: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from .markup import Markup, escape_each, macro, render
+from .markup import Markup, escape_each, macro, render, stylesheet
 from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, cut
 from .transcripts import COVERS_TEXT, describe, locator, read_turns, viewer, why_none
 
@@ -33,14 +33,7 @@ BEFORE = 2
 #: turns a run's page shows; a longer transcript's rest is counted, and read whole with ``rs.transcript``
 RUN_PAGE_TURNS = 2000
 
-STYLE = (".turn{border-left:4px solid #ccc;margin:0.3em 0;padding:0.2em 0.6em;background:#fafafa}"
-         ".turn .who{font-size:0.8em;color:#555;font-weight:600}.turn pre{white-space:pre-wrap;word-break:break-word;"
-         "margin:0.2em 0;font-family:ui-monospace,monospace;font-size:0.85em}"
-         ".turn.user{border-color:#6a9fd4}.turn.assistant{border-color:#7bb274}.turn.tool{border-color:#b9a36b}"
-         ".turn.system{border-color:#999}.turn.asks{border-color:#c0392b;background:#fdf0ee}"
-         ".turn.answer{border-color:#e67e22;background:#fef5ec}.cut{color:#666;font-size:0.8em}"
-         "details.earlier{margin:0.3em 0}details.earlier summary{color:#666;cursor:pointer}"
-         ".dialogue{margin:0.6em 0 1.4em}")
+STYLE = stylesheet("dialogues")  # (templates/dialogues.css)
 
 
 class TranscriptCache:

@@ -38,7 +38,7 @@ import pandas as pd
 from .dialogues import STYLE as DIALOGUE_STYLE
 from .dialogues import TranscriptCache, _Listed, _Table, dialogue_html, run_page, run_page_name
 from .errors import FormatError
-from .markup import Markup, render
+from .markup import Markup, render, stylesheet
 from .runset import RunSet, arrow_of, shared_metas
 from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, visible
 from .text import cut as cut_text  # (a page's "cut" is the rows it leaves out: _Cut)
@@ -580,12 +580,7 @@ def _where(runs: pd.DataFrame) -> list[str]:
 # ----------------------------------------------------------------------------- pages
 
 
-# a word longer than the page (a model named with 2,000 letters) breaks where it would run off it
-_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1200px;margin:1.5em auto;padding:0 1em;color:#222;"
-          "overflow-wrap:break-word}"
-          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0 1.5em}th,td{border-bottom:1px solid #ddd;"
-          "padding:0.2em 0.5em;text-align:left;vertical-align:top}th{background:#f4f4f4}td.text{max-width:40em;"
-          "white-space:pre-wrap;word-break:break-word}.muted{color:#666}.wide{overflow-x:auto;max-width:100%}")
+_STYLE = stylesheet("evidence")  # (templates/evidence.css)
 
 
 @dataclass(frozen=True)

@@ -3,15 +3,16 @@ built by another template (:class:`markupsafe.Markup`), so a forgotten escape ca
 and every text a template shows is cut at :data:`ambiglib.text.SHOWN_CHARS` characters, saying how many more it has
 (:func:`ambiglib.text.cut`), so a forgotten cut cannot put a log's 20 MB answer on a page.
 
-The templates are ``ambiglib/templates/*.html``, shipped with the package.
+The templates are ``ambiglib/templates/*.html`` and the pages' styles ``ambiglib/templates/*.css``, shipped with the
+package.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
-__all__ = ["render", "Markup", "macro", "escape_each"]
+__all__ = ["render", "Markup", "macro", "escape_each", "stylesheet"]
 
 from markupsafe import Markup, escape
 
@@ -45,6 +46,17 @@ def render(template: str, **values: Any) -> Markup:
     """``template`` (a file name under ``ambiglib/templates``) rendered with ``values``, as markup that a page
     built from another template embeds as it is."""
     return Markup(_environment().get_template(template).render(**values))
+
+
+@cache
+def stylesheet(name: str) -> str:
+    """The rules of ``ambiglib/templates/<name>.css`` as one line, its comments left out: what a page puts in its
+    ``<style>`` (and what an Answer scopes to its card in a notebook)."""
+    import re
+    from importlib.resources import files
+
+    text = (files("ambiglib") / "templates" / f"{name}.css").read_text(encoding="utf-8")
+    return "".join(line.strip() for line in re.sub(r"/\*.*?\*/", "", text, flags=re.S).splitlines())
 
 
 def macro(template: str, name: str) -> Any:

@@ -644,25 +644,15 @@ class RunSet:
 
     def _repr_html_(self) -> str:
         """Jupyter's display: the totals, a row per benchmark and suite, the models, rejected and skipped
-        counts (every value from the log escaped)."""
-        import html
+        counts (the template ``runset.html`` escapes every value from the log)."""
+        from .markup import render
 
         totals, table, models = self._display()
         shown = table.head(self.DISPLAY_ROWS)
-        esc = html.escape
-        head = "".join(f"<th>{esc(str(c))}</th>" for c in shown.columns)
-        body = "".join("<tr>" + "".join(
-            f"<td>{esc(v) if isinstance(v, str) else f'{int(v):,}'}</td>" for v in row) + "</tr>"
-            for row in shown.itertuples(index=False))
-        more = len(table) - len(shown)
-        extra = len(models) - self.DISPLAY_ROWS
-        return ("<div class='ambiglib-runset'>"
-                f"<p><strong>RunSet</strong>: {esc(', '.join(totals))}</p>"
-                + (f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>" if len(table) else "")
-                + (f"<p><em>... and {more} more benchmark and suite rows</em></p>" if more > 0 else "")
-                + f"<p>models: {esc(', '.join(models[:self.DISPLAY_ROWS]))}"
-                + (f" and {extra} more" if extra > 0 else "") + "</p>"
-                + f"<p>{esc(self._counts_line())}</p></div>")
+        rows = [[v if isinstance(v, str) else f"{int(v):,}" for v in row] for row in shown.itertuples(index=False)]
+        return str(render("runset.html", totals=", ".join(totals), columns=[str(c) for c in shown.columns],
+                          rows=rows, more=len(table) - len(shown), models=", ".join(models[:self.DISPLAY_ROWS]),
+                          extra=len(models) - self.DISPLAY_ROWS, counts=self._counts_line()))
 
     # ------------------------------------------------------------------------- construction
 

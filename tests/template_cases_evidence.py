@@ -87,4 +87,10 @@ CASES: dict[str, dict] = {
         "question": _text("question"), "why": None, "style": Markup(".ambiglib-answer .card{margin:0}"),
         "answer": [_text("answer"), _text("answer 2")], "table": _CARD_TABLE,
         "notes": [_text("intervals"), _text("note")], "comparison": True},
+    # what a notebook shows of a run set, a table and a comparison task by task
+    "runset.html": {"totals": _text("totals"), "columns": [_text("column")], "rows": [[_text("cell"), "12"]],
+                    "more": 3, "models": _text("models"), "extra": 2, "counts": _text("counts")},
+    "table_display.html": {"caption": _text("caption"), "note": _text("note"), "body": _TABLE},
+    "task_list.html": {"answer": [_text("answer")], "table": render("table_display.html", caption=_text("caption"),
+                                                                     note="", body=None)},
 }

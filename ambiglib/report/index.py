@@ -17,7 +17,7 @@ from ..cards import compact_table
 from ..errors import LoadError
 from ..headline import SHOWN
 from ..loading import load
-from ..markup import Markup, render
+from ..markup import Markup, render, stylesheet
 from ..text import BRIEF_CHARS, SHOWN_ROWS, cut, visible
 from .opening import read_table
 from .rendering import (
@@ -170,17 +170,7 @@ PARTS = {"questions": "The researcher's questions", "ambig-ds": "Ambig-DS: the p
          "hil-bench": "HIL-Bench: the paper's tables", "lhaw": "LHAW: the paper's tables",
          "log": "The log and its harness", "other": "Other notebooks"}
 
-_STYLE = ("body{font-family:system-ui,sans-serif;max-width:1280px;margin:0.8em auto;padding:0 1em;color:#222}"
-          "h1{font-size:1.4em;margin:0.2em 0}p.lead{margin:0.2em 0 0.4em;font-size:0.9em}"
-          ".scroll{overflow-x:auto;margin:0.5em 0 1em}"
-          "table.report-table{border-collapse:collapse;font-size:0.8em}table.report-table th,table.report-table td{"
-          "border-bottom:1px solid #ddd;white-space:nowrap;padding:0.2em 0.6em;text-align:right}"
-          "table.report-table th{background:#f4f4f4}table.report-table td:first-child,table.report-table th:first-child"
-          "{text-align:left}img{max-width:min(100%,820px);border:1px solid #eee}.fail{color:#a00;white-space:pre-wrap}"
-          ".first{border:2px solid #b60;background:#fff8ec;border-radius:6px;padding:0.2em 0.9em;margin:0.6em 0}"
-          ".first h2{font-size:1.05em;margin:0.3em 0;color:#850}.first li{margin:0.2em 0}"
-          "ul.notes,p.notes{color:#555;font-size:0.9em}section.part{border-top:2px solid #333;margin-top:1.5em}"
-          "ul.sections li{margin:0.3em 0}.muted{color:#666;font-size:0.9em}")
+_STYLE = stylesheet("report")  # (templates/report.css)
 
 
 def _write_page(path: Path, template: str, **values: Any) -> None:

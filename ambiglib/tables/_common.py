@@ -39,18 +39,14 @@ class Table(pd.DataFrame):
         return evidence(self, row)
 
     def _repr_html_(self) -> str | None:
-        import html
+        from ..markup import Markup, render
 
-        from ..text import cut
-
-        # the caption and note can name a log's models: cut as a page cuts a text (pandas cuts the cells itself)
+        # the caption and note can name a log's models: the template escapes them and cuts them as a page cuts a
+        # text (pandas escapes and cuts the cells itself)
         caption, note = self.attrs.get("caption"), self.attrs.get("note")
-        head = f"<p><strong>{html.escape(cut(str(caption)))}</strong></p>" if caption else ""
-        if len(self) == 0:
-            return f"<div>{head}<p><em>{html.escape(cut(str(note or 'no rows')))}</em></p></div>"
-        body = super()._repr_html_()  # the cells escaped, as pandas escapes them
-        tail = f"<p><em>note: {html.escape(cut(str(note)))}</em></p>" if note else ""
-        return f"<div>{head}{body}{tail}</div>"
+        body = Markup(super()._repr_html_()) if len(self) else None
+        return str(render("table_display.html", caption=str(caption) if caption else "",
+                          note=str(note) if note else "", body=body))
 
 
 def explain_empty(table: pd.DataFrame, reasons: Mapping[str, str], *, gap: bool = False,
