@@ -651,7 +651,7 @@ CONDITION_NAMES = {"ambiguous+tool": ("ambiguous", True), "ambiguous": ("ambiguo
 MAX_PAIRS = 500
 
 
-def _compare(args: argparse.Namespace) -> int:
+def _compare(args: argparse.Namespace) -> int:  # noqa: C901 - each option pairing refused with its own message
     from .comparisons import CONDITIONED, count_pairs, paired_comparison
     from .filters import not_in_log
     from .loading import load

@@ -275,7 +275,8 @@ def _ran(work: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return work[[*keys, "task_id"]].drop_duplicates()
 
 
-def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
+# complexity over 15 (noqa: C901 below): one branch per metric's per-task sums
+def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:  # noqa: C901
     if metric == "mean_score":
         scope = _work(rs)
         scope = scope[scope["protocol"] == "solve"]
@@ -520,7 +521,8 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     return out
 
 
-def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,
+# complexity over 15 (noqa: C901 below): one branch per metric and side kind
+def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,  # noqa: C901
              n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool, interval: str = "t",
              blocks: list | None = None) -> tuple[pd.DataFrame, list, list[str]]:
     """:func:`paired_comparison`'s rows before the adjustment, with the means to draw more flips for each row's test
@@ -690,7 +692,8 @@ def smallest_p(test: str, n_differing: int, alternative: str, n_tasks: int) -> f
     return float(min(1.0, p))
 
 
-def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: str = "holm",
+# complexity over 15 (noqa: C901 below): each way a row's test and interval can end
+def settle(out: pd.DataFrame, retests: list, alpha: float = 0.05, correction: str = "holm",  # noqa: C901
            family: str = "question") -> list[str]:
     """Finish comparison rows, their p-values adjusted within each family (``family``, :func:`family_of`: by
     default each benchmark's rows of one of the four questions): draw more random flips where a row's p-value may

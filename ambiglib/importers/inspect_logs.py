@@ -502,7 +502,8 @@ def _text_field(name: str, meta: Mapping[str, Any], task_args: Mapping[str, Any]
     return value
 
 
-def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int], where: str, ev: Any,
+# complexity over 15 (noqa: C901 below): a sample read field by field
+def _run(sample: Any, messages: list[dict[str, Any]], called: Mapping[str, int], where: str, ev: Any,  # noqa: C901
          task_args: Mapping[str, Any], offered: str | None,
          opts: Options) -> tuple[dict[str, Any], dict[str, Any] | None, bool]:
     """The sample's run, its task record, and whether ask_tool was inferred (from the plan or the calls)."""

@@ -334,7 +334,8 @@ def shares_kernel(notebook: Path) -> bool:
 NOTEBOOK_TIMEOUT = 1800.0
 
 
-def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str,
+# complexity over 15 (noqa: C901 below): each way a notebook run can end
+def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str,  # noqa: C901
                  shown: dict[str, Any] | None = None, reuse: bool = True,
                  timeout: float = NOTEBOOK_TIMEOUT) -> NotebookResult:
     """Run one notebook with ``parameters`` into ``out`` (the report's work folder); its pages show ``shown``

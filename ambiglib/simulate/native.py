@@ -83,7 +83,8 @@ def _hil_log_entry(task: dict[str, Any]) -> dict[str, Any]:
     return {"questions": [], "n_blockers": len(task["blockers"]), "blockers": {b["id"]: False for b in task["blockers"]}}
 
 
-def _write_hil_run(recs: list[dict[str, Any]], run_dir: Path, run_name: str, suite: str, mode: str,
+# complexity over 15 (noqa: C901 below): one branch per file the harness writes
+def _write_hil_run(recs: list[dict[str, Any]], run_dir: Path, run_name: str, suite: str, mode: str,  # noqa: C901
                    tasks: dict[str, dict[str, Any]], models: list[str], shared_log: bool) -> list[dict[str, Any]]:
     """One ``hil sql|swe`` run folder (one mode); returns ``parse_metrics_rows``'s rows for it."""
     abs_dir = f"{HARNESS_HOME}/results/{run_dir.name}"

@@ -183,7 +183,8 @@ def _hil_question(rng: np.random.Generator, blocker: dict[str, Any], on_target: 
                            f"Which value applies for {what} #{j}?"]))
 
 
-def _hil_bench(rng: np.random.Generator, scale: int = 1, shared_log: bool = True) -> Iterator[dict[str, Any]]:
+# complexity over 15 (noqa: C901 below): one branch per harness quirk reproduced
+def _hil_bench(rng: np.random.Generator, scale: int = 1, shared_log: bool = True) -> Iterator[dict[str, Any]]:  # noqa: C901
     """HIL-Bench runs as ``run_hil_bench.py`` at the pinned commit produces them.
 
     One harness run per mode (a run mixing ``ask_human`` with ``full_info`` gives every instance the

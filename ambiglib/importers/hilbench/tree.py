@@ -131,7 +131,8 @@ class _RunFolder:
         return bool(self.pass_dirs())
 
 
-def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:
+# complexity over 15 (noqa: C901 below): one branch per pass layout of the harness
+def _tree_passes(folder: _RunFolder, out: Collected) -> list[_Pass]:  # noqa: C901
     """What ``parse_metrics_rows`` reads from the per-pass tree, one _Pass per instance and pass."""
     csv_lines = _csv_line_index(folder)
     passes: list[_Pass] = []
