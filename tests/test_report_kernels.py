@@ -452,3 +452,47 @@ def test_only_a_notebook_of_the_bundled_set_shares_its_kernel(tmp_path):
     assert edited.read_bytes() != bundled.read_bytes()
     own = _notebooks(tmp_path / "own", {"mine": "print(1)"}) / "mine.ipynb"
     assert [runner.shares_kernel(p) for p in (bundled, copy, edited, own)] == [True, True, False, False]
+
+
+def test_a_long_temporary_folder_still_runs_the_notebooks(tmp_path, monkeypatch):
+    """A kernel's Unix socket is <its folder>/kernel-<n>, and a socket path is at most 107 bytes: under a long TMPDIR
+    (pytest's own under pytest-xdist, 102 bytes) every notebook failed with "ZMQError: File name too long"."""
+    temp = tmp_path / ("t" * max(1, 110 - len(str(tmp_path))))
+    temp.mkdir()
+    assert len(str(temp / "ambiglib-kernel-abcdefgh" / "kernel-4")) > 107
+    monkeypatch.setenv("TMPDIR", str(temp))
+    nbs = _notebooks(tmp_path / "nbs", {"one": "print('fine')"})
+    for reuse in (True, False):
+        run_report(EXAMPLE, tmp_path / f"report-{reuse}", notebooks_dir=nbs, jobs=1, reuse_kernels=reuse)
+        manifest = json.loads((tmp_path / f"report-{reuse}" / "manifest.json").read_text())
+        assert [n["error"] for n in manifest["notebooks"]] == [None]
+    assert list(temp.iterdir()) == []  # every kernel's folder removed
+
+
+def test_a_kernels_folder_is_where_its_sockets_fit_else_it_talks_tcp(tmp_path, monkeypatch):
+    import tempfile
+
+    from ambiglib.report import runner
+
+    short = Path(tempfile.mkdtemp(prefix="s", dir="/tmp"))  # (a pytest tmp_path is itself too long)
+    monkeypatch.setattr(tempfile, "tempdir", str(short))
+    folder, transport = runner._kernel_folder()
+    assert (Path(folder).parent, transport) == (short, "ipc")
+    Path(folder).rmdir()
+    short.rmdir()
+    long = tmp_path / ("l" * 120)
+    long.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(long))
+    folder, transport = runner._kernel_folder()
+    assert (Path(folder).parent, transport) == (Path("/tmp"), "ipc")  # /tmp is short
+    Path(folder).rmdir()
+    made = tempfile.mkdtemp
+
+    def no_tmp(*args, dir=None, **kwargs):
+        if dir == "/tmp":
+            raise PermissionError(13, "Permission denied", "/tmp")
+        return made(*args, dir=dir, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", no_tmp)
+    folder, transport = runner._kernel_folder()
+    assert (Path(folder).parent, transport) == (long, "tcp")

@@ -77,7 +77,8 @@ def kernel_manager() -> Any:
     * IPC transport (``transport``, ``ip``, ``connection_file``): each kernel talks over Unix sockets in a private
       temporary folder (``folder``, with its connection file), so two kernels started at once cannot race for one
       TCP port, ipykernel (≥ 7) has no reason to warn that the kernel "is running over TCP without encryption",
-      and one folder removed cleans up after it.
+      and one folder removed cleans up after it. Where no temporary folder is short enough for a socket's path
+      (:data:`SOCKET_PATH_MAX`), the kernel talks TCP on 127.0.0.1 (:func:`_kernel_folder`).
     * The client (``client_factory``): a notebook's client (nbclient makes one per notebook) is ready as soon as the
       kernel has answered it and its output channel is connected: what has arrived on that channel is let go,
       without then listening 0.2 s for more, as jupyter_client's ``wait_for_ready`` does (at every notebook, the
@@ -94,7 +95,6 @@ def kernel_manager() -> Any:
 @lru_cache(maxsize=1)
 def _classes() -> tuple[type, type]:
     """The report's kernel manager and client classes, made on first use (jupyter_client is imported then)."""
-    import tempfile
     import time as clock
     from queue import Empty
 
@@ -133,9 +133,9 @@ def _classes() -> tuple[type, type]:
 
     class ReportKernelManager(AsyncKernelManager):
         def __init__(self, **kwargs: Any) -> None:
-            folder = tempfile.mkdtemp(prefix="ambiglib-kernel-")
-            kwargs.setdefault("transport", "ipc")
-            kwargs.setdefault("ip", os.path.join(folder, "kernel"))
+            folder, transport = _kernel_folder()
+            kwargs.setdefault("transport", transport)
+            kwargs.setdefault("ip", os.path.join(folder, "kernel") if transport == "ipc" else "127.0.0.1")
             kwargs.setdefault("connection_file", os.path.join(folder, "kernel.json"))
             kwargs.setdefault("client_factory", ReportKernelClient)
             super().__init__(**kwargs)
@@ -155,6 +155,28 @@ def _classes() -> tuple[type, type]:
             return "\n".join(text.strip().splitlines()[-lines:])
 
     return ReportKernelManager, ReportKernelClient
+
+
+#: The longest path a kernel's Unix socket may have here: the system's limit is 107 bytes on Linux and 103 on macOS, and
+#: a socket is ``<folder>/kernel-<n>``
+SOCKET_PATH_MAX = 100
+
+
+def _kernel_folder() -> tuple[str, str]:
+    """A private folder for a kernel, and the transport of its sockets: IPC where their paths fit, in the temporary
+    folder (a long ``TMPDIR``, as pytest's or a cluster's, does not fit: "File name too long") or else in ``/tmp``;
+    TCP on 127.0.0.1, its folder in the temporary folder, where neither fits."""
+    import tempfile
+
+    for base in (None, "/tmp"):
+        try:
+            folder = tempfile.mkdtemp(prefix="ambiglib-kernel-", dir=base)
+        except OSError:  # /tmp not writable here
+            continue
+        if len(os.fsencode(os.path.join(folder, "kernel-99999"))) <= SOCKET_PATH_MAX:
+            return folder, "ipc"
+        os.rmdir(folder)
+    return tempfile.mkdtemp(prefix="ambiglib-kernel-"), "tcp"
 
 
 def _adapt_protocol(session: Any, reply: dict, ours: int) -> None:
