@@ -23,7 +23,8 @@ report: $(STAMP)
 	$(BIN)/ambiglib report --runs data/example --out reports
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider
+	$(BIN)/python -m pytest tests notebooks --nbval-lax --nbval-current-env -p no:cacheprovider \
+		-n auto --dist loadfile --durations=10
 
 # Lint and type-check (.ci/run runs this after the tests; configured in pyproject.toml).
 lint: $(STAMP)
