@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from paper_fixtures import OUT, main
+from paper_fixtures import OUT, main  # scripts/paper_fixtures/, one module per paper
 
 __all__ = ["OUT", "main"]
 

@@ -622,7 +622,7 @@ def check(source: str, path: Path, m: Mutation, baseline: Any) -> tuple[str, str
         return "error", str(exc)[:300]
     except RecursionError as exc:
         return "escape:RecursionError", str(exc)[:300]
-    except Exception as exc:
+    except Exception as exc:  # the oracle: anything else is a failure
         return f"escape:{type(exc).__name__}", str(exc)[:300]
     skipped_before = sum(baseline.skipped.values())
     try:

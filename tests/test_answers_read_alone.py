@@ -16,7 +16,6 @@ from conftest import run_record, task_record, write_jsonl
 from test_own_benchmark import clarifybench
 
 import ambiglib
-import ambiglib.answer
 from ambiglib.cli import main
 from ambiglib.comparisons import paired_comparison, per_task
 from ambiglib.runset import RunSet

@@ -64,7 +64,7 @@ def _as_user(argv: list[str]) -> subprocess.CompletedProcess:
             sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", buffering=0, closefd=False), write_through=True)
             _drop()
             code = ambiglib.cli.main(argv)
-        except BaseException:
+        except BaseException:  # shown to the parent as the command's output
             import traceback
 
             traceback.print_exc()

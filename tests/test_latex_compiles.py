@@ -14,7 +14,6 @@ from conftest import run_record, task_record, write_jsonl
 from test_own_benchmark import clarifybench
 
 import ambiglib
-import ambiglib.answer
 from ambiglib.cards import _TEX_CHARS, _TEX_KNOWN
 from ambiglib.report.rendering import save_table
 from ambiglib.runset import RunSet

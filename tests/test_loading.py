@@ -625,7 +625,7 @@ def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool
             try:
                 for _ in range(5):
                     ambiglib.load(hil if threading.current_thread().name.endswith("0") else log, quiet=True)
-            except Exception as exc:
+            except Exception as exc:  # reported below
                 errors.append(exc)
 
         threads = [threading.Thread(target=load_some, name=f"loader-{i}") for i in range(4)]

@@ -69,7 +69,7 @@ def _resolve(expr: ast.expr, bound: dict) -> object | None:
         found = importlib.import_module(module)
         for name in ([attribute] if attribute else []) + parts[::-1]:
             found = getattr(found, name)
-    except Exception:
+    except Exception:  # an optional dependency not installed here
         return None
     return found
 

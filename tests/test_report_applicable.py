@@ -94,7 +94,7 @@ def test_a_skipped_section_hides_no_table_with_rows(path, logs):
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                table = eval(call, {"tables": tables, "pd": pd},
+                table = eval(call, {"tables": tables, "pd": pd},  # the bundled notebook's own call
                              {"rs": rs, "k": 3, "n_boot": 20, "seed": 0, "conventions": None, "summary": None})
             if len(table):
                 assert decided.runs, f"{path.stem} skipped on {name}, but {call} has {len(table)} rows"

@@ -70,7 +70,7 @@ def load_as_user(path: Path, *, strict: bool) -> dict[str, Any]:
             result: dict[str, Any] = {"runs": len(rs.runs), "errors": [e.message for e in errors],
                                       "skipped": dict(rs.skipped),
                                       "benchmarks": rs.runs["benchmark"].value_counts().to_dict()}
-        except BaseException as exc:
+        except BaseException as exc:  # the parent judges what came out
             result = {"raised": (type(exc).__name__, str(exc))}
         data = pickle.dumps(result)
         with os.fdopen(write, "wb") as fh:

@@ -143,7 +143,7 @@ def read_inspect(path: str | os.PathLike[str], *, strict: bool = True, files: Se
         except OSError as exc:  # this user may not read it: said as load says it (which also counts it)
             out.reject(file, None, None, f"cannot be read ({exc.strerror or exc})")
             continue
-        except Exception as exc:
+        except Exception as exc:  # Inspect's reader raises zip, JSON, pydantic and OS errors
             out.reject(file, None, None, f"not a readable Inspect AI log ({_why(exc)})")
             out.skip(UNREADABLE)
             continue
@@ -170,7 +170,7 @@ def _open(file: Path, read_eval_log: Any) -> tuple[Any, Iterator[dict[str, Any] 
     try:
         present(file)  # a FIFO, a folder, a link out of the folder: refused before Inspect opens it
         return read_log_file(file, read_eval_log)
-    except Exception as exc:
+    except Exception as exc:  # Inspect's reader raises zip, JSON, pydantic and OS errors
         return exc
 
 

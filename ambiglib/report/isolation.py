@@ -61,7 +61,7 @@ def prepare() -> None:
     for name in IMPORTS:
         importlib.import_module(name)
     import matplotlib
-    import matplotlib.pyplot
+    import matplotlib.pyplot  # selects the inline backend, which sets its rc parameters
     import numpy as np
 
     import ambiglib

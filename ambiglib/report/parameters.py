@@ -130,7 +130,7 @@ def read_params_file(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict
     except UnicodeDecodeError as exc:
         raise ParameterError(f"{path}: not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from exc
     try:
-        data = yaml.load(text, Loader=_loader())
+        data = yaml.load(text, Loader=_loader())  # the loader above builds JSON's types only
     except _Refused as exc:
         raise ParameterError(f"{path}:{exc.line}: {exc.what}") from None
     except yaml.YAMLError as exc:

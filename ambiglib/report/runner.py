@@ -270,7 +270,7 @@ def _stop_kernel(km: Any) -> None:
         _LAST_WORDS[0] = km.last_words()
     try:
         run_sync(_kill)(km)
-    except Exception:
+    except Exception:  # already dead: its folder is removed below either way
         pass
     shutil.rmtree(km.folder, ignore_errors=True)
     _RUNNING.discard(km)
@@ -398,7 +398,7 @@ def run_notebook(notebook: Path, out: Path, parameters: dict[str, Any], cwd: str
                                        cwd=cwd, kernel_name="python3", progress_bar=False,
                                        log_output=False, timeout_func=time_left, interrupt_on_timeout=True,
                                        km=km)
-        except Exception as exc:
+        except Exception as exc:  # a cell's error, a kernel that died, the time limit
             if time.monotonic() >= deadline:  # stopped by its time limit (the kernel interrupted): not kept
                 if shared:
                     _drop_kernel()
@@ -551,7 +551,7 @@ def warm(cwd: str | None = None) -> None:
         try:
             _reused_kernel(cwd)
             _KERNEL["restored"] = True  # as a new kernel: the first notebook need not reset it again
-        except Exception:
+        except Exception:  # the first notebook starts it again, and fails with the reason
             _drop_kernel()
 
 
