@@ -436,6 +436,19 @@ class TaskList(Table):
         out.attrs = {k: v for k, v in self.attrs.items() if k != "shared"}
         return out
 
+    def _readable(self, rows: pd.DataFrame) -> tuple[pd.DataFrame, set[str]]:
+        """``rows`` as a reader sees them, in a terminal and a notebook alike: each side's value headed by its name,
+        to three significant digits (a missing one "–"), the difference signed; and the names of those columns."""
+        shared = self.attrs.get("shared") or {}
+        a, b = (str(shared.get(f"{self._between}_{side}", side)) for side in ("a", "b"))
+        names = {"value_a": a, "value_b": b, "difference": f"{a} − {b}"}
+        shown = pd.DataFrame(rows).copy()
+        for c in names:
+            if c in shown.columns:
+                shown[c] = ["–" if pd.isna(v) else f"{v:+.3g}" if c == "difference" and v != 0 else f"{v:.3g}"
+                            for v in shown[c]]
+        return shown.rename(columns=names), {names[c] for c in names if c in shown.columns}
+
     def to_text(self, width: int = TEXT_WIDTH) -> str:
         """The list as plain text at most ``width`` wide: the comparison's sentence, the caption, then the rows,
         each side's value headed by its name."""
@@ -443,20 +456,9 @@ class TaskList(Table):
         lines += _wrapped(str(self.attrs.get("caption") or ""), width)
         if len(self) == 0:
             return "\n".join(lines + _wrapped(str(self.attrs.get("note") or "no tasks"), width))
-        shared = self.attrs.get("shared") or {}
-        side_a, side_b = f"{self._between}_a", f"{self._between}_b"
-        a, b = str(shared.get(side_a, "a")), str(shared.get(side_b, "b"))
-        shown = pd.DataFrame(self).head(TEXT_ROWS)
-        cells = {}
-        for c in shown.columns:
-            if c in ("value_a", "value_b", "difference"):
-                cells[{"value_a": a, "value_b": b, "difference": f"{a} − {b}"}[c]] = \
-                    [f"{v:+.3g}" if c == "difference" and v != 0 else f"{v:.3g}" for v in shown[c]]
-            else:
-                cells[str(c)] = shown[c].astype(str).tolist()
-        table = _merged(pd.DataFrame(cells), set(_KEYS))
-        text = {c for c in table.columns if c not in (a, b, f"{a} − {b}")}
-        lines.append(text_table(table, width, text))
+        shown, values = self._readable(self.head(TEXT_ROWS))
+        table = _merged(shown.astype(str).reset_index(drop=True), set(_KEYS))
+        lines.append(text_table(table, width, {c for c in table.columns if c not in values}))
         if len(self) > TEXT_ROWS:
             lines.append(f"… {len(self) - TEXT_ROWS:,} more tasks (every row: .frame)")
         if self.attrs.get("note"):
@@ -472,16 +474,7 @@ class TaskList(Table):
     def _repr_html_(self) -> str | None:
         """In a notebook as in a terminal: the comparison's sentence, the caption, then the rows with each side's
         value headed by its name, to three significant digits (``.frame``: every column, every digit)."""
-        shared = self.attrs.get("shared") or {}
-        a, b = (str(shared.get(f"{self._between}_{side}", side)) for side in ("a", "b"))
-        shown = pd.DataFrame(self).copy()
-        for c in ("value_a", "value_b", "difference"):
-            if c in shown.columns:
-                signed = c == "difference"
-                shown[c] = [("–" if pd.isna(v) else f"{v:+.3g}" if signed and v != 0 else f"{v:.3g}")
-                            for v in shown[c]]
-        shown = shown.rename(columns={"value_a": a, "value_b": b, "difference": f"{a} − {b}"})
-        table = Table(shown)
+        table = Table(self._readable(self)[0])
         table.attrs = {k: v for k, v in self.attrs.items() if k in ("caption", "note")}
         return str(render("task_list.html", answer=list(self.attrs.get("answer") or []),
                           table=Markup(table._repr_html_() or "")))
@@ -517,10 +510,9 @@ def compare_answer(self: RunSet, a: object = None, b: object = None, *, metric: 
     answer says in a sentence what was compared, the difference a − b by the sides' names and the verdict; two logs
     are compared the later loaded first (after − before), whichever order they are given in.
     ``.per_task()`` on the result lists the tasks behind the difference."""
-    given = (a, b)
-    a, b = later_first(self, between, a, b)
-    if (a, b) != given and options.get("alternative") in ("greater", "less"):  # "a > b" of the sides as given
-        options["alternative"] = {"greater": "less", "less": "greater"}[options["alternative"]]
+    a, b, alternative = later_first(self, between, a, b, options.get("alternative"))
+    if alternative is not None:
+        options["alternative"] = alternative
     table = paired_comparison(self, metric=metric, between=between, a=a, b=b, **options)
     table.attrs["answer"] = comparison_answer(table, between)
     asked = {"metric": metric, "between": between, "a": a, "b": b,
@@ -528,17 +520,19 @@ def compare_answer(self: RunSet, a: object = None, b: object = None, *, metric: 
     return Answer.of(table, "comparison", comparison_spec(table, between, metric), self, asked)
 
 
-def later_first(rs: RunSet, between: str, a: object, b: object) -> tuple[object, object]:
+def later_first(rs: RunSet, between: str, a: object, b: object, alternative: str | None = None
+                ) -> tuple[object, object, str | None]:
     """Two logs (``between="log"``) as side a the later loaded, side b the earlier, in whichever order they were
     given: the difference a − b then reads as after − before, as the comparison of every pair orders them
     (:func:`ambiglib.comparisons.paired_comparison`), and the sentence and the headings name each side. Other
-    sides, or a log not in the run set, as given."""
+    sides, or a log not in the run set, as given. A one-sided ``alternative`` ("a > b" of the sides as given) is
+    turned with them ("greater" is "less" of the sides swapped)."""
     if between != "log" or a is None or b is None or "log" not in rs.runs:
-        return a, b
+        return a, b, alternative
     order = list(dict.fromkeys(rs.runs["log"].dropna().astype(object)))
     if a in order and b in order and order.index(a) < order.index(b):
-        return b, a
-    return a, b
+        return b, a, {"greater": "less", "less": "greater"}.get(alternative or "", alternative)
+    return a, b, alternative
 
 
 def rank_answer(self: RunSet, metric: str = "mean_score", **options: Any) -> Answer:

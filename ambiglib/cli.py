@@ -742,8 +742,8 @@ def _compare(args: argparse.Namespace) -> int:  # noqa: C901 - each option pairi
     if args.between == "log" and args.format == "table":  # for reading, after − before whichever order --a, --b give
         from .answer import later_first
 
-        sides = later_first(rs, "log", *sides)
-        alternative = _swapped(alternative) if sides != given else alternative
+        a, b, alternative = later_first(rs, "log", *sides, alternative)
+        sides = (a, b)
     try:
         out = paired_comparison(rs, metric=args.metric, between=args.between, condition=condition, a=sides[0],
                                 b=sides[1], k=args.k, test=args.test, alternative=alternative,
@@ -896,11 +896,6 @@ def _logs_given(values: list[str]) -> str | dict[str, str]:
             raise ArgumentError(f"--runs {label}=: no path after the label")
         logs[label] = path
     return logs
-
-
-def _swapped(alternative: str) -> str:
-    """A one-sided alternative as it reads with the sides swapped ("greater": a > b is b < a)."""
-    return {"greater": "less", "less": "greater"}.get(alternative, alternative)
 
 
 def _shown_empty_lines(table, shown) -> list[str]:

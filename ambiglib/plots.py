@@ -441,7 +441,8 @@ def pass_rates(rates: pd.DataFrame, *, scope: str = "combined", ax=None):
     ----------
     rates : pandas.DataFrame
         :func:`ambiglib.tables.pass_rates` output; the rows of one ``scope`` are drawn (``combined``:
-        every suite's tasks pooled; a benchmark of one suite, its suite's rows). Models are ordered by pass@k with full information.
+        every suite's tasks pooled; a benchmark of one suite, its suite's rows). Models are ordered by pass@k with
+        full information.
 
     References
     ----------

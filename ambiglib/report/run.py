@@ -148,7 +148,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
             assert folder.work is not None
             manifest, failed = _build_report(folder.work, runs, paths, declared, common, per_notebook, jobs,
                                              progress, nb_dir, out, keep_snapshot, reuse_kernels, params_file, info,
-                                             notebook_timeout, began, every=all_sections or bool(notebooks))
+                                             notebook_timeout, began=began, every=all_sections or bool(notebooks))
             folder.commit(manifest)
     except OSError as exc:  # a read-only or full --out, a folder that vanished
         raise ReportError(f"{exc.filename or out}: cannot be written ({exc.strerror or exc})") from exc
@@ -253,7 +253,7 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
                   per_notebook: dict, jobs: int, progress: Callable | None, nb_dir: Path, final: Path,
                   keep_snapshot: bool, reuse_kernels: bool = True, params_file: Any = None,
                   info: dict[str, dict] | None = None, notebook_timeout: float = NOTEBOOK_TIMEOUT,
-                  began: float | None = None, every: bool = False) -> tuple[dict, list[NotebookResult]]:
+                  *, began: float, every: bool = False) -> tuple[dict, list[NotebookResult]]:
     """Run the notebooks into ``out`` (the report's private work folder) and write its index; return
     the manifest (which :meth:`ReportFolder.commit` writes) and the failed notebooks. Messages name the
     files where they will be, in ``final``.
@@ -286,7 +286,6 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
         snapshot = write_snapshot(*loaded, named, out / SNAPSHOT_DIR,
                                   roots=list(runs.values()) if isinstance(runs, Mapping) else [runs])
         del loaded
-        started = time.perf_counter()
         jobs_args = []
         for path in paths:
             mine = declared[path.stem]
@@ -329,7 +328,7 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
     for r in ordered:
         if r.error:
             r.error = r.error.replace(str(out), str(final))
-    wall = time.perf_counter() - (started if began is None else began)
+    wall = time.perf_counter() - began  # (began: when run_report was called)
     _collect(out, ordered)
     if not keep_snapshot:
         import shutil
