@@ -131,16 +131,14 @@ class Transcript(pd.DataFrame):
         return head + ("\n" + super().__repr__() if len(self) else "")
 
     def _repr_html_(self) -> str | None:
-        import html
+        """In a notebook: the headline, the way to the sample in Inspect's viewer (the command to copy; the link
+        works while it runs), then the turns (the template ``transcript.html`` escapes every text)."""
+        from .markup import Markup, render
 
-        head = f"<p><em>{html.escape(self.headline())}</em></p>"
         way: Viewer | None = self.attrs.get("viewer")
-        if way:  # the command to copy; the link works while it runs
-            head += (f"<p>In Inspect's log viewer (log <code>{html.escape(Path(way.file).name)}</code>, sample"
-                     f" <code>{html.escape(repr(way.sample))}</code>, epoch {way.epoch}): run"
-                     f" <code>{html.escape(way.command)}</code>, then open <a href=\"{html.escape(way.url)}\""
-                     f" target=\"_blank\">{html.escape(way.url)}</a></p>")
-        return f"<div>{head}{super()._repr_html_() if len(self) else ''}</div>"
+        return str(render("transcript.html", headline=self.headline(), viewer=way,
+                          viewer_file=Path(way.file).name if way else "", viewer_sample=repr(way.sample) if way else "",
+                          body=Markup(super()._repr_html_()) if len(self) else None))
 
 
 def _empty(run_id: str, why: str) -> Transcript:

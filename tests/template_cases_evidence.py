@@ -17,6 +17,7 @@ from hostile_html import text as _text
 from ambiglib.dialogues import _collapsed, _Item, _Listed, _table, _Transcript, _turn, run_page_name
 from ambiglib.evidence import _Dialogue, _html_table, _Link, _listed
 from ambiglib.markup import Markup, render
+from ambiglib.transcripts import Viewer
 
 #: a run's page as the report names it: a hash of its (hostile) run id
 _RUN_PAGE = "../runs/" + run_page_name(_text("run_id"))
@@ -67,6 +68,10 @@ _BODY = {
 #: a card's table as cards.compact_table writes it (markup); here a frame's table from the same hostile text
 _CARD_TABLE = render("evidence_table.html", table=_TABLE)
 
+# the way to a sample in Inspect's viewer: the log's names in it (its URL is ambiglib's own, the names in it quoted;
+# here without a scheme, as every link a case checks)
+_VIEWER = Viewer(_text("file"), _text("sample"), 2, _text("command"), "logs/x/samples/sample/1/2/")
+
 CASES: dict[str, dict] = {
     "evidence_table.html": {"table": _TABLE},
     "evidence_listed.html": {"listed": _LISTED},
@@ -82,7 +87,8 @@ CASES: dict[str, dict] = {
         "fields": _RUN_TABLE, "absent": _text("absent"), "n_questions": 5_000, "unmarked": True,
         "questions": _RUN_LISTED, "n_labels": 5_000, "labels": _RUN_LISTED, "why_none": _text("why none"),
         "transcript": _Transcript(len(_TURNS), _text("covers"), _text("note"), _text("where"),
-                                  [_turn(i, t, on_page=True) for i, t in enumerate(_TURNS)], 3)},
+                                  [_turn(i, t, on_page=True) for i, t in enumerate(_TURNS)], 3),
+        "viewer": _VIEWER},
     "answer_card.html": {
         "question": _text("question"), "why": None, "style": Markup(".ambiglib-answer .card{margin:0}"),
         "answer": [_text("answer"), _text("answer 2")], "table": _CARD_TABLE,
@@ -91,6 +97,9 @@ CASES: dict[str, dict] = {
     "runset.html": {"totals": _text("totals"), "columns": [_text("column")], "rows": [[_text("cell"), "12"]],
                     "more": 3, "models": _text("models"), "extra": 2, "counts": _text("counts")},
     "table_display.html": {"caption": _text("caption"), "note": _text("note"), "body": _TABLE},
+    "transcript.html": {"headline": _text("headline"), "viewer_file": _text("file"), "viewer_sample": _text("sample"),
+                        "viewer": _VIEWER,
+                        "body": _TABLE},
     "task_list.html": {"answer": [_text("answer")], "table": render("table_display.html", caption=_text("caption"),
                                                                      note="", body=None)},
 }

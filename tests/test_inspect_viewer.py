@@ -155,7 +155,7 @@ def test_a_transcript_names_its_sample_in_the_viewer(named, logs):
     assert f"(log {Path(way.file).name}, sample {way.sample!r}, epoch {way.epoch})" in text
     html = shown._repr_html_()
     assert f"<code>{command}</code>" in html and f'<a href="{way.url}"' in html
-    assert f"sample <code>&#x27;{way.sample}&#x27;</code>, epoch {way.epoch}" in html
+    assert f"sample <code>&#39;{way.sample}&#39;</code>, epoch {way.epoch}" in html  # (markupsafe's escape of ')
 
 
 def _run_page(run: dict, record) -> str:
