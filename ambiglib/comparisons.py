@@ -931,10 +931,16 @@ def _one_model_a_log(rs: RunSet) -> str | None:
     the logs pairs them as one agent's versions rather than finding no model in two logs. Else None."""
     if "log" not in rs.runs or not rs.runs["log"].notna().all():
         return None
-    runs = rs.runs[["log", "model"]].astype(str).drop_duplicates()
+    runs = _log_models(rs)
     if runs["log"].nunique() < 2 or runs["log"].duplicated().any() or runs["model"].duplicated().any():
         return None
     return "; ".join(f"{log}: {model}" for log, model in zip(runs["log"], runs["model"]))
+
+
+def _log_models(rs: RunSet) -> pd.DataFrame:
+    """Each (log, model) pair of the runs once, as text: kept with the run set (a comparison of logs reads it for
+    each pair, and its refusal again)."""
+    return rs.memo(("log-models",), lambda: rs.runs[["log", "model"]].astype(str).drop_duplicates())
 
 
 def _side_order(rs: RunSet, between: str) -> list | None:
@@ -1221,7 +1227,7 @@ def _nothing_to_compare(rs: RunSet, between: str) -> str:
         return ("its runs name no log: between='log' compares logs loaded together, ambiglib.load({'before': PATH,"
                 " 'after': PATH}) (ambiglib compare --runs before=PATH --runs after=PATH --between log)")
     if between == "log":  # each log's agents: two logs of different models share no agent to pair
-        runs = rs.runs[["log", "model"]].astype(str).drop_duplicates()
+        runs = _log_models(rs)
         models = runs.groupby("log", sort=False)["model"].agg(lambda m: ", ".join(sorted(m)))
         per_log = runs.groupby("model")["log"].nunique()
         if len(models) > 1 and (per_log < 2).all():
