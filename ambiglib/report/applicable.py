@@ -17,8 +17,9 @@ from ..shapes import SHAPES, Shape, applicable, conventions_for, label_prefix, l
 
 __all__ = ["PAPERS", "papers_in", "Applicability", "applicability", "need_of"]
 
-#: the report's parts that are a paper's tables (a notebook's ``metadata["ambiglib"]["part"]``)
-PAPERS = ("ambig-ds", "hil-bench", "lhaw")
+#: the report's parts that are a paper's tables (a notebook's ``metadata["ambiglib"]["part"]``, the name its harness
+#: writes), and the paper's name as printed
+PAPERS = {"ambig-ds": "Ambig-DS", "hil-bench": "HIL-Bench", "lhaw": "LHAW"}
 
 #: a need's prefix for a notebook parameter that brings data from outside the log (e.g. Ambig-DS's selector audit)
 _PARAMETER = "parameter:"

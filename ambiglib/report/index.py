@@ -19,6 +19,7 @@ from ..headline import SHOWN
 from ..loading import load
 from ..markup import Markup, render, stylesheet
 from ..text import BRIEF_CHARS, SHOWN_ROWS, cut, visible
+from .applicable import PAPERS
 from .opening import read_table
 from .rendering import (
     MAX_ROWS_SHOWN,
@@ -266,7 +267,7 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
 
     info = _info(results, info or {})
     not_run = not_run or []
-    papers = set(shape.get("papers") or ()) if shape is not None else set(PAPER_NAMES)  # (none given: every paper's)
+    papers = set(shape.get("papers") or ()) if shape is not None else set(PAPERS)  # (none given: every paper's)
     benchmarks = list((shape or {}).get("benchmarks") or [])
     entries = _write_sections(out, results, info)
     sections = {name: e["section"] for name, e in entries.items() if e["section"]}
@@ -302,15 +303,11 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
             "papers": sorted(papers), "benchmarks": benchmarks}
 
 
-#: a paper's part of the report by the name its harness writes, and the paper's name as printed
-PAPER_NAMES = {"ambig-ds": "Ambig-DS", "hil-bench": "HIL-Bench", "lhaw": "LHAW"}
-
-
 def _about_the_log(info: dict, note: dict, papers: set[str]) -> bool:
     """Whether a section's note (a table or figure it left out, and why) is about a benchmark the log holds: a
     paper's section's only where the log holds that paper's benchmark, and a table ``about`` some papers' harness
     output only where it holds one of theirs."""
-    if info.get("part") in PAPER_NAMES and info["part"] not in papers:
+    if info.get("part") in PAPERS and info["part"] not in papers:
         return False
     about = (info.get("about") or {}).get(note.get("name"))
     return about is None or bool(set(about) & papers)
@@ -318,11 +315,11 @@ def _about_the_log(info: dict, note: dict, papers: set[str]) -> bool:
 
 def _part_heading(part: str, heading: str, papers: set[str], benchmarks: list[str]) -> str:
     """A part's heading: a paper's tables on a log without its benchmark say which benchmarks they are drawn on."""
-    if part not in PAPER_NAMES or part in papers:
+    if part not in PAPERS or part in papers:
         return heading
-    others = [b for b in benchmarks if b not in PAPER_NAMES]
+    others = [b for b in benchmarks if b not in PAPERS]
     on = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
-    return f"{PAPER_NAMES[part]}'s tables, on {on}" if on else heading
+    return f"{PAPERS[part]}'s tables, on {on}" if on else heading
 
 
 def _tables_and_figures(entry: dict) -> str:
