@@ -221,7 +221,7 @@ def test_summary_prints_the_summary_with_a_logs_escape_sequences_shown_not_obeye
 def test_the_rejected_count_is_said_unknown_when_rejected_csv_cannot_be_read(tmp_path):
     """`report` said nothing of rejected records when its rejected.csv could not be read (the count fell back
     to 0): a count it cannot make is said, and --strict fails on it (issue 56)."""
-    from ambiglib.cli import _rejected_count
+    from ambiglib.cli._reports import _rejected_count
 
     assert _rejected_count(tmp_path / "rejected.csv") == 0  # no file: nothing was rejected
     (tmp_path / "rejected.csv").write_text('file,line,message\na.jsonl,3,"two\nlines"\nb.jsonl,1,x\n', encoding="utf-8")

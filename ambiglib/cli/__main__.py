@@ -1,0 +1,7 @@
+"""``python -m ambiglib.cli``, as the module cli.py ran: :func:`ambiglib.cli.main` in the caller's process as it is."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,38 @@
+"""What every command prints: text that may hold what a log holds, shown escaped (:func:`say`); the name most like
+a misspelt one; a library's message in the command's words; the footnotes of the columns a reader is shown."""
+
+from __future__ import annotations
+
+import re
+from difflib import get_close_matches
+
+from ..text import visible  # re alone: the command line stays light
+
+#: --between's values as the sides' plural, for messages
+SIDE_NAMES = {"model": "models", "policy": "ask policies", "ask_tool": "sides of the ask tool", "log": "logs"}
+
+
+def say(text: str, stream=None) -> None:
+    """Print text that may hold what a log holds, its control and bidi characters shown as escapes
+    (``text.visible``): a terminal escape sequence in a model's name neither runs nor hides."""
+    print(visible(str(text)), file=stream)
+
+
+def did_you_mean(word: str, possible, show=repr) -> str:
+    """"; did you mean 'x'?" for the one of ``possible`` most like ``word`` (difflib's ratio at least 0.6), else ""."""
+    close = get_close_matches(str(word), [str(p) for p in possible], n=1)
+    return f"; did you mean {show(close[0])}?" if close else ""
+
+
+def as_flags(text: str) -> str:
+    """A message of ``comparisons`` in the command's words: ``test='mcnemar'`` is ``--test mcnemar``."""
+    text = text.removeprefix("paired_comparison: ")
+    return re.sub(r"\btest='([\w-]+)'", r"--test \1", text)
+
+
+def shown_empty_lines(table, shown) -> list[str]:
+    """What each "–" means, for the columns a reader is shown (``shown``) alone: no footnote on a column the
+    command did not print."""
+    from ..tables._common import empty_lines
+
+    return empty_lines(table[[c for c in table.columns if c in set(shown)]])

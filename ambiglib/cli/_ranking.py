@@ -1,0 +1,120 @@
+"""``ambiglib rank``: the agents ranked on one metric, per benchmark, printed for reading (what the log lets one
+say, each agent's value, rank interval and group) or for scripts (csv, md, json)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import AmbiglibError, ArgumentError
+from ..text import visible
+from ._arguments import CONDITION_NAMES
+from ._messages import SIDE_NAMES, as_flags, say, shown_empty_lines
+
+
+def rank(args: argparse.Namespace) -> int:
+    """``ambiglib rank``: one metric's ranking, per benchmark (ranking.rank_agents)."""
+    from ..comparisons import CONDITIONED, count_pairs
+    from ..loading import load
+    from ..metrics import MetricError
+    from ..ranking import rank_agents
+    from ..report.parameters import MAX_K
+    from ..stats import MAX_N_BOOT
+
+    if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT or not 0 < args.alpha < 1 or args.seed < 0:
+        print(f"ambiglib rank: --k must be from 1 to {MAX_K}, --n-boot from 1 to {MAX_N_BOOT:,}, --alpha between 0"
+              f" and 1 and --seed 0 or more (got --k {args.k}, --n-boot {args.n_boot:,}, --alpha {args.alpha:g},"
+              f" --seed {args.seed})", file=sys.stderr)
+        return 2
+    if args.condition is not None and args.metric not in CONDITIONED:
+        print(f"ambiglib rank: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own runs",
+              file=sys.stderr)
+        return 2
+    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
+    if errors:
+        say(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs {args.runs}"
+             " lists them)", sys.stderr)
+    condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
+    n_pairs, n_sides, where = count_pairs(rs, metric=args.metric, between=args.between, condition=condition)
+    if n_pairs > args.max_pairs:
+        say(f"ambiglib rank: {n_sides:,} {SIDE_NAMES[args.between]} make {n_pairs:,} pairs ({where}), more than"
+             f" --max-pairs {args.max_pairs:,}: raise --max-pairs to rank them all", sys.stderr)
+        return 2
+    try:
+        out = rank_agents(rs, metric=args.metric, condition=condition, between=args.between, k=args.k,
+                          test=args.test, family=args.family, alpha=args.alpha, n_boot=args.n_boot, seed=args.seed)
+    except (AmbiglibError, MetricError) as exc:
+        say(f"ambiglib rank: {as_flags(str(exc)).replace('paired_comparison: ', '')}", sys.stderr)
+        return 2 if isinstance(exc, ArgumentError) else 1
+    if len(out) == 0:
+        say(f"ambiglib rank: nothing to rank: {out.attrs.get('note') or 'no agents'}", sys.stderr)
+        return 1
+    if args.format != "table":
+        if args.pairs:
+            from ..ranking import ranking_pairs
+
+            return _print_plain(ranking_pairs(rs, metric=args.metric, condition=condition, between=args.between,
+                                              k=args.k, test=args.test, family=args.family, alpha=args.alpha,
+                                              n_boot=args.n_boot, seed=args.seed), args.format)
+        return _print_plain(out, args.format)
+    return _print_ranking(out, args.between)
+
+
+def _print_plain(table, fmt: str) -> int:
+    """A table for scripts (csv, md, json) on standard output, its notes on standard error."""
+    from ..report.rendering import csv_safe, markdown_safe
+    from ..tables._common import empty_lines
+
+    if fmt == "csv":
+        text = csv_safe(table).to_csv(index=False)
+        sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
+    elif fmt == "md":
+        say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
+    else:
+        print(table.to_json(orient="records", indent=1))
+    for line in ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table):
+        say(line, sys.stderr)
+    return 0
+
+
+def _print_ranking(out, between: str) -> int:
+    """``ambiglib rank``, for reading: what the log lets one say (one sentence per benchmark), then each block's
+    agents with their value and interval, rank interval, share of first places and group, its global test and
+    family, and the notes."""
+    import pandas as pd
+
+    from ..cards import rank_span, with_interval
+    from ..report.rendering import render_table
+
+    side = "agent" if between == "model" else between
+    for line in out.attrs.get("answer") or []:
+        say(line)
+    keys = [c for c in ("benchmark", "model", "policy", "log") if c in out.columns and c != side]
+    for key, block in out.groupby(keys, sort=False, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        first = block.iloc[0]
+        fmt = "pp" if first["unit"] == "pp" else "score"
+        say("")
+        named = [str(k) for c, k in zip(keys, key) if pd.notna(k) and not (c == "policy" and k == "default")]
+        say(f"{' · '.join(named)}: {first['what']} (runs: {first['condition']})")
+        shown = pd.DataFrame({
+            side: block[side].astype(str).to_numpy(),
+            "value (95%)": ["–" if pd.isna(v) else with_interval(float(v), lo, hi, fmt) for v, lo, hi in
+                            zip(block["value"], block["value_ci_low"], block["value_ci_high"])],
+            "rank": [rank_span(r, "rank_low") or "–" for _, r in block.iterrows()],
+            "first": ["–" if pd.isna(v) else f"{100 * v:.0f}%" for v in block["p_first"]],
+            "group": [g if isinstance(g, str) else "–" for g in block["group"]],
+            "tasks": block["n_tasks"].to_numpy()})
+        say(render_table(shown))
+        say(f"  global test: {first['global_test']} over {int(first['global_n_tasks'])} tasks every agent ran: p ="
+             f" {first['global_p']:.3g}" if pd.notna(first["global_p"]) else "  global test: none (one agent)"
+             if int(first["n_agents"]) < 2 else "  global test: none (no task every agent ran)")
+        say(f"  pairs separated: {int(first['n_pairs_separated'] or 0)} of {int(first['n_pairs_possible'] or 0)}"
+             f" (family: {first['family']}); the interval of each agent's value: {first['ci_method']}")
+    say("")
+    notes = [f"note: {out.attrs['note']}"] if out.attrs.get("note") else []
+    shown = ["value", "value_ci_low", "value_ci_high", "rank", "rank_low", "rank_high", "p_first", "group", "global_p"]
+    for line in notes + shown_empty_lines(out, shown):  # no footnote on a column the lines above do not print
+        say(line)
+    say("every pair: ambiglib rank ... --format csv --pairs")
+    return 0
