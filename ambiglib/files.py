@@ -17,15 +17,26 @@ import stat
 from collections.abc import Callable, Iterator
 from io import BufferedReader
 from pathlib import Path
+from typing import Literal, TypedDict
 
 from .errors import FormatError
 
 __all__ = ["open_regular", "replaced", "temporary_of", "fsync", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir", "one_listing", "matching", "subfolders"]
 
+
+class _Seen(TypedDict):
+    """What one load has seen: each walk (by real and given root: what it gave and the second names it left),
+    each folder's listing, and whether each name is a folder, a file."""
+    walk: dict[tuple[str, str], tuple[list[tuple[Path, str | None]], list[tuple[Path, Path]]]]
+    ls: dict[str, list[Path]]
+    dir: dict[str, bool]
+    file: dict[str, bool]
+
+
 #: What one load has seen of its folders (walks, listings, what each name is), or None outside a load: each
 #: layout's detection, the unreadable-file check and the readers look at the same folders, and a folder of
 #: 20,000 small files was walked five times, each walk slow through pathlib (docs/performance.md)
-_SEEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("ambiglib_listing", default=None)
+_SEEN: contextvars.ContextVar[_Seen | None] = contextvars.ContextVar("ambiglib_listing", default=None)
 
 
 @contextlib.contextmanager
@@ -106,7 +117,7 @@ def walk(root: str | os.PathLike[str], repeats: list[tuple[Path, Path]] | None =
     yield from given
 
 
-def _walk(root: Path, repeats: list[tuple[Path, Path]] | None, memo: dict | None
+def _walk(root: Path, repeats: list[tuple[Path, Path]] | None, memo: _Seen | None
           ) -> Iterator[tuple[Path, str | None]]:
     """:func:`walk`'s work; what it learns of each name is kept in ``memo`` (``one_listing``) when given."""
     real_root = os.path.realpath(root)
@@ -153,7 +164,7 @@ def _walk(root: Path, repeats: list[tuple[Path, Path]] | None, memo: dict | None
         stack += reversed(folders)
 
 
-def _given(entry: os.DirEntry, real_root: str, files: dict[tuple[int, int], Path]) -> Path | None:
+def _given(entry: os.DirEntry[str], real_root: str, files: dict[tuple[int, int], Path]) -> Path | None:
     """The name a file is read under when ``entry`` is not it (None when ``entry`` is to be read): a link to a
     file inside the walk's root with a name of the same kind (suffix) is read under the file's own name; a
     link to a file of another kind of name (``run.json -> raw.data``) or outside, and a hard link, under the
@@ -216,7 +227,7 @@ def subfolders(folder: Path) -> list[Path]:
     return [p for p in listdir(folder) if is_dir(p)]
 
 
-def _looked_up(kind: str, path: Path, look: Callable[[], bool]) -> bool:
+def _looked_up(kind: Literal["dir", "file"], path: Path, look: Callable[[], bool]) -> bool:
     """``look()``, or what it gave for ``path`` before in this ``one_listing`` block; False when it cannot be
     looked at."""
     seen = _SEEN.get()

@@ -17,7 +17,7 @@ What a filter keeps, for each frame (``RunSet.where``, ``load(..., filters=...)`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import pyarrow.compute as pc
@@ -111,7 +111,7 @@ def not_in_log(wanted: Sequence[Any], present: Collection[Any], column: str, *, 
                                                              else ""))
 
 
-def matched_nothing(dnf: list[list[tuple[str, str, Any]]], present: Callable[[str], list]) -> str:
+def matched_nothing(dnf: list[list[tuple[str, str, Any]]], present: Callable[[str], Iterable[object]]) -> str:
     """The sentence saying that a filter kept no run: each column it tests for equality, with the values the log
     has there (``present(column)``), so that a typo shows itself."""
     columns = sorted({c for conj in dnf for c, op, _ in conj if op in ("==", "=", "in")})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -136,7 +136,7 @@ def run_id_of(record: dict[str, Any]) -> str | None:
         table = pa.table({k: pa.array([v], types.get(k, pa.string())) for k, v in row.items()})
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
-    return _run_ids(table)[0].as_py()
+    return cast("str | None", _run_ids(table)[0].as_py())
 
 
 def with_log(ids: pa.ChunkedArray | pa.Array, log: pa.ChunkedArray | pa.Array | str) -> pa.ChunkedArray:

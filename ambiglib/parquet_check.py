@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -133,7 +133,7 @@ def _parent_rows(key: pa.ChunkedArray | pa.Array, parents: pa.Array, where: Call
         shown = repr(tuple(shown.split("\x1f"))) if "\x1f" in shown else repr(shown)
         raise FormatError(f"{where(row)}: {what} {shown} names no row of {parent_file}"
                           f" ({idx.null_count} such row{'s' if idx.null_count > 1 else ''})")
-    return idx.to_numpy(zero_copy_only=False).astype(np.int64)
+    return cast(np.ndarray, idx.to_numpy(zero_copy_only=False).astype(np.int64))
 
 
 def _items(values: pa.Table, struct: pa.DataType, columns: dict[str, str], order: np.ndarray | None) -> pa.Table:
@@ -372,7 +372,7 @@ def check_tables(tables: dict[str, pa.Table], folder: Path,
     files = {name: str(folder / f"{name}.parquet") for name in FRAMES}  # what the checks write, replaced here
     pattern = re.compile("|".join(rf"(?P<{n}>{re.escape(f)})(?::(?P<{n}_row>\d+))?" for n, f in files.items()))
 
-    def place(match: re.Match) -> str:
+    def place(match: re.Match[str]) -> str:
         name = next(n for n in files if match.group(n))
         row = match.group(f"{name}_row")
         if row is None:

@@ -287,7 +287,7 @@ def _schema_of(file: Path) -> pa.Schema:
         raise FormatError(f"{file}: not a readable Parquet file ({exc})") from None
 
 
-def _one_write(folder: Path, metadata: dict[str, dict | None], writer: str) -> bytes:
+def _one_write(folder: Path, metadata: dict[str, dict[bytes, bytes] | None], writer: str) -> bytes:
     """The write id every file of a copy carries (``metadata``: each file's schema metadata, by its name in
     ``folder``); a FormatError naming the files when they were written by different writes (a write killed
     between two files, by an ambiglib that replaced them one at a time; files copied in from another log)."""

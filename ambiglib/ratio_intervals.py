@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from .stats import _check_confidence, sps
 
@@ -29,7 +30,7 @@ LINEARIZED = ("t-interval over tasks, linearized (the metric's delta-method stan
               " t on tasks − 1 degrees of freedom)")
 
 
-def linearized_ci(sums, stat: Callable[[np.ndarray], np.ndarray], confidence: float = 0.95, *,
+def linearized_ci(sums: npt.ArrayLike, stat: Callable[[np.ndarray], np.ndarray], confidence: float = 0.95, *,
                   bounded: float | None = None, floor: float | None = None) -> Linearized:
     """Return the t-interval over tasks of a metric pooled from per-task sums, its standard error by linearization.
 

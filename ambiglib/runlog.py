@@ -37,7 +37,6 @@ from .files import open_regular, replaced, walk
 from .inflation import Bounded, open_gzip
 from .schema import (
     FILE_SCHEMA,
-    FRAMES,  # noqa: F401  (the frames' names, imported from here by the readers and writers)
     INPUT_SCHEMA,
     MAX_DEPTH,
     RUN_FIELDS,
@@ -48,6 +47,7 @@ from .schema import (
     reject_duplicate_keys,
     validate_record,
 )
+from .schema import FRAMES as FRAMES  # re-exported: the readers and writers import the frames' names from here
 from .stamps import file_stamp, line_digest
 from .validity import table_is_valid
 from .whole_writes import replaced_folder
@@ -496,7 +496,7 @@ class _ScanningReader(io.RawIOBase):
             raise _Unclean() from None
 
 
-def _top_object(raw: bytes, key: bytes) -> tuple[dict, int, int] | None:
+def _top_object(raw: bytes, key: bytes) -> tuple[dict[str, Any], int, int] | None:
     """The object a line's top-level ``key`` (quoted) holds, where its text starts and how many bytes it takes;
     None when the line has none (or null). A key spelled with escapes or named twice, or a value that is no
     object, raises _Unclean (the reference path names what is wrong)."""
@@ -789,7 +789,7 @@ def runset_records(runset: Any, transcript: Callable[[dict[str, Any]], dict[str,
 
     ``transcript`` gives a run row's ``transcript`` field (read from its log, one run at a time) or None."""
     tasks = pa.Table.from_pandas(runset.tasks, preserve_index=False).to_pylist()
-    blockers: dict[tuple, list[dict[str, Any]]] = {}
+    blockers: dict[tuple[str, str, str], list[dict[str, Any]]] = {}  # by (benchmark, suite, variant_id)
     for b in pa.Table.from_pandas(runset.blockers, preserve_index=False).to_pylist():
         key = (b["benchmark"], b["suite"], b["variant_id"])
         blockers.setdefault(key, []).append({"id": b["blocker_id"], "type": b["type"], "subtype": b["subtype"]})

@@ -441,7 +441,7 @@ def _cross_checks(kind: str, out: dict[str, Any]) -> None:
                     f"questions[{i}].{field}",
                     f"field 'questions[{i}].{field}' is {q[field]!r} but '{when}' is {show(value)} ({rule.why})",
                 )
-        seen: dict[tuple, int] = {}
+        seen: dict[tuple[str, str, int, int | None], int] = {}  # (facet, judge, call, q_index) -> label
         for i, lab in enumerate(out["labels"] or ()):
             if lab["q_index"] is not None and lab["q_index"] >= len(questions):
                 raise RecordError(

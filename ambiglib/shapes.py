@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -70,7 +70,7 @@ _READ = ("status", "spec", "ask_tool", "protocol", "task_id", "variant_id", "pas
 def _equals(column: pd.Series, value: object) -> np.ndarray:
     """Which rows hold ``value`` (a null holds none): compared where the column is, in Arrow for an
     Arrow-backed one, without a Python object per row."""
-    return (column == value).to_numpy(dtype=bool, na_value=False)
+    return cast(np.ndarray, (column == value).to_numpy(dtype=bool, na_value=False))
 
 
 def _ok(rs: RunSet, read: tuple[str, ...] | None = _READ) -> pd.DataFrame:
@@ -92,7 +92,7 @@ def _cell(runs: pd.DataFrame, *, spec: str | None = None, ask_tool: bool | None 
     return runs[keep]
 
 
-def _variants(runs: pd.DataFrame) -> set:
+def _variants(runs: pd.DataFrame) -> set[str]:
     return set(runs["variant_id"].astype(object))
 
 
@@ -116,7 +116,7 @@ def _tool_pairs(rs: RunSet) -> bool:
 
 def _policies(rs: RunSet) -> bool:
     tool = _cell(_ok(rs, read=None), spec="ambiguous", ask_tool=True, protocol="solve")
-    return tool["policy"].astype(object).nunique() > 1
+    return int(tool["policy"].astype(object).nunique()) > 1
 
 
 def _pass_outcomes(rs: RunSet) -> bool:
@@ -225,7 +225,8 @@ def applicable_parts(rs: RunSet, shape: Shape) -> list[tuple[str, RunSet]]:
 
 def _has(rs: RunSet, shape: Shape) -> bool:
     """Whether ``rs`` has ``shape`` (kept with the run set while its frames are unchanged)."""
-    return rs.memo(("shape", shape), lambda: bool(shape.present(rs)), share=True)
+    has: bool = rs.memo(("shape", shape), lambda: bool(shape.present(rs)), share=True)  # RunSet.memo gives Any
+    return has
 
 
 # ============================================================================= conventions

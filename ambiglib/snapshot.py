@@ -163,7 +163,8 @@ def confine_transcripts(runs: pa.Table, roots: Sequence[str]) -> pa.Table:
     return runs.set_column(runs.column_names.index("transcript_at"), "transcript_at", fixed)
 
 
-def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError], dict[str, np.ndarray], tuple]:
+def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict[str, int], list[LoadError], dict[str, np.ndarray],
+                                        tuple[str | tuple[int, ...], ...]]:
     """The frames of a snapshot (memory-mapped), its ``skipped`` counts, the load errors it keeps, the run
     row of each question and label row (where the report kept them), and what was read: the SHA-256 of
     ``snapshot.json``'s content (which names every file's), then each file's identity as it was verified, after
@@ -176,7 +177,7 @@ def read_snapshot(path: Path) -> tuple[dict[str, pa.Table], dict, list[LoadError
     while its identity and change time are those it had then (a report's kernel opens the snapshot once per
     notebook)."""
     meta = _verified_meta(path)
-    read: list[Any] = [_meta_digest(meta)]  # (verified: the digest recorded)
+    read: list[str | tuple[int, ...]] = [_meta_digest(meta)]  # (verified: the digest recorded)
     for name, recorded in sorted(meta["files"].items()):
         found, identity = _identified_digest(path / name, remember=True)
         read.append(identity)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["SimAgent", "leaderboard_records"]
 
@@ -42,7 +43,7 @@ def _logit(p: float) -> float:
     return float(np.log(p / (1 - p)))
 
 
-def _expit(x: np.ndarray) -> np.ndarray:
+def _expit(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return 1 / (1 + np.exp(-x))
 
 

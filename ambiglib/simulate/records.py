@@ -4,7 +4,7 @@ the propensities the papers publish."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -392,6 +392,10 @@ def _lhaw(rng: np.random.Generator, scale: int = 1) -> Iterator[dict[str, Any]]:
                     yield rec
 
 
+#: a benchmark's simulation: (random generator, scale) -> its canonical records
+_Simulator = Callable[[np.random.Generator, int], Iterator[dict[str, Any]]]
+
+
 def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1,
                     hil_shared_log: bool = True) -> dict[str, list[dict[str, Any]]]:
     """Simulate the example run log.
@@ -413,8 +417,9 @@ def example_records(seed: int = DEFAULT_SEED, *, scale: int = 1,
         Benchmark name → its canonical records (task records first).
     """
     out = {}
-    simulators = (("ambig-ds", _ambig_ds), ("hil-bench", lambda rng, scale: _hil_bench(rng, scale, hil_shared_log)),
-                  ("lhaw", _lhaw))
+    simulators: tuple[tuple[str, _Simulator], ...] = (
+        ("ambig-ds", _ambig_ds), ("hil-bench", lambda rng, scale: _hil_bench(rng, scale, hil_shared_log)),
+        ("lhaw", _lhaw))
     for i, (name, simulate) in enumerate(simulators):
         rng = np.random.default_rng([seed, i])
         records = list(simulate(rng, scale))
