@@ -10,7 +10,7 @@ itself for a paper (:meth:`Answer.to_latex`) and, for a comparison, lists the ta
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,9 @@ from .ranking import rank_agents
 from .runset import RunSet
 from .tables._common import Table
 from .text import latex_escape
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["Answer", "TaskList", "COMPARISON", "RANKING", "ranking_spec", "comparison_answer", "later_first",
            "asking_answer", "question_quality_answer", "payoff_answer", "compare_answer", "rank_answer"]
@@ -173,17 +176,17 @@ class Answer(Table):
 
     _metadata: list[str] = ["_runset", "_question", "_spec", "_asked", "_options"]
     _question: str | None = None  # a key of headline.SHOWN, or "comparison"
-    _spec: list | None = None  # (column, heading, format) of what the card shows
-    _asked: dict | None = None  # a comparison's arguments, for per_task
-    _options: dict | None = None  # a ranking's every argument, for its pairs
+    _spec: list[tuple[str, str, str]] | None = None  # (column, heading, format) of what the card shows
+    _asked: dict[str, Any] | None = None  # a comparison's arguments, for per_task
+    _options: dict[str, Any] | None = None  # a ranking's every argument, for its pairs
 
     @property
-    def _constructor(self):
+    def _constructor(self) -> type[Answer]:
         return Answer
 
     @classmethod
     def of(cls, table: pd.DataFrame, question: str, spec: list[tuple[str, str, str]], runset: Any = None,
-           asked: dict | None = None) -> Answer:
+           asked: dict[str, Any] | None = None) -> Answer:
         out = cls(table)
         out.attrs = dict(table.attrs)
         for name, value in (("_runset", getattr(table, "_runset", None) or runset), ("_question", question),
@@ -222,7 +225,7 @@ class Answer(Table):
     def _shown(self) -> list[tuple[str, str, str]]:
         return shown_columns(self, self._spec or SHOWN.get(self._question or "", []))
 
-    def _notes(self, meta: dict) -> list[str]:
+    def _notes(self, meta: dict[str, Any]) -> list[str]:
         """What a comparison compares, how the intervals were made and the tests, then the table's note: what a
         reader needs to sign a value."""
         out = []
@@ -268,7 +271,7 @@ class Answer(Table):
         :meth:`formatted` gives), then the notes (what each "–" means, how the intervals were made, the tests)."""
         spec = self._shown()
         if not spec or not self._question:
-            return pd.DataFrame.__repr__(self)
+            return cast(str, pd.DataFrame.__repr__(self))
         meta = table_meta(self)
         lines = [w for s in meta.get("answer") or [] for w in _wrapped(s, width)]
         if len(self) == 0:
@@ -326,7 +329,7 @@ class Answer(Table):
                               + "\n\\end{table}")
         return tex_safe(tex)
 
-    def plot(self, *args: Any, **kwargs: Any):
+    def plot(self, *args: Any, **kwargs: Any) -> Figure | Any:  # Any: what pandas' own plot gives
         """Each shown quantity a panel, each row a point with its interval as an error bar (a ranking: each agent's
         rank interval, :func:`ambiglib.plots.rank_intervals`); returns the matplotlib Figure, which Jupyter shows
         once. With arguments, pandas' own ``DataFrame.plot``."""
@@ -385,7 +388,7 @@ class TaskList(Table):
     _between: str = "model"
 
     @property
-    def _constructor(self):
+    def _constructor(self) -> type[TaskList]:
         return TaskList
 
     @classmethod

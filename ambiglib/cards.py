@@ -6,6 +6,7 @@ table shown in Jupyter (:class:`ambiglib.answer.Answer`) are drawn by the same c
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,11 +44,11 @@ def number(value: float, fmt: str) -> str:
 
 
 def _cells(frame: pd.DataFrame, i: int, spec: list[tuple[str, str, str]], reasons: dict[str, int],
-           link: str | None) -> list[dict]:
+           link: str | None) -> list[dict[str, object]]:
     """Row ``i``'s cells for ``card_table.html``: missing (with its reason's number), text (linked to the row's
     evidence in the agent and pair columns) or a number with its interval."""
     row = frame.iloc[i]
-    out: list[dict] = []
+    out: list[dict[str, object]] = []
     for column, _, fmt in spec:
         value = row.get(column)
         missing = value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value)
@@ -73,11 +74,11 @@ def _cells(frame: pd.DataFrame, i: int, spec: list[tuple[str, str, str]], reason
     return out
 
 
-def _text_or_none(value) -> str | None:
+def _text_or_none(value: object) -> str | None:
     return None if value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value) else str(value)
 
 
-def _unit_format(row, fmt: str) -> str:
+def _unit_format(row: pd.Series, fmt: str) -> str:
     """``unit``: the format of the row's own unit (its ``unit`` column: "pp" for percentage points, else a signed
     difference on 0-1), so that a table mixing the two says which each is."""
     if fmt != "unit":
@@ -85,7 +86,7 @@ def _unit_format(row, fmt: str) -> str:
     return "pp unit" if str(row.get("unit") or "") == "pp" else "signed"
 
 
-def rank_span(row, column: str) -> str | None:
+def rank_span(row: pd.Series, column: str) -> str | None:
     """A ranking cell's rank interval in words: "rank 1", "rank 1–3" (``<column>_rank_low`` and ``_rank_high``; of
     ``rank_low`` and ``rank_high`` for the column ``rank_low``); None where the row has none."""
     low, high = (row.get("rank_low"), row.get("rank_high")) if column == "rank_low" else \
@@ -113,7 +114,7 @@ def shown_columns(frame: pd.DataFrame, spec: list[tuple[str, str, str]]) -> list
     return [c for c in spec if c[0] in frame.columns]
 
 
-def _numbered_reasons(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict
+def _numbered_reasons(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict[str, Any]
                       ) -> tuple[dict[str, int], dict[str, int]]:
     """Each distinct reason for a shown column's "–" a number (reason → number), and each such column's number."""
     empty = meta.get("empty") or {}
@@ -125,7 +126,7 @@ def _numbered_reasons(frame: pd.DataFrame, spec: list[tuple[str, str, str]], met
     return numbered, reasons
 
 
-def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evidence: str | None,
+def compact_table(frame: pd.DataFrame, meta: dict[str, Any], name: str, notebook: str, evidence: str | None,
                   spec: list[tuple[str, str, str]] | None = None) -> Markup:
     """A table of :data:`ambiglib.headline.SHOWN` (or of ``spec``) as the opening shows it: the columns in words,
     each value with its interval, a row per agent under its benchmark, the agent linked to its evidence page
@@ -133,7 +134,7 @@ def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evi
     :data:`~ambiglib.text.SHOWN_ROWS` rows, saying how many more there are (a log of thousands of models)."""
     spec = shown_columns(frame, SHOWN[name] if spec is None else spec)
     numbered, reasons = _numbered_reasons(frame, spec, meta)
-    rows: list[dict] = []
+    rows: list[dict[str, object]] = []
     current = None
     for i in range(min(len(frame), SHOWN_ROWS)):
         bench = str(frame["benchmark"].iloc[i]) if "benchmark" in frame else ""
@@ -148,7 +149,7 @@ def compact_table(frame: pd.DataFrame, meta: dict, name: str, notebook: str, evi
                   total=f"{len(frame):,}" if len(frame) > len(rows) else None, head=[(label, "text" if fmt == "text" else "num") for _, label, fmt in spec])
 
 
-def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict) -> tuple[pd.DataFrame, list[str]]:
+def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict[str, Any]) -> tuple[pd.DataFrame, list[str]]:
     """The shown columns as text, headed in words, each value with its interval ("82% (70–89%)"), and the notes
     its "–" cells are numbered to ("– [1]" and "[1] why"); the benchmark first when the frame has it."""
     spec = shown_columns(frame, spec)
@@ -180,7 +181,7 @@ def formatted(frame: pd.DataFrame, spec: list[tuple[str, str, str]], meta: dict)
     return pd.DataFrame(out), [f"[{n}] {why}" for why, n in numbered.items()]
 
 
-def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict:
+def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict[str, Any]:
     """What the report keeps of a table beside its cells: its caption, note, the reasons for its "–"
     (column → why, for the columns that have one) and its answer in words."""
     empty = {str(c): why for c, why in (table.attrs.get("empty") or {}).items()

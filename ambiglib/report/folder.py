@@ -47,7 +47,7 @@ MANIFEST = "manifest.json"
 WORK_MARKER = ".ambiglib-building"
 
 
-def _manifest(folder: Path) -> dict | None:
+def _manifest(folder: Path) -> dict[str, Any] | None:
     try:
         with open(folder / MANIFEST, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv as csv_module
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -19,7 +19,8 @@ from ..markup import Markup, render
 
 __all__ = ["answer_cards", "unanswered_list", "read_meta"]
 
-def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: str, evidence: bool) -> dict:
+def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict[str, Any], section: str, evidence: bool
+          ) -> dict[str, object]:
     """One question's card for ``card_answers.html``, from the table its notebook saved and what it said of it
     (``meta``)."""
     notes = [meta["note"]] if meta.get("note") else []
@@ -32,7 +33,7 @@ def _card(name: str, notebook: str, frame: pd.DataFrame, meta: dict, section: st
             "table": table, "notes": notes}
 
 
-def read_table(csv: Path) -> tuple[pd.DataFrame, dict]:
+def read_table(csv: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
     """A saved table (``<name>.csv``) and its meta (``<name>.meta.json``), its text columns read as text: a cell
     is missing only when empty (``NA``, ``None``, ``nan`` are names a log may hold, which pandas' defaults would
     read as missing), and a text column of digits stays text."""
@@ -47,19 +48,20 @@ def read_table(csv: Path) -> tuple[pd.DataFrame, dict]:
     return pd.read_csv(csv, keep_default_na=False, na_values=[""], dtype=text), meta
 
 
-def read_meta(path: Path) -> dict:
+def read_meta(path: Path) -> dict[str, Any]:
     """What the report kept of a table beside its cells (``<table>.meta.json``: ``rendering.table_meta``); {} when
     there is none."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return cast("dict[str, Any]", json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError):
         return {}
 
 
-def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tuple[Markup, list[dict]]:
+def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tuple[Markup, list[dict[str, str]]]:
     """The four cards (HTML) from the question notebooks' tables in ``out``, and what they could not answer:
     ``{"question", "what", "why"}`` for each reason a shown column is empty, and for a question with no table."""
-    cards, gaps = [], []
+    cards: list[dict[str, object]] = []
+    gaps: list[dict[str, str]] = []
     for name, question in QUESTIONS.items():
         owner = next((r for r in results if name in r.tables), None)
         if owner is None:
@@ -78,10 +80,11 @@ def answer_cards(out: Path, results: list[Any], sections: dict[str, str]) -> tup
     return render("card_answers.html", cards=cards), gaps
 
 
-def unanswered_list(gaps: list[dict], notes: list[tuple[str, str, dict]]) -> Markup:
+def unanswered_list(gaps: list[dict[str, str]], notes: list[tuple[str, str, dict[str, Any]]]) -> Markup:
     """The one list of what the log cannot answer: the opening's empty cells (``gaps``) and every table or
     figure a notebook left out (``notes``: section title, section page, the note), one item per reason."""
-    items: dict[str, dict[tuple, dict]] = {}  # reason -> its places, each once, in order
+    # reason -> its places (page, title, text), each once, in order
+    items: dict[str, dict[tuple[str | None, str | None, str], dict[str, str | None]]] = {}
     for gap in gaps:
         text = f"{gap['question']} ({gap['what']})"
         items.setdefault(gap["why"], {}).setdefault((None, None, text), {"page": None, "text": text})

@@ -11,7 +11,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -22,6 +22,10 @@ from ..markup import Markup, render
 from ..tables._common import empty_lines
 from ..text import SHOWN_CHARS, SHOWN_ROWS, latex_escape, visible
 from ..text import cut as cut_text  # ("cut" in a function below: the rows a rendering leaves out)
+
+if TYPE_CHECKING:
+    from IPython.display import HTML, Image
+    from matplotlib.figure import Figure
 
 __all__ = ["render_table", "save_table", "csv_safe", "markdown_safe", "show_table", "show_figure", "save_figure",
            "table_meta", "empty_lines"]
@@ -241,7 +245,7 @@ def markdown_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _is_float(series: pd.Series) -> bool:
-    return pd.api.types.is_float_dtype(series.dtype)
+    return cast(bool, pd.api.types.is_float_dtype(series.dtype))
 
 
 def _whole_rows_as_integers(table: pd.DataFrame) -> pd.DataFrame:
@@ -286,7 +290,7 @@ def _counts_as_integers(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) -> None:
+def _note_file(out_dir: str | os.PathLike[str] | None, name: str, note: str, caption: str | None, kind: str) -> None:
     """Record for the report index what a notebook did not show and why (``kind``: ``table``, ``figure``, or
     ``finding``: a table with nothing in it because nothing was found, which is shown, not listed as missing)."""
     if not out_dir:
@@ -299,7 +303,7 @@ def _note_file(out_dir, name: str, note: str, caption: str | None, kind: str) ->
 
 def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] | None, *,
                caption: str | None = None, precision: int = 3, max_rows: int | None = MAX_ROWS_SHOWN,
-               evidence: bool = False, tasks: Any = None):
+               evidence: bool = False, tasks: Any = None) -> HTML:
     """Save a table (:func:`save_table`) and return what a notebook shows for it.
 
     A table with rows is shown once, as escaped HTML that scrolls sideways when wide, counts
@@ -336,7 +340,8 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
                            table=Markup(styler.to_html()))))
 
 
-def show_figure(figure: Any, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150):
+def show_figure(figure: Figure, name: str, out_dir: str | os.PathLike[str] | None, *, dpi: int = 150
+                ) -> HTML | Image | Figure:
     """Save a figure (:func:`save_figure`) and return what a notebook shows for it: the saved PNG itself,
     at the figure's size, so that it is drawn once (the inline backend would draw it again at the cell's
     end). Without ``out_dir``, nothing is saved and the figure itself is returned, closed in pyplot: Jupyter

@@ -39,7 +39,7 @@ class NotebookResult:
     tables: list[str] = field(default_factory=list)
     figures: list[str] = field(default_factory=list)
     #: what the notebook did not show, and why: ``{"name", "caption", "note", "kind"}``
-    notes: list[dict] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
     #: its tables and figures in the order it saved them: ``("table" or "figure", name)``
     order: list[tuple[str, str]] = field(default_factory=list)
 
@@ -179,7 +179,7 @@ def _kernel_folder() -> tuple[str, str]:
     return tempfile.mkdtemp(prefix="ambiglib-kernel-"), "tcp"
 
 
-def _adapt_protocol(session: Any, reply: dict, ours: int) -> None:
+def _adapt_protocol(session: Any, reply: dict[str, Any], ours: int) -> None:
     """Speak the kernel's major protocol version when it is not ours, as jupyter_client's own client does on the
     kernel's first ``kernel_info_reply`` (``Session.adapt_version``)."""
     major = str((reply.get("content") or {}).get("protocol_version", "")).split(".")[0]
@@ -528,7 +528,7 @@ def recorded_seconds(folder: Path) -> dict[str, float]:
     return seconds
 
 
-def longest_first(jobs_args: list[tuple], seconds: dict[str, float] | None = None) -> list[tuple]:
+def longest_first(jobs_args: list[tuple[Any, ...]], seconds: dict[str, float] | None = None) -> list[tuple[Any, ...]]:
     """The notebooks in the order they start (each job's first item is its path): with ``seconds`` (what each took
     in the last report, :func:`recorded_seconds`), those it did not run first, in the order given (one may be the
     longest), then the rest longest first, so that the workers finish together instead of one running the last
