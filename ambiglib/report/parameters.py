@@ -26,7 +26,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..errors import ParameterError
 
@@ -63,7 +63,7 @@ def _loader() -> type:
 
     json_tags = {_YAML_TAG + kind for kind in ("bool", "int", "float", "null")}
 
-    class PlainLoader(yaml.SafeLoader):
+    class PlainLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no types here: SafeLoader is Any
         # scalars resolve to text unless they read as bool, int, float or null: no timestamp, merge or value
         yaml_implicit_resolvers = {first: [(tag, rx) for tag, rx in resolvers if tag in json_tags]
                                    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
@@ -82,7 +82,7 @@ def _loader() -> type:
                                                  " (text, numbers, true/false, null, lists, mappings), no tags")
             return super().compose_node(parent, index)
 
-        def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
             seen: set[str] = set()
             for key_node, _ in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
@@ -92,7 +92,7 @@ def _loader() -> type:
                 if key_node.value in seen:
                     raise _Refused(key_node.start_mark, f"key {key_node.value!r} given twice")
                 seen.add(key_node.value)
-            return super().construct_mapping(node, deep=deep)
+            return cast("dict[str, Any]", super().construct_mapping(node, deep=deep))  # keys checked: text
 
     return PlainLoader
 
@@ -343,7 +343,7 @@ def _same(a: Any, b: Any) -> bool:
         return len(a) == len(b) and all(map(_same, a, b))
     if isinstance(a, dict):
         return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
-    return a == b
+    return bool(a == b)  # plain Python values (a literal's): == gives a bool
 
 
 def _prove_literal(source: str, parameters: Mapping[str, Any]) -> None:
