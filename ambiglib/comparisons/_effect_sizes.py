@@ -1,0 +1,37 @@
+"""Effect sizes on the per-task values: the matched-pairs rank-biserial correlation (``rbc``, Kerby 2014) and
+the probability of improvement (``prob_improvement``, rliable: within each task the chance that a run of a beats a
+run of b, averaged over tasks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stats import sps
+
+
+def rank_biserial(x, y) -> float:
+    """The matched-pairs rank-biserial correlation of x − y: (R+ − R−) / (R+ + R−) over the
+    non-zero differences' ranks (Kerby 2014; pingouin's ``RBC``). NaN with no non-zero difference."""
+    d = np.asarray(x, dtype=float) - np.asarray(y, dtype=float)
+    d = d[d != 0]
+    if len(d) == 0:
+        return float("nan")
+    r = sps.rankdata(np.abs(d))
+    return float((r[d > 0].sum() - r[d < 0].sum()) / r.sum())
+
+
+def prob_improvement(a: pd.DataFrame, b: pd.DataFrame) -> float:
+    """The probability of improvement of a over b: within each task, the share of (run of a, run of b) pairs where
+    a's value is higher, ties counting one half; averaged over the tasks (Agarwal et al. 2021, rliable's
+    ``probability_of_improvement``). Paired by task, unlike the common-language effect size over all pairs.
+
+    ``a``, ``b``: one row per run (or one per task) with columns ``task_id`` and ``value``; the tasks of both.
+    NaN with no shared task."""
+    a, b = a[["task_id", "value"]], b[["task_id", "value"]]
+    both = a.merge(b, on="task_id", suffixes=("_a", "_b"))
+    if len(both) == 0:
+        return float("nan")
+    va, vb = both["value_a"].to_numpy(float), both["value_b"].to_numpy(float)
+    win = np.where(va > vb, 1.0, np.where(va == vb, 0.5, 0.0))
+    return float(pd.Series(win).groupby(both["task_id"].to_numpy(), sort=False).mean().mean())

@@ -1,0 +1,191 @@
+"""Per-task sums of each metric: what a comparison pairs. Each metric is pooled from additive per-task sums
+(:class:`_Sums`), so that a side's value, the interval and the test are computed from the same sums."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..metrics._common import CONDITIONS, _ratio, _single_condition, _work
+from ..metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_stray, _without_unattributed
+from ..metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums, per_run_question
+from ..metrics.labels import _question_scores
+from ..runset import RunSet
+from ..shapes import Conventions
+from ._comparable import _VOI, COMPARABLE
+
+
+@dataclass
+class _Sums:
+    """Per (keys…, task_id): the additive sums a metric pools (``cols``), the metric of summed columns
+    (``stat``), which tasks have a value (``defined``, of one task's sums) and, for McNemar, the trials
+    behind each task's value (``trials``). ``weights``: the columns that weigh a task in the pooled metric; where
+    each is the same on every task of a side, the metric is the mean of its per-task values (a t-interval
+    applies). ``ran``: the (keys…, task_id) with any run in the metric's scope, errors and unscored runs
+    included. ``runs``: (keys…, task_id, value) per run, where a run has a value of its own (the probability of
+    improvement compares runs within a task). ``spread``: the per-task column of the within-task variance of a
+    run's value (its trials in ``trials``), for the rerun spread. ``design``: what the reader must know of how
+    the metric pairs (said in the note)."""
+
+    per: pd.DataFrame
+    cols: list[str]
+    stat: Callable[[Mapping[str, np.ndarray]], np.ndarray]
+    defined: Callable[[Mapping[str, np.ndarray]], np.ndarray]
+    undefined: str  # why a task has no value, for "nothing to compare"
+    trials: str | None = None
+    weights: tuple[str, ...] = ()
+    ran: pd.DataFrame | None = None
+    runs: pd.DataFrame | None = None
+    spread: str | None = None
+    design: list[str] = field(default_factory=list)
+    #: how one side's own value gets its interval: ``("share", k, n)`` Wilson over tasks of the share k / n;
+    #: ``("two rates", (k1, n1), (k2, n2), combine)`` the bounds of two shares' intervals (Ask-F1, CalibScore);
+    #: ``("linearized", scale[, floor])`` the linearized t-interval (:func:`ambiglib.ratio_intervals.linearized_ci`),
+    #: ``scale`` its bound where it is a difference of values on [0, 1] (None: unbounded), ``floor`` the least value
+    #: the metric takes (0 for a count)
+    own: tuple = ("linearized", None)
+    #: a difference of two sides' values: its scale where both are on [0, 1] (1, or 100 for percentage points)
+    #: for the interval where no task differs; None where the values are unbounded (counts, gains per question)
+    bounded: float | None = 1.0
+
+
+def _ran(work: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    return work[[*keys, "task_id"]].drop_duplicates()
+
+
+def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
+    """``metric``'s per-task sums over ``rs``, per ``keys`` and task: one branch per metric (the gains from the
+    tool in :func:`_voi_sums`, the judges' scores in :func:`_judge_sums`)."""
+    if metric == "mean_score":
+        scope = _work(rs)
+        scope = scope[scope["protocol"] == "solve"]
+        work = scope[~scope["error"]].dropna(subset=["score"])
+        g = work.groupby([*keys, "task_id"], sort=True)["score"]
+        per = pd.DataFrame({"score_mean": g.mean(), "n_trials": g.size(), "score_var": g.var(ddof=1)}).reset_index()
+        per["n"] = 1.0
+        return _Sums(per, ["score_mean", "n"], lambda t: _ratio(t["score_mean"], t["n"]), lambda t: t["n"] > 0,
+                     "no scored run", "n_trials", ("n",), _ran(scope, keys),
+                     work[[*keys, "task_id", "score"]].rename(columns={"score": "value"}), "score_var",
+                     own=("share", "score_mean", "n"))
+    if metric == "pass_at_k":
+        scope = _work(rs)
+        scope = scope[scope["protocol"] == "solve"]
+        work = scope[~scope["error"]]
+        _single_condition(work, keys, CONDITIONS, "paired_comparison")
+        units = _per_unit_pass(work, [*keys, "task_id", "variant_id"], k, conv.pass_estimator)
+        units["pk_n"] = units["pass_at_k"].notna().astype(float)
+        units["pk"] = units["pass_at_k"].fillna(0.0)
+        per = units.groupby([*keys, "task_id"], sort=True)[["pk", "pk_n", "n"]].sum().reset_index()
+        per = per.rename(columns={"n": "n_trials"})
+        return _Sums(per, ["pk", "pk_n"], lambda t: _ratio(t["pk"], t["pk_n"]), lambda t: t["pk_n"] > 0,
+                     f"fewer than k = {k} trials", "n_trials", ("pk_n",), _ran(scope, keys), own=("share", "pk", "pk_n"))
+    if metric == "ask_rate":  # (the runs: _scopes keeps the condition's spec, with the tool)
+        tool = rs.filter(protocol=conv.calibration_protocol)
+        scope = _work(tool)
+        scope = scope[scope["ask_tool"]]
+        work = scope[~scope["error"]]
+        asked = (work["n_questions"] > 0).astype(float)
+        g = work.assign(asked=asked, n=1.0).groupby([*keys, "task_id"], sort=True)
+        per = g[["asked", "n"]].sum().reset_index()
+        per["n_trials"] = per["n"]
+        values = work[[*keys, "task_id"]].assign(value=asked.to_numpy())
+        return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", "n_trials", ("n",), _ran(scope, keys), values,
+                     own=("share", "asked", "n"))
+    if metric == "questions_per_run":
+        scope = _work(rs.filter(protocol="solve", spec="ambiguous", ask_tool=True))
+        work = scope[~scope["error"]]
+        per = work.assign(n=1.0).groupby([*keys, "task_id"], sort=True)[["n_questions", "n"]].sum().reset_index()
+        per["n_questions"] = per["n_questions"].astype(float)
+        values = work[[*keys, "task_id"]].assign(value=work["n_questions"].to_numpy(float))
+        return _Sums(per, ["n_questions", "n"], lambda t: _ratio(t["n_questions"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", None, ("n",), _ran(scope, keys), values, bounded=None,
+                     own=("linearized", None, 0.0))
+    if metric == "judge_score":
+        return _judge_sums(rs, keys)
+    if metric in ("ask_f1", "precision", "recall"):
+        # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said)
+        kept, _ = _without_unattributed(rs.filter(protocol="solve"), keys)
+        kept, _ = _without_stray(kept, keys)  # and a group with a question naming a blocker its task lacks
+        runs, additive, stat, _, _ = _ask_f1_parts(kept, keys, "relevant", "all_runs", "micro")
+        per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
+        scope = _work(kept)
+        ran = _ran(scope[(scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
+        if metric == "precision":  # no question, no precision (the harness's 0 is for Ask-F1's sake)
+            return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["n_questions"] > 0,
+                         "no question asked", ran=ran, own=("share", "n_relevant", "n_questions"))
+        own = ("share", "d_recall", "b_recall") if metric == "recall" else \
+            ("two rates", lambda t: ((t["n_relevant"], t["n_questions"]), (t["d_recall"], t["b_recall"])))
+        return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["b_recall"] > 0, "no registered blocker",
+                     ran=ran, own=own)
+    if metric == "calib_score":
+        tool = rs.filter(protocol=conv.calibration_protocol)
+        runs, additive, stat, _, _ = _calibration_parts(tool, keys)
+        per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
+        scope = _work(tool)
+        # CalibScore is a harmonic mean of the two pooled rates: a task counts with a run of either spec, and the
+        # pooled statistic needs runs of both (a design whose clear and ambiguous tasks differ is one such)
+        sums = _Sums(per, additive, lambda t: stat(t)["calib_score"], lambda t: (t["is_amb"] + t["is_full"]) > 0,
+                     "no ask-tool run", ran=_ran(scope[scope["ask_tool"]], keys),
+                     own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
+                                                  (t["is_full"] - t["asked_full"], t["is_full"]))))
+        both = per.groupby([*keys, "task_id"], sort=False)[["is_amb", "is_full"]].sum()
+        if len(both) and not ((both["is_amb"] > 0) & (both["is_full"] > 0)).any():
+            sums.design.append("calib_score: no task was run both fully specified and ambiguous (the clear and the"
+                               " ambiguous tasks are different tasks): each side's two ask rates come from different"
+                               " tasks, paired by task across the sides but not across the specs")
+        return sums
+    if metric in _VOI:
+        return _voi_sums(rs, metric, keys, k)
+    raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
+
+
+def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
+    """Per task, the judges' scores of single questions (:func:`ambiglib.metrics.labels._question_scores`, as the
+    opening's judge score pools them): the sum of each judged question's score and how many were judged."""
+    amb = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
+    scope = _work(amb)
+    work = scope[~scope["error"]]
+    per, judged, _ = _question_scores(amb.labels, work, keys)
+    sums = _Sums(pd.DataFrame(columns=[*keys, "task_id", "judged_sum", "judged"]) if per is None else per,
+                 ["judged_sum", "judged"], lambda t: _ratio(t["judged_sum"], t["judged"]), lambda t: t["judged"] > 0,
+                 "no judged question", None, (), _ran(scope, keys), None, bounded=None, own=("linearized", None))
+    if judged is None:  # (why: the opening's judge score says it)
+        return sums
+    judges = judged.groupby(keys[-1], sort=True)["judge"].agg(lambda j: ", ".join(sorted(set(map(str, j)))))
+    if judges.nunique() > 1:
+        named = "; ".join(dict.fromkeys(judges))
+        sums.design.append(f"judge_score: the sides' questions were scored by different judges ({named}): one judge's"
+                           " 4 is not another's, so their difference mixes the agents with the judges")
+    return sums
+
+
+def _voi_sums(rs: RunSet, metric: str, keys: list[str], k: int) -> _Sums:
+    """Per task, the sums of a gain from the tool (:func:`ambiglib.metrics.information._voi_task_sums`: each
+    variant's runs with the tool against the no-tool runs of its base) for ``metric``, one of :data:`_VOI`."""
+    parts = _voi_parts(rs, keys, k, True)
+    per = _voi_task_sums(parts)
+    cols = [*VOI_VARIANT_COLUMNS, *VOI_BASE_COLUMNS]
+    scope = _work(rs)
+    ran = _ran(scope[(scope["protocol"] == "solve") & (scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
+    weights: tuple[str, ...]
+    if metric == "pass_gain_pp":
+        defined, why, weights = (lambda t: (t["pk_na"] > 0) & (t["pk_nt"] > 0)), \
+            f"fewer than k = {k} trials on a side", ("pk_na", "pk_nt")
+    elif metric == "gain_per_question":
+        defined, why, weights = (lambda t: (t["a_n_scored"] > 0) & (t["t_questions"] > 0)), "no question asked", ()
+    else:
+        defined, why, weights = (lambda t: (t["a_n_scored"] > 0) & (t["t_n_scored"] > 0)), \
+            "no scored run on a side", ("a_n_scored", "t_n_scored")
+    if metric == "gain_per_question":
+        def stat(t):
+            return per_run_question(parts["stat"](t)["score_gain_pp"], t["t_questions"], t["t_n_scored"])
+    else:
+        def stat(t):
+            return parts["stat"](t)[_VOI[metric]]
+    scale = None if metric == "gain_per_question" else 100.0
+    return _Sums(per, cols, stat, defined, why, weights=weights, ran=ran, own=("linearized", scale),
+                 bounded=scale)
