@@ -23,8 +23,8 @@ Each concept has its module, whose docstring says the method and its sources; ev
 
 from __future__ import annotations
 
-# the public API (__all__) and, named "as" themselves so that a type checker sees them exported, the names
-# ambiglib's other modules, scripts and tests import from here: every name they imported from the one module
+# the public API (__all__), then every other name that ambiglib's modules, scripts and tests import from here, as
+# they did from comparisons.py before the split: each imported "as" itself, so a type checker sees it exported
 from ._comparable import COMPARABLE, describe_condition
 from ._comparable import CONDITIONED as CONDITIONED
 from ._comparable import IN_PP as IN_PP
