@@ -16,7 +16,8 @@ __version__ = "0.1.0"
 #: Names of the package, from the module that defines them, imported on first use.
 _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_ambigds": "importers",
           "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers",
-          "read_mcp_atlas": "importers", "read_inspect": "importers"}
+          "read_mcp_atlas": "importers", "read_inspect": "importers", "read_taubench": "importers",
+          "read_ambigswe": "importers"}
 #: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
 _LAZY = ("metrics", "stats", "agreement", "tables", "plots", "report", "shapes", "comparisons", "headline", "answer",
          "transcripts", "simulate", "cli")
@@ -52,6 +53,8 @@ __all__ = [
     "read_lhaw",
     "read_mcp_atlas",
     "read_inspect",
+    "read_taubench",
+    "read_ambigswe",
     "AmbiglibError",
     "FormatError",
     "SchemaError",

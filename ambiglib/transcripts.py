@@ -17,26 +17,19 @@ the run's page show it.
 
 from __future__ import annotations
 
-import importlib
-import itertools
 import json
 import os
 import shlex
-import zlib
-from collections.abc import Callable
-from datetime import UTC
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import pandas as pd
 
-from . import runlog, stamps
+from . import stamps
 from .errors import FormatError
-from .frames import run_id_of
-from .runlog import MAX_RECORD_BYTES, _lines, _strict_loads
 from .runset import RunSet
-from .schema import DEFAULT_TRIAL, RecordError, check_transcript
+from .schema import RecordError, check_transcript
 
 __all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT", "Viewer", "viewer"]
 
@@ -49,20 +42,6 @@ COVERS_TEXT = {
     "tool_calls": "the agent's tool calls, and what they returned where the log keeps it (no other turns)",
     "questions": "the questions and their answers only (the log keeps no other turns)",
 }
-
-#: each reader named in a ``transcript_at``: the module (under ``ambiglib``) and its function, which takes the
-#: locator and the run's row and returns the run's ``transcript`` in the run-log form (``covers``, ``turns``,
-#: ``note``) or None when the file holds none
-READERS = {
-    "runlog": ("transcripts", "_from_runlog"),
-    "parquet": ("parquet_log", "read_transcript"),
-    "hil-bench": ("importers.hilbench.trajectories", "read_transcript"),
-    "inspect": ("importers.inspect_logs", "read_transcript"),
-    "tau-bench": ("importers.taubench", "read_transcript"),
-    "ambig-ds": ("importers.ambigds", "read_transcript"),
-    "lhaw": ("importers.lhaw", "read_transcript"),
-}
-
 
 #: the port ``inspect view`` serves on unless told another (``inspect_ai._util.constants.DEFAULT_VIEW_PORT``)
 VIEWER_PORT = 7575
@@ -184,10 +163,9 @@ def read_turns(run: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if "none" in at:  # an importer's word that its format keeps no conversation
         return None
-    module, name = READERS[at["reader"]]
-    reader: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any] | None] = getattr(
-        importlib.import_module(f".{module}", __package__), name)
-    record = reader(at, run)
+    from .importers import transcript_reader
+
+    record = transcript_reader(at["reader"])(at, run)
     # the files an importer named must be as they were at the load: checked after its reader, whose own checks
     # (the entry, the steps, the questions) name what changed more exactly when they see it
     _check_stamps(at, run)
@@ -251,57 +229,11 @@ def _row(series: pd.Series) -> dict[str, Any]:
     return {k: (None if v is pd.NA or (isinstance(v, float) and v != v) else v) for k, v in series.items()}
 
 
-def _from_runlog(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | None:
-    """A canonical record's own ``transcript``: its line of the log read again, once the file is known to be the
-    one loaded (its size and modification time), the line the record loaded (its SHA-256) and the record the run
-    asked for (its run key); anything else is a FormatError naming the file and line."""
-    path, want = Path(at["file"]), int(at["line"])
-    where = f"{path}:{want}"
-    try:
-        stats: list[os.stat_result] = []
-        with runlog._open(path, stats) as fh:
-            _same_file(where, at, stats[0])
-            if at.get("offset") is not None:  # where the line starts, as the load read it: one line read
-                fh.seek(int(at["offset"]))
-                raw, size = next(_lines(fh, MAX_RECORD_BYTES), (b"", None))
-            else:
-                found = next(itertools.islice(_lines(fh, MAX_RECORD_BYTES), want - 1, None), None)
-                if found is None:
-                    raise FormatError(f"{where}: the file has fewer lines than when it was loaded")
-                raw, size = found
-            if size is not None:
-                raise FormatError(f"{where}: the file has changed since it was loaded (the record there is now"
-                                  f" {size:,} bytes, larger than {MAX_RECORD_BYTES:,}); load it again")
-            if at.get("sha256") is not None and stamps.line_digest(raw) != at["sha256"]:
-                raise FormatError(f"{where}: the file has changed since it was loaded (the record there is not the"
-                                  f" one loaded{_now(raw, run)}); load it again")
-            obj = _strict_loads(raw.decode("utf-8")) if raw.strip() else None
-    except FormatError:
-        raise
-    except (OSError, EOFError, zlib.error, UnicodeDecodeError, ValueError, RecordError, RecursionError) as exc:
-        raise FormatError(f"{where}: cannot read the run's transcript again ({exc})") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("transcript"), dict):
-        raise FormatError(f"{where}: the file has changed since it was loaded (no run record with a transcript"
-                          " where it was); load it again")
-    if not _is_run(obj, run):
-        raise FormatError(f"{where}: the file has changed since it was loaded (the record there is run"
-                          f" {_said(obj)}, not run {run.get('run_id')}); load it again")
-    return obj["transcript"]
-
-
-def _same_file(where: str, at: dict[str, Any], st: os.stat_result) -> None:
-    """A FormatError unless the file has the size and modification time the load saw (when it recorded them)."""
-    then = {k: at.get(k) for k in ("size", "mtime_ns")}
-    if then["size"] is None:
-        return
-    now = stamps.file_stamp(st)
-    if now != then:
-        raise FormatError(f"{where}: the file has changed since it was loaded ({_change(now, then)}); load it again")
-
-
 def _check_stamps(at: dict[str, Any], run: dict[str, Any]) -> None:
     """The files an importer's locator names (``stamps``, :func:`ambiglib.runlog.read_records`) must be as the
     load saw them: else a FormatError naming the file."""
+    from .importers.canonical import changed
+
     for file, (size, mtime_ns) in (at.get("stamps") or {}).items():
         try:
             st = os.stat(file)
@@ -311,45 +243,4 @@ def _check_stamps(at: dict[str, Any], run: dict[str, Any]) -> None:
         now = stamps.file_stamp(st)
         if (now["size"], now["mtime_ns"]) != (size, mtime_ns):
             raise FormatError(f"{file}: the file has changed since it was loaded"
-                              f" ({_change(now, {'size': size, 'mtime_ns': mtime_ns})}); load it again")
-
-
-def _change(now: dict[str, int], then: dict[str, Any]) -> str:
-    """How a file differs from the load's view of it, in words."""
-    if now["size"] != then["size"]:
-        return f"{now['size']:,} bytes now, {int(then['size']):,} then"
-    return (f"modified at {_when(now['mtime_ns'])}; when it was loaded, its last change was at"
-            f" {_when(int(then['mtime_ns']))}")
-
-
-def _when(ns: int) -> str:
-    """A file's modification time (nanoseconds since the epoch) as a reader reads it: UTC, to the microsecond."""
-    from datetime import datetime
-
-    return datetime.fromtimestamp(ns / 1e9, tz=UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
-
-
-def _is_run(rec: dict[str, Any], run: dict[str, Any]) -> bool:
-    """Whether a record read again is the run asked for: its run id, as a load gives it, is the run's (which may
-    end in the ``|log`` the load added: :func:`ambiglib.frames.with_log`)."""
-    rid, want = run_id_of(rec), str(run.get("run_id"))
-    if rid is None or rec.get("record") == "task":
-        return False
-    return want == rid or (want.startswith(rid + "|") and want.count("|") == rid.count("|") + 1)
-
-
-def _said(rec: dict[str, Any]) -> str:
-    """A record's run in a message: its task, model and trial."""
-    return f"{rec.get('task_id')!s:.60} (model {rec.get('model')!s:.60}, trial {rec.get('trial', DEFAULT_TRIAL)})"
-
-
-def _now(raw: bytes, run: dict[str, Any]) -> str:
-    """What the changed line holds now, in a message: the run it is, if it is a run record."""
-    try:
-        obj = _strict_loads(raw.decode("utf-8"))
-    except (ValueError, RecordError, RecursionError, UnicodeDecodeError):
-        return ""
-    if isinstance(obj, dict) and obj.get("record") != "task" and not _is_run(obj, run):
-        return f": it is run {_said(obj)}, not run {run.get('run_id')}"
-    return ""
-
+                              f" ({changed(now, {'size': size, 'mtime_ns': mtime_ns})}); load it again")

@@ -54,3 +54,16 @@ def test_the_changelog_states_the_policy_and_lists_each_deprecated_name():
     for name in OLD:
         assert f"`ambiglib.stats.{name}`" in deprecated and name in deprecated.split("use", 1)[1]
     assert "0.3.0" in deprecated
+
+
+@pytest.mark.parametrize(("old", "new"), [("LAYOUTS", "READERS"), ("Layout", "Reader")])
+def test_the_load_layouts_moved_to_the_importers_readers_with_a_warning(old, new):
+    import ambiglib.importers
+    import ambiglib.loading
+
+    with pytest.warns(DeprecationWarning, match=f"ambiglib.importers.{new}; the old name goes in ambiglib 0.3.0"):
+        got = getattr(ambiglib.loading, old)
+    assert got is getattr(ambiglib.importers, new)
+    assert "hil-bench" in {reader.name for reader in ambiglib.importers.READERS}
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").split("### Deprecated", 1)[1]
+    assert f"`ambiglib.loading.{old}`" in text and f"`ambiglib.importers.{new}`" in text

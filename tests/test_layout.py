@@ -25,9 +25,11 @@ LAYERS = [
      "stamps"},
     {"schema", "json_schema", "validity", "filters"},                      # the run-log contract, checked; published
     {"runlog", "parquet_log", "whole_writes"},                             # reading and writing it, whole
-    {"frames", "runset", "snapshot", "parquet_check", "log_labels"},       # the five frames; which log a run is of
+    {"frames", "runset", "snapshot", "parquet_check", "log_labels", "merging"},  # the five frames; which log a run
+                                                                           # is of; several logs as one
     {"importers"},                                                         # each harness's own output
-    {"loading", "transcripts"},                                            # ambiglib.load; a run's conversation
+    {"loading", "discovery", "transcripts"},                               # ambiglib.load and its walk; a run's
+                                                                           # conversation
     {"shapes", "metrics", "evidence", "dialogues"},                        # what a log can show; the numbers; their runs
     {"tables"},                                                            # paper-shaped tables
     {"comparisons"},                                                       # paired comparisons of tables' metrics

@@ -218,11 +218,11 @@ def test_empty_input_is_an_error_not_an_empty_result(tmp_path, engine):
 
 def test_folder_without_run_log_files_lists_known_layouts(tmp_path):
     (tmp_path / "notes.txt").write_text("hello")
-    listing = "".join(f"\n  - {layout.name}: {layout.description}" for layout in ambiglib.loading.LAYOUTS)
+    listing = "".join(f"\n  - {reader.name}: {reader.description}" for reader in ambiglib.importers.READERS)
     with pytest.raises(FormatError, match=re.escape(
             f"{tmp_path}: not a run log ambiglib recognises; the layouts it knows are:{listing}") + "$"):
         ambiglib.load(tmp_path)
-    assert {"runlog-parquet", "runlog-jsonl", "hil-bench"} <= {layout.name for layout in ambiglib.loading.LAYOUTS}
+    assert {"runlog-parquet", "runlog-jsonl", "hil-bench"} <= {reader.name for reader in ambiglib.importers.READERS}
 
 
 def test_path_that_does_not_exist(tmp_path):

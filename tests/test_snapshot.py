@@ -211,14 +211,14 @@ def shared(monkeypatch):
     """This process's shared results and checked tables, empty; a list of what was worked out (value of
     information's and Ask-F1's parts, and ``probe``'s frame), and ``probe``: a result kept and shared by
     ``metrics._common._kept``, built from the runs."""
-    import ambiglib.loading as loading
+    import ambiglib.importers.canonical as canonical
     import ambiglib.metrics.asking as asking
     import ambiglib.metrics.information as information
     import ambiglib.runset as runset
     from ambiglib.metrics._common import _kept
 
     monkeypatch.setattr(runset, "_SHARED", {})
-    monkeypatch.setattr(loading, "_CONFORMED", {})
+    monkeypatch.setattr(canonical, "_CONFORMED", {})
     built = []
     for module, name in ((information, "_voi_parts_of"), (asking, "_ask_f1_parts_of")):
         real = getattr(module, name)

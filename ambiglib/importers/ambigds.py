@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from ..errors import FormatError, LoadError
-from ..files import is_dir, is_file, listdir, matching
+from ..files import is_dir, is_file, listdir, matching, subfolders
 from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
 from ._common import Collected, RowError, check_loaded_transcript, finish, guard, present, read_json, read_jsonl
+from ._reader import Reader, ReadOptions
 
 __all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout", "read_transcript"]
 
@@ -721,3 +722,20 @@ def read_transcript(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any]:
                               f" with {run.get('n_questions') or 0} question(s): the file changed since it was"
                               " loaded")
     return _transcript(traj, traj_file, clarify, clarify_file)
+
+
+def _claims(path: Path) -> bool:
+    """Ambig-DS run folders here, as children, or under ``results/`` (deeper, the walk goes on)."""
+    if _is_run_dir(path):
+        return True
+    return any(_is_run_dir(p) for p in (*subfolders(path), *subfolders(path / "results")))
+
+
+def _read(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
+    return read_ambigds(path, strict=False)
+
+
+READER = Reader(
+    "ambig-ds", "Ambig-DS results: opencode_<model>_<variant>[_clarify|_ask_only][_strict] run folders of"
+    " task folders (_grade.json, _traj.json, _clarify.json, audits) and _runlog.jsonl",
+    _read, claims=_claims, detect=is_ambigds_layout, transcripts={"ambig-ds": read_transcript})

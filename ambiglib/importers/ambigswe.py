@@ -28,6 +28,7 @@ from ..files import is_dir, is_file, listdir, walk
 from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
 from ._common import Collected, RowError, finish, guard, present, read_csv, read_json
+from ._reader import Reader, ReadOptions
 
 __all__ = ["read_ambigswe", "is_ambigswe_layout", "count_parts"]
 
@@ -313,3 +314,13 @@ def _resolved(out: Collected, file: Path, runs: dict[str, tuple[int, dict[str, A
             run["meta"]["why_no_verdict"] = (f"not in {file.name}: file_analysis.py analyses only instances whose gold"
                                              " files full_summaries_verified.xlsx lists")
 
+
+
+def _read(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
+    return read_ambigswe(path, strict=False)
+
+
+READER = Reader(
+    "ambig-swe", "Ambig-SWE's experiments/ folder (sani903/InteractiveSWEAgents): test_interactivity/,"
+    " extracted_qa_pairs/, llm_as_judge/ and file_resolve_rates/ files named <model>_...",
+    _read, claims=is_ambigswe_layout)

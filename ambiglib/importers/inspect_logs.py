@@ -24,6 +24,7 @@ from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
 from ..schema import SPECS
 from ._common import Collected, RowError, check_loaded_transcript, finish, guard, opens_with, present
+from ._reader import Reader, ReadOptions
 from .inspect_files import count_missing, file_stamp, member_stamps, read_log_file, read_sample, why
 
 __all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "read_transcript", "ASK_TOOLS",
@@ -916,3 +917,14 @@ def _content(value: Any, said: str) -> str | None:
                               f" {json.dumps(part, default=str)[:80]})")
         out.append(str(part.get("text") or "") if kind == "text" else f"[{kind}]")
     return "\n".join(out)
+
+
+def _read(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
+    return read_inspect(path, strict=False, files=files, **options.inspect)
+
+
+READER = Reader(
+    "inspect", "Inspect AI evaluation logs: .eval files, or .json logs of Inspect, here or in folders below"
+    " (one run per sample and epoch; needs the inspect-ai package: pip install 'ambiglib[inspect]')",
+    _read, is_file=is_inspect_log, detect=lambda path: bool(inspect_logs(path)),
+    transcripts={"inspect": read_transcript})

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from ..errors import FormatError, LoadError
-from ..files import matching
+from ..files import is_dir, matching
 from ..runlog import TRANSCRIPT_AT, require_exists
 from ..runset import RunSet
 from ._common import (
@@ -31,6 +31,7 @@ from ._common import (
     read_jsonl,
     strict_int,
 )
+from ._reader import Reader, ReadOptions
 
 __all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "read_transcript", "MANIFEST",
            "MANIFEST_COLUMNS"]
@@ -777,3 +778,28 @@ def _check_transcript(rec: dict[str, Any], *, row: dict[str, str] | None = None,
     if "none" in at or ("column" in at and (file is None or at["file"] != os.path.abspath(file))):
         return
     check_loaded_transcript(_transcript(at, row=row, calls=calls), len(rec.get("questions") or []), str(at["file"]))
+
+
+def _is_lhaw(path: Path) -> bool:
+    # anything named so claims the folder, a link that leads nowhere too: read_lhaw names what is wrong with it
+    # (taking the folder for MCP-Atlas results without the manifest read 63 runs another way, fuzz seed 9002)
+    return os.path.lexists(path / MANIFEST) if is_dir(path) else path.name == MANIFEST
+
+
+def _read_lhaw(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
+    return read_lhaw(path, strict=False)
+
+
+def _read_mcp_atlas(path: Path, options: ReadOptions, files: list[Path] | None = None
+                    ) -> tuple[RunSet, list[LoadError]]:
+    return read_mcp_atlas(path, strict=False)
+
+
+LHAW_READER = Reader(
+    "lhaw", "LHAW trial results named by an lhaw_manifest.csv (TheAgentCompany eval_<task>.json,"
+    " SWE-Bench Pro eval_results.json, MCP-Atlas scored CSVs), with variants.json beside it",
+    _read_lhaw, claims=_is_lhaw, transcripts={"lhaw": read_transcript}, consumes=("mcp-atlas",))
+MCP_ATLAS_READER = Reader(
+    "mcp-atlas", "MCP-Atlas (LHAW ask_user branch) scored_<label>.csv files, here or in evaluation_results/,"
+    " without a manifest (model and trial from <model>[_ask_user]_t<trial> labels)",
+    _read_mcp_atlas, claims=is_mcp_atlas_results)

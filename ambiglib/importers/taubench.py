@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, overload
 
 from ..errors import FormatError, LoadError
-from ..files import open_regular, walk
+from ..files import is_dir, open_regular, walk
 from ..runlog import TRANSCRIPT_AT
 from ..runset import RunSet
 from ..schema import RecordError, meta_text
 from ._common import UNEXPECTED, Collected, RowError, check_loaded_transcript, finish, guard, present, read_json
+from ._reader import Reader, ReadOptions
 
 __all__ = ["read_taubench", "is_taubench_log", "why_not_taubench", "taubench_logs"]
 
@@ -709,3 +710,14 @@ def _arguments(text: Any, i: int, where: str) -> dict[str, Any] | None:
     except (ValueError, RecursionError, RecordError):
         pass
     return {"raw": text}
+
+
+def _read(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
+    return read_taubench(path, strict=False, files=files)
+
+
+READER = Reader(
+    "tau-bench", "τ-bench results: a .json list of its run.py's EnvRunResult records (task_id, reward,"
+    " info, traj, trial), as run.py writes them and historical_trajectories/ publishes them",
+    _read, is_file=lambda path: not is_dir(path) and is_taubench_log(path),
+    detect=lambda path: bool(taubench_logs(path)), transcripts={"tau-bench": read_transcript})

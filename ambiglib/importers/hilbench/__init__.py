@@ -28,6 +28,7 @@ from ...errors import FormatError, LoadError
 from ...runlog import TRANSCRIPT_AT, require_exists
 from ...runset import RunSet
 from .._common import Collected, finish, guard
+from .._reader import Reader, ReadOptions
 from .attribution import _attribute
 from .conventions import (
     CSV_COLUMNS,
@@ -43,7 +44,7 @@ from .conventions import (
 )
 from .public_metrics import _csv_passes
 from .registries import read_hilbench_registries, registry_task_records
-from .trajectories import ask_human_question, invalid_pass_reason, transcript_at
+from .trajectories import ask_human_question, invalid_pass_reason, read_transcript, transcript_at
 from .tree import _record, _RunFolder, _tree_passes
 
 __all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "registry_task_records",
@@ -148,3 +149,24 @@ def _read_folder(folder: _RunFolder, out: Collected, registry_answers: dict[str,
         return passes, folder.logs.registered()
     except FormatError as exc:
         return exc
+
+
+def _is_hilbench(path: Path) -> bool:
+    """A HIL-Bench run folder, or an output root of them (one or two levels down)."""
+    from ...files import is_dir, subfolders
+
+    children = subfolders(path)
+    return is_dir(path) and (is_hilbench_run(path) or any(is_hilbench_run(p) for p in children)
+                             or any(is_hilbench_run(q) for p in children for q in subfolders(p)))
+
+
+def _read(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
+    registries = path / "registries"
+    return read_hilbench(path, registries=registries if registries.is_dir() else None, strict=False)
+
+
+READER = Reader(
+    "hil-bench", "a run_hil_bench.py or `hil sql|swe` run folder (batch_config.json, the per-pass"
+    " <model>/<mode>/pass_<k>/ tree, public_metrics/pass_level_metrics.csv), or a folder of them (an output"
+    " root, a --task-type both root); blocker registries in a 'registries' subfolder are read too",
+    _read, claims=_is_hilbench, transcripts={"hil-bench": read_transcript})

@@ -1,0 +1,129 @@
+"""Several logs' run sets as one: a run or task met again is an error naming both places, never loaded twice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .errors import LoadError
+from .log_labels import labelled
+from .runset import RunSet
+
+__all__ = ["merge", "Origin"]
+
+#: Where a part was read, when it is a copy ambiglib wrote (Parquet, a store, a snapshot): the copy's file of runs and
+#: of tasks (``Reader.copy_of``) and its folder; errors name its rows by the copy's file and row. None for any other.
+Origin = tuple[tuple[str, str], Path] | None
+
+
+def _where(origin: Origin, source: Any, row: int, frame: int) -> tuple[str, str, int | None]:
+    """Where a row was read, as an error names it, with its file and line: its ``source`` (``file:line``), or,
+    for a copy ambiglib wrote (Parquet, a store, a snapshot), the copy's file and row and the file it was
+    written from. Called only for the rows an error names."""
+    if origin is None:
+        file, _, line = str(source).rpartition(":")
+        return str(source), file, int(line) if line.isdigit() else None
+    file = str(origin[1] / origin[0][frame])
+    return f"{file} row {row + 1} (written from {source})", file, row + 1
+
+
+def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin] | None = None,
+           logs: Sequence[str] | None = None) -> tuple[RunSet, list[LoadError]]:
+    """One run set of several logs; a run or task met again in a later log is an error naming both (a copy
+    ambiglib wrote by its own file and row: ``_where``, worked out only for the rows an error names), and the
+    repeat (with its questions and labels) is not loaded.
+
+    ``logs``: the label of each part, for logs of one benchmark loaded together (``load`` of a mapping). Their
+    tasks are the benchmark's, shared by every log: a task described again in a later log is no error when the
+    descriptions agree (the first is kept), and an error naming both places and what differs when they do not."""
+    import pandas as pd
+
+    errors: list[LoadError] = []
+    kept: list[dict[str, pd.DataFrame]] = []
+    first_run: dict[str, tuple[Origin, Any, int]] = {}
+    first_task: dict[tuple, tuple[Origin, Any, int]] = {}
+    first_part: dict[tuple, int] = {}  # (logs given) the part each task was first described in
+    described: list[dict[tuple, dict]] = []  # (logs given) each part's task descriptions
+    key = ["benchmark", "suite", "variant_id"]
+    for i, ((rs, errs), origin) in enumerate(zip(parts, origins or [None] * len(parts))):
+        errors += errs
+        if logs is not None:  # each log's runs in it: the same agent in two logs is two runs
+            rs, rejected = labelled(rs, logs[i])
+            errors += rejected
+        runs, tasks = rs.runs, rs.tasks
+        again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
+        for at in np.flatnonzero(again):
+            run_id = runs["run_id"].iat[at]
+            where, file, line = _where(origin, runs["source"].iat[at], int(at), 0)
+            errors.append(LoadError(file, line, None, f"{where}: duplicate run {run_id!r}: first seen at"
+                                    f" {_where(*first_run[run_id], 0)[0]}", "schema", "run"))
+        dropped = set(runs["run_id"][again])
+        task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
+        t_again = [k in first_task for k in task_keys]
+        if logs is not None:
+            described.append(_task_descriptions(rs))
+        for row, (k, is_again) in enumerate(zip(task_keys, t_again)):
+            if is_again:
+                where, file, line = _where(origin, tasks["source"].iat[row], row, 1)
+                first = _where(*first_task[k], 1)[0]
+                if logs is None:
+                    errors.append(LoadError(file, line, None, f"{where}: duplicate task record"
+                                            f" ({', '.join(map(str, k))}): first seen at {first}", "schema", "task"))
+                    continue
+                differ = _differences(described[first_part[k]][k], described[i][k])
+                if differ:  # the benchmark's task, described otherwise by this log: which description is right?
+                    errors.append(LoadError(file, line, None, f"{where}: duplicate task record"
+                                            f" ({', '.join(map(str, k))}) in log {logs[i]!r} that differs from log"
+                                            f" {logs[first_part[k]]!r}'s in {', '.join(differ)}: first seen at"
+                                            f" {first}", "schema", "task"))
+        t_again_arr = pd.Series(t_again, dtype=bool).to_numpy()
+        b_keys = list(map(tuple, rs.blockers[key].astype(object).to_numpy()))
+        kept.append({
+            "runs": runs[~again], "tasks": tasks[~t_again_arr],
+            "questions": rs.questions[~rs.questions["run_id"].isin(dropped).to_numpy(dtype=bool)],
+            "labels": rs.labels[~rs.labels["run_id"].isin(dropped).to_numpy(dtype=bool)],
+            # a boolean array, never a list: an empty list would select no columns rather than no rows
+            "blockers": rs.blockers[np.array([k not in first_task for k in b_keys], dtype=bool)],
+        })
+        # where each was first seen, as (origin, source, row): named only if it is met again
+        first_run.update((r, (origin, s, i)) for i, (r, s, a) in enumerate(zip(runs["run_id"], runs["source"], again))
+                         if not a)
+        first_task.update((k, (origin, s, r)) for r, (k, s, a) in enumerate(zip(task_keys, tasks["source"], t_again))
+                          if not a)
+        first_part.update((k, i) for k, a in zip(task_keys, t_again) if not a)
+    frames = {name: pd.concat([k[name] for k in kept], ignore_index=True)
+              for name in ("runs", "questions", "labels", "tasks", "blockers")}
+    skipped: dict = {}
+    for rs, _ in parts:
+        for reason, n in rs.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + n
+    return RunSet(**frames, skipped=skipped), errors
+
+
+#: what describes a task, compared when logs loaded together both describe it (its key and ``source`` aside)
+_DESCRIPTION = ("task_id", "ambiguity_class", "dimensions", "strategy", "meta")
+
+
+def _task_descriptions(rs: RunSet) -> dict[tuple, dict[str, Any]]:
+    """Each task of a run set by its key: its :data:`_DESCRIPTION` fields and its blockers (as a set: their
+    order in the record is not part of the task), as plain Python values."""
+    import pyarrow as pa
+
+    key = ["benchmark", "suite", "variant_id"]
+    rows = pa.Table.from_pandas(rs.tasks[[*key, *_DESCRIPTION]], preserve_index=False).to_pylist()
+    blockers: dict[tuple, list] = {}
+    for b in pa.Table.from_pandas(rs.blockers, preserve_index=False).to_pylist():
+        blockers.setdefault(tuple(b[c] for c in key), []).append((b["blocker_id"], b["type"], b["subtype"]))
+    out = {}
+    for row in rows:
+        k = tuple(row[c] for c in key)
+        out[k] = {**{c: row[c] for c in _DESCRIPTION}, "blockers": sorted(blockers.get(k, []), key=repr)}
+    return out
+
+
+def _differences(first: dict[str, Any], again: dict[str, Any]) -> list[str]:
+    """The fields in which two descriptions of one task differ (none: the same task)."""
+    return [name for name in first if first[name] != again[name]]
