@@ -174,7 +174,7 @@ MUTATIONS = [
       "    differing = int(np.count_nonzero(~(np.abs(alone - observed) <= gamma))) if np.isfinite(observed) else \\",
       "    differing = int((a2 != b2).any(axis=1).sum()) if np.isfinite(observed) else \\"),
     M("flips_ignore_the_family", "random sign flips drawn without regard to the rows Holm adjusts over",
-      "ambiglib/comparisons.py", "    family = int(np.ceil(20 * m / alpha))", "    family = 0"),
+      "ambiglib/comparisons/_tests.py", "    family = int(np.ceil(20 * m / alpha))", "    family = 0"),
     M("rerun_spread_of_one_trial", "the rerun spread of K trials a task taken as that of one trial",
       "ambiglib/metrics/reliability.py", '    units["_over_k"], units["_var"] = var / n, var',
       '    units["_over_k"], units["_var"] = var, var'),
