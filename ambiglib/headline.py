@@ -26,6 +26,7 @@ benchmark saying what the rows show.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -854,21 +855,17 @@ def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
     if len(out) == 0:
         return
     said: list[str] = []
-    runs = _work(rs)
-    runs = runs[~runs["error"]]
     for bench, block in out.groupby("benchmark", sort=True):
-        mine = runs[runs["benchmark"] == bench]
         few = []
         for column, (name, spec, tool) in _COVERAGE_OF.items():
             if column not in block or f"{column}_ci_low" not in block or block[f"{column}_ci_low"].isna().all():
                 continue  # no interval shown: nothing to warn of
-            scope = mine[mine["ask_tool"] == tool] if spec is None else \
-                mine[(mine["spec"] == spec) & (mine["ask_tool"] == tool)]
-            if len(scope) == 0:
+            # per benchmark, once for the three tables that call this: their ~13 columns read 5 designs
+            designs = rs.memo(("coverage designs", bench), partial(_designs, rs, bench), share=True)
+            design = designs[(spec, tool)]
+            if design is None:
                 continue
-            per = scope.groupby(["model", "policy"], sort=False).agg(tasks=("task_id", "nunique"),
-                                                                     runs=("task_id", "size"))
-            n, trials = int(per["tasks"].min()), float(np.median(per["runs"] / per["tasks"]))
+            n, trials = design
             if n < 8:
                 few.append(n)
                 continue
@@ -880,6 +877,26 @@ def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
                         " measured (bench/coverage.py): read its intervals as rough")
     if said:
         out.attrs["note"] = "; ".join(n for n in (out.attrs.get("note"), *said) if n)
+
+
+def _designs(rs: RunSet, bench: object) -> dict[tuple[str | None, bool], tuple[int, float] | None]:
+    """Per (spec, tool) of :data:`_COVERAGE_OF`, among the runs without error of ``bench`` of that spec (None:
+    either) with or without the tool: the fewest tasks an agent (model and policy) has and the median of its trials
+    a task; None where there is no such run."""
+    runs = _work(rs)
+    runs = runs[~runs["error"]]
+    mine = runs[runs["benchmark"] == bench]
+    out: dict[tuple[str | None, bool], tuple[int, float] | None] = {}
+    for spec, tool in dict.fromkeys((spec, tool) for _, spec, tool in _COVERAGE_OF.values()):
+        scope = mine[mine["ask_tool"] == tool] if spec is None else \
+            mine[(mine["spec"] == spec) & (mine["ask_tool"] == tool)]
+        if len(scope) == 0:
+            out[(spec, tool)] = None
+            continue
+        per = scope.groupby(["model", "policy"], sort=False).agg(tasks=("task_id", "nunique"),
+                                                                 runs=("task_id", "size"))
+        out[(spec, tool)] = int(per["tasks"].min()), float(np.median(per["runs"] / per["tasks"]))
+    return out
 
 
 def _no_spread(out: pd.DataFrame, stats_: list[str]) -> None:

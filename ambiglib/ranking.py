@@ -48,7 +48,7 @@ from .errors import ArgumentError
 from .metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
 from .ratio_intervals import LINEARIZED, linearized_ci
 from .runset import RunSet
-from .stats import bootstrap_blocks, check_n_boot, wilson_ci_clustered
+from .stats import BOOTSTRAP_BLOCK, bootstrap_totals, check_n_boot, wilson_ci_clustered
 from .tables._common import as_table, explain_empty
 
 __all__ = ["rank_agents", "ranking_pairs", "rankings", "compact_letters", "rank_intervals", "global_test", "GlobalTest",
@@ -197,16 +197,19 @@ def first_shares(sums: np.ndarray, stat, n_boot: int, seed: int) -> np.ndarray:
     """Each agent's share of task-bootstrap draws in which its pooled value is the highest (``sums``: tasks ×
     agents × columns; an agent absent from a task has zeros there); agents tied at the top share the draw."""
     n, m, c = sums.shape
+    # the draws of every other task bootstrap of this many tasks and this seed (kept between calls: the four
+    # cards rank many metrics over the same tasks), block by block as they were drawn
+    totals = bootstrap_totals(sums.reshape(n, m * c), n_boot, seed).reshape(n_boot, m, c)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        values = np.asarray(stat(totals), dtype=float)
+    values = np.where(np.isfinite(values), values, -np.inf)
+    top = values.max(axis=1, keepdims=True)
+    tied = (values == top) & np.isfinite(top)
+    shares = tied / np.maximum(tied.sum(axis=1, keepdims=True), 1)
     wins = np.zeros(m)
-    flat = sums.reshape(n, m * c)
-    for _, counts in bootstrap_blocks(n, n_boot, seed):
-        totals = (counts @ flat).reshape(-1, m, c)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = np.asarray(stat(totals), dtype=float)
-        values = np.where(np.isfinite(values), values, -np.inf)
-        top = values.max(axis=1, keepdims=True)
-        tied = (values == top) & np.isfinite(top)
-        wins += (tied / np.maximum(tied.sum(axis=1, keepdims=True), 1)).sum(axis=0)
+    block = max(1, BOOTSTRAP_BLOCK // max(n, 1))
+    for start in range(0, n_boot, block):  # added up block by block, as the draws were: the same sums to the bit
+        wins += shares[start:start + block].sum(axis=0)
     return wins / n_boot
 
 

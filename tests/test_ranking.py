@@ -179,6 +179,44 @@ def test_p_first_is_the_share_of_task_draws_an_agent_ranks_first():
     assert got == pytest.approx({m: w / 300 for m, w in wins.items()})
 
 
+def test_first_places_over_many_tasks_are_the_same_drawn_fresh_or_kept():
+    """Over enough tasks for the resampling counts to be kept between calls (stats.KEPT_COUNTS_BYTES) and drawn in
+    several blocks: each agent's share of first places, recomputed draw by draw from numpy's generator (as
+    stats.bootstrap_counts draws), is what first_shares gives, the first time and again from the kept counts, and
+    after another statistic was bootstrapped over the same tasks with the same seed."""
+    from ambiglib import stats
+    from ambiglib.ranking import first_shares
+
+    n, m, n_boot, seed = 5_000, 3, 1_500, 11
+    assert n >= stats._KEEP_FROM_UNITS and n_boot > stats.BOOTSTRAP_BLOCK // n  # kept, and in several blocks
+    gen = np.random.default_rng(3)
+    runs = gen.integers(1, 4, size=(n, m)).astype(float)
+    asked = np.minimum(runs, gen.integers(0, 3, size=(n, m))).astype(float)
+    runs[:, 2], asked[:, 2] = runs[:, 1], asked[:, 1]  # two agents alike on every task: they tie in every draw
+    sums = np.stack([asked, runs], axis=2)  # tasks x agents x (asked, runs)
+
+    def rate(totals: np.ndarray) -> np.ndarray:
+        return totals[..., 0] / totals[..., 1]
+
+    draws = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    wins = np.zeros(m)
+    for row in draws:
+        counts = np.bincount(row, minlength=n).astype(float)
+        value = (counts @ asked) / (counts @ runs)
+        first = value == value.max()
+        wins += first / first.sum()
+    expected = wins / n_boot
+    stats._KEPT.clear()
+    fresh = first_shares(sums, rate, n_boot, seed)
+    kept = first_shares(sums, rate, n_boot, seed)
+    stats._KEPT.clear()
+    stats.bootstrap_totals(runs, n_boot, seed)  # another statistic over the same tasks keeps the counts first
+    after_other = first_shares(sums, rate, n_boot, seed)
+    assert fresh == pytest.approx(expected, rel=1e-12)
+    assert fresh[1] == fresh[2] > 0
+    assert np.array_equal(fresh, kept) and np.array_equal(fresh, after_other)
+
+
 # ----------------------------------------------------------------------------- families and what cannot be
 
 
