@@ -20,7 +20,7 @@ from .files import one_listing
 from .filters import Filters
 from .importers import READERS, Reader, ReadOptions
 from .importers.canonical import JSONL, STORE, store_values
-from .log_labels import check_label
+from .log_labels import check_label, labelled
 from .merging import Origin, merge
 from .runlog import Engine, require_exists
 from .runset import RunSet
@@ -187,38 +187,17 @@ def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *,
     from .filters import normalize
     from .frames import COLUMNS
 
-    if isinstance(path, Mapping):  # several logs, by label
-        return _load_logs(path, strict=strict, quiet=quiet, engine=engine, filters=filters, ask_tools=ask_tools,
-                         scorer=scorer, label_facets=label_facets, benchmark=benchmark)
-    path = Path(path)
-    require_exists(path)
+    logs = _logs_of(path)  # every label and path checked before anything is read
     dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
-    unmatched: list[Callable[[str], list[Any]]] = []
-    try:
-        with one_listing():  # each folder walked once, whichever layout's detection or reader looks at it
-            return _load(path, strict=strict, quiet=quiet, engine=engine, dnf=dnf, ask_tools=ask_tools,
-                         scorer=scorer, label_facets=label_facets, benchmark=benchmark, unmatched=unmatched)
-    finally:  # a filter that keeps no run is warned of, before a strict load's error if it has one
-        if unmatched and dnf is not None:
-            _warn_empty(dnf, unmatched[0], stacklevel=3)
+    return _load_logs(logs, strict=strict, quiet=quiet, engine=engine, dnf=dnf, ask_tools=ask_tools, scorer=scorer,
+                      label_facets=label_facets, benchmark=benchmark)
 
 
-@overload
-def _load(path: Path, *, strict: Literal[True], quiet: bool, engine: Engine, dnf: Any,
-          ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
-          benchmark: str | None, unmatched: list | None = None, origins: list[Origin] | None = None) -> RunSet: ...
-@overload
-def _load(path: Path, *, strict: Literal[False], quiet: bool, engine: Engine, dnf: Any,
-          ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
-          benchmark: str | None, unmatched: list | None = None, origins: list[Origin] | None = None) -> tuple[RunSet, list[LoadError]]: ...
-@overload
-def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any,
-          ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
-          benchmark: str | None, unmatched: list | None = None, origins: list[Origin] | None = None) -> RunSet | tuple[RunSet, list[LoadError]]: ...
 def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, ask_tools: Iterable[str] | None,
           scorer: str | None, label_facets: Mapping[str, str] | None, benchmark: str | None,
-          unmatched: list | None = None, origins: list[Origin] | None = None
-          ) -> RunSet | tuple[RunSet, list[LoadError]]:
+          unmatched: list[Callable[[str], list[Any]]], origins: list[Origin]) -> tuple[RunSet, list[LoadError]]:
+    """One log read: its run set and the records it rejected (``strict`` only refuses, before anything is read, a
+    file or folder this user cannot read)."""
     # origins: where the log's origin is noted, for a merge with others (merging.Origin). unmatched: where a filter that keeps none of this log's runs is noted (the values the log has, as a
     # function of the column); the caller warns of it (for several logs loaded together, when none keeps any).
     # What this user cannot read is named before anything is read: strict, the first is the error; lenient, each
@@ -226,8 +205,7 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
     # without a word)
     store = STORE.recognises(path)  # only the partitions the filter can match are read, then exactly its rows
     found = find_logs(path, logs=not store)
-    if origins is not None:
-        origins.append(found.origin)
+    origins.append(found.origin)
     if strict and found.blocked:
         (first, why), more = found.blocked[0], len(found.blocked) - 1
         raise FormatError(f"{first}: {why}" + (f" (and {more} more file{'s' if more > 1 else ''} or folder"
@@ -240,13 +218,13 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
     runset, errors = STORE.read(path, options) if store else _read_found(path, found, options)
     if dnf is not None and not store:
         whole, runset = runset, runset.where(dnf)
-        if len(runset.runs) == 0 and len(whole.runs) and unmatched is not None:
+        if len(runset.runs) == 0 and len(whole.runs):
             unmatched.append(lambda c: list(whole.runs[c].dropna().unique()))
-    elif dnf is not None and len(runset.runs) == 0 and unmatched is not None:
+    elif dnf is not None and len(runset.runs) == 0:
         unmatched.append(lambda c: store_values(path, c))
     if found.blocked:
         runset, errors = _with_unreadable(runset, errors, found.blocked)
-    return _returned(runset, errors, strict)
+    return runset, errors
 
 
 def _returned(runset: RunSet, errors: list[LoadError], strict: bool) -> RunSet | tuple[RunSet, list[LoadError]]:
@@ -290,49 +268,60 @@ def _in_log(exc: AmbiglibError, label: str) -> AmbiglibError:
     return again
 
 
-def _load_logs(logs: Mapping[Any, Any], *, strict: bool = True, quiet: bool = False, engine: Engine = "auto",
-              filters: Filters | None = None, ask_tools: Iterable[str] | None = None, scorer: str | None = None,
-              label_facets: Mapping[str, str] | None = None, benchmark: str | None = None
-              ) -> RunSet | tuple[RunSet, list[LoadError]]:
-    """``ambiglib.load`` of a mapping of labels to paths: each path loaded as ``load`` loads it alone, with the
-    same arguments, and the logs merged (:func:`ambiglib.merging.merge`): each log's runs labelled with it, their
-    shared tasks once. Every label and path is checked before anything is read. A filter on
-    ``log`` is applied to the logs merged; any other is given to each log (a partitioned store reads only the
-    partitions it can match), and a filter that keeps no run of any log is warned of once."""
-    from .filters import normalize
-    from .frames import COLUMNS
-
-    if not isinstance(logs, Mapping) or len(logs) == 0:
+def _logs_of(path: str | os.PathLike[str] | Mapping[Any, Any]) -> dict[str | None, Path]:
+    """The logs ``load`` was given, by label (None for a path alone), each checked: a label (``check_label``), a
+    path that is a string or path-like and exists."""
+    if not isinstance(path, Mapping):
+        require_exists(Path(path))
+        return {None: Path(path)}
+    if len(path) == 0:
         raise ArgumentError("load: a mapping of log labels to paths needs at least one log (got an empty mapping;"
                             " for one log, give its path)")
-    paths: dict[str, Path] = {}
-    for label, path in logs.items():
+    paths: dict[str | None, Path] = {}
+    for label, given in path.items():
         check_label(label)
-        if not isinstance(path, (str, os.PathLike)):
+        if not isinstance(given, (str, os.PathLike)):
             raise ArgumentError(f"load: log {label!r}: the path must be a string or path-like (got"
-                                f" {type(path).__name__} {path!r})")
-        paths[label] = Path(path)
-    for label, path in paths.items():  # every path before any is read: a missing one is said at once
+                                f" {type(given).__name__} {given!r})")
+        paths[label] = Path(given)
+    for label, one in paths.items():  # every path before any is read: a missing one is said at once
         try:
-            require_exists(path)
+            require_exists(one)
         except AmbiglibError as exc:
-            raise _in_log(exc, label) from None
-    dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
-    on_log = dnf is not None and any(term[0] == "log" for conj in dnf for term in conj)
+            raise _in_log(exc, str(label)) from None
+    return paths
+
+
+def _load_logs(logs: dict[str | None, Path], *, strict: bool, quiet: bool, engine: Engine, dnf: Any,
+               ask_tools: Iterable[str] | None, scorer: str | None, label_facets: Mapping[str, str] | None,
+               benchmark: str | None) -> RunSet | tuple[RunSet, list[LoadError]]:
+    """The logs read, each as a path alone is (:func:`_load`), and, when several are given by label, merged
+    (:func:`ambiglib.merging.merge`: their shared tasks once), each log's runs labelled with it
+    (:func:`ambiglib.log_labels.labelled`). A filter on ``log``
+    is applied to the logs merged; any other is given to each log (a partitioned store reads only the partitions
+    it can match), and a filter that keeps no run of any log is warned of once. Strict, the first error is
+    raised; lenient, the run set and every error are returned."""
+    alone = list(logs) == [None]
+    on_log = not alone and dnf is not None and any(term[0] == "log" for conj in dnf for term in conj)
     parts: list[tuple[RunSet, list[LoadError]]] = []
     origins: list[Origin] = []
-    unmatched: list = []
-    with one_listing():
-        for label, path in paths.items():
+    unmatched: list[Callable[[str], list[Any]]] = []
+    with one_listing():  # each folder walked once, whichever layout's detection or reader looks at it
+        for label, path in logs.items():
             try:
-                rs, errors = _load(path, strict=False, quiet=quiet, engine=engine,
+                rs, errors = _load(path, strict=strict and alone, quiet=quiet, engine=engine,
                                    dnf=None if on_log else dnf, ask_tools=ask_tools, scorer=scorer,
                                    label_facets=label_facets, benchmark=benchmark, unmatched=unmatched,
                                    origins=origins)
             except AmbiglibError as exc:
+                if label is None:  # a path alone: its error as it is
+                    raise
                 raise _in_log(exc, label) from None
+            if label is not None:  # each log's runs in it: the same agent in two logs is two runs
+                rs, rejected = labelled(rs, label)
+                errors = errors + rejected
             parts.append((rs, errors))
-    runset, errors = merge(parts, origins, logs=list(paths))
+    runset, errors = parts[0] if alone else merge(parts, origins, logs=[str(label) for label in logs])
     if on_log and dnf is not None:
         whole, runset = runset, runset.where(dnf)
         if len(runset.runs) == 0 and len(whole.runs):

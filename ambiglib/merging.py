@@ -9,7 +9,6 @@ from typing import Any
 import numpy as np
 
 from .errors import LoadError
-from .log_labels import labelled
 from .runset import RunSet
 
 __all__ = ["merge", "Origin"]
@@ -50,9 +49,6 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
     key = ["benchmark", "suite", "variant_id"]
     for i, ((rs, errs), origin) in enumerate(zip(parts, origins or [None] * len(parts))):
         errors += errs
-        if logs is not None:  # each log's runs in it: the same agent in two logs is two runs
-            rs, rejected = labelled(rs, logs[i])
-            errors += rejected
         runs, tasks = rs.runs, rs.tasks
         again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
         for at in np.flatnonzero(again):
