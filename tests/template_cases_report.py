@@ -1,7 +1,7 @@
 """Values for every ``report_*.html`` and ``card_*.html`` template (ambiglib/templates) with hostile text wherever a
 value from a log can appear: ``CASES[template]`` is the keyword values for ``ambiglib.markup.render(template, ...)``.
 
-A value that is markup already (a table pandas wrote, a card table, a style sheet) is given as :class:`Markup` made
+A value that is markup already (a frame's table, a card table, a style sheet) is given as :class:`Markup` made
 the way the report makes it, from the same hostile text. The links the report URL-quotes (a notebook's, a table's, a
 figure's, a section's on the index) are given ``javascript:`` text too; the links it writes as they are (a card's
 section, an evidence page, a page in the list of what the log cannot answer) are built by the report from notebook
@@ -15,17 +15,15 @@ from hostile_html import HOSTILE
 from hostile_html import text as _text
 
 from ambiglib.markup import Markup, render
+from ambiglib.report.index import _frame_cells
 
 #: a link target from a log: the report URL-quotes it, so that it cannot be a javascript: URL
 URL = "javascript:alert(1)//" + HOSTILE
 
 
-def _pandas(frame: pd.DataFrame) -> Markup:
-    """A table as the report has pandas write it (every header and cell escaped)."""
-    return Markup(frame.to_html(index=False, na_rep="–", classes="report-table", border=0, escape=True))
-
-
 _FRAME = pd.DataFrame({_text("column"): [_text("cell"), None], "score": [0.5, 1.0]})
+#: a saved table's plain table as the report writes it (report_frame.html), named by a notebook and table from a log
+_PLAIN = {"notebook": URL, "name": URL, **_frame_cells(_FRAME)}
 
 _CARD_TABLE = {
     "notebook": _text("notebook"), "name": _text("table"),
@@ -64,7 +62,7 @@ _STYLE = Markup("body{color:#222}.card{border:1px solid #ccd}")
 
 _TABLE_PLAIN = {"notebook": URL, "name": URL, "caption": _text("caption"), "answer": [_text("answer")],
                 "prefix": "../", "base": f"tables/{URL}/{URL}", "compact": None,
-                "table_rest": Markup(str(_pandas(_FRAME)).removeprefix("<table ")),
+                "table": render("report_frame.html", **_PLAIN),
                 "notes": [_text("cut"), _text("note"), _text("empty reason")]}
 
 CASES: dict[str, dict] = {
@@ -78,15 +76,17 @@ CASES: dict[str, dict] = {
         "answer": [_text("answer")], "below": [_text("intervals"), _text("note")],
         "table": Markup(_FRAME.style.format(escape="html").format_index(escape="html", axis="columns").to_html())},
     "report_table.html": _TABLE_PLAIN,
+    "report_frame.html": _PLAIN,
     "report_summary.html": {
         "title": _text("title"), "style": _STYLE, "runs": _text("run log"), "first": _FIRST,
         "items": [_text("count"), _text("skipped")], "rejected": [_text("rejected"), _text("rejected 2")],
-        "more_rejected": "1,234", "table": _pandas(_FRAME), "cut_rows": _text("cut")},
+        "more_rejected": "1,234", "table": render("report_frame.html", **{**_PLAIN, "notebook": None}),
+        "cut_rows": _text("cut")},
     "report_section.html": {
         "title": _text("title"), "style": _STYLE, "notebook": URL, "description": _text("description"),
         "seconds": "1.5", "error": _text("error"),
         "items": [{"table": render("report_table.html", **_TABLE_PLAIN)},
-                  {"table": render("report_table.html", **{**_TABLE_PLAIN, "compact": _COMPACT, "table_rest": None})},
+                  {"table": render("report_table.html", **{**_TABLE_PLAIN, "compact": _COMPACT, "table": None})},
                   {"table": None, "name": URL, "png": f"figures/{URL}/{URL}.png"}],
         "found": [{"caption": _text("found caption"), "note": _text("found note")}],
         "missing": [{"name": _text("missing name"), "caption": _text("missing caption"),

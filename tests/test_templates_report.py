@@ -5,7 +5,9 @@ report writes from hostile tables, notes and names hold no tag of them."""
 from __future__ import annotations
 
 import json
+from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
@@ -80,3 +82,61 @@ def test_the_report_pages_keep_a_log_s_text_as_text(tmp_path):
         figures = [attrs["src"] for tag, attrs in parsed.starts if tag == "img"]
         assert all(src.startswith("../figures/") for src in figures)
     assert "src='../figures/nb/javascript%3Aalert%281%29.png'" in (tmp_path / "sections" / "nb.html").read_text()
+
+
+class _Cells(HTMLParser):
+    """Each row of a page's tables as the texts of its ``th`` and ``td`` cells, as a browser reads them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("th", "td"):
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("th", "td") and self._cell is not None:
+            self.rows[-1].append("".join(self._cell))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _cells(page: str) -> list[list[str]]:
+    parser = _Cells()
+    parser.feed(page)
+    parser.close()
+    return parser.rows
+
+
+def test_a_plain_table_reads_as_pandas_wrote_it_a_missing_value_a_dash():
+    """The report's plain table (a saved table on its section's page, the runs on "What was read") is written by
+    report_frame.html from the frame's values: each heading and cell reads as pandas' ``to_html`` wrote them before
+    (numbers to three decimals, a text on one line, the blanks around it left out), but that every missing value
+    is the "–" that pandas wrote for NaN alone (it wrote a missing count ``<NA>`` and a missing text ``None``)."""
+    from ambiglib.report.index import _frame_table
+
+    frame = pd.DataFrame({
+        " score ": [0.5, np.nan, np.inf, -0.0, 1 / 3],
+        "n": pd.array([1, None, 3, 40, 5], dtype="Int64"),
+        "n_runs": [1, 2, 3, 4, 5],
+        HOSTILE: [HOSTILE, None, " two\nlines\tand a tab ", np.nan, "  "],
+        "passed": [True, False, True, True, False],
+        "mixed": [1.5, 2, "x", 2.25, None],
+    })
+    pandas = _cells(frame.to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}", escape=True))
+    pandas[1:] = [["–" if v in ("<NA>", "None") else v for v in row] for row in pandas[1:]]
+    page = str(_frame_table(frame, "q 1", HOSTILE))
+    assert _cells(page) == pandas
+    assert pandas[2] == ["–", "–", "2", "–", "False", "2"] and pandas[3][3] == "two\\nlines\\tand a tab"
+    table = next(attrs for tag, attrs in parse(page).starts if tag == "table")
+    assert table == {"class": "dataframe report-table", "data-table": "q%201/" + quote(HOSTILE, safe="/")}
+    assert page.count("<tr>") == 1 + len(frame) and "<script" not in page
+    assert "data-table" not in str(_frame_table(frame))  # the runs on "What was read": no saved table
+    assert _cells(str(_frame_table(frame.iloc[:0]))) == [pandas[0]]

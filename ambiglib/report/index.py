@@ -134,7 +134,7 @@ def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.D
     _write_page(out / "summary.html", "report_summary.html", title="What was read", style=Markup(_STYLE),
                 runs=str(runs), first=first, items=items, rejected=[e.message for e in errors[:50]],
                 more_rejected=f"{len(errors) - 50:,}" if len(errors) > 50 else None,
-                table=_pandas_table(_counts_as_integers(summary)), cut_rows=cut_rows)
+                table=_frame_table(_counts_as_integers(summary)), cut_rows=cut_rows)
 
 
 def _markdown_table(frame: pd.DataFrame) -> str:
@@ -180,11 +180,31 @@ def _write_page(path: Path, template: str, **values: Any) -> None:
     path.write_text(visible(render(template, **values)), encoding="utf-8")
 
 
-def _pandas_table(frame: pd.DataFrame) -> Markup:
-    """A frame as the report's plain table: pandas writes it, escaping every header and cell (``escape=True``), each
-    text cut as a template cuts it (``rendering._cut_cells``)."""
-    return Markup(_cut_cells(frame).to_html(index=False, na_rep="–", float_format=lambda x: f"{x:.3f}", classes="report-table",
-                                border=0, escape=True))
+def _frame_table(frame: pd.DataFrame, notebook: str | None = None, name: str | None = None) -> Markup:
+    """A frame as the report's plain table (``report_frame.html``, which escapes every heading and cell);
+    ``notebook`` and ``name``: the saved table it shows, which names it."""
+    return render("report_frame.html", notebook=notebook, name=name, **_frame_cells(frame))
+
+
+def _frame_cells(frame: pd.DataFrame) -> dict[str, list]:
+    """A frame's ``headings`` and ``rows`` (each a list of cells: :func:`_cell_text`) as its plain table shows them,
+    read a column at a time; the template cuts each text as it cuts every text (``markup``)."""
+    columns = [[_cell_text(v) for v in frame.iloc[:, i].astype(object).tolist()] for i in range(frame.shape[1])]
+    rows = [list(row) for row in zip(*columns)] if columns else [[] for _ in range(len(frame))]
+    return {"headings": [str(c).strip() for c in frame.columns], "rows": rows}
+
+
+def _cell_text(value: Any) -> str | None:
+    """A cell's value as the report's plain table shows it: None for a missing value (the template's "–"), a number
+    to three decimals, a text on one line (its line breaks and tabs as their escapes, as pandas' ``to_html`` wrote
+    them) without the blanks around it, anything else as ``str`` writes it."""
+    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and value != value):
+        return None
+    if isinstance(value, float):  # (tolist gives Python's numbers, numpy's float32 too)
+        return f"{value:.3f}"
+    if isinstance(value, str):
+        return value.replace("\t", "\\t").replace("\r", "\\r").replace("\n", "\\n").strip()
+    return str(value)
 
 
 def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[Markup, dict]:
@@ -196,7 +216,7 @@ def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[Markup, dict]:
     entry = {"name": t, "csv": f"{base}.csv", "md": f"{base}.md", "tex": f"{base}.tex", "meta": f"{base}.meta.json",
              "rows": len(frame), "caption": caption}
     values = {"notebook": nb, "name": t, "caption": caption, "answer": meta.get("answer") or [], "prefix": prefix,
-              "base": base, "compact": None, "table_rest": None}
+              "base": base, "compact": None, "table": None}
     head, cut = _shown_rows(frame, t, MAX_ROWS_SHOWN)
     if t in SHOWN:  # a question's table: its columns in words, each value with its interval, rows to their evidence
         evidence = out / "evidence" / nb / t
@@ -204,8 +224,7 @@ def _table_html(out: Path, nb: str, t: str, prefix: str) -> tuple[Markup, dict]:
                                           f"{quote(t, safe='/')}/" if evidence.is_dir() else None)
         notes = [line for line in (cut, meta.get("note") and f"note: {meta['note']}") if line]
         return render("report_table.html", notes=notes, **values), entry
-    # pandas writes the table; the template opens its tag, to name it by notebook and table
-    values["table_rest"] = Markup(str(_pandas_table(head)).removeprefix("<table "))
+    values["table"] = _frame_table(head, nb, t)
     below = [cut] + ([f"note: {meta['note']}"] if meta.get("note") else [])
     empty = meta.get("empty") or {}
     by_reason: dict[str, list[str]] = {}
