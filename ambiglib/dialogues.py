@@ -195,11 +195,11 @@ class _Table:
     limit: int = SHOWN_CHARS
 
     @property
-    def body(self) -> Markup:
-        """The rows, each cell as the template's ``cell`` macro writes it, its text escaped with the rest of its
-        column (:func:`markup.escape_each`)."""
+    def rows(self) -> list[Markup]:
+        """The rows' cells, a row's joined (the template writes each row around them): each cell as the template's
+        ``cell`` macro writes it, its text escaped with the rest of its column (:func:`markup.escape_each`)."""
         if not self.values:
-            return Markup("<tr></tr>" * self.n)
+            return [Markup()] * self.n
         columns = []
         for kind, values in zip(self.kinds, self.values):
             before, after, missing = _cell_form(kind, self.blank_td)
@@ -207,7 +207,7 @@ class _Table:
             texts = escape_each(["" if v is None else v if kind == "link" or len(v) <= self.limit
                                  else cut(v, self.limit) for v in values])
             columns.append([missing if v is None else before + t + after for v, t in zip(values, texts)])
-        return Markup("".join("<tr>" + "".join(cells) + "</tr>" for cells in zip(*columns)))
+        return [Markup("".join(cells)) for cells in zip(*columns)]
 
 
 #: stands for a cell's text in the form of its cell (``_cell_form``); what is put in its place is escaped apart

@@ -114,7 +114,8 @@ def test_a_column_s_texts_are_escaped_as_the_template_escapes_each_even_one_hold
 
 
 def test_a_table_s_cells_are_the_cell_macro_s_around_each_escaped_text():
-    """A table's rows are what the template's ``cell`` macro writes for each value, row by row."""
+    """A table's body is what the template's ``cell`` macro writes for each value, row by row, each row in its
+    ``<tr>``; a table of no column still has its rows."""
     from ambiglib.dialogues import _Table
     from ambiglib.markup import macro
 
@@ -124,5 +125,10 @@ def test_a_table_s_cells_are_the_cell_macro_s_around_each_escaped_text():
         table = _Table(["a", "b", "c"], kinds, values, 2, blank_td=blank_td)
         rows = ["<tr>" + "".join(str(cell(k, column[r], blank_td)) for k, column in zip(kinds, values)) + "</tr>"
                 for r in range(2)]
-        assert str(table.body) == "".join(rows)
-    assert str(_Table([], [], [], 3).body) == "<tr></tr>" * 3
+        assert _body(render("evidence_table.html", table=table)) == "".join(rows)
+    assert _body(render("evidence_table.html", table=_Table([], [], [], 3))) == "<tr></tr>" * 3
+
+
+def _body(page: str) -> str:
+    """What a rendered table holds between ``<tbody>`` and ``</tbody>``."""
+    return page.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
