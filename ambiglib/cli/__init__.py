@@ -3,9 +3,10 @@
 Every subcommand but ``schema`` (which prints the run log's JSON Schema) takes the run log as ``--runs PATH``; each
 takes ``-q`` after its name.
 
-By concept: ``_arguments`` (the parser and its options), ``_signals`` (Ctrl-C and SIGTERM), ``_messages`` (what every
-command prints), and a module a command's concept: ``_reports`` (report, summary), ``_validation`` (validate,
-schema), ``_conversion`` (convert), ``_comparison`` (compare), ``_ranking`` (rank). This module runs them.
+The package by concept: ``_arguments`` (the parser and its options), ``_signals`` (Ctrl-C and SIGTERM),
+``_messages`` (what every command prints), and one module for what each command does: ``_reports`` (report,
+summary), ``_validation`` (validate, schema), ``_conversion`` (convert), ``_comparison`` (compare), ``_ranking``
+(rank). This module runs them: :func:`run`, :func:`main`.
 """
 
 from __future__ import annotations
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None, *, program: bool = False) -> int:
 
 
 def _commands() -> dict[str, Callable[[argparse.Namespace], int]]:
-    """Each subcommand's function by its name, looked up when a command runs."""
+    """Each subcommand's function by its name, looked up when a command runs: the parser's module cannot name them
+    (they import it), and a command stood in for here (``ambiglib.cli._report``) is the one that runs."""
     return {"report": _report, "summary": _summary, "validate": _validate, "convert": _convert, "compare": _compare,
             "rank": _rank, "schema": _schema}

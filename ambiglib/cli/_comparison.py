@@ -186,7 +186,7 @@ def _print_log_changes(out, tasks, correction: str, swapped: bool = False) -> in
     for (metric, condition), rows in out.groupby(["metric", "condition"], sort=False):
         pairs = ", ".join(dict.fromkeys(f"{a} − {b}" for a, b in zip(rows["log_a"], rows["log_b"])))
         say(f"{metric_name(str(metric))} on {condition}, paired by task; difference = the later log − the earlier"
-             f" ({pairs})" + (", whichever order --a and --b give" if swapped else ""))
+            f" ({pairs})" + (", whichever order --a and --b give" if swapped else ""))
     for r in out.itertuples(index=False):
         a, b = str(r.log_a), str(r.log_b)
         policy = "" if str(r.policy) == "default" else f" (policy {r.policy})"
@@ -195,7 +195,7 @@ def _print_log_changes(out, tasks, correction: str, swapped: bool = False) -> in
                  f" ({r.ci_method})"
         model = f" {r.model}" if "model" in out.columns else ""  # (logs of one model each: paired as versions)
         say(f"{r.benchmark} {r.suite}{model}{policy}: {a} − {b} = {r.difference:+.3g} ({r.value_a:.3g} vs"
-             f" {r.value_b:.3g} over {r.n_pairs} tasks), {interval}")
+            f" {r.value_b:.3g} over {r.n_pairs} tasks), {interval}")
         p = "no p-value (no task's sides differ)" if not np.isfinite(r.p_value) else \
             f"p = {r.p_value:.3g} ({r.alternative}; {CORRECTIONS[correction][0]} over {len(out)}" \
             f" row{'s' if len(out) != 1 else ''}: {getattr(r, 'p_' + correction):.3g})"
@@ -252,7 +252,7 @@ def _print_table(table, fmt: str) -> int:
             pairs = list(dict.fromkeys(f"{a} − {b}" for a, b in zip(rows[f"{side}_a"], rows[f"{side}_b"])))
             named = f" ({pairs[0]})" if len(pairs) == 1 else ""
             say(f"{metric_name(str(metric))} on {condition}, paired by task; difference = {side}_a − {side}_b"
-                 f"{named}")
+                f"{named}")
         for (level, method), _ in table.groupby(["ci_level", "ci_method"], sort=False):
             say(f"interval: {100 * level:g}% {method}")
         shown.attrs = {}
@@ -265,7 +265,7 @@ def _print_table(table, fmt: str) -> int:
         sides = len(set(table[f"{side}_a"].astype(str)) | set(table[f"{side}_b"].astype(str)))
         if sides > 2 and side in ("model", "policy"):  # many agents: which is best is a ranking's question
             say(f"{sides} {SIDE_NAMES[side]}: `ambiglib rank --runs ... --metric {table['metric'].iloc[0]}` ranks"
-                 " them, with rank intervals and groups (docs/metrics.md, 'Rankings')")
+                " them, with rank intervals and groups (docs/metrics.md, 'Rankings')")
         return 0
     for line in notes:
         say(line, sys.stderr)

@@ -40,7 +40,7 @@ def convert(args: argparse.Namespace) -> int:
         if not existed and out.is_dir() and not any(out.iterdir()):
             out.rmdir()  # the folder this run made, empty: nothing partial is left
         say(f"ambiglib convert: {exc.filename or out}: cannot be written ({exc.strerror or exc}); nothing was"
-             " written over", sys.stderr)
+            " written over", sys.stderr)
         return 1
     except FormatError as exc:  # what a killed write left beside --out, or what appeared in it while this wrote
         say(f"ambiglib convert: {exc}", sys.stderr)
@@ -55,7 +55,7 @@ def convert(args: argparse.Namespace) -> int:
             else:
                 Path(written).unlink()
         say(f"ambiglib convert: {written}: does not read back as the log it was converted from ({problem}); "
-             + ("removed" if not existed else "it is left as written: do not use it"), sys.stderr)
+            + ("removed" if not existed else "it is left as written: do not use it"), sys.stderr)
         return 1
     say(f"wrote {written}")
     return 0

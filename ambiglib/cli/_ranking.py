@@ -33,12 +33,12 @@ def rank(args: argparse.Namespace) -> int:
     rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
     if errors:
         say(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs {args.runs}"
-             " lists them)", sys.stderr)
+            " lists them)", sys.stderr)
     condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
     n_pairs, n_sides, where = count_pairs(rs, metric=args.metric, between=args.between, condition=condition)
     if n_pairs > args.max_pairs:
         say(f"ambiglib rank: {n_sides:,} {SIDE_NAMES[args.between]} make {n_pairs:,} pairs ({where}), more than"
-             f" --max-pairs {args.max_pairs:,}: raise --max-pairs to rank them all", sys.stderr)
+            f" --max-pairs {args.max_pairs:,}: raise --max-pairs to rank them all", sys.stderr)
         return 2
     try:
         out = rank_agents(rs, metric=args.metric, condition=condition, between=args.between, k=args.k,
@@ -107,10 +107,10 @@ def _print_ranking(out, between: str) -> int:
             "tasks": block["n_tasks"].to_numpy()})
         say(render_table(shown))
         say(f"  global test: {first['global_test']} over {int(first['global_n_tasks'])} tasks every agent ran: p ="
-             f" {first['global_p']:.3g}" if pd.notna(first["global_p"]) else "  global test: none (one agent)"
-             if int(first["n_agents"]) < 2 else "  global test: none (no task every agent ran)")
+            f" {first['global_p']:.3g}" if pd.notna(first["global_p"]) else "  global test: none (one agent)"
+            if int(first["n_agents"]) < 2 else "  global test: none (no task every agent ran)")
         say(f"  pairs separated: {int(first['n_pairs_separated'] or 0)} of {int(first['n_pairs_possible'] or 0)}"
-             f" (family: {first['family']}); the interval of each agent's value: {first['ci_method']}")
+            f" (family: {first['family']}); the interval of each agent's value: {first['ci_method']}")
     say("")
     notes = [f"note: {out.attrs['note']}"] if out.attrs.get("note") else []
     shown = ["value", "value_ci_low", "value_ci_high", "rank", "rank_low", "rank_high", "p_first", "group", "global_p"]

@@ -125,7 +125,7 @@ def summary(args: argparse.Namespace) -> int:
         return 1
     except OSError as exc:  # a read-only folder, a full disk: nothing was written over (files.replaced)
         say(f"ambiglib summary: {exc.filename or out}: cannot be written ({exc.strerror or exc}); nothing was"
-             " written over", sys.stderr)
+            " written over", sys.stderr)
         return 1
     path = out / "summary.md"
     if args.out is None:  # a folder in the current one, made or written into unasked: said, even with -q

@@ -28,7 +28,7 @@ def validate(args: argparse.Namespace) -> int:
     for a in harness_anomalies(runset).itertuples(index=False):
         questions = f", {a.n_questions} question{'s' if a.n_questions != 1 else ''}" if a.n_questions else ""
         say(f"harness anomaly: {a.benchmark} {a.suite} {a.model}: {a.anomaly} in {a.n_runs}"
-             f" run{'s' if a.n_runs != 1 else ''}{questions}: {a.what}")
+            f" run{'s' if a.n_runs != 1 else ''}{questions}: {a.what}")
     errors_by_reason = _error_reasons(runset)
     if errors_by_reason:
         say("error runs, kept and excluded from every metric: " + ", ".join(
@@ -42,7 +42,7 @@ def validate(args: argparse.Namespace) -> int:
     grouped = f", for {len(causes)} cause{'s' if len(causes) != 1 else ''} (--each lists every record)" \
         if len(causes) < len(errors) and not args.each else ""
     say(f"{args.runs}: {len(runset.runs)} runs, {len(runset.tasks)} tasks accepted;"
-         f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected{grouped}")
+        f" {len(errors)} record{'s' if len(errors) != 1 else ''} rejected{grouped}")
     return 1 if errors else 0
 
 
