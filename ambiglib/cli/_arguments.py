@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import ArgumentError, ReportError
@@ -35,7 +36,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose fault is one line (without the usage above it), naming the choice or option most
     like a misspelt one."""
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         choice = re.match(r"argument \S+: invalid choice: '(.*)' \(choose from (.*)\)$", message)
         if choice:
             message += did_you_mean(choice.group(1), re.findall(r"'([^']*)'", choice.group(2)))
@@ -256,7 +257,7 @@ def _mapping_options(p: argparse.ArgumentParser) -> None:
                    help="Inspect AI logs: the scorer whose value is each run's score (default: each sample's first)")
 
 
-def mapping(args: argparse.Namespace) -> dict:
+def mapping(args: argparse.Namespace) -> dict[str, Any]:
     """The Inspect AI mapping options given on the command line (``--ask-tool``, ``--scorer``), for ``load``."""
     return {k: v for k, v in (("ask_tools", args.ask_tool), ("scorer", args.scorer)) if v}
 

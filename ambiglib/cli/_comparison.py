@@ -14,6 +14,9 @@ from ._arguments import CONDITION_NAMES, logs_given
 from ._messages import SIDE_NAMES, as_flags, did_you_mean, say, shown_empty_lines
 
 if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..errors import LoadError
     from ..runset import RunSet
 
 
@@ -102,7 +105,8 @@ def _sides(args: argparse.Namespace) -> tuple[Any, Any]:
     return sides
 
 
-def _say_what_was_read(args: argparse.Namespace, runs: str | dict[str, str], rs: RunSet, errors: list) -> None:
+def _say_what_was_read(args: argparse.Namespace, runs: str | dict[str, str], rs: RunSet,
+                       errors: list[LoadError]) -> None:
     """The mapping's warnings and the number of records rejected, on standard error before any number."""
     from ..importers.inspect_logs import mapping_warnings
 
@@ -172,7 +176,7 @@ def _compared(args: argparse.Namespace, rs: RunSet, condition: tuple[str, bool],
     return _print_table(out, args.format)
 
 
-def _print_log_changes(out, tasks, correction: str, swapped: bool = False) -> int:
+def _print_log_changes(out: pd.DataFrame, tasks: pd.DataFrame, correction: str, swapped: bool = False) -> int:
     """``compare --between log``, for reading: per comparison, the paired difference (later log − earlier, named)
     and its test first, then the tasks that improved and those that regressed (each side's value and the
     difference), the most moved first; the notes last. ``swapped``: --a and --b were given earlier first, and the
@@ -225,7 +229,7 @@ def _print_log_changes(out, tasks, correction: str, swapped: bool = False) -> in
     return 0
 
 
-def _print_table(table, fmt: str) -> int:
+def _print_table(table: pd.DataFrame, fmt: str) -> int:
     """A comparison on standard output; for reading (``table``), what it compares above it and its notes below
     (for scripts, csv, md and json hold the table alone, and the notes go to standard error)."""
     from ..report.rendering import csv_safe, markdown_safe, render_table

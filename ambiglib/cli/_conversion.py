@@ -6,10 +6,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import AmbiglibError, FormatError
 from ._arguments import mapping
 from ._messages import say
+
+if TYPE_CHECKING:
+    from ..runset import RunSet
 
 
 def convert(args: argparse.Namespace) -> int:
@@ -61,7 +65,7 @@ def convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_back(written, runset) -> str | None:
+def _read_back(written: Path, runset: RunSet) -> str | None:
     """Why the converted copy at ``written`` is not the log ``runset`` holds: it does not load (strictly), or a
     frame differs (its rows, or a value of a column the copy keeps: every one but where each row was read, which
     names the copy). None when it loads as the same log."""

@@ -5,20 +5,26 @@ from __future__ import annotations
 
 import re
 from difflib import get_close_matches
+from typing import TYPE_CHECKING, TextIO
 
 from ..text import visible  # re alone: the command line stays light
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    import pandas as pd
 
 #: --between's values as the sides' plural, for messages
 SIDE_NAMES = {"model": "models", "policy": "ask policies", "ask_tool": "sides of the ask tool", "log": "logs"}
 
 
-def say(text: str, stream=None) -> None:
+def say(text: str, stream: TextIO | None = None) -> None:
     """Print text that may hold what a log holds, its control and bidi characters shown as escapes
     (``text.visible``): a terminal escape sequence in a model's name neither runs nor hides."""
     print(visible(str(text)), file=stream)
 
 
-def did_you_mean(word: str, possible, show=repr) -> str:
+def did_you_mean(word: str, possible: Iterable[object], show: Callable[[str], str] = repr) -> str:
     """"; did you mean 'x'?" for the one of ``possible`` most like ``word`` (difflib's ratio at least 0.6), else ""."""
     close = get_close_matches(str(word), [str(p) for p in possible], n=1)
     return f"; did you mean {show(close[0])}?" if close else ""
@@ -30,7 +36,7 @@ def as_flags(text: str) -> str:
     return re.sub(r"\btest='([\w-]+)'", r"--test \1", text)
 
 
-def shown_empty_lines(table, shown) -> list[str]:
+def shown_empty_lines(table: pd.DataFrame, shown: Iterable[str]) -> list[str]:
     """What each "–" means, for the columns a reader is shown (``shown``) alone: no footnote on a column the
     command did not print."""
     from ..tables._common import empty_lines

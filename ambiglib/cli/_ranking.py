@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..errors import AmbiglibError, ArgumentError
 from ..text import visible
 from ._arguments import CONDITION_NAMES
 from ._messages import SIDE_NAMES, as_flags, say, shown_empty_lines
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def rank(args: argparse.Namespace) -> int:
@@ -60,7 +64,7 @@ def rank(args: argparse.Namespace) -> int:
     return _print_ranking(out, args.between)
 
 
-def _print_plain(table, fmt: str) -> int:
+def _print_plain(table: pd.DataFrame, fmt: str) -> int:
     """A table for scripts (csv, md, json) on standard output, its notes on standard error."""
     from ..report.rendering import csv_safe, markdown_safe
     from ..tables._common import empty_lines
@@ -77,7 +81,7 @@ def _print_plain(table, fmt: str) -> int:
     return 0
 
 
-def _print_ranking(out, between: str) -> int:
+def _print_ranking(out: pd.DataFrame, between: str) -> int:
     """``ambiglib rank``, for reading: what the log lets one say (one sentence per benchmark), then each block's
     agents with their value and interval, rank interval, share of first places and group, its global test and
     family, and the notes."""

@@ -7,11 +7,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import AmbiglibError, ReportError
 from ._arguments import logs_given, mapping
 from ._messages import say
 from ._signals import taken
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ..report.runner import NotebookResult
 
 
 def report(args: argparse.Namespace) -> int:
@@ -57,7 +63,7 @@ def report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(quiet: bool):
+def _progress(quiet: bool) -> tuple[Callable[[int, int, NotebookResult], None] | None, Callable[[], None]]:
     """One line per finished notebook ("[3/18] hilbench_judgment_gap  2.1 s"), above a tqdm bar on a terminal."""
     if quiet:
         return None, lambda: None
@@ -67,7 +73,7 @@ def _progress(quiet: bool):
 
         bar = tqdm(total=0, unit="notebook", file=sys.stderr, leave=False)
 
-    def report(done: int, total: int, result) -> None:
+    def report(done: int, total: int, result: NotebookResult) -> None:
         status = "FAILED" if result.error else f"{result.seconds:.1f} s"
         line = f"[{done}/{total}] {result.name}  {status}"
         if bar is not None:
@@ -89,7 +95,7 @@ def _not_run(manifest: Path) -> str:
     return ", ".join(names)
 
 
-def _rejected_count(path) -> int | str:
+def _rejected_count(path: Path) -> int | str:
     """Rows of a report's rejected.csv (0 when there is none), or why it cannot be read: a count it cannot
     make is said, never given as 0."""
     import csv

@@ -6,9 +6,17 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from ._arguments import mapping
 from ._messages import say
+
+if TYPE_CHECKING:
+    from ..errors import LoadError
+    from ..runset import RunSet
+
+    #: what errors alike have in common: their kind, record and message without place or value
+    Cause = tuple[str, str, str]
 
 
 def validate(args: argparse.Namespace) -> int:
@@ -50,7 +58,7 @@ def validate(args: argparse.Namespace) -> int:
 FIRST_PLACES = 5
 
 
-def _where_of(error) -> str:
+def _where_of(error: LoadError) -> str:
     """Where an error's message says it is: the text before its cause (``runs.jsonl:3``), else the file."""
     text = error.message
     if text.startswith(error.file):
@@ -60,7 +68,7 @@ def _where_of(error) -> str:
     return error.file
 
 
-def _cause(error) -> tuple:
+def _cause(error: LoadError) -> Cause:
     """What a rejected record's error says, without where it is or the value found: errors alike in it have one
     cause (a field's index, a duplicate's id and "(got ...)" aside)."""
     text = error.message[len(_where_of(error)):].removeprefix(": ")
@@ -70,15 +78,15 @@ def _cause(error) -> tuple:
     return error.kind, error.record, text
 
 
-def _causes(errors) -> dict[tuple, list]:
+def _causes(errors: list[LoadError]) -> dict[Cause, list[LoadError]]:
     """The errors by cause (:func:`_cause`), each cause's errors in the order read."""
-    groups: dict[tuple, list] = {}
+    groups: dict[Cause, list[LoadError]] = {}
     for error in errors:
         groups.setdefault(_cause(error), []).append(error)
     return groups
 
 
-def _cause_line(group: list) -> str:
+def _cause_line(group: list[LoadError]) -> str:
     """One line for the errors of one cause: their number, the cause (the first one's value found named as such),
     and the first places."""
     first = group[0]
@@ -94,7 +102,7 @@ def _cause_line(group: list) -> str:
     return f"{len(group):,} records: {text}: first at {', '.join(places)}{more}"
 
 
-def _status_reasons(runset) -> dict[tuple[str, str], int]:
+def _status_reasons(runset: RunSet) -> dict[tuple[str, str], int]:
     """(status, why) of the runs an importer gave a status other than the harness's plain reading, with why."""
     from collections import Counter
 
@@ -105,7 +113,7 @@ def _status_reasons(runset) -> dict[tuple[str, str], int]:
                         if "status_reason" in meta))
 
 
-def _error_reasons(runset) -> dict[str, int]:
+def _error_reasons(runset: RunSet) -> dict[str, int]:
     """The error runs, counted by the reason their importer recorded."""
     from collections import Counter
 
