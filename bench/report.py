@@ -24,7 +24,8 @@ kernel for its next notebook, as ``ambiglib report`` runs them), ``--repeat`` ti
 Per notebook and phase, from papermill's own cell timings: kernel start, the first code cell
 (imports and load), table cells, plot cells, the rest, and the HTML export (what the notebook's
 process spent after papermill's last cell). Run ``python bench/report.py --scale 1000``; copy the
-figures into docs/performance.md.
+figures into docs/performance.md. ``--reports-only`` runs the guard's two reports alone (walls and CPU-seconds:
+on a shared machine the CPU-seconds say more), ``--log FILE`` keeps the Nx log's JSON Lines between runs.
 """
 
 from __future__ import annotations
@@ -193,6 +194,42 @@ def _report(runs: Path | None, out: Path, **kw) -> tuple[float, pd.DataFrame]:
     return wall, _phases(out, json.loads((out / "manifest.json").read_text()))
 
 
+def _write_log(big: Path, scale: int) -> None:
+    """The simulator's log at ``scale`` as one JSON Lines file (not timed)."""
+    t0 = time.perf_counter()
+    records = simulate.example_records(scale=scale)
+    big.parent.mkdir(parents=True, exist_ok=True)
+    with open(big, "w", encoding="utf-8") as fh:
+        for rs in records.values():
+            for rec in rs:
+                fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+    n_records = sum(len(v) for v in records.values())
+    print(f"log at {scale}x: {n_records:,} records, {big.stat().st_size / 1e6:.0f} MB of JSON Lines"
+          f" (simulated and written in {time.perf_counter() - t0:.0f} s, not timed below)")
+
+
+def _reports_only(big: Path, tmp: Path, scale: int, repeat: int) -> None:
+    """The guard's two reports alone, alternately ``repeat`` times: walls, CPU-seconds, the ratio of the medians,
+    and the Nx report's table seconds per notebook (of its first run)."""
+    ones, manys, many_phases = [], [], None
+    for i in range(repeat):
+        ones.append(_report(None, tmp / f"r1-{i}")[0])
+        many, phases = _report(big, tmp / f"rN-{i}")
+        manys.append(many)
+        many_phases = phases if many_phases is None else many_phases
+    one, many = statistics.median(ones), statistics.median(manys)
+    assert many_phases is not None
+    print(many_phases.round(2).to_string(index=False))
+
+    def listed(times: list[float], prefix: str) -> str:
+        cpu = ", ".join(f"{CPU[f'{prefix}-{i}']:.1f}" for i in range(repeat))
+        return f"{', '.join(f'{t:.1f}' for t in times)} s ({cpu} CPU-s)"
+
+    print(f"runs: 1x {listed(ones, 'r1')}; {scale}x {listed(manys, 'rN')}")
+    print(f"report at 1x: {one:.1f} s; at {scale}x: {many:.1f} s; {scale}x / 1x = {many / one:.2f}"
+          f" (guard <= 3.3, issue 73: {'PASS' if many / one <= 3.3 else 'FAIL'})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=int, default=1000, help="simulator scale of the large log (default 1000)")
@@ -200,22 +237,21 @@ def main() -> None:
                         help="run the 1x and Nx reports and the floors this many times, alternately, and compare their"
                              " medians"
                              " (on a shared machine the floor alone has ranged 24-30 s between runs)")
+    parser.add_argument("--reports-only", action="store_true",
+                        help="run only the 1x and Nx reports (the guard's ratio; no floors, no plain papermill)")
+    parser.add_argument("--log", type=Path, default=None,
+                        help="the Nx log's JSON Lines file: read when it exists, else written there (and kept)")
     args = parser.parse_args()
     print(f"machine: {platform.platform()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     n_notebooks = len(list(bundled_notebooks().glob("*.ipynb")))
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        t0 = time.perf_counter()
-        records = simulate.example_records(scale=args.scale)
-        big = tmp / f"example-x{args.scale}.jsonl"
-        with open(big, "w", encoding="utf-8") as fh:
-            for rs in records.values():
-                for rec in rs:
-                    fh.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
-        n_records = sum(len(v) for v in records.values())
-        del records
-        print(f"log at {args.scale}x: {n_records:,} records, {big.stat().st_size / 1e6:.0f} MB of JSON Lines"
-              f" (simulated and written in {time.perf_counter() - t0:.0f} s, not timed below)")
+        big = args.log or tmp / f"example-x{args.scale}.jsonl"
+        if not big.is_file():
+            _write_log(big, args.scale)
+        if args.reports_only:
+            _reports_only(big, tmp, args.scale, args.repeat)
+            return
         floor_nbs = _floor_notebooks(tmp / "floor-nbs", n_notebooks)
         used = _libraries_used(example_runs())
         library_nbs = _library_floor_notebooks(tmp / "library-floor-nbs", used)
