@@ -18,7 +18,7 @@ import pandas as pd
 from .cards import STYLE, compact_table, formatted, shown_columns, table_meta, tex_safe, text_table
 from .comparisons import paired_comparison
 from .headline import QUESTIONS, SHOWN, asking, payoff, question_quality
-from .markup import Markup, render
+from .markup import Markup, render, stylesheet
 from .ranking import rank_agents
 from .runset import RunSet
 from .tables._common import Table
@@ -260,7 +260,7 @@ class Answer(Table):
             return render("answer_card.html", question=self.question, why=str(self.attrs.get("note") or "no rows"))
         table = compact_table(self, meta, self._question, "", None, spec)  # markup: card_table.html's
         # in a notebook the card is as long as its rows (the report's opening scrolls a long one in its grid)
-        style = Markup(_scoped(STYLE + ".card .rows{max-height:none}", ".ambiglib-answer"))
+        style = Markup(_scoped(STYLE + stylesheet("answer"), ".ambiglib-answer"))
         return render("answer_card.html", question=self.question, why=None, style=style,
                       answer=meta.get("answer") or [], table=table, notes=self._notes(meta),
                       comparison=self._question == "comparison")
