@@ -237,7 +237,8 @@ def _returned(runset: RunSet, errors: list[LoadError], strict: bool) -> RunSet |
     return runset if strict else (runset, errors)
 
 
-def _warn_empty(dnf: list, present: Callable[[str], list], stacklevel: int = 4) -> None:
+def _warn_empty(dnf: list[list[tuple[str, str, Any]]], present: Callable[[str], list[Any]], stacklevel: int = 4
+                ) -> None:
     """A filter that keeps no run is most often a typo: say so, with the values the log has."""
     import warnings
 

@@ -43,9 +43,9 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
     errors: list[LoadError] = []
     kept: list[dict[str, pd.DataFrame]] = []
     first_run: dict[str, tuple[Origin, Any, int]] = {}
-    first_task: dict[tuple, tuple[Origin, Any, int]] = {}
-    first_part: dict[tuple, int] = {}  # (logs given) the part each task was first described in
-    described: list[dict[tuple, dict]] = []  # (logs given) each part's task descriptions
+    first_task: dict[tuple[Any, ...], tuple[Origin, Any, int]] = {}
+    first_part: dict[tuple[Any, ...], int] = {}  # (logs given) the part each task was first described in
+    described: list[dict[tuple[Any, ...], dict[str, Any]]] = []  # (logs given) each part's task descriptions
     key = ["benchmark", "suite", "variant_id"]
     for i, ((rs, errs), origin) in enumerate(zip(parts, origins or [None] * len(parts))):
         errors += errs
@@ -92,7 +92,7 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
         first_part.update((k, i) for k, a in zip(task_keys, t_again) if not a)
     frames = {name: pd.concat([k[name] for k in kept], ignore_index=True)
               for name in ("runs", "questions", "labels", "tasks", "blockers")}
-    skipped: dict = {}
+    skipped: dict[str, int] = {}
     for rs, _ in parts:
         for reason, n in rs.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + n
@@ -103,14 +103,14 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
 _DESCRIPTION = ("task_id", "ambiguity_class", "dimensions", "strategy", "meta")
 
 
-def _task_descriptions(rs: RunSet) -> dict[tuple, dict[str, Any]]:
+def _task_descriptions(rs: RunSet) -> dict[tuple[Any, ...], dict[str, Any]]:
     """Each task of a run set by its key: its :data:`_DESCRIPTION` fields and its blockers (as a set: their
     order in the record is not part of the task), as plain Python values."""
     import pyarrow as pa
 
     key = ["benchmark", "suite", "variant_id"]
     rows = pa.Table.from_pandas(rs.tasks[[*key, *_DESCRIPTION]], preserve_index=False).to_pylist()
-    blockers: dict[tuple, list] = {}
+    blockers: dict[tuple[Any, ...], list[tuple[Any, Any, Any]]] = {}
     for b in pa.Table.from_pandas(rs.blockers, preserve_index=False).to_pylist():
         blockers.setdefault(tuple(b[c] for c in key), []).append((b["blocker_id"], b["type"], b["subtype"]))
     out = {}

@@ -139,8 +139,9 @@ def store_values(path: Path, column: str) -> list[Any]:
     import pyarrow.dataset as ds
 
     try:
-        return ds.dataset(path / "runs", format="parquet", partitioning="hive").to_table(columns=[column]) \
-            .column(column).unique().drop_null().to_pylist()
+        values: list[Any] = ds.dataset(path / "runs", format="parquet", partitioning="hive") \
+            .to_table(columns=[column]).column(column).unique().drop_null().to_pylist()
+        return values
     except (OSError, ValueError, KeyError):  # (pyarrow's errors are these) the warning then names no values
         return []
 
@@ -149,7 +150,7 @@ def store_values(path: Path, column: str) -> list[Any]:
 #: identity of each file as it was verified (device, inode, size, modification and change times: a copy, or a
 #: file truncated or replaced since, is mapped again, never read through an old mapping): the report's kernel
 #: reads the same snapshot for every notebook (Arrow arrays are immutable; each load makes its own frames)
-_CONFORMED: dict[tuple, dict[str, Any]] = {}
+_CONFORMED: dict[tuple[Any, ...], dict[str, Any]] = {}
 
 
 def _read_snapshot(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
@@ -213,7 +214,8 @@ def _from_runlog(at: dict[str, Any], run: dict[str, Any]) -> dict[str, Any] | No
     if not _is_run(obj, run):
         raise FormatError(f"{where}: the file has changed since it was loaded (the record there is run"
                           f" {_said(obj)}, not run {run.get('run_id')}); load it again")
-    return obj["transcript"]
+    transcript: dict[str, Any] = obj["transcript"]
+    return transcript
 
 
 def _same_file(where: str, at: dict[str, Any], st: os.stat_result) -> None:

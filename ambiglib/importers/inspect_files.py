@@ -313,6 +313,7 @@ class _Member(io.RawIOBase):
     def _piece(self, size: int) -> bytes:
         if size <= 0:  # ijson reads 0 bytes first, to tell a binary file from a text one
             return b""
+        out: bytes  # (the decompressors of zipfile_zstd are untyped)
         if self._inflate is None:
             out = self._raw.read(size)
         elif hasattr(self._inflate, "unconsumed_tail"):  # deflate: output bounded by max_length

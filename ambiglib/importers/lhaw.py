@@ -244,7 +244,7 @@ def _swe_bench_pro(file: Path, base: dict[str, Any], variant_of: dict[str, list[
 
 
 def _mcp_atlas(file: Path, base: dict[str, Any], completion: Path | None, threshold: float, out: Collected
-               ) -> list[tuple[int, dict]]:
+               ) -> list[tuple[int, dict[str, Any]]]:
     """The runs of one scored CSV a manifest row names, each a row of it: a row that cannot be a run is rejected
     alone, naming its line, and the file's other rows are still read."""
     trajectories: dict[str, Any] = {}

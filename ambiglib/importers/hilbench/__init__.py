@@ -140,7 +140,7 @@ def read_hilbench(path: str | os.PathLike[str], *, registries: str | os.PathLike
 
 
 def _read_folder(folder: _RunFolder, out: Collected, registry_answers: dict[str, dict[str, str]],
-                 siblings: tuple[set[Path], set[Path]] | None) -> tuple[list, dict] | FormatError:
+                 siblings: tuple[set[Path], set[Path]] | None) -> tuple[list[Any], dict[str, Any]] | FormatError:
     """A run folder's passes (its per-pass tree's when ``siblings`` is None, else its CSV's without the rows of the
     sibling run folders read and refused) and the blockers its server log registers, or the error that refuses it."""
     try:
