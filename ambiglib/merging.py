@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .errors import LoadError
 from .runset import RunSet
@@ -38,11 +39,12 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
     ``logs``: the label of each part, for logs of one benchmark loaded together (``load`` of a mapping). Their
     tasks are the benchmark's, shared by every log: a task described again in a later log is no error when the
     descriptions agree (the first is kept), and an error naming both places and what differs when they do not."""
-    import pandas as pd
-
     errors: list[LoadError] = []
     kept: list[dict[str, pd.DataFrame]] = []
-    first_run: dict[str, tuple[Origin, Any, int]] = {}
+    # each earlier part's kept runs, as (origin, run ids, sources, rows): where a run was first seen is worked out
+    # only for a run met again (an error names it); the run ids of them all, to find those
+    prior: list[tuple[Origin, np.ndarray, pd.Series, np.ndarray]] = []
+    seen = pd.Index([], dtype=object)
     first_task: dict[tuple[Any, ...], tuple[Origin, Any, int]] = {}
     first_part: dict[tuple[Any, ...], int] = {}  # (logs given) the part each task was first described in
     described: list[dict[tuple[Any, ...], dict[str, Any]]] = []  # (logs given) each part's task descriptions
@@ -50,27 +52,29 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
     for i, ((rs, errs), origin) in enumerate(zip(parts, origins or [None] * len(parts))):
         errors += errs
         runs, tasks = rs.runs, rs.tasks
-        again = runs["run_id"].isin(list(first_run)).to_numpy(dtype=bool)
+        ids = runs["run_id"]
+        again = ids.isin(seen).to_numpy(dtype=bool)
         for at in np.flatnonzero(again):
-            run_id = runs["run_id"].iat[at]
+            run_id = ids.iat[at]
             where, file, line = _where(origin, runs["source"].iat[at], int(at), 0)
             errors.append(LoadError(file, line, None, f"{where}: duplicate run {run_id!r}: first seen at"
-                                    f" {_where(*first_run[run_id], 0)[0]}", "schema", "run"))
-        dropped = set(runs["run_id"][again])
+                                    f" {_where(*_first_seen(prior, run_id), 0)[0]}", "schema", "run"))
+        dropped = ids[again]
         task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
         t_again = [k in first_task for k in task_keys]
         if logs is not None:
             described.append(_task_descriptions(rs))
         for row, (k, is_again) in enumerate(zip(task_keys, t_again)):
             if is_again:
-                where, file, line = _where(origin, tasks["source"].iat[row], row, 1)
+                differ = [] if logs is None else _differences(described[first_part[k]][k], described[i][k])
+                if logs is not None and not differ:  # the benchmark's task, described alike: loaded once
+                    continue
+                where, file, line = _where(origin, tasks["source"].iat[row], row, 1)  # (only for an error)
                 first = _where(*first_task[k], 1)[0]
                 if logs is None:
                     errors.append(LoadError(file, line, None, f"{where}: duplicate task record"
                                             f" ({', '.join(map(str, k))}): first seen at {first}", "schema", "task"))
-                    continue
-                differ = _differences(described[first_part[k]][k], described[i][k])
-                if differ:  # the benchmark's task, described otherwise by this log: which description is right?
+                else:  # the benchmark's task, described otherwise by this log: which description is right?
                     errors.append(LoadError(file, line, None, f"{where}: duplicate task record"
                                             f" ({', '.join(map(str, k))}) in log {logs[i]!r} that differs from log"
                                             f" {logs[first_part[k]]!r}'s in {', '.join(differ)}: first seen at"
@@ -85,8 +89,9 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
             "blockers": rs.blockers[np.array([k not in first_task for k in b_keys], dtype=bool)],
         })
         # where each was first seen, as (origin, source, row): named only if it is met again
-        first_run.update((r, (origin, s, i)) for i, (r, s, a) in enumerate(zip(runs["run_id"], runs["source"], again))
-                         if not a)
+        rows = np.flatnonzero(~again)
+        prior.append((origin, ids.to_numpy(dtype=object)[rows], runs["source"], rows))
+        seen = seen.append(pd.Index(prior[-1][1], dtype=object))
         first_task.update((k, (origin, s, r)) for r, (k, s, a) in enumerate(zip(task_keys, tasks["source"], t_again))
                           if not a)
         first_part.update((k, i) for k, a in zip(task_keys, t_again) if not a)
@@ -97,6 +102,16 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
         for reason, n in rs.skipped.items():
             skipped[reason] = skipped.get(reason, 0) + n
     return RunSet(**frames, skipped=skipped), errors
+
+
+def _first_seen(prior: list[tuple[Origin, np.ndarray, Any, np.ndarray]], run_id: Any) -> tuple[Origin, Any, int]:
+    """Where a run met again was first seen: the origin, ``source`` and row of the earliest part that kept it."""
+    for origin, ids, sources, rows in prior:
+        hit = np.flatnonzero(ids == run_id)
+        if len(hit):
+            row = int(rows[hit[0]])
+            return origin, sources.iat[row], row
+    raise KeyError(run_id)  # (never: a run met again was kept by an earlier part)
 
 
 #: what describes a task, compared when logs loaded together both describe it (its key and ``source`` aside)
