@@ -246,3 +246,13 @@ def test_nothing_is_rewrapped_at_import_a_table_is_one_function_in_its_module_an
             assert fn.__wrapped__.__name__ == name  # (@as_table: every call returns a Table)
             checked += 1
     assert checked == 33
+
+
+def test_every_package_folder_is_in_the_wheel():
+    """setuptools installs only the packages pyproject.toml lists: a subpackage missing there is missing from an
+    installed ambiglib, which a checkout (its editable install, a stale build/) does not show."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    folders = {".".join(init.parent.relative_to(ROOT).parts) for init in PACKAGE.rglob("__init__.py")}
+    assert folders - listed == set(), f"add to [tool.setuptools] packages: {sorted(folders - listed)}"
