@@ -49,12 +49,12 @@ def _claim(folder: Path) -> Reader | None:
 
 def find_logs(root: Path, *, logs: bool = True) -> Found:
     """What this user cannot read under ``root`` (a folder or a file) and, in a folder, every run log (unless
-    ``logs`` is False: a store is read as a whole): each native tree or Parquet folder the walk meets, each file of a layout whose logs
-    are files (Inspect, τ-bench), and each canonical ``.jsonl`` outside them. Inside a log's folder, the walk looks on
-    for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is loaded by its own importer,
-    not ignored without a word; an LHAW manifest's MCP-Atlas trees are the manifest's: ``Reader.consumes``); a
-    ``.jsonl`` there is the harness's own unless its first record is a canonical one (a run log kept in a harness's
-    folder is loaded too). Linked folders are followed, each once; a folder this user cannot list is looked past here
+    ``logs`` is False: a store is read as a whole): each native tree or Parquet folder the walk meets, each file
+    of a layout whose logs are files (Inspect, τ-bench), and each canonical ``.jsonl`` outside them. Inside a log's
+    folder, the walk looks on for logs of another layout (an Ambig-DS results tree inside a HIL-Bench run folder is
+    loaded by its own importer, not ignored without a word; an LHAW manifest's MCP-Atlas trees are the manifest's:
+    ``Reader.consumes``); a ``.jsonl`` there is the harness's own unless its first record is a canonical one (a run
+    log kept in a harness's folder is loaded too). Linked folders are followed, each once; a folder this user cannot list is looked past here
     and named by ``load``."""
     found = Found()
     if not root.is_dir():
@@ -62,11 +62,10 @@ def find_logs(root: Path, *, logs: bool = True) -> Found:
         return found
     # each file under one name (files.walk): its second names are no units; what cannot be read is named (the walk
     # first: the folders it lists are not listed again by the readers' claims)
-    found.blocked = [(path, why) for path, why in walk(root, found.repeats) if why is not None]
-    copy = _claim(root)
-    found.origin = (copy.copy_of, root) if copy is not None and copy.copy_of else None
+    found.blocked = [(path, why) for path, why in walk(root, found.repeats if logs else []) if why is not None]
+    root_claim = _claim(root)  # (asked once: the walk below starts at the root)
+    found.origin = (root_claim.copy_of, root) if root_claim is not None and root_claim.copy_of else None
     if not logs:
-        found.repeats = []
         return found
     seen: set[str] = set()
     second = {link for link, _ in found.repeats}
@@ -81,7 +80,7 @@ def find_logs(root: Path, *, logs: bool = True) -> Found:
         # what a write of a log's folder leaves beside it: a copy, never a log of its own
         found.writes += [p for p in entries if leftover(p) and is_dir(p)]
         entries = [p for p in entries if not (leftover(p) and is_dir(p))]
-        claimed = _claim(folder)
+        claimed = root_claim if folder == root else _claim(folder)
         if claimed is not None and claimed is not inside and (inside is None or claimed.name not in inside.consumes):
             found.units.append((claimed, folder))
             inside = claimed

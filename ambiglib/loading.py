@@ -32,14 +32,12 @@ def __getattr__(name: str) -> Any:
     """``LAYOUTS`` and ``Layout``, moved to ``ambiglib.importers`` (``READERS``, ``Reader``), with a warning."""
     import warnings
 
-    moved = {"LAYOUTS": "READERS", "Layout": "Reader"}
+    moved: dict[str, tuple[str, Any]] = {"LAYOUTS": ("READERS", READERS), "Layout": ("Reader", Reader)}
     if name not in moved:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(f"ambiglib.loading.{name} is deprecated: it is ambiglib.importers.{moved[name]}; the old name goes"
-                  " in ambiglib 0.3.0", DeprecationWarning, stacklevel=2)
-    import importlib
-
-    return getattr(importlib.import_module(".importers", __package__), moved[name])
+    warnings.warn(f"ambiglib.loading.{name} is deprecated: it is ambiglib.importers.{moved[name][0]}; the old name"
+                  " goes in ambiglib 0.3.0", DeprecationWarning, stacklevel=2)
+    return moved[name][1]
 
 
 def _read_found(path: Path, found: Found, options: ReadOptions) -> tuple[RunSet, list[LoadError]]:
@@ -193,16 +191,16 @@ def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *,
                       label_facets=label_facets, benchmark=benchmark)
 
 
-def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, ask_tools: Iterable[str] | None,
-          scorer: str | None, label_facets: Mapping[str, str] | None, benchmark: str | None,
-          unmatched: list[Callable[[str], list[Any]]], origins: list[Origin]) -> tuple[RunSet, list[LoadError]]:
+def _load(path: Path, *, strict: bool, options: ReadOptions, unmatched: list[Callable[[str], list[Any]]],
+          origins: list[Origin]) -> tuple[RunSet, list[LoadError]]:
     """One log read: its run set and the records it rejected (``strict`` only refuses, before anything is read, a
     file or folder this user cannot read)."""
-    # origins: where the log's origin is noted, for a merge with others (merging.Origin). unmatched: where a filter that keeps none of this log's runs is noted (the values the log has, as a
-    # function of the column); the caller warns of it (for several logs loaded together, when none keeps any).
-    # What this user cannot read is named before anything is read: strict, the first is the error; lenient, each
-    # is an error in the list and the rest is read (folders that cannot be listed are looked past, not skipped
-    # without a word)
+    # origins: where the log's origin is noted, for a merge with others (merging.Origin). unmatched: where a filter
+    # that keeps none of this log's runs is noted (the values the log has, as a function of the column); the caller
+    # warns of it (for several logs loaded together, when none keeps any). What this user cannot read is named
+    # before anything is read: strict, the first is the error; lenient, each is an error in the list and the rest is
+    # read (folders that cannot be listed are looked past, not skipped without a word)
+    dnf = options.filters
     store = STORE.recognises(path)  # only the partitions the filter can match are read, then exactly its rows
     found = find_logs(path, logs=not store)
     origins.append(found.origin)
@@ -210,11 +208,6 @@ def _load(path: Path, *, strict: bool, quiet: bool, engine: Engine, dnf: Any, as
         (first, why), more = found.blocked[0], len(found.blocked) - 1
         raise FormatError(f"{first}: {why}" + (f" (and {more} more file{'s' if more > 1 else ''} or folder"
                                                 f"{'s' if more > 1 else ''} this user cannot read)" if more else ""))
-    inspect = {k: v for k, v in (("ask_tools", ask_tools), ("scorer", scorer), ("label_facets", label_facets),
-                                 ("benchmark", benchmark)) if v is not None}
-    if isinstance(ask_tools, str):  # one name, not its letters
-        inspect["ask_tools"] = [ask_tools]
-    options = ReadOptions(quiet=quiet, engine=engine, filters=dnf, inspect=inspect)
     runset, errors = STORE.read(path, options) if store else _read_found(path, found, options)
     if dnf is not None and not store:
         whole, runset = runset, runset.where(dnf)
@@ -298,21 +291,24 @@ def _load_logs(logs: dict[str | None, Path], *, strict: bool, quiet: bool, engin
                benchmark: str | None) -> RunSet | tuple[RunSet, list[LoadError]]:
     """The logs read, each as a path alone is (:func:`_load`), and, when several are given by label, merged
     (:func:`ambiglib.merging.merge`: their shared tasks once), each log's runs labelled with it
-    (:func:`ambiglib.log_labels.labelled`). A filter on ``log``
-    is applied to the logs merged; any other is given to each log (a partitioned store reads only the partitions
-    it can match), and a filter that keeps no run of any log is warned of once. Strict, the first error is
-    raised; lenient, the run set and every error are returned."""
+    (:func:`ambiglib.log_labels.labelled`). A filter on ``log`` is applied to the logs merged; any other is given
+    to each log (a partitioned store reads only the partitions it can match), and a filter that keeps no run of
+    any log is warned of once. Strict, the first error is raised; lenient, the run set and every error are
+    returned."""
     alone = list(logs) == [None]
     on_log = not alone and dnf is not None and any(term[0] == "log" for conj in dnf for term in conj)
     parts: list[tuple[RunSet, list[LoadError]]] = []
     origins: list[Origin] = []
     unmatched: list[Callable[[str], list[Any]]] = []
+    inspect = {k: v for k, v in (("ask_tools", ask_tools), ("scorer", scorer), ("label_facets", label_facets),
+                                 ("benchmark", benchmark)) if v is not None}
+    if isinstance(ask_tools, str):  # one name, not its letters
+        inspect["ask_tools"] = [ask_tools]
+    options = ReadOptions(quiet=quiet, engine=engine, filters=None if on_log else dnf, inspect=inspect)
     with one_listing():  # each folder walked once, whichever layout's detection or reader looks at it
         for label, path in logs.items():
             try:
-                rs, errors = _load(path, strict=strict and alone, quiet=quiet, engine=engine,
-                                   dnf=None if on_log else dnf, ask_tools=ask_tools, scorer=scorer,
-                                   label_facets=label_facets, benchmark=benchmark, unmatched=unmatched,
+                rs, errors = _load(path, strict=strict and alone, options=options, unmatched=unmatched,
                                    origins=origins)
             except AmbiglibError as exc:
                 if label is None:  # a path alone: its error as it is

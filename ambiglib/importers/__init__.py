@@ -11,6 +11,7 @@ one harness's conventions (``importers.hilbench``) does not pay for every harnes
 
 from __future__ import annotations
 
+import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +33,7 @@ __all__ = ["read_ambigds", "read_ambigswe", "read_hilbench", "read_hilbench_regi
 READERS: tuple[Reader, ...]
 
 
+@functools.cache
 def _readers() -> tuple[Reader, ...]:
     from . import ambigds, ambigswe, canonical, hilbench, inspect_logs, lhaw, taubench
 
@@ -73,8 +75,7 @@ def __dir__() -> list[str]:
 
 def transcript_reader(name: str) -> TranscriptRead:
     """The function that reads a run's conversation back for a ``transcript_at`` naming reader ``name``."""
-    registered: tuple[Reader, ...] = globals().get("READERS") or __getattr__("READERS")
-    for reader in registered:
+    for reader in _readers():
         if name in reader.transcripts:
             return reader.transcripts[name]
     raise KeyError(name)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from ...errors import FormatError, LoadError
+from ...files import is_dir, subfolders
 from ...runlog import TRANSCRIPT_AT, require_exists
 from ...runset import RunSet
 from .._common import Collected, finish, guard
@@ -153,8 +154,6 @@ def _read_folder(folder: _RunFolder, out: Collected, registry_answers: dict[str,
 
 def _is_hilbench(path: Path) -> bool:
     """A HIL-Bench run folder, or an output root of them (one or two levels down)."""
-    from ...files import is_dir, subfolders
-
     children = subfolders(path)
     return is_dir(path) and (is_hilbench_run(path) or any(is_hilbench_run(p) for p in children)
                              or any(is_hilbench_run(q) for p in children for q in subfolders(p)))
