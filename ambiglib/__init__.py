@@ -9,7 +9,7 @@ notebooks → report.
 line and ``import ambiglib`` does not load pandas, scipy, statsmodels, matplotlib or seaborn.
 """
 
-from .errors import AmbiglibError, FormatError, LoadError, RunLogNotFoundError, SchemaError
+from ambiglib.errors import AmbiglibError, FormatError, LoadError, RunLogNotFoundError, SchemaError
 
 __version__ = "0.1.0"
 

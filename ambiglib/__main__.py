@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli import run
+from ambiglib.cli import run
 
 sys.exit(run())

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from .cards import STYLE, compact_table, formatted, shown_columns, table_meta, tex_safe, text_table
-from .comparisons import paired_comparison
-from .headline import QUESTIONS, SHOWN, asking, payoff, question_quality
-from .markup import Markup, render, stylesheet
-from .ranking import rank_agents
-from .runset import RunSet
-from .tables._common import Table
-from .text import latex_escape
+from ambiglib.cards import STYLE, compact_table, formatted, shown_columns, table_meta, tex_safe, text_table
+from ambiglib.comparisons import paired_comparison
+from ambiglib.headline import QUESTIONS, SHOWN, asking, payoff, question_quality
+from ambiglib.markup import Markup, render, stylesheet
+from ambiglib.ranking import rank_agents
+from ambiglib.runset import RunSet
+from ambiglib.tables._common import Table
+from ambiglib.text import latex_escape
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -64,7 +64,7 @@ RANKING = "How do the agents rank?"
 def comparison_spec(frame: pd.DataFrame, between: str, metric: str) -> list[tuple[str, str, str]]:
     """What a comparison's card shows: the suite and the fixed side where they vary, the two sides, the tasks
     paired, each side's value, the difference with its interval, and Holm's p."""
-    from .comparisons import IN_PP, metric_name
+    from ambiglib.comparisons import IN_PP, metric_name
 
     fmt = "pp" if metric in IN_PP else "score"
     name = metric_name(metric)
@@ -108,7 +108,7 @@ def comparison_answer(frame: pd.DataFrame, between: str) -> list[str]:
     and its unit, the runs, the two sides, paired by task and over how many), the difference as the sides' names
     say it with its interval and adjusted p, and the verdict: a side higher only where the adjusted p is below the
     level and the interval excludes 0."""
-    from .comparisons import CORRECTIONS, metric_name, unit_of
+    from ambiglib.comparisons import CORRECTIONS, metric_name, unit_of
 
     if len(frame) == 0:
         return []
@@ -212,7 +212,7 @@ class Answer(Table):
         come from), as a comparison: ``.per_task()`` on it lists a pair's tasks."""
         if self._question != "ranking" or self._runset is None:
             raise AttributeError("pairs: only a ranking (RunSet.rank) has its pairs")
-        from .ranking import ranking_pairs
+        from ambiglib.ranking import ranking_pairs
 
         options = dict(self._options or {})
         pairs = ranking_pairs(self._runset, **options)
@@ -230,7 +230,7 @@ class Answer(Table):
         reader needs to sign a value."""
         out = []
         if self._question == "comparison" and len(self) and {"metric", "condition"} <= set(self.columns):
-            from .comparisons import COMPARABLE, unit_of
+            from ambiglib.comparisons import COMPARABLE, unit_of
 
             for metric, condition in dict.fromkeys(zip(self["metric"].astype(str), self["condition"].astype(str))):
                 out.append(f"Compared: {COMPARABLE.get(metric, metric)}, on {condition}; unit: {unit_of(metric)};"
@@ -336,10 +336,10 @@ class Answer(Table):
         if args or kwargs or not self._question:
             return super().plot(*args, **kwargs)
         if self._question == "ranking":
-            from .plots import rank_intervals
+            from ambiglib.plots import rank_intervals
 
             return rank_intervals(self.frame)
-        from .plots import intervals
+        from ambiglib.plots import intervals
 
         spec = [c for c in self._shown() if c[2] not in ("text", "p", "int")]
         return intervals(self, spec, labels=self._row_labels(), title=self.question)
@@ -367,7 +367,7 @@ class Answer(Table):
         comparison's where the metric is a mean of per-task values."""
         if self._question != "comparison" or self._asked is None or self._runset is None:
             raise AttributeError("per_task: only a comparison (RunSet.compare) lists its tasks")
-        from .comparisons import per_task
+        from ambiglib.comparisons import per_task
 
         return TaskList.of(per_task(self._runset, **self._asked), str(self._asked.get("between", "model")),
                            self.attrs.get("answer") or [], self)
@@ -396,7 +396,7 @@ class TaskList(Table):
            ) -> TaskList:
         """The reader's list of :func:`ambiglib.comparisons.per_task`'s ``table``, under ``comparison``'s sentences
         (``answer``)."""
-        from .comparisons import metric_name
+        from ambiglib.comparisons import metric_name
 
         side_a, side_b = f"{between}_a", f"{between}_b"
         frame = pd.DataFrame(table)
@@ -555,7 +555,7 @@ def rank_answer(self: RunSet, metric: str = "mean_score", **options: Any) -> Ans
 def ranking_spec(frame: pd.DataFrame, metric: str, between: str = "model") -> list[tuple[str, str, str]]:
     """What a ranking's card shows: the policy and log where they vary, the agent, its value with its interval, its
     rank interval, its share of first places and its group letters."""
-    from .comparisons import IN_PP, metric_name
+    from ambiglib.comparisons import IN_PP, metric_name
 
     spec = [(c, c, "text") for c in ("policy", "log") if c in frame.columns and frame[c].nunique() > 1]
     side = "agent" if between == "model" else between

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .headline import SHOWN
-from .markup import Markup, render, stylesheet
-from .text import SHOWN_ROWS
+from ambiglib.headline import SHOWN
+from ambiglib.markup import Markup, render, stylesheet
+from ambiglib.text import SHOWN_ROWS
 
 __all__ = ["STYLE", "number", "with_interval", "compact_table", "formatted", "table_meta", "shown_columns", "rank_span",
            "text_table", "tex_safe"]

@@ -20,9 +20,9 @@ from typing import Any, NamedTuple
 
 import pandas as pd
 
-from .markup import Markup, escape_each, macro, render, stylesheet
-from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, cut
-from .transcripts import COVERS_TEXT, describe, locator, read_turns, viewer, why_none
+from ambiglib.markup import Markup, escape_each, macro, render, stylesheet
+from ambiglib.text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, cut
+from ambiglib.transcripts import COVERS_TEXT, describe, locator, read_turns, viewer, why_none
 
 __all__ = ["TranscriptCache", "dialogue_html", "excerpt", "run_page", "run_page_name", "STYLE", "CONTENT_CHARS"]
 

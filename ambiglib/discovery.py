@@ -6,12 +6,12 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .files import is_dir, is_file, listdir, unreadable, walk
-from .importers import READERS, Reader
-from .importers.canonical import JSONL
-from .merging import Origin
-from .runlog import is_jsonl, looks_canonical
-from .whole_writes import leftover
+from ambiglib.files import is_dir, is_file, listdir, unreadable, walk
+from ambiglib.importers import READERS, Reader
+from ambiglib.importers.canonical import JSONL
+from ambiglib.merging import Origin
+from ambiglib.runlog import is_jsonl, looks_canonical
+from ambiglib.whole_writes import leftover
 
 __all__ = ["Found", "find_logs"]
 

@@ -35,13 +35,13 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from .dialogues import STYLE as DIALOGUE_STYLE
-from .dialogues import TranscriptCache, _Listed, _Table, dialogue_html, run_page, run_page_name
-from .errors import FormatError
-from .markup import Markup, render, stylesheet
-from .runset import RunSet, arrow_of, shared_metas
-from .text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, visible
-from .text import cut as cut_text  # (a page's "cut" is the rows it leaves out: _Cut)
+from ambiglib.dialogues import STYLE as DIALOGUE_STYLE
+from ambiglib.dialogues import TranscriptCache, _Listed, _Table, dialogue_html, run_page, run_page_name
+from ambiglib.errors import FormatError
+from ambiglib.markup import Markup, render, stylesheet
+from ambiglib.runset import RunSet, arrow_of, shared_metas
+from ambiglib.text import BRIEF_CHARS, SHOWN_CHARS, SHOWN_ROWS, visible
+from ambiglib.text import cut as cut_text  # (a page's "cut" is the rows it leaves out: _Cut)
 
 __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUESTION_COLUMNS"]
 
@@ -75,7 +75,7 @@ class Evidence:
     def transcript(self, run: int | str) -> Any:
         """The whole transcript of a run of :attr:`runs` (its position, or its run id):
         :meth:`ambiglib.RunSet.transcript`."""
-        from .transcripts import transcript
+        from ambiglib.transcripts import transcript
 
         run_id = str(self.runs["run_id"].iloc[run]) if isinstance(run, (int, np.integer)) else run
         if self.rs is None:
@@ -86,7 +86,7 @@ class Evidence:
         """Question ``i`` of :attr:`questions` in its dialogue: the turns of its run's transcript from the two
         before the question to the agent's next turn after the answer, and the final answer (a
         :class:`ambiglib.transcripts.Transcript` of those rows; ``attrs["q_index"]`` the question)."""
-        from .dialogues import excerpt
+        from ambiglib.dialogues import excerpt
 
         q = self.questions.iloc[i]
         whole = self.transcript(str(q["run_id"]))

@@ -19,7 +19,7 @@ from io import BufferedReader
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from .errors import FormatError
+from ambiglib.errors import FormatError
 
 __all__ = ["open_regular", "replaced", "temporary_of", "fsync", "kind_of", "walk", "unreadable", "listdir", "is_file", "is_dir", "one_listing", "matching", "subfolders"]
 

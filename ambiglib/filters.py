@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import ArgumentError
+from ambiglib.errors import ArgumentError
 
 __all__ = ["Filters", "normalize", "expression", "TASK_COLUMNS"]
 
@@ -80,7 +80,7 @@ def normalize(filters: Filters | None, columns: Sequence[str]) -> list[list[tupl
 
 def _kind(column: str) -> str | None:
     """What a runs column holds, in words a filter's value is checked against (None: anything)."""
-    from .schema import RUN_FIELDS
+    from ambiglib.schema import RUN_FIELDS
 
     derived = {"run_id": "str", "n_questions": "int", "n_labels": "int", "meta": "str", "source": "str",
                "transcript_at": "str", "transcript": None}

@@ -13,9 +13,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import LoadError
-from .runlog import FileRead
-from .schema import (
+from ambiglib.errors import LoadError
+from ambiglib.runlog import FileRead
+from ambiglib.schema import (
     DEFAULT_CALL,
     DEFAULT_JUDGE,
     DEFAULT_POLICY,

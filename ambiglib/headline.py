@@ -31,9 +31,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from . import metrics
-from .comparisons import QUESTION_WORDS, _lacks
-from .metrics._common import (
+from ambiglib import metrics
+from ambiglib.comparisons import QUESTION_WORDS, _lacks
+from ambiglib.metrics._common import (
     BOUNDS_OF_TWO_RATES,
     WILSON_OVER_TASKS,
     MetricError,
@@ -43,14 +43,14 @@ from .metrics._common import (
     _work,
     label_intervals,
 )
-from .metrics.asking import _without_stray, _without_unattributed
-from .metrics.information import _voi_parts, _voi_task_sums, per_run_question
-from .metrics.labels import _question_scores
-from .ranking import PERMUTATIONS
-from .ratio_intervals import LINEARIZED
-from .runset import RunSet
-from .shapes import SHAPES, applicable, conventions_for
-from .tables._common import ConventionsArg, as_table, explain_empty
+from ambiglib.metrics.asking import _without_stray, _without_unattributed
+from ambiglib.metrics.information import _voi_parts, _voi_task_sums, per_run_question
+from ambiglib.metrics.labels import _question_scores
+from ambiglib.ranking import PERMUTATIONS
+from ambiglib.ratio_intervals import LINEARIZED
+from ambiglib.runset import RunSet
+from ambiglib.shapes import SHAPES, applicable, conventions_for
+from ambiglib.tables._common import ConventionsArg, as_table, explain_empty
 
 __all__ = ["asking", "question_quality", "payoff", "agent_comparison", "comparison_tasks", "answers", "QUESTIONS",
            "SHOWN"]
@@ -564,8 +564,8 @@ def _four(rs: RunSet, *, k: int, n_boot: int, seed: int, confidence: float, alph
     """The rankings of ``specs`` and their pairs: one call per question where the families are per question or
     per metric (so that the first three cards' sentences, asking one question each, find them worked out), one
     call over them all where a family spans questions."""
-    from .comparisons import QUESTION_OF
-    from .ranking import _cached
+    from ambiglib.comparisons import QUESTION_OF
+    from ambiglib.ranking import _cached
 
     groups: dict[str, list] = {}
     for spec in specs:
@@ -590,8 +590,8 @@ def _ranked(rs: RunSet, table: pd.DataFrame, metrics_: tuple[str, ...], *, k: in
     worked out once), claiming only what it shows: "best" only where one agent alone is in the top group."""
     if len(table) == 0:
         return []
-    from .comparisons import metric_name
-    from .ranking import ranking_sentences
+    from ambiglib.comparisons import metric_name
+    from ambiglib.ranking import ranking_sentences
 
     for metric in metrics_:
         spec = next((s for s in COMPARED if s[0] == metric), None) or \
@@ -635,7 +635,7 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         p_value, p_mc_se, p_holm, family, family_size, p_smallest, p_smallest_adjusted, ci_vs_test, verdict,
         rerun_sd``.
     """
-    from .comparisons import NO_INTERVAL, unit_of
+    from ambiglib.comparisons import NO_INTERVAL, unit_of
 
     _, out, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
                           conventions=conventions, family=family)
@@ -722,12 +722,12 @@ def agent_ranking(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, 
     benchmark, one clause per metric. ``long=True``: the ranking in long form instead, one row per agent and metric
     (:func:`ambiglib.ranking.rank_agents`' columns). The pairs: :func:`agent_comparison`. Rows are ordered by the
     score with the tool, best first."""
-    from .ranking import ranking_sentences
+    from ambiglib.ranking import ranking_sentences
 
     agents, pairs, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
                                  conventions=conventions, family=family)
     if long:
-        from .ranking import finish
+        from ambiglib.ranking import finish
 
         return finish(agents, pairs, notes, rs, "model", alpha)
     keys = [c for c in ("benchmark", "suites", "policy", "log") if c in agents.columns and agents[c].notna().any()]
@@ -807,7 +807,7 @@ def comparison_tasks(rs: RunSet, row: Mapping | pd.Series, *, between: str = "mo
     (:func:`ambiglib.comparisons.per_task`): a row of :func:`agent_comparison` (two models, the benchmark's suites
     pooled), or of ``paired_comparison(rs, between=..., pool_suites=...)`` with the same ``between`` and
     ``pool_suites``; the metric and its runs are the row's."""
-    from .comparisons import per_task
+    from ambiglib.comparisons import per_task
 
     condition = next((c for metric, c, _ in COMPARED if metric == row["metric"]), None) or ("ambiguous", True)
     out = per_task(rs.filter(benchmark=row["benchmark"]), metric=row["metric"], between=between,
@@ -850,7 +850,7 @@ def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
     """Add to the note where an interval of the table covers less than 95% at its design (the fewest tasks an
     agent of the benchmark has, and its trials a task), as measured by simulation
     (:mod:`ambiglib.interval_coverage`); a benchmark below the 8 tasks measured is said once."""
-    from .interval_coverage import warning
+    from ambiglib.interval_coverage import warning
 
     if len(out) == 0:
         return

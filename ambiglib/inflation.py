@@ -17,7 +17,7 @@ import re
 import struct
 from typing import Any, BinaryIO
 
-from .errors import FormatError
+from ambiglib.errors import FormatError
 
 __all__ = ["RATIO", "FLOOR", "MAX_INFLATED", "ENV", "max_inflated", "refusal", "Bounded", "open_gzip", "check_parquet"]
 

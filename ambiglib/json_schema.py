@@ -12,7 +12,7 @@ import sys
 from functools import cache
 from typing import Any
 
-from .schema import (
+from ambiglib.schema import (
     EMPTY_WHEN,
     INT_MAX,
     NESTED,

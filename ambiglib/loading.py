@@ -14,16 +14,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from .discovery import Found, find_logs
-from .errors import AmbiglibError, ArgumentError, FormatError, LoadError
-from .files import one_listing
-from .filters import Filters
-from .importers import READERS, Reader, ReadOptions
-from .importers.canonical import JSONL, STORE, store_values
-from .log_labels import check_label, labelled
-from .merging import Origin, merge
-from .runlog import Engine, require_exists
-from .runset import RunSet
+from ambiglib.discovery import Found, find_logs
+from ambiglib.errors import AmbiglibError, ArgumentError, FormatError, LoadError
+from ambiglib.files import one_listing
+from ambiglib.filters import Filters
+from ambiglib.importers import READERS, Reader, ReadOptions
+from ambiglib.importers.canonical import JSONL, STORE, store_values
+from ambiglib.log_labels import check_label, labelled
+from ambiglib.merging import Origin, merge
+from ambiglib.runlog import Engine, require_exists
+from ambiglib.runset import RunSet
 
 __all__ = ["load"]
 
@@ -182,8 +182,8 @@ def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *,
     >>> both = ambiglib.load({"before": "logs/old", "after": "logs/new"})  # doctest: +SKIP
     >>> both.runs.groupby("log")["score"].mean()  # doctest: +SKIP
     """
-    from .filters import normalize
-    from .frames import COLUMNS
+    from ambiglib.filters import normalize
+    from ambiglib.frames import COLUMNS
 
     logs = _logs_of(path)  # every label and path checked before anything is read
     dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
@@ -235,7 +235,7 @@ def _warn_empty(dnf: list[list[tuple[str, str, Any]]], present: Callable[[str], 
     """A filter that keeps no run is most often a typo: say so, with the values the log has."""
     import warnings
 
-    from .filters import matched_nothing
+    from ambiglib.filters import matched_nothing
 
     warnings.warn(matched_nothing(dnf, present), UserWarning, stacklevel=stacklevel)
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ArgumentError, LoadError
-from .runset import RunSet
+from ambiglib.errors import ArgumentError, LoadError
+from ambiglib.runset import RunSet
 
 __all__ = ["check_label", "labelled", "FORBIDDEN"]
 
@@ -51,7 +51,7 @@ def labelled(rs: RunSet, label: str) -> tuple[RunSet, list[LoadError]]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .frames import with_log
+    from ambiglib.frames import with_log
 
     errors: list[LoadError] = []
     runs = rs.runs

@@ -16,7 +16,7 @@ __all__ = ["render", "Markup", "macro", "escape_each", "stylesheet"]
 
 from markupsafe import Markup, escape
 
-from .text import SHOWN_CHARS, cut
+from ambiglib.text import SHOWN_CHARS, cut
 
 
 @lru_cache(maxsize=1)

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .errors import LoadError
-from .runset import RunSet
+from ambiglib.errors import LoadError
+from ambiglib.runset import RunSet
 
 __all__ = ["merge", "Origin"]
 

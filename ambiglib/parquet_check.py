@@ -24,9 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import FormatError, LoadError
-from .runlog import FRAMES, TRANSCRIPT_AT, FileRead, _strict_loads, read_records
-from .schema import (
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.runlog import FRAMES, TRANSCRIPT_AT, FileRead, _strict_loads, read_records
+from ambiglib.schema import (
     BLOCKER_TYPE,
     FILE_SCHEMA,
     INPUT_SCHEMA,
@@ -37,7 +37,7 @@ from .schema import (
     RecordError,
     meta_text,
 )
-from .validity import Flat, _no_repeats, one_array, table_is_valid, take_rising
+from ambiglib.validity import Flat, _no_repeats, one_array, table_is_valid, take_rising
 
 __all__ = ["check_tables"]
 
@@ -45,7 +45,7 @@ __all__ = ["check_tables"]
 @lru_cache(maxsize=1)
 def _expected() -> dict[str, pa.Schema]:
     """The Arrow schema of each frame, as ``RunSet.to_parquet`` writes it."""
-    from .runset import build_runset
+    from ambiglib.runset import build_runset
 
     empty, _ = build_runset([FileRead("<empty>", FILE_SCHEMA.empty_table())])
     return {name: pa.Schema.from_pandas(getattr(empty, name), preserve_index=False).remove_metadata()
@@ -345,7 +345,7 @@ def _ids_from_keys(runs: pa.Table, run_ids: pa.Array) -> bool:
     holds them, none of the defaults to fill in). Building an id is one-to-one, so the ids then repeat exactly
     where the keys do, and hashing the keys' integer codes takes far less memory than hashing the ids
     (docs/performance.md)."""
-    from .frames import _run_ids
+    from ambiglib.frames import _run_ids
 
     if not runs.num_rows or any(runs.column(c).null_count for c in ("variant_id", "policy", "protocol", "trial")):
         return False
@@ -393,7 +393,7 @@ def check_tables(tables: dict[str, pa.Table], folder: Path,
 
 
 def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[LoadError]]:
-    from .frames import build_tables
+    from ambiglib.frames import build_tables
 
     files = {name: str(folder / f"{name}.parquet") for name in FRAMES}
 
@@ -477,8 +477,8 @@ def _check_tables(tables: dict[str, pa.Table], folder: Path) -> tuple[Any, list[
 
 def _stored_frames(t: dict[str, pa.Table], rows: dict[str, np.ndarray | None]) -> Any:
     """The RunSet of the stored frames' ``rows`` (None: all, as stored)."""
-    from .frames import _frame
-    from .runset import RunSet
+    from ambiglib.frames import _frame
+    from ambiglib.runset import RunSet
 
     return RunSet(**{name: _frame(t[name] if rows[name] is None else t[name].take(pa.array(rows[name], pa.int64())))
                      for name in FRAMES})

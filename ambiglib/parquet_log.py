@@ -35,12 +35,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from .errors import ArgumentError, FormatError
-from .files import kind_of, open_regular
-from .inflation import check_parquet
-from .runlog import FRAMES, require_small
-from .schema import RUNLOG_VERSION
-from .whole_writes import replaced_folder
+from ambiglib.errors import ArgumentError, FormatError
+from ambiglib.files import kind_of, open_regular
+from ambiglib.inflation import check_parquet
+from ambiglib.runlog import FRAMES, require_small
+from ambiglib.schema import RUNLOG_VERSION
+from ambiglib.whole_writes import replaced_folder
 
 __all__ = ["is_parquet_runlog", "is_parquet_store", "write_parquet", "write_store", "read_parquet_tables",
            "read_store_tables", "StoreRows", "STORE_ROW"]
@@ -567,7 +567,7 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
     runs, their questions and labels, and the tasks and blockers it keeps; and where each row came from."""
     import pyarrow.dataset as ds
 
-    from . import filters as flt
+    from ambiglib import filters as flt
 
     fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
         page_checksum_verification=True))

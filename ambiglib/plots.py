@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ._lazy import OnFirstUse
-from .tables._common import OWN_AGENT, _own_agents
+from ambiglib._lazy import OnFirstUse
+from ambiglib.tables._common import OWN_AGENT, _own_agents
 
 #: pyplot and seaborn, imported at the first draw (``ambiglib._lazy``)
 plt = OnFirstUse("matplotlib.pyplot")

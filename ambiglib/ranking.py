@@ -43,13 +43,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .comparisons import COMPARABLE, CONDITIONED, _side_order, compared, family_of, metric_name, settle, unit_of
-from .errors import ArgumentError
-from .metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
-from .ratio_intervals import LINEARIZED, linearized_ci
-from .runset import RunSet
-from .stats import BOOTSTRAP_BLOCK, bootstrap_totals, check_n_boot, wilson_ci_clustered
-from .tables._common import as_table, explain_empty
+from ambiglib.comparisons import COMPARABLE, CONDITIONED, _side_order, compared, family_of, metric_name, settle, unit_of
+from ambiglib.errors import ArgumentError
+from ambiglib.metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
+from ambiglib.ratio_intervals import LINEARIZED, linearized_ci
+from ambiglib.runset import RunSet
+from ambiglib.stats import BOOTSTRAP_BLOCK, bootstrap_totals, check_n_boot, wilson_ci_clustered
+from ambiglib.tables._common import as_table, explain_empty
 
 __all__ = ["rank_agents", "ranking_pairs", "rankings", "compact_letters", "rank_intervals", "global_test", "GlobalTest",
            "PERMUTATIONS", "ranking_sentences"]

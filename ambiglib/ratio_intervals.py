@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from .stats import _check_confidence, sps
+from ambiglib.stats import _check_confidence, sps
 
 __all__ = ["Linearized", "linearized_ci", "LINEARIZED"]
 

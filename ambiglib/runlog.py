@@ -32,10 +32,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from .errors import FormatError, LoadError, RunLogNotFoundError
-from .files import open_regular, replaced, walk
-from .inflation import Bounded, open_gzip
-from .schema import (
+from ambiglib.errors import FormatError, LoadError, RunLogNotFoundError
+from ambiglib.files import open_regular, replaced, walk
+from ambiglib.inflation import Bounded, open_gzip
+from ambiglib.schema import (
     FILE_SCHEMA,
     INPUT_SCHEMA,
     MAX_DEPTH,
@@ -47,10 +47,10 @@ from .schema import (
     reject_duplicate_keys,
     validate_record,
 )
-from .schema import FRAMES as FRAMES  # re-exported: the readers and writers import the frames' names from here
-from .stamps import file_stamp, line_digest
-from .validity import table_is_valid
-from .whole_writes import replaced_folder
+from ambiglib.schema import FRAMES as FRAMES  # re-exported: the readers and writers import the frames' names from here
+from ambiglib.stamps import file_stamp, line_digest
+from ambiglib.validity import table_is_valid
+from ambiglib.whole_writes import replaced_folder
 
 Engine = Literal["auto", "arrow", "python"]
 #: a run-log file open for reading: plain, or through gzip

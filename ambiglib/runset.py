@@ -19,10 +19,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import FormatError, LoadError
-from .frames import COLUMNS, _build_tables, _frame
-from .parquet_log import write_parquet
-from .runlog import FRAMES, FileRead, write_jsonl
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.frames import COLUMNS, _build_tables, _frame
+from ambiglib.parquet_log import write_parquet
+from ambiglib.runlog import FRAMES, FileRead, write_jsonl
 
 __all__ = ["RunSet", "COLUMNS", "run_metas", "arrow_of"]
 
@@ -30,8 +30,8 @@ __all__ = ["RunSet", "COLUMNS", "run_metas", "arrow_of"]
 # ambiglib.answer and ambiglib.transcripts, imported at the call: those layers are above the run set
 # (tests/test_layout.py lists these calls down as DELEGATED), and importing a run set stays as cheap as its frames.
 if TYPE_CHECKING:
-    from .answer import Answer
-    from .transcripts import Transcript
+    from ambiglib.answer import Answer
+    from ambiglib.transcripts import Transcript
 
 
 def arrow_of(column: pd.Series) -> Any:
@@ -127,7 +127,7 @@ def _warn_kept_nothing(runs: pd.DataFrame, criteria: dict) -> None:
     has in each column filtered."""
     import warnings
 
-    from .filters import matched_nothing
+    from ambiglib.filters import matched_nothing
 
     dnf = [[(c, "in", list(v) if isinstance(v, (list, tuple, set, frozenset)) else [v]) for c, v in criteria.items()]]
     # attributed to the line that called filter: this function, then filter, then it
@@ -441,7 +441,7 @@ class RunSet:
         ArgumentError
             A term on a column ``runs`` does not have, or not pyarrow's syntax.
         """
-        from . import filters as flt
+        from ambiglib import filters as flt
 
         dnf = flt.normalize(filters, list(self.runs.columns))
         if dnf is None:
@@ -485,7 +485,7 @@ class RunSet:
         FormatError
             ``path`` holds something other than an ambiglib run log.
         """
-        from .transcripts import read_turns as read
+        from ambiglib.transcripts import read_turns as read
 
         turns = None
         if read is not None and not partition_by and self.runs["transcript_at"].notna().any():
@@ -499,7 +499,7 @@ class RunSet:
         ``log.jsonl`` (task records first). Either is written whole aside and put in place in one rename: an
         interrupt leaves the old file or folder as it was (a folder holding anything but a run log's files is
         refused)."""
-        from .transcripts import read_turns
+        from ambiglib.transcripts import read_turns
 
         return write_jsonl(self, path, read_turns)
 
@@ -576,21 +576,21 @@ class RunSet:
     def asking(self, **options: Any) -> Answer:
         """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore,
         with their intervals (:func:`ambiglib.headline.asking`, whose options these are)."""
-        from .answer import asking_answer
+        from ambiglib.answer import asking_answer
 
         return asking_answer(self, **options)
 
     def question_quality(self, **options: Any) -> Answer:
         """Are its questions good? Questions per run, precision, recall, Ask-F1 and the judges' score, with their
         intervals (:func:`ambiglib.headline.question_quality`)."""
-        from .answer import question_quality_answer
+        from ambiglib.answer import question_quality_answer
 
         return question_quality_answer(self, **options)
 
     def payoff(self, **options: Any) -> Answer:
         """Does asking pay off? The score fully specified, ambiguous without the ask tool and with it, the gain and
         the gain per question, with their intervals (:func:`ambiglib.headline.payoff`)."""
-        from .answer import payoff_answer
+        from ambiglib.answer import payoff_answer
 
         return payoff_answer(self, **options)
 
@@ -602,7 +602,7 @@ class RunSet:
         are). The answer says in a sentence what was compared, the difference a − b by the sides' names and the
         verdict; two logs are compared the later loaded first (after − before), whichever order they are given in.
         ``.per_task()`` on the result lists the tasks behind the difference."""
-        from .answer import compare_answer
+        from ambiglib.answer import compare_answer
 
         return compare_answer(self, a, b, metric=metric, between=between, **options)
 
@@ -611,7 +611,7 @@ class RunSet:
         of first places and its group, per benchmark, after a global test; "best" only where one agent alone is in
         the top group (:func:`ambiglib.ranking.rank_agents`, whose options these are). ``.pairs`` gives every pair
         behind it, ``.plot()`` the rank intervals."""
-        from .answer import rank_answer
+        from ambiglib.answer import rank_answer
 
         return rank_answer(self, metric, **options)
 
@@ -625,7 +625,7 @@ class RunSet:
         FormatError
             The file that holds the conversation cannot be read as its harness writes it.
         """
-        from .transcripts import transcript
+        from ambiglib.transcripts import transcript
 
         return transcript(self, run_id)
 
@@ -645,7 +645,7 @@ class RunSet:
     def _repr_html_(self) -> str:
         """Jupyter's display: the totals, a row per benchmark and suite, the models, rejected and skipped
         counts (the template ``runset.html`` escapes every value from the log)."""
-        from .markup import render
+        from ambiglib.markup import render
 
         totals, table, models = self._display()
         shown = table.head(self.DISPLAY_ROWS)
@@ -663,7 +663,7 @@ class RunSet:
         Raises the first problem, as :func:`ambiglib.load` does; messages name the
         record by its 1-based position (``<records>:3: field 'spec' ...``).
         """
-        from .runlog import read_records
+        from ambiglib.runlog import read_records
 
         read = read_records(records, source)
         if read.n_run_records == 0:

@@ -28,7 +28,7 @@ from typing import Literal, cast
 import numpy as np
 import pandas as pd
 
-from .runset import RunSet
+from ambiglib.runset import RunSet
 
 __all__ = ["Shape", "Conventions", "CONVENTIONS", "conventions_for", "applicable", "applicable_parts", "SHAPES", "labels_of",
            "label_prefix"]

@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
-from .stats import sps
+from ambiglib.stats import sps
 
 __all__ = ["PairedTest", "mcnemar_exact", "mcnemar_midp", "paired_permutation", "EXACT_FLIPS"]
 

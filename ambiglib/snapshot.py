@@ -26,11 +26,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import FormatError, LoadError
-from .files import open_regular
-from .parquet_log import versioned
-from .runlog import FRAMES, _strict_loads
-from .schema import RUNLOG_VERSION
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import open_regular
+from ambiglib.parquet_log import versioned
+from ambiglib.runlog import FRAMES, _strict_loads
+from ambiglib.schema import RUNLOG_VERSION
 
 __all__ = ["SNAPSHOT_FILE", "is_snapshot", "write_snapshot", "read_snapshot"]
 

@@ -20,7 +20,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 import pandas as pd
 
-from ._lazy import OnFirstUse
+from ambiglib._lazy import OnFirstUse
 
 __all__ = [
     "wilson_ci",
@@ -238,7 +238,7 @@ MAX_N_BOOT = 100_000
 
 def check_n_boot(n_boot: Any, name: str = "n_boot") -> None:
     """Refuse a replicate count outside 1 .. MAX_N_BOOT before any work starts (ArgumentError naming it)."""
-    from .errors import ArgumentError
+    from ambiglib.errors import ArgumentError
 
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or not 1 <= n_boot <= MAX_N_BOOT:
         raise ArgumentError(f"{name} must be a whole number from 1 to {MAX_N_BOOT:,} (got {n_boot!r}): more"
@@ -556,7 +556,7 @@ _MOVED_UNTIL = "0.3.0"
 def __getattr__(name: str) -> Any:
     """An old name of ``_MOVED``: the function from its new home, with a DeprecationWarning that names it."""
     if name in _MOVED:
-        from . import agreement
+        from ambiglib import agreement
 
         warnings.warn(f"ambiglib.stats.{name} is deprecated: it is {_MOVED[name]}.{name}; the old name goes in"
                       f" ambiglib {_MOVED_UNTIL}", DeprecationWarning, stacklevel=2)

@@ -26,10 +26,10 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from . import stamps
-from .errors import FormatError
-from .runset import RunSet
-from .schema import RecordError, check_transcript
+from ambiglib import stamps
+from ambiglib.errors import FormatError
+from ambiglib.runset import RunSet
+from ambiglib.schema import RecordError, check_transcript
 
 __all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT", "Viewer", "viewer"]
 
@@ -112,7 +112,7 @@ class Transcript(pd.DataFrame):
     def _repr_html_(self) -> str | None:
         """In a notebook: the headline, the way to the sample in Inspect's viewer (the command to copy; the link
         works while it runs), then the turns (the template ``transcript.html`` escapes every text)."""
-        from .markup import Markup, render
+        from ambiglib.markup import Markup, render
 
         way: Viewer | None = self.attrs.get("viewer")
         return str(render("transcript.html", headline=self.headline(), viewer=way,
@@ -163,7 +163,7 @@ def read_turns(run: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if "none" in at:  # an importer's word that its format keeps no conversation
         return None
-    from .importers import transcript_reader
+    from ambiglib.importers import transcript_reader
 
     record = transcript_reader(at["reader"])(at, run)
     # the files an importer named must be as they were at the load: checked after its reader, whose own checks
@@ -232,7 +232,7 @@ def _row(series: pd.Series) -> dict[str, Any]:
 def _check_stamps(at: dict[str, Any], run: dict[str, Any]) -> None:
     """The files an importer's locator names (``stamps``, :func:`ambiglib.runlog.read_records`) must be as the
     load saw them: else a FormatError naming the file."""
-    from .importers.canonical import changed
+    from ambiglib.importers.canonical import changed
 
     for file, (size, mtime_ns) in (at.get("stamps") or {}).items():
         try:

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .schema import (
+from ambiglib.schema import (
     DEFAULT_CALL,
     DEFAULT_JUDGE,
     INPUT_SCHEMA,

@@ -26,9 +26,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import FormatError
-from .files import fsync, temporary_of
-from .schema import FRAMES
+from ambiglib.errors import FormatError
+from ambiglib.files import fsync, temporary_of
+from ambiglib.schema import FRAMES
 
 __all__ = ["replaced_folder", "swap_in", "restore", "leftover", "leftovers", "foreign_entries", "exchange",
            "RENAME_EXCHANGE", "RENAME_NOREPLACE"]

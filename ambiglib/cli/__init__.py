@@ -15,22 +15,22 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from ..errors import AmbiglibError
-from ._arguments import COMPARED, CONDITION_NAMES, MAX_PAIRS, RUNS_HELP
-from ._arguments import build_parser as _parser
-from ._comparison import compare as _compare
-from ._conversion import convert as _convert
-from ._messages import say as _say
-from ._ranking import rank as _rank
-from ._reports import report as _report
-from ._reports import summary as _summary
-from ._signals import INTERRUPT as _INTERRUPT
-from ._signals import WATCH_SECONDS
-from ._signals import interrupted as _interrupted
-from ._signals import taken as _taken
-from ._validation import FIRST_PLACES
-from ._validation import schema as _schema
-from ._validation import validate as _validate
+from ambiglib.cli._arguments import COMPARED, CONDITION_NAMES, MAX_PAIRS, RUNS_HELP
+from ambiglib.cli._arguments import build_parser as _parser
+from ambiglib.cli._comparison import compare as _compare
+from ambiglib.cli._conversion import convert as _convert
+from ambiglib.cli._messages import say as _say
+from ambiglib.cli._ranking import rank as _rank
+from ambiglib.cli._reports import report as _report
+from ambiglib.cli._reports import summary as _summary
+from ambiglib.cli._signals import INTERRUPT as _INTERRUPT
+from ambiglib.cli._signals import WATCH_SECONDS
+from ambiglib.cli._signals import interrupted as _interrupted
+from ambiglib.cli._signals import taken as _taken
+from ambiglib.cli._validation import FIRST_PLACES
+from ambiglib.cli._validation import schema as _schema
+from ambiglib.cli._validation import validate as _validate
+from ambiglib.errors import AmbiglibError
 
 # Everything heavy (pandas, pyarrow, papermill) is imported inside the commands, after main() has taken
 # SIGINT and SIGTERM: an interrupt at any moment is one line, never a traceback from an import.
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None, *, program: bool = False) -> int:
         command = f"ambiglib {args.command}"
         import warnings
 
-        from ..errors import AskToolWarning
+        from ambiglib.errors import AskToolWarning
 
         with warnings.catch_warnings():
             # each command says it itself, first: validate and compare as a line, report and summary in their summary

@@ -7,9 +7,9 @@ import argparse
 import re
 from typing import Any, NoReturn
 
-from .. import __version__
-from ..errors import ArgumentError, ReportError
-from ._messages import did_you_mean
+from ambiglib import __version__
+from ambiglib.cli._messages import did_you_mean
+from ambiglib.errors import ArgumentError, ReportError
 
 RUNS_HELP = ("run log: canonical JSON Lines (.jsonl, .jsonl.gz) or Parquet, a folder of them, or a harness's own"
              " output folder (docs/importers.md)")
@@ -48,7 +48,7 @@ class _Parser(argparse.ArgumentParser):
 
 def _parameters_help() -> str:
     """The notebooks' parameters, for ``report --help``."""
-    from ..report import bundled_notebooks, notebook_parameters
+    from ambiglib.report import bundled_notebooks, notebook_parameters
 
     try:
         folder = bundled_notebooks()
@@ -268,7 +268,7 @@ def logs_given(values: list[str]) -> str | dict[str, str]:
     wrong with the rest (a log without a label among several, a label given twice, a label a log cannot have)."""
     import os
 
-    from ..log_labels import check_label
+    from ambiglib.log_labels import check_label
 
     given = [(None, v) if os.path.lexists(v) or "=" not in v else tuple(v.split("=", 1)) for v in values]
     if len(given) == 1 and given[0][0] is None:

@@ -8,22 +8,22 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AmbiglibError, ArgumentError
-from ..text import visible
-from ._arguments import CONDITION_NAMES, logs_given
-from ._messages import SIDE_NAMES, as_flags, did_you_mean, say, shown_empty_lines
+from ambiglib.cli._arguments import CONDITION_NAMES, logs_given
+from ambiglib.cli._messages import SIDE_NAMES, as_flags, did_you_mean, say, shown_empty_lines
+from ambiglib.errors import AmbiglibError, ArgumentError
+from ambiglib.text import visible
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..errors import LoadError
-    from ..runset import RunSet
+    from ambiglib.errors import LoadError
+    from ambiglib.runset import RunSet
 
 
 def compare(args: argparse.Namespace) -> int:
     """``ambiglib compare``, step by step: the options alone, then the logs and sides given, then what the log
     read holds, each refused with its own line (exit 2) before the comparison is made and printed."""
-    from ..loading import load
+    from ambiglib.loading import load
 
     problem = _options_problem(args)
     if problem:
@@ -56,8 +56,8 @@ def _options_problem(args: argparse.Namespace) -> str | None:
     its own runs), or None."""
     if (args.a is None) != (args.b is None):
         return "give both --a and --b (or neither: every pair)"
-    from ..report.parameters import MAX_K
-    from ..stats import MAX_N_BOOT
+    from ambiglib.report.parameters import MAX_K
+    from ambiglib.stats import MAX_N_BOOT
 
     if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT:
         return (f"--k must be from 1 to {MAX_K} and --n-boot from 1 to {MAX_N_BOOT:,} (got --k {args.k}, --n-boot"
@@ -67,7 +67,7 @@ def _options_problem(args: argparse.Namespace) -> str | None:
                 " negative seed")
     if args.max_pairs < 1:
         return f"--max-pairs must be 1 or more (got {args.max_pairs})"
-    from ..comparisons import CONDITIONED
+    from ambiglib.comparisons import CONDITIONED
 
     if args.condition is not None and args.metric not in CONDITIONED:
         return (f"--condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own runs (the condition"
@@ -108,7 +108,7 @@ def _sides(args: argparse.Namespace) -> tuple[Any, Any]:
 def _say_what_was_read(args: argparse.Namespace, runs: str | dict[str, str], rs: RunSet,
                        errors: list[LoadError]) -> None:
     """The mapping's warnings and the number of records rejected, on standard error before any number."""
-    from ..importers.inspect_logs import mapping_warnings
+    from ambiglib.importers.inspect_logs import mapping_warnings
 
     for warning in mapping_warnings(rs, args.ask_tool or None, evals=False):
         say(f"ambiglib compare: warning: {warning}", sys.stderr)
@@ -124,7 +124,7 @@ def _log_problem(args: argparse.Namespace, rs: RunSet, condition: tuple[str, boo
     if args.between == "ask_tool":  # (with and without the tool: one pair a model and policy)
         return None
     if args.a is not None:
-        from ..filters import not_in_log
+        from ambiglib.filters import not_in_log
 
         present = set(rs.runs[args.between].astype(str))
         for flag, value in (("--a", args.a), ("--b", args.b)):
@@ -132,7 +132,7 @@ def _log_problem(args: argparse.Namespace, rs: RunSet, condition: tuple[str, boo
             if absent:
                 return f"{flag}: {absent}{did_you_mean(value, present)}"
         return None
-    from ..comparisons import count_pairs
+    from ambiglib.comparisons import count_pairs
 
     n_pairs, n_sides, where = count_pairs(rs, metric=args.metric, between=args.between, condition=condition)
     if n_pairs <= args.max_pairs:
@@ -147,12 +147,12 @@ def _log_problem(args: argparse.Namespace, rs: RunSet, condition: tuple[str, boo
 def _compared(args: argparse.Namespace, rs: RunSet, condition: tuple[str, bool], sides: tuple[Any, Any]) -> int:
     """The comparison made and printed; for reading, two logs are compared later first, whichever order --a and --b
     give, and the tasks that moved are listed."""
-    from ..comparisons import paired_comparison
-    from ..metrics import MetricError
+    from ambiglib.comparisons import paired_comparison
+    from ambiglib.metrics import MetricError
 
     given, alternative = sides, args.alternative
     if args.between == "log" and args.format == "table":  # for reading, after − before whichever order --a, --b give
-        from ..answer import later_first
+        from ambiglib.answer import later_first
 
         a, b, alternative = later_first(rs, "log", *sides, alternative)
         sides = (a, b)
@@ -168,7 +168,7 @@ def _compared(args: argparse.Namespace, rs: RunSet, condition: tuple[str, bool],
         print(f"ambiglib compare: nothing to compare: {out.attrs.get('note', 'no pairs')}", file=sys.stderr)
         return 1
     if args.between == "log" and args.format == "table":  # the difference and its test, then the tasks that moved
-        from ..comparisons import per_task
+        from ambiglib.comparisons import per_task
 
         tasks = per_task(rs, metric=args.metric, between="log", condition=condition, a=sides[0], b=sides[1],
                          k=args.k)
@@ -184,7 +184,7 @@ def _print_log_changes(out: pd.DataFrame, tasks: pd.DataFrame, correction: str, 
     import numpy as np
     import pandas as pd
 
-    from ..comparisons import CORRECTIONS, metric_name
+    from ambiglib.comparisons import CORRECTIONS, metric_name
 
     keys = [c for c in ("benchmark", "suite", "model", "policy", "log_a", "log_b") if c in out.columns]
     for (metric, condition), rows in out.groupby(["metric", "condition"], sort=False):
@@ -232,8 +232,8 @@ def _print_log_changes(out: pd.DataFrame, tasks: pd.DataFrame, correction: str, 
 def _print_table(table: pd.DataFrame, fmt: str) -> int:
     """A comparison on standard output; for reading (``table``), what it compares above it and its notes below
     (for scripts, csv, md and json hold the table alone, and the notes go to standard error)."""
-    from ..report.rendering import csv_safe, markdown_safe, render_table
-    from ..tables._common import empty_lines
+    from ambiglib.report.rendering import csv_safe, markdown_safe, render_table
+    from ambiglib.tables._common import empty_lines
 
     notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []
     shown = table.drop(columns=["alternative", "metric", "condition", "ci_level", "ci_method", "ci_vs_test"])
@@ -250,7 +250,7 @@ def _print_table(table: pd.DataFrame, fmt: str) -> int:
         print(table.to_json(orient="records", indent=1))
     else:
         side = next(c for c in table.columns if c.endswith("_a")).removesuffix("_a")
-        from ..comparisons import metric_name
+        from ambiglib.comparisons import metric_name
 
         for (metric, condition), rows in table.groupby(["metric", "condition"], sort=False):
             pairs = list(dict.fromkeys(f"{a} − {b}" for a, b in zip(rows[f"{side}_a"], rows[f"{side}_b"])))

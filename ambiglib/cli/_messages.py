@@ -7,7 +7,7 @@ import re
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, TextIO
 
-from ..text import visible  # re alone: the command line stays light
+from ambiglib.text import visible  # re alone: the command line stays light
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -39,6 +39,6 @@ def as_flags(text: str) -> str:
 def shown_empty_lines(table: pd.DataFrame, shown: Iterable[str]) -> list[str]:
     """What each "–" means, for the columns a reader is shown (``shown``) alone: no footnote on a column the
     command did not print."""
-    from ..tables._common import empty_lines
+    from ambiglib.tables._common import empty_lines
 
     return empty_lines(table[[c for c in table.columns if c in set(shown)]])

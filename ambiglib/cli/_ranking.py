@@ -7,10 +7,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..errors import AmbiglibError, ArgumentError
-from ..text import visible
-from ._arguments import CONDITION_NAMES
-from ._messages import SIDE_NAMES, as_flags, say, shown_empty_lines
+from ambiglib.cli._arguments import CONDITION_NAMES
+from ambiglib.cli._messages import SIDE_NAMES, as_flags, say, shown_empty_lines
+from ambiglib.errors import AmbiglibError, ArgumentError
+from ambiglib.text import visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -18,12 +18,12 @@ if TYPE_CHECKING:
 
 def rank(args: argparse.Namespace) -> int:
     """``ambiglib rank``: one metric's ranking, per benchmark (ranking.rank_agents)."""
-    from ..comparisons import CONDITIONED, count_pairs
-    from ..loading import load
-    from ..metrics import MetricError
-    from ..ranking import rank_agents
-    from ..report.parameters import MAX_K
-    from ..stats import MAX_N_BOOT
+    from ambiglib.comparisons import CONDITIONED, count_pairs
+    from ambiglib.loading import load
+    from ambiglib.metrics import MetricError
+    from ambiglib.ranking import rank_agents
+    from ambiglib.report.parameters import MAX_K
+    from ambiglib.stats import MAX_N_BOOT
 
     if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT or not 0 < args.alpha < 1 or args.seed < 0:
         print(f"ambiglib rank: --k must be from 1 to {MAX_K}, --n-boot from 1 to {MAX_N_BOOT:,}, --alpha between 0"
@@ -55,7 +55,7 @@ def rank(args: argparse.Namespace) -> int:
         return 1
     if args.format != "table":
         if args.pairs:
-            from ..ranking import ranking_pairs
+            from ambiglib.ranking import ranking_pairs
 
             return _print_plain(ranking_pairs(rs, metric=args.metric, condition=condition, between=args.between,
                                               k=args.k, test=args.test, family=args.family, alpha=args.alpha,
@@ -66,8 +66,8 @@ def rank(args: argparse.Namespace) -> int:
 
 def _print_plain(table: pd.DataFrame, fmt: str) -> int:
     """A table for scripts (csv, md, json) on standard output, its notes on standard error."""
-    from ..report.rendering import csv_safe, markdown_safe
-    from ..tables._common import empty_lines
+    from ambiglib.report.rendering import csv_safe, markdown_safe
+    from ambiglib.tables._common import empty_lines
 
     if fmt == "csv":
         text = csv_safe(table).to_csv(index=False)
@@ -87,8 +87,8 @@ def _print_ranking(out: pd.DataFrame, between: str) -> int:
     family, and the notes."""
     import pandas as pd
 
-    from ..cards import rank_span, with_interval
-    from ..report.rendering import render_table
+    from ambiglib.cards import rank_span, with_interval
+    from ambiglib.report.rendering import render_table
 
     side = "agent" if between == "model" else between
     for line in out.attrs.get("answer") or []:

@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import AmbiglibError, ReportError
-from ._arguments import logs_given, mapping
-from ._messages import say
-from ._signals import taken
+from ambiglib.cli._arguments import logs_given, mapping
+from ambiglib.cli._messages import say
+from ambiglib.cli._signals import taken
+from ambiglib.errors import AmbiglibError, ReportError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..report.runner import NotebookResult
+    from ambiglib.report.runner import NotebookResult
 
 
 def report(args: argparse.Namespace) -> int:
@@ -26,10 +26,10 @@ def report(args: argparse.Namespace) -> int:
     progress, close = _progress(args.quiet)
     try:
         if args.program:  # this process is the command's own (main sets it): see decline_unused_imports
-            from ..report.runner import decline_unused_imports
+            from ambiglib.report.runner import decline_unused_imports
 
             decline_unused_imports()
-        from ..report import run_report
+        from ambiglib.report import run_report
 
         given = {"k": args.k, "models": args.models, "benchmarks": args.benchmarks, "suites": args.suites,
                  **mapping(args)}
@@ -112,14 +112,14 @@ def _rejected_count(path: Path) -> int | str:
 def summary(args: argparse.Namespace) -> int:
     """``ambiglib summary``: what the log holds, rejects and skips, written to summary.md and rejected.csv and
     printed."""
-    from ..loading import load
-    from ..report import example_runs, write_summary
+    from ambiglib.loading import load
+    from ambiglib.report import example_runs, write_summary
 
     runs = args.runs or example_runs()
     if runs is None:
         print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
         return 2
-    from ..report.folder import write_files
+    from ambiglib.report.folder import write_files
 
     out = Path(args.out or "reports").resolve()
     made = not out.exists()

@@ -8,12 +8,12 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from ._arguments import mapping
-from ._messages import say
+from ambiglib.cli._arguments import mapping
+from ambiglib.cli._messages import say
 
 if TYPE_CHECKING:
-    from ..errors import LoadError
-    from ..runset import RunSet
+    from ambiglib.errors import LoadError
+    from ambiglib.runset import RunSet
 
     #: what errors alike have in common: their kind, record and message without place or value
     Cause = tuple[str, str, str]
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def validate(args: argparse.Namespace) -> int:
     """``ambiglib validate``: the log's rejected records, one line a cause (``--each``: a record), what was skipped,
     harness anomalies, error and status reasons and warnings, then the counts; exit 1 when a record was rejected."""
-    from ..loading import load
+    from ambiglib.loading import load
 
     runset, errors = load(args.runs, strict=False, quiet=args.quiet, **mapping(args))
     causes = _causes(errors)
@@ -30,8 +30,8 @@ def validate(args: argparse.Namespace) -> int:
         say(group[0].message if len(group) == 1 else _cause_line(group))
     for reason, n in sorted(runset.skipped.items()):
         say(f"not a run, counted and left out: {n} x {reason}")
-    from ..metrics.harness import harness_anomalies
-    from ..shapes import metric_warnings
+    from ambiglib.metrics.harness import harness_anomalies
+    from ambiglib.shapes import metric_warnings
 
     for a in harness_anomalies(runset).itertuples(index=False):
         questions = f", {a.n_questions} question{'s' if a.n_questions != 1 else ''}" if a.n_questions else ""
@@ -43,7 +43,7 @@ def validate(args: argparse.Namespace) -> int:
             f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
     for (status, reason), n in sorted(_status_reasons(runset).items()):
         say(f"{status} runs, status set from the harness's files: {n} x {reason}")
-    from ..importers.inspect_logs import mapping_warnings
+    from ambiglib.importers.inspect_logs import mapping_warnings
 
     for warning in [*mapping_warnings(runset, args.ask_tool), *metric_warnings(runset)]:
         say(f"warning: {warning}")
@@ -106,7 +106,7 @@ def _status_reasons(runset: RunSet) -> dict[tuple[str, str], int]:
     """(status, why) of the runs an importer gave a status other than the harness's plain reading, with why."""
     from collections import Counter
 
-    from ..runset import run_metas
+    from ambiglib.runset import run_metas
 
     runs = runset.runs[runset.runs["status"].isin(["invalid", "timeout"]).to_numpy(dtype=bool)]
     return dict(Counter((status, meta["status_reason"]) for status, meta in zip(runs["status"], run_metas(runs))
@@ -117,7 +117,7 @@ def _error_reasons(runset: RunSet) -> dict[str, int]:
     """The error runs, counted by the reason their importer recorded."""
     from collections import Counter
 
-    from ..runset import run_metas
+    from ambiglib.runset import run_metas
 
     errors = runset.runs[runset.runs["status"] == "error"]
     return dict(Counter(m.get("error_reason", "no reason recorded") for m in run_metas(errors)))
@@ -125,7 +125,7 @@ def _error_reasons(runset: RunSet) -> dict[str, int]:
 
 def schema(args: argparse.Namespace) -> int:
     """``ambiglib schema``: the run log's JSON Schema on stdout (ambiglib.json_schema)."""
-    from ..json_schema import schema_text
+    from ambiglib.json_schema import schema_text
 
     sys.stdout.write(schema_text())
     return 0

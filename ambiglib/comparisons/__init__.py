@@ -25,39 +25,39 @@ from __future__ import annotations
 
 # the public API (__all__), then every other name that ambiglib's modules, scripts and tests import from here, as
 # they did from comparisons.py before the split: each imported "as" itself, so a type checker sees it exported
-from ._comparable import COMPARABLE, describe_condition
-from ._comparable import CONDITIONED as CONDITIONED
-from ._comparable import IN_PP as IN_PP
-from ._comparable import METRIC_NAMES as METRIC_NAMES
-from ._comparable import QUESTION_OF as QUESTION_OF
-from ._comparable import QUESTION_WORDS as QUESTION_WORDS
-from ._comparable import SCORED as SCORED
-from ._comparable import UNITS as UNITS
-from ._comparable import metric_name as metric_name
-from ._comparable import unit_of as unit_of
-from ._comparison import compared as compared
-from ._comparison import model_comparison, paired_comparison
-from ._effect_sizes import prob_improvement, rank_biserial
-from ._family import CORRECTIONS
-from ._family import FAMILIES as FAMILIES
-from ._family import family_of as family_of
-from ._family import settle as settle
-from ._intervals import FEW_FOR_BOOTSTRAP as FEW_FOR_BOOTSTRAP
-from ._intervals import INTERVALS as INTERVALS
-from ._intervals import NO_INTERVAL as NO_INTERVAL
-from ._intervals import T_OF_DIFFERENCES as T_OF_DIFFERENCES
-from ._pairing import _fixed as _fixed
-from ._pairing import _lacks as _lacks
-from ._pairing import _side_order as _side_order
-from ._pairing import count_pairs
-from ._per_task import per_task
-from ._sums import _Sums as _Sums
-from ._tests import FEW_DIFFERING as FEW_DIFFERING
-from ._tests import FIRST_FLIPS as FIRST_FLIPS
-from ._tests import FLIP_BUDGET as FLIP_BUDGET
-from ._tests import TESTS, flips_for
-from ._tests import Alternative as Alternative
-from ._tests import smallest_p as smallest_p
+from ambiglib.comparisons._comparable import COMPARABLE, describe_condition
+from ambiglib.comparisons._comparable import CONDITIONED as CONDITIONED
+from ambiglib.comparisons._comparable import IN_PP as IN_PP
+from ambiglib.comparisons._comparable import METRIC_NAMES as METRIC_NAMES
+from ambiglib.comparisons._comparable import QUESTION_OF as QUESTION_OF
+from ambiglib.comparisons._comparable import QUESTION_WORDS as QUESTION_WORDS
+from ambiglib.comparisons._comparable import SCORED as SCORED
+from ambiglib.comparisons._comparable import UNITS as UNITS
+from ambiglib.comparisons._comparable import metric_name as metric_name
+from ambiglib.comparisons._comparable import unit_of as unit_of
+from ambiglib.comparisons._comparison import compared as compared
+from ambiglib.comparisons._comparison import model_comparison, paired_comparison
+from ambiglib.comparisons._effect_sizes import prob_improvement, rank_biserial
+from ambiglib.comparisons._family import CORRECTIONS
+from ambiglib.comparisons._family import FAMILIES as FAMILIES
+from ambiglib.comparisons._family import family_of as family_of
+from ambiglib.comparisons._family import settle as settle
+from ambiglib.comparisons._intervals import FEW_FOR_BOOTSTRAP as FEW_FOR_BOOTSTRAP
+from ambiglib.comparisons._intervals import INTERVALS as INTERVALS
+from ambiglib.comparisons._intervals import NO_INTERVAL as NO_INTERVAL
+from ambiglib.comparisons._intervals import T_OF_DIFFERENCES as T_OF_DIFFERENCES
+from ambiglib.comparisons._pairing import _fixed as _fixed
+from ambiglib.comparisons._pairing import _lacks as _lacks
+from ambiglib.comparisons._pairing import _side_order as _side_order
+from ambiglib.comparisons._pairing import count_pairs
+from ambiglib.comparisons._per_task import per_task
+from ambiglib.comparisons._sums import _Sums as _Sums
+from ambiglib.comparisons._tests import FEW_DIFFERING as FEW_DIFFERING
+from ambiglib.comparisons._tests import FIRST_FLIPS as FIRST_FLIPS
+from ambiglib.comparisons._tests import FLIP_BUDGET as FLIP_BUDGET
+from ambiglib.comparisons._tests import TESTS, flips_for
+from ambiglib.comparisons._tests import Alternative as Alternative
+from ambiglib.comparisons._tests import smallest_p as smallest_p
 
 __all__ = ["paired_comparison", "model_comparison", "COMPARABLE", "TESTS", "CORRECTIONS", "rank_biserial",
            "prob_improvement", "describe_condition", "flips_for", "count_pairs", "per_task"]

@@ -9,17 +9,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..errors import ArgumentError
-from ..metrics.asking import _without_stray, _without_unattributed
-from ..runset import RunSet
-from ..significance import paired_permutation
-from ..stats import check_n_boot
-from ..tables._common import ConventionsArg, as_table
-from ._comparable import COMPARABLE, CONDITIONED, SCORED, describe_condition
-from ._effect_sizes import prob_improvement, rank_biserial
-from ._family import _check_correction, _check_family, settle
-from ._intervals import INTERVALS, _difference_ci, _rerun_sd
-from ._pairing import (
+from ambiglib.comparisons._comparable import COMPARABLE, CONDITIONED, SCORED, describe_condition
+from ambiglib.comparisons._effect_sizes import prob_improvement, rank_biserial
+from ambiglib.comparisons._family import _check_correction, _check_family, settle
+from ambiglib.comparisons._intervals import INTERVALS, _difference_ci, _rerun_sd
+from ambiglib.comparisons._pairing import (
     _SIDES,
     _collapsed,
     _fixed,
@@ -31,8 +25,14 @@ from ._pairing import (
     _sides,
     _where,
 )
-from ._sums import _Sums
-from ._tests import TESTS, Alternative, _mcnemar_applies, _test
+from ambiglib.comparisons._sums import _Sums
+from ambiglib.comparisons._tests import TESTS, Alternative, _mcnemar_applies, _test
+from ambiglib.errors import ArgumentError
+from ambiglib.metrics.asking import _without_stray, _without_unattributed
+from ambiglib.runset import RunSet
+from ambiglib.significance import paired_permutation
+from ambiglib.stats import check_n_boot
+from ambiglib.tables._common import ConventionsArg, as_table
 
 #: a comparison's columns after the benchmark, suite, fixed columns and the two sides
 _COLUMNS = ["metric", "condition", "n_tasks", "n_tasks_left_out", "n_pairs", "value_a", "value_b", "difference",

@@ -20,9 +20,9 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-from ..ratio_intervals import LINEARIZED, linearized_ci
-from ..stats import bootstrap_totals, percentile_ci
-from ._sums import _Sums
+from ambiglib.comparisons._sums import _Sums
+from ambiglib.ratio_intervals import LINEARIZED, linearized_ci
+from ambiglib.stats import bootstrap_totals, percentile_ci
 
 #: below this many tasks a percentile bootstrap interval covers less than it says (``bench/coverage.py``)
 FEW_FOR_BOOTSTRAP = 50
@@ -45,7 +45,7 @@ _DIFFERENCE_COVERAGE = {"mean_score": "difference of mean score (with the tool)"
 def _coverage_warnings(out: pd.DataFrame) -> list[str]:
     """Where a row's t-interval (or its linearized form) covered less than 95% at its design in simulation
     (:mod:`ambiglib.interval_coverage`), or its design is below the smallest measured: one note per metric."""
-    from ..interval_coverage import warning
+    from ambiglib.interval_coverage import warning
 
     said: dict[str, str] = {}
     if len(out) == 0:

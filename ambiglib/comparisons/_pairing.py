@@ -13,12 +13,12 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from ..errors import ArgumentError
-from ..runset import RunSet
-from ..shapes import conventions_for
-from ..tables._common import _per_tool_policy
-from ._comparable import _VOI, CONDITIONED, describe_condition
-from ._sums import _task_sums
+from ambiglib.comparisons._comparable import _VOI, CONDITIONED, describe_condition
+from ambiglib.comparisons._sums import _task_sums
+from ambiglib.errors import ArgumentError
+from ambiglib.runset import RunSet
+from ambiglib.shapes import conventions_for
+from ambiglib.tables._common import _per_tool_policy
 
 _SIDES = ("model", "policy", "ask_tool", "log")
 #: what each comparison holds fixed (one comparison per value), the agent keys other than its sides: ``log`` (logs
@@ -196,7 +196,7 @@ def _where(fixed: dict) -> str:
 
 def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
     """What one benchmark's runs lack for the comparison, and what to add (None when they have it)."""
-    from ..shapes import SHAPES, applicable
+    from ambiglib.shapes import SHAPES, applicable
 
     if between == "ask_tool" or metric in _VOI:
         if not applicable(rs, SHAPES["tool_pairs"]):

@@ -7,10 +7,19 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet
-from ..tables._common import as_table
-from ._comparable import COMPARABLE
-from ._pairing import _SIDES, _collapsed, _fixed, _groups, _nothing_to_compare, _ordered_pairs, _side_order, _sides
+from ambiglib.comparisons._comparable import COMPARABLE
+from ambiglib.comparisons._pairing import (
+    _SIDES,
+    _collapsed,
+    _fixed,
+    _groups,
+    _nothing_to_compare,
+    _ordered_pairs,
+    _side_order,
+    _sides,
+)
+from ambiglib.runset import RunSet
+from ambiglib.tables._common import as_table
 
 
 @as_table

@@ -9,13 +9,25 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..metrics._common import CONDITIONS, _ratio, _single_condition, _work
-from ..metrics.asking import _ask_f1_parts, _calibration_parts, _per_unit_pass, _without_stray, _without_unattributed
-from ..metrics.information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, _voi_parts, _voi_task_sums, per_run_question
-from ..metrics.labels import _question_scores
-from ..runset import RunSet
-from ..shapes import Conventions
-from ._comparable import _VOI, COMPARABLE
+from ambiglib.comparisons._comparable import _VOI, COMPARABLE
+from ambiglib.metrics._common import CONDITIONS, _ratio, _single_condition, _work
+from ambiglib.metrics.asking import (
+    _ask_f1_parts,
+    _calibration_parts,
+    _per_unit_pass,
+    _without_stray,
+    _without_unattributed,
+)
+from ambiglib.metrics.information import (
+    VOI_BASE_COLUMNS,
+    VOI_VARIANT_COLUMNS,
+    _voi_parts,
+    _voi_task_sums,
+    per_run_question,
+)
+from ambiglib.metrics.labels import _question_scores
+from ambiglib.runset import RunSet
+from ambiglib.shapes import Conventions
 
 
 @dataclass

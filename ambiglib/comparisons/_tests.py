@@ -17,9 +17,9 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import ArgumentError
-from ..significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
-from ..stats import sps
+from ambiglib.errors import ArgumentError
+from ambiglib.significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
+from ambiglib.stats import sps
 
 #: the alternatives a test can take: ``greater`` tests side a > side b
 Alternative = Literal["two-sided", "greater", "less"]

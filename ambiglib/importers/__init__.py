@@ -15,15 +15,15 @@ import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._reader import Reader, ReadOptions, TranscriptRead
+from ambiglib.importers._reader import Reader, ReadOptions, TranscriptRead
 
 if TYPE_CHECKING:
-    from .ambigds import read_ambigds
-    from .ambigswe import read_ambigswe
-    from .hilbench import read_hilbench, read_hilbench_registries
-    from .inspect_logs import read_inspect
-    from .lhaw import read_lhaw, read_mcp_atlas
-    from .taubench import read_taubench
+    from ambiglib.importers.ambigds import read_ambigds
+    from ambiglib.importers.ambigswe import read_ambigswe
+    from ambiglib.importers.hilbench import read_hilbench, read_hilbench_registries
+    from ambiglib.importers.inspect_logs import read_inspect
+    from ambiglib.importers.lhaw import read_lhaw, read_mcp_atlas
+    from ambiglib.importers.taubench import read_taubench
 
 __all__ = ["read_ambigds", "read_ambigswe", "read_hilbench", "read_hilbench_registries", "read_lhaw",
            "read_mcp_atlas", "read_inspect", "read_taubench", "READERS", "Reader", "ReadOptions", "transcript_reader"]
@@ -35,7 +35,7 @@ READERS: tuple[Reader, ...]
 
 @functools.cache
 def _readers() -> tuple[Reader, ...]:
-    from . import ambigds, ambigswe, canonical, hilbench, inspect_logs, lhaw, taubench
+    from ambiglib.importers import ambigds, ambigswe, canonical, hilbench, inspect_logs, lhaw, taubench
 
     return (
         canonical.SNAPSHOT,

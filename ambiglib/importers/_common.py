@@ -21,12 +21,12 @@ from typing import Any, TypeVar
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import AmbiglibError, FormatError, LoadError
-from ..files import is_file
-from ..memory import c_allocator
-from ..runlog import FileRead, _finite_float, _no_constant, read_records
-from ..runset import RunSet, build_runset
-from ..schema import RecordError, check_transcript, reject_duplicate_keys
+from ambiglib.errors import AmbiglibError, FormatError, LoadError
+from ambiglib.files import is_file
+from ambiglib.memory import c_allocator
+from ambiglib.runlog import FileRead, _finite_float, _no_constant, read_records
+from ambiglib.runset import RunSet, build_runset
+from ambiglib.schema import RecordError, check_transcript, reject_duplicate_keys
 
 T = TypeVar("T")
 

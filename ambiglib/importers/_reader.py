@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..errors import LoadError
-    from ..runlog import Engine
-    from ..runset import RunSet
+    from ambiglib.errors import LoadError
+    from ambiglib.runlog import Engine
+    from ambiglib.runset import RunSet
 
 __all__ = ["Reader", "Read", "TranscriptRead", "ReadOptions"]
 

@@ -12,12 +12,21 @@ import re
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ..errors import FormatError, LoadError
-from ..files import is_dir, is_file, listdir, matching, subfolders
-from ..runlog import TRANSCRIPT_AT, require_exists
-from ..runset import RunSet
-from ._common import Collected, RowError, check_loaded_transcript, finish, guard, present, read_json, read_jsonl
-from ._reader import Reader, ReadOptions
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import is_dir, is_file, listdir, matching, subfolders
+from ambiglib.importers._common import (
+    Collected,
+    RowError,
+    check_loaded_transcript,
+    finish,
+    guard,
+    present,
+    read_json,
+    read_jsonl,
+)
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.runlog import TRANSCRIPT_AT, require_exists
+from ambiglib.runset import RunSet
 
 __all__ = ["read_ambigds", "parse_run_name", "is_ambigds_layout", "read_transcript"]
 
@@ -171,7 +180,7 @@ def _category(status: str, labels: list[dict[str, Any]], target_audit: dict[str,
     import pandas as pd
 
     frame = pd.DataFrame([{"run": 0, "label": lab["label"]} for lab in labels])
-    from ..agreement import majority_vote  # deferred, as pandas is: only a folder that needs a vote loads it
+    from ambiglib.agreement import majority_vote  # deferred, as pandas is: only a folder that needs a vote loads it
 
     vote = majority_vote(frame, by=("run",))  # a tie leaves the category unset: reported, not broken
     winner = vote["label"].iloc[0]

@@ -23,12 +23,12 @@ import re
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ..errors import FormatError, LoadError
-from ..files import is_dir, is_file, listdir, walk
-from ..runlog import TRANSCRIPT_AT
-from ..runset import RunSet
-from ._common import Collected, RowError, finish, guard, present, read_csv, read_json
-from ._reader import Reader, ReadOptions
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import is_dir, is_file, listdir, walk
+from ambiglib.importers._common import Collected, RowError, finish, guard, present, read_csv, read_json
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.runlog import TRANSCRIPT_AT
+from ambiglib.runset import RunSet
 
 __all__ = ["read_ambigswe", "is_ambigswe_layout", "count_parts"]
 

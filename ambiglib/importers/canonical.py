@@ -13,19 +13,15 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from .. import stamps
-from ..errors import FormatError, LoadError
-from ..files import walk
-from ..frames import run_id_of
-from ..memory import c_allocator
-from ..parquet_log import (
-    is_parquet_runlog,
-    is_parquet_store,
-    read_parquet_tables,
-    read_store_tables,
-)
-from ..parquet_log import read_transcript as read_parquet_transcript
-from ..runlog import (
+from ambiglib import stamps
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import walk
+from ambiglib.frames import run_id_of
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.memory import c_allocator
+from ambiglib.parquet_log import is_parquet_runlog, is_parquet_store, read_parquet_tables, read_store_tables
+from ambiglib.parquet_log import read_transcript as read_parquet_transcript
+from ambiglib.runlog import (
     BATCH_BYTES,
     BATCH_FILES,
     MAX_RECORD_BYTES,
@@ -40,10 +36,9 @@ from ..runlog import (
     read_file,
     read_small_files,
 )
-from ..runset import RunSet, build_runset
-from ..schema import DEFAULT_TRIAL, RecordError
-from ..snapshot import is_snapshot, read_snapshot
-from ._reader import Reader, ReadOptions
+from ambiglib.runset import RunSet, build_runset
+from ambiglib.schema import DEFAULT_TRIAL, RecordError
+from ambiglib.snapshot import is_snapshot, read_snapshot
 
 __all__ = ["JSONL", "PARQUET", "STORE", "SNAPSHOT", "read_jsonl_files", "changed", "store_values",
            "PROGRESS_MIN_FILES"]
@@ -116,7 +111,7 @@ def _small_runs(files: list[Path]) -> list[list[Path]]:
 
 
 def _read_parquet(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
-    from ..parquet_check import check_tables
+    from ambiglib.parquet_check import check_tables
 
     tables = read_parquet_tables(path)
     if tables["runs"].num_rows == 0:
@@ -125,7 +120,7 @@ def _read_parquet(path: Path, options: ReadOptions, files: list[Path] | None = N
 
 
 def _read_store(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
-    from ..parquet_check import check_tables
+    from ambiglib.parquet_check import check_tables
 
     tables, origins = read_store_tables(path, options.filters)
     if tables["runs"].num_rows == 0 and options.filters is None:
@@ -154,8 +149,8 @@ _CONFORMED: dict[tuple[Any, ...], dict[str, Any]] = {}
 
 
 def _read_snapshot(path: Path, options: ReadOptions, files: list[Path] | None = None) -> tuple[RunSet, list[LoadError]]:
-    from ..frames import _frame
-    from ..parquet_check import _conform, _expected
+    from ambiglib.frames import _frame
+    from ambiglib.parquet_check import _conform, _expected
 
     tables, skipped, errors, links, read = read_snapshot(path)  # every file verified against its SHA-256
     conformed = _CONFORMED.get(read)

@@ -28,10 +28,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import inflation
-from ..errors import FormatError
-from ..schema import RecordError, reject_duplicate_keys
-from ._common import Collected
+from ambiglib import inflation
+from ambiglib.errors import FormatError
+from ambiglib.importers._common import Collected
+from ambiglib.schema import RecordError, reject_duplicate_keys
 
 __all__ = ["read_log_file", "read_sample", "member_stamps", "file_stamp", "count_missing", "Unreadable", "why",
            "max_inflated", "SAMPLE_FIELDS", "MAX_MEMBER_BYTES", "STREAM_ABOVE", "MAX_INFLATED"]
@@ -113,7 +113,7 @@ def read_sample(file: Path, place: dict[str, Any], keep: frozenset[str] = TRANSC
     Anything that stops it being read as it was loaded is a FormatError naming the file and the sample's place:
     no such file, not a regular file, a member gone, named twice, or of another size or CRC, a .json log of
     another size or modification time, JSON that does not parse."""
-    from ..files import open_regular
+    from ambiglib.files import open_regular
 
     if "member" in place:
         member = str(place["member"])

@@ -18,14 +18,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ..errors import AskToolWarning, FormatError, LoadError
-from ..files import walk
-from ..runlog import TRANSCRIPT_AT
-from ..runset import RunSet
-from ..schema import SPECS
-from ._common import Collected, RowError, check_loaded_transcript, finish, guard, opens_with, present
-from ._reader import Reader, ReadOptions
-from .inspect_files import count_missing, file_stamp, member_stamps, read_log_file, read_sample, why
+from ambiglib.errors import AskToolWarning, FormatError, LoadError
+from ambiglib.files import walk
+from ambiglib.importers._common import Collected, RowError, check_loaded_transcript, finish, guard, opens_with, present
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.importers.inspect_files import count_missing, file_stamp, member_stamps, read_log_file, read_sample, why
+from ambiglib.runlog import TRANSCRIPT_AT
+from ambiglib.runset import RunSet
+from ambiglib.schema import SPECS
 
 __all__ = ["read_inspect", "is_inspect_log", "inspect_logs", "mapping_warnings", "read_transcript", "ASK_TOOLS",
            "INSPECT_EXTRA"]
@@ -800,7 +800,7 @@ def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None, *, eval
     * an eval whose plan does not name the ask tool but whose samples called it (a custom solver's
       ``state.tools``): every sample of it counted as run with the tool (unless ``evals`` is False).
     """
-    from ..runset import shared_metas
+    from ambiglib.runset import shared_metas
 
     names = tuple(ask_tools) if ask_tools is not None else ASK_TOOLS
     out: list[str] = []

@@ -13,11 +13,9 @@ import re
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ..errors import FormatError, LoadError
-from ..files import is_dir, matching
-from ..runlog import TRANSCRIPT_AT, require_exists
-from ..runset import RunSet
-from ._common import (
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import is_dir, matching
+from ambiglib.importers._common import (
     Collected,
     RowError,
     _loads,
@@ -31,7 +29,9 @@ from ._common import (
     read_jsonl,
     strict_int,
 )
-from ._reader import Reader, ReadOptions
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.runlog import TRANSCRIPT_AT, require_exists
+from ambiglib.runset import RunSet
 
 __all__ = ["read_lhaw", "read_mcp_atlas", "is_mcp_atlas_results", "lhaw_task_records", "read_transcript", "MANIFEST",
            "MANIFEST_COLUMNS"]

@@ -17,13 +17,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, overload
 
-from ..errors import FormatError, LoadError
-from ..files import is_dir, open_regular, walk
-from ..runlog import TRANSCRIPT_AT
-from ..runset import RunSet
-from ..schema import RecordError, meta_text
-from ._common import UNEXPECTED, Collected, RowError, check_loaded_transcript, finish, guard, present, read_json
-from ._reader import Reader, ReadOptions
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import is_dir, open_regular, walk
+from ambiglib.importers._common import (
+    UNEXPECTED,
+    Collected,
+    RowError,
+    check_loaded_transcript,
+    finish,
+    guard,
+    present,
+    read_json,
+)
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.runlog import TRANSCRIPT_AT
+from ambiglib.runset import RunSet
+from ambiglib.schema import RecordError, meta_text
 
 __all__ = ["read_taubench", "is_taubench_log", "why_not_taubench", "taubench_logs"]
 

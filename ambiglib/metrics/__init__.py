@@ -32,13 +32,13 @@ Conventions shared by all metrics:
   pooled ratio (runlog-v1 B.9).
 """
 
-from . import _common, labels
-from ._common import MetricError
-from .asking import ask_calibration, ask_f1, calib_score, pass_at_k
-from .data import ambiguity_classes
-from .information import performance, value_of_information
-from .labels import category_shares, conditional_scores, flag_shares, label_shares, majority_labels
-from .reliability import flip_share, pass_hat_k, rerun_sd
+from ambiglib.metrics import _common, labels
+from ambiglib.metrics._common import MetricError
+from ambiglib.metrics.asking import ask_calibration, ask_f1, calib_score, pass_at_k
+from ambiglib.metrics.data import ambiguity_classes
+from ambiglib.metrics.information import performance, value_of_information
+from ambiglib.metrics.labels import category_shares, conditional_scores, flag_shares, label_shares, majority_labels
+from ambiglib.metrics.reliability import flip_share, pass_hat_k, rerun_sd
 
 #: shared with the tables, where they were before the metrics became a package
 CONDITIONS = _common.CONDITIONS

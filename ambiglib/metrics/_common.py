@@ -10,10 +10,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import AmbiglibError
-from ..ratio_intervals import LINEARIZED, linearized_ci
-from ..runset import RunSet
-from ..stats import bootstrap_totals, percentile_ci, wilson_ci_clustered
+from ambiglib.errors import AmbiglibError
+from ambiglib.ratio_intervals import LINEARIZED, linearized_ci
+from ambiglib.runset import RunSet
+from ambiglib.stats import bootstrap_totals, percentile_ci, wilson_ci_clustered
 
 CONDITIONS = ("spec", "ask_tool", "policy", "protocol")
 

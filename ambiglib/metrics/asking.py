@@ -8,8 +8,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet
-from ._common import (
+from ambiglib.metrics._common import (
     BOUNDS_OF_TWO_RATES,
     CONDITIONS,
     MetricError,
@@ -31,6 +30,7 @@ from ._common import (
     _work,
     label_intervals,
 )
+from ambiglib.runset import RunSet
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
 

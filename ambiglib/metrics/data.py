@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet, arrow_of
-from ._common import _work
+from ambiglib.metrics._common import _work
+from ambiglib.runset import RunSet, arrow_of
 
 __all__ = ["ambiguity_classes"]
 

@@ -21,12 +21,12 @@ from typing import Any, TypeVar
 import numpy as np
 import pandas as pd
 
-from ..importers.hilbench import ask_prf
-from ..importers.hilbench.conventions import MAX_PASSES
-from ..importers.hilbench.summary import TOTALLED, PassRows, _codes, _f, _objects, summarize_rows
-from ..importers.lhaw import MCP_PASS_THRESHOLD
-from ..runset import RunSet, arrow_of, meta_codes, shared_metas
-from ._common import MetricError
+from ambiglib.importers.hilbench import ask_prf
+from ambiglib.importers.hilbench.conventions import MAX_PASSES
+from ambiglib.importers.hilbench.summary import TOTALLED, PassRows, _codes, _f, _objects, summarize_rows
+from ambiglib.importers.lhaw import MCP_PASS_THRESHOLD
+from ambiglib.metrics._common import MetricError
+from ambiglib.runset import RunSet, arrow_of, meta_codes, shared_metas
 
 __all__ = ["harness_summary", "harness_anomalies", "HARNESSES", "SUMMARY_COLUMNS"]
 
@@ -340,7 +340,7 @@ def _ads_score(r: dict[str, Any]) -> float | None:
 
 
 def _ambigds_summary(ads: pd.DataFrame, rs: RunSet) -> list[tuple]:
-    from ..stats import paired_bootstrap_ci, paired_wilcoxon
+    from ambiglib.stats import paired_bootstrap_ci, paired_wilcoxon
 
     out: list[tuple] = []
     recs = _records(ads)

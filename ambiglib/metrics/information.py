@@ -9,11 +9,21 @@ from typing import TypedDict
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet
-from ..schema import DEFAULT_POLICY
-from ..stats import paired_bootstrap_ci, paired_wilcoxon
-from ._common import _check_by, _cluster_ci, _excluded, _kept, _order, _ratio, _single_condition, _with_ci, _work
-from .asking import _per_unit_pass
+from ambiglib.metrics._common import (
+    _check_by,
+    _cluster_ci,
+    _excluded,
+    _kept,
+    _order,
+    _ratio,
+    _single_condition,
+    _with_ci,
+    _work,
+)
+from ambiglib.metrics.asking import _per_unit_pass
+from ambiglib.runset import RunSet
+from ambiglib.schema import DEFAULT_POLICY
+from ambiglib.stats import paired_bootstrap_ci, paired_wilcoxon
 
 __all__ = ["value_of_information", "performance", "per_run_question"]
 

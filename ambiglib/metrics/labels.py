@@ -8,9 +8,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..agreement import majority_vote
-from ..runset import RunSet
-from ._common import (
+from ambiglib.agreement import majority_vote
+from ambiglib.metrics._common import (
     CONDITIONS,
     FAILED,
     MetricError,
@@ -23,6 +22,7 @@ from ._common import (
     _single_condition,
     _work,
 )
+from ambiglib.runset import RunSet
 
 __all__ = ["category_shares", "conditional_scores", "majority_labels", "label_shares", "flag_shares"]
 
@@ -159,7 +159,7 @@ def _run_labels_of(rs: RunSet, facets: Sequence[str], ties: _Ties) -> pd.DataFra
 
 def _vote_confidences(rs: RunSet, frame: pd.DataFrame) -> list[float | None]:
     """Each judge call's own confidence, where an importer kept it (``meta.judge_confidence[judge][call]``)."""
-    from ..runset import shared_metas
+    from ambiglib.runset import shared_metas
 
     confidence = {run_id: m.get("judge_confidence") or {} for run_id, m in zip(rs.runs["run_id"], shared_metas(rs.runs))}
     return [(confidence.get(run_id, {}).get(str(judge)) or {}).get(str(call))

@@ -16,8 +16,17 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..runset import RunSet
-from ._common import CONDITIONS, _check_by, _excluded, _mean_over_units_ci, _order, _ratio, _single_condition, _work
+from ambiglib.metrics._common import (
+    CONDITIONS,
+    _check_by,
+    _excluded,
+    _mean_over_units_ci,
+    _order,
+    _ratio,
+    _single_condition,
+    _work,
+)
+from ambiglib.runset import RunSet
 
 __all__ = ["pass_hat_k", "flip_share", "rerun_sd"]
 

@@ -25,20 +25,20 @@ built aside and never anyone else's), :mod:`~ambiglib.report.rendering` (tables 
 example log that ship with ambiglib). Notebooks import what they use from here.
 """
 
-from ..errors import ReportError
-from .index import errors_frame, write_summary
-from .parameters import notebook_parameters
-from .rendering import (
-                        MAX_ROWS_SHOWN,
-                        csv_safe,
-                        markdown_safe,
-                        render_table,
-                        save_figure,
-                        save_table,
-                        show_figure,
-                        show_table,
+from ambiglib.errors import ReportError
+from ambiglib.report.index import errors_frame, write_summary
+from ambiglib.report.parameters import notebook_parameters
+from ambiglib.report.rendering import (
+           MAX_ROWS_SHOWN,
+           csv_safe,
+           markdown_safe,
+           render_table,
+           save_figure,
+           save_table,
+           show_figure,
+           show_table,
 )
-from .run import SNAPSHOT_DIR, bundled_notebooks, example_runs, run_report
+from ambiglib.report.run import SNAPSHOT_DIR, bundled_notebooks, example_runs, run_report
 
 __all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summary", "run_report", "ReportError",
            "errors_frame", "render_table", "notebook_parameters", "bundled_notebooks", "example_runs", "csv_safe",

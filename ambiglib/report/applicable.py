@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..shapes import SHAPES, Shape, applicable, conventions_for, label_prefix, labels_of
+from ambiglib.shapes import SHAPES, Shape, applicable, conventions_for, label_prefix, labels_of
 
 __all__ = ["PAPERS", "papers_in", "Applicability", "applicability", "need_of"]
 

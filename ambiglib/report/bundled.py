@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import ReportError
+from ambiglib.errors import ReportError
 
 __all__ = ["bundled_notebooks", "example_runs"]
 

@@ -32,11 +32,13 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReportError
-from ..whole_writes import RENAME_EXCHANGE as _RENAME_EXCHANGE
-from ..whole_writes import RENAME_NOREPLACE as _RENAME_NOREPLACE
-from ..whole_writes import exchange as _renameat2  # the exchange of two folders in one step, as every whole write
-from ..whole_writes import restore, swap_in
+from ambiglib.errors import ReportError
+from ambiglib.whole_writes import RENAME_EXCHANGE as _RENAME_EXCHANGE
+from ambiglib.whole_writes import RENAME_NOREPLACE as _RENAME_NOREPLACE
+from ambiglib.whole_writes import (
+    exchange as _renameat2,  # the exchange of two folders in one step, as every whole write
+)
+from ambiglib.whole_writes import restore, swap_in
 
 __all__ = ["ReportFolder", "OutLock", "check_out", "write_files", "is_report", "report_files", "REPORT_FORMAT"]
 

@@ -12,16 +12,15 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from ..cards import STYLE as OPENING_STYLE
-from ..cards import compact_table
-from ..errors import LoadError
-from ..headline import SHOWN
-from ..loading import load
-from ..markup import Markup, render, stylesheet
-from ..text import BRIEF_CHARS, SHOWN_ROWS, cut, visible
-from .applicable import PAPERS
-from .opening import read_table
-from .rendering import (
+from ambiglib.cards import STYLE as OPENING_STYLE
+from ambiglib.cards import compact_table
+from ambiglib.errors import LoadError
+from ambiglib.headline import SHOWN
+from ambiglib.loading import load
+from ambiglib.markup import Markup, render, stylesheet
+from ambiglib.report.applicable import PAPERS
+from ambiglib.report.opening import read_table
+from ambiglib.report.rendering import (
     MAX_ROWS_SHOWN,
     _counts_as_integers,
     _cut_cells,
@@ -30,7 +29,8 @@ from .rendering import (
     csv_safe,
     markdown_safe,
 )
-from .runner import NotebookResult
+from ambiglib.report.runner import NotebookResult
+from ambiglib.text import BRIEF_CHARS, SHOWN_ROWS, cut, visible
 
 __all__ = ["errors_frame", "write_summary"]
 
@@ -45,7 +45,7 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
                   loaded: tuple[Any, list] | None = None, **mapping: Any) -> Path:
     """Load a run log leniently (or take ``loaded``, what such a load gave) and write ``summary.md``,
     ``summary.csv`` and ``rejected.csv``; ``mapping`` is ``load``'s Inspect AI options (``ask_tools=``)."""
-    from ..importers.inspect_logs import mapping_warnings
+    from ambiglib.importers.inspect_logs import mapping_warnings
 
     runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet, **mapping)
     # how the log was mapped, where the numbers depend on it (a tool that looks like asking and is not taken
@@ -282,7 +282,7 @@ def _write_index(out: Path, results: list[NotebookResult], runs: Path, wall: flo
     ``shape``: the papers whose benchmark the log holds and its benchmarks (``report.run._applying``); a paper's
     section lists what its empty tables lack among what the log cannot answer only where the log holds that paper's
     benchmark, and a table of the log's sections about some papers' harnesses (``about``) likewise."""
-    from .opening import answer_cards, unanswered_list
+    from ambiglib.report.opening import answer_cards, unanswered_list
 
     info = _info(results, info or {})
     not_run = not_run or []

@@ -12,10 +12,10 @@ from typing import Any, cast
 
 import pandas as pd
 
-from ..cards import compact_table
-from ..errors import ReportError
-from ..headline import QUESTIONS, SHOWN
-from ..markup import Markup, render
+from ambiglib.cards import compact_table
+from ambiglib.errors import ReportError
+from ambiglib.headline import QUESTIONS, SHOWN
+from ambiglib.markup import Markup, render
 
 __all__ = ["answer_cards", "unanswered_list", "read_meta"]
 

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from ..errors import ParameterError
+from ambiglib.errors import ParameterError
 
 __all__ = ["ParameterError", "notebook_parameters", "read_params_file", "check_value", "injected_source",
            "inject_parameters", "RESERVED"]
@@ -248,13 +248,13 @@ def check_value(name: str, value: Any, spec: Mapping[str, Any], where: str) -> N
 
 
 def _conventions_ok(value: Any) -> bool:
-    from ..shapes import CONVENTIONS
+    from ambiglib.shapes import CONVENTIONS
 
     return isinstance(value, dict) and all(isinstance(k, str) and v in CONVENTIONS for k, v in value.items())
 
 
 def _max_n_boot() -> int:
-    from ..stats import MAX_N_BOOT
+    from ambiglib.stats import MAX_N_BOOT
 
     return MAX_N_BOOT
 

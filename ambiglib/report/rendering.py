@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pandas as pd
 
-from ..cards import table_meta, tex_safe
-from ..errors import ReportError
-from ..markup import Markup, render
-from ..tables._common import empty_lines
-from ..text import SHOWN_CHARS, SHOWN_ROWS, latex_escape, visible
-from ..text import cut as cut_text  # ("cut" in a function below: the rows a rendering leaves out)
+from ambiglib.cards import table_meta, tex_safe
+from ambiglib.errors import ReportError
+from ambiglib.markup import Markup, render
+from ambiglib.tables._common import empty_lines
+from ambiglib.text import SHOWN_CHARS, SHOWN_ROWS, latex_escape, visible
+from ambiglib.text import cut as cut_text  # ("cut" in a function below: the rows a rendering leaves out)
 
 if TYPE_CHECKING:
     from IPython.display import HTML, Image
@@ -323,7 +323,7 @@ def show_table(table: pd.DataFrame, name: str, out_dir: str | os.PathLike[str] |
         return HTML(str(render("report_note.html", note=note)))
     save_table(table, name, out_dir, caption=caption, precision=precision, max_rows=max_rows)
     if evidence and out_dir:
-        from ..evidence import write_evidence_pages
+        from ambiglib.evidence import write_evidence_pages
 
         write_evidence_pages(table, name, out_dir, title=caption, tasks=tasks)
     plain, intervals = intervals_said_once(table.reset_index(drop=True))

@@ -10,13 +10,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
-from ..errors import ReportError
-from ..loading import load
-from .bundled import bundled_notebooks, example_runs
-from .folder import ReportFolder
-from .index import _collect, _write_index, write_summary
-from .parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
-from .runner import (
+from ambiglib.errors import ReportError
+from ambiglib.loading import load
+from ambiglib.report.bundled import bundled_notebooks, example_runs
+from ambiglib.report.folder import ReportFolder
+from ambiglib.report.index import _collect, _write_index, write_summary
+from ambiglib.report.parameters import SNAPSHOT_PARAMETER, check_parameters, notebook_parameters, read_params_file
+from ambiglib.report.runner import (
     NOTEBOOK_TIMEOUT,
     NotebookResult,
     longest_first,
@@ -122,7 +122,7 @@ def run_report(runs: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str
     if isinstance(runs, Mapping):  # several logs of one agent, by label (ambiglib.load({label: path}))
         if from_file is not None:
             raise ReportError(f"{params_file}: runs: {from_file!r} and --runs of {len(runs)} logs: give the run logs once")
-        from ..log_labels import check_label
+        from ambiglib.log_labels import check_label
 
         logs = {check_label(label, "--runs"): Path(path).resolve() for label, path in runs.items()}
         for label, path in logs.items():
@@ -203,7 +203,7 @@ SELECTORS = {"benchmarks": "benchmark", "models": "model", "suites": "suite"}
 def _check_selection(rs: Any, common: dict, per_notebook: dict, params_file: Any) -> None:
     """Refuse, before any notebook runs, a ``benchmarks``, ``models`` or ``suites`` value the log does not have:
     a name one letter off would otherwise empty every table, and the notes would blame the log."""
-    from ..filters import not_in_log
+    from ambiglib.filters import not_in_log
 
     where = f"{params_file}: " if params_file else ""
     for scope, params in [("", common), *((f"notebooks: {n}: ", p) for n, p in per_notebook.items())]:
@@ -231,7 +231,7 @@ def _applying(paths: list[Path], rs: Any, info: dict[str, dict], common: dict, p
     """The notebooks that run on this log (all of them when ``every``), those that do not (``{"name", "title",
     "part", "needs"}``), and what the index needs to say of the log's shape: ``papers`` (the papers whose benchmark
     it holds) and ``benchmarks`` (every benchmark it holds, as written)."""
-    from .applicable import applicability, papers_in
+    from ambiglib.report.applicable import applicability, papers_in
 
     chosen = {column: common[key] for key, column in SELECTORS.items() if common.get(key)}
     selected = rs.filter(**chosen) if chosen else rs
@@ -262,7 +262,7 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
     every notebook gets a snapshot of it (Arrow IPC, memory-mapped: ``write_snapshot``) as its
     ``runs``, with the same rejected records, instead of loading and checking the log again. Only the notebooks
     that apply to the log run, unless ``every`` (:mod:`ambiglib.report.applicable`)."""
-    from ..snapshot import write_snapshot
+    from ambiglib.snapshot import write_snapshot
 
     # one process per running notebook: papermill's working-directory switch cannot race. The
     # workers start, import papermill and nbconvert and start their kernels while this process loads the log;

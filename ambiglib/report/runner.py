@@ -19,9 +19,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import ReportError
-from ..text import visible
-from .parameters import inject_parameters
+from ambiglib.errors import ReportError
+from ambiglib.report.parameters import inject_parameters
+from ambiglib.text import visible
 
 __all__ = ["NOTEBOOK_TIMEOUT", "NotebookResult", "run_notebook", "longest_first", "warm", "worker_started", "kernel_manager",
            "decline_unused_imports", "shares_kernel"]
@@ -293,7 +293,7 @@ def _own_kernel(cwd: str, *, seeded: bool = True) -> Any:
     random generators seeded as in a kept kernel (:func:`ambiglib.report.isolation.seed`), nothing else imported in
     it (ambiglib.report would import pandas, which takes a while). Else (the report without ``reuse``) started as nbclient starts a
     kernel of its own: its IPython history in memory, and the notebook's client is the first to wait for it."""
-    from .isolation import SEED
+    from ambiglib.report.isolation import SEED
 
     km = kernel_manager()(kernel_name="python3")
     try:
@@ -342,7 +342,7 @@ def shares_kernel(notebook: Path) -> bool:
     notebook of the bundled set, byte for byte, whose code changes nothing the reset cannot put back. Any other (a
     user's ``--notebooks-dir``) may change anything, e.g. a library's module attribute or a module-level dict in
     place, and runs in a kernel no other notebook ran in."""
-    from .bundled import bundled_notebooks
+    from ambiglib.report.bundled import bundled_notebooks
 
     try:
         bundled = bundled_notebooks() / notebook.name
@@ -474,7 +474,7 @@ def _html_exporter() -> Any:
 
 def _show_parameters(nb: Any, shown: dict[str, Any]) -> None:
     """The injected parameters cell as the reader of the finished report needs it (its outputs are none)."""
-    from .parameters import injected_source
+    from ambiglib.report.parameters import injected_source
 
     for cell in nb.cells:
         if "injected-parameters" in cell.get("metadata", {}).get("tags", []):

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import argparse
 
-from .constants import DEFAULT_SEED
-from .native import write_native
-from .records import example_records, write_example
+from ambiglib.simulate.constants import DEFAULT_SEED
+from ambiglib.simulate.native import write_native
+from ambiglib.simulate.records import example_records, write_example
 
 __all__ = ["example_records", "write_example", "write_native", "main"]
 

@@ -1,5 +1,5 @@
 """``python -m ambiglib.simulate``: write the example run log (and each harness's own layout)."""
 
-from . import main
+from ambiglib.simulate import main
 
 main()

@@ -3,7 +3,7 @@ resolution text of a blocker, MCP-Atlas's failed-completion text."""
 
 from __future__ import annotations
 
-from ..importers.hilbench import MODES
+from ambiglib.importers.hilbench import MODES
 
 #: the seed of the example: the same seed always writes the same bytes
 DEFAULT_SEED = 20261122

@@ -17,9 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from ..importers.hilbench import CSV_COLUMNS, HICCUP, ask_prf, model_safe
-from .constants import DEFAULT_SEED, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
-from .records import example_records
+from ambiglib.importers.hilbench import CSV_COLUMNS, HICCUP, ask_prf, model_safe
+from ambiglib.simulate.constants import DEFAULT_SEED, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
+from ambiglib.simulate.records import example_records
 
 #: where the simulated harness ran: its CSVs, batch configs and trajectories hold absolute paths
 HARNESS_HOME = "/home/researcher/hil-bench"
@@ -222,7 +222,7 @@ def _hil_row(r: dict[str, Any], suite: str, mode: str, ms: str, pass_log: dict[s
 def _write_public_metrics(rows: list[dict[str, Any]], metrics_dir: Path) -> None:
     """``write_public_outputs``: pass_level_metrics.csv (pandas, as the harness writes it) and
     summary_metrics.json (``build_summary`` with ``include_partial=False``)."""
-    from ..importers.hilbench.summary import pass_columns, summarize_rows
+    from ambiglib.importers.hilbench.summary import pass_columns, summarize_rows
 
     rows = sorted(rows, key=lambda r: (r["task_type"], r["task_name"], r["model"], r["mode"], r["pass_num"]))
     metrics_dir.mkdir(parents=True, exist_ok=True)
@@ -361,8 +361,8 @@ def write_ambigds(records: list[dict[str, Any]], out: Path) -> None:
     Not written: ``_submission.csv``, ``_shape.json``, the ``_grade/`` grader folder and the
     ``workspaces/`` step 7 reads — no metric code reads them.
     """
-    from ..importers.ambigds import read_ambigds
-    from ..metrics.harness import harness_summary
+    from ambiglib.importers.ambigds import read_ambigds
+    from ambiglib.metrics.harness import harness_summary
 
     results = out / "results"
     runlogs: dict[str, list[dict[str, Any]]] = defaultdict(list)

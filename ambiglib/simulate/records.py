@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..importers.hilbench import HICCUP, IRRELEVANT, MAX_ANSWERED
-from .constants import DEFAULT_SEED, HIL_MODES, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
+from ambiglib.importers.hilbench import HICCUP, IRRELEVANT, MAX_ANSWERED
+from ambiglib.simulate.constants import DEFAULT_SEED, HIL_MODES, HIL_PASSES, MCP_FAILED_COMPLETION, hil_resolution
 
 __all__ = ["AmbigDSAgent", "HILAgent", "LHAWAgent", "example_records", "write_example"]
 

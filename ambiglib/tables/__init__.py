@@ -22,9 +22,16 @@ Every public name is reachable here as ``ambiglib.tables.<name>``; each returns 
 whose Jupyter display shows its caption and note).
 """
 
-from . import _common, asking, labels
-from .asking import ask_calibration, ask_diagnostics, judgment_gap, leaderboard, pass_rates, questions_per_task
-from .data import (
+from ambiglib.tables import _common, asking, labels
+from ambiglib.tables.asking import (
+    ask_calibration,
+    ask_diagnostics,
+    judgment_gap,
+    leaderboard,
+    pass_rates,
+    questions_per_task,
+)
+from ambiglib.tables.data import (
     ambiguity_classes,
     blocker_stats,
     calls_per_trial,
@@ -34,8 +41,8 @@ from .data import (
     selector_accuracy,
     variant_distribution,
 )
-from .harness import convention_audit, harness_anomalies, harness_summary
-from .information import (
+from ambiglib.tables.harness import convention_audit, harness_anomalies, harness_summary
+from ambiglib.tables.information import (
     by_ambiguity_class,
     by_dimension,
     generality,
@@ -46,7 +53,7 @@ from .information import (
     segments_removed,
     value_of_information,
 )
-from .labels import (
+from ambiglib.tables.labels import (
     ask_failure_flags,
     ask_failure_modes,
     conditional_scores,
@@ -56,7 +63,7 @@ from .labels import (
     judge_reliability,
     recognition_audit,
 )
-from .reliability import reliability
+from ambiglib.tables.reliability import reliability
 
 # every table is returned as a Table (a DataFrame whose Jupyter display shows its caption and note): each function
 # is defined so in its module (``@as_table``), the same object here and there

@@ -9,13 +9,13 @@ from typing import Literal
 
 import pandas as pd
 
-from .. import metrics
-from ..agreement import majority_vote
-from ..metrics.asking import _unattributed, _without_unattributed
-from ..runset import RunSet
-from ..schema import DEFAULT_POLICY
-from ..shapes import SHAPES, Conventions, labels_of
-from ._common import ConventionsArg, _per_benchmark, as_table, explain_empty
+from ambiglib import metrics
+from ambiglib.agreement import majority_vote
+from ambiglib.metrics.asking import _unattributed, _without_unattributed
+from ambiglib.runset import RunSet
+from ambiglib.schema import DEFAULT_POLICY
+from ambiglib.shapes import SHAPES, Conventions, labels_of
+from ambiglib.tables._common import ConventionsArg, _per_benchmark, as_table, explain_empty
 
 __all__ = ["ask_calibration", "judgment_gap", "pass_rates", "questions_per_task", "leaderboard", "ask_diagnostics"]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import metrics
-from ..metrics._common import _clustered_wilson_columns, _work
-from ..runset import RunSet
-from ..shapes import SHAPES
-from ..stats import wilcoxon_power
-from ._common import _per_benchmark, as_table, explain_empty
+from ambiglib import metrics
+from ambiglib.metrics._common import _clustered_wilson_columns, _work
+from ambiglib.runset import RunSet
+from ambiglib.shapes import SHAPES
+from ambiglib.stats import wilcoxon_power
+from ambiglib.tables._common import _per_benchmark, as_table, explain_empty
 
 __all__ = ["blocker_stats", "ambiguity_classes", "variant_distribution", "coverage", "selector_accuracy",
            "composition", "power_analysis", "calls_per_trial"]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import metrics
-from ..metrics.harness import _made_by, harness_anomalies, harness_summary
-from ..runset import RunSet
-from ._common import as_table
+from ambiglib import metrics
+from ambiglib.metrics.harness import _made_by, harness_anomalies, harness_summary
+from ambiglib.runset import RunSet
+from ambiglib.tables._common import as_table
 
 __all__ = ["harness_summary", "harness_anomalies", "convention_audit"]
 

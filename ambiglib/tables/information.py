@@ -9,11 +9,18 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import metrics
-from ..metrics.asking import _pass_at_k_unbiased
-from ..runset import RunSet
-from ..shapes import SHAPES, Conventions, Shape
-from ._common import ConventionsArg, _own_agents, _per_benchmark, _per_tool_policy, as_table, explain_empty
+from ambiglib import metrics
+from ambiglib.metrics.asking import _pass_at_k_unbiased
+from ambiglib.runset import RunSet
+from ambiglib.shapes import SHAPES, Conventions, Shape
+from ambiglib.tables._common import (
+    ConventionsArg,
+    _own_agents,
+    _per_benchmark,
+    _per_tool_policy,
+    as_table,
+    explain_empty,
+)
 
 __all__ = ["performance", "value_of_information", "by_ambiguity_class", "by_dimension", "segments_removed",
            "generality", "prompting_strategies", "removal_strategies", "personas"]

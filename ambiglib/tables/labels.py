@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import metrics
-from ..agreement import cohen_kappa, fleiss_kappa, majority_vote
-from ..metrics import FAILED
-from ..metrics._common import _work
-from ..runset import RunSet
-from ..shapes import SHAPES, Conventions, label_prefix, labels_of
-from ._common import _mode, _per_benchmark, _policy_condition, _wide, as_table, explain_empty
+from ambiglib import metrics
+from ambiglib.agreement import cohen_kappa, fleiss_kappa, majority_vote
+from ambiglib.metrics import FAILED
+from ambiglib.metrics._common import _work
+from ambiglib.runset import RunSet
+from ambiglib.shapes import SHAPES, Conventions, label_prefix, labels_of
+from ambiglib.tables._common import _mode, _per_benchmark, _policy_condition, _wide, as_table, explain_empty
 
 __all__ = ["framing_categories", "conditional_scores", "recognition_audit", "ask_failure_modes", "ask_failure_flags",
            "failure_modes", "failure_mode_shift", "judge_reliability"]

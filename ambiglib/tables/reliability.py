@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .. import metrics
-from ..metrics._common import bootstrap_method, label_intervals
-from ..runset import RunSet
-from ..shapes import SHAPES, Conventions
-from ._common import ConventionsArg, _per_benchmark, as_table, explain_empty
+from ambiglib import metrics
+from ambiglib.metrics._common import bootstrap_method, label_intervals
+from ambiglib.runset import RunSet
+from ambiglib.shapes import SHAPES, Conventions
+from ambiglib.tables._common import ConventionsArg, _per_benchmark, as_table, explain_empty
 
 __all__ = ["reliability"]
 

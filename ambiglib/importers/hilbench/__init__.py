@@ -24,14 +24,12 @@ import os
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ...errors import FormatError, LoadError
-from ...files import is_dir, subfolders
-from ...runlog import TRANSCRIPT_AT, require_exists
-from ...runset import RunSet
-from .._common import Collected, finish, guard
-from .._reader import Reader, ReadOptions
-from .attribution import _attribute
-from .conventions import (
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.files import is_dir, subfolders
+from ambiglib.importers._common import Collected, finish, guard
+from ambiglib.importers._reader import Reader, ReadOptions
+from ambiglib.importers.hilbench.attribution import _attribute
+from ambiglib.importers.hilbench.conventions import (
     CSV_COLUMNS,
     HICCUP,
     INVALID_REASONS,
@@ -43,10 +41,17 @@ from .conventions import (
     is_hilbench_run,
     model_safe,
 )
-from .public_metrics import _csv_passes
-from .registries import read_hilbench_registries, registry_task_records
-from .trajectories import ask_human_question, invalid_pass_reason, read_transcript, transcript_at
-from .tree import _record, _RunFolder, _tree_passes
+from ambiglib.importers.hilbench.public_metrics import _csv_passes
+from ambiglib.importers.hilbench.registries import read_hilbench_registries, registry_task_records
+from ambiglib.importers.hilbench.trajectories import (
+    ask_human_question,
+    invalid_pass_reason,
+    read_transcript,
+    transcript_at,
+)
+from ambiglib.importers.hilbench.tree import _record, _RunFolder, _tree_passes
+from ambiglib.runlog import TRANSCRIPT_AT, require_exists
+from ambiglib.runset import RunSet
 
 __all__ = ["read_hilbench", "read_hilbench_registries", "is_hilbench_run", "registry_task_records",
            "ask_human_question", "invalid_pass_reason", "INVALID_REASONS", "MODES", "CSV_COLUMNS", "HICCUP",

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from .conventions import HICCUP, IRRELEVANT, MAX_ANSWERED
-from .logs import _Entry
-from .tree import _Pass, _RunFolder
+from ambiglib.importers.hilbench.conventions import HICCUP, IRRELEVANT, MAX_ANSWERED
+from ambiglib.importers.hilbench.logs import _Entry
+from ambiglib.importers.hilbench.tree import _Pass, _RunFolder
 
 
 def _norm(s: Any) -> str:

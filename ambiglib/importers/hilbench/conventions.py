@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ...files import is_file
-from .._common import RowError
+from ambiglib.files import is_file
+from ambiglib.importers._common import RowError
 
 __all__ = ["model_safe", "ask_prf", "is_hilbench_run"]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import FormatError
-from .._common import inside, present, read_json
+from ambiglib.errors import FormatError
+from ambiglib.importers._common import inside, present, read_json
 
 
 @dataclass

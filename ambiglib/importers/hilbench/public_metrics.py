@@ -6,10 +6,19 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path, PurePath
 
-from .._common import Collected, RowError, inside, present, read_csv
-from .conventions import CSV_COLUMNS, MAX_ANSWERED, MODES, STATUSES, _bool, _float, _int, _suite
-from .trajectories import _read_public_traj, invalid_pass_reason
-from .tree import _Pass, _RunFolder
+from ambiglib.importers._common import Collected, RowError, inside, present, read_csv
+from ambiglib.importers.hilbench.conventions import (
+    CSV_COLUMNS,
+    MAX_ANSWERED,
+    MODES,
+    STATUSES,
+    _bool,
+    _float,
+    _int,
+    _suite,
+)
+from ambiglib.importers.hilbench.trajectories import _read_public_traj, invalid_pass_reason
+from ambiglib.importers.hilbench.tree import _Pass, _RunFolder
 
 
 def _csv_passes(folder: _RunFolder, out: Collected, also_read: set[Path], refused: set[Path]) -> list[_Pass]:

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ...errors import FormatError, LoadError
-from ...runlog import require_exists
-from ...runset import RunSet
-from .._common import Collected, finish, guard, present, read_json
+from ambiglib.errors import FormatError, LoadError
+from ambiglib.importers._common import Collected, finish, guard, present, read_json
+from ambiglib.runlog import require_exists
+from ambiglib.runset import RunSet
 
 __all__ = ["registry_task_records", "read_hilbench_registries"]
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .conventions import ask_prf
+from ambiglib.importers.hilbench.conventions import ask_prf
 
 __all__ = ["PassRows", "pass_columns", "summarize_rows", "TOTALLED"]
 

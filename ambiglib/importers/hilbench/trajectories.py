@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import FormatError
-from .._common import read_json
-from .conventions import _QUOTING_MARKERS, _TIMEOUT_OBS, ASK_PREFIX, HICCUP
+from ambiglib.errors import FormatError
+from ambiglib.importers._common import read_json
+from ambiglib.importers.hilbench.conventions import _QUOTING_MARKERS, _TIMEOUT_OBS, ASK_PREFIX, HICCUP
 
 __all__ = ["ask_human_question", "invalid_pass_reason", "transcript_at", "read_transcript"]
 

@@ -13,12 +13,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ...errors import FormatError
-from ...files import is_dir, listdir
-from .._common import Collected, RowError, inside, present, read_csv, read_json
-from .conventions import CONSOLIDATED_HIL, CSV_COLUMNS, MAX_PASSES, MODES, _float, _suite, ask_prf, model_safe
-from .logs import _Logs
-from .trajectories import _read_traj, _Traj, invalid_pass_reason
+from ambiglib.errors import FormatError
+from ambiglib.files import is_dir, listdir
+from ambiglib.importers._common import Collected, RowError, inside, present, read_csv, read_json
+from ambiglib.importers.hilbench.conventions import (
+    CONSOLIDATED_HIL,
+    CSV_COLUMNS,
+    MAX_PASSES,
+    MODES,
+    _float,
+    _suite,
+    ask_prf,
+    model_safe,
+)
+from ambiglib.importers.hilbench.logs import _Logs
+from ambiglib.importers.hilbench.trajectories import _read_traj, _Traj, invalid_pass_reason
 
 
 @dataclass
