@@ -9,32 +9,34 @@ notebooks → report.
 line and ``import ambiglib`` does not load pandas, scipy, statsmodels, matplotlib or seaborn.
 """
 
+from ambiglib import _moved
 from ambiglib.errors import AmbiglibError, FormatError, LoadError, RunLogNotFoundError, SchemaError
 
 __version__ = "0.1.0"
+
+_moved.install()  # the modules of 0.1 that moved (ambiglib.headline ...) still import, with a warning
 
 #: Names of the package, from the module that defines them, imported on first use.
 _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_ambigds": "importers",
           "read_hilbench": "importers", "read_hilbench_registries": "importers", "read_lhaw": "importers",
           "read_mcp_atlas": "importers", "read_inspect": "importers", "read_taubench": "importers",
           "read_ambigswe": "importers"}
-#: Submodules reachable as attributes (``ambiglib.tables``), imported on first use.
-_LAZY = ("metrics", "stats", "agreement", "tables", "plots", "report", "shapes", "comparisons", "headline", "answer",
-         "transcripts", "simulate", "cli")
+#: The package's parts, in the order data flows through them, reachable as attributes (``ambiglib.tables``) and
+#: imported on first use: logs in; the run set; measures and statistics; the four answers and their evidence;
+#: the outputs; the command line and the example data.
+_LAZY = ("importers", "runlog", "loading", "runset", "transcripts", "metrics", "stats", "agreement", "comparisons",
+         "ranking", "answers", "evidence", "tables", "plots", "report", "cli", "simulate")
 
 
 def __getattr__(name: str):
     import importlib
 
     if name in _NAMES:
-        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-        if name != "write_jsonl":  # a run set's four questions, rs.asking() and the others (ambiglib.answer),
-            importlib.import_module(".answer", __name__)  # and its runs' conversations (ambiglib.transcripts)
-            importlib.import_module(".transcripts", __name__)
+        value = getattr(importlib.import_module(f"ambiglib.{_NAMES[name]}"), name)
     elif name in _LAZY:
-        value = importlib.import_module(f".{name}", __name__)
+        value = importlib.import_module(f"ambiglib.{name}")
     else:
-        raise AttributeError(f"module 'ambiglib' has no attribute {name!r}")
+        return _moved.submodule(__name__, name)  # a module of 0.1 that moved (ambiglib.headline): its stand-in
     globals()[name] = value
     return value
 

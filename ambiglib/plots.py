@@ -635,7 +635,7 @@ def scores_by_condition(payoff: pd.DataFrame, *, col: str | None = "benchmark", 
     Parameters
     ----------
     payoff : pandas.DataFrame
-        :func:`ambiglib.headline.payoff` output (``agent``, ``score_full``, ``score_no_tool``,
+        :func:`ambiglib.answers.payoff` output (``agent``, ``score_full``, ``score_no_tool``,
         ``score_with_tool`` and their ``_ci_low``/``_ci_high``).
     """
     _style()
@@ -678,7 +678,7 @@ def differences(comparison: pd.DataFrame, *, col: str = "what", ax=None):
     Parameters
     ----------
     comparison : pandas.DataFrame
-        :func:`ambiglib.headline.agent_comparison` (or :func:`ambiglib.comparisons.paired_comparison`) output:
+        :func:`ambiglib.answers.agent_comparison` (or :func:`ambiglib.comparisons.paired_comparison`) output:
         ``difference``, ``difference_ci_low``, ``difference_ci_high``, ``model_a``, ``model_b``; a ``verdict``
         colours the clear differences.
     """
@@ -721,14 +721,14 @@ def differences(comparison: pd.DataFrame, *, col: str = "what", ax=None):
 def intervals(frame: pd.DataFrame, columns: Sequence[tuple[str, str, str]], *, labels: Sequence[str],
               title: str = "", ax=None):
     """Plot each quantity a panel, each row a point with its interval (``<column>_ci_low``, ``_ci_high``) as an error
-    bar: what :meth:`ambiglib.answer.Answer.plot` draws.
+    bar: what :meth:`ambiglib.answers.Answer.plot` draws.
 
     Parameters
     ----------
     frame : pandas.DataFrame
     columns : sequence of (column, heading, format)
         The quantities, each drawn in its own panel headed in words; the rows share one axis of ``labels``.
-        The format (:func:`ambiglib.cards.number`'s) sets the axis: ``share`` and ``score`` on 0 to 1 in every
+        The format (:func:`ambiglib.answers._cards.number`'s) sets the axis: ``share`` and ``score`` on 0 to 1 in every
         panel (so that panels compare), a share in percent; ``pp`` and ``signed`` with a line at 0.
     labels : sequence of str
         One name per row of ``frame``.
@@ -786,7 +786,7 @@ def rank_intervals(ranking: pd.DataFrame, *, ax=None):
     ----------
     ranking : pandas.DataFrame
         :func:`ambiglib.ranking.rank_agents` output (``rank``, ``rank_low``, ``rank_high``, ``group``, ``top``,
-        ``agent``, ``what``), or :func:`ambiglib.headline.agent_ranking`'s (``<metric>_rank_low`` and the
+        ``agent``, ``what``), or :func:`ambiglib.answers.agent_ranking`'s (``<metric>_rank_low`` and the
         others for each metric of its ``attrs["ranked"]``).
     """
     _style()
@@ -832,7 +832,7 @@ def rank_intervals(ranking: pd.DataFrame, *, ax=None):
 
 
 def _long_ranking(wide: pd.DataFrame) -> pd.DataFrame:
-    """:func:`ambiglib.headline.agent_ranking`'s rows, one per agent and metric, as :func:`rank_intervals` draws
+    """:func:`ambiglib.answers.agent_ranking`'s rows, one per agent and metric, as :func:`rank_intervals` draws
     them."""
     parts = []
     keys = [c for c in ("benchmark", "policy", "log") if c in wide.columns]

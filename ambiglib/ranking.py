@@ -46,9 +46,9 @@ import pandas as pd
 from ambiglib.comparisons import COMPARABLE, CONDITIONED, _side_order, compared, family_of, metric_name, settle, unit_of
 from ambiglib.errors import ArgumentError
 from ambiglib.metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
-from ambiglib.ratio_intervals import LINEARIZED, linearized_ci
 from ambiglib.runset import RunSet
 from ambiglib.stats import BOOTSTRAP_BLOCK, bootstrap_totals, check_n_boot, wilson_ci_clustered
+from ambiglib.stats._ratio_intervals import LINEARIZED, linearized_ci
 from ambiglib.tables._common import as_table, explain_empty
 
 __all__ = ["rank_agents", "ranking_pairs", "rankings", "compact_letters", "rank_intervals", "global_test", "GlobalTest",

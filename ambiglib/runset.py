@@ -20,17 +20,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ambiglib.errors import FormatError, LoadError
-from ambiglib.frames import COLUMNS, _build_tables, _frame
-from ambiglib.parquet_log import write_parquet
-from ambiglib.runlog import FRAMES, FileRead, write_jsonl
+from ambiglib.runlog._frames import COLUMNS, _build_tables, _frame
+from ambiglib.runlog._jsonl import FRAMES, FileRead, write_jsonl
+from ambiglib.runlog._parquet import write_parquet
 
 __all__ = ["RunSet", "COLUMNS", "run_metas", "arrow_of"]
 
 # A RunSet's methods that answer the four questions and read a run's conversation hand their work to
-# ambiglib.answer and ambiglib.transcripts, imported at the call: those layers are above the run set
+# ambiglib.answers._notebook and ambiglib.transcripts, imported at the call: those layers are above the run set
 # (tests/test_layout.py lists these calls down as DELEGATED), and importing a run set stays as cheap as its frames.
 if TYPE_CHECKING:
-    from ambiglib.answer import Answer
+    from ambiglib.answers._notebook import Answer
     from ambiglib.transcripts import Transcript
 
 
@@ -127,7 +127,7 @@ def _warn_kept_nothing(runs: pd.DataFrame, criteria: dict) -> None:
     has in each column filtered."""
     import warnings
 
-    from ambiglib.filters import matched_nothing
+    from ambiglib.runlog._filters import matched_nothing
 
     dnf = [[(c, "in", list(v) if isinstance(v, (list, tuple, set, frozenset)) else [v]) for c, v in criteria.items()]]
     # attributed to the line that called filter: this function, then filter, then it
@@ -168,8 +168,8 @@ class RunSet:
     """A loaded run log: five tidy frames that join on ``run_id`` and the task key.
 
     The four questions are methods too: ``rs.asking()``, ``rs.question_quality()``, ``rs.payoff()`` and
-    ``rs.compare(a, b)``, each an :class:`ambiglib.answer.Answer`, and ``rs.rank(metric)``; ``rs.transcript(id)``
-    reads a run's turns. Each calls the module that answers it (:mod:`ambiglib.answer`, :mod:`ambiglib.transcripts`)
+    ``rs.compare(a, b)``, each an :class:`ambiglib.answers.Answer`, and ``rs.rank(metric)``; ``rs.transcript(id)``
+    reads a run's turns. Each calls the module that answers it (:mod:`ambiglib.answers._notebook`, :mod:`ambiglib.transcripts`)
     when called.
 
     What is worked out from a run set is kept with it while its frames are unchanged, through a small interface the
@@ -441,7 +441,7 @@ class RunSet:
         ArgumentError
             A term on a column ``runs`` does not have, or not pyarrow's syntax.
         """
-        from ambiglib import filters as flt
+        from ambiglib.runlog import _filters as flt
 
         dnf = flt.normalize(filters, list(self.runs.columns))
         if dnf is None:
@@ -575,22 +575,22 @@ class RunSet:
 
     def asking(self, **options: Any) -> Answer:
         """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore,
-        with their intervals (:func:`ambiglib.headline.asking`, whose options these are)."""
-        from ambiglib.answer import asking_answer
+        with their intervals (:func:`ambiglib.answers.asking`, whose options these are)."""
+        from ambiglib.answers._notebook import asking_answer
 
         return asking_answer(self, **options)
 
     def question_quality(self, **options: Any) -> Answer:
         """Are its questions good? Questions per run, precision, recall, Ask-F1 and the judges' score, with their
-        intervals (:func:`ambiglib.headline.question_quality`)."""
-        from ambiglib.answer import question_quality_answer
+        intervals (:func:`ambiglib.answers.question_quality`)."""
+        from ambiglib.answers._notebook import question_quality_answer
 
         return question_quality_answer(self, **options)
 
     def payoff(self, **options: Any) -> Answer:
         """Does asking pay off? The score fully specified, ambiguous without the ask tool and with it, the gain and
-        the gain per question, with their intervals (:func:`ambiglib.headline.payoff`)."""
-        from ambiglib.answer import payoff_answer
+        the gain per question, with their intervals (:func:`ambiglib.answers.payoff`)."""
+        from ambiglib.answers._notebook import payoff_answer
 
         return payoff_answer(self, **options)
 
@@ -602,7 +602,7 @@ class RunSet:
         are). The answer says in a sentence what was compared, the difference a − b by the sides' names and the
         verdict; two logs are compared the later loaded first (after − before), whichever order they are given in.
         ``.per_task()`` on the result lists the tasks behind the difference."""
-        from ambiglib.answer import compare_answer
+        from ambiglib.answers._notebook import compare_answer
 
         return compare_answer(self, a, b, metric=metric, between=between, **options)
 
@@ -611,7 +611,7 @@ class RunSet:
         of first places and its group, per benchmark, after a global test; "best" only where one agent alone is in
         the top group (:func:`ambiglib.ranking.rank_agents`, whose options these are). ``.pairs`` gives every pair
         behind it, ``.plot()`` the rank intervals."""
-        from ambiglib.answer import rank_answer
+        from ambiglib.answers._notebook import rank_answer
 
         return rank_answer(self, metric, **options)
 
@@ -645,7 +645,7 @@ class RunSet:
     def _repr_html_(self) -> str:
         """Jupyter's display: the totals, a row per benchmark and suite, the models, rejected and skipped
         counts (the template ``runset.html`` escapes every value from the log)."""
-        from ambiglib.markup import render
+        from ambiglib._markup import render
 
         totals, table, models = self._display()
         shown = table.head(self.DISPLAY_ROWS)
@@ -663,7 +663,7 @@ class RunSet:
         Raises the first problem, as :func:`ambiglib.load` does; messages name the
         record by its 1-based position (``<records>:3: field 'spec' ...``).
         """
-        from ambiglib.runlog import read_records
+        from ambiglib.runlog._jsonl import read_records
 
         read = read_records(records, source)
         if read.n_run_records == 0:

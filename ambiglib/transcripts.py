@@ -7,7 +7,7 @@ the importer that read the run, never taken from a log's content); the turns are
 asked for, one run at a time, so that a log of long conversations costs no more memory than one without.
 
 Where a log holds part of a conversation (Ambig-DS keeps the agent's tool uses and its one question), that part
-is the transcript and its ``covers`` says which (:data:`ambiglib.schema.TRANSCRIPT_COVERS`); where it holds
+is the transcript and its ``covers`` says which (:data:`ambiglib.runlog._schema.TRANSCRIPT_COVERS`); where it holds
 none, the transcript is empty and its ``note`` says why.
 
 A run read from an Inspect AI log is a sample × epoch of it: :func:`viewer` says how to open that sample in
@@ -26,10 +26,10 @@ from urllib.parse import quote
 
 import pandas as pd
 
-from ambiglib import stamps
 from ambiglib.errors import FormatError
+from ambiglib.runlog import _stamps as stamps
+from ambiglib.runlog._schema import RecordError, check_transcript
 from ambiglib.runset import RunSet
-from ambiglib.schema import RecordError, check_transcript
 
 __all__ = ["Transcript", "transcript", "read_turns", "TURN_COLUMNS", "COVERS_TEXT", "Viewer", "viewer"]
 
@@ -112,7 +112,7 @@ class Transcript(pd.DataFrame):
     def _repr_html_(self) -> str | None:
         """In a notebook: the headline, the way to the sample in Inspect's viewer (the command to copy; the link
         works while it runs), then the turns (the template ``transcript.html`` escapes every text)."""
-        from ambiglib.markup import Markup, render
+        from ambiglib._markup import Markup, render
 
         way: Viewer | None = self.attrs.get("viewer")
         return str(render("transcript.html", headline=self.headline(), viewer=way,
@@ -230,9 +230,9 @@ def _row(series: pd.Series) -> dict[str, Any]:
 
 
 def _check_stamps(at: dict[str, Any], run: dict[str, Any]) -> None:
-    """The files an importer's locator names (``stamps``, :func:`ambiglib.runlog.read_records`) must be as the
+    """The files an importer's locator names (``stamps``, :func:`ambiglib.runlog._jsonl.read_records`) must be as the
     load saw them: else a FormatError naming the file."""
-    from ambiglib.importers.canonical import changed
+    from ambiglib.importers._canonical import changed
 
     for file, (size, mtime_ns) in (at.get("stamps") or {}).items():
         try:

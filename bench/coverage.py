@@ -32,8 +32,9 @@ import time
 
 import numpy as np
 
-from ambiglib import ratio_intervals, stats
-from ambiglib.significance import mcnemar_exact, mcnemar_midp, paired_permutation
+from ambiglib import stats
+from ambiglib.stats import _ratio_intervals as ratio_intervals
+from ambiglib.stats._significance import mcnemar_exact, mcnemar_midp, paired_permutation
 
 LEVEL = 0.95
 N_BOOT = 2000  # the report's default
@@ -188,11 +189,11 @@ def end_to_end(n_tasks: int, trials: int, reps: int, rng: np.random.Generator) -
 
 
 def _tasks(n: int, trials: int, rng: np.random.Generator, agent=None, design=None) -> dict[str, np.ndarray]:
-    """One agent's per-task sums over ``trials`` trials a condition, drawn as ``ambiglib.simulate.leaderboard``
+    """One agent's per-task sums over ``trials`` trials a condition, drawn as ``ambiglib.simulate._leaderboard``
     draws its records (tasks differ in difficulty and clarity on the logit scale; asking pays off through the
     blockers it resolves): what the opening's tables sum per task. ``design``: the tasks' (difficulty, clarity,
     blockers), shared by agents run on the same tasks; drawn when not given."""
-    from ambiglib.simulate.leaderboard import SimAgent, _expit, _logit
+    from ambiglib.simulate._leaderboard import SimAgent, _expit, _logit
 
     a = agent or SimAgent("a")
     difficulty, clarity, blockers = design if design is not None else _design(n, rng)
@@ -304,7 +305,7 @@ DIFFERENCES = {"difference of mean score (with the tool)": ("score, ambiguous, w
 def differences(n_tasks: int, trials: int, reps: int, rng: np.random.Generator) -> dict[str, float]:
     """Two agents on the same tasks (:data:`PAIR`): the coverage of each difference's interval as
     ``comparisons.paired_comparison`` makes it (``interval="t"``); the truth from 400,000 shared tasks."""
-    from ambiglib.simulate.leaderboard import SimAgent
+    from ambiglib.simulate._leaderboard import SimAgent
 
     a, b = SimAgent("a", **PAIR[0]), SimAgent("b", **PAIR[1])
     design = _design(400_000, rng)
@@ -336,10 +337,11 @@ def differences(n_tasks: int, trials: int, reps: int, rng: np.random.Generator) 
 
 
 def payoff_end_to_end(n_tasks: int, trials: int, reps: int, rng: np.random.Generator) -> dict[str, float]:
-    """``headline.payoff`` on run logs of one agent (``ambiglib.simulate.leaderboard``): the share of replicates
+    """``headline.payoff`` on run logs of one agent (``ambiglib.simulate._leaderboard``): the share of replicates
     whose interval covers the population's value, for each of its intervals; the truth from 200,000 tasks."""
-    from ambiglib import RunSet, headline
-    from ambiglib.simulate.leaderboard import SimAgent, leaderboard_records
+    from ambiglib import RunSet
+    from ambiglib.answers import _headline as headline
+    from ambiglib.simulate._leaderboard import SimAgent, leaderboard_records
 
     big = _tasks(200_000, trials, rng)
     totals = {k: v.sum() for k, v in big.items()}
@@ -363,7 +365,7 @@ def rank_sets(n_tasks: int, trials: int, reps: int, rng: np.random.Generator) ->
     interval holds a rank it truly has (tied agents may take either), through ``ranking.rank_agents``."""
     from ambiglib import RunSet
     from ambiglib.ranking import rank_agents
-    from ambiglib.simulate.leaderboard import SimAgent, leaderboard_records
+    from ambiglib.simulate._leaderboard import SimAgent, leaderboard_records
 
     passes = [0.3, 0.3, 0.4, 0.5, 0.5, 0.6, 0.7, 0.8]
     agents = [SimAgent(f"m{i}", pass_no_tool=p, pass_full=min(p + 0.2, 0.95)) for i, p in enumerate(passes)]
@@ -428,7 +430,7 @@ def main() -> None:
     print("   | interval | " + " | ".join(f"{n}x{t}" for n, t in table) + " |")
     for name in names[len(OPENING):]:
         print(f"   | {name} | " + " | ".join(f"{table[d][name]:.3f}" for d in table) + " |")
-    print("   as a dict (ambiglib/interval_coverage.py, MEASURED):")
+    print("   as a dict (ambiglib/stats/_coverage.py, MEASURED):")
     for name in names:
         print(f"   {name!r}: {{" + ", ".join(f"({n}, {t}): {table[n, t][name]:.3f}" for n, t in table) + "},")
     few = max(1000, reps // 2)

@@ -72,8 +72,8 @@ def _write_logs(tmp: Path, scale: int, turns: int, big: int, plain_only: bool) -
 def _child(log: str, repeat: int, out: str) -> None:
     """One measurement: load, tables, then the pages ``repeat`` times; JSON on stdout."""
     import ambiglib
-    from ambiglib import headline
-    from ambiglib.evidence import write_evidence_pages
+    from ambiglib.answers import _headline as headline
+    from ambiglib.evidence._rows import write_evidence_pages
 
     rs = ambiglib.load(log, quiet=True)
     tables = {"payoff": headline.payoff(rs), "agents": headline.agent_comparison(rs)}

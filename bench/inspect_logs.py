@@ -50,7 +50,7 @@ def one(which: str, folder: Path) -> dict:
     import inspect_ai.log
 
     import ambiglib
-    import ambiglib.importers.inspect_logs
+    import ambiglib.importers._inspect_logs
 
     base = _rss_mb()
     t = time.perf_counter()

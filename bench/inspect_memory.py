@@ -102,7 +102,7 @@ def one(path: Path) -> dict:
     import inspect_ai.log  # noqa: F401
 
     import ambiglib
-    import ambiglib.importers.inspect_logs
+    import ambiglib.importers._inspect_logs
 
     base = _status("VmRSS")
     t = time.perf_counter()

@@ -46,7 +46,7 @@ import pandas as pd
 import pyarrow as pa
 
 import ambiglib
-from ambiglib.runlog import read_file
+from ambiglib.runlog._jsonl import read_file
 
 OUT = Path(__file__).resolve().parent / "out"
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,7 +144,7 @@ def _fresh_peak(imports: str, load: str, size: str, path: Path) -> tuple[int, in
 
 def peak_memory(path: Path, engine: str = "auto") -> tuple[int, int]:
     """Peak RSS growth of ``ambiglib.load`` in a fresh process, and the Arrow size of its frames."""
-    return _fresh_peak("import ambiglib, ambiglib.loading, pyarrow as pa",
+    return _fresh_peak("import ambiglib, ambiglib.loading._load, pyarrow as pa",
                        f"rs = ambiglib.load(sys.argv[1], quiet=True, engine={engine!r})",
                        "sum(pa.Table.from_pandas(f, preserve_index=False).nbytes for f in rs.frames().values())",
                        path)

@@ -43,7 +43,7 @@ code = Path(source).read_text()
 if warm:  # as a kept kernel holds them when a notebook starts: the imports are not what is profiled
     import matplotlib
     matplotlib.use("Agg")
-    from ambiglib.report.isolation import prepare
+    from ambiglib.report._isolation import prepare
     prepare()
 scope = {"__name__": "__main__", "display": lambda *a, **k: None}
 profiler = Profiler(interval=0.005)
@@ -92,7 +92,7 @@ import contextlib, json, os, resource, sys, time
 from pathlib import Path
 import matplotlib
 matplotlib.use("Agg")
-from ambiglib.report.isolation import prepare
+from ambiglib.report._isolation import prepare
 prepare()
 import matplotlib.pyplot as plt
 scripts, sharing, output = json.loads(sys.argv[1]), sys.argv[2] == "sharing", open(sys.argv[3], "w")
@@ -120,7 +120,7 @@ def one_kernel(snapshot: Path, work: Path, wanted: set[str], *, sharing: bool) -
     (the order given: no earlier report's times), as one kept kernel would: what a kernel works out once (its snapshot's digests, the results
     its run sets share) counts once. Their output goes to a file, not the terminal."""
     from ambiglib.report import bundled_notebooks
-    from ambiglib.report.runner import longest_first
+    from ambiglib.report._runner import longest_first
 
     scripts = []
     for (nb_path,) in longest_first([(p,) for p in sorted(bundled_notebooks().glob("*.ipynb"))]):
@@ -153,7 +153,7 @@ def main() -> None:
 
     from ambiglib import load, simulate
     from ambiglib.report import bundled_notebooks
-    from ambiglib.snapshot import write_snapshot
+    from ambiglib.runlog._snapshot import write_snapshot
 
     work = Path(tempfile.mkdtemp(prefix="ambiglib-profile-"))
     # the snapshot is kept between runs (bench/out/, not tracked): writing it is not what is profiled

@@ -18,8 +18,9 @@ import argparse
 import re
 import time
 
-from ambiglib import RunSet, headline
-from ambiglib.simulate.leaderboard import SimAgent, leaderboard_records
+from ambiglib import RunSet
+from ambiglib.answers import _headline as headline
+from ambiglib.simulate._leaderboard import SimAgent, leaderboard_records
 
 #: the words a sentence uses to name one agent above or below all others
 NAMING = re.compile(r"\S+ (best|highest) \(|\blowest (?!group)[^\s(]+|higher than")

@@ -42,7 +42,7 @@ snapshot: str = ""  # set by `ambiglib report`: its checked copy of `runs`, read
 SETUP = '''import pandas as pd
 
 import ambiglib
-from ambiglib import comparisons, headline, metrics, plots, tables
+from ambiglib import answers, comparisons, metrics, plots, tables
 from ambiglib.report import render_table, show_figure, show_table
 
 pd.set_option("display.width", 200)
@@ -96,7 +96,7 @@ SPECS: dict[str, list] = {
         "CalibScore between the ends of the two rates' intervals (it covers at least 95%); a benchmark's suites "
         "pooled (each suite: the papers' tables). Each row's runs and questions: its evidence page in the report "
         "(`table.evidence(row)` in Python).")
-        + table("headline.asking(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "asking",
+        + table("answers.asking(rs, n_boot=n_boot, seed=seed, conventions=conventions)", "asking",
                 "Does each agent ask when it should?", evidence=True)
         + figure("plots.ask_calibration(asking, hue='agent', style=None, col='benchmark')", "asking"),
     "2_are_its_questions_good": md(
@@ -106,7 +106,7 @@ SPECS: dict[str, list] = {
         "Table 1). Without a question precision is undefined; recall and Ask-F1 are then 0. 95% intervals: Wilson "
         "over tasks for precision (a share of questions) and recall (a share of blockers), Ask-F1 between the F1 of "
         "their ends (at least 95%), a task bootstrap for questions per run; a benchmark's suites pooled.")
-        + table("headline.question_quality(rs, n_boot=n_boot, seed=seed)", "question_quality",
+        + table("answers.question_quality(rs, n_boot=n_boot, seed=seed)", "question_quality",
                 "Are its questions good?", evidence=True)
         + figure("plots.precision_recall(question_quality, hue='agent', col='benchmark')", "question_quality"),
     "3_does_asking_pay_off": md(
@@ -116,7 +116,7 @@ SPECS: dict[str, list] = {
         "(the gain ÷ questions per run with the tool, the same at any number of epochs; LHAW's Gain/Q, the gain ÷ "
         "all questions, is in its own table). Task-bootstrap 95% intervals; invalid and timeout runs score 0, error "
         "runs are left out.")
-        + table("headline.payoff(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)", "payoff",
+        + table("answers.payoff(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)", "payoff",
                 "Does asking pay off?", evidence=True)
         + figure("plots.scores_by_condition(payoff)", "payoff")
         + md("## With and without the ask tool, tested\n\nPer agent, its score on the ambiguous tasks run both "
@@ -137,7 +137,7 @@ SPECS: dict[str, list] = {
         "apart) and the sentences: an agent is called best only where it alone is in the top group. `p_first`, in the "
         "frame, is its share of first places over a task bootstrap. `ambiglib rank` gives any one metric's ranking "
         "from the command line (docs/metrics.md, \"Rankings\").")
-        + table("headline.agent_ranking(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
+        + table("answers.agent_ranking(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
                 "agent_ranking", "Is one agent better than another?", evidence=True)
         + figure("plots.rank_intervals(agent_ranking)", "agent_ranking")
         + md("## Every pair\n\nThe pairs behind the ranking, each paired by task: the difference with its 95% "
@@ -145,9 +145,9 @@ SPECS: dict[str, list] = {
              "test, the smallest p it could give with the tasks that differ (`p_smallest`, and adjusted as its "
              "family's best case: at or above 0.05 the pair *cannot* be told apart at this size), and the verdict. "
              "A difference in percentage points says so (`unit`). Each row links to its tasks and runs.")
-        + table("headline.agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
+        + table("answers.agent_comparison(rs, k=k, n_boot=n_boot, seed=seed, conventions=conventions)",
                 "agent_comparison", "Every pair of agents, paired by task", evidence=True,
-                tasks="headline.comparison_tasks(rs, agent_comparison.iloc[i], k=k, conventions=conventions)")
+                tasks="answers.comparison_tasks(rs, agent_comparison.iloc[i], k=k, conventions=conventions)")
         + figure("plots.differences(agent_comparison)", "agent_comparison")
         + md("## One agent before and after a change\n\nWhen the report reads several logs of one agent (`ambiglib "
              "report --runs before=old/ --runs after=new/`), each model and policy's score with the ask tool is "
@@ -158,7 +158,7 @@ SPECS: dict[str, list] = {
                 "\n                                                  conventions=conventions)", "log_comparison",
                 "One agent before and after: the score with the ask tool, later log − earlier, paired by task",
                 evidence=True, check_text=False,
-                tasks="headline.comparison_tasks(rs, log_comparison.iloc[i], between='log', pool_suites=False, k=k,"
+                tasks="answers.comparison_tasks(rs, log_comparison.iloc[i], between='log', pool_suites=False, k=k,"
                       "\n                                                     conventions=conventions)")
         + md("## How reliable is each agent?\n\nOn the tasks an agent was tried on more than once: pass@1, pass@k (a "
              "pass in any of k trials), pass^k (a pass in all k: τ-bench's reliability measure, Yao et al. 2024), "
@@ -363,8 +363,8 @@ PARTS = {
 }
 
 
-#: What a paper's notebook needs from a log to run on a benchmark that is not its paper's (ambiglib.report.applicable):
-#: each item a shape one of its tables needs (a key of ambiglib.shapes.SHAPES, ``labels:<facet>``, ``labels:<prefix>*``,
+#: What a paper's notebook needs from a log to run on a benchmark that is not its paper's (ambiglib.report._applicable):
+#: each item a shape one of its tables needs (a key of ambiglib.tables._shapes.SHAPES, ``labels:<facet>``, ``labels:<prefix>*``,
 #: several joined by ``+``) or ``parameter:<name>``; the section runs where any holds. tests/test_report_applicable.py
 #: checks that no table of a notebook has rows on a log where none holds.
 NEEDS = {

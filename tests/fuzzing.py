@@ -466,7 +466,7 @@ def prepare(source: str, work: Path) -> Path:
             return ambiglib.load(EXAMPLE).to_parquet(work / "store")
         if source == "store":
             return ambiglib.load(EXAMPLE).to_parquet(work / "store", partition_by=("benchmark", "model"))
-        from ambiglib.snapshot import write_snapshot
+        from ambiglib.runlog._snapshot import write_snapshot
 
         rs, errors = ambiglib.load(EXAMPLE, strict=False, quiet=True)
         return write_snapshot(rs, errors, str(EXAMPLE), work / "snapshot")
@@ -595,7 +595,7 @@ def _by_id(rs: Any) -> dict[str, tuple]:
 
 def _flagged(rs: Any) -> list[str]:
     """Runs carrying a harness anomaly (``metrics.harness.ANOMALIES``) in their meta."""
-    from ambiglib.metrics.harness import ANOMALIES
+    from ambiglib.metrics._harness import ANOMALIES
 
     return [run_id for run_id, meta in zip(rs.runs["run_id"], rs.runs["meta"])
             if isinstance(meta, str) and any(f'"{flag}"' in meta for flag in ANOMALIES)]
@@ -711,6 +711,8 @@ def worker(source: str, seed: int, start: int, count: int, tmp: str) -> None:
     signal.signal(signal.SIGALRM, _alarm)
     path = prepare(source, Path(tmp))
     baseline = ambiglib.load(path, quiet=True)  # (and every module a load needs is imported, as root)
+    with tempfile.TemporaryDirectory() as warm:  # and every module a check's write back needs (transcripts)
+        baseline.to_jsonl(Path(warm) / "back.jsonl")
     as_user(Path(tmp))
     for case in range(start, start + count):
         rng = random.Random(f"{seed}:{source}:{case}")

@@ -1,9 +1,9 @@
 """Values for every ``evidence_*.html``, ``dialogue_*.html``, ``run_*.html`` and ``answer_*.html`` template
 (ambiglib/templates) with hostile text wherever a value from a log can appear: ``CASES[template]`` is the keyword
-values for ``ambiglib.markup.render(template, ...)``.
+values for ``ambiglib._markup.render(template, ...)``.
 
 The values are made by the same code that makes them for the report (a frame's table by
-``ambiglib.evidence._html_table``, a turn by ``ambiglib.dialogues._turn``, ...) from hostile text, and a value that is
+``ambiglib.evidence._rows._html_table``, a turn by ``ambiglib.evidence._dialogues._turn``, ...) from hostile text, and a value that is
 markup already (a dialogue, a page's body, a card's table) is the output of ``render`` from such values. The links
 these templates write (a run's page, a turn on it, the report's index) are built by the report from a hash of the
 run id and a turn's number, never from a log's text: they are given as the report builds them, from a hostile run id.
@@ -14,9 +14,9 @@ from __future__ import annotations
 import pandas as pd
 from hostile_html import text as _text
 
-from ambiglib.dialogues import _collapsed, _Item, _Listed, _table, _Transcript, _turn, run_page_name
-from ambiglib.evidence import _Dialogue, _html_table, _Link, _listed
-from ambiglib.markup import Markup, render
+from ambiglib._markup import Markup, render
+from ambiglib.evidence._dialogues import _collapsed, _Item, _Listed, _table, _Transcript, _turn, run_page_name
+from ambiglib.evidence._rows import _Dialogue, _html_table, _Link, _listed
 from ambiglib.transcripts import Viewer
 
 #: a run's page as the report names it: a hash of its (hostile) run id

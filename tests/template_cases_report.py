@@ -1,5 +1,5 @@
 """Values for every ``report_*.html`` and ``card_*.html`` template (ambiglib/templates) with hostile text wherever a
-value from a log can appear: ``CASES[template]`` is the keyword values for ``ambiglib.markup.render(template, ...)``.
+value from a log can appear: ``CASES[template]`` is the keyword values for ``ambiglib._markup.render(template, ...)``.
 
 A value that is markup already (a frame's table, a card table, a style sheet) is given as :class:`Markup` made
 the way the report makes it, from the same hostile text. The links the report URL-quotes (a notebook's, a table's, a
@@ -14,8 +14,8 @@ import pandas as pd
 from hostile_html import HOSTILE
 from hostile_html import text as _text
 
-from ambiglib.markup import Markup, render
-from ambiglib.report.index import _frame_cells
+from ambiglib._markup import Markup, render
+from ambiglib.report._index import _frame_cells
 
 #: a link target from a log: the report URL-quotes it, so that it cannot be a javascript: URL
 URL = "javascript:alert(1)//" + HOSTILE

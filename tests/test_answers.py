@@ -15,8 +15,9 @@ import pytest
 from test_own_benchmark import clarifybench
 
 import ambiglib
-from ambiglib import headline, tables
-from ambiglib.answer import Answer
+from ambiglib import tables
+from ambiglib.answers import _headline as headline
+from ambiglib.answers._notebook import Answer
 from ambiglib.runset import RunSet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -196,7 +197,7 @@ def test_in_a_notebook_each_figure_is_shown_exactly_once(tmp_path):
 def test_each_comparison_row_lists_its_own_tasks_and_its_page_opens_on_them(tmp_path):
     """The report's fourth card: every row of agent_comparison has its tasks (as many as the pairs it tested, and
     for the score their mean difference is the row's), and its evidence page lists them before the runs."""
-    from ambiglib.evidence import write_evidence_pages
+    from ambiglib.evidence._rows import write_evidence_pages
 
     rs = ambiglib.load(ROOT / "data" / "example", quiet=True)
     table = headline.agent_comparison(rs)

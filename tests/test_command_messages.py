@@ -93,7 +93,7 @@ def test_a_question_naming_an_unregistered_blocker_leaves_the_other_pairs_compar
 
 
 def test_one_bad_question_blanks_its_own_agent_only_and_names_itself(tmp_path):
-    from ambiglib import headline
+    from ambiglib.answers import _headline as headline
 
     out = headline.question_quality(ambiglib.load(_stray_log(tmp_path), quiet=True), n_boot=100).set_index("agent")
     assert (out.loc["model-a", "precision"], out.loc["model-a", "recall"]) == (0.5, 0.5)

@@ -234,7 +234,7 @@ def test_a_permutation_test_of_random_flips_agrees_with_scipys_within_its_noise(
     """Above 2^20 flip patterns (20 tasks) the test draws 9,999 random ones (a coin per task) instead of scipy's
     permutations: the p-value counted as scipy counts it, so the two differ only by Monte Carlo noise, whose
     standard error the test gives (2 √(q(1 − q)/R) two-sided, q the smaller tail)."""
-    from ambiglib.significance import paired_permutation
+    from ambiglib.stats._significance import paired_permutation
 
     rng = np.random.default_rng(11)
     for n, shift in ((40, 0.05), (300, 0.03)):

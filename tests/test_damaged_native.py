@@ -478,7 +478,7 @@ def test_hil_bench_passes_beyond_the_limit_are_an_error_naming_the_file(tmp_path
 
 def test_hil_bench_highest_pass_beyond_the_limit_is_an_error_naming_the_folder(tmp_path, monkeypatch):
     """Without a count of passes anywhere, the highest pass folder is the count: it is bounded too."""
-    from ambiglib.importers.hilbench import tree
+    from ambiglib.importers._hilbench import tree
 
     hil = Path(shutil.copytree(NATIVE / "hil-bench", tmp_path / "hil-bench"))
     run = hil / "results" / "example_ask_human_swe"

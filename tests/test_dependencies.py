@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ambiglib"
 
 #: modules that belong to an optional feature: the packages of that extra may be imported there and only there
-EXTRA_MODULES = {"inspect": {"ambiglib/importers/inspect_files.py", "ambiglib/importers/inspect_logs.py"}}
+EXTRA_MODULES = {"inspect": {"ambiglib/importers/_inspect_files.py", "ambiglib/importers/_inspect_logs.py"}}
 
 
 def _imports(file: Path) -> set[str]:

@@ -12,8 +12,8 @@ import pytest
 from conftest import run_record
 
 import ambiglib
-from ambiglib import runlog
 from ambiglib.errors import FormatError
+from ambiglib.runlog import _jsonl as runlog
 
 ENGINES = ("auto", "python", "arrow")
 

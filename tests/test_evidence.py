@@ -1,4 +1,4 @@
-"""The evidence behind a number (ambiglib.evidence): the runs, questions and labels behind a row, checked against a
+"""The evidence behind a number (ambiglib.evidence._rows): the runs, questions and labels behind a row, checked against a
 filter of the frames by hand; its pages escape what the log says."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ from builders import q, run, task
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ambiglib import comparisons, headline, tables
-from ambiglib.evidence import evidence, write_evidence_pages
+from ambiglib import comparisons, tables
+from ambiglib.answers import _headline as headline
+from ambiglib.evidence._rows import evidence, write_evidence_pages
 from ambiglib.runset import RunSet
 
 
@@ -87,7 +88,7 @@ def test_a_row_value_matches_the_same_runs_coded_as_compared_as_text():
     import numpy as np
 
     import ambiglib
-    from ambiglib.evidence import _Coded, _matches
+    from ambiglib.evidence._rows import _Coded, _matches
 
     runs = ambiglib.load(Path(__file__).resolve().parents[1] / "data" / "example").runs
     for column in ("benchmark", "suite", "model", "policy", "variant_id"):
@@ -109,7 +110,7 @@ def test_where_names_each_inspect_sample_as_reading_every_meta_does():
     from pathlib import Path
 
     import ambiglib
-    from ambiglib.evidence import _where
+    from ambiglib.evidence._rows import _where
 
     fixtures = Path(__file__).resolve().parent / "fixtures" / "inspect"
     runs = ambiglib.load(sorted(fixtures.glob("*.eval"))[0], quiet=True).runs
@@ -154,7 +155,7 @@ def test_a_rows_evidence_from_the_columns_a_page_shows_is_that_from_every_column
     load's links: the same frames, in the same order, as from the whole run set by pandas' join on run ids, for
     every row of the question tables and a comparison, on the bundled example."""
     import ambiglib
-    import ambiglib.evidence as ev_module
+    import ambiglib.evidence._rows as ev_module
     from ambiglib.report import example_runs
 
     example = example_runs()
@@ -188,7 +189,7 @@ def test_a_column_is_one_value_exactly_when_pandas_counts_one(first, repeated, r
     """An evidence page leaves out the columns that hold one value: `astype(object).nunique(dropna=False) == 1`
     on every run of the row was most of a large log's page time. The faster test must agree with it on every
     column, including 0.0 beside -0.0 and NaN beside null, and values that differ only past the first rows."""
-    from ambiglib.evidence import _one_value
+    from ambiglib.evidence._rows import _one_value
 
     values = [first] * repeated + rest or [first]
     if dtype in ("string[pyarrow]", "object"):
@@ -213,7 +214,7 @@ def test_a_page_built_from_the_rows_it_lists_is_the_page_of_the_whole_evidence(r
     (_page_evidence); it must say what the page of the whole evidence says: the same rows in the same order
     (ties in task and trial kept in the log's order, task ids ordered as their texts sort), the same counts,
     the same columns left out as holding one value, for a model's row and a comparison's two sides."""
-    import ambiglib.evidence as ev_module
+    import ambiglib.evidence._rows as ev_module
 
     recs = [task(t, n_blockers=2) for t in _TASKS]
     for n, (t, model, trial, n_q, n_labels, ask_tool) in enumerate(runs):

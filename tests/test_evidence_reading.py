@@ -17,8 +17,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ambiglib
-from ambiglib import comparisons, headline
-from ambiglib.evidence import NOTEBOOK_ROWS, evidence, write_evidence_pages
+from ambiglib import comparisons
+from ambiglib.answers import _headline as headline
+from ambiglib.evidence._rows import NOTEBOOK_ROWS, evidence, write_evidence_pages
 from ambiglib.runset import RunSet
 
 TASKS = [f"t{i}" for i in range(6)]
@@ -223,7 +224,7 @@ def test_a_page_lists_the_rows_a_reader_wants_first_as_the_whole_evidence_orders
     """A page works its order out on the sort keys of the rows it lists (_page_evidence): for a row about precision,
     recall or Ask-F1, a model's and a comparison's, it says what the page of the whole evidence says: the same
     rows in the same order, the same counts, the same order in words."""
-    import ambiglib.evidence as ev_module
+    import ambiglib.evidence._rows as ev_module
 
     recs = [task(t, n_blockers=2) for t in _TASK_IDS]
     for n, (t, model, trial, asked) in enumerate(runs):

@@ -911,7 +911,8 @@ def test_every_table_on_a_log_missing_one_condition_gives_a_frame_or_a_metric_er
     (empty ones with a note) or a MetricError, never an exception from inside pandas."""
     import pandas as pd
 
-    from ambiglib import comparisons, headline, tables
+    from ambiglib import comparisons, tables
+    from ambiglib.answers import _headline as headline
     from ambiglib.metrics import MetricError
     from ambiglib.tables._common import unexplained
 
@@ -1011,8 +1012,8 @@ def test_list_items_given_flat_are_judged_as_the_nested_lists_are():
     import pyarrow.compute as pc
     from conftest import run_record, task_record
 
-    from ambiglib.schema import INPUT_SCHEMA
-    from ambiglib.validity import table_is_valid
+    from ambiglib.runlog._schema import INPUT_SCHEMA
+    from ambiglib.runlog._validity import table_is_valid
 
     bad_items = {
         "questions": [{"text": ""}, {"text": "  "}, {"text": "q", "attributed": False, "blocker_id": "b"},
@@ -1059,7 +1060,7 @@ def test_taking_rising_rows_chunk_by_chunk_is_taking_them():
     import numpy as np
     import pyarrow as pa
 
-    from ambiglib.validity import take_rising
+    from ambiglib.runlog._validity import take_rising
 
     rng = random.Random(41)
     for _ in range(2000):
@@ -1081,7 +1082,7 @@ def test_repeated_label_and_blocker_keys_are_found_as_pandas_finds_them():
     import pandas as pd
     import pyarrow as pa
 
-    from ambiglib.validity import _no_repeats
+    from ambiglib.runlog._validity import _no_repeats
 
     def pandas_says(parents, *columns):
         frame = {"p": parents, **{f"c{i}": c.to_numpy(zero_copy_only=False) for i, c in enumerate(columns)}}
@@ -1127,7 +1128,7 @@ def test_a_parquet_log_checked_from_its_columns_loads_as_rebuilding_it_does(tmp_
     column changed, a row repeated and rows stored out of order."""
     import pyarrow.parquet as pq
 
-    import ambiglib.parquet_check as check
+    import ambiglib.runlog._parquet_check as check
 
     root = ambiglib.load(EXAMPLE).to_parquet(tmp_path / "store")
     file = root / f"{frame}.parquet"
@@ -1165,7 +1166,7 @@ def test_a_parquet_log_checked_from_its_columns_loads_as_rebuilding_it_does(tmp_
 def test_a_valid_parquet_log_and_store_take_the_column_check(tmp_path, monkeypatch):
     """The column check above answers yes on valid copies (else the comparison would be of one path with itself):
     the example as a Parquet folder and as a store partitioned by benchmark and model."""
-    import ambiglib.parquet_check as check
+    import ambiglib.runlog._parquet_check as check
 
     answers = []
     real = check._derived_agree

@@ -9,7 +9,8 @@ import pytest
 import scipy.stats as sps
 from builders import run
 
-from ambiglib import RunSet, headline
+from ambiglib import RunSet
+from ambiglib.answers import _headline as headline
 
 
 def _judged(text, *labels):
@@ -143,7 +144,7 @@ def test_a_model_better_on_every_task_is_clear_against_each_of_eleven_others():
 def test_a_row_s_evidence_page_gives_its_own_benchmark_s_reason_for_an_empty_judge_score(tmp_path):
     """Two benchmarks, two causes: one has no judge labels of single questions, the other labels them in words.
     The table's note names both; each row's evidence page says only why its own benchmark has none."""
-    from ambiglib.evidence import write_evidence_pages
+    from ambiglib.evidence._rows import write_evidence_pages
 
     def bench(name, labels):
         return run(task="t1", model="a", benchmark=name, suite="s", questions=[{"text": "q?"}],

@@ -13,7 +13,7 @@ import pytest
 import ambiglib
 from ambiglib import FormatError, metrics
 from ambiglib.importers import read_ambigds
-from ambiglib.importers.ambigds import parse_run_name
+from ambiglib.importers._ambigds import parse_run_name
 
 FIX = Path(__file__).parent / "fixtures" / "ambigds"
 TARGET, METRIC = FIX / "bench_target", FIX / "bench_metric"

@@ -15,8 +15,8 @@ import pytest
 import ambiglib
 from ambiglib import metrics
 from ambiglib.errors import AmbiglibError
-from ambiglib.importers.ambigswe import NAMES_GOLD_FILES, NEW_INFORMATION, count_parts
-from ambiglib.metrics.harness import harness_summary
+from ambiglib.importers._ambigswe import NAMES_GOLD_FILES, NEW_INFORMATION, count_parts
+from ambiglib.metrics._harness import harness_summary
 
 PUBLISHED = Path(__file__).resolve().parent / "fixtures" / "ambig-swe" / "experiments.tar.gz"
 MODELS = ("claude_sonnet", "deepseek", "haiku", "llama")

@@ -17,7 +17,7 @@ import pytest
 import ambiglib
 from ambiglib import metrics, tables
 from ambiglib.errors import AmbiglibError, FormatError
-from ambiglib.importers.inspect_logs import read_inspect
+from ambiglib.importers._inspect_logs import read_inspect
 from ambiglib.metrics import MetricError
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai is not installed (pip install 'ambiglib[inspect]')")
@@ -165,7 +165,7 @@ def test_unattributed_questions_make_ask_f1_refuse_and_the_tables_say_so(loaded)
     assert "mockllm/plain" in gap.attrs["note"] and "not attributed" in gap.attrs["note"]
     per_task = tables.questions_per_task(rs).set_index("model")
     assert pd.isna(per_task.loc["mockllm/plain", "relevant_per_run"])
-    assert any("not attributed to a blocker" in w for w in ambiglib.shapes.metric_warnings(rs))
+    assert any("not attributed to a blocker" in w for w in ambiglib.tables._shapes.metric_warnings(rs))
 
 
 def _same_runset(a, b):
@@ -181,7 +181,8 @@ def test_the_members_read_as_inspects_own_full_read_whole_or_streamed(monkeypatc
     # a log's samples are parsed from its zip members (small ones whole, large ones streamed with their events
     # skipped unbuilt) or streamed from a .json log; Inspect's full read (read_eval_log, every sample validated
     # into its models) gives the same run log, record for record, and so does streaming every member
-    from ambiglib.importers import inspect_files, inspect_logs
+    from ambiglib.importers import _inspect_files as inspect_files
+    from ambiglib.importers import _inspect_logs as inspect_logs
 
     fast = read_inspect(FIXTURES, strict=False)
     calls = []

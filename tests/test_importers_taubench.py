@@ -432,7 +432,7 @@ def test_a_results_file_with_its_keys_in_another_order_is_read(tmp_path, log, ra
 
 
 def test_what_is_taubench_is_told_by_content_with_the_reason(tmp_path, raw):
-    from ambiglib.importers.taubench import is_taubench_log, why_not_taubench
+    from ambiglib.importers._taubench import is_taubench_log, why_not_taubench
 
     def verdict(name, text):
         path = tmp_path / name
@@ -484,7 +484,7 @@ def test_files_given_to_the_reader_are_read_once_each(tmp_path, raw):
     own name, and counts the others."""
     import os
 
-    from ambiglib.importers.taubench import read_taubench
+    from ambiglib.importers._taubench import read_taubench
 
     folder = tmp_path / "results"
     folder.mkdir()
@@ -566,7 +566,7 @@ def test_a_trajectory_not_as_the_agent_writes_it_is_refused(tmp_path, raw, damag
 def test_telling_a_file_reads_its_first_record_only(tmp_path, raw, monkeypatch):
     """Every .json file in a log's folder is looked at: a large one costs what its first item does, never more
     than 256 KiB and a chunk."""
-    from ambiglib.importers import taubench
+    from ambiglib.importers import _taubench as taubench
 
     read = []
 

@@ -16,8 +16,8 @@ import pytest
 from conftest import run_record
 
 import ambiglib
-from ambiglib import inflation
 from ambiglib.errors import FormatError
+from ambiglib.runlog import _inflation as inflation
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINES = ("auto", "python", "arrow")

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("inspect_ai", reason="the Inspect AI example needs inspect-ai (pip install 'ambiglib[inspect]')")
 
 import ambiglib
-from ambiglib import headline
+from ambiglib.answers import _headline as headline
 from ambiglib.report import run_report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,8 +165,8 @@ def _saved_in_order(path: Path) -> list[tuple[str, str]]:
 
 def test_no_figure_says_nothing_to_draw_beside_a_table_with_rows(every_section, report, logs):
     # every bundled notebook run on an own benchmark: a figure left out (its note) never follows a table with rows
-    from ambiglib.report.applicable import applicability
-    from ambiglib.report.run import notebook_info
+    from ambiglib.report._applicable import applicability
+    from ambiglib.report._run import notebook_info
 
     checked = explained = 0
     for out, manifest in (every_section, report[:2]):

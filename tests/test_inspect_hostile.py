@@ -17,7 +17,7 @@ from ambiglib.errors import AmbiglibError
 inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai is not installed (pip install 'ambiglib[inspect]')")
 import zipfile_zstd  # noqa: E402,F401 — the fixtures' members are zstd-compressed
 
-from ambiglib.importers import inspect_files  # noqa: E402
+from ambiglib.importers import _inspect_files as inspect_files  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "inspect"
 # one finished eval (6 tasks x 3 epochs) and the one .json log (4 tasks x 1 epoch)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import ambiglib
-from ambiglib.importers.inspect_logs import read_inspect
+from ambiglib.importers._inspect_logs import read_inspect
 
 inspect_log = pytest.importorskip("inspect_ai.log", reason="inspect-ai is not installed (pip install 'ambiglib[inspect]')")
 

@@ -20,8 +20,9 @@ pytest.importorskip("inspect_ai", reason="the Inspect AI logs need inspect-ai (p
 from conftest import run_record, task_record, write_jsonl
 
 import ambiglib
-from ambiglib import dialogues, transcripts
-from ambiglib.markup import Markup, render
+from ambiglib import transcripts
+from ambiglib._markup import Markup, render
+from ambiglib.evidence import _dialogues as dialogues
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "docs" / "examples" / "ask_or_guess.py"
@@ -159,7 +160,7 @@ def test_a_transcript_names_its_sample_in_the_viewer(named, logs):
 
 
 def _run_page(run: dict, record) -> str:
-    """The run's page as :func:`ambiglib.dialogues.run_page` renders it, with the run's viewer among its values
+    """The run's page as :func:`ambiglib.evidence._dialogues.run_page` renders it, with the run's viewer among its values
     (those run_page passes, the viewer added where it does not pass it itself)."""
     seen: dict = {}
     real = dialogues.render

@@ -1,4 +1,4 @@
-"""How well each interval covers at a design (ambiglib.interval_coverage): the lookup by hand, the measured table
+"""How well each interval covers at a design (ambiglib.stats._coverage): the lookup by hand, the measured table
 against a fresh run of the simulation that made it, and the warning a table carries where its design's interval
 covered less than 0.93."""
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ambiglib import RunSet, headline
-from ambiglib.interval_coverage import MEASURED, coverage_at, warning
-from ambiglib.simulate.leaderboard import SimAgent, leaderboard_records
+from ambiglib import RunSet
+from ambiglib.answers import _headline as headline
+from ambiglib.simulate._leaderboard import SimAgent, leaderboard_records
+from ambiglib.stats._coverage import MEASURED, coverage_at, warning
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,7 +1,7 @@
-"""The run log's JSON Schema (``ambiglib schema``, ambiglib/json_schema.py): a valid draft 2020-12 schema, met by
+"""The run log's JSON Schema (``ambiglib schema``, ambiglib/runlog/_json_schema.py): a valid draft 2020-12 schema, met by
 every canonical log we have, and never stricter than ``ambiglib.load``: whatever record the schema refuses, the
 loader refuses too. What the loader refuses and the schema accepts is only what the schema's ``$comment`` and
-docs/runlog.md say it cannot say (:data:`ambiglib.json_schema.NOT_SAID`)."""
+docs/runlog.md say it cannot say (:data:`ambiglib.runlog._json_schema.NOT_SAID`)."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from test_docs import _records
 
 import ambiglib
-from ambiglib import schema
-from ambiglib.json_schema import NOT_SAID, runlog_schema, schema_text
+from ambiglib.runlog import _schema as schema
+from ambiglib.runlog._json_schema import NOT_SAID, runlog_schema, schema_text
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is a test dependency (pip install -e '.[test]')")
 

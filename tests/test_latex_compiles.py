@@ -14,8 +14,8 @@ from conftest import run_record, task_record, write_jsonl
 from test_own_benchmark import clarifybench
 
 import ambiglib
-from ambiglib.cards import _TEX_CHARS, _TEX_KNOWN
-from ambiglib.report.rendering import save_table
+from ambiglib.answers._cards import _TEX_CHARS, _TEX_KNOWN
+from ambiglib.report._rendering import save_table
 from ambiglib.runset import RunSet
 
 pytestmark = pytest.mark.skipif(shutil.which("pdflatex") is None,

@@ -18,36 +18,40 @@ MAX_PUBLIC = 15
 #: Data flows importers -> canonical run log -> frames -> metrics -> tables -> comparisons -> plots ->
 #: report -> cli; code depends the other way, each stage on the contract and the stages before it.
 LAYERS = [
-    # what every module may raise, open, allocate or compute with: stats and agreement are statistics on plain
-    # arrays and frames, knowing nothing of run logs, so the importers may take a majority vote as the harnesses do
-    {"errors", "files", "memory", "text", "markup", "_lazy", "stats", "significance", "agreement",
-     "interval_coverage", "ratio_intervals", "inflation",
-     "stamps"},
-    {"schema", "json_schema", "validity", "filters"},                      # the run-log contract, checked; published
-    {"runlog", "parquet_log", "whole_writes"},                             # reading and writing it, whole
-    {"frames", "runset", "snapshot", "parquet_check", "log_labels", "merging"},  # the five frames; which log a run
-                                                                           # is of; several logs as one
-    {"importers"},                                                         # each harness's own output
-    {"loading", "discovery", "transcripts"},                               # ambiglib.load and its walk; a run's
-                                                                           # conversation
-    {"shapes", "metrics", "evidence", "dialogues"},                        # what a log can show; the numbers; their runs
-    {"tables"},                                                            # paper-shaped tables
-    {"comparisons"},                                                       # paired comparisons of tables' metrics
-    {"ranking"},                                                           # many agents ranked from their pairs
-    {"headline", "cards"},                                                 # the researcher's four questions; shown
-    {"plots"},                                                             # figures of tables
-    {"answer"},                                                            # the four questions as notebook objects
-    {"report"},                                                            # the notebooks' report
-    {"simulate"},                                                          # example data, checked by the importers
-    {"cli", "__main__", "__init__"},                                       # the command line; the package itself
+    # what every module may raise, open, allocate or compute with: the statistics are on plain arrays and frames,
+    # knowing nothing of run logs, so the importers may take a majority vote as the harnesses do
+    {"errors", "_lazy", "_moved", "_markup", "_text", "stats", "agreement",
+     "runlog._files", "runlog._memory", "runlog._inflation", "runlog._stamps"},
+    {"runlog._schema", "runlog._json_schema", "runlog._validity", "runlog._filters"},  # the contract, checked
+    {"runlog._jsonl", "runlog._parquet", "runlog._whole_writes"},                      # reading and writing it, whole
+    {"runlog._frames", "runlog._snapshot", "runlog._parquet_check", "runlog",          # the five frames; the run set;
+     "runset", "loading._labels", "loading._merging"},                                 # which log a run is of; merged
+    {"importers"},                                                                     # each harness's own output
+    {"loading._load", "loading._discovery", "loading", "transcripts"},                 # ambiglib.load and its walk;
+                                                                                       # a run's conversation
+    {"tables._shapes", "metrics", "evidence"},                                         # what a log can show; the
+                                                                                       # numbers; their runs
+    {"tables"},                                                                        # paper-shaped tables
+    {"comparisons"},                                                                   # paired comparisons
+    {"ranking"},                                                                       # many agents ranked
+    {"answers._headline", "answers._cards"},                                           # the four questions; shown
+    {"plots"},                                                                         # figures of tables
+    {"answers._notebook", "answers"},                                                  # as notebook objects
+    {"report"},                                                                        # the notebooks' report
+    {"simulate"},                                                                      # example data
+    {"cli", "__main__", "__init__"},                                                   # the command line; the package
 ]
+
+#: The packages whose modules sit in different layers: a module of these is placed by its own name
+#: (``runlog._schema``), every other module by its top-level package (``metrics``).
+SPLIT = ("runlog", "loading", "answers", "tables._shapes")
 
 
 #: The calls down a layer, each named with its reason: a RunSet's methods (``rs.asking()``, ``rs.transcript(id)``)
 #: are defined on the class, where an editor and a type checker see them, and hand their work at the call to the
 #: modules that answer them. These imports are inside the methods (or for types only), never at import time, so they
 #: make no circle when the package is imported; the tests below check that they stay so.
-DELEGATED = {("ambiglib.runset", "ambiglib.answer"): "the four questions and the ranking, as RunSet methods",
+DELEGATED = {("ambiglib.runset", "ambiglib.answers._notebook"): "the four questions and the ranking, as RunSet methods",
              ("ambiglib.runset", "ambiglib.transcripts"): "a run's turns (rs.transcript), and writing them"}
 
 
@@ -79,14 +83,19 @@ def _imports(name: str, file: Path, modules: dict[str, Path]) -> set[str]:
     return {m for m in found if m in modules and m != name}
 
 
+def _place(name: str) -> str:
+    """The name a module is placed by in LAYERS: ``runlog._schema``, ``tables._shapes``, ``metrics``, ``__init__``."""
+    parts = name.split(".")[1:] or ["__init__"]
+    two = ".".join(parts[:2])
+    return two if two in SPLIT or (parts[0] in SPLIT and len(parts) > 1) else parts[0]
+
+
 def _layer(name: str) -> int:
-    top = name.split(".")[1] if "." in name else "__init__"
-    return next(i for i, layer in enumerate(LAYERS) if top in layer)
+    return next(i for i, layer in enumerate(LAYERS) if _place(name) in layer)
 
 
 def test_every_module_has_a_layer():
-    unplaced = [name for name in _modules() if not any((name.split(".") + ["__init__"])[1] in layer
-                                                        for layer in LAYERS)]
+    unplaced = [name for name in _modules() if not any(_place(name) in layer for layer in LAYERS)]
     assert unplaced == [], f"add these to LAYERS: {unplaced}"
 
 
@@ -99,13 +108,16 @@ def _at_import(file: Path) -> set[str]:
             return  # runs when called
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             return  # for type checkers only
-        if isinstance(node, ast.ImportFrom) and node.level:
-            found.update([node.module.split(".")[0]] if node.module else [alias.name for alias in node.names])
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "ambiglib":
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
     visit(ast.parse(file.read_text(encoding="utf-8")))
-    return {f"ambiglib.{m}" for m in found}
+    return found
 
 
 def test_the_calls_down_a_layer_are_made_only_when_called():
@@ -119,7 +131,7 @@ def test_the_calls_down_a_layer_are_made_only_when_called():
 
     code = ("import sys; from ambiglib.runset import RunSet; "
             "print(all(m in dir(RunSet) for m in ('asking', 'question_quality', 'payoff', 'compare', 'rank',"
-            " 'transcript')), 'ambiglib.answer' in sys.modules, 'ambiglib.transcripts' in sys.modules)")
+            " 'transcript')), 'ambiglib.answers' in sys.modules, 'ambiglib.transcripts' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.split() == ["True", "False", "False"], done.stderr
 
@@ -197,7 +209,7 @@ def test_the_checks_see_what_they_are_for(tmp_path):
     modules["ambiglib.b"].write_text("def f():\n    from . import a\n    return a\n")
     assert _imports("ambiglib.a", modules["ambiglib.a"], modules) == {"ambiglib.b"}
     assert _imports("ambiglib.b", modules["ambiglib.b"], modules) == {"ambiglib.a"}
-    assert _layer("ambiglib.tables.asking") > _layer("ambiglib.metrics.asking") > _layer("ambiglib.runset")
+    assert _layer("ambiglib.tables._asking") > _layer("ambiglib.metrics._asking") > _layer("ambiglib.runset")
 
 
 def _private_members_of_runset() -> set[str]:

@@ -20,6 +20,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from ambiglib import agreement, comparisons, stats
 from ambiglib.runset import RunSet
+from ambiglib.stats import _intervals as stats_intervals
+from ambiglib.stats import _tests as stats_tests
 
 # ----------------------------------------------------------------------------- multiple comparisons, by definition
 
@@ -55,7 +57,7 @@ def test_holm_and_bh_by_hand():
     # Holm: sorted .005, .01, .03, .04 times 4, 3, 2, 1 = .02, .03, .06, .04, then the running maximum
     assert stats.holm(p) == pytest.approx([0.03, 0.06, 0.06, 0.02], abs=1e-15)
     # BH: times 4/1, 4/2, 4/3, 4/4 = .02, .02, .04, .04, then the running minimum from the largest
-    assert stats._adjusted(p, "fdr_bh") == pytest.approx([0.02, 0.04, 0.04, 0.02], abs=1e-15)
+    assert stats_tests._adjusted(p, "fdr_bh") == pytest.approx([0.02, 0.04, 0.04, 0.02], abs=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -67,12 +69,12 @@ def test_holm_and_bh_equal_their_definitions_on_random_families(seed):
     p[rng.random(m) < 0.1] = np.nan  # rows without a p-value: left out of the family
     ok = ~np.isnan(p)
     for method, definition in (("holm", _holm_by_definition), ("fdr_bh", _bh_by_definition)):
-        out = stats._adjusted(p, method)
+        out = stats_tests._adjusted(p, method)
         assert np.isnan(out[~ok]).all()
         assert out[ok] == pytest.approx(definition(p[ok].tolist()), abs=1e-14), method
-    assert np.array_equal(stats.holm(p), stats._adjusted(p, "holm"), equal_nan=True)
+    assert np.array_equal(stats.holm(p), stats_tests._adjusted(p, "holm"), equal_nan=True)
     # BH never adjusts more than Holm: the reason flips_for's count serves both
-    assert (stats._adjusted(p, "fdr_bh")[ok] <= stats.holm(p)[ok] + 1e-15).all()
+    assert (stats_tests._adjusted(p, "fdr_bh")[ok] <= stats.holm(p)[ok] + 1e-15).all()
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -140,14 +142,14 @@ def test_the_kept_wilson_kernel_equals_statsmodels_on_many_random_inputs(confide
     k = np.floor(rng.uniform(0, 1, n.size) ** rng.uniform(0.2, 5, n.size) * (n + 1)).clip(0, n)
     k[5000:] = rng.uniform(0, 1, 5000) * n[5000:]
     z = sps.norm.isf((1 - confidence) / 2)  # statsmodels' own critical value
-    low, high = stats._wilson(k, n, z)
+    low, high = stats_intervals._wilson(k, n, z)
     ref_low, ref_high = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
     inside = (k > 0) & (k < n)
     assert np.array_equal(low[inside], ref_low[inside]) and np.array_equal(high[inside], ref_high[inside])
     assert np.allclose(low, ref_low, rtol=0, atol=1e-15) and np.allclose(high, ref_high, rtol=0, atol=1e-15)
     # at t's critical value: statsmodels' interval at the level whose normal critical value that is
     t = sps.t.ppf(0.5 + confidence / 2, rng.integers(3, 30, n.size))  # (t on 1 df at 99% has no normal level)
-    low_t, high_t = stats._wilson(k, n, t)
+    low_t, high_t = stats_intervals._wilson(k, n, t)
     ref_low_t, ref_high_t = proportion_confint(k, n, alpha=2 * sps.norm.sf(t), method="wilson")
     assert np.allclose(low_t, ref_low_t, rtol=0, atol=1e-12) and np.allclose(high_t, ref_high_t, rtol=0, atol=1e-12)
 
@@ -285,9 +287,9 @@ def test_a_correction_it_does_not_know_is_refused_before_any_work():
 
 
 def test_the_statistics_modules_import_without_statsmodels_and_use_it_when_called():
-    code = ("import sys, ambiglib.stats, ambiglib.agreement, ambiglib.significance, ambiglib.comparisons\n"
+    code = ("import sys, ambiglib.stats, ambiglib.agreement, ambiglib.stats._significance, ambiglib.comparisons\n"
             "assert 'statsmodels' not in sys.modules, 'statsmodels imported by an import'\n"
-            "ambiglib.stats._adjusted([0.1, 0.2], 'fdr_bh')\n"
+            "ambiglib.stats._tests._adjusted([0.1, 0.2], 'fdr_bh')\n"
             "assert 'statsmodels.stats.multitest' in sys.modules\n"
             "ambiglib.stats.wilson_ci(1, 2)\n"
             "assert 'statsmodels.stats.proportion' in sys.modules\n")
@@ -301,7 +303,7 @@ def test_the_statistics_modules_import_without_statsmodels_and_use_it_when_calle
 def test_linearized_interval_of_a_ratio_is_the_ratio_estimators_textbook_interval():
     """Cochran (1977) §6.4: the ratio estimator R = Σy / Σx over n clusters has variance
     Σ(y_i − R x_i)² / (n (n − 1) x̄²); the interval is R ± t(n − 1) · its square root."""
-    from ambiglib.ratio_intervals import linearized_ci
+    from ambiglib.stats._ratio_intervals import linearized_ci
 
     rng = np.random.default_rng(4)
     y, x = rng.poisson(4, 15).astype(float), rng.integers(1, 6, 15).astype(float)
@@ -313,7 +315,7 @@ def test_linearized_interval_of_a_ratio_is_the_ratio_estimators_textbook_interva
 
 
 def test_linearized_interval_of_a_mean_is_scipys_t_interval_and_never_a_point_where_bounded():
-    from ambiglib.ratio_intervals import linearized_ci
+    from ambiglib.stats._ratio_intervals import linearized_ci
 
     d = np.array([0.5, -0.25, 1.0, 0.0, 0.75, 0.25, -0.5, 1.0])
     got = linearized_ci(np.c_[d, np.ones(8)], lambda t: t[..., 0] / t[..., 1])
@@ -332,7 +334,7 @@ def test_linearized_interval_of_a_mean_is_scipys_t_interval_and_never_a_point_wh
 def test_linearized_interval_of_a_difference_of_ratios_by_the_delta_method_written_out():
     """Two agents' pooled ratios on the same tasks: the variance of a_y/a_x − b_y/b_x by the delta method, its
     gradient by hand: the per-task linearized values (y_a − R_a x_a)/x̄_a − (y_b − R_b x_b)/x̄_b."""
-    from ambiglib.ratio_intervals import linearized_ci
+    from ambiglib.stats._ratio_intervals import linearized_ci
 
     rng = np.random.default_rng(9)
     s = rng.integers(1, 7, (20, 4)).astype(float)

@@ -16,7 +16,7 @@ import ambiglib
 from ambiglib import comparisons
 from ambiglib.errors import ArgumentError
 from ambiglib.report import ReportError, run_report
-from ambiglib.report.parameters import MAX_K, MAX_N_SIM, ParameterError, check_parameters, notebook_parameters
+from ambiglib.report._parameters import MAX_K, MAX_N_SIM, ParameterError, check_parameters, notebook_parameters
 from ambiglib.stats import MAX_N_BOOT, bootstrap_counts, cluster_bootstrap
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,8 +106,8 @@ def _with_long_text(path: Path, n: int) -> tuple[Path, int]:
 def test_a_record_past_its_limit_is_refused_with_its_size_and_the_rest_read(tmp_path, monkeypatch, engine, name):
     """A 1 GiB string in a record took 207 s to end in pyarrow's ArrowMemoryError. A record (one line) is bounded,
     by both engines alike: at the limit it is read; a byte over, it is refused on its line, with its size."""
-    from ambiglib import runlog
     from ambiglib.errors import FormatError
+    from ambiglib.runlog import _jsonl as runlog
 
     path, size = _with_long_text(tmp_path / name, 5000)
     monkeypatch.setattr(runlog, "MAX_RECORD_BYTES", size)
@@ -125,8 +125,8 @@ def test_a_record_past_its_limit_is_refused_with_its_size_and_the_rest_read(tmp_
 
 def test_a_record_past_its_limit_is_not_written(tmp_path, monkeypatch):
     """Written, it could not be read back: to_jsonl refuses it, naming the line it would be, and leaves nothing."""
-    from ambiglib import runlog
     from ambiglib.errors import FormatError
+    from ambiglib.runlog import _jsonl as runlog
 
     path, size = _with_long_text(tmp_path / "in.jsonl", 5000)
     rs = ambiglib.load(path, quiet=True)
@@ -141,8 +141,8 @@ def test_a_record_past_its_limit_is_not_written(tmp_path, monkeypatch):
 def test_a_file_past_its_limit_is_refused_before_it_is_read(tmp_path, monkeypatch):
     """JSON Lines as stored, a Parquet folder's files and a store's parts: one over the limit is refused naming it
     and its size; at the limit the log loads."""
-    from ambiglib import runlog
     from ambiglib.errors import FormatError
+    from ambiglib.runlog import _jsonl as runlog
 
     rs = ambiglib.load(EXAMPLE, quiet=True)
     logs = {"jsonl": (rs.to_jsonl(tmp_path / "log.jsonl"), lambda p: [p]),

@@ -481,7 +481,7 @@ def test_meta_is_found_in_lines_whose_strings_look_like_json(tmp_path):
     # '"meta":', and "meta" keys of nested objects, must not mislead it: it equals the whole-line parse
     import random
 
-    from ambiglib.runlog import _meta_start
+    from ambiglib.runlog._jsonl import _meta_start
 
     rng = random.Random(14)
     lines = []
@@ -528,7 +528,7 @@ def test_metas_that_differ_only_a_little_are_each_read_for_themselves(tmp_path):
 
 
 def test_meta_key_that_cannot_be_told_from_its_text_is_parsed_whole():
-    from ambiglib.runlog import _meta_start
+    from ambiglib.runlog._jsonl import _meta_start
 
     # spelled with an escape, with a literal "meta" only inside it: not a top-level key
     assert _meta_start(b'{"me\\u0074a": {"meta": {"x": 1}}, "benchmark": "b"}\n') is None
@@ -545,7 +545,7 @@ def test_arrow_never_sees_the_meta_keys_so_varied_metas_cost_nothing_more(tmp_pa
     metas are those of the Python engine, byte for byte."""
     import pyarrow as pa
 
-    from ambiglib.runlog import _parse, read_file
+    from ambiglib.runlog._jsonl import _parse, read_file
 
     path = tmp_path / "metas.jsonl"
     metas = [{f"key_{i}_{j}": {"v": j, "text": "x é \u2028"} for j in range(3)} for i in range(300)]
@@ -568,7 +568,7 @@ def test_arrow_never_sees_the_meta_keys_so_varied_metas_cost_nothing_more(tmp_pa
     ('{"a": ' * 70 + "1" + "}" * 70, "nested too deep"),
 ])
 def test_a_meta_the_reader_cannot_take_out_sends_the_file_to_the_reference_path(tmp_path, meta_text, why):
-    from ambiglib.runlog import read_file
+    from ambiglib.runlog._jsonl import read_file
 
     line = json.dumps(run_record())[:-1] + f', "meta": {meta_text}}}'
     path = write_jsonl(tmp_path / "bad.jsonl", [run_record(trial=2), line])
@@ -589,7 +589,7 @@ def _system_bytes_kept(load):
 
 def test_a_json_load_allocates_its_frames_from_the_c_library_and_leaves_the_pool_it_found(tmp_path):
     """JSON Lines logs and native layouts (parsed as JSON by Python) become frames in memory from the C library's
-    allocator (reusing what the parse freed: ambiglib.memory); a Parquet copy keeps Arrow's default. Afterwards,
+    allocator (reusing what the parse freed: ambiglib.runlog._memory); a Parquet copy keeps Arrow's default. Afterwards,
     and after a load that failed, the default allocator is the one the caller had, also with loads in threads."""
     import threading
     from pathlib import Path

@@ -1,4 +1,4 @@
-"""ambiglib.metrics.asking against the papers' printed numbers (HIL-Bench Table 1, Ambig-DS Table 13), hand
+"""ambiglib.metrics._asking against the papers' printed numbers (HIL-Bench Table 1, Ambig-DS Table 13), hand
 computation, brute force and properties that must hold for any log."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ambiglib.metrics.data against LHAW's Definition 3.1 of the ambiguity classes."""
+"""ambiglib.metrics._data against LHAW's Definition 3.1 of the ambiguity classes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ambiglib.metrics.information against LHAW Tables 3 and 14, hand computation, scipy and the harness's
+"""ambiglib.metrics._information against LHAW Tables 3 and 14, hand computation, scipy and the harness's
 bootstrap."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""ambiglib.metrics.labels by hand: category shares, conditional scores, majority labels, label and flag shares."""
+"""ambiglib.metrics._labels by hand: category shares, conditional scores, majority labels, label and flag shares."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ambiglib.metrics.reliability against hand counts: pass^k (every one of k trials passes), the flip share (the
+"""ambiglib.metrics._reliability against hand counts: pass^k (every one of k trials passes), the flip share (the
 share of tasks whose identical trials disagree) and the rerun spread (how far a second run moves the pass rate),
 against τ-bench's own formula, comb(c, k)/comb(n, k) averaged over tasks, and against simulated reruns."""
 

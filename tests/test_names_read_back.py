@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import ambiglib
+from ambiglib._text import visible
 from ambiglib.report import run_report, write_summary
-from ambiglib.shapes import outcome_warnings
-from ambiglib.text import visible
+from ambiglib.tables._shapes import outcome_warnings
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

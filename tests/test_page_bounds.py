@@ -17,9 +17,9 @@ from builders import q, run, task
 from hostile_html import parse
 
 import ambiglib
-from ambiglib import headline
-from ambiglib.dialogues import run_page_name
-from ambiglib.evidence import write_evidence_pages
+from ambiglib.answers import _headline as headline
+from ambiglib.evidence._dialogues import run_page_name
+from ambiglib.evidence._rows import write_evidence_pages
 from ambiglib.runset import RunSet
 from ambiglib.tables import Table
 
@@ -175,10 +175,10 @@ def test_the_summary_lists_the_first_1000_reasons_rows_were_skipped_for(tmp_path
 def test_the_opening_s_cards_and_section_pages_cut_long_texts_and_list_the_first_1000_rows(tmp_path):
     """The index's four cards and each section page, from saved tables of 1,200 agents (one named with 50,000
     characters), and a plain table with a 50,000-character cell and column name, as the report writes them."""
-    from ambiglib.headline import QUESTIONS, SHOWN
+    from ambiglib.answers._headline import QUESTIONS, SHOWN
     from ambiglib.report import save_table
-    from ambiglib.report.index import _write_index
-    from ambiglib.report.runner import NotebookResult
+    from ambiglib.report._index import _write_index
+    from ambiglib.report._runner import NotebookResult
 
     n, agents = 50_000, 1200
     results = []
@@ -300,7 +300,7 @@ def test_summary_md_shows_a_model_named_as_a_link_as_text(tmp_path):
 def test_a_markdown_list_item_cannot_define_a_link_for_a_bracketed_name():
     """summary.md lists rejected records and skipped rows, each a text of the log's: one opening ``[x]: url`` defined
     the link that ``[x]`` elsewhere then was."""
-    from ambiglib.report.rendering import _markdown_cell
+    from ambiglib.report._rendering import _markdown_cell
 
     md = "".join(f"- {_markdown_cell(t)}\n" for t in ("[x]: javascript:alert(1)", "  [y]: http://host", "[x] [y]"))
     assert [t.type for t in _inline_tokens(md) if t.type in ("link_open", "image", "html_inline")] == []
@@ -313,7 +313,7 @@ def test_a_markdown_cell_escapes_what_makes_a_link_and_nothing_else():
     a link's text and of a ``[`` opening the text, after each backslash (``\\[a](b)`` was no link, and would be one
     with its ``]`` escaped alone); HTML's of ``<``, ``>`` and ``&`` (``<http://…>`` is no autolink once ``&lt;``).
     Other brackets are kept: a terminal shows a name as it is."""
-    from ambiglib.report.rendering import _markdown_cell
+    from ambiglib.report._rendering import _markdown_cell
 
     assert _markdown_cell("![a](javascript:x)") == "![a\\](javascript:x)"
     assert _markdown_cell("[a](b)") == "\\[a\\](b)"

@@ -34,7 +34,7 @@ def _with_subfolder(log):
 
 
 def _snapshot(to):
-    from ambiglib.snapshot import write_snapshot
+    from ambiglib.runlog._snapshot import write_snapshot
 
     rs, errors = ambiglib.load(EXAMPLE, strict=False, quiet=True)
     return write_snapshot(rs, errors, str(EXAMPLE), to)

@@ -245,7 +245,7 @@ def _imported_on_first_use() -> set[str]:
 def test_kernels_are_prepared_with_what_the_notebooks_import_and_no_more():
     """The kept kernel imported ``statsmodels.api`` (~0.6 s of CPU a kernel), which no notebook uses. It imports what
     the notebooks' import lines name, and what ambiglib imports on first use in them."""
-    from ambiglib.report import isolation
+    from ambiglib.report import _isolation as isolation
 
     assert set(isolation.NOTEBOOK_IMPORTS) == _notebook_imports()
     lazy = _imported_on_first_use()
@@ -258,7 +258,7 @@ _WARNINGS = """
 import json, sys, warnings
 import matplotlib
 matplotlib.use("Agg")
-from ambiglib.report import isolation
+from ambiglib.report import _isolation as isolation
 isolation.prepare()
 kept, shown = list(warnings.filters), warnings.showwarning
 isolation.restore()

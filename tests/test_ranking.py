@@ -1,6 +1,6 @@
 """Rankings of many agents (ambiglib.ranking): the letters, the rank intervals and the global test against their
 definitions and a second implementation, and what the sentences claim on leaderboards of known truth
-(ambiglib.simulate.leaderboard): no best among equals, the best found where one is built better."""
+(ambiglib.simulate._leaderboard): no best among equals, the best found where one is built better."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from ambiglib import RunSet, comparisons, headline
+from ambiglib import RunSet, comparisons
+from ambiglib.answers import _headline as headline
 from ambiglib.ranking import compact_letters, global_test, rank_agents, rank_intervals, ranking_pairs
-from ambiglib.simulate.leaderboard import SimAgent, leaderboard_records
+from ambiglib.simulate._leaderboard import SimAgent, leaderboard_records
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -186,9 +187,10 @@ def test_first_places_over_many_tasks_are_the_same_drawn_fresh_or_kept():
     after another statistic was bootstrapped over the same tasks with the same seed."""
     from ambiglib import stats
     from ambiglib.ranking import first_shares
+    from ambiglib.stats import _bootstrap as stats_bootstrap
 
     n, m, n_boot, seed = 5_000, 3, 1_500, 11
-    assert n >= stats._KEEP_FROM_UNITS and n_boot > stats.BOOTSTRAP_BLOCK // n  # kept, and in several blocks
+    assert n >= stats_bootstrap._KEEP_FROM_UNITS and n_boot > stats.BOOTSTRAP_BLOCK // n  # kept, and in several blocks
     gen = np.random.default_rng(3)
     runs = gen.integers(1, 4, size=(n, m)).astype(float)
     asked = np.minimum(runs, gen.integers(0, 3, size=(n, m))).astype(float)
@@ -206,10 +208,10 @@ def test_first_places_over_many_tasks_are_the_same_drawn_fresh_or_kept():
         first = value == value.max()
         wins += first / first.sum()
     expected = wins / n_boot
-    stats._KEPT.clear()
+    stats_bootstrap._KEPT.clear()
     fresh = first_shares(sums, rate, n_boot, seed)
     kept = first_shares(sums, rate, n_boot, seed)
-    stats._KEPT.clear()
+    stats_bootstrap._KEPT.clear()
     stats.bootstrap_totals(runs, n_boot, seed)  # another statistic over the same tasks keeps the counts first
     after_other = first_shares(sums, rate, n_boot, seed)
     assert fresh == pytest.approx(expected, rel=1e-12)
@@ -390,7 +392,7 @@ def test_a_difference_carries_its_unit(example_rs):
     out = headline.agent_comparison(example_rs)
     assert set(out.loc[out["metric"] == "score_gain_pp", "unit"]) == {"pp"}
     assert set(out.loc[out["metric"] != "score_gain_pp", "unit"]) == {"0-1"}
-    from ambiglib.cards import formatted
+    from ambiglib.answers._cards import formatted
 
     shown, _ = formatted(out, headline.SHOWN["agent_comparison"], {})
     gains = shown["difference"][out["metric"].eq("score_gain_pp").to_numpy()]
@@ -405,7 +407,7 @@ def test_the_fourth_card_is_a_ranking_in_few_words():
     assert len(card.attrs["answer"]) == 1 and len(card.attrs["answer"][0].split()) <= 60, card.attrs["answer"]
     shown = [c for c in headline.SHOWN["agent_ranking"] if c[0] in card.columns]
     assert len(shown) <= 8 and len(card) == 4
-    from ambiglib.cards import formatted
+    from ambiglib.answers._cards import formatted
 
     text, _ = formatted(card, shown, {})
     assert all(re.fullmatch(r"[+-]?\d+\.\d+ [a-z]+ \(rank \d(–\d)?\)", cell) for cell in text["Ask-F1"])

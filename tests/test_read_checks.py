@@ -109,9 +109,9 @@ def test_the_locator_records_the_file_as_loaded(tmp_path):
 
 
 def test_a_report_snapshot_and_the_evidence_pages_surface_the_change(tmp_path):
-    from ambiglib.dialogues import run_page_name
-    from ambiglib.evidence import write_evidence_pages
-    from ambiglib.snapshot import write_snapshot
+    from ambiglib.evidence._dialogues import run_page_name
+    from ambiglib.evidence._rows import write_evidence_pages
+    from ambiglib.runlog._snapshot import write_snapshot
 
     logs = tmp_path / "logs"
     logs.mkdir()

@@ -232,7 +232,7 @@ def test_a_headline_row_links_to_the_questions_behind_it(report, tmp_path):
     import html as html_
 
     import ambiglib
-    from ambiglib import headline
+    from ambiglib.answers import _headline as headline
 
     out, index, _ = report
     dom = _dom(index.as_uri(), tmp_path / "profile")

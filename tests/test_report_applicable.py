@@ -20,8 +20,8 @@ from test_own_benchmark import clarifybench
 
 import ambiglib
 from ambiglib import tables
-from ambiglib.report.applicable import PAPERS, Applicability, applicability, need_of, papers_in
-from ambiglib.report.run import notebook_info
+from ambiglib.report._applicable import PAPERS, Applicability, applicability, need_of, papers_in
+from ambiglib.report._run import notebook_info
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -74,7 +74,7 @@ def test_every_paper_notebook_declares_its_needs_in_the_shapes_vocabulary():
         assert needs, f"{path.name}: no needs in metadata['ambiglib'] (scripts/build_notebooks.py NEEDS)"
         for need in needs:
             if not need.startswith("parameter:"):
-                need_of(need)  # raises on a name ambiglib.shapes does not know
+                need_of(need)  # raises on a name ambiglib.tables._shapes does not know
     with pytest.raises(ValueError, match="'framing' is not a shape"):
         need_of("tool_pairs+framing")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ambiglib.errors import ReportError
-from ambiglib.report.folder import REPORT_FORMAT, ReportFolder, is_report
+from ambiglib.report._folder import REPORT_FORMAT, ReportFolder, is_report
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -176,7 +176,7 @@ _KILLED = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
     sys.path.insert(0, {tests!r})
-    from ambiglib.report import folder as report_folder
+    from ambiglib.report import _folder as report_folder
     from test_report_folder import write_report
     where = sys.argv[2]
     if where == "between-renames":  # no renameat2: two renames, killed between them
@@ -238,7 +238,7 @@ def test_a_file_put_into_out_while_the_report_runs_is_kept_and_so_is_the_new_rep
 
 
 def test_removing_an_old_report_deletes_its_listed_files_only(tmp_path):
-    from ambiglib.report.folder import _remove_listed
+    from ambiglib.report._folder import _remove_listed
 
     old = tmp_path / "old"
     write_report(old)

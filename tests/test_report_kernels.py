@@ -144,7 +144,7 @@ def test_a_kernel_that_dies_is_named_with_what_it_wrote_and_writes_nothing_to_th
 def test_a_worker_starts_and_prepares_its_kernel_while_the_report_loads_the_log(tmp_path, monkeypatch):
     """The report's process loads the log (~7 s at 1000x) while its workers wait; each worker now starts and
     prepares its kernel then (warm), and its first notebook runs in it without a second reset."""
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     monkeypatch.setattr(runner, "_KERNEL", {})
     runner.warm()  # a worker that starts a new kernel for every notebook starts none here
@@ -168,7 +168,7 @@ def test_a_worker_starts_and_prepares_its_kernel_while_the_report_loads_the_log(
 
 
 def test_a_kernel_that_cannot_start_while_the_log_loads_is_left_to_the_first_notebook(monkeypatch):
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     def broken(cwd):
         raise RuntimeError("no kernel")
@@ -185,7 +185,7 @@ def test_a_kept_kernels_reset_is_awaited_on_its_reply_alone_and_names_what_went_
     error is raised, and a kernel that dies during it is named at once, not after the 300 s the reply may take."""
     import time
 
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     monkeypatch.setattr(runner, "_KERNEL", {})
     runner.warm(str(tmp_path))
@@ -214,7 +214,7 @@ import gc, json, weakref
 import matplotlib
 matplotlib.use("Agg")
 before = len(gc.get_objects())
-from ambiglib.report.isolation import prepare
+from ambiglib.report._isolation import prepare
 prepare()
 class Frame: pass
 left = Frame(); left.me = left  # what a notebook leaves: a cycle only a collection frees
@@ -260,7 +260,7 @@ def test_a_notebooks_client_is_ready_once_the_kernel_answered_and_then_listens_f
     import shutil
     from queue import Empty
 
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     km = runner.kernel_manager()(kernel_name="python3")  # not started: its client's channels are replaced
     try:
@@ -317,7 +317,7 @@ print(json.dumps({{"rc": rc, "papermill": "papermill" in sys.modules, "refused":
     # main() called from Python: the caller's process is left as it is
     ("from ambiglib.cli import main\nrc = main(['report', '-q', '--runs', RUNS])", "imported"),
     # a report worker, as the report starts it, then warmed without a kernel (it imports papermill and nbconvert)
-    ("import os\nfrom ambiglib.report.runner import warm, worker_started\nworker_started(os.getppid())\n"
+    ("import os\nfrom ambiglib.report._runner import warm, worker_started\nworker_started(os.getppid())\n"
      "warm(None)\nrc = 0", "declined"),
 ], ids=["the program", "main from Python", "a worker"])
 def test_the_reports_own_processes_do_not_import_what_nothing_in_them_uses(tmp_path, call, expected):
@@ -390,7 +390,7 @@ def test_a_kept_kernel_resets_numpys_state_and_ambiglibs_module_attributes(tmp_p
     later notebook of its worker. After the reset the probe prints what it prints in a new kernel nothing was
     prepared in, and everything else (POLLUTE: a kept kernel now runs bundled notebooks alone) as in the kernel's
     first notebook."""
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     fresh_km = runner.kernel_manager()(kernel_name="python3")
     runner._start_kernel(fresh_km, str(tmp_path))
@@ -424,9 +424,9 @@ def test_a_notebook_not_of_the_bundled_set_runs_in_a_kernel_no_other_notebook_ra
     kernel is, so that its random numbers are the same in every run)."""
     monkeypatch.chdir(tmp_path)
     pollute = POLLUTE_STATE + ("import scipy.stats\nscipy.stats.LEFT_BEHIND = 'x'\n"  # a library's module attribute
-                               "ambiglib.stats._KEPT[(0, 0, 0)] = []\n")  # a module-level dict, changed in place
+                               "ambiglib.stats._bootstrap._KEPT[(0, 0, 0)] = []\n")  # a module-level dict, changed in place
     probe = PROBE_STATE + ("import scipy.stats\nprint('scipy', hasattr(scipy.stats, 'LEFT_BEHIND'),"
-                           " 'kept', (0, 0, 0) in ambiglib.stats._KEPT)\n")
+                           " 'kept', (0, 0, 0) in ambiglib.stats._bootstrap._KEPT)\n")
     nbs = _notebooks(tmp_path / "nbs", {"a_pollute": pollute, "b_probe": probe})
     run_report(EXAMPLE, tmp_path / "after", notebooks_dir=nbs, jobs=1)  # one worker: a_pollute, then b_probe
     run_report(EXAMPLE, tmp_path / "alone", notebooks_dir=nbs, notebooks=["b_probe"], jobs=1)
@@ -441,7 +441,8 @@ def test_a_notebook_not_of_the_bundled_set_runs_in_a_kernel_no_other_notebook_ra
 def test_only_a_notebook_of_the_bundled_set_shares_its_kernel(tmp_path):
     """The bundled notebooks change nothing restore() cannot put back (their code is ours); a copy of one, byte for
     byte, is that notebook wherever it is; an edited copy, or a notebook of one's own, may change anything."""
-    from ambiglib.report import bundled_notebooks, runner
+    from ambiglib.report import _runner as runner
+    from ambiglib.report import bundled_notebooks
 
     bundled = bundled_notebooks() / "quickstart.ipynb"
     copy = tmp_path / "quickstart.ipynb"
@@ -472,7 +473,7 @@ def test_a_long_temporary_folder_still_runs_the_notebooks(tmp_path, monkeypatch)
 def test_a_kernels_folder_is_where_its_sockets_fit_else_it_talks_tcp(tmp_path, monkeypatch):
     import tempfile
 
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     short = Path(tempfile.mkdtemp(prefix="s", dir="/tmp"))  # (a pytest tmp_path is itself too long)
     monkeypatch.setattr(tempfile, "tempdir", str(short))

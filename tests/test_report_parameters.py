@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ambiglib.errors import ParameterError, ReportError
 from ambiglib.report import run_report
-from ambiglib.report.parameters import check_parameters, injected_source, notebook_parameters, read_params_file
+from ambiglib.report._parameters import check_parameters, injected_source, notebook_parameters, read_params_file
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"

@@ -47,7 +47,7 @@ def test_run_ids_are_built_from_the_key_and_escaped(runset):
 def test_the_escape_agrees_with_escaping_each_value_in_python():
     """The escape scans a column's bytes for '%' and '|' at once; the rule is per value. Sliced chunks keep
     bytes outside their rows in their buffer: the escape must still be the rule's for the rows they hold."""
-    from ambiglib.frames import _escape
+    from ambiglib.runlog._frames import _escape
 
     rng = np.random.default_rng(7)
     alphabet = np.array(list("ab%|c"))
@@ -335,7 +335,7 @@ def test_tables_split_a_log_once_and_again_after_an_edit():
     the table of the frames as they are now."""
     from ambiglib import tables
     from ambiglib.report import example_runs
-    from ambiglib.shapes import SHAPES, applicable, applicable_parts
+    from ambiglib.tables._shapes import SHAPES, applicable, applicable_parts
 
     example = example_runs()
     if example is None:
@@ -398,7 +398,7 @@ def test_shape_tests_compare_as_python_compares(dtype):
     """The shape tests compare a column with a value where the column is (in Arrow for an Arrow-backed one):
     the same rows as comparing each value as a Python object, a null holding no value, so a run whose status
     is null is not an error run."""
-    from ambiglib import shapes
+    from ambiglib.tables import _shapes as shapes
 
     values = ["error", None, "ok", "invalid", "error", None, "timeout"]
     column = pd.Series(values, dtype={"arrow": pd.ArrowDtype(pa.string())}.get(dtype, dtype), index=range(10, 17))

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from ambiglib.report import run_report
-from ambiglib.report.runner import longest_first, recorded_seconds
+from ambiglib.report._runner import longest_first, recorded_seconds
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -84,7 +84,7 @@ def test_a_hostile_manifest_gives_no_seconds_and_no_error(tmp_path, text):
 
 
 def test_a_manifest_that_is_a_link_a_folder_a_fifo_or_too_large_is_not_read(tmp_path, monkeypatch):
-    from ambiglib.report import runner
+    from ambiglib.report import _runner as runner
 
     elsewhere = _manifest(tmp_path / "elsewhere", [{"notebook": "a", "seconds": 1.0}])
     linked = tmp_path / "linked"

@@ -20,8 +20,8 @@ from conftest import run_record, task_record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ambiglib import schema
-from ambiglib.runlog import read_file_arrow, read_file_python
+from ambiglib.runlog import _schema as schema
+from ambiglib.runlog._jsonl import read_file_arrow, read_file_python
 
 WEIRD = [None, "", "   ", "x", "ambiguous", "full", "ok", "task", "run", 0, 1, -1, 2, 0.5, 1.5, -0.5,
          True, False, [], {}, [None], ["a"], {"a": 1}, 10**30, "seg-1"]

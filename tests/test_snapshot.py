@@ -18,7 +18,7 @@ import pytest
 
 import ambiglib
 from ambiglib.errors import FormatError
-from ambiglib.snapshot import SNAPSHOT_FILE, write_snapshot
+from ambiglib.runlog._snapshot import SNAPSHOT_FILE, write_snapshot
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "data" / "example"
@@ -137,7 +137,7 @@ def test_a_kernel_hashes_an_unchanged_snapshot_once(snap, monkeypatch):
     same identity and change time, is not hashed again (hashlib is counted); a file changed since is."""
     import hashlib
 
-    import ambiglib.snapshot as snapshot
+    import ambiglib.runlog._snapshot as snapshot
 
     _, path = snap
     monkeypatch.setattr(snapshot, "_HASHED", {})
@@ -162,7 +162,7 @@ def test_a_file_hashed_a_moment_after_it_changed_is_hashed_again(snap, monkeypat
     last change is not kept, since a change in the same tick would leave the change time as it was."""
     import hashlib
 
-    import ambiglib.snapshot as snapshot
+    import ambiglib.runlog._snapshot as snapshot
 
     _, path = snap
     monkeypatch.setattr(snapshot, "_HASHED", {})
@@ -182,7 +182,7 @@ def test_damage_after_a_kept_digest_is_still_refused(snap, damage):
     loads it again: the damage is refused as on a first load, never mapped."""
     _, path = snap
     do, file, says = DAMAGE[damage]
-    code = ("import sys, ambiglib, ambiglib.snapshot as s\n"
+    code = ("import sys, ambiglib, ambiglib.runlog._snapshot as s\n"
             "from ambiglib.errors import AmbiglibError\n"
             "s._SETTLED_NS = 0\n"
             "ambiglib.load(sys.argv[1], quiet=True)\n"
@@ -211,9 +211,9 @@ def shared(monkeypatch):
     """This process's shared results and checked tables, empty; a list of what was worked out (value of
     information's and Ask-F1's parts, and ``probe``'s frame), and ``probe``: a result kept and shared by
     ``metrics._common._kept``, built from the runs."""
-    import ambiglib.importers.canonical as canonical
-    import ambiglib.metrics.asking as asking
-    import ambiglib.metrics.information as information
+    import ambiglib.importers._canonical as canonical
+    import ambiglib.metrics._asking as asking
+    import ambiglib.metrics._information as information
     import ambiglib.runset as runset
     from ambiglib.metrics._common import _kept
 

@@ -10,6 +10,7 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from ambiglib import stats
+from ambiglib.stats import _bootstrap as stats_bootstrap
 
 # ----------------------------------------------------------------------------- Wilson
 
@@ -125,7 +126,7 @@ def test_bootstrap_counts_tally_the_draws():
     assert (counts[13] == np.bincount(idx[13], minlength=7)).all()
 
 
-@pytest.mark.parametrize("n", [stats._TALLY_BY_ROW - 1, stats._TALLY_BY_ROW, 3001])
+@pytest.mark.parametrize("n", [stats_bootstrap._TALLY_BY_ROW - 1, stats_bootstrap._TALLY_BY_ROW, 3001])
 def test_both_tallies_are_the_harness_draws_counted(n, monkeypatch):
     """Below and from ``_TALLY_BY_ROW`` units the counts are tallied differently (the whole block at
     once, each replicate alone); both are exactly the harness's draws, counted, and equal each other."""
@@ -134,7 +135,7 @@ def test_both_tallies_are_the_harness_draws_counted(n, monkeypatch):
     ours = stats.bootstrap_counts(n, 40, seed=4)
     assert ours.dtype == np.float64 and np.array_equal(ours, expected)
     # the other tally on the same draws: every unit count the same
-    monkeypatch.setattr(stats, "_TALLY_BY_ROW", 1 if n < stats._TALLY_BY_ROW else n + 1)
+    monkeypatch.setattr(stats_bootstrap, "_TALLY_BY_ROW", 1 if n < stats_bootstrap._TALLY_BY_ROW else n + 1)
     assert np.array_equal(stats.bootstrap_counts(n, 40, seed=4), expected)
     rng = np.random.default_rng(4)  # a generator carries on from block to block, whichever tally
     first = stats.bootstrap_counts(n, 25, rng)
@@ -144,7 +145,7 @@ def test_both_tallies_are_the_harness_draws_counted(n, monkeypatch):
 def test_replicates_in_blocks_are_the_harness_draws(monkeypatch):
     """With blocks of a few replicates (as a large log's tasks get), the blocks are the rows of the
     one count matrix, totals are its products, and the paired interval is still the harness's."""
-    monkeypatch.setattr(stats, "BOOTSTRAP_BLOCK", 61 * 7)  # 7 replicates of 61 tasks per block
+    monkeypatch.setattr(stats_bootstrap, "BOOTSTRAP_BLOCK", 61 * 7)  # 7 replicates of 61 tasks per block
     rng = np.random.default_rng(11)
     a, b = rng.random(61), rng.random(61)
     blocks = list(stats.bootstrap_blocks(61, 100, seed=3))
@@ -313,7 +314,7 @@ def test_mid_p_mcnemar_by_hand():
     here with math.comb; the exact test's p is 2 P(X ≤ min) and is larger."""
     from math import comb
 
-    from ambiglib.significance import mcnemar_exact, mcnemar_midp
+    from ambiglib.stats._significance import mcnemar_exact, mcnemar_midp
 
     for b, c in ((7, 1), (3, 3), (0, 5), (9, 2)):
         x = np.r_[np.ones(b), np.zeros(c), np.ones(4)]
@@ -331,7 +332,7 @@ def test_mid_p_mcnemar_by_hand():
 def test_an_exact_permutation_test_up_to_20_tasks_is_scipys_and_counts_only_tasks_whose_inputs_differ():
     """Up to 2^20 flip patterns the test enumerates them (scipy's exact null, at 16 tasks here); n_differing counts
     the tasks whose swap moves the statistic: a column the statistic does not read can differ without counting."""
-    from ambiglib.significance import paired_permutation
+    from ambiglib.stats._significance import paired_permutation
 
     rng = np.random.default_rng(8)
     x, y = rng.integers(0, 3, 16).astype(float), rng.integers(0, 3, 16).astype(float)
@@ -352,30 +353,31 @@ def test_kept_bootstrap_counts_give_the_same_totals_as_drawing_them_again(monkey
     import numpy as np
 
     from ambiglib import stats
+    from ambiglib.stats import _bootstrap as stats_bootstrap
 
-    monkeypatch.setattr(stats, "_KEPT", {})
+    monkeypatch.setattr(stats_bootstrap, "_KEPT", {})
     values = np.random.default_rng(5).random((3000, 2))
 
     def drawn(v, seed):
         kept = stats.KEPT_COUNTS_BYTES
-        monkeypatch.setattr(stats, "KEPT_COUNTS_BYTES", 0)
+        monkeypatch.setattr(stats_bootstrap, "KEPT_COUNTS_BYTES", 0)
         try:
             return stats.bootstrap_totals(v, 500, seed)
         finally:
-            monkeypatch.setattr(stats, "KEPT_COUNTS_BYTES", kept)
+            monkeypatch.setattr(stats_bootstrap, "KEPT_COUNTS_BYTES", kept)
 
     first = stats.bootstrap_totals(values, 500, 7)
-    assert list(stats._KEPT) == [(3000, 500, 7)]
+    assert list(stats_bootstrap._KEPT) == [(3000, 500, 7)]
     again = stats.bootstrap_totals(values[:, ::-1].copy(), 500, 7)  # other values, the same draws
     assert np.array_equal(first, drawn(values, 7)) and np.array_equal(again, drawn(values[:, ::-1].copy(), 7))
     assert np.array_equal(stats.bootstrap_totals(values[:, 0], 500, np.int64(7)), drawn(values[:, 0], 7))
     assert not np.array_equal(stats.bootstrap_totals(values, 500, 8), first)
     stats.bootstrap_totals(values, 500, np.random.default_rng(7))
     stats.bootstrap_totals(values[:1000], 500, 7)  # 1,000 units: cheaper to draw again
-    assert sorted(stats._KEPT) == [(3000, 500, 7), (3000, 500, 8)]
-    big = list(stats._kept(4000, 1, 9, iter([(slice(0, 1), np.full((1, 4000), 256.0))])))
-    assert big[0][1][0, 0] == 256.0 and (4000, 1, 9) not in stats._KEPT
-    monkeypatch.setattr(stats, "KEPT_COUNTS_BYTES", 2 * 3000 * 500)
+    assert sorted(stats_bootstrap._KEPT) == [(3000, 500, 7), (3000, 500, 8)]
+    big = list(stats_bootstrap._kept(4000, 1, 9, iter([(slice(0, 1), np.full((1, 4000), 256.0))])))
+    assert big[0][1][0, 0] == 256.0 and (4000, 1, 9) not in stats_bootstrap._KEPT
+    monkeypatch.setattr(stats_bootstrap, "KEPT_COUNTS_BYTES", 2 * 3000 * 500)
     stats.bootstrap_totals(values, 500, 10)
-    assert list(stats._KEPT) == [(3000, 500, 8), (3000, 500, 10)]  # the oldest let go
-    assert sum(c.nbytes for blocks in stats._KEPT.values() for _, c in blocks) <= stats.KEPT_COUNTS_BYTES
+    assert list(stats_bootstrap._KEPT) == [(3000, 500, 8), (3000, 500, 10)]  # the oldest let go
+    assert sum(c.nbytes for blocks in stats_bootstrap._KEPT.values() for _, c in blocks) <= stats.KEPT_COUNTS_BYTES

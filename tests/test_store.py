@@ -57,7 +57,7 @@ def test_a_partitioned_store_round_trips_every_frame_exactly(paper, tmp_path):
 def test_both_ways_of_putting_a_stores_rows_back_in_order_give_the_log(paper, tmp_path, monkeypatch, few):
     """A frame read part by part is put back in order by slicing when its rows are a few stretches of the
     frame, else by copying them in order; both must give the frame as written, and name a bad row's part."""
-    from ambiglib import parquet_log
+    from ambiglib.runlog import _parquet as parquet_log
 
     rs, paths = paper
     monkeypatch.setattr(parquet_log, "_FEW_PIECES", few)

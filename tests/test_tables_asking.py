@@ -1,4 +1,4 @@
-"""ambiglib.tables.asking: pass rates share full-information runs across policies; tables display their notes."""
+"""ambiglib.tables._asking: pass rates share full-information runs across policies; tables display their notes."""
 
 from __future__ import annotations
 

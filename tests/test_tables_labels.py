@@ -1,4 +1,4 @@
-"""ambiglib.tables.labels by hand: judge reliability."""
+"""ambiglib.tables._labels by hand: judge reliability."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import template_cases_evidence
 import template_cases_report
 from hostile_html import ESCAPED, HOSTILE, parse
 
-from ambiglib.markup import render
+from ambiglib._markup import render
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "ambiglib" / "templates"
 CASES = {**template_cases_report.CASES, **template_cases_evidence.CASES}

@@ -9,8 +9,8 @@ from hostile_html import ESCAPED, HOSTILE, parse
 from markupsafe import escape
 from template_cases_evidence import _TURNS, CASES
 
-from ambiglib.dialogues import _turn
-from ambiglib.markup import render
+from ambiglib._markup import render
+from ambiglib.evidence._dialogues import _turn
 
 
 def _page(template: str) -> str:
@@ -83,12 +83,12 @@ def test_a_card_without_rows_says_why():
 
 
 def test_an_evidence_page_shows_a_hidden_character_of_a_log_as_its_escape(tmp_path):
-    """The page is written through ``ambiglib.text.visible``: a right-to-left override in a model's name shows as
+    """The page is written through ``ambiglib._text.visible``: a right-to-left override in a model's name shows as
     its escape, and the text around it stays escaped."""
     from builders import q, run, task
 
-    from ambiglib import headline
-    from ambiglib.evidence import write_evidence_pages
+    from ambiglib.answers import _headline as headline
+    from ambiglib.evidence._rows import write_evidence_pages
     from ambiglib.runset import RunSet
 
     rs = RunSet.from_records([task("t0", n_blockers=1),
@@ -104,7 +104,7 @@ def test_an_evidence_page_shows_a_hidden_character_of_a_log_as_its_escape(tmp_pa
 def test_a_column_s_texts_are_escaped_as_the_template_escapes_each_even_one_holding_the_joining_character():
     """``escape_each`` joins a column's texts to escape them in one call: each comes back as markupsafe escapes it
     alone, also when a text holds the joining character (then one at a time) or is empty."""
-    from ambiglib.markup import escape_each
+    from ambiglib._markup import escape_each
 
     texts = [HOSTILE, "", "a & b", "'\"<>", "plain", "é — ✓", "\n\t"]
     assert escape_each(texts) == [str(escape(t)) for t in texts]
@@ -116,8 +116,8 @@ def test_a_column_s_texts_are_escaped_as_the_template_escapes_each_even_one_hold
 def test_a_table_s_cells_are_the_cell_macro_s_around_each_escaped_text():
     """A table's body is what the template's ``cell`` macro writes for each value, row by row, each row in its
     ``<tr>``; a table of no column still has its rows."""
-    from ambiglib.dialogues import _Table
-    from ambiglib.markup import macro
+    from ambiglib._markup import macro
+    from ambiglib.evidence._dialogues import _Table
 
     cell = macro("evidence_table.html", "cell")
     kinds, values = ["text", "link", ""], [[HOSTILE, None], ["../runs/a.html", None], [None, "0.500"]]

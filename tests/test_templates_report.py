@@ -15,7 +15,7 @@ import pytest
 from hostile_html import HOSTILE, Elements, parse
 from template_cases_report import CASES
 
-from ambiglib.markup import render
+from ambiglib._markup import render
 
 #: the templates whose links the report URL-quotes (a notebook's, a table's files, a figure, a section on the index)
 URL_QUOTED = {"report_index.html", "report_section.html", "report_table.html"}
@@ -48,10 +48,10 @@ def test_a_card_table_escapes_a_p_value_below_its_smallest_shown():
 def test_the_report_pages_keep_a_log_s_text_as_text(tmp_path):
     """The index, a section and the opening's cards, written from notebooks' results whose names, captions, notes
     and errors hold hostile text, as the report writes them."""
-    from ambiglib.headline import QUESTIONS, SHOWN
+    from ambiglib.answers._headline import QUESTIONS, SHOWN
     from ambiglib.report import save_table
-    from ambiglib.report.index import _write_index
-    from ambiglib.report.runner import NotebookResult
+    from ambiglib.report._index import _write_index
+    from ambiglib.report._runner import NotebookResult
 
     results = []
     for question in QUESTIONS:
@@ -120,7 +120,7 @@ def test_a_plain_table_reads_as_pandas_wrote_it_a_missing_value_a_dash():
     report_frame.html from the frame's values: each heading and cell reads as pandas' ``to_html`` wrote them before
     (numbers to three decimals, a text on one line, the blanks around it left out), but that every missing value
     is the "–" that pandas wrote for NaN alone (it wrote a missing count ``<NA>`` and a missing text ``None``)."""
-    from ambiglib.report.index import _frame_table
+    from ambiglib.report._index import _frame_table
 
     frame = pd.DataFrame({
         " score ": [0.5, np.nan, np.inf, -0.0, 1 / 3],

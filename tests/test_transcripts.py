@@ -152,7 +152,7 @@ def test_convert_round_trips_the_transcripts(tmp_path, to):
 
 def test_a_parquet_log_reads_turns_only_from_its_own_file(tmp_path):
     """A ``transcript_at`` in runs.parquet is never followed: the folder's own transcripts file is."""
-    from ambiglib.parquet_log import _with_own_locators
+    from ambiglib.runlog._parquet import _with_own_locators
 
     runs = pa.table({"run_id": ["a", "b"], "transcript_at": ['{"reader": "hil-bench", "file": "/etc/passwd"}', None]})
     (tmp_path / "transcripts.parquet").write_bytes(b"")
@@ -164,7 +164,7 @@ def test_a_parquet_log_reads_turns_only_from_its_own_file(tmp_path):
 
 
 def test_a_snapshot_reads_turns_only_inside_the_logs_it_was_made_of():
-    from ambiglib.snapshot import confine_transcripts
+    from ambiglib.runlog._snapshot import confine_transcripts
 
     values = [json.dumps({"reader": "hil-bench", "file": "/logs/a/p.traj", "steps": [1]}, sort_keys=True),
               json.dumps({"reader": "hil-bench", "file": "/etc/passwd"}, sort_keys=True),
@@ -231,7 +231,7 @@ def test_hil_bench_transcripts_round_trip_through_convert(tmp_path):
 @needs_hil
 def test_evidence_pages_show_each_question_in_its_dialogue_and_link_every_run(tmp_path):
     rs = ambiglib.load(HIL, quiet=True)
-    from ambiglib.evidence import write_evidence_pages
+    from ambiglib.evidence._rows import write_evidence_pages
 
     table = ambiglib.tables.leaderboard(rs)
     page = write_evidence_pages(table, "t", tmp_path)[0].read_text(encoding="utf-8")
@@ -250,7 +250,7 @@ def test_evidence_pages_show_each_question_in_its_dialogue_and_link_every_run(tm
     assert len(runs) == len(rs.runs)
     links = set(re.findall(r"href='\.\./runs/([0-9a-f]+\.html)", page))
     assert links == {p.name for p in runs}
-    from ambiglib.dialogues import run_page_name
+    from ambiglib.evidence._dialogues import run_page_name
 
     for run_id in rs.runs["run_id"]:
         text = (tmp_path / "evidence" / "runs" / run_page_name(run_id)).read_text(encoding="utf-8")
@@ -259,8 +259,8 @@ def test_evidence_pages_show_each_question_in_its_dialogue_and_link_every_run(tm
 
 
 def test_pages_escape_the_log_and_cut_long_turns(tmp_path):
-    from ambiglib.dialogues import CONTENT_CHARS, run_page_name
-    from ambiglib.evidence import write_evidence_pages
+    from ambiglib.evidence._dialogues import CONTENT_CHARS, run_page_name
+    from ambiglib.evidence._rows import write_evidence_pages
 
     long = "x" * 1_000_000
     turns = [*TURNS[:3], {**TURNS[3], "content": long}, TURNS[4]]

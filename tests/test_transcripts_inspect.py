@@ -276,7 +276,7 @@ def test_a_member_not_named_as_inspect_names_it_has_no_transcript(renamed, tmp_p
 
 def test_streamed_members_give_the_same_turns(renamed, monkeypatch):
     """A member larger than STREAM_ABOVE is streamed (its events skipped unbuilt), as the import reads it."""
-    from ambiglib.importers import inspect_files
+    from ambiglib.importers import _inspect_files as inspect_files
 
     rs = ambiglib.load(renamed, ask_tools=[TOOL])
     runs = list(rs.questions["run_id"].unique()[:6])

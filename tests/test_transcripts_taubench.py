@@ -15,7 +15,7 @@ import pytest
 
 import ambiglib
 from ambiglib.errors import FormatError
-from ambiglib.importers.taubench import read_transcript
+from ambiglib.importers._taubench import read_transcript
 
 PUBLISHED = Path(__file__).resolve().parent / "fixtures" / "tau-bench" / "gpt-4o-airline.json.gz"
 pytestmark = pytest.mark.skipif(not PUBLISHED.is_file(), reason=f"τ-bench's published trajectories ({PUBLISHED})"

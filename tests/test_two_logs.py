@@ -335,7 +335,7 @@ def test_the_two_logs_task_by_task_equal_the_hand_pivot(tmp_path):
 def test_the_four_questions_answer_each_log_apart(tmp_path):
     """On two logs of one model, rs.asking() and the others pooled before and after into one agent; each log's
     agents are their own rows, with the numbers each log gives alone, and their runs are only their log's."""
-    from ambiglib import headline
+    from ambiglib.answers import _headline as headline
 
     old, new = _logs(tmp_path)
     rs = ambiglib.load({"before": old, "after": new})

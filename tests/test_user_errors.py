@@ -147,7 +147,7 @@ def test_counts_in_a_table_of_statistics_read_as_counts():
 def test_the_report_files_of_a_table_of_statistics_show_counts_as_counts(tmp_path):
     """The report's .md and .tex of blocker_stats printed "Missing information 476.000" where the notebook showed
     476: the files a paper takes its tables from show whole-number rows as integers too."""
-    from ambiglib.report.rendering import save_table
+    from ambiglib.report._rendering import save_table
 
     save_table(tables.blocker_stats(ambiglib.load(EXAMPLE, quiet=True)), "blockers", tmp_path)
     md = {line.split("|")[2].strip(): [c.strip() for c in line.split("|")[3:-1]]
@@ -164,8 +164,8 @@ def test_a_table_with_a_column_twice_is_refused_when_saved_and_when_read_back(tm
     import pandas as pd
 
     from ambiglib.errors import ReportError
-    from ambiglib.report.opening import read_table
-    from ambiglib.report.rendering import save_table
+    from ambiglib.report._opening import read_table
+    from ambiglib.report._rendering import save_table
 
     twice = pd.DataFrame([[1, 2, 3]], columns=["model", "ask_rate", "ask_rate"])
     with pytest.raises(ReportError, match=r"table 'asking': the column 'ask_rate' appears more than once \(2 times\)"):

@@ -139,7 +139,7 @@ def test_a_kill_between_the_two_renames_without_an_exchange_is_undone_by_the_nex
     a, b, ra, rb = logs
     out = tmp_path / "out"
     ra.to_parquet(out)
-    script = ("import ambiglib, ambiglib.whole_writes as w, sys; w.exchange = lambda *a: False; "
+    script = ("import ambiglib, ambiglib.runlog._whole_writes as w, sys; w.exchange = lambda *a: False; "
               "ambiglib.load(sys.argv[1]).to_parquet(sys.argv[2])")
     killed = _killed_at("rename", 2, [sys.executable, "-c", script, str(b), str(out)])
     assert killed.returncode != 0

@@ -226,7 +226,7 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
                        help="print the run log's contract as JSON Schema (draft 2020-12), to check records before"
                             " handing them over",
                        description="Print the JSON Schema (draft 2020-12) of one run-log record, made from"
-                                   " ambiglib/schema.py: ambiglib schema > runlog.schema.json. Necessary, not"
+                                   " ambiglib/runlog/_schema.py: ambiglib schema > runlog.schema.json. Necessary, not"
                                    " sufficient: what it cannot say is in its $comment and in docs/runlog.md.")
     p.set_defaults(parser=p)
     return parser
@@ -268,7 +268,7 @@ def logs_given(values: list[str]) -> str | dict[str, str]:
     wrong with the rest (a log without a label among several, a label given twice, a label a log cannot have)."""
     import os
 
-    from ambiglib.log_labels import check_label
+    from ambiglib.loading._labels import check_label
 
     given = [(None, v) if os.path.lexists(v) or "=" not in v else tuple(v.split("=", 1)) for v in values]
     if len(given) == 1 and given[0][0] is None:

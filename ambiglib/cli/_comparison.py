@@ -8,10 +8,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ambiglib._text import visible
 from ambiglib.cli._arguments import CONDITION_NAMES, logs_given
 from ambiglib.cli._messages import SIDE_NAMES, as_flags, did_you_mean, say, shown_empty_lines
 from ambiglib.errors import AmbiglibError, ArgumentError
-from ambiglib.text import visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def compare(args: argparse.Namespace) -> int:
     """``ambiglib compare``, step by step: the options alone, then the logs and sides given, then what the log
     read holds, each refused with its own line (exit 2) before the comparison is made and printed."""
-    from ambiglib.loading import load
+    from ambiglib.loading._load import load
 
     problem = _options_problem(args)
     if problem:
@@ -56,7 +56,7 @@ def _options_problem(args: argparse.Namespace) -> str | None:
     its own runs), or None."""
     if (args.a is None) != (args.b is None):
         return "give both --a and --b (or neither: every pair)"
-    from ambiglib.report.parameters import MAX_K
+    from ambiglib.report._parameters import MAX_K
     from ambiglib.stats import MAX_N_BOOT
 
     if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT:
@@ -108,7 +108,7 @@ def _sides(args: argparse.Namespace) -> tuple[Any, Any]:
 def _say_what_was_read(args: argparse.Namespace, runs: str | dict[str, str], rs: RunSet,
                        errors: list[LoadError]) -> None:
     """The mapping's warnings and the number of records rejected, on standard error before any number."""
-    from ambiglib.importers.inspect_logs import mapping_warnings
+    from ambiglib.importers._inspect_logs import mapping_warnings
 
     for warning in mapping_warnings(rs, args.ask_tool or None, evals=False):
         say(f"ambiglib compare: warning: {warning}", sys.stderr)
@@ -124,7 +124,7 @@ def _log_problem(args: argparse.Namespace, rs: RunSet, condition: tuple[str, boo
     if args.between == "ask_tool":  # (with and without the tool: one pair a model and policy)
         return None
     if args.a is not None:
-        from ambiglib.filters import not_in_log
+        from ambiglib.runlog._filters import not_in_log
 
         present = set(rs.runs[args.between].astype(str))
         for flag, value in (("--a", args.a), ("--b", args.b)):
@@ -152,7 +152,7 @@ def _compared(args: argparse.Namespace, rs: RunSet, condition: tuple[str, bool],
 
     given, alternative = sides, args.alternative
     if args.between == "log" and args.format == "table":  # for reading, after − before whichever order --a, --b give
-        from ambiglib.answer import later_first
+        from ambiglib.answers._notebook import later_first
 
         a, b, alternative = later_first(rs, "log", *sides, alternative)
         sides = (a, b)
@@ -232,7 +232,7 @@ def _print_log_changes(out: pd.DataFrame, tasks: pd.DataFrame, correction: str, 
 def _print_table(table: pd.DataFrame, fmt: str) -> int:
     """A comparison on standard output; for reading (``table``), what it compares above it and its notes below
     (for scripts, csv, md and json hold the table alone, and the notes go to standard error)."""
-    from ambiglib.report.rendering import csv_safe, markdown_safe, render_table
+    from ambiglib.report._rendering import csv_safe, markdown_safe, render_table
     from ambiglib.tables._common import empty_lines
 
     notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []

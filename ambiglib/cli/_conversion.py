@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 def convert(args: argparse.Namespace) -> int:
     """``ambiglib convert``: the log rewritten as canonical Parquet or JSON Lines, where it may be written, and said
     written only once the copy reads back as the log read."""
-    from ambiglib.loading import load
+    from ambiglib.loading._load import load
 
     partition_by = tuple(c.strip() for c in args.partition_by.split(",") if c.strip()) if args.partition_by else ()
     if partition_by and args.to == "jsonl":
@@ -69,7 +69,7 @@ def _read_back(written: Path, runset: RunSet) -> str | None:
     """Why the converted copy at ``written`` is not the log ``runset`` holds: it does not load (strictly), or a
     frame differs (its rows, or a value of a column the copy keeps: every one but where each row was read, which
     names the copy). None when it loads as the same log."""
-    from ambiglib.loading import load
+    from ambiglib.loading._load import load
 
     try:
         again = load(written, quiet=True)
@@ -112,7 +112,7 @@ def _convert_target(out: Path, runs: Path, to: str, force: bool) -> str | None:
             " --force to replace it (the new file is written whole before it replaces the old)")
     if out.is_symlink() or not out.is_dir():
         return "exists and is not a folder"
-    from ambiglib.whole_writes import foreign_entries
+    from ambiglib.runlog._whole_writes import foreign_entries
 
     foreign = foreign_entries(out)  # a run log's files of any layout are replaced whole, one layout by another
     if foreign:

@@ -7,7 +7,7 @@ import re
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, TextIO
 
-from ambiglib.text import visible  # re alone: the command line stays light
+from ambiglib._text import visible  # re alone: the command line stays light
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

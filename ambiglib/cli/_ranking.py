@@ -7,10 +7,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ambiglib._text import visible
 from ambiglib.cli._arguments import CONDITION_NAMES
 from ambiglib.cli._messages import SIDE_NAMES, as_flags, say, shown_empty_lines
 from ambiglib.errors import AmbiglibError, ArgumentError
-from ambiglib.text import visible
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 def rank(args: argparse.Namespace) -> int:
     """``ambiglib rank``: one metric's ranking, per benchmark (ranking.rank_agents)."""
     from ambiglib.comparisons import CONDITIONED, count_pairs
-    from ambiglib.loading import load
+    from ambiglib.loading._load import load
     from ambiglib.metrics import MetricError
     from ambiglib.ranking import rank_agents
-    from ambiglib.report.parameters import MAX_K
+    from ambiglib.report._parameters import MAX_K
     from ambiglib.stats import MAX_N_BOOT
 
     if not 1 <= args.k <= MAX_K or not 1 <= args.n_boot <= MAX_N_BOOT or not 0 < args.alpha < 1 or args.seed < 0:
@@ -66,7 +66,7 @@ def rank(args: argparse.Namespace) -> int:
 
 def _print_plain(table: pd.DataFrame, fmt: str) -> int:
     """A table for scripts (csv, md, json) on standard output, its notes on standard error."""
-    from ambiglib.report.rendering import csv_safe, markdown_safe
+    from ambiglib.report._rendering import csv_safe, markdown_safe
     from ambiglib.tables._common import empty_lines
 
     if fmt == "csv":
@@ -87,8 +87,8 @@ def _print_ranking(out: pd.DataFrame, between: str) -> int:
     family, and the notes."""
     import pandas as pd
 
-    from ambiglib.cards import rank_span, with_interval
-    from ambiglib.report.rendering import render_table
+    from ambiglib.answers._cards import rank_span, with_interval
+    from ambiglib.report._rendering import render_table
 
     side = "agent" if between == "model" else between
     for line in out.attrs.get("answer") or []:

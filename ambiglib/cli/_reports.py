@@ -17,7 +17,7 @@ from ambiglib.errors import AmbiglibError, ReportError
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ambiglib.report.runner import NotebookResult
+    from ambiglib.report._runner import NotebookResult
 
 
 def report(args: argparse.Namespace) -> int:
@@ -26,7 +26,7 @@ def report(args: argparse.Namespace) -> int:
     progress, close = _progress(args.quiet)
     try:
         if args.program:  # this process is the command's own (main sets it): see decline_unused_imports
-            from ambiglib.report.runner import decline_unused_imports
+            from ambiglib.report._runner import decline_unused_imports
 
             decline_unused_imports()
         from ambiglib.report import run_report
@@ -112,14 +112,14 @@ def _rejected_count(path: Path) -> int | str:
 def summary(args: argparse.Namespace) -> int:
     """``ambiglib summary``: what the log holds, rejects and skips, written to summary.md and rejected.csv and
     printed."""
-    from ambiglib.loading import load
+    from ambiglib.loading._load import load
     from ambiglib.report import example_runs, write_summary
 
     runs = args.runs or example_runs()
     if runs is None:
         print("ambiglib summary: no run log: pass --runs", file=sys.stderr)
         return 2
-    from ambiglib.report.folder import write_files
+    from ambiglib.report._folder import write_files
 
     out = Path(args.out or "reports").resolve()
     made = not out.exists()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def validate(args: argparse.Namespace) -> int:
     """``ambiglib validate``: the log's rejected records, one line a cause (``--each``: a record), what was skipped,
     harness anomalies, error and status reasons and warnings, then the counts; exit 1 when a record was rejected."""
-    from ambiglib.loading import load
+    from ambiglib.loading._load import load
 
     runset, errors = load(args.runs, strict=False, quiet=args.quiet, **mapping(args))
     causes = _causes(errors)
@@ -30,8 +30,8 @@ def validate(args: argparse.Namespace) -> int:
         say(group[0].message if len(group) == 1 else _cause_line(group))
     for reason, n in sorted(runset.skipped.items()):
         say(f"not a run, counted and left out: {n} x {reason}")
-    from ambiglib.metrics.harness import harness_anomalies
-    from ambiglib.shapes import metric_warnings
+    from ambiglib.metrics._harness import harness_anomalies
+    from ambiglib.tables._shapes import metric_warnings
 
     for a in harness_anomalies(runset).itertuples(index=False):
         questions = f", {a.n_questions} question{'s' if a.n_questions != 1 else ''}" if a.n_questions else ""
@@ -43,7 +43,7 @@ def validate(args: argparse.Namespace) -> int:
             f"{n} x {reason}" for reason, n in sorted(errors_by_reason.items())))
     for (status, reason), n in sorted(_status_reasons(runset).items()):
         say(f"{status} runs, status set from the harness's files: {n} x {reason}")
-    from ambiglib.importers.inspect_logs import mapping_warnings
+    from ambiglib.importers._inspect_logs import mapping_warnings
 
     for warning in [*mapping_warnings(runset, args.ask_tool), *metric_warnings(runset)]:
         say(f"warning: {warning}")
@@ -124,8 +124,8 @@ def _error_reasons(runset: RunSet) -> dict[str, int]:
 
 
 def schema(args: argparse.Namespace) -> int:
-    """``ambiglib schema``: the run log's JSON Schema on stdout (ambiglib.json_schema)."""
-    from ambiglib.json_schema import schema_text
+    """``ambiglib schema``: the run log's JSON Schema on stdout (ambiglib.runlog._json_schema)."""
+    from ambiglib.runlog._json_schema import schema_text
 
     sys.stdout.write(schema_text())
     return 0

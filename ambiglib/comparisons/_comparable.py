@@ -3,7 +3,7 @@ names in a sentence, their units, which of the four questions each answers, and 
 
 from __future__ import annotations
 
-from ambiglib.shapes import Conventions
+from ambiglib.tables._shapes import Conventions
 
 #: the metrics paired_comparison compares: name → what it is
 COMPARABLE: dict[str, str] = {

@@ -28,10 +28,10 @@ from ambiglib.comparisons._pairing import (
 from ambiglib.comparisons._sums import _Sums
 from ambiglib.comparisons._tests import TESTS, Alternative, _mcnemar_applies, _test
 from ambiglib.errors import ArgumentError
-from ambiglib.metrics.asking import _without_stray, _without_unattributed
+from ambiglib.metrics._asking import _without_stray, _without_unattributed
 from ambiglib.runset import RunSet
-from ambiglib.significance import paired_permutation
 from ambiglib.stats import check_n_boot
+from ambiglib.stats._significance import paired_permutation
 from ambiglib.tables._common import ConventionsArg, as_table
 
 #: a comparison's columns after the benchmark, suite, fixed columns and the two sides
@@ -83,7 +83,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
         ``confidence`` is the level at which the interval and the test are set side by side (``ci_vs_test``)
         and for which a permutation test draws enough flips.
     conventions : mapping, optional
-        Benchmark → paper whose conventions it follows (:mod:`ambiglib.shapes`); sets the
+        Benchmark → paper whose conventions it follows (:mod:`ambiglib.tables._shapes`); sets the
         pass@k estimator and the calibration runs.
     pool_suites : bool, default False
         One comparison per benchmark over all its suites (``suite`` then lists them): tasks are paired

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ambiglib.stats import sps
+from ambiglib.stats._intervals import sps
 
 
 def rank_biserial(x, y) -> float:

@@ -17,7 +17,7 @@ import pandas as pd
 from ambiglib.comparisons._comparable import QUESTION_OF, QUESTION_WORDS
 from ambiglib.comparisons._intervals import FEW_FOR_BOOTSTRAP, NO_INTERVAL, _ci_vs_test, _coverage_warnings
 from ambiglib.comparisons._tests import FEW_DIFFERING, _more_flips, smallest_p
-from ambiglib.stats import _adjusted
+from ambiglib.stats._tests import _adjusted
 from ambiglib.tables._common import explain_empty
 
 #: how the p-values are adjusted over a table's rows: statsmodels' ``multipletests`` method → (its name, what

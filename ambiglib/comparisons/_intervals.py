@@ -2,7 +2,7 @@
 
 For a mean of per-task values with equal weights (mean score, pass@k, ask rate, the gains from the tool in a
 balanced design), the t-interval of the per-task differences; for a pooled ratio (Ask-F1, precision, recall,
-CalibScore, gain per question), the same t-interval linearized (:func:`ambiglib.ratio_intervals.linearized_ci`: the
+CalibScore, gain per question), the same t-interval linearized (:func:`ambiglib.stats.linearized_ci`: the
 delta method over per-task sums). Both cover 0.93-0.96 from 8 tasks, where a percentile task bootstrap covered
 0.88-0.92 (``bench/coverage.py``; ``interval="bootstrap"`` still gives it). Where every task's difference is the
 same, a difference of values on [0, 1] is widened to the share of tasks that could differ unseen (Wilson's bound
@@ -21,21 +21,21 @@ import numpy as np
 import pandas as pd
 
 from ambiglib.comparisons._sums import _Sums
-from ambiglib.ratio_intervals import LINEARIZED, linearized_ci
 from ambiglib.stats import bootstrap_totals, percentile_ci
+from ambiglib.stats._ratio_intervals import LINEARIZED, linearized_ci
 
 #: below this many tasks a percentile bootstrap interval covers less than it says (``bench/coverage.py``)
 FEW_FOR_BOOTSTRAP = 50
 #: how the interval of a difference of means of per-task values is made
 T_OF_DIFFERENCES = "t-interval of the per-task differences"
 #: how a difference's interval can be made (``interval=``): ``t``, the t-interval of the per-task differences or,
-#: for a pooled ratio, its linearized form (:func:`ambiglib.ratio_intervals.linearized_ci`); ``bootstrap``, the percentile
+#: for a pooled ratio, its linearized form (:func:`ambiglib.stats.linearized_ci`); ``bootstrap``, the percentile
 #: task bootstrap (``n_boot`` draws), which covers less than its level below about 50 tasks
 INTERVALS = ("t", "bootstrap")
 #: why a difference has no interval
 NO_INTERVAL = ("no interval: one task, or every task alike for a metric without bounds (no spread to make one from),"
                " or (interval='bootstrap') no bootstrap draw with a value")
-#: each metric's difference as :mod:`ambiglib.interval_coverage` names its measured interval
+#: each metric's difference as :mod:`ambiglib.stats._coverage` names its measured interval
 _DIFFERENCE_COVERAGE = {"mean_score": "difference of mean score (with the tool)", "ask_rate": "difference of ask rate",
                         "score_gain_pp": "difference of gain from asking (pp)", "ask_f1": "difference of Ask-F1",
                         "calib_score": "difference of CalibScore",
@@ -44,8 +44,8 @@ _DIFFERENCE_COVERAGE = {"mean_score": "difference of mean score (with the tool)"
 
 def _coverage_warnings(out: pd.DataFrame) -> list[str]:
     """Where a row's t-interval (or its linearized form) covered less than 95% at its design in simulation
-    (:mod:`ambiglib.interval_coverage`), or its design is below the smallest measured: one note per metric."""
-    from ambiglib.interval_coverage import warning
+    (:mod:`ambiglib.stats._coverage`), or its design is below the smallest measured: one note per metric."""
+    from ambiglib.stats._coverage import warning
 
     said: dict[str, str] = {}
     if len(out) == 0:

@@ -17,12 +17,12 @@ from ambiglib.comparisons._comparable import _VOI, CONDITIONED, describe_conditi
 from ambiglib.comparisons._sums import _task_sums
 from ambiglib.errors import ArgumentError
 from ambiglib.runset import RunSet
-from ambiglib.shapes import conventions_for
 from ambiglib.tables._common import _per_tool_policy
+from ambiglib.tables._shapes import conventions_for
 
 _SIDES = ("model", "policy", "ask_tool", "log")
 #: what each comparison holds fixed (one comparison per value), the agent keys other than its sides: ``log`` (logs
-#: loaded together, :mod:`ambiglib.log_labels`) pairs one model and policy's runs across the logs by task
+#: loaded together, :mod:`ambiglib.loading._labels`) pairs one model and policy's runs across the logs by task
 _FIXED = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"], "log": ["model", "policy"]}
 
 
@@ -196,7 +196,7 @@ def _where(fixed: dict) -> str:
 
 def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
     """What one benchmark's runs lack for the comparison, and what to add (None when they have it)."""
-    from ambiglib.shapes import SHAPES, applicable
+    from ambiglib.tables._shapes import SHAPES, applicable
 
     if between == "ask_tool" or metric in _VOI:
         if not applicable(rs, SHAPES["tool_pairs"]):

@@ -10,24 +10,24 @@ import numpy as np
 import pandas as pd
 
 from ambiglib.comparisons._comparable import _VOI, COMPARABLE
-from ambiglib.metrics._common import CONDITIONS, _ratio, _single_condition, _work
-from ambiglib.metrics.asking import (
+from ambiglib.metrics._asking import (
     _ask_f1_parts,
     _calibration_parts,
     _per_unit_pass,
     _without_stray,
     _without_unattributed,
 )
-from ambiglib.metrics.information import (
+from ambiglib.metrics._common import CONDITIONS, _ratio, _single_condition, _work
+from ambiglib.metrics._information import (
     VOI_BASE_COLUMNS,
     VOI_VARIANT_COLUMNS,
     _voi_parts,
     _voi_task_sums,
     per_run_question,
 )
-from ambiglib.metrics.labels import _question_scores
+from ambiglib.metrics._labels import _question_scores
 from ambiglib.runset import RunSet
-from ambiglib.shapes import Conventions
+from ambiglib.tables._shapes import Conventions
 
 
 @dataclass
@@ -55,7 +55,7 @@ class _Sums:
     design: list[str] = field(default_factory=list)
     #: how one side's own value gets its interval: ``("share", k, n)`` Wilson over tasks of the share k / n;
     #: ``("two rates", (k1, n1), (k2, n2), combine)`` the bounds of two shares' intervals (Ask-F1, CalibScore);
-    #: ``("linearized", scale[, floor])`` the linearized t-interval (:func:`ambiglib.ratio_intervals.linearized_ci`),
+    #: ``("linearized", scale[, floor])`` the linearized t-interval (:func:`ambiglib.stats.linearized_ci`),
     #: ``scale`` its bound where it is a difference of values on [0, 1] (None: unbounded), ``floor`` the least value
     #: the metric takes (0 for a count)
     own: tuple = ("linearized", None)
@@ -156,7 +156,7 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
 
 
 def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
-    """Per task, the judges' scores of single questions (:func:`ambiglib.metrics.labels._question_scores`, as the
+    """Per task, the judges' scores of single questions (:func:`ambiglib.metrics._labels._question_scores`, as the
     opening's judge score pools them): the sum of each judged question's score and how many were judged."""
     amb = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
     scope = _work(amb)
@@ -176,7 +176,7 @@ def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
 
 
 def _voi_sums(rs: RunSet, metric: str, keys: list[str], k: int) -> _Sums:
-    """Per task, the sums of a gain from the tool (:func:`ambiglib.metrics.information._voi_task_sums`: each
+    """Per task, the sums of a gain from the tool (:func:`ambiglib.metrics._information._voi_task_sums`: each
     variant's runs with the tool against the no-tool runs of its base) for ``metric``, one of :data:`_VOI`."""
     parts = _voi_parts(rs, keys, k, True)
     per = _voi_task_sums(parts)

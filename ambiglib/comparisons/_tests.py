@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 
 from ambiglib.errors import ArgumentError
-from ambiglib.significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
-from ambiglib.stats import sps
+from ambiglib.stats._intervals import sps
+from ambiglib.stats._significance import PairedTest, mcnemar_exact, mcnemar_midp, paired_permutation
 
 #: the alternatives a test can take: ``greater`` tests side a > side b
 Alternative = Literal["two-sided", "greater", "less"]

@@ -15,15 +15,16 @@ import functools
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from ambiglib import _moved
 from ambiglib.importers._reader import Reader, ReadOptions, TranscriptRead
 
 if TYPE_CHECKING:
-    from ambiglib.importers.ambigds import read_ambigds
-    from ambiglib.importers.ambigswe import read_ambigswe
-    from ambiglib.importers.hilbench import read_hilbench, read_hilbench_registries
-    from ambiglib.importers.inspect_logs import read_inspect
-    from ambiglib.importers.lhaw import read_lhaw, read_mcp_atlas
-    from ambiglib.importers.taubench import read_taubench
+    from ambiglib.importers._ambigds import read_ambigds
+    from ambiglib.importers._ambigswe import read_ambigswe
+    from ambiglib.importers._hilbench import read_hilbench, read_hilbench_registries
+    from ambiglib.importers._inspect_logs import read_inspect
+    from ambiglib.importers._lhaw import read_lhaw, read_mcp_atlas
+    from ambiglib.importers._taubench import read_taubench
 
 __all__ = ["read_ambigds", "read_ambigswe", "read_hilbench", "read_hilbench_registries", "read_lhaw",
            "read_mcp_atlas", "read_inspect", "read_taubench", "READERS", "Reader", "ReadOptions", "transcript_reader"]
@@ -35,7 +36,13 @@ READERS: tuple[Reader, ...]
 
 @functools.cache
 def _readers() -> tuple[Reader, ...]:
-    from ambiglib.importers import ambigds, ambigswe, canonical, hilbench, inspect_logs, lhaw, taubench
+    from ambiglib.importers import _ambigds as ambigds
+    from ambiglib.importers import _ambigswe as ambigswe
+    from ambiglib.importers import _canonical as canonical
+    from ambiglib.importers import _hilbench as hilbench
+    from ambiglib.importers import _inspect_logs as inspect_logs
+    from ambiglib.importers import _lhaw as lhaw
+    from ambiglib.importers import _taubench as taubench
 
     return (
         canonical.SNAPSHOT,
@@ -53,9 +60,9 @@ def _readers() -> tuple[Reader, ...]:
 
 
 #: each importer function, by the module that defines it
-_FUNCTIONS = {"read_ambigds": "ambigds", "read_ambigswe": "ambigswe", "read_hilbench": "hilbench",
-              "read_hilbench_registries": "hilbench", "read_lhaw": "lhaw", "read_mcp_atlas": "lhaw",
-              "read_inspect": "inspect_logs", "read_taubench": "taubench"}
+_FUNCTIONS = {"read_ambigds": "_ambigds", "read_ambigswe": "_ambigswe", "read_hilbench": "_hilbench",
+              "read_hilbench_registries": "_hilbench", "read_lhaw": "_lhaw", "read_mcp_atlas": "_lhaw",
+              "read_inspect": "_inspect_logs", "read_taubench": "_taubench"}
 
 
 def __getattr__(name: str) -> Any:
@@ -64,7 +71,7 @@ def __getattr__(name: str) -> Any:
     elif name in _FUNCTIONS:
         value = getattr(importlib.import_module(f".{_FUNCTIONS[name]}", __name__), name)
     else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return _moved.submodule(__name__, name)  # ``importers.lhaw`` and the other modules that became private
     globals()[name] = value
     return value
 

@@ -22,11 +22,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ambiglib.errors import AmbiglibError, FormatError, LoadError
-from ambiglib.files import is_file
-from ambiglib.memory import c_allocator
-from ambiglib.runlog import FileRead, _finite_float, _no_constant, read_records
+from ambiglib.runlog._files import is_file
+from ambiglib.runlog._jsonl import FileRead, _finite_float, _no_constant, read_records
+from ambiglib.runlog._memory import c_allocator
+from ambiglib.runlog._schema import RecordError, check_transcript, reject_duplicate_keys
 from ambiglib.runset import RunSet, build_runset
-from ambiglib.schema import RecordError, check_transcript, reject_duplicate_keys
 
 T = TypeVar("T")
 
@@ -224,7 +224,7 @@ def unexpected(exc: BaseException) -> str:
 
 def guard(layout: str) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Decorate an importer whose first argument is the path it reads: while it runs, files
-    are confined to that path, Arrow allocates from the C library (:mod:`ambiglib.memory`), and nothing but
+    are confined to that path, Arrow allocates from the C library (:mod:`ambiglib.runlog._memory`), and nothing but
     our errors comes out of it."""
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
         @functools.wraps(fn)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ambiglib.errors import LoadError
-    from ambiglib.runlog import Engine
+    from ambiglib.runlog._jsonl import Engine
     from ambiglib.runset import RunSet
 
 __all__ = ["Reader", "Read", "TranscriptRead", "ReadOptions"]

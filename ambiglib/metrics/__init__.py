@@ -7,11 +7,11 @@ named variants reproduce what the released harnesses compute instead
 (``docs/metrics.md`` lists both, with sources).
 
 The modules have the same names as :mod:`ambiglib.tables`' (a reader who found a table finds its
-metric): :mod:`~ambiglib.metrics.asking` (Ask-F1, calibration, pass@k),
-:mod:`~ambiglib.metrics.reliability` (pass^k, the flip share, the rerun spread),
-:mod:`~ambiglib.metrics.information` (value of information, performance),
-:mod:`~ambiglib.metrics.labels` (categories, majority labels, label and flag shares),
-:mod:`~ambiglib.metrics.data` (ambiguity classes) and :mod:`~ambiglib.metrics.harness` (the harnesses'
+metric): :mod:`~ambiglib.metrics._asking` (Ask-F1, calibration, pass@k),
+:mod:`~ambiglib.metrics._reliability` (pass^k, the flip share, the rerun spread),
+:mod:`~ambiglib.metrics._information` (value of information, performance),
+:mod:`~ambiglib.metrics._labels` (categories, majority labels, label and flag shares),
+:mod:`~ambiglib.metrics._data` (ambiguity classes) and :mod:`~ambiglib.metrics._harness` (the harnesses'
 own summaries recomputed, and the anomalies in their output). Every public name is reachable here as
 ``ambiglib.metrics.<name>``.
 
@@ -32,19 +32,28 @@ Conventions shared by all metrics:
   pooled ratio (runlog-v1 B.9).
 """
 
-from ambiglib.metrics import _common, labels
+from typing import Any
+
+from ambiglib import _moved
+from ambiglib.metrics import _common, _labels
+from ambiglib.metrics._asking import ask_calibration, ask_f1, calib_score, pass_at_k
 from ambiglib.metrics._common import MetricError
-from ambiglib.metrics.asking import ask_calibration, ask_f1, calib_score, pass_at_k
-from ambiglib.metrics.data import ambiguity_classes
-from ambiglib.metrics.information import performance, value_of_information
-from ambiglib.metrics.labels import category_shares, conditional_scores, flag_shares, label_shares, majority_labels
-from ambiglib.metrics.reliability import flip_share, pass_hat_k, rerun_sd
+from ambiglib.metrics._data import ambiguity_classes
+from ambiglib.metrics._information import performance, value_of_information
+from ambiglib.metrics._labels import (
+    category_shares,
+    conditional_scores,
+    flag_shares,
+    label_shares,
+    majority_labels,
+)
+from ambiglib.metrics._reliability import flip_share, pass_hat_k, rerun_sd
 
 #: shared with the tables, where they were before the metrics became a package
 CONDITIONS = _common.CONDITIONS
 FAILED = _common.FAILED
-CATEGORY_ORDER = labels.CATEGORY_ORDER
-UNSUBSTANTIVE = labels.UNSUBSTANTIVE
+CATEGORY_ORDER = _labels.CATEGORY_ORDER
+UNSUBSTANTIVE = _labels.UNSUBSTANTIVE
 
 __all__ = [
     "ask_f1",
@@ -64,3 +73,8 @@ __all__ = [
     "flag_shares",
     "MetricError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``ambiglib.metrics.asking`` and the other modules that became private, as their old names."""
+    return _moved.submodule(__name__, name)

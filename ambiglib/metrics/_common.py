@@ -11,9 +11,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ambiglib.errors import AmbiglibError
-from ambiglib.ratio_intervals import LINEARIZED, linearized_ci
 from ambiglib.runset import RunSet
 from ambiglib.stats import bootstrap_totals, percentile_ci, wilson_ci_clustered
+from ambiglib.stats._ratio_intervals import LINEARIZED, linearized_ci
 
 CONDITIONS = ("spec", "ask_tool", "policy", "protocol")
 
@@ -186,7 +186,7 @@ def _linearized_ci(sums: pd.DataFrame, keys: list[str], cluster: str,
                    bounded: Mapping[str, float | None] | None = None,
                    floor: Mapping[str, float | None] | None = None) -> pd.DataFrame:
     """:func:`_cluster_ci`'s columns, each statistic's interval the linearized t-interval over clusters
-    (:func:`ambiglib.ratio_intervals.linearized_ci`) in place of a percentile bootstrap: at 8-12 tasks it covers near its level
+    (:func:`ambiglib.stats.linearized_ci`) in place of a percentile bootstrap: at 8-12 tasks it covers near its level
     where the bootstrap did not (``bench/coverage.py``). ``bounded``: statistic → its scale where it is a
     difference of values on [0, 1] (100 for percentage points): where every task gives the same value, the interval
     is then ± the share of tasks that could differ unseen, else missing. ``floor``: statistic → the least value it

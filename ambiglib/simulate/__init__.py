@@ -21,10 +21,12 @@ the same seed always writes the same bytes.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from ambiglib.simulate.constants import DEFAULT_SEED
-from ambiglib.simulate.native import write_native
-from ambiglib.simulate.records import example_records, write_example
+from ambiglib import _moved
+from ambiglib.simulate._constants import DEFAULT_SEED
+from ambiglib.simulate._native import write_native
+from ambiglib.simulate._records import example_records, write_example
 
 __all__ = ["example_records", "write_example", "write_native", "main"]
 
@@ -40,3 +42,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.native:
         for name, folder in write_native(args.native, seed=args.seed).items():
             print(f"wrote {folder} ({name}'s own layout)")
+
+
+def __getattr__(name: str) -> Any:
+    """``ambiglib.simulate.leaderboard`` and the other modules that became private, as their old names."""
+    return _moved.submodule(__name__, name)

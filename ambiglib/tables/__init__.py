@@ -4,15 +4,15 @@ Each function returns a DataFrame laid out like the printed table it computes (t
 its docstring), built only from the frames, :mod:`ambiglib.metrics` and :mod:`ambiglib.stats`. The
 modules have the same names as :mod:`ambiglib.metrics`' (a reader who found a table finds its metric):
 
-* :mod:`~ambiglib.tables.asking` — did the agent ask well (Ask-F1, judgment gap, pass rates, questions,
+* :mod:`~ambiglib.tables._asking` — did the agent ask well (Ask-F1, judgment gap, pass rates, questions,
   leaderboard, calibration, over- and under-asking);
-* :mod:`~ambiglib.tables.information` — was asking worth it (value of information, performance, the gain
+* :mod:`~ambiglib.tables._information` — was asking worth it (value of information, performance, the gain
   by segment, dimension, class, persona, strategy and benchmark);
-* :mod:`~ambiglib.tables.labels` — what the judges said (recognition, reliability, framing, failure modes);
-* :mod:`~ambiglib.tables.data` — what the log holds (composition, coverage, blockers, variants, classes,
+* :mod:`~ambiglib.tables._labels` — what the judges said (recognition, reliability, framing, failure modes);
+* :mod:`~ambiglib.tables._data` — what the log holds (composition, coverage, blockers, variants, classes,
   calls, power, selector accuracy);
-* :mod:`~ambiglib.tables.reliability` — is the agent reliable (pass@1, pass@k, pass^k, the noise floor);
-* :mod:`~ambiglib.tables.harness` — what the harness said (its summary recomputed, anomalies, conventions).
+* :mod:`~ambiglib.tables._reliability` — is the agent reliable (pass@1, pass@k, pass^k, the noise floor);
+* :mod:`~ambiglib.tables._harness` — what the harness said (its summary recomputed, anomalies, conventions).
 
 The cut follows what each table is *about*, not which paper prints it: LHAW's ambiguity classes are data
 (a label per variant), the gain per class is information. Paired comparisons between models, policies or
@@ -22,8 +22,11 @@ Every public name is reachable here as ``ambiglib.tables.<name>``; each returns 
 whose Jupyter display shows its caption and note).
 """
 
-from ambiglib.tables import _common, asking, labels
-from ambiglib.tables.asking import (
+from typing import Any
+
+from ambiglib import _moved
+from ambiglib.tables import _asking, _common, _labels, _shapes
+from ambiglib.tables._asking import (
     ask_calibration,
     ask_diagnostics,
     judgment_gap,
@@ -31,7 +34,7 @@ from ambiglib.tables.asking import (
     pass_rates,
     questions_per_task,
 )
-from ambiglib.tables.data import (
+from ambiglib.tables._data import (
     ambiguity_classes,
     blocker_stats,
     calls_per_trial,
@@ -41,8 +44,8 @@ from ambiglib.tables.data import (
     selector_accuracy,
     variant_distribution,
 )
-from ambiglib.tables.harness import convention_audit, harness_anomalies, harness_summary
-from ambiglib.tables.information import (
+from ambiglib.tables._harness import convention_audit, harness_anomalies, harness_summary
+from ambiglib.tables._information import (
     by_ambiguity_class,
     by_dimension,
     generality,
@@ -53,7 +56,7 @@ from ambiglib.tables.information import (
     segments_removed,
     value_of_information,
 )
-from ambiglib.tables.labels import (
+from ambiglib.tables._labels import (
     ask_failure_flags,
     ask_failure_modes,
     conditional_scores,
@@ -63,7 +66,7 @@ from ambiglib.tables.labels import (
     judge_reliability,
     recognition_audit,
 )
-from ambiglib.tables.reliability import reliability
+from ambiglib.tables._reliability import reliability
 
 # every table is returned as a Table (a DataFrame whose Jupyter display shows its caption and note): each function
 # is defined so in its module (``@as_table``), the same object here and there
@@ -71,9 +74,12 @@ Table = _common.Table
 
 #: constants the tables are built with, where they were before the tables became a package
 ConventionsArg = _common.ConventionsArg
-PASS_RATE_COLUMNS = asking.PASS_RATE_COLUMNS
-LHAW_FAILURE_CATEGORIES = labels.LHAW_FAILURE_CATEGORIES
-LHAW_FLAGS = labels.LHAW_FLAGS
+PASS_RATE_COLUMNS = _asking.PASS_RATE_COLUMNS
+LHAW_FAILURE_CATEGORIES = _labels.LHAW_FAILURE_CATEGORIES
+LHAW_FLAGS = _labels.LHAW_FLAGS
+#: what each table needs from a log (``docs/own-benchmark.md``), and the conventions each benchmark's tables follow
+SHAPES = _shapes.SHAPES
+CONVENTIONS = _shapes.CONVENTIONS
 
 __all__ = [
     # asking
@@ -93,3 +99,9 @@ __all__ = [
     # harness
     "harness_summary", "harness_anomalies", "convention_audit",
 ]  # (and ``Table``, the class every one of them returns)
+
+
+def __getattr__(name: str) -> Any:
+    """``ambiglib.tables.asking`` and the other modules that became private (``ambiglib.shapes`` too), as their old
+    names."""
+    return _moved.submodule(__name__, name)

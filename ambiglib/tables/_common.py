@@ -7,9 +7,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ambiglib.runlog._schema import DEFAULT_POLICY
 from ambiglib.runset import RunSet
-from ambiglib.schema import DEFAULT_POLICY
-from ambiglib.shapes import Conventions, Shape, applicable_parts, conventions_for
+from ambiglib.tables._shapes import Conventions, Shape, applicable_parts, conventions_for
 
 
 class Table(pd.DataFrame):
@@ -34,12 +34,12 @@ class Table(pd.DataFrame):
     def evidence(self, row):
         """The runs, questions and judge labels behind ``row`` (a position, or the row itself): an
         :class:`ambiglib.evidence.Evidence` with ``runs``, ``questions`` and ``labels`` frames."""
-        from ambiglib.evidence import evidence
+        from ambiglib.evidence._rows import evidence
 
         return evidence(self, row)
 
     def _repr_html_(self) -> str | None:
-        from ambiglib.markup import Markup, render
+        from ambiglib._markup import Markup, render
 
         # the caption and note can name a log's models: the template escapes them and cuts them as a page cuts a
         # text (pandas escapes and cuts the cells itself)
@@ -202,7 +202,7 @@ def _few_trials(rs: RunSet, table: pd.DataFrame, k: int) -> str | None:
 
 
 #: ``conventions=`` of every table: benchmark name → the paper whose conventions it follows
-#: (``"hil-bench"``, ``"ambig-ds"``, ``"lhaw"`` or ``"neutral"``); see :mod:`ambiglib.shapes`.
+#: (``"hil-bench"``, ``"ambig-ds"``, ``"lhaw"`` or ``"neutral"``); see :mod:`ambiglib.tables._shapes`.
 ConventionsArg = Mapping[str, str] | None
 
 
