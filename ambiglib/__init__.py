@@ -1,8 +1,10 @@
 """ambiglib: analysis toolkit for benchmarks that test whether AI agents ask when a task is ambiguous.
 
-Data flows one way: native harness output → importers → canonical run log →
-tidy frames (:class:`RunSet`) → metrics and statistics → tables and plots →
-notebooks → report.
+Data flows one way, and the packages follow it: logs in (``importers``: each harness's own output; ``runlog``: the
+canonical run log and its files; ``loading``: :func:`load`) → the run set (``runset``: the five tidy frames,
+:class:`RunSet`; ``transcripts``) → measures and statistics (``metrics``, ``stats``, ``agreement``, ``comparisons``,
+``ranking``) → the four answers and their evidence (``answers``, ``evidence``) → the outputs (``tables``, ``plots``,
+``report``: the notebooks run and written to one folder). A module whose name starts with ``_`` is internal.
 
 ``import ambiglib`` is light: the names below and the submodules are imported when first used
 (``ambiglib.load``, ``ambiglib.tables``), so that the command line can take Ctrl-C from its first

@@ -81,6 +81,18 @@ class _OldModule(types.ModuleType):
         return dir(importlib.import_module(MODULES[self.__name__][1]))
 
 
+class _Guarded(types.ModuleType):
+    """A package one of whose old modules has the name of a function it declares (``ambiglib.tables.reliability``,
+    the module and the table): importing the old module must not put the stand-in in the function's place, as the
+    import system does with every submodule it imports."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, _OldModule) and name in self.__dict__ and not isinstance(self.__dict__[name],
+                                                                                        types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds the old modules' names (after every other finder has had its turn)."""
 
@@ -88,6 +100,10 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self) if fullname in MODULES else None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        parent, _, child = spec.name.rpartition(".")
+        package = sys.modules.get(parent)
+        if package is not None and type(package) is types.ModuleType and child in vars(package):
+            package.__class__ = _Guarded  # (the documented way to customise a module's attributes)
         module = _OldModule(spec.name)
         if any(old.startswith(f"{spec.name}.") for old in MODULES):
             module.__path__ = []  # an old package (importers.hilbench): its old modules are found here too

@@ -43,6 +43,33 @@ def test_an_old_module_gives_each_name_from_its_new_home_with_a_warning_naming_i
         module.no_such_name  # noqa: B018
 
 
+def test_an_old_module_named_like_a_function_of_its_package_leaves_the_function_in_place():
+    code = """
+import warnings
+warnings.simplefilter("ignore")
+import ambiglib.tables
+table = ambiglib.tables.reliability
+import ambiglib.tables.reliability
+from ambiglib.tables.reliability import reliability
+assert ambiglib.tables.reliability is table is reliability, ambiglib.tables.reliability
+assert callable(ambiglib.tables.reliability)
+print("ok")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_every_public_name_is_itself_after_every_old_module_is_imported():
+    faces = {home for home, _ in _moved.MODULES.values()}
+    before = {(face, name): getattr(importlib.import_module(face), name)
+              for face in faces for name in _public(face)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for old in _moved.MODULES:
+            importlib.import_module(old)
+    assert [key for key, value in before.items() if getattr(importlib.import_module(key[0]), key[1]) is not value] == []
+
+
 def test_the_old_names_import_in_every_way_a_user_wrote_them():
     code = """
 import warnings
