@@ -445,7 +445,8 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
     work = work[~work["error"] & work["score"].notna()]
     tool = work[work["ask_tool"] & (work["spec"] == "ambiguous")]
     agents = tool[by].drop_duplicates()
-    models_without_tool = sorted(set(work["model"]) - set(agents["model"]))
+    # each model once, before Python sees them: a set of every run's model boxed ~400,000 strings at 1000x
+    models_without_tool = sorted(set(work["model"].unique()) - set(agents["model"]))
     agents = pd.concat([agents, pd.DataFrame({"model": models_without_tool, "policy": "default"})],
                        ignore_index=True).sort_values(by).reset_index(drop=True)
     out = agents.copy()
@@ -883,7 +884,8 @@ def _designs(rs: RunSet, bench: object) -> dict[tuple[str | None, bool], tuple[i
     """Per (spec, tool) of :data:`_COVERAGE_OF`, among the runs without error of ``bench`` of that spec (None:
     either) with or without the tool: the fewest tasks an agent (model and policy) has and the median of its trials
     a task; None where there is no such run."""
-    runs = _work(rs)
+    # the columns read below, before any rows are taken: every other column of the runs was copied for nothing
+    runs = _work(rs)[["error", "benchmark", "spec", "ask_tool", "model", "policy", "task_id"]]
     runs = runs[~runs["error"]]
     mine = runs[runs["benchmark"] == bench]
     out: dict[tuple[str | None, bool], tuple[int, float] | None] = {}

@@ -198,26 +198,31 @@ def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
     """What one benchmark's runs lack for the comparison, and what to add (None when they have it)."""
     from ambiglib.tables._shapes import SHAPES, applicable
 
+    runs = rs.runs
     if between == "ask_tool" or metric in _VOI:
         if not applicable(rs, SHAPES["tool_pairs"]):
             return (f"{metric} compares runs with and without the ask tool on the same ambiguous tasks, and this log"
                     " has no runs without the tool on the ambiguous tasks that have runs with it: add them (a"
                     " no-tool condition)")
     elif metric == "ask_rate":
-        ok = rs.runs[(rs.runs["status"] != "error").to_numpy(dtype=bool, na_value=True)
-                     & rs.runs["ask_tool"].to_numpy(dtype=bool, na_value=False)]
+        # masks, not frames: whether any run is in scope is all that is asked (a copy of 500,000 runs was not)
+        ok = (runs["status"] != "error").to_numpy(dtype=bool, na_value=True) \
+            & runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
         if condition is not None:
-            ok = ok[(ok["spec"] == condition[0]).to_numpy(dtype=bool, na_value=False)]
-        if len(ok) == 0:
+            ok &= (runs["spec"] == condition[0]).to_numpy(dtype=bool, na_value=False)
+        if not ok.any():
             return (f"ask_rate needs runs with the ask tool on {describe_condition(metric, between, condition)}: add"
                     " that condition (or choose the other with --condition full+tool or ambiguous+tool)")
     elif metric in CONDITIONED and condition is not None:
         spec, tool = condition
-        ok = rs.runs[rs.runs["status"] != "error"]
-        here = ok[(ok["spec"] == spec) & (ok["ask_tool"] == tool) & (ok["protocol"] == "solve")]
-        if len(here) == 0:
+        # a null in a comparison keeps no run, as boolean indexing with it does
+        ok = (runs["status"] != "error").to_numpy(dtype=bool, na_value=False)
+        here = ok & (runs["spec"] == spec).to_numpy(dtype=bool, na_value=False) \
+            & (runs["ask_tool"] == tool).to_numpy(dtype=bool, na_value=False) \
+            & (runs["protocol"] == "solve").to_numpy(dtype=bool, na_value=False)
+        if not here.any():
             present = sorted({describe_condition(metric, "model", (s, bool(t)))
-                              for s, t in zip(ok["spec"], ok["ask_tool"])})
+                              for s, t in zip(runs["spec"][ok], runs["ask_tool"][ok])})
             return (f"no solve runs on {describe_condition(metric, between, condition)} in this log (it has: "
                     f"{'; '.join(present) or 'none'}); choose one with --condition")
     elif metric == "judge_score" and not (rs.labels["q_index"].notna().any() if len(rs.labels) else False):
