@@ -371,3 +371,35 @@ def test_a_report_of_two_logs_compares_them_task_by_task(tmp_path):
     bad = tmp_path / "bad"
     assert main(["report", "-q", "--runs", f"be|fore={old}", "--runs", f"after={new}", "--out", str(bad)]) == 1
     assert not bad.exists()
+
+
+def test_tasks_described_again_are_compared_each_even_when_most_are_alike(tmp_path):
+    """The merge compares the tasks of logs loaded together table by table and goes task by task only when some
+    differ (``merging._described_alike``): among many tasks described alike (blockers listed in another order
+    too), the one whose ambiguity class differs in the third log and the one whose blockers differ in the second
+    are each an error naming what differs, against the log that first described them, and nothing else is."""
+    blockers = [{"id": "b1", "type": "question"}, {"id": "b2", "type": "schema"}]
+    first = [task_record(task_id=f"t{i}", blockers=blockers) for i in range(30)]
+    second = [task_record(task_id=f"t{i}", blockers=blockers[::-1]) for i in range(30)]  # their order is no matter
+    second[7] = task_record(task_id="t7", blockers=[{"id": "b1", "type": "question"}])
+    second.append(task_record(task_id="t30", blockers=blockers))  # first described here
+    third = [task_record(task_id=f"t{i}", blockers=blockers) for i in range(31)]
+    third[30]["ambiguity_class"] = "benign"
+    third[12]["ambiguity_class"] = "divergent"
+    logs = {}
+    for name, tasks in (("one", first), ("two", second), ("three", third)):
+        logs[name] = write_jsonl(tmp_path / f"{name}.jsonl", [*tasks, _run("t0", 1, 0.5)])
+    rs, errors = ambiglib.load(logs, strict=False)
+    said = sorted((e.file, e.line, e.message.split(": duplicate task record ")[1].split(": first seen")[0])
+                  for e in errors)
+    assert said == [
+        (str(logs["three"]), 13, "(hil-bench, sql, t12) in log 'three' that differs from log 'one''s in ambiguity_class"),
+        (str(logs["three"]), 31, "(hil-bench, sql, t30) in log 'three' that differs from log 'two''s in ambiguity_class"),
+        (str(logs["two"]), 8, "(hil-bench, sql, t7) in log 'two' that differs from log 'one''s in blockers"),
+    ]
+    assert len(rs.tasks) == 31 and len(rs.runs) == 3
+    # alike everywhere: no error, and each task once
+    rs, errors = ambiglib.load({"one": logs["one"], "again": write_jsonl(tmp_path / "again.jsonl",
+                                                                             [*second[:7], _run("t1", 1, 0.5)])},
+                               strict=False)
+    assert errors == [] and len(rs.tasks) == 30

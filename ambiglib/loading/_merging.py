@@ -47,7 +47,16 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
     seen = pd.Index([], dtype=object)
     first_task: dict[tuple[Any, ...], tuple[Origin, Any, int]] = {}
     first_part: dict[tuple[Any, ...], int] = {}  # (logs given) the part each task was first described in
-    described: list[dict[tuple[Any, ...], dict[str, Any]]] = []  # (logs given) each part's task descriptions
+    # (logs given) each part's task descriptions, worked out only for a part whose tasks met again differ somewhere
+    described: list[dict[tuple[Any, ...], dict[str, Any]] | None] = []
+    last_rows: list[dict[tuple[Any, ...], int]] = []  # (logs given) each part's row of each task (its last, as there)
+
+    def description(part: int) -> dict[tuple[Any, ...], dict[str, Any]]:
+        found = described[part]
+        if found is None:
+            found = described[part] = _task_descriptions(parts[part][0])
+        return found
+
     key = ["benchmark", "suite", "variant_id"]
     for i, ((rs, errs), origin) in enumerate(zip(parts, origins or [None] * len(parts))):
         errors += errs
@@ -62,11 +71,17 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
         dropped = ids[again]
         task_keys = list(map(tuple, tasks[key].astype(object).to_numpy()))
         t_again = [k in first_task for k in task_keys]
+        alike = False  # (logs given) every task met again described as where it was first: no error to look for
         if logs is not None:
-            described.append(_task_descriptions(rs))
+            described.append(None)
+            last_rows.append({k: row for row, k in enumerate(task_keys)})
+            alike = _described_alike([parts[j][0] for j in range(i + 1)], last_rows, i,
+                                     [k for k, a in zip(task_keys, t_again) if a], first_part)
         for row, (k, is_again) in enumerate(zip(task_keys, t_again)):
             if is_again:
-                differ = [] if logs is None else _differences(described[first_part[k]][k], described[i][k])
+                if alike:
+                    continue
+                differ = [] if logs is None else _differences(description(first_part[k])[k], description(i)[k])
                 if logs is not None and not differ:  # the benchmark's task, described alike: loaded once
                     continue
                 where, file, line = _where(origin, tasks["source"].iat[row], row, 1)  # (only for an error)
@@ -88,6 +103,8 @@ def merge(parts: list[tuple[RunSet, list[LoadError]]], origins: Sequence[Origin]
             # a boolean array, never a list: an empty list would select no columns rather than no rows
             "blockers": rs.blockers[np.array([k not in first_task for k in b_keys], dtype=bool)],
         })
+        if i == len(parts) - 1:  # what the last part saw is looked up by no later part
+            continue
         # where each was first seen, as (origin, source, row): named only if it is met again
         rows = np.flatnonzero(~again)
         prior.append((origin, ids.to_numpy(dtype=object)[rows], runs["source"], rows))
@@ -133,6 +150,44 @@ def _task_descriptions(rs: RunSet) -> dict[tuple[Any, ...], dict[str, Any]]:
         k = tuple(row[c] for c in key)
         out[k] = {**{c: row[c] for c in _DESCRIPTION}, "blockers": sorted(blockers.get(k, []), key=repr)}
     return out
+
+
+def _described_alike(parts: list[RunSet], last_rows: list[dict[tuple[Any, ...], int]], part: int,
+                     again: list[tuple[Any, ...]], first_part: dict[tuple[Any, ...], int]) -> bool:
+    """Whether every task of ``parts[part]`` met ``again`` is described as where it was first (``first_part``), its
+    fields and blockers compared in Arrow, which finds values equal only where Python's ``==`` does: True means
+    :func:`_differences` would find nothing (comparing thousands of tasks as Python values took most of the merge);
+    False (a difference, or types Arrow cannot compare) leaves each task to :func:`_differences`."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    key = ["benchmark", "suite", "variant_id"]
+    by_part: dict[int, list[tuple[Any, ...]]] = {}
+    for k in again:
+        by_part.setdefault(first_part[k], []).append(k)
+
+    def described(j: int, keys: list[tuple[Any, ...]]) -> pa.Table:
+        tasks = pa.Table.from_pandas(parts[j].tasks[[*key, *_DESCRIPTION]], preserve_index=False)
+        return tasks.take(pa.array([last_rows[j][k] for k in keys], pa.int64()))
+
+    def blockers(j: int, variants: pa.Array) -> pa.Table:
+        # the blockers of every task with one of these variant ids (of these tasks, and maybe others': the same
+        # rows of both parts are compared, and each row holds its task's key, so more rows hide no difference)
+        table = pa.Table.from_pandas(parts[j].blockers[[*key, "blocker_id", "type", "subtype"]], preserve_index=False)
+        table = table.filter(pc.is_in(table["variant_id"], value_set=variants))
+        return table.sort_by([(c, "ascending") for c in table.column_names])  # their order is not the task's
+
+    try:
+        for first, keys in by_part.items():
+            theirs, mine = described(first, keys), described(part, keys)
+            if not theirs.equals(mine):
+                return False
+            variants = theirs["variant_id"].combine_chunks()
+            if not blockers(first, variants).equals(blockers(part, variants)):
+                return False
+    except (pa.ArrowException, TypeError, ValueError):  # a type Arrow cannot sort, match or convert: one by one
+        return False
+    return True
 
 
 def _differences(first: dict[str, Any], again: dict[str, Any]) -> list[str]:
