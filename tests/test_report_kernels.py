@@ -497,3 +497,27 @@ def test_a_kernels_folder_is_where_its_sockets_fit_else_it_talks_tcp(tmp_path, m
     monkeypatch.setattr(tempfile, "mkdtemp", no_tmp)
     folder, transport = runner._kernel_folder()
     assert (Path(folder).parent, transport) == (long, "tcp")
+
+
+def test_the_cores_are_shared_among_the_workers_kernels():
+    from ambiglib.report._runner import threads_per_kernel
+
+    assert [threads_per_kernel(2, cores=2), threads_per_kernel(2, cores=8), threads_per_kernel(3, cores=8),
+            threads_per_kernel(4, cores=2), threads_per_kernel(0, cores=4)] == [1, 4, 2, 1, 4]
+
+
+def test_a_kernel_gives_its_matrix_products_its_share_of_the_cores_unless_the_user_said(tmp_path, monkeypatch):
+    """Two kernels on the machine's cores, each with BLAS threads for every core, spin while they wait for each other:
+    each report kernel takes its share (``threads_per_kernel``), and a variable the user set is theirs."""
+    from ambiglib.report._runner import THREAD_VARIABLES, threads_per_kernel
+
+    for variable in THREAD_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("MKL_NUM_THREADS", "7")
+    probe = f"import json, os\nprint(json.dumps({{v: os.environ.get(v) for v in {list(THREAD_VARIABLES)!r}}}))"
+    nbs = _notebooks(tmp_path / "nbs", {"threads": probe})
+    run_report(EXAMPLE, tmp_path / "out", notebooks_dir=nbs, jobs=2)
+    printed = [o[1] for o in _outputs(tmp_path / "out" / "threads.ipynb") if o[0] == "stdout"]
+    seen = json.loads(printed[0])
+    share = str(threads_per_kernel(2))
+    assert seen == {**{v: share for v in THREAD_VARIABLES}, "MKL_NUM_THREADS": "7"}

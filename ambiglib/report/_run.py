@@ -23,6 +23,7 @@ from ambiglib.report._runner import (
     recorded_seconds,
     run_notebook,
     shares_kernel,
+    threads_per_kernel,
     warm,
     worker_started,
 )
@@ -270,7 +271,7 @@ def _build_report(out: Path, runs: Path | Mapping[str, Path], paths: list[Path],
     context = multiprocessing.get_context("spawn")
     pids, stopping = context.SimpleQueue(), context.Event()
     pool = ProcessPoolExecutor(max(1, jobs), mp_context=context, initializer=worker_started,
-                               initargs=(os.getpid(), pids, stopping))
+                               initargs=(os.getpid(), pids, stopping, threads_per_kernel(jobs)))
     results: dict[str, NotebookResult] = {}
     try:
         for _ in range(max(1, jobs)):

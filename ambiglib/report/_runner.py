@@ -575,7 +575,23 @@ def decline_unused_imports() -> None:
         modules.setdefault(name, None)  # (None in sys.modules: ``import`` raises ModuleNotFoundError)
 
 
-def worker_started(parent: int, started: Any = None, stopping: Any = None) -> None:
+#: The variables by which the numerical libraries a kernel loads (OpenBLAS, MKL, OpenMP, Accelerate, numexpr) take
+#: their number of threads, as joblib's loky sets them in its workers
+#: (https://joblib.readthedocs.io/en/stable/parallel.html#avoiding-over-subscription-of-cpu-resources)
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS",
+                    "NUMEXPR_NUM_THREADS")
+
+
+def threads_per_kernel(jobs: int, cores: int | None = None) -> int:
+    """The threads each of ``jobs`` kernels may give its matrix products: this process's cores shared among them
+    (at least 1). With a thread per core in every kernel, two kernels on two cores ran four BLAS threads that spin
+    while they wait: the 1000x report took 118-125 CPU-s instead of 100 (``docs/performance.md``)."""
+    if cores is None:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores // max(1, jobs))
+
+
+def worker_started(parent: int, started: Any = None, stopping: Any = None, threads: int | None = None) -> None:
     """In a report worker, first: end when the report's process ends, however it ends, and leave Ctrl-C
     to the report.
 
@@ -588,9 +604,14 @@ def worker_started(parent: int, started: Any = None, stopping: Any = None) -> No
     * SIGINT (Ctrl-C reaches every process of the terminal's group) is ignored: the report stops the
       workers itself and prints one line; a worker's traceback would come before it.
     * Imports nothing in it uses are declined (:func:`decline_unused_imports`).
+    * Its kernels give their matrix products ``threads`` threads (:func:`threads_per_kernel`), through each of
+      :data:`THREAD_VARIABLES` the user has not set: a variable set in the environment is kept as it is.
     """
     import signal
 
+    if threads is not None:
+        for variable in THREAD_VARIABLES:
+            os.environ.setdefault(variable, str(threads))  # (the kernels inherit this process's environment)
     decline_unused_imports()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _stop_now)
