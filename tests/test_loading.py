@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ from conftest import run_record, task_record, write_jsonl
 
 import ambiglib
 from ambiglib import FormatError, LoadError, RunLogNotFoundError, SchemaError
+from ambiglib.errors import ArgumentError
 
 ENGINES = ["auto", "python"]
 
@@ -783,3 +785,15 @@ def test_a_duplicate_across_small_files_names_both(tmp_path):
     assert len(errors) == 1
     assert errors[0].message.startswith(f"{folder / 'r5.jsonl'}:1: duplicate run key")
     assert errors[0].message.endswith(f"first seen at {folder / 'r2.jsonl'}:1")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "nonsense", "Arrow", None, 1])
+def test_an_engine_that_is_no_json_lines_parser_is_refused_before_anything_is_read(engine):
+    # "duckdb" and "nonsense" loaded data/example as "auto" did (issue 74): the argument was never looked at there
+    example = Path(__file__).resolve().parents[1] / "data" / "example"
+    with pytest.raises(ArgumentError, match=r"load: engine is how JSON Lines are parsed, one of 'auto', 'arrow',"
+                                            rf" 'python' \(got {re.escape(repr(engine))}\)"):
+        ambiglib.load(example, engine=engine)
+    with pytest.raises(ArgumentError, match="load: engine is how JSON Lines are parsed"):
+        ambiglib.load({"a": example}, engine=engine)
+    assert len(ambiglib.load(example, engine="python").runs) == len(ambiglib.load(example, engine="arrow").runs) > 0

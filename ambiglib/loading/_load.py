@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import Any, Literal, get_args, overload
 
 from ambiglib.errors import AmbiglibError, ArgumentError, FormatError, LoadError
 from ambiglib.importers import READERS, Reader, ReadOptions
@@ -173,6 +173,9 @@ def load(path: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]], *,
     from ambiglib.runlog._filters import normalize
     from ambiglib.runlog._frames import COLUMNS
 
+    if not isinstance(engine, str) or engine not in get_args(Engine):  # ("duckdb" read the log as "auto" did)
+        raise ArgumentError(f"load: engine is how JSON Lines are parsed, one of {', '.join(map(repr, get_args(Engine)))}"
+                            f" (got {engine!r})")
     logs = _logs_of(path)  # every label and path checked before anything is read
     dnf = normalize(filters, COLUMNS["runs"])  # a bad filter fails before anything is read
     return _load_logs(logs, strict=strict, quiet=quiet, engine=engine, dnf=dnf, ask_tools=ask_tools, scorer=scorer,
