@@ -38,7 +38,7 @@ def __getattr__(name: str):
     elif name in _LAZY:
         value = importlib.import_module(f"ambiglib.{name}")
     else:
-        return _moved.submodule(__name__, name)  # a module of 0.1 that moved (ambiglib.headline): its stand-in
+        return _moved.attribute(__name__, name)  # a module of 0.1 that moved (ambiglib.headline): its stand-in
     globals()[name] = value
     return value
 

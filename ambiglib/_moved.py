@@ -58,6 +58,15 @@ for _package, _names in {"metrics": "asking data harness information labels reli
 for _name in ("attribution", "conventions", "logs", "public_metrics", "registries", "summary", "trajectories", "tree"):
     MODULES[f"ambiglib.importers.hilbench.{_name}"] = ("ambiglib.importers", f"ambiglib.importers._hilbench.{_name}")
 
+#: Each public name that moved on its own, from a module that stayed: its old name, and its new one.
+NAMES: dict[str, str] = {
+    "ambiglib.stats.fleiss_kappa": "ambiglib.agreement.fleiss_kappa",
+    "ambiglib.stats.cohen_kappa": "ambiglib.agreement.cohen_kappa",
+    "ambiglib.stats.majority_vote": "ambiglib.agreement.majority_vote",
+    "ambiglib.loading.LAYOUTS": "ambiglib.importers.READERS",
+    "ambiglib.loading.Layout": "ambiglib.importers.Reader",
+}
+
 
 def _warn(old: str, name: str, home: str, code: str, stacklevel: int = 3) -> None:
     public = name in getattr(sys.modules.get(home) or importlib.import_module(home), "__all__", ())
@@ -119,22 +128,26 @@ def install() -> None:
         sys.meta_path.append(_Finder())
 
 
-def submodule(package: str, name: str) -> types.ModuleType:
-    """``package.name`` read as an attribute where ``name`` was a module of ``package`` that moved (the stand-in);
-    AttributeError otherwise, as for any attribute a module lacks."""
-    if f"{package}.{name}" not in MODULES:
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
-    return importlib.import_module(f"{package}.{name}")
-
-
-def internal(package: str, name: str, code: str) -> Any:
-    """A name the module ``package`` had before it became a package, read from ``code`` (where it is now), with a
-    warning: ``package`` now declares only its public face."""
-    if name.startswith("_"):
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
-    try:
-        value = getattr(importlib.import_module(code), name)
-    except AttributeError:
-        raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
-    _warn(package, name, package, code, stacklevel=4)
-    return value
+def attribute(package: str, name: str, code: str | None = None) -> Any:
+    """What a package's ``__getattr__`` gives for a name it no longer holds, with a warning naming the new home: a
+    public name that moved on its own (:data:`NAMES`), a module that moved (its stand-in, :data:`MODULES`), or a
+    name the module ``package`` had before it became a package, read from ``code`` (where it is now). Anything else
+    is an AttributeError, as for any attribute a module lacks."""
+    old = f"{package}.{name}"
+    if old in NAMES:
+        home, _, new = NAMES[old].rpartition(".")
+        value = getattr(importlib.import_module(home), new)
+        warnings.warn(f"{old} is deprecated: it is {NAMES[old]}; the old name goes in ambiglib {UNTIL}",
+                      DeprecationWarning, stacklevel=3)
+        return value
+    if old in MODULES:
+        return importlib.import_module(old)
+    if code is not None and not name.startswith("_"):
+        try:
+            value = getattr(importlib.import_module(code), name)
+        except AttributeError:
+            pass
+        else:
+            _warn(package, name, package, code, stacklevel=4)
+            return value
+    raise AttributeError(f"module {package!r} has no attribute {name!r}")

@@ -37,4 +37,4 @@ __all__ = ["asking", "question_quality", "payoff", "agent_comparison", "agent_ra
 
 def __getattr__(name: str) -> Any:
     """``ambiglib.answers.headline`` and the other modules that moved here, as their old names."""
-    return _moved.submodule(__name__, name)
+    return _moved.attribute(__name__, name)

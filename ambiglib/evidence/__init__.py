@@ -16,4 +16,4 @@ __all__ = ["Evidence", "evidence", "write_evidence_pages", "RUN_COLUMNS", "QUEST
 
 def __getattr__(name: str) -> Any:
     """A name ``ambiglib.evidence`` had as a module, with a warning."""
-    return _moved.internal(__name__, name, "ambiglib.evidence._rows")
+    return _moved.attribute(__name__, name, "ambiglib.evidence._rows")

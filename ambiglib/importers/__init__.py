@@ -71,7 +71,7 @@ def __getattr__(name: str) -> Any:
     elif name in _FUNCTIONS:
         value = getattr(importlib.import_module(f".{_FUNCTIONS[name]}", __name__), name)
     else:
-        return _moved.submodule(__name__, name)  # ``importers.lhaw`` and the other modules that became private
+        return _moved.attribute(__name__, name)  # ``importers.lhaw`` and the other modules that became private
     globals()[name] = value
     return value
 

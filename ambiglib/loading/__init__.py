@@ -3,7 +3,6 @@ by its reader, several logs merged (:func:`merge`) and labelled, and everything 
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ambiglib import _moved
@@ -17,11 +16,4 @@ __all__ = ["load", "find_logs", "Found", "merge", "Origin"]
 def __getattr__(name: str) -> Any:
     """``LAYOUTS`` and ``Layout``, moved to ``ambiglib.importers`` (``READERS``, ``Reader``), and the other names
     ``ambiglib.loading`` had as a module, each with a warning."""
-    moved = {"LAYOUTS": "READERS", "Layout": "Reader"}
-    if name in moved:
-        from ambiglib import importers
-
-        warnings.warn(f"ambiglib.loading.{name} is deprecated: it is ambiglib.importers.{moved[name]}; the old name"
-                      f" goes in ambiglib {_moved.UNTIL}", DeprecationWarning, stacklevel=2)
-        return getattr(importers, moved[name])
-    return _moved.internal(__name__, name, "ambiglib.loading._load")
+    return _moved.attribute(__name__, name, "ambiglib.loading._load")

@@ -77,4 +77,4 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """``ambiglib.metrics.asking`` and the other modules that became private, as their old names."""
-    return _moved.submodule(__name__, name)
+    return _moved.attribute(__name__, name)

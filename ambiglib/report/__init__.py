@@ -50,4 +50,4 @@ __all__ = ["save_table", "save_figure", "show_table", "show_figure", "write_summ
 
 def __getattr__(name: str) -> Any:
     """``ambiglib.report.run`` and the other modules that became private, as their old names."""
-    return _moved.submodule(__name__, name)
+    return _moved.attribute(__name__, name)

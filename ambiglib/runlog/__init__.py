@@ -51,4 +51,4 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     """A name ``ambiglib.runlog`` had as a module (its JSON Lines reading), with a warning."""
-    return _moved.internal(__name__, name, "ambiglib.runlog._jsonl")
+    return _moved.attribute(__name__, name, "ambiglib.runlog._jsonl")

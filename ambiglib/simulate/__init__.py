@@ -46,4 +46,4 @@ def main(argv: list[str] | None = None) -> None:
 
 def __getattr__(name: str) -> Any:
     """``ambiglib.simulate.leaderboard`` and the other modules that became private, as their old names."""
-    return _moved.submodule(__name__, name)
+    return _moved.attribute(__name__, name)

@@ -15,7 +15,6 @@ Table 7 (Wilson intervals).
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from ambiglib import _moved
@@ -50,20 +49,7 @@ __all__ = [
     "coverage_at", "MEASURED",
 ]
 
-#: Public names that moved out of this module, and their new home. Each still works for at least one minor version,
-#: with a DeprecationWarning naming where it went (CHANGELOG.md: the policy, and each name under "Deprecated").
-_MOVED = {"fleiss_kappa": "ambiglib.agreement", "cohen_kappa": "ambiglib.agreement",
-         "majority_vote": "ambiglib.agreement"}
-#: The first version without the old names
-_MOVED_UNTIL = _moved.UNTIL
-
-
 def __getattr__(name: str) -> Any:
-    """An old name of ``_MOVED``: the function from its new home, with a DeprecationWarning that names it."""
-    if name in _MOVED:
-        from ambiglib import agreement
-
-        warnings.warn(f"ambiglib.stats.{name} is deprecated: it is {_MOVED[name]}.{name}; the old name goes in"
-                      f" ambiglib {_MOVED_UNTIL}", DeprecationWarning, stacklevel=2)
-        return getattr(agreement, name)
-    raise AttributeError(f"module 'ambiglib.stats' has no attribute {name!r}")
+    """``fleiss_kappa``, ``cohen_kappa`` and ``majority_vote``, moved to ``ambiglib.agreement``, with a warning
+    (``ambiglib._moved.NAMES``; CHANGELOG.md: the policy, and each name under "Deprecated")."""
+    return _moved.attribute(__name__, name)

@@ -104,4 +104,4 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """``ambiglib.tables.asking`` and the other modules that became private (``ambiglib.shapes`` too), as their old
     names."""
-    return _moved.submodule(__name__, name)
+    return _moved.attribute(__name__, name)
