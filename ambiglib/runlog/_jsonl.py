@@ -134,10 +134,6 @@ def jsonl_files(root: Path) -> list[Path]:
     return sorted(files, key=lambda p: p.relative_to(root).as_posix())
 
 
-def is_parquet_runlog(path: Path) -> bool:
-    return path.is_dir() and (path / "runs.parquet").is_file()
-
-
 @contextmanager
 def _open(path: Path, stats: list[os.stat_result] | None = None) -> Iterator[_Binary]:
     """Open a run-log file for reading; ``.gz`` through Python's gzip, for both engines,
