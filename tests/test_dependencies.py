@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ambiglib"
 
 #: modules that belong to an optional feature: the packages of that extra may be imported there and only there
-EXTRA_MODULES = {"inspect": {"ambiglib/importers/_inspect_files.py", "ambiglib/importers/_inspect_logs.py"}}
+EXTRA_MODULES = {"inspect": {"ambiglib/importers/_inspect_files.py", "ambiglib/importers/_inspect_logs.py"},
+                 "engines": {"ambiglib/engines/_duckdb.py"}, "spark": {"ambiglib/engines/_spark.py"}}
 
 
 def _imports(file: Path) -> set[str]:

@@ -31,7 +31,8 @@ LAYERS = [
                                                                                        # a run's conversation
     {"tables._shapes", "metrics", "evidence"},                                         # what a log can show; the
                                                                                        # numbers; their runs
-    {"tables"},                                                                        # paper-shaped tables
+    {"tables", "engines"},                                                             # paper-shaped tables; the
+                                                                                       # metrics on an engine
     {"comparisons"},                                                                   # paired comparisons
     {"ranking"},                                                                       # many agents ranked
     {"answers._headline", "answers._cards"},                                           # the four questions; shown

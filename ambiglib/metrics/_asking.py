@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
 from ambiglib.metrics._common import (
-    BOUNDS_OF_TWO_RATES,
     CONDITIONS,
     MetricError,
-    _beside,
-    _bounds_of_two_rates,
     _check_by,
     _cluster_ci,
-    _clustered_wilson,
-    _clustered_wilson_columns,
     _excluded,
     _f1,
     _isin,
@@ -28,8 +23,16 @@ from ambiglib.metrics._common import (
     _single_condition,
     _with_ci,
     _work,
-    label_intervals,
 )
+from ambiglib.metrics._pooling import (
+    ASK_F1_SUMS,
+    ask_f1_table,
+    calibration_table,
+    mean_over_units_table,
+    micro_ask_f1,
+    pass_at_k_of,
+)
+from ambiglib.metrics._units import groups_of, unit_sums
 from ambiglib.runset import RunSet
 
 __all__ = ["ask_f1", "calib_score", "ask_calibration", "pass_at_k"]
@@ -87,10 +90,35 @@ def _stray(rs: RunSet, rel: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
 
 def _stray_text(stray: pd.DataFrame) -> str:
     """The first of ``stray`` questions (:func:`_stray`) in words, with how many there are."""
-    s = stray.iloc[0]
+    return stray_text(stray.iloc[0], len(stray))
+
+
+def stray_text(s: Mapping[str, Any], n: int) -> str:
+    """A question naming a blocker its task does not register (``run_id, q_index, blocker_id, benchmark, suite,
+    variant_id``) in words, with how many such questions there are."""
     return (f"run {s['run_id']!r} question {s['q_index']} names blocker {s['blocker_id']!r}, which task"
             f" (benchmark={s['benchmark']!r}, suite={s['suite']!r}, variant_id={s['variant_id']!r}) does not register"
-            f" ({len(stray)} such question(s))")
+            f" ({n} such question(s))")
+
+
+def unattributed_message(fn: str, n: int, n_runs: int, run_id: Any, q_index: Any) -> str:
+    """Why Ask-F1 refuses questions the log does not attribute to a blocker (``n`` of ``n_runs`` runs; the first
+    is ``run_id``'s question ``q_index``)."""
+    return (f"{fn}: {n} question(s) of {n_runs} run(s) are not attributed to"
+            f" a blocker (first: run {run_id!r} question {q_index}): the log does not say which"
+            " blocker each one asked about, so precision and recall are unknown. Attribute them (an Inspect log: the"
+            " ask tool's JSON answer field 'blocker', or a scorer's metadata 'asked_blockers'; docs/importers.md)"
+            " or filter those runs out")
+
+
+def no_task_message(fn: str, first: Mapping[str, Any], n_tasks: int) -> str:
+    """Why recall is unknown: ``first`` (``run_id, benchmark, suite, variant_id``) is a run whose task has no
+    record, one of ``n_tasks`` such tasks."""
+    return (f"{fn}: no task record for (benchmark={first['benchmark']!r}, suite={first['suite']!r},"
+            f" variant_id={first['variant_id']!r})"
+            + (f" and {n_tasks - 1} more task(s)" if n_tasks > 1 else "")
+            + f"; recall needs each task's registered blockers (run {first['run_id']!r}). Load the task"
+            " records (e.g. the HIL-Bench blocker registries) or filter those runs out")
 
 
 def _without_stray(rs: RunSet, by: Sequence[str]) -> tuple[RunSet, list[tuple[tuple[str, ...], str]]]:
@@ -188,6 +216,11 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
     if pooling not in ("micro", "macro"):
         raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
     runs, additive, stat, excluded, by = _ask_f1_parts(rs, by, precision, recall, pooling)
+    if pooling == "micro":  # pooled counts: per-task sums, then pooled (the same two steps as an engine's)
+        per_task = runs.groupby([*by, "task_id"], sort=True, dropna=False)[list(ASK_F1_SUMS)].sum().reset_index()
+        return ask_f1_table(groups_of(excluded, by), per_task, by, precision=_precision_count(precision), ci=ci,
+                            confidence=confidence)
+    # macro pooling: means of per-run values
     if by:
         totals = runs.groupby(by, sort=True, dropna=False)[additive].sum()
         totals["n_runs"] = runs.groupby(by, sort=True, dropna=False).size()
@@ -205,22 +238,10 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
         out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
     out = _order(out, by, ["n_runs", "n_questions", "n_relevant", "n_blockers", "n_discovered",
                            "precision", "recall", "ask_f1"])
-    if ci:
+    if ci:  # means of per-run values: resample tasks
         sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
-        if pooling == "macro":  # means of per-run values: resample tasks
-            cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
-            return _with_ci(out, by, cis, ["precision", "recall", "ask_f1"], confidence)
-        # pooled: precision is a share of questions, recall a share of blockers (a task's trials one cluster), and
-        # Ask-F1, rising with both, is bounded by their intervals at half the error each
-        shares = {"precision": (_precision_count(precision), "n_questions"), "recall": ("d_recall", "b_recall")}
-        for name, (k, n) in shares.items():
-            out = _clustered_wilson_columns(out, by, name, sums, k, n, confidence)
-        half = 1 - (1 - confidence) / 2
-        precision_ci, recall_ci = (_clustered_wilson(out, by, sums, k, n, half) for k, n in shares.values())
-        low, high = _bounds_of_two_rates(precision_ci, recall_ci, _f1)
-        defined = out["ask_f1"].notna().to_numpy()
-        out = _beside(out, "ask_f1", np.where(defined, low, np.nan), np.where(defined, high, np.nan))
-        out = label_intervals(out, confidence, {"ask_f1": BOUNDS_OF_TWO_RATES})
+        cis = _cluster_ci(sums, by, "task_id", stat, n_boot, seed, confidence)
+        return _with_ci(out, by, cis, ["precision", "recall", "ask_f1"], confidence)
     return out
 
 
@@ -248,12 +269,8 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     unattributed = _unattributed(rs, runs)
     if len(unattributed):
         first = unattributed.iloc[0]
-        raise MetricError(
-            f"{fn}: {len(unattributed)} question(s) of {unattributed['run_id'].nunique()} run(s) are not attributed to"
-            f" a blocker (first: run {first['run_id']!r} question {first['q_index']}): the log does not say which"
-            " blocker each one asked about, so precision and recall are unknown. Attribute them (an Inspect log: the"
-            " ask tool's JSON answer field 'blocker', or a scorer's metadata 'asked_blockers'; docs/importers.md)"
-            " or filter those runs out")
+        raise MetricError(unattributed_message(fn, len(unattributed), unattributed["run_id"].nunique(),
+                                               first["run_id"], first["q_index"]))
     per_run, rel = _per_run_asks(rs, runs)
     runs["n_relevant"] = per_run["n_relevant"].to_numpy()
     tasks = rs.tasks[["benchmark", "suite", "variant_id", "n_blockers"]].astype(
@@ -262,15 +279,8 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     in_recall = np.ones(len(runs), bool) if recall == "all_runs" else runs["n_questions"].to_numpy() > 0
     unknown = runs[in_recall & runs["n_blockers"].isna()]
     if len(unknown):
-        first = unknown.iloc[0]
         n_tasks = unknown[["benchmark", "suite", "variant_id"]].drop_duplicates().shape[0]
-        raise MetricError(
-            f"{fn}: no task record for (benchmark={first['benchmark']!r}, suite={first['suite']!r},"
-            f" variant_id={first['variant_id']!r})"
-            + (f" and {n_tasks - 1} more task(s)" if n_tasks > 1 else "")
-            + f"; recall needs each task's registered blockers (run {first['run_id']!r}). Load the task"
-            " records (e.g. the HIL-Bench blocker registries) or filter those runs out"
-        )
+        raise MetricError(no_task_message(fn, unknown.iloc[0], n_tasks))
     # a relevant question must name a blocker its task registers
     stray = _stray(rs, rel, runs[["run_id", "benchmark", "suite", "variant_id", "n_blockers"]])
     if len(stray):
@@ -295,9 +305,7 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
         # one rule everywhere (docs/metrics.md): without a question precision is undefined (null); recall is then 0,
         # and so is Ask-F1, the harmonic mean with a recall of 0 (the harness's precision of 0 gives the same F1)
         if pooling == "micro":
-            p = _ratio(t[num_p], t["n_questions"])
-            r = _ratio(t["d_recall"], t["b_recall"], 0.0)
-            out = {"precision": p, "recall": r, "ask_f1": np.where(np.asarray(t["n_questions"]) > 0, _f1(p, r), 0.0)}
+            out = micro_ask_f1(t, num_p)
         else:
             out = {"precision": _ratio(t["p_sum"], t["asking"]), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
                    "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
@@ -354,33 +362,8 @@ def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "polic
     filter ``protocol="ask_only"`` (a group mixing protocols is refused).
     """
     runs, additive, stat, excluded, by = _calibration_parts(rs, by)
-    totals = runs.groupby(by, sort=True, dropna=False)[additive].sum().reindex(excluded.index, fill_value=0) \
-        if by else pd.DataFrame([runs[additive].sum()])
-    a = _ratio(totals["asked_amb"], totals["is_amb"])
-    f = _ratio(totals["asked_full"], totals["is_full"])
-    out = pd.DataFrame({
-        "n_ambiguous": totals["is_amb"].to_numpy(int), "n_full": totals["is_full"].to_numpy(int),
-        "ask_on_ambiguous": a, "ask_on_full": f, "calib_score": calib_score(a, f),
-        "n_excluded": excluded.reindex(totals.index).to_numpy(int) if by else [int(excluded.iloc[0])],
-        "_k_amb": totals["asked_amb"].to_numpy(int), "_k_full": totals["asked_full"].to_numpy(int),
-    })
-    if by:
-        out = pd.concat([totals.index.to_frame(index=False), out], axis=1)
-    out = _order(out, by, ["n_ambiguous", "n_full", "ask_on_ambiguous", "ask_on_full", "calib_score"])
-    if ci:
-        sums = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
-        rates = {"ask_on_ambiguous": ("asked_amb", "is_amb"), "ask_on_full": ("asked_full", "is_full")}
-        for name, (k, n) in rates.items():
-            out = _clustered_wilson_columns(out, by, name, sums, k, n, confidence)
-        # CalibScore rises with asking on ambiguous tasks and falls with asking on full ones: bounded by the two
-        # rates' intervals at half the error each
-        half = 1 - (1 - confidence) / 2
-        amb, full = (_clustered_wilson(out, by, sums, k, n, half) for k, n in rates.values())
-        low, high = _bounds_of_two_rates(amb, (1 - full[1], 1 - full[0]), calib_score_of_rates)
-        defined = out["calib_score"].notna().to_numpy()
-        out = _beside(out, "calib_score", np.where(defined, low, np.nan), np.where(defined, high, np.nan))
-        out = label_intervals(out, confidence, {"calib_score": BOUNDS_OF_TWO_RATES})
-    return out.drop(columns=["_k_amb", "_k_full"])
+    per_task = runs.groupby([*by, "task_id"], sort=True, dropna=False)[additive].sum().reset_index()
+    return calibration_table(groups_of(excluded, by), per_task, by, ci=ci, confidence=confidence)
 
 
 def _calibration_parts(rs: RunSet, by: Sequence[str]) -> _Parts:
@@ -413,17 +396,10 @@ def _calibration_parts_of(rs: RunSet, by: Sequence[str]) -> _Parts:
 
 
 def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
-    """1 − C(n−c, k)/C(n, k) per unit (Chen et al. 2021), computed as a stable product.
-
-    Units share a few (n, c) pairs (n is a handful of trials): each distinct pair is computed once."""
-    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
-    if len(n) == 0:
-        return np.empty(0)
-    span = int(c.max()) - int(c.min()) + 1
-    _, first, inverse = np.unique(n * span + (c - c.min()), return_index=True, return_inverse=True)
-    values = np.array([1.0 if ni - ci_ < k else 1.0 - np.prod(1.0 - k / np.arange(ni - ci_ + 1, ni + 1))
-                       for ni, ci_ in zip(n[first], c[first])])
-    return values[inverse.reshape(-1)]
+    """1 − C(n−c, k)/C(n, k) per unit (Chen et al. 2021; :func:`~ambiglib.metrics._pooling.pass_at_k_of`, whose
+    NaN for n < k callers replace)."""
+    n = np.asarray(n, dtype=np.int64)
+    return np.where(n >= k, pass_at_k_of(n, c, k), 1.0)
 
 
 def _per_unit_pass(runs: pd.DataFrame, unit: list[str], k: int, estimator: str) -> pd.DataFrame:
@@ -481,6 +457,10 @@ def pass_at_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"),
         raise ValueError(f"estimator must be 'unbiased' or 'first_k' (got {estimator!r})")
     if not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer (got {k!r})")
+    if estimator == "unbiased":  # per-task counts of variants by (n, c), then pooled (as an engine's)
+        groups, per_task, by = unit_sums(rs, by, fn)
+        return mean_over_units_table(groups, per_task, by, "pass_at_k", "pass_at_k", k, ci=ci, n_boot=n_boot,
+                                     seed=seed, confidence=confidence)
     work = _work(rs)
     by = _check_by(work, by, fn)
     _single_condition(work, by, CONDITIONS, fn)

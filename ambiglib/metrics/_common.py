@@ -61,12 +61,18 @@ def _work(rs: RunSet) -> pd.DataFrame:
     return _kept(rs, ("work",), lambda: _working_frame(rs), share=False)  # a copy of the runs: not kept for long
 
 
+def text_dtype() -> Any:
+    """The dtype pandas gives a column of Python strings and None (``str`` in pandas 3, ``object`` before): the
+    type of every text column of the working frame."""
+    return pd.DataFrame({"x": np.array(["a", None], dtype=object)})["x"].dtype
+
+
 def _working_frame(rs: RunSet) -> pd.DataFrame:
     r = rs.runs
     status = r["status"].astype(object).to_numpy()
     score = r["score"].to_numpy(dtype=float, na_value=np.nan)
     failed = np.isin(status, FAILED)
-    inferred = pd.DataFrame({"x": np.array(["a", None], dtype=object)})["x"].dtype  # what pandas makes of text
+    inferred = text_dtype()
     out = pd.DataFrame({c: _text(r[c], inferred) for c in
                         ("run_id", "benchmark", "suite", "task_id", "variant_id", "model", "spec", "policy",
                          "protocol", "status", "category")})
@@ -138,13 +144,13 @@ def _single_condition(work: pd.DataFrame, by: list[str], free: Sequence[str], fn
             )
 
 
-def _ratio(num, den, empty: float = np.nan):
+def _ratio(num: Any, den: Any, empty: float = np.nan) -> Any:
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), empty)
 
 
-def _f1(p, r):
+def _f1(p: Any, r: Any) -> Any:
     p, r = np.asarray(p, dtype=float), np.asarray(r, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1), np.where(np.isnan(p + r), np.nan, 0.0))

@@ -16,54 +16,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ambiglib.metrics._common import (
-    CONDITIONS,
-    _check_by,
-    _excluded,
-    _mean_over_units_ci,
-    _order,
-    _ratio,
-    _single_condition,
-    _work,
-)
+from ambiglib.metrics._pooling import flip_share_table, mean_over_units_table, rerun_sd_table
+from ambiglib.metrics._units import unit_sums
 from ambiglib.runset import RunSet
 
 __all__ = ["pass_hat_k", "flip_share", "rerun_sd"]
-
-
-def _pass_hat_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
-    """C(c, k)/C(n, k) per unit: the chance that k trials drawn without replacement from the n all passed,
-    computed as the product of (c − i)/(n − i) for i < k (0 when c < k)."""
-    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
-    out = np.ones(len(n))
-    for i in range(k):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out *= np.where(n - i > 0, np.clip(c - i, 0, None) / np.where(n - i > 0, n - i, 1), 0.0)
-    return out
-
-
-def _units(rs: RunSet, by: Sequence[str], fn: str) -> tuple[pd.DataFrame, list[str], pd.Series]:
-    """Per unit (a variant under one condition, within each group): its task, trials with a verdict, passes;
-    the group columns, and the error runs left out per group."""
-    work = _work(rs)
-    by = _check_by(work, by, fn)
-    _single_condition(work, by, CONDITIONS, fn)
-    excluded = _excluded(work, by)
-    runs = work[~work["error"] & work["passed"].notna()]
-    g = runs.groupby(list(dict.fromkeys([*by, "benchmark", "variant_id"])), sort=True, dropna=False)
-    units = pd.DataFrame({"n": g["passed"].count(), "c": g["passed"].sum(), "task_id": g["task_id"].first()})
-    return units.reset_index(), by, excluded
-
-
-def _per_group(units: pd.DataFrame, by: list[str], excluded: pd.Series, **columns: tuple[str, str]) -> pd.DataFrame:
-    """The units aggregated per group (``columns``: pandas' named aggregation), one row for every group that has
-    runs, the error runs' count last."""
-    if by:
-        out = units.groupby(by, sort=True, dropna=False).agg(**columns).reindex(excluded.index).reset_index()
-    else:
-        out = units.assign(_all=0).groupby("_all").agg(**columns).reset_index(drop=True)
-    out["n_excluded"] = excluded.to_numpy(int)
-    return out
 
 
 def pass_hat_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"), ci: bool = False,
@@ -98,13 +55,9 @@ def pass_hat_k(rs: RunSet, *, k: int, by: Sequence[str] = ("suite", "model"), ci
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be a positive integer (got {k!r})")
-    units, by, excluded = _units(rs, by, "pass_hat_k")
-    n, c = units["n"].to_numpy(int), units["c"].to_numpy(int)
-    units["pass_hat_k"] = np.where(n >= k, _pass_hat_k_unbiased(n, c, k), np.nan)
-    out = _per_group(units, by, excluded, n_tasks=("pass_hat_k", "count"), pass_hat_k=("pass_hat_k", "mean"))
-    out["n_tasks"] = out["n_tasks"].fillna(0).astype(int)
-    out = _order(out, by, ["n_tasks", "pass_hat_k"])
-    return _mean_over_units_ci(out, units, by, "pass_hat_k", n_boot, seed, confidence) if ci else out
+    groups, per_task, by = unit_sums(rs, by, "pass_hat_k")
+    return mean_over_units_table(groups, per_task, by, "pass_hat_k", "pass_hat_k", k, ci=ci, n_boot=n_boot,
+                                 seed=seed, confidence=confidence)
 
 
 def flip_share(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
@@ -135,14 +88,8 @@ def flip_share(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), ci: bool =
     Yao et al. 2024, τ-bench (arXiv 2406.12045), on inconsistent trials; tau2-bench issue 540 (two runs of one
     agent several points apart).
     """
-    units, by, excluded = _units(rs, by, "flip_share")
-    units = units[units["n"] >= 2].copy()
-    units["flip_share"] = ((units["c"] > 0) & (units["c"] < units["n"])).astype(float)  # 1: this task flips
-    out = _per_group(units, by, excluded, n_tasks=("flip_share", "count"), n_flipping=("flip_share", "sum"))
-    out[["n_tasks", "n_flipping"]] = out[["n_tasks", "n_flipping"]].fillna(0).astype(int)
-    out["flip_share"] = _ratio(out["n_flipping"].to_numpy(float), out["n_tasks"].to_numpy(float))
-    out = _order(out, by, ["n_tasks", "n_flipping", "flip_share"])
-    return _mean_over_units_ci(out, units, by, "flip_share", n_boot, seed, confidence) if ci else out
+    groups, per_task, by = unit_sums(rs, by, "flip_share")
+    return flip_share_table(groups, per_task, by, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
 
 
 def rerun_sd(rs: RunSet, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
@@ -166,14 +113,5 @@ def rerun_sd(rs: RunSet, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFr
     Miller 2024, "Adding Error Bars to Evals" (arXiv 2411.00640), §3: the within-task part of the variance,
     E[σ²]/(nK) for K trials.
     """
-    units, by, excluded = _units(rs, by, "rerun_sd")
-    units = units[units["n"] >= 2].copy()
-    n, c = units["n"].to_numpy(float), units["c"].to_numpy(float)
-    var = c * (n - c) / (n * (n - 1))
-    units["_over_k"], units["_var"] = var / n, var
-    out = _per_group(units, by, excluded, n_tasks=("_var", "count"), _over_k=("_over_k", "sum"), _var=("_var", "sum"))
-    out["n_tasks"] = out["n_tasks"].fillna(0).astype(int)
-    tasks = out["n_tasks"].to_numpy(float)
-    out["rerun_sd"] = _ratio(np.sqrt(2 * out["_over_k"].to_numpy(float)), tasks)
-    out["rerun_sd_one_trial"] = _ratio(np.sqrt(2 * out["_var"].to_numpy(float)), tasks)
-    return _order(out.drop(columns=["_over_k", "_var"]), by, ["n_tasks", "rerun_sd", "rerun_sd_one_trial"])
+    groups, per_task, by = unit_sums(rs, by, "rerun_sd")
+    return rerun_sd_table(groups, per_task, by)

@@ -1,0 +1,72 @@
+"""DuckDB, embedded: the store's frames as views, partition values as text decoded by us, queries as frames."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from ambiglib.engines._frames import Frame
+from ambiglib.errors import ArgumentError, FormatError
+
+_ARROW = {"STRING": pa.string(), "BOOLEAN": pa.bool_(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
+
+
+def _literal(text: str) -> str:
+    """``text`` as an SQL string literal (a file path we listed; quotes doubled)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+class DuckDBEngine:
+    """An in-memory DuckDB connection over one store. ``memory_limit`` (e.g. ``"2GB"``) and ``threads`` are
+    DuckDB's own settings; past its memory limit DuckDB spills to a temporary folder."""
+
+    name = "duckdb"
+    #: the store's frames are views under the names the queries use
+    names: dict[str, str] | None = None
+
+    def __init__(self, frames: dict[str, Frame], *, memory_limit: str | None = None, threads: int | None = None):
+        try:
+            import duckdb
+        except ImportError:
+            raise ArgumentError("engine 'duckdb' needs the duckdb package: pip install 'ambiglib[engines]'"
+                                " (or pip install duckdb)") from None
+        self._duckdb = duckdb
+        self.con = duckdb.connect(":memory:")
+        if memory_limit is not None:
+            self.con.execute("SET memory_limit = ?", [str(memory_limit)])
+        if threads is not None:
+            self.con.execute("SET threads = ?", [int(threads)])
+        for frame in frames.values():
+            self._view(frame)
+
+    def _view(self, frame: Frame) -> None:
+        cols = frame.columns
+        if not frame.parts:
+            empty = ", ".join(f"CAST(NULL AS {t}) AS {c}" for c, t in cols.items())
+            self.con.execute(f"CREATE VIEW {frame.name} AS SELECT {empty} WHERE false")
+            return
+        # the partition values of each file, as the folder names give them (decoded by us: text, as written)
+        files = [str(p.file) for p in frame.parts]
+        table = pa.table({"_file": pa.array(files, pa.string()),
+                          **{k: pa.array([dict(p.values)[k] for p in frame.parts], pa.string())
+                             for k in frame.partitions}})
+        self.con.register(f"_parts_{frame.name}", table)
+        inside = [c for c in cols if c not in frame.partitions]
+        select = ", ".join([*(f"CAST(f.{c} AS {cols[c]}) AS {c}" for c in inside),
+                            *(f"p.{c} AS {c}" for c in frame.partitions if c in cols)])
+        listed = "[" + ", ".join(_literal(f) for f in files) + "]"
+        self.con.execute(
+            f"CREATE VIEW {frame.name} AS SELECT {select} FROM read_parquet({listed}, filename = true,"
+            f" hive_partitioning = false) f JOIN _parts_{frame.name} p ON p._file = f.filename")
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """The rows of ``sql`` as a frame; an error of the engine's (a damaged file, bad UTF-8) as a FormatError."""
+        try:
+            return self.con.sql(sql).arrow().read_all().to_pandas()
+        except self._duckdb.Error as exc:
+            raise FormatError(f"DuckDB could not read the store: {exc}") from None
+
+    def close(self) -> Any:
+        self.con.close()

@@ -1,0 +1,59 @@
+"""Spark SQL through a ``SparkSession`` the caller made (pyspark is never our dependency): the store's frames as
+temporary views, partition values as text decoded by us (Spark would read ``007`` as 7 and decode a folder name's
+UTF-8 bytes one by one), queries as frames."""
+
+from __future__ import annotations
+
+import uuid
+from functools import reduce
+from typing import Any
+
+import pandas as pd
+
+from ambiglib.engines._frames import Frame
+from ambiglib.errors import ArgumentError, FormatError
+
+
+class SparkEngine:
+    """The store's frames as temporary views of ``spark``, under names no one else uses (``names``)."""
+
+    name = "spark"
+
+    def __init__(self, spark: Any, frames: dict[str, Frame]):
+        try:
+            from pyspark.sql import SparkSession
+            from pyspark.sql import functions as F
+        except ImportError:
+            raise ArgumentError("engine 'spark' needs pyspark, and a SparkSession of yours as spark=") from None
+        if not isinstance(spark, SparkSession):
+            raise ArgumentError(f"spark= takes a pyspark.sql.SparkSession (got {type(spark).__name__})")
+        self.spark = spark
+        tag = uuid.uuid4().hex[:12]
+        self.names = {name: f"ambiglib_{tag}_{name}" for name in frames}
+        for frame in frames.values():
+            self._frame(frame, F).createOrReplaceTempView(self.names[frame.name])
+
+    def _frame(self, frame: Frame, F: Any) -> Any:
+        cols = frame.columns
+        ddl = ", ".join(f"`{c}` {t}" for c, t in cols.items() if c not in frame.partitions)
+        if not frame.parts:
+            return self.spark.createDataFrame([], ", ".join(f"`{c}` {t}" for c, t in cols.items()))
+        pieces = []
+        for part in frame.parts:  # one read a file, its partition values added as text literals
+            values = dict(part.values)
+            df = self.spark.read.schema(ddl).parquet(str(part.file))
+            pieces.append(df.select(*[F.lit(values[c]).cast("string").alias(c) if c in frame.partitions
+                                      else F.col(f"`{c}`") for c in cols]))
+        return reduce(lambda a, b: a.unionByName(b), pieces)
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """The rows of ``sql`` as a frame; Spark's own error as a FormatError."""
+        try:
+            rows = self.spark.sql(sql).collect()
+        except Exception as exc:  # py4j and Spark's analysis errors have no common public base
+            raise FormatError(f"Spark could not read the store: {str(exc).splitlines()[0][:500]}") from None
+        return pd.DataFrame([r.asDict() for r in rows], columns=self.spark.sql(sql).columns if not rows else None)
+
+    def close(self) -> None:
+        for name in self.names.values():
+            self.spark.catalog.dropTempView(name)

@@ -1,0 +1,250 @@
+"""The pooled metrics of a store computed by an engine: the per-task sums as SQL (:mod:`ambiglib.engines._sql`),
+run by DuckDB or a Spark session, pooled on this machine (:mod:`ambiglib.metrics._pooling`), with the refusals a
+loaded run set's metric makes, as queries."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from ambiglib.engines import _sql
+from ambiglib.engines._duckdb import DuckDBEngine
+from ambiglib.engines._frames import frames_of
+from ambiglib.errors import ArgumentError
+from ambiglib.metrics import CONDITIONS, MetricError
+from ambiglib.metrics._asking import no_task_message, stray_text, unattributed_message
+from ambiglib.metrics._common import _check_by, _single_condition
+from ambiglib.metrics._pooling import (
+    BY_TYPES,
+    ask_f1_table,
+    calibration_table,
+    canonical,
+    flip_share_table,
+    mean_over_units_table,
+    rerun_sd_table,
+)
+
+#: the metrics an engine computes, and the ones it refuses with why (they need every run, not per-task sums)
+POOLED = ("ask_calibration", "ask_f1", "pass_at_k", "pass_hat_k", "flip_share", "rerun_sd")
+NOT_POOLED = {
+    "majority_labels": "a majority label needs every judge's vote of a question and the tie rules",
+    "category_shares": "its shares come from majority labels, which need every judge's vote",
+    "label_shares": "its shares come from majority labels, which need every judge's vote",
+    "flag_shares": "its shares come from majority labels, which need every judge's vote",
+    "conditional_scores": "it needs each run's majority label beside its score",
+    "value_of_information": "its paired differences pair each variant's runs with and without the tool",
+    "performance": "its checkpoint means are read from each run's checkpoint list",
+    "ambiguity_classes": "it reads each task's outcome with and without ambiguity, variant by variant",
+    "paired_comparison": "a paired test needs both agents' outcomes task by task, from the runs",
+    "harness_summary": "a harness's own summary and bootstrap recompute from its runs as the harness ordered them",
+}
+
+#: what an engine cannot compute exactly from per-task sums, by option
+_NOT_POOLED_OPTIONS = {
+    ("ask_f1", "pooling", "macro"): "macro pooling averages per-run ratios, which per-task integer sums do not"
+                                    " give exactly",
+    ("pass_at_k", "estimator", "first_k"): "the first-k estimator needs each variant's trials in trial order",
+}
+
+#: the engines a store's metrics are computed by
+Engine = Literal["duckdb", "spark"]
+
+
+class NotPooled(MetricError):
+    """The metric (or this option of it) needs the whole runs, not per-task sums: computed on a loaded run set
+    only."""
+
+
+def _refuse(metric: str, why: str) -> NotPooled:
+    return NotPooled(f"{metric} is not computed on an engine: {why}. Load the runs (ambiglib.load, with filters="
+                     " to read part of the store) and call ambiglib.metrics." + metric)
+
+
+class StoreMetrics:
+    """The pooled metrics of a partitioned Parquet store, each computed as per-task sums by an engine and pooled
+    here: the same table, to the last bit, as ``ambiglib.metrics.<metric>(ambiglib.load(store))``, and the same
+    refusals (a group mixing conditions, a question naming an unregistered blocker, a task with no record).
+
+    ``engine``: ``"duckdb"`` (embedded, the default) or ``"spark"`` with ``spark=`` a ``SparkSession`` you
+    made (ambiglib never makes one). ``memory_limit`` and ``threads`` are DuckDB's own settings."""
+
+    def __init__(self, store: str | os.PathLike[str], engine: Engine = "duckdb", *, spark: Any = None,
+                 memory_limit: str | None = None, threads: int | None = None):
+        if engine not in ("duckdb", "spark"):
+            raise ArgumentError(f"engine must be 'duckdb' or 'spark' (got {engine!r})")
+        if (spark is None) == (engine == "spark"):
+            raise ArgumentError("engine='spark' takes spark= a SparkSession you made (and only it does)"
+                                if spark is None else "spark= is for engine='spark'")
+        self.store = Path(store)
+        frames = frames_of(self.store)
+        if engine == "duckdb":
+            self.engine: Any = DuckDBEngine(frames, memory_limit=memory_limit, threads=threads)
+        else:
+            from ambiglib.engines._spark import SparkEngine
+
+            self.engine = SparkEngine(spark, frames)
+        self.names = getattr(self.engine, "names", None)
+
+    def __repr__(self) -> str:
+        return f"StoreMetrics({str(self.store)!r}, engine={self.engine.name!r})"
+
+    def __getattr__(self, name: str) -> Any:
+        if name in NOT_POOLED:
+            raise _refuse(name, NOT_POOLED[name])
+        raise AttributeError(f"{type(self).__name__} has no metric {name!r}; it computes {list(POOLED)}")
+
+    def _by(self, by: Sequence[str], fn: str) -> list[str]:
+        return _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, fn)
+
+    def _groups(self, metric: str, by: list[str], free: Sequence[str], fn: str) -> pd.DataFrame:
+        """The groups the metric lists, after refusing a group that mixes a condition (the same message as on
+        a loaded run set)."""
+        pairs = self.engine.query(_sql.conditions_sql(metric, by, free, self.names))
+        _single_condition(canonical(pairs, list(dict.fromkeys([*by, *free]))), by, free, fn)
+        return self.engine.query(_sql.groups_sql(metric, by, self.names))
+
+    def sums(self, metric: str, *, by: Sequence[str], recall: str = "all_runs") -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``(groups, per_task)``: what the engine gives the pooling step for ``metric`` (the unit metrics share
+        one per-task table of variants by (n, c)), after its refusals."""
+        if metric in NOT_POOLED:
+            raise _refuse(metric, NOT_POOLED[metric])
+        if metric not in POOLED:
+            raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+        by = self._by(by, metric)
+        if metric == "ask_calibration":
+            groups = self._groups(metric, by, ("policy", "protocol"), metric)
+            return groups, self.engine.query(_sql.calibration_sql(by, self.names))
+        if metric == "ask_f1":
+            groups = self._groups(metric, by, ("policy", "protocol"), metric)
+            self._ask_f1_checks(recall)
+            return groups, self.engine.query(_sql.ask_f1_sql(by, recall, self.names))
+        groups = self._groups(metric, by, CONDITIONS, metric)
+        return groups, self.engine.query(_sql.units_sql(by, self.names))
+
+    def _ask_f1_checks(self, recall: str) -> None:
+        """ask_f1's refusals, in the order a loaded run set's metric makes them."""
+        fn = "ask_f1"
+        row = self.engine.query(_sql.unattributed_sql(self.names)).iloc[0]
+        if int(row["n"]):
+            raise MetricError(unattributed_message(fn, int(row["n"]), int(row["n_runs"]), row["run_id"],
+                                                   int(row["q_index"])))
+        row = self.engine.query(_sql.no_task_sql(recall, self.names)).iloc[0]
+        if int(row["n_tasks"]):
+            raise MetricError(no_task_message(fn, row, int(row["n_tasks"])))
+        row = self.engine.query(_sql.stray_sql(self.names)).iloc[0]
+        if int(row["n"]):
+            raise MetricError(f"{fn}: {stray_text({**row, 'q_index': int(row['q_index'])}, int(row['n']))}")
+
+    # ------------------------------------------------------------------ the metrics, as ambiglib.metrics names them
+
+    def ask_calibration(self, *, by: Sequence[str] = ("suite", "model", "policy"), ci: bool = False,
+                        confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.ask_calibration` over the store."""
+        groups, per_task = self.sums("ask_calibration", by=by)
+        return calibration_table(groups, per_task, self._by(by, "ask_calibration"), ci=ci, confidence=confidence)
+
+    def ask_f1(self, *, by: Sequence[str] = ("suite", "model"), precision: Literal["relevant", "distinct"] = "relevant",
+               recall: Literal["all_runs", "asking_runs"] = "all_runs", pooling: Literal["micro", "macro"] = "micro",
+               ci: bool = False, confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.ask_f1` over the store (micro pooling: macro is refused)."""
+        if precision not in ("relevant", "distinct"):
+            raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
+        if recall not in ("all_runs", "asking_runs"):
+            raise ValueError(f"recall must be 'all_runs' or 'asking_runs' (got {recall!r})")
+        if pooling not in ("micro", "macro"):
+            raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
+        if pooling == "macro":
+            raise _refuse("ask_f1", f"pooling='macro': {_NOT_POOLED_OPTIONS[('ask_f1', 'pooling', 'macro')]}")
+        groups, per_task = self.sums("ask_f1", by=by, recall=recall)
+        return ask_f1_table(groups, per_task, self._by(by, "ask_f1"),
+                            precision="n_relevant" if precision == "relevant" else "n_discovered", ci=ci,
+                            confidence=confidence)
+
+    def _units(self, metric: str, by: Sequence[str], k: int | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            raise ValueError(f"k must be a positive integer (got {k!r})")
+        groups, per_task = self.sums(metric, by=by)
+        return groups, per_task, self._by(by, metric)
+
+    def pass_at_k(self, *, k: int, by: Sequence[str] = ("suite", "model"),
+                  estimator: Literal["unbiased", "first_k"] = "unbiased", ci: bool = False, n_boot: int = 10_000,
+                  seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.pass_at_k` over the store (the unbiased estimator: first-k is refused)."""
+        if estimator not in ("unbiased", "first_k"):
+            raise ValueError(f"estimator must be 'unbiased' or 'first_k' (got {estimator!r})")
+        if estimator == "first_k":
+            raise _refuse("pass_at_k", f"estimator='first_k': {_NOT_POOLED_OPTIONS[('pass_at_k', 'estimator', 'first_k')]}")
+        groups, per_task, by = self._units("pass_at_k", by, k)
+        return mean_over_units_table(groups, per_task, by, "pass_at_k", "pass_at_k", k, ci=ci, n_boot=n_boot,
+                                     seed=seed, confidence=confidence)
+
+    def pass_hat_k(self, *, k: int, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
+                   seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.pass_hat_k` over the store."""
+        groups, per_task, by = self._units("pass_hat_k", by, k)
+        return mean_over_units_table(groups, per_task, by, "pass_hat_k", "pass_hat_k", k, ci=ci, n_boot=n_boot,
+                                     seed=seed, confidence=confidence)
+
+    def flip_share(self, *, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
+                   seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.flip_share` over the store."""
+        groups, per_task, by = self._units("flip_share", by, None)
+        return flip_share_table(groups, per_task, by, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+
+    def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.rerun_sd` over the store."""
+        groups, per_task, by = self._units("rerun_sd", by, None)
+        return rerun_sd_table(groups, per_task, by)
+
+
+def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Sequence[str], k: int | None = None,
+         precision: Literal["relevant", "distinct"] = "relevant", ci: bool = False, n_boot: int = 10_000,
+         seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+    """``metric``'s table from the frames :func:`sums_sql`'s ``groups`` and ``per_task`` queries return, run by
+    any engine: the pooling step of every path (``k`` for pass@k and pass^k; ``precision`` for ask_f1)."""
+    if metric not in POOLED:
+        raise _refuse(metric, NOT_POOLED[metric]) if metric in NOT_POOLED else \
+            ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+    by = _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, metric)
+    if metric in ("pass_at_k", "pass_hat_k") and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+        raise ValueError(f"k must be a positive integer (got {k!r})")
+    if metric == "ask_calibration":
+        return calibration_table(groups, per_task, by, ci=ci, confidence=confidence)
+    if metric == "ask_f1":
+        if precision not in ("relevant", "distinct"):
+            raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
+        return ask_f1_table(groups, per_task, by, precision="n_relevant" if precision == "relevant" else "n_discovered",
+                            ci=ci, confidence=confidence)
+    if metric in ("pass_at_k", "pass_hat_k"):
+        assert k is not None
+        return mean_over_units_table(groups, per_task, by, metric, metric, k, ci=ci, n_boot=n_boot, seed=seed,
+                                     confidence=confidence)
+    if metric == "flip_share":
+        return flip_share_table(groups, per_task, by, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+    return rerun_sd_table(groups, per_task, by)
+
+
+def sums_sql(metric: str, *, by: Sequence[str] = ("suite", "model"), recall: str = "all_runs") -> dict[str, str]:
+    """The SQL an engine runs for ``metric``: ``groups`` (every group with its error runs), ``conditions`` (the
+    distinct conditions per group, to refuse one that mixes them), ``per_task`` (the sums the pooling step
+    takes) and, for ask_f1, its three refusals. Each reads tables named ``runs``, ``questions``, ``tasks`` and
+    ``blockers``: register a store's frames under those names (partition columns as text) in any SQL engine."""
+    if metric in NOT_POOLED:
+        raise _refuse(metric, NOT_POOLED[metric])
+    if metric not in POOLED:
+        raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+    by = _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, metric)
+    free = ("policy", "protocol") if metric in ("ask_calibration", "ask_f1") else CONDITIONS
+    out = {"groups": _sql.groups_sql(metric, by), "conditions": _sql.conditions_sql(metric, by, free)}
+    if metric == "ask_calibration":
+        out["per_task"] = _sql.calibration_sql(by)
+    elif metric == "ask_f1":
+        out |= {"unattributed": _sql.unattributed_sql(), "no_task": _sql.no_task_sql(recall),
+                "stray": _sql.stray_sql(), "per_task": _sql.ask_f1_sql(by, recall)}
+    else:
+        out["per_task"] = _sql.units_sql(by)
+    return out

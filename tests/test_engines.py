@@ -1,0 +1,202 @@
+"""The pooled metrics of a store computed by DuckDB and by Spark SQL (``ambiglib.engines``) equal the pandas
+path's tables exactly, refuse what it refuses with the same messages, and read partition values as written.
+
+The second implementation here is the engine: the per-task sums are SQL that DuckDB and Spark run, never our
+pandas code, and the tables are compared cell for cell (``check_exact``) with ``ambiglib.metrics`` on the loaded
+store, intervals included at the same seed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from builders import q, run, task
+
+import ambiglib
+import ambiglib.engines as engines
+from ambiglib.errors import ArgumentError, FormatError
+from ambiglib.metrics import MetricError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
+ALL = ("benchmark", "suite", "model", "spec", "ask_tool", "policy", "protocol")
+#: names a folder must give back as written: numeric-looking, percent signs, a slash, spaces, non-ASCII
+TRICKY = {"gpt-5.4": "007", "gemini-3.1-pro": "a b/c%20x", "claude-opus-4.6": "2024", "gpt-5.2": "%2F",
+          "opus-4.5": "é ü"}
+
+CASES = [
+    ("ask_calibration", {"by": ("suite", "model", "policy", "protocol"), "ci": True}),
+    ("ask_calibration", {"by": ("model", "protocol", "policy", "trial")}),
+    ("ask_f1", {"by": ("suite", "model", "policy", "protocol"), "ci": True}),
+    ("ask_f1", {"by": ("suite", "model", "policy", "protocol"), "precision": "distinct", "recall": "asking_runs",
+                "ci": True}),
+    ("pass_at_k", {"k": 3, "by": ALL, "ci": True, "n_boot": 500, "seed": 3}),
+    ("pass_at_k", {"k": 1, "by": ALL}),
+    ("pass_hat_k", {"k": 2, "by": ALL, "ci": True, "n_boot": 400}),
+    ("flip_share", {"by": ALL, "ci": True, "n_boot": 300}),
+    ("rerun_sd", {"by": ALL}),
+]
+
+
+def _tricky_log(path: Path) -> Path:
+    with open(path, "w", encoding="utf-8") as out:
+        for file in sorted(EXAMPLE.glob("*.jsonl")):
+            for line in file.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                if record.get("model") in TRICKY:
+                    record["model"] = TRICKY[record["model"]]
+                out.write(json.dumps(record) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory) -> dict[str, Path]:
+    """The example data as a store partitioned by benchmark and model, and the same with tricky model names
+    partitioned by model alone (the questions' folders then name only the model)."""
+    root = tmp_path_factory.mktemp("stores")
+    ambiglib.load(EXAMPLE, quiet=True).to_parquet(root / "example", partition_by=("benchmark", "model"))
+    ambiglib.load(_tricky_log(root / "tricky.jsonl"), quiet=True).to_parquet(root / "tricky", partition_by=("model",))
+    return {"example": root / "example", "tricky": root / "tricky"}
+
+
+@pytest.fixture(scope="module")
+def spark():
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java: no `java` on PATH (apt-get install default-jre-headless)")
+    pyspark = pytest.importorskip("pyspark.sql", reason="pyspark is not installed (pip install '.[test]')")
+    session = (pyspark.SparkSession.builder.master("local[2]").appName("ambiglib-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _on(store: Path, engine: str, request) -> engines.StoreMetrics:
+    if engine == "spark":
+        return engines.on_store(store, "spark", spark=request.getfixturevalue("spark"))
+    return engines.on_store(store)
+
+
+def _outcome(call):
+    try:
+        return call()
+    except MetricError as exc:
+        return exc
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+@pytest.mark.parametrize("which", ["example", "tricky"])
+def test_every_pooled_metric_equals_the_pandas_path(stores, which, engine, request):
+    store = stores[which]
+    rs = ambiglib.load(store)
+    on = _on(store, engine, request)
+    for name, options in CASES:
+        ours = getattr(ambiglib.metrics, name)(rs, **options)
+        theirs = getattr(on, name)(**options)
+        pd.testing.assert_frame_equal(theirs, ours, check_exact=True, obj=f"{name}{options}")
+        assert theirs.attrs == ours.attrs
+        assert len(ours) > 0
+
+
+def test_groups_with_no_tasks_are_listed_as_the_pandas_path_lists_them(stores):
+    """pass^k with k = 3 has groups whose variants have fewer than 3 trials: listed with n_tasks 0, not left out
+    (a plain GROUP BY of the units misses them)."""
+    rs = ambiglib.load(stores["example"])
+    ours = ambiglib.metrics.pass_hat_k(rs, k=3, by=ALL)
+    theirs = engines.on_store(stores["example"]).pass_hat_k(k=3, by=ALL)
+    assert (ours["n_tasks"] == 0).sum() > 0
+    pd.testing.assert_frame_equal(theirs, ours, check_exact=True)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_partition_values_come_back_as_written(stores, engine, request):
+    on = _on(stores["tricky"], engine, request)
+    names = on.engine.names or {"runs": "runs"}
+    models = set(on.engine.query(f"SELECT DISTINCT model FROM {names['runs']}")["model"])
+    assert models == set(TRICKY.values())
+    table = on.pass_at_k(k=1, by=("model", "benchmark", "suite", "spec", "ask_tool", "policy", "protocol"))
+    assert "007" in set(table["model"]) and "%2F" in set(table["model"]) and "a b/c%20x" in set(table["model"])
+
+
+def _refused(records: list[dict], tmp_path: Path, engine: str, request, **options) -> tuple[str, str]:
+    rs = ambiglib.RunSet.from_records(records)
+    rs.to_parquet(tmp_path / "store", partition_by=("benchmark", "model"))
+    with pytest.raises(MetricError) as ours:
+        ambiglib.metrics.ask_f1(ambiglib.load(tmp_path / "store"), **options)
+    with pytest.raises(MetricError) as theirs:
+        _on(tmp_path / "store", engine, request).ask_f1(**options)
+    return str(ours.value), str(theirs.value)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_an_unregistered_blocker_is_refused_as_the_pandas_path_refuses_it(tmp_path, engine, request):
+    records = [task("t1", 2), run("t1", questions=[q("b0"), q("zz")], status="ok", passed=True),
+               run("t1", trial=2, questions=[q("yy")], status="ok", passed=False)]
+    ours, theirs = _refused(records, tmp_path, engine, request)
+    assert theirs == ours
+    assert "names blocker 'zz', which task" in theirs and "(2 such question(s))" in theirs
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_a_task_with_no_record_is_refused_as_the_pandas_path_refuses_it(tmp_path, engine, request):
+    records = [task("t1", 2), run("t1", questions=[q("b0")], status="ok", passed=True),
+               run("t2", questions=[q("b0")], status="ok", passed=True),
+               run("t3", status="ok", passed=True, model="007")]
+    ours, theirs = _refused(records, tmp_path, engine, request, by=("suite", "model"))
+    assert theirs == ours
+    assert "no task record for (benchmark='hil-bench', suite='sql', variant_id='t2') and 1 more task(s)" in theirs
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_a_group_mixing_conditions_is_refused_with_the_same_words(stores, engine, request):
+    on = _on(stores["tricky"], engine, request)
+    rs = ambiglib.load(stores["tricky"])
+    for name, options in [("ask_calibration", {}), ("pass_at_k", {"k": 3, "by": ()}), ("flip_share", {})]:
+        ours = _outcome(lambda name=name, options=options: getattr(ambiglib.metrics, name)(rs, **options))
+        theirs = _outcome(lambda name=name, options=options: getattr(on, name)(**options))
+        assert isinstance(ours, MetricError) and isinstance(theirs, MetricError)
+        assert str(theirs) == str(ours)
+
+
+def test_what_needs_the_whole_runs_is_refused_naming_the_metric_and_why(stores):
+    on = engines.on_store(stores["example"])
+    with pytest.raises(engines.NotPooled, match=r"majority_labels is not computed on an engine: a majority label"):
+        on.majority_labels()
+    with pytest.raises(engines.NotPooled, match=r"ask_f1 is not computed on an engine: pooling='macro'"):
+        on.ask_f1(pooling="macro")
+    with pytest.raises(engines.NotPooled, match=r"pass_at_k is not computed on an engine: estimator='first_k'"):
+        on.pass_at_k(k=3, estimator="first_k")
+    with pytest.raises(engines.NotPooled, match="paired_comparison"):
+        engines.sums_sql("paired_comparison")
+    with pytest.raises(MetricError, match=r"by= names unknown column\(s\) \['dimension'\]"):
+        on.pass_at_k(k=1, by=("dimension",))
+
+
+def test_what_is_not_a_store_or_an_engine_is_refused(tmp_path, stores):
+    with pytest.raises(FormatError, match="not a partitioned Parquet store"):
+        engines.on_store(EXAMPLE)
+    with pytest.raises(ArgumentError, match="engine must be 'duckdb' or 'spark'"):
+        engines.on_store(stores["example"], "pandas")  # type: ignore[arg-type]
+    with pytest.raises(ArgumentError, match="engine='spark' takes spark="):
+        engines.on_store(stores["example"], "spark")
+
+
+def test_the_sql_as_text_runs_in_any_engine_and_pools_to_the_same_table(stores):
+    """Another engine is given the text: here plain DuckDB over the store's hive layout (partition values as
+    text), its frames named as the queries name them, and :func:`ambiglib.engines.pool` on what it returns."""
+    import duckdb
+
+    store = stores["example"]
+    con = duckdb.connect()
+    for frame in ("runs", "questions", "tasks", "blockers"):
+        con.execute(f"CREATE VIEW {frame} AS SELECT * FROM read_parquet('{store}/{frame}/**/*.parquet',"
+                    " hive_partitioning = true, hive_types_autocast = false)")
+    by = ("suite", "model", "policy", "protocol")
+    text = engines.sums_sql("ask_calibration", by=by)
+    assert set(text) == {"groups", "conditions", "per_task"}
+    groups, per_task = (con.sql(text[part]).df() for part in ("groups", "per_task"))
+    table = engines.pool("ask_calibration", groups, per_task, by=by, ci=True)
+    pd.testing.assert_frame_equal(table, ambiglib.metrics.ask_calibration(ambiglib.load(store), by=by, ci=True),
+                                  check_exact=True)
