@@ -3,7 +3,7 @@
 Data flows one way, and the packages follow it: logs in (``importers``: each harness's own output; ``runlog``: the
 canonical run log and its files; ``loading``: :func:`load`) → the run set (``runset``: the five tidy frames,
 :class:`RunSet`; ``transcripts``) → measures and statistics (``metrics``, ``stats``, ``agreement``, ``comparisons``,
-``ranking``) → the four answers and their evidence (``answers``, ``evidence``) → the outputs (``tables``, ``plots``,
+``ranking``; ``engines``: the pooled metrics of a store computed by DuckDB or Spark) → the four answers and their evidence (``answers``, ``evidence``) → the outputs (``tables``, ``plots``,
 ``report``: the notebooks run and written to one folder). A module whose name starts with ``_`` is internal.
 
 ``import ambiglib`` is light: the names below and the submodules are imported when first used
@@ -27,7 +27,7 @@ _NAMES = {"load": "loading", "RunSet": "runset", "write_jsonl": "runlog", "read_
 #: imported on first use: logs in; the run set; measures and statistics; the four answers and their evidence;
 #: the outputs; the command line and the example data.
 _LAZY = ("importers", "runlog", "loading", "runset", "transcripts", "metrics", "stats", "agreement", "comparisons",
-         "ranking", "answers", "evidence", "tables", "plots", "report", "cli", "simulate")
+         "ranking", "engines", "answers", "evidence", "tables", "plots", "report", "cli", "simulate")
 
 
 def __getattr__(name: str):

@@ -200,3 +200,139 @@ def test_the_sql_as_text_runs_in_any_engine_and_pools_to_the_same_table(stores):
     table = engines.pool("ask_calibration", groups, per_task, by=by, ci=True)
     pd.testing.assert_frame_equal(table, ambiglib.metrics.ask_calibration(ambiglib.load(store), by=by, ci=True),
                                   check_exact=True)
+
+
+def _compared(store: Path, on: engines.StoreMetrics, cases=CASES) -> int:
+    """Every case through the pandas path and the engine: the same table, or the same refusal."""
+    rs = ambiglib.load(store)
+    for name, options in cases:
+        ours = _outcome(lambda name=name, options=options: getattr(ambiglib.metrics, name)(rs, **options))
+        theirs = _outcome(lambda name=name, options=options: getattr(on, name)(**options))
+        if isinstance(ours, Exception) or isinstance(theirs, Exception):
+            assert (type(theirs), str(theirs)) == (type(ours), str(ours)), (name, options)
+        else:
+            pd.testing.assert_frame_equal(theirs, ours, check_exact=True, obj=f"{name}{options}")
+            assert theirs.attrs == ours.attrs
+    return len(rs.runs)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_the_simulator_at_100x_gives_the_same_tables(tmp_path_factory, engine, request):
+    """48,700 runs, partitioned by benchmark and model: every table through the engine equals the pandas path's."""
+    from ambiglib import simulate
+
+    store = tmp_path_factory.getbasetemp() / "x100"
+    if not store.exists():
+        records = simulate.example_records(scale=100)
+        ambiglib.RunSet.from_records(r for recs in records.values() for r in recs).to_parquet(
+            store, partition_by=("benchmark", "model"))
+    assert _compared(store, _on(store, engine, request)) == 48_700
+
+
+def test_the_fuzz_corpus_valid_logs_give_the_same_tables_or_refusals(tmp_path):
+    """The example with random damage (tests/fuzzing.py's byte mutations, three a log), loaded leniently: what
+    still loads is written as a store and every case gives the same table, or the same refusal, through DuckDB.
+    Damaged values reach the partition folders (model names), the refusals and the group columns."""
+    import random
+
+    from fuzzing import mutate_bytes
+
+    compared, unwritable = 0, 0
+    for seed in range(24):
+        log = tmp_path / f"log{seed}"
+        shutil.copytree(EXAMPLE, log)
+        rng = random.Random(seed)
+        for _ in range(3):
+            mutate_bytes(rng, rng.choice(sorted(log.glob("*.jsonl"))))
+        try:
+            rs, _ = ambiglib.load(log, strict=False, quiet=True)
+        except ambiglib.errors.AmbiglibError:
+            continue
+        try:
+            rs.to_parquet(tmp_path / f"store{seed}", partition_by=("benchmark", "model"))
+        except ambiglib.errors.AmbiglibError:  # a damaged model name no folder can hold: refused at write
+            unwritable += 1
+            continue
+        _compared(tmp_path / f"store{seed}", engines.on_store(tmp_path / f"store{seed}"))
+        compared += 1
+    assert compared >= 16, (compared, unwritable)
+
+
+#: one row of one part damaged (tests/fuzzing.py's rewrite): what a load refuses, and the engine must refuse alike
+DAMAGE = [("runs", "run_id", "zzz"), ("runs", "n_questions", 99), ("runs", "trial", 7), ("runs", "suite", "zz"),
+          ("runs", "variant_id", "t9"), ("runs", None, "over row 1"), ("runs", "n_labels", 99), ("questions", "q_index", 5),
+          ("questions", "run_id", "nope"), ("questions", "relevant", None), ("labels", "run_id", "gone"),
+          ("tasks", "n_blockers", 9)]
+
+
+@pytest.mark.parametrize("frame, column, value", DAMAGE)
+def test_a_damaged_store_is_refused_by_the_engine_in_the_load_s_words(stores, tmp_path, frame, column, value):
+    from fuzzing import rewrite_parquet
+
+    store = tmp_path / "store"
+    shutil.copytree(stores["tricky"], store)
+    part = sorted((store / frame).rglob("part-*.parquet"))[0]
+    rewrite_parquet(part, column, value)
+    with pytest.raises(FormatError) as load:
+        ambiglib.load(store)
+    with pytest.raises(FormatError) as engine:
+        engines.on_store(store)
+    assert str(engine.value) == str(load.value)
+    assert str(part) in str(engine.value) or f"{store / frame}:" in str(engine.value)
+
+
+def test_a_damaged_store_is_refused_by_spark_in_the_load_s_words(stores, tmp_path, request):
+    from fuzzing import rewrite_parquet
+
+    store = tmp_path / "store"
+    shutil.copytree(stores["tricky"], store)
+    rewrite_parquet(sorted((store / "questions").rglob("part-*.parquet"))[0], "q_index", 5)
+    with pytest.raises(FormatError) as load:
+        ambiglib.load(store)
+    with pytest.raises(FormatError) as engine:
+        _on(store, "spark", request)
+    assert str(engine.value) == str(load.value)
+
+
+def test_the_command_line_lists_the_engines_metrics():
+    from ambiglib.cli._pooled import POOLED
+
+    assert POOLED == engines.POOLED
+
+
+@pytest.mark.parametrize("engine", ["auto", "duckdb", "spark"])
+def test_ambiglib_metrics_over_a_store_prints_the_loaded_log_s_table(stores, engine, capsys, request):
+    """`ambiglib metrics --runs STORE --engine ...` prints, as CSV, the table ambiglib.metrics gives the loaded
+    store (with Spark: the session SparkSession.builder.getOrCreate() gives, here the tests' local[2])."""
+    import io
+
+    from ambiglib.cli import main
+
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    by = "benchmark,suite,model,spec,ask_tool,policy,protocol"
+    assert main(["metrics", "--runs", str(stores["tricky"]), "--metric", "pass_hat_k", "--k", "3", "--by", by,
+                 "--engine", engine, "--ci", "--n-boot", "300", "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    ours = ambiglib.metrics.pass_hat_k(ambiglib.load(stores["tricky"]), k=3, by=tuple(by.split(",")), ci=True,
+                                       n_boot=300)
+    printed = pd.read_csv(io.StringIO(out), keep_default_na=False, na_values=[""], dtype={"model": str})
+    assert printed["model"].tolist() == ours["model"].tolist()  # 007 and 2024 stay text
+    assert printed["pass_hat_k"].round(12).equals(ours["pass_hat_k"].round(12))
+    assert "– in pass_hat_k: no variant of the group has k trials with a verdict (n_tasks is 0)" in err
+
+
+def test_ambiglib_metrics_says_why_a_cell_is_empty_and_refuses_what_the_metric_refuses(stores, capsys):
+    from ambiglib.cli import main
+
+    assert main(["metrics", "--runs", str(stores["tricky"]), "--metric", "ask_calibration",
+                 "--by", "suite,model,policy,protocol"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ask_calibration, computed by duckdb\n")
+    assert "| 007 " in out and "nan" not in out
+    assert "– in ask_on_full: the group has no run on a fully specified task with the ask tool (n_full is 0)" in out
+    assert main(["metrics", "--runs", str(stores["tricky"]), "--metric", "ask_f1"]) == 2
+    err = capsys.readouterr().err
+    assert "ask_f1: the group (suite='mcp-atlas', model='é ü') mixes policy values ['default', 'supervisor']" in err
+    assert main(["metrics", "--runs", str(EXAMPLE), "--metric", "pass_at_k", "--engine", "duckdb"]) == 2
+    assert "not a partitioned Parquet store" in capsys.readouterr().err

@@ -6,7 +6,7 @@ takes ``-q`` after its name.
 The package by concept: ``_arguments`` (the parser and its options), ``_signals`` (Ctrl-C and SIGTERM),
 ``_messages`` (what every command prints), and one module for what each command does: ``_reports`` (report,
 summary), ``_validation`` (validate, schema), ``_conversion`` (convert), ``_comparison`` (compare), ``_ranking``
-(rank). This module runs them: :func:`run`, :func:`main`.
+(rank), ``_pooled`` (metrics). This module runs them: :func:`run`, :func:`main`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ambiglib.cli._arguments import build_parser as _parser
 from ambiglib.cli._comparison import compare as _compare
 from ambiglib.cli._conversion import convert as _convert
 from ambiglib.cli._messages import say as _say
+from ambiglib.cli._pooled import pooled as _pooled
 from ambiglib.cli._ranking import rank as _rank
 from ambiglib.cli._reports import report as _report
 from ambiglib.cli._reports import summary as _summary
@@ -103,4 +104,4 @@ def _commands() -> dict[str, Callable[[argparse.Namespace], int]]:
     """Each subcommand's function by its name, looked up when a command runs: the parser's module cannot name them
     (they import it), and a command stood in for here (``ambiglib.cli._report``) is the one that runs."""
     return {"report": _report, "summary": _summary, "validate": _validate, "convert": _convert, "compare": _compare,
-            "rank": _rank, "schema": _schema}
+            "rank": _rank, "metrics": _pooled, "schema": _schema}

@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from ambiglib import __version__
 from ambiglib.cli._messages import did_you_mean
+from ambiglib.cli._pooled import POOLED
 from ambiglib.errors import ArgumentError, ReportError
 
 RUNS_HELP = ("run log: canonical JSON Lines (.jsonl, .jsonl.gz) or Parquet, a folder of them, or a harness's own"
@@ -221,6 +222,29 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
                    help="table (default, for reading: the sentences, the ranking, its tests), csv, md or json")
     p.add_argument("--pairs", action="store_true", help="with csv, md or json: every pair behind the ranking instead")
+    p.set_defaults(parser=p)
+    p = sub.add_parser("metrics", parents=[common], allow_abbrev=False,
+                       help="one pooled metric's table (ask rates, Ask-F1, pass@k, pass^k, flip share, rerun spread),"
+                            " computed by DuckDB or Spark over a partitioned store, or from a loaded log",
+                       description="Print one pooled metric's table. Over a partitioned Parquet store (ambiglib"
+                                   " convert --partition-by) an engine computes its per-task sums and this machine"
+                                   " pools them: the same table as from the loaded log, with the same refusals"
+                                   " (ambiglib.engines; docs/scaling.md).")
+    p.add_argument("--runs", required=True, help=RUNS_HELP + ", or a partitioned Parquet store")
+    p.add_argument("--metric", required=True, choices=POOLED, help="the metric (each is described in docs/metrics.md)")
+    p.add_argument("--by", default=None, metavar="COLS",
+                   help="group columns, comma-separated (default: the metric's own, e.g. suite,model)")
+    p.add_argument("--engine", choices=["auto", "pandas", "duckdb", "spark"], default="auto",
+                   help="what computes it: auto (default: DuckDB for a store, else the loaded log), pandas (the"
+                        " loaded log), duckdb or spark (a store; spark takes SparkSession.builder.getOrCreate(),"
+                        " the cluster's under spark-submit)")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="DuckDB's memory_limit, e.g. 2GB")
+    p.add_argument("--k", type=int, default=3, help="k of pass@k and pass^k (default 3)")
+    p.add_argument("--ci", action="store_true", help="add intervals (their method is printed)")
+    p.add_argument("--n-boot", type=int, default=10_000, help="task-bootstrap draws (default 10,000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
+                   help="table (default, for reading), csv, md or json (notes on empty cells to standard error)")
     p.set_defaults(parser=p)
     p = sub.add_parser("schema", parents=[common], allow_abbrev=False,
                        help="print the run log's contract as JSON Schema (draft 2020-12), to check records before"

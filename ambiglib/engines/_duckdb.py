@@ -68,5 +68,13 @@ class DuckDBEngine:
         except self._duckdb.Error as exc:
             raise FormatError(f"DuckDB could not read the store: {exc}") from None
 
+    def rows(self, sql: str) -> list[dict[str, Any]]:
+        """The rows of ``sql`` as dictionaries of Python values (a check's few rows)."""
+        try:
+            rows: list[dict[str, Any]] = self.con.sql(sql).arrow().read_all().to_pylist()
+            return rows
+        except self._duckdb.Error as exc:
+            raise FormatError(f"DuckDB could not read the store: {exc}") from None
+
     def close(self) -> Any:
         self.con.close()

@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-import pyarrow.parquet as pq
-
 from ambiglib.errors import FormatError
 from ambiglib.runlog import is_parquet_store
+from ambiglib.runlog._parquet import store_parts
 
 #: per frame, the columns the queries read and their SQL types (``_row``: the row's place in its frame)
 COLUMNS: dict[str, dict[str, str]] = {
@@ -18,9 +17,10 @@ COLUMNS: dict[str, dict[str, str]] = {
              "variant_id": "STRING", "model": "STRING", "spec": "STRING", "ask_tool": "BOOLEAN",
              "policy": "STRING", "protocol": "STRING", "trial": "BIGINT", "log": "STRING", "status": "STRING",
              "score": "DOUBLE", "passed": "BOOLEAN", "category": "STRING", "n_questions": "BIGINT",
-             "_row": "BIGINT"},
+             "n_labels": "BIGINT", "_row": "BIGINT"},
     "questions": {"run_id": "STRING", "q_index": "BIGINT", "blocker_id": "STRING", "relevant": "BOOLEAN",
                   "attributed": "BOOLEAN", "_row": "BIGINT"},
+    "labels": {"run_id": "STRING", "judge": "STRING", "call": "BIGINT", "_row": "BIGINT"},
     "tasks": {"benchmark": "STRING", "suite": "STRING", "task_id": "STRING", "variant_id": "STRING",
               "n_blockers": "BIGINT", "_row": "BIGINT"},
     "blockers": {"benchmark": "STRING", "suite": "STRING", "task_id": "STRING", "variant_id": "STRING",
@@ -43,6 +43,7 @@ class Frame:
     name: str
     parts: tuple[Part, ...]
     partitions: tuple[str, ...]
+    rows: int
 
     @property
     def columns(self) -> dict[str, str]:
@@ -51,38 +52,25 @@ class Frame:
 
 
 def frames_of(store: Path) -> dict[str, Frame]:
-    """The four frames the metrics read, from a store written by ``RunSet.to_parquet(partition_by=...)``; a
-    folder that is no such store is a FormatError naming it. Files are listed by us, inside the store (a link
-    that leads out of it is refused), never found by an engine's glob."""
+    """The four frames the metrics read, from a store written by ``RunSet.to_parquet(path, partition_by=...)``,
+    after the checks ``ambiglib.load`` makes before it reads a row (:func:`~ambiglib.runlog._parquet.store_parts`:
+    one write, every listed part there and no other file, each part's rows, write id and column types; the same
+    messages). A folder that is no store is a FormatError naming it."""
     if not is_parquet_store(store):
         raise FormatError(f"{store}: not a partitioned Parquet store (RunSet.to_parquet(path, partition_by=...) or"
                           " `ambiglib convert --partition-by` writes one); an engine reads only a store")
-    root = store.resolve()
     out = {}
-    for name in COLUMNS:
+    for name, (files, partitions, rows) in store_parts(store).items():
+        if name not in COLUMNS:
+            continue
         folder = store / name
-        try:
-            schema = pq.read_schema(folder / "_common_metadata")
-        except (OSError, ValueError) as exc:
-            raise FormatError(f"{folder / '_common_metadata'}: cannot be read ({exc}); the store is damaged:"
-                              " write it again") from None
-        parts, partitions = [], None
-        for file in sorted(folder.rglob("*.parquet")):
-            rel = file.relative_to(folder)
-            if any(p.startswith((".", "_")) for p in rel.parts):
-                continue
-            if root not in file.resolve().parents:
-                raise FormatError(f"{file}: leads out of the store {store}; refused")
-            values = tuple((k, unquote(v, errors="strict")) for k, _, v in (p.partition("=") for p in rel.parts[:-1]))
-            keys = tuple(k for k, _ in values)
-            if partitions is None:
-                partitions = keys
-            elif keys != partitions:
-                raise FormatError(f"{file}: partitioned by {list(keys)} where the store's other files are"
-                                  f" partitioned by {list(partitions)}; write the store again")
+        parts = []
+        for file in files:  # hive folder names, percent-encoded by the writer: decoded here, as text
+            segments = file.relative_to(folder).parts[:-1]
+            values = tuple((k, unquote(v, errors="strict")) for k, _, v in (p.partition("=") for p in segments))
+            if tuple(k for k, _ in values) != partitions:
+                raise FormatError(f"{file}: in folders {list(segments)} where the store is partitioned by"
+                                  f" {list(partitions)}; write the store again")
             parts.append(Part(file, values))
-        missing = [c for c in COLUMNS[name] if c != "_row" and c not in schema.names]
-        if missing:
-            raise FormatError(f"{folder}: the frame has no column(s) {missing}; it is not a run log's {name}")
-        out[name] = Frame(name, tuple(parts), tuple(partitions or ()))
+        out[name] = Frame(name, tuple(parts), partitions, rows)
     return out

@@ -14,6 +14,17 @@ from ambiglib.engines._frames import Frame
 from ambiglib.errors import ArgumentError, FormatError
 
 
+def default_session() -> Any:
+    """The session ``SparkSession.builder.getOrCreate()`` gives (``ambiglib metrics --engine spark``): under
+    spark-submit, the cluster's; alone, a local one (Java needed)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ArgumentError("--engine spark needs pyspark (pip install 'ambiglib[spark]', or run under"
+                            " spark-submit) and Java") from None
+    return SparkSession.builder.appName("ambiglib").getOrCreate()
+
+
 class SparkEngine:
     """The store's frames as temporary views of ``spark``, under names no one else uses (``names``)."""
 
@@ -53,6 +64,13 @@ class SparkEngine:
         except Exception as exc:  # py4j and Spark's analysis errors have no common public base
             raise FormatError(f"Spark could not read the store: {str(exc).splitlines()[0][:500]}") from None
         return pd.DataFrame([r.asDict() for r in rows], columns=self.spark.sql(sql).columns if not rows else None)
+
+    def rows(self, sql: str) -> list[dict[str, Any]]:
+        """The rows of ``sql`` as dictionaries of Python values (a check's few rows)."""
+        try:
+            return [r.asDict() for r in self.spark.sql(sql).collect()]
+        except Exception as exc:  # py4j and Spark's analysis errors have no common public base
+            raise FormatError(f"Spark could not read the store: {str(exc).splitlines()[0][:500]}") from None
 
     def close(self) -> None:
         for name in self.names.values():

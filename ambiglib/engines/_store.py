@@ -12,6 +12,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from ambiglib.engines import _sql
+from ambiglib.engines._checks import StoreChecks
 from ambiglib.engines._duckdb import DuckDBEngine
 from ambiglib.engines._frames import frames_of
 from ambiglib.errors import ArgumentError
@@ -88,6 +89,8 @@ class StoreMetrics:
 
             self.engine = SparkEngine(spark, frames)
         self.names = getattr(self.engine, "names", None)
+        # the checks a load makes of the rows, as queries: a damaged store's numbers are never given
+        StoreChecks(self.store, frames, self.engine.rows, self.names).run()
 
     def __repr__(self) -> str:
         return f"StoreMetrics({str(self.store)!r}, engine={self.engine.name!r})"

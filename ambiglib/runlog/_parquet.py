@@ -561,6 +561,29 @@ def _check_part(file: Path, rows: int, columns: pa.Schema, write_id: bytes | Non
             raise FormatError(f"{file}: column '{f.name}' must be {f.type} (got {schema.field(i).type})")
 
 
+def store_parts(path: Path) -> dict[str, tuple[list[Path], tuple[str, ...], int]]:
+    """Each frame's part files, partition columns and rows, after every check a load makes before it reads a row: the
+    schemas of one write and run-log version, the parts ``_common_metadata`` lists each there and no other file,
+    and each part's footer (its rows as written, its write id, its columns and their types). What an engine reads
+    of a store is then exactly what ``ambiglib.load`` would read."""
+    schemas = _store_schemas(path)
+    runs_part = json.loads((schemas["runs"].metadata or {}).get(_PARTITION_META_KEY, b"[]"))
+    out = {}
+    for name, schema in schemas.items():
+        folder = path / name
+        part = runs_part if name in ("questions", "labels") else json.loads(
+            (schema.metadata or {}).get(_PARTITION_META_KEY, b"[]"))
+        parts = _listed_parts(schema, folder)
+        total = _written_rows(schema, folder / _COMMON, "Parquet stores with RunSet.to_parquet(partition_by=...)")
+        if sum(parts.values()) != total:
+            raise FormatError(f"{folder / _COMMON}: its parts hold {sum(parts.values()):,} rows, the frame {total:,}")
+        stored = pa.schema([f for f in schema if f.name not in part] + [pa.field(STORE_ROW, pa.int64())])
+        for rel, rows in parts.items():
+            _check_part(folder / rel, rows, stored, (schema.metadata or {}).get(_WRITE_KEY))
+        out[name] = ([folder / rel for rel in sorted(parts)], tuple(part), total)
+    return out
+
+
 def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Table], StoreRows]:
     """Read a store written by :func:`write_store`: only the partitions ``filters`` (in
     :mod:`ambiglib.runlog._filters`' normal form) can match, then exactly the rows it keeps of

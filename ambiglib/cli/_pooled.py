@@ -1,0 +1,99 @@
+"""``ambiglib metrics``: one pooled metric's table, from a loaded log or computed by an engine over a store (DuckDB,
+the default for a store, or Spark), with what each empty cell means."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ambiglib.cli._messages import say
+
+#: the pooled metrics (ambiglib.engines.POOLED, here so that the parser imports no pandas; a test keeps them equal)
+POOLED = ("ask_calibration", "ask_f1", "pass_at_k", "pass_hat_k", "flip_share", "rerun_sd")
+
+#: each metric's default groups, as ambiglib.metrics has them
+DEFAULT_BY = {"ask_calibration": "suite,model,policy", "ask_f1": "suite,model", "pass_at_k": "suite,model",
+              "pass_hat_k": "suite,model", "flip_share": "suite,model", "rerun_sd": "suite,model"}
+
+#: why a cell of a column is empty ("–"), by metric and column
+_EMPTY = {
+    "ask_on_ambiguous": "the group has no run on an ambiguous task with the ask tool (n_ambiguous is 0)",
+    "ask_on_full": "the group has no run on a fully specified task with the ask tool (n_full is 0)",
+    "calib_score": "one of its two rates has no run (n_ambiguous or n_full is 0)",
+    "precision": "no question in the group (precision is undefined; recall and Ask-F1 are then 0), or no run left"
+                 " once error runs are left out",
+    "recall": "no run left once error runs are left out (n_runs is 0)",
+    "ask_f1": "no run left once error runs are left out (n_runs is 0)",
+    "pass_at_k": "no variant of the group has k trials with a verdict (n_tasks is 0)",
+    "pass_hat_k": "no variant of the group has k trials with a verdict (n_tasks is 0)",
+    "flip_share": "no variant of the group has two trials with a verdict (n_tasks is 0)",
+    "rerun_sd": "no variant of the group has two trials with a verdict (n_tasks is 0)",
+    "rerun_sd_one_trial": "no variant of the group has two trials with a verdict (n_tasks is 0)",
+}
+
+
+def pooled(args: argparse.Namespace) -> int:
+    """Print ``--metric``'s table for ``--runs``: by ``--engine`` (``auto``: DuckDB for a store, else the loaded log)."""
+    options = _options(args)
+    engine = args.engine
+    path = Path(args.runs)
+    if engine == "auto":
+        from ambiglib.runlog import is_parquet_store
+
+        engine = "duckdb" if is_parquet_store(path) else "pandas"
+    if engine == "pandas":
+        import ambiglib
+
+        table = getattr(ambiglib.metrics, args.metric)(ambiglib.load(path, quiet=args.quiet), **options)
+    else:
+        import ambiglib.engines
+        from ambiglib.engines._spark import default_session
+
+        spark = default_session() if engine == "spark" else None
+        table = getattr(ambiglib.engines.on_store(path, engine, spark=spark, memory_limit=args.memory_limit),
+                        args.metric)(**options)
+    return _print(table, args.metric, args.format, engine)
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    by = tuple(c.strip() for c in (args.by if args.by is not None else DEFAULT_BY[args.metric]).split(",") if c.strip())
+    options: dict[str, Any] = {"by": by}
+    if args.metric in ("pass_at_k", "pass_hat_k"):
+        options["k"] = args.k
+    if args.metric != "rerun_sd":
+        options["ci"] = args.ci
+    if args.metric in ("pass_at_k", "pass_hat_k", "flip_share"):
+        options |= {"n_boot": args.n_boot, "seed": args.seed}
+    return options
+
+
+def _print(table: Any, metric: str, fmt: str, engine: str) -> int:
+    import pandas as pd
+
+    from ambiglib.report._rendering import csv_safe, markdown_safe
+
+    empty = {c: why for c, why in _EMPTY.items() if c in table.columns and table[c].isna().any()}
+    notes = [f"– in {c}: {why}" for c, why in empty.items()]
+    if any(c.endswith(("_ci_low", "_ci_high")) and table[c].isna().any() for c in table.columns):
+        notes.append("– in an interval: its estimate is empty, or the group has no task to resample")
+    if fmt == "csv":
+        sys.stdout.write(csv_safe(table).to_csv(index=False))
+    elif fmt == "json":
+        print(table.to_json(orient="records", indent=1))
+    else:
+        shown = markdown_safe(table.drop(columns=["ci_level", "ci_method"], errors="ignore"))
+        for c in shown.columns:  # an empty cell printed as "–", its reason below the table
+            if pd.api.types.is_float_dtype(shown[c]):
+                shown[c] = ["–" if pd.isna(v) else f"{v:.3f}" for v in shown[c]]
+        numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
+                   and not pd.api.types.is_bool_dtype(table[c])]
+        if fmt == "table":
+            say(f"{metric}, computed by {engine}" + (f"; intervals: {table['ci_method'].iloc[0]} at"
+                                                      f" {table['ci_level'].iloc[0]:.0%}" if "ci_method" in table
+                                                      and len(table) else ""))
+        say(shown.to_markdown(index=False, colalign=["right" if c in numeric else "left" for c in shown.columns]))
+    for line in notes:
+        say(line, sys.stderr if fmt in ("csv", "json") else sys.stdout)
+    return 0
