@@ -37,8 +37,10 @@ NOT_POOLED = {
     "label_shares": "its shares come from majority labels, which need every judge's vote",
     "flag_shares": "its shares come from majority labels, which need every judge's vote",
     "conditional_scores": "it needs each run's majority label beside its score",
-    "value_of_information": "its paired differences pair each variant's runs with and without the tool",
-    "performance": "its checkpoint means are read from each run's checkpoint list",
+    "value_of_information": "not yet: its sums pool, but pairing each variant's runs with and without the tool (and"
+                            " each ask policy with its no-tool runs) is not written as SQL, and its score sums are"
+                            " floats an engine adds in another order",
+    "performance": "its paired Wilcoxon tests and paired bootstrap need each task's three scores, from the runs",
     "ambiguity_classes": "it reads each task's outcome with and without ambiguity, variant by variant",
     "paired_comparison": "a paired test needs both agents' outcomes task by task, from the runs",
     "harness_summary": "a harness's own summary and bootstrap recompute from its runs as the harness ordered them",
