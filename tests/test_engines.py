@@ -338,3 +338,52 @@ def test_ambiglib_metrics_says_why_a_cell_is_empty_and_refuses_what_the_metric_r
     assert "ask_f1: the group (suite='mcp-atlas', model='é ü') mixes policy values ['default', 'supervisor']" in err
     assert main(["metrics", "--runs", str(EXAMPLE), "--metric", "pass_at_k", "--engine", "duckdb"]) == 2
     assert "not a partitioned Parquet store" in capsys.readouterr().err
+
+
+def test_a_user_who_is_not_root_computes_a_store_s_metrics_from_a_read_only_folder(stores):
+    """As uid 65534, from a folder it cannot write (a notebook's, say): the store is read, DuckDB's spill folder
+    is a private one under the system's temporary folder (not .tmp in the current folder), and it is removed
+    when the engine is closed."""
+    import os
+    import pickle
+
+    from unprivileged import _drop, world_tmp
+
+    home = world_tmp()
+    try:
+        store = shutil.copytree(stores["example"], home / "store")
+        for path in [store, *store.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        cwd = home / "notebooks"
+        cwd.mkdir(mode=0o555)
+        expected = ambiglib.metrics.ask_calibration(ambiglib.load(store), by=("suite", "model", "policy", "protocol"))
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(read)
+            try:
+                _drop()
+                os.chdir(cwd)
+                on = engines.on_store(store, memory_limit="64MB")
+                spill = on.engine.spill
+                table = on.ask_calibration(by=("suite", "model", "policy", "protocol"))
+                inside = spill.parent == Path(__import__("tempfile").gettempdir()) and spill.is_dir()
+                on.engine.close()
+                result: dict = {"table": table, "uid": os.getuid(), "spill_private": inside,
+                                "spill_gone": not spill.exists(), "cwd": sorted(os.listdir("."))}
+            except BaseException as exc:
+                result = {"raised": (type(exc).__name__, str(exc))}
+            with os.fdopen(write, "wb") as fh:
+                fh.write(pickle.dumps(result))
+            os._exit(0)
+        os.close(write)
+        with os.fdopen(read, "rb") as fh:
+            result = pickle.loads(fh.read())
+        os.waitpid(pid, 0)
+        assert "raised" not in result, result
+        assert result["uid"] == (65534 if os.geteuid() == 0 else os.getuid())
+        assert result["spill_private"] and result["spill_gone"] and result["cwd"] == []
+        pd.testing.assert_frame_equal(result["table"], expected, check_exact=True)
+    finally:
+        (home / "notebooks").chmod(0o755)
+        shutil.rmtree(home)

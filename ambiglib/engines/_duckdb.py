@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import weakref
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -34,6 +38,11 @@ class DuckDBEngine:
                                 " (or pip install duckdb)") from None
         self._duckdb = duckdb
         self.con = duckdb.connect(":memory:")
+        # what DuckDB spills past its memory limit goes to a folder of our own, removed with the engine: its
+        # default is .tmp in the current folder, which may be read-only or a user's notebook folder
+        self.spill = Path(tempfile.mkdtemp(prefix="ambiglib-duckdb-"))
+        self.con.execute("SET temp_directory = ?", [str(self.spill)])
+        self._finalizer = weakref.finalize(self, _close, self.con, self.spill)
         if memory_limit is not None:
             self.con.execute("SET memory_limit = ?", [str(memory_limit)])
         if threads is not None:
@@ -76,5 +85,11 @@ class DuckDBEngine:
         except self._duckdb.Error as exc:
             raise FormatError(f"DuckDB could not read the store: {exc}") from None
 
-    def close(self) -> Any:
-        self.con.close()
+    def close(self) -> None:
+        """Close the connection and remove its spill folder (also done when the engine is collected)."""
+        self._finalizer()
+
+
+def _close(con: Any, spill: Path) -> None:
+    con.close()
+    shutil.rmtree(spill, ignore_errors=True)
