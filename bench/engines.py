@@ -8,7 +8,9 @@ fresh process, timed with its peak resident memory (the whole process, DuckDB's 
 * the engine path: ``ambiglib.engines.on_store(store)`` and the same tables (``--memory-limit`` is DuckDB's).
 
 The tables: ask_calibration (by suite, model, policy, protocol, with intervals), ask_f1 (the same, with
-intervals), pass@3, pass^3 and the flip share (by every condition, task bootstrap of 2,000 draws). At every
+intervals), pass@3, pass^3 and the flip share (by every condition, task bootstrap of 2,000 draws);
+``--tables value_of_information`` measures the payoff's table (by benchmark, suite, model, policy, with its task
+bootstrap) alone, its pooling holding one row per variant. At every
 scale the pandas path also runs, both results are compared cell for cell, and the benchmark fails on a
 difference. ``--scales 10000`` (4.87 M runs) writes its store one benchmark at a time as JSON Lines, then
 converts it; the pandas path runs there too unless ``--no-pandas`` (on a 24 GB machine it may not fit:
@@ -29,17 +31,21 @@ OUT = Path(__file__).resolve().parent / "out"
 TABLES = """
 ALL = ("benchmark", "suite", "model", "spec", "ask_tool", "policy", "protocol")
 FOUR = ("suite", "model", "policy", "protocol")
+VOI = ("benchmark", "suite", "model", "policy")
 tables = {
     "ask_calibration": lambda m, *a: m.ask_calibration(*a, by=FOUR, ci=True),
     "ask_f1": lambda m, *a: m.ask_f1(*a, by=FOUR, ci=True),
     "pass_at_k": lambda m, *a: m.pass_at_k(*a, k=3, by=ALL, ci=True, n_boot=2000),
     "pass_hat_k": lambda m, *a: m.pass_hat_k(*a, k=3, by=ALL, ci=True, n_boot=2000),
     "flip_share": lambda m, *a: m.flip_share(*a, by=ALL, ci=True, n_boot=2000),
+    "value_of_information": lambda m, *a: m.value_of_information(*a, by=VOI, ci=True, n_boot=2000),
 }
+tables = {name: f for name, f in tables.items() if name in WANTED}
 """
 
 RUN = """
 import re, sys, time, pickle
+WANTED = sys.argv[5].split(",")
 def status(key):
     return int(re.search(key + r':\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)) * 1024
 import ambiglib, ambiglib.engines, ambiglib.metrics
@@ -94,10 +100,10 @@ def write_store(scale: int) -> Path:
     return store
 
 
-def measure(store: Path, engine: str, limit: str | None) -> tuple[float, float, int, Path] | str:
+def measure(store: Path, engine: str, limit: str | None, wanted: list[str]) -> tuple[float, float, int, Path] | str:
     out = OUT / f"engines_{store.name}_{engine}.pickle"
     code = RUN.format(tables=TABLES)
-    done = subprocess.run([sys.executable, "-c", code, str(store), engine, str(out), limit or ""],
+    done = subprocess.run([sys.executable, "-c", code, str(store), engine, str(out), limit or "", ",".join(wanted)],
                           capture_output=True, text=True)
     if done.returncode:
         return (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
@@ -110,6 +116,9 @@ def main() -> None:
     parser.add_argument("--scales", default="100,1000", help="simulator scales, comma-separated")
     parser.add_argument("--memory-limit", default=None, help="DuckDB's memory_limit, e.g. 1GB")
     parser.add_argument("--no-pandas", action="store_true", help="only the engine path")
+    parser.add_argument("--tables", default="ask_calibration,ask_f1,pass_at_k,pass_hat_k,flip_share",
+                        help="which tables, comma-separated (value_of_information is measured on its own: its pooling"
+                             " holds per-variant rows)")
     args = parser.parse_args()
     import pickle
 
@@ -120,15 +129,14 @@ def main() -> None:
         store = write_store(scale)
         results = {}
         for engine in (("duckdb",) if args.no_pandas else ("duckdb", "pandas")):
-            got = measure(store, engine, args.memory_limit)
+            got = measure(store, engine, args.memory_limit, args.tables.split(","))
             if isinstance(got, str):
                 print(f"{scale}x {engine}: failed: {got}", flush=True)
                 continue
             seconds, loaded, peak, out = got
             results[engine] = pickle.load(open(out, "rb"))
-            n = int(results[engine]["ask_calibration"][["n_ambiguous", "n_full"]].to_numpy().sum())
-            print(f"{scale}x {engine}: {seconds:.1f} s ({loaded:.1f} s to load or open), peak RSS"
-                  f" {peak / 2**30:.2f} GiB; runs with the tool counted by ask_calibration: {n:,}", flush=True)
+            print(f"{scale}x {engine} ({args.tables}): {seconds:.1f} s ({loaded:.1f} s to load or open), peak RSS"
+                  f" {peak / 2**30:.2f} GiB", flush=True)
         if len(results) == 2:
             for name in results["duckdb"]:
                 pd.testing.assert_frame_equal(results["duckdb"][name], results["pandas"][name], check_exact=True)

@@ -37,6 +37,8 @@ CASES = [
     ("pass_hat_k", {"k": 2, "by": ALL, "ci": True, "n_boot": 400}),
     ("flip_share", {"by": ALL, "ci": True, "n_boot": 300}),
     ("rerun_sd", {"by": ALL}),
+    ("value_of_information", {"by": ("benchmark", "suite", "model", "policy"), "ci": True, "n_boot": 300}),
+    ("value_of_information", {"by": ("benchmark", "suite", "model", "policy"), "k": 1, "paired": False}),
 ]
 
 
@@ -333,9 +335,12 @@ def test_ambiglib_metrics_says_why_a_cell_is_empty_and_refuses_what_the_metric_r
     assert out.startswith("ask_calibration, computed by duckdb\n")
     assert "| 007 " in out and "nan" not in out
     assert "– in ask_on_full: the group has no run on a fully specified task with the ask tool (n_full is 0)" in out
-    assert main(["metrics", "--runs", str(stores["tricky"]), "--metric", "ask_f1"]) == 2
+    assert main(["metrics", "--runs", str(stores["tricky"]), "--metric", "ask_f1"]) == 0  # by every free condition
+    capsys.readouterr()
+    assert main(["metrics", "--runs", str(stores["tricky"]), "--metric", "ask_f1", "--by", "suite,model"]) == 2
     err = capsys.readouterr().err
     assert "ask_f1: the group (suite='mcp-atlas', model='é ü') mixes policy values ['default', 'supervisor']" in err
+    assert err.rstrip().endswith("from the command line, add the column to --by (now suite,model)")
     assert main(["metrics", "--runs", str(EXAMPLE), "--metric", "pass_at_k", "--engine", "duckdb"]) == 2
     assert "not a partitioned Parquet store" in capsys.readouterr().err
 

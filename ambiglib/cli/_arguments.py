@@ -233,7 +233,8 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--runs", required=True, help=RUNS_HELP + ", or a partitioned Parquet store")
     p.add_argument("--metric", required=True, choices=POOLED, help="the metric (each is described in docs/metrics.md)")
     p.add_argument("--by", default=None, metavar="COLS",
-                   help="group columns, comma-separated (default: the metric's own, e.g. suite,model)")
+                   help="group columns, comma-separated (default: the metric's groups with every condition it does"
+                        " not fix, e.g. benchmark,suite,model,spec,ask_tool,policy,protocol for pass_at_k)")
     p.add_argument("--engine", choices=["auto", "pandas", "duckdb", "spark"], default="auto",
                    help="what computes it: auto (default: DuckDB for a store, else the loaded log), pandas (the"
                         " loaded log), duckdb or spark (a store; spark takes SparkSession.builder.getOrCreate(),"

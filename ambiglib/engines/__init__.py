@@ -1,7 +1,7 @@
 """Past one machine: the pooled metrics of a partitioned Parquet store, computed by an engine we do not write.
 
 Every pooled metric (the ask rates and CalibScore, precision, recall and Ask-F1, pass@k, pass^k, the flip share,
-the rerun spread) is per-task sums and a pooling step. An engine, DuckDB embedded (the default) or a Spark
+the rerun spread, the value of information) is per-task sums and a pooling step. An engine, DuckDB embedded (the default) or a Spark
 session you made, computes the sums from the store as SQL; this machine pools them, so its cost is tasks ×
 bootstrap draws, not runs::
 

@@ -26,6 +26,9 @@ _SCOPES = {
     "ask_calibration": "COALESCE(ask_tool, false)",
     "ask_f1": "COALESCE(ask_tool, false) AND spec = 'ambiguous'",
     "units": "true",
+    "value_of_information": "protocol = 'solve'",
+    "voi_tool": "protocol = 'solve' AND COALESCE(ask_tool, false)",
+    "voi_no_tool": "protocol = 'solve' AND NOT COALESCE(ask_tool, false)",
 }
 _NOT_ERROR = "COALESCE(status, '') <> 'error'"
 
@@ -171,3 +174,31 @@ def units_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
             f"SELECT {_columns(unit)}{task}, COUNT(*) AS n, CAST(SUM(CASE WHEN passed = 1 THEN 1 ELSE 0 END) AS BIGINT) AS c"
             f" FROM {work_runs('units', names)} w WHERE NOT error AND passed IS NOT NULL GROUP BY {_columns(unit)}"
             f") u GROUP BY {keys}, n, c")
+
+
+#: value_of_information's three conditions of a solve run: ambiguous without the tool, with it, fully specified
+_VOI_COND = ("CASE WHEN spec = 'ambiguous' AND ask_tool THEN 'tool' WHEN spec = 'ambiguous' AND NOT ask_tool"
+             " THEN 'amb' WHEN spec = 'full' AND NOT ask_tool THEN 'full' END")
+
+
+def _voi_runs(by: Sequence[str], names: Mapping[str, str] | None) -> tuple[str, str]:
+    keys = _columns(list(dict.fromkeys([*by, "benchmark", "task_id", "variant_id"])))
+    runs = (f"(SELECT * FROM (SELECT *, {_VOI_COND} AS cond FROM {work_runs('value_of_information', names)} w0"
+            " WHERE NOT error) w1 WHERE cond IS NOT NULL) w")
+    return keys, runs
+
+
+def voi_variants_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
+    """value_of_information's per-variant sums under each condition: trials with a verdict, passes, scored trials,
+    asking trials, questions."""
+    keys, runs = _voi_runs(by, names)
+    return (f"SELECT {keys}, cond, COUNT(passed) AS n, CAST(SUM(CASE WHEN passed = 1 THEN 1 ELSE 0 END) AS BIGINT) AS c,"
+            " COUNT(score) AS n_scored, CAST(SUM(CASE WHEN n_questions > 0 THEN 1 ELSE 0 END) AS BIGINT) AS asking,"
+            f" CAST(SUM(n_questions) AS BIGINT) AS questions FROM {runs} GROUP BY {keys}, cond")
+
+
+def voi_scores_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
+    """Per variant, condition and score: how many of its trials scored it (a variant's score sum is added up from
+    these in one order on this machine: an engine's own sum of floats could differ in the last bit)."""
+    keys, runs = _voi_runs(by, names)
+    return f"SELECT {keys}, cond, score, COUNT(*) AS count FROM {runs} WHERE score IS NOT NULL GROUP BY {keys}, cond, score"

@@ -19,6 +19,7 @@ from ambiglib.errors import ArgumentError
 from ambiglib.metrics import CONDITIONS, MetricError
 from ambiglib.metrics._asking import no_task_message, stray_text, unattributed_message
 from ambiglib.metrics._common import _check_by, _single_condition
+from ambiglib.metrics._information import voi_parts_from, voi_table
 from ambiglib.metrics._pooling import (
     BY_TYPES,
     ask_f1_table,
@@ -30,16 +31,13 @@ from ambiglib.metrics._pooling import (
 )
 
 #: the metrics an engine computes, and the ones it refuses with why (they need every run, not per-task sums)
-POOLED = ("ask_calibration", "ask_f1", "pass_at_k", "pass_hat_k", "flip_share", "rerun_sd")
+POOLED = ("ask_calibration", "ask_f1", "pass_at_k", "pass_hat_k", "flip_share", "rerun_sd", "value_of_information")
 NOT_POOLED = {
     "majority_labels": "a majority label needs every judge's vote of a question and the tie rules",
     "category_shares": "its shares come from majority labels, which need every judge's vote",
     "label_shares": "its shares come from majority labels, which need every judge's vote",
     "flag_shares": "its shares come from majority labels, which need every judge's vote",
     "conditional_scores": "it needs each run's majority label beside its score",
-    "value_of_information": "not yet: its sums pool, but pairing each variant's runs with and without the tool (and"
-                            " each ask policy with its no-tool runs) is not written as SQL, and its score sums are"
-                            " floats an engine adds in another order",
     "performance": "its paired Wilcoxon tests and paired bootstrap need each task's three scores, from the runs",
     "ambiguity_classes": "it reads each task's outcome with and without ambiguity, variant by variant",
     "paired_comparison": "a paired test needs both agents' outcomes task by task, from the runs",
@@ -119,6 +117,9 @@ class StoreMetrics:
             raise _refuse(metric, NOT_POOLED[metric])
         if metric not in POOLED:
             raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+        if metric == "value_of_information":
+            raise ArgumentError("value_of_information's sums are three frames (groups, per-variant sums, score"
+                                " counts): StoreMetrics.value_of_information computes it; sums_sql gives its SQL")
         by = self._by(by, metric)
         if metric == "ask_calibration":
             groups = self._groups(metric, by, ("policy", "protocol"), metric)
@@ -200,6 +201,33 @@ class StoreMetrics:
         groups, per_task, by = self._units("flip_share", by, None)
         return flip_share_table(groups, per_task, by, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
 
+    def value_of_information(self, *, by: Sequence[str] = ("suite", "model"), k: int = 3, paired: bool = True,
+                             ci: bool = False, n_boot: int = 10_000, seed: int = 0,
+                             confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`ambiglib.metrics.value_of_information` over the store: the engine gives per-variant sums and score
+        counts; the pairing of variants, the policies' no-tool runs and the pooling are this machine's."""
+        groups, variants, scores, by = self._voi_sums(by)
+        base_by = [c for c in by if c != "policy"]
+        groups = canonical(groups, base_by)
+        excluded = groups.set_index(base_by)["n_excluded"] if base_by else groups["n_excluded"]
+        parts = voi_parts_from(by, excluded, variants, scores, k, paired)
+        return voi_table(parts, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+
+    def _voi_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list[str]]:
+        """value_of_information's groups (without ``policy``), per-variant sums and score counts, after the
+        refusals a loaded run set's makes (a group mixing ask policies it neither names nor pairs)."""
+        fn = "value_of_information"
+        by = self._by(by, fn)
+        base_by = [c for c in by if c != "policy"]
+        tool = self.engine.query(_sql.conditions_sql("voi_tool", by, ("policy",), self.names))
+        _single_condition(canonical(tool, list(dict.fromkeys([*by, "policy"]))), by, ("policy",), fn)
+        if "policy" not in by:
+            no_tool = self.engine.query(_sql.conditions_sql("voi_no_tool", base_by, ("policy",), self.names))
+            _single_condition(canonical(no_tool, [*base_by, "policy"]), base_by, ("policy",), fn)
+        groups = self.engine.query(_sql.groups_sql("value_of_information", base_by, self.names))
+        return (groups, self.engine.query(_sql.voi_variants_sql(by, self.names)),
+                self.engine.query(_sql.voi_scores_sql(by, self.names)), by)
+
     def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
         """:func:`ambiglib.metrics.rerun_sd` over the store."""
         groups, per_task, by = self._units("rerun_sd", by, None)
@@ -207,10 +235,13 @@ class StoreMetrics:
 
 
 def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Sequence[str], k: int | None = None,
-         precision: Literal["relevant", "distinct"] = "relevant", ci: bool = False, n_boot: int = 10_000,
-         seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+         precision: Literal["relevant", "distinct"] = "relevant", scores: pd.DataFrame | None = None,
+         paired: bool = True, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
+         confidence: float = 0.95) -> pd.DataFrame:
     """``metric``'s table from the frames :func:`sums_sql`'s ``groups`` and ``per_task`` queries return, run by
-    any engine: the pooling step of every path (``k`` for pass@k and pass^k; ``precision`` for ask_f1)."""
+    any engine: the pooling step of every path (``k`` for pass@k, pass^k and the value of information;
+    ``precision`` for ask_f1; for the value of information, ``per_task`` is its ``variants`` query's rows and
+    ``scores`` its ``scores`` query's)."""
     if metric not in POOLED:
         raise _refuse(metric, NOT_POOLED[metric]) if metric in NOT_POOLED else \
             ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
@@ -219,6 +250,14 @@ def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Seque
         raise ValueError(f"k must be a positive integer (got {k!r})")
     if metric == "ask_calibration":
         return calibration_table(groups, per_task, by, ci=ci, confidence=confidence)
+    if metric == "value_of_information":
+        if scores is None:
+            raise ArgumentError("value_of_information pools per-variant sums (per_task=) and score counts (scores=)")
+        base_by = [c for c in by if c != "policy"]
+        groups = canonical(groups, base_by)
+        excluded = groups.set_index(base_by)["n_excluded"] if base_by else groups["n_excluded"]
+        return voi_table(voi_parts_from(by, excluded, per_task, scores, 3 if k is None else k, paired), ci=ci,
+                         n_boot=n_boot, seed=seed, confidence=confidence)
     if metric == "ask_f1":
         if precision not in ("relevant", "distinct"):
             raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
@@ -243,6 +282,13 @@ def sums_sql(metric: str, *, by: Sequence[str] = ("suite", "model"), recall: str
     if metric not in POOLED:
         raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
     by = _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, metric)
+    if metric == "value_of_information":
+        base_by = [c for c in by if c != "policy"]
+        return {"groups": _sql.groups_sql(metric, base_by),
+                "conditions": _sql.conditions_sql("voi_tool", by, ("policy",)),
+                **({"conditions_without_tool": _sql.conditions_sql("voi_no_tool", base_by, ("policy",))}
+                   if "policy" not in by else {}),
+                "variants": _sql.voi_variants_sql(by), "scores": _sql.voi_scores_sql(by)}
     free = ("policy", "protocol") if metric in ("ask_calibration", "ask_f1") else CONDITIONS
     out = {"groups": _sql.groups_sql(metric, by), "conditions": _sql.conditions_sql(metric, by, free)}
     if metric == "ask_calibration":

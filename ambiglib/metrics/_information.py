@@ -9,7 +9,6 @@ from typing import TypedDict
 import numpy as np
 import pandas as pd
 
-from ambiglib.metrics._asking import _per_unit_pass
 from ambiglib.metrics._common import (
     _check_by,
     _cluster_ci,
@@ -21,6 +20,7 @@ from ambiglib.metrics._common import (
     _with_ci,
     _work,
 )
+from ambiglib.metrics._pooling import canonical, pass_at_k_of
 from ambiglib.runlog._schema import DEFAULT_POLICY
 from ambiglib.runset import RunSet
 from ambiglib.stats import paired_bootstrap_ci, paired_wilcoxon
@@ -117,7 +117,11 @@ def value_of_information(rs: RunSet, *, by: Sequence[str] = ("suite", "model"), 
     LHAW §4.2, Table 3 (its "Ask %" is ``variant_ask_rate``: runlog-v1 B.3) and
     Table 14 (Gain%/Q = Ckpt gain / Qs: 23.3/186 → 0.13).
     """
-    parts = _voi_parts(rs, by, k, paired)
+    return voi_table(_voi_parts(rs, by, k, paired), ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+
+
+def voi_table(parts: _VoiParts, *, ci: bool, n_boot: int, seed: int, confidence: float) -> pd.DataFrame:
+    """value_of_information's table from its parts (:func:`voi_parts_from`), with its task-bootstrap intervals."""
     by, base_by, tool, pairs, b = parts["by"], parts["base_by"], parts["tool"], parts["pairs"], parts["b"]
     excluded, stat = parts["excluded"], parts["stat"]
     variant_cols, base_cols = VOI_VARIANT_COLUMNS, VOI_BASE_COLUMNS
@@ -181,32 +185,68 @@ def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts
     return _kept(rs, ("voi parts", tuple(by), k, paired), lambda: _voi_parts_of(rs, by, k, paired))
 
 
-def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts:
+#: per variant and condition (``cond``: ``amb``, ambiguous without the tool; ``tool``, ambiguous with it;
+#: ``full``, fully specified without it): trials with a verdict, passes, scored trials, asking trials, questions.
+#: Beside them, per variant, condition and score, how many of its trials scored it: a variant's score sum is added
+#: up from those, in one order, so that an engine's rows give the same sums as a loaded run set's.
+VARIANT_SUMS = ("n", "c", "n_scored", "asking", "questions")
+_VKEY = ["benchmark", "task_id", "variant_id"]
+
+
+def _voi_variants(rs: RunSet, by: Sequence[str]) -> tuple[list[str], pd.Series, pd.DataFrame, pd.DataFrame]:
+    """``(by, excluded, variants, scores)`` of a loaded run set: ``by`` checked, the error runs per group of ``by``
+    without ``policy``, the per-variant sums (:data:`VARIANT_SUMS`) and the per-variant score counts."""
     fn = "value_of_information"
     work = _work(rs)
     by = _check_by(work, by, fn)
     base_by, no_tool, tool = _tool_split(work, by, fn)
     excluded = _excluded(pd.concat([no_tool, tool]), base_by)
     no_tool, tool = no_tool[~no_tool["error"]], tool[~tool["error"]]
-    full = no_tool[no_tool["spec"] == "full"]
-    amb = no_tool[no_tool["spec"] == "ambiguous"]
-    tool = tool[tool["spec"] == "ambiguous"]
-    vkey = ["benchmark", "task_id", "variant_id"]
+    conds = {"amb": no_tool[no_tool["spec"] == "ambiguous"], "tool": tool[tool["spec"] == "ambiguous"],
+             "full": no_tool[no_tool["spec"] == "full"]}
+    keys = list(dict.fromkeys([*by, *_VKEY]))
+    variants, scores = [], []
+    for cond, runs in conds.items():
+        g = runs.assign(_asking=(runs["n_questions"] > 0).astype(np.int64)).groupby(keys, sort=True, dropna=False)
+        variants.append(pd.DataFrame({
+            "n": g["passed"].count(), "c": g["passed"].sum().astype(np.int64), "n_scored": g["score"].count(),
+            "asking": g["_asking"].sum(), "questions": g["n_questions"].sum()}).reset_index().assign(cond=cond))
+        scored = runs[runs["score"].notna()]
+        scores.append(scored.groupby([*keys, "score"], sort=True, dropna=False).size().rename("count")
+                      .reset_index().assign(cond=cond))
+    return by, excluded, pd.concat(variants, ignore_index=True), pd.concat(scores, ignore_index=True)
 
-    def per_variant(runs: pd.DataFrame, keys: list[str], prefix: str) -> pd.DataFrame:
-        units = _per_unit_pass(runs, [*keys, *vkey], k, "unbiased")
-        g = runs.assign(_asking=(runs["n_questions"] > 0).astype(int)).groupby([*keys, *vkey], sort=True,
-                                                                                dropna=False)
-        extra = pd.DataFrame({"score_sum": g["score"].sum(), "n_scored": g["score"].count(),
-                              "asking": g["_asking"].sum(), "questions": g["n_questions"].sum()}).reset_index()
-        units = units.merge(extra, on=[*keys, *vkey])
-        return units.rename(columns={c: f"{prefix}{c}" for c in units.columns if c not in (*keys, *vkey)})
 
-    if "policy" in by:
-        amb, full = _for_policies(amb, tool, base_by), _for_policies(full, tool, base_by)
-    a = per_variant(amb, by, "a_")
-    t = per_variant(tool, by, "t_")
-    pairs = t.merge(a, on=[*by, *vkey], how="inner" if paired else "outer")
+def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts:
+    by, excluded, variants, scores = _voi_variants(rs, by)
+    return voi_parts_from(by, excluded, variants, scores, k, paired)
+
+
+def voi_parts_from(by: list[str], excluded: pd.Series, variants: pd.DataFrame, scores: pd.DataFrame, k: int,
+                   paired: bool) -> _VoiParts:
+    """value_of_information's parts from per-variant sums and score counts (:func:`_voi_variants`, or an engine's
+    rows): the pooling step of both paths."""
+    base_by = [c for c in by if c != "policy"]
+    keys = list(dict.fromkeys([*by, *_VKEY]))
+    variants = canonical(variants, keys, ["cond"])
+    scores = canonical(scores, keys, ["cond", "score"])
+    # a variant's score sum: its scores times their counts, added in one order (the rows sorted above)
+    summed = scores.assign(_w=scores["score"].to_numpy(float) * scores["count"].to_numpy(float)) \
+        .groupby([*keys, "cond"], sort=True, dropna=False)["_w"].sum().rename("score_sum").reset_index()
+    variants = variants.merge(summed, on=[*keys, "cond"], how="left")
+    variants["score_sum"] = variants["score_sum"].fillna(0.0)
+    variants["pass_at_k"] = pass_at_k_of(variants["n"].to_numpy(), variants["c"].to_numpy(), k)
+
+    def per_variant(cond: str, prefix: str) -> pd.DataFrame:
+        rows = variants[variants["cond"] == cond].drop(columns="cond")
+        return rows.rename(columns={c: f"{prefix}{c}" for c in rows.columns if c not in keys})
+
+    amb, tool, full = per_variant("amb", "a_"), per_variant("tool", "t_"), per_variant("full", "b_")
+    if "policy" in by:  # each with-tool policy's no-tool variants: its own, else the default policy's
+        amb = _for_policies(amb, tool, base_by).sort_values(keys, kind="stable", na_position="last")
+        full = _for_policies(full, tool, base_by).sort_values(keys, kind="stable", na_position="last")
+    a, t = amb, tool
+    pairs = t.merge(a, on=keys, how="inner" if paired else "outer")
     for side in ("a_", "t_"):
         pairs[f"{side}n_scored"] = pairs[f"{side}n_scored"].fillna(0)
     if paired:
@@ -222,7 +262,7 @@ def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiPa
         pairs[["a_score_sum", "t_score_sum", "t_asking", "t_questions"]].fillna(0)
     pairs["v"] = 1
     pairs["v_asked"] = (pairs["t_asking"] > 0).astype(int)
-    b = per_variant(full, by, "b_")
+    b = full
     b["b_pk_n"] = b["b_pass_at_k"].notna().astype(int)
     b["b_pk"] = b["b_pass_at_k"].fillna(0.0)
 
