@@ -392,3 +392,25 @@ def test_a_user_who_is_not_root_computes_a_store_s_metrics_from_a_read_only_fold
     finally:
         (home / "notebooks").chmod(0o755)
         shutil.rmtree(home)
+
+
+def test_a_store_of_two_logs_loaded_together_gives_the_same_tables(stores, tmp_path):
+    """Two logs loaded as one (each run's id ends with its log's label): written as a store, every table by log
+    through DuckDB equals the pandas path's, and the run ids the store checks rebuild carry the label."""
+    both = ambiglib.load({"before": EXAMPLE, "after": _tricky_log(tmp_path / "after.jsonl")}, quiet=True)
+    both.to_parquet(tmp_path / "store", partition_by=("benchmark", "model"))
+    _compared(tmp_path / "store", engines.on_store(tmp_path / "store"),
+              [(name, {**options, "by": (*options["by"], "log")}) for name, options in CASES])
+
+
+def test_ambiglib_metrics_without_duckdb_loads_the_store_and_says_so(stores, capsys, monkeypatch):
+    import importlib.util
+
+    from ambiglib.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "duckdb" else real(name, *a))
+    assert main(["metrics", "--runs", str(stores["example"]), "--metric", "rerun_sd"]) == 0
+    captured = capsys.readouterr()
+    assert "note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole" in captured.err
+    assert captured.out.startswith("rerun_sd, computed by pandas\n")

@@ -240,7 +240,8 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
                         " loaded log), duckdb or spark (a store; spark takes SparkSession.builder.getOrCreate(),"
                         " the cluster's under spark-submit)")
     p.add_argument("--memory-limit", default=None, metavar="SIZE", help="DuckDB's memory_limit, e.g. 2GB")
-    p.add_argument("--k", type=int, default=3, help="k of pass@k and pass^k (default 3)")
+    p.add_argument("--k", type=int, default=3,
+                   help="k of pass@k and pass^k, and of the value of information's pass@k (default 3)")
     p.add_argument("--ci", action="store_true", help="add intervals (their method is printed)")
     p.add_argument("--n-boot", type=int, default=10_000, help="task-bootstrap draws (default 10,000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")

@@ -4,6 +4,7 @@ the default for a store, or Spark), with what each empty cell means."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,10 @@ def pooled(args: argparse.Namespace) -> int:
         from ambiglib.runlog import is_parquet_store
 
         engine = "duckdb" if is_parquet_store(path) else "pandas"
+        if engine == "duckdb" and importlib.util.find_spec("duckdb") is None:
+            say("note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole instead",
+                sys.stderr)
+            engine = "pandas"
     from ambiglib.metrics import MetricError
 
     try:
