@@ -414,3 +414,20 @@ def test_ambiglib_metrics_without_duckdb_loads_the_store_and_says_so(stores, cap
     captured = capsys.readouterr()
     assert "note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole" in captured.err
     assert captured.out.startswith("rerun_sd, computed by pandas\n")
+
+
+def test_a_refused_store_leaves_no_view_in_the_spark_session(stores, tmp_path, request):
+    """The session is the user's: the temporary views of a store are dropped when it is refused or closed."""
+    from fuzzing import rewrite_parquet
+
+    spark = request.getfixturevalue("spark")
+    ours = lambda: [t.name for t in spark.catalog.listTables() if t.name.startswith("ambiglib_")]  # noqa: E731
+    before = ours()
+    with engines.on_store(stores["example"], "spark", spark=spark) as on:
+        assert len(ours()) == len(before) + 5 and on.rerun_sd(by=ALL)["n_tasks"].sum() > 0
+    assert ours() == before
+    store = shutil.copytree(stores["example"], tmp_path / "store")
+    rewrite_parquet(sorted((store / "runs").rglob("part-*.parquet"))[0], "n_questions", 99)
+    with pytest.raises(FormatError, match="column 'n_questions' is 99"):
+        engines.on_store(store, "spark", spark=spark)
+    assert ours() == before

@@ -89,8 +89,22 @@ class StoreMetrics:
 
             self.engine = SparkEngine(spark, frames)
         self.names = getattr(self.engine, "names", None)
-        # the checks a load makes of the rows, as queries: a damaged store's numbers are never given
-        StoreChecks(self.store, frames, self.engine.rows, self.names).run()
+        try:  # the checks a load makes of the rows, as queries: a damaged store's numbers are never given
+            StoreChecks(self.store, frames, self.engine.rows, self.names).run()
+        except BaseException:
+            self.engine.close()  # a refused store leaves no connection or view behind
+            raise
+
+    def close(self) -> None:
+        """Let the engine go: DuckDB's connection and spill folder, or the temporary views made in the Spark
+        session (the session itself is yours)."""
+        self.engine.close()
+
+    def __enter__(self) -> StoreMetrics:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"StoreMetrics({str(self.store)!r}, engine={self.engine.name!r})"
