@@ -93,7 +93,7 @@ MUTATIONS = [
     M("f1_arithmetic", "F1 as the arithmetic mean of precision and recall", "ambiglib/metrics/_common.py",
       "return np.where(p + r > 0, 2 * p * r / np.where(p + r > 0, p + r, 1),",
       "return np.where(p + r > 0, (p + r) / 2,"),
-    M("calib_arithmetic", "CalibScore as the arithmetic mean", "ambiglib/metrics/_asking.py",
+    M("calib_arithmetic", "CalibScore as the arithmetic mean", "ambiglib/metrics/_pooling.py",
       "    return _f1(ask_on_ambiguous, 1 - np.asarray(ask_on_full, dtype=float))",
       "    return (np.asarray(ask_on_ambiguous, dtype=float) + 1 - np.asarray(ask_on_full, dtype=float)) / 2"),
     M("pass_at_1", "pass@k estimated as the success rate (pass@1)", "ambiglib/metrics/_pooling.py",

@@ -350,9 +350,9 @@ def test_a_user_who_is_not_root_computes_a_store_s_metrics_from_a_read_only_fold
     is a private one under the system's temporary folder (not .tmp in the current folder), and it is removed
     when the engine is closed."""
     import os
-    import pickle
+    import tempfile
 
-    from unprivileged import _drop, world_tmp
+    from unprivileged import as_user, world_tmp
 
     home = world_tmp()
     try:
@@ -362,29 +362,18 @@ def test_a_user_who_is_not_root_computes_a_store_s_metrics_from_a_read_only_fold
         cwd = home / "notebooks"
         cwd.mkdir(mode=0o555)
         expected = ambiglib.metrics.ask_calibration(ambiglib.load(store), by=("suite", "model", "policy", "protocol"))
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            os.close(read)
-            try:
-                _drop()
-                os.chdir(cwd)
-                on = engines.on_store(store, memory_limit="64MB")
-                spill = on.engine.spill
-                table = on.ask_calibration(by=("suite", "model", "policy", "protocol"))
-                inside = spill.parent == Path(__import__("tempfile").gettempdir()) and spill.is_dir()
-                on.engine.close()
-                result: dict = {"table": table, "uid": os.getuid(), "spill_private": inside,
-                                "spill_gone": not spill.exists(), "cwd": sorted(os.listdir("."))}
-            except BaseException as exc:
-                result = {"raised": (type(exc).__name__, str(exc))}
-            with os.fdopen(write, "wb") as fh:
-                fh.write(pickle.dumps(result))
-            os._exit(0)
-        os.close(write)
-        with os.fdopen(read, "rb") as fh:
-            result = pickle.loads(fh.read())
-        os.waitpid(pid, 0)
+
+        def compute() -> dict:
+            os.chdir(cwd)
+            on = engines.on_store(store, memory_limit="64MB")
+            spill = on.engine.spill
+            table = on.ask_calibration(by=("suite", "model", "policy", "protocol"))
+            inside = spill.parent == Path(tempfile.gettempdir()) and spill.is_dir()
+            on.engine.close()
+            return {"table": table, "uid": os.getuid(), "spill_private": inside, "spill_gone": not spill.exists(),
+                    "cwd": sorted(os.listdir("."))}
+
+        result = as_user(compute, warm=False)
         assert "raised" not in result, result
         assert result["uid"] == (65534 if os.geteuid() == 0 else os.getuid())
         assert result["spill_private"] and result["spill_gone"] and result["cwd"] == []

@@ -13,6 +13,7 @@ import os
 import pickle
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,23 +54,18 @@ def _drop() -> None:
         os.setuid(NOBODY)
 
 
-def load_as_user(path: Path, *, strict: bool) -> dict[str, Any]:
-    """``ambiglib.load(path, strict=strict)`` as an unprivileged user: ``{"runs", "errors", "skipped",
-    "benchmarks"}`` when it loads, ``{"raised": (type name, message)}`` for an exception."""
+def as_user(work: Callable[[], dict[str, Any]], *, warm: bool = True) -> dict[str, Any]:
+    """``work()`` in a forked child that has dropped to ``nobody`` when it is root (after importing what a load
+    needs, with ``warm``): what it returns, or ``{"raised": (type name, message)}`` for an exception."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         os.close(read)
         try:
-            _warm()
+            if warm:
+                _warm()
             _drop()
-            import ambiglib
-
-            out = ambiglib.load(path, strict=strict, quiet=True)
-            rs, errors = (out, []) if strict else out
-            result: dict[str, Any] = {"runs": len(rs.runs), "errors": [e.message for e in errors],
-                                      "skipped": dict(rs.skipped),
-                                      "benchmarks": rs.runs["benchmark"].value_counts().to_dict()}
+            result = work()
         except BaseException as exc:  # the parent judges what came out
             result = {"raised": (type(exc).__name__, str(exc))}
         data = pickle.dumps(result)
@@ -81,6 +77,20 @@ def load_as_user(path: Path, *, strict: bool) -> dict[str, Any]:
         data = fh.read()
     os.waitpid(pid, 0)
     return pickle.loads(data)
+
+
+def load_as_user(path: Path, *, strict: bool) -> dict[str, Any]:
+    """``ambiglib.load(path, strict=strict)`` as an unprivileged user: ``{"runs", "errors", "skipped",
+    "benchmarks"}`` when it loads, ``{"raised": (type name, message)}`` for an exception."""
+    def load() -> dict[str, Any]:
+        import ambiglib
+
+        out = ambiglib.load(path, strict=strict, quiet=True)
+        rs, errors = (out, []) if strict else out
+        return {"runs": len(rs.runs), "errors": [e.message for e in errors], "skipped": dict(rs.skipped),
+                "benchmarks": rs.runs["benchmark"].value_counts().to_dict()}
+
+    return as_user(load)
 
 
 def copy(source: Path, to: Path) -> Path:

@@ -84,31 +84,30 @@ class StoreChecks:
             raise FormatError(f"{folder}: {row['n']:,} rows read where the store holds {total:,}")
 
     def _parents(self, frame: str, key: str) -> None:
-        """Every question and label of a run that is in the store."""
+        """Every question and label of a run that is in the store, and none without a run id."""
         row = self._first(f"SELECT COUNT(*) AS n, min_by(c._row, c._row) AS at FROM {self._t(frame)} c"
                           f" WHERE c.{key} IS NULL")
         if row:
             raise FormatError(f"{self.where(frame, row['at'])}: {key} is null ({row['n']} such"
                               f" row{'s' if row['n'] > 1 else ''})")
-        row = self._first(f"SELECT COUNT(*) AS n, min_by(c._row, c._row) AS at, min_by(c.{key}, c._row) AS v"
-                          f" FROM {self._t(frame)} c LEFT JOIN (SELECT DISTINCT run_id FROM {self._t('runs')}) r"
-                          f" ON r.run_id = c.{key} WHERE r.run_id IS NULL")
-        if row:
-            raise FormatError(f"{self.where(frame, row['at'])}: {key} {row['v']!r} names no row of"
-                              f" {self.store / 'runs'} ({row['n']} such row{'s' if row['n'] > 1 else ''})")
+        self._orphans(frame, "runs", [key], key)
 
     def _blocker_parents(self) -> None:
-        row = self._first(
-            f"SELECT COUNT(*) AS n, min_by(b._row, b._row) AS at, min_by(b.benchmark, b._row) AS benchmark,"
-            f" min_by(b.suite, b._row) AS suite, min_by(b.variant_id, b._row) AS variant_id FROM {self._t('blockers')} b"
-            f" LEFT JOIN (SELECT DISTINCT benchmark, suite, variant_id FROM {self._t('tasks')}) t"
-            " ON t.benchmark = b.benchmark AND t.suite = b.suite AND t.variant_id = b.variant_id"
-            " WHERE t.variant_id IS NULL")
+        """Every blocker of a task that is in the store."""
+        self._orphans("blockers", "tasks", ["benchmark", "suite", "variant_id"], "task (benchmark, suite, variant_id)")
+
+    def _orphans(self, frame: str, parent: str, keys: list[str], what: str) -> None:
+        """The first row of ``frame`` whose ``keys`` name no row of ``parent``, in the load's words
+        (``runlog._parquet_check._parent_rows``): one key shown as its value, several as a tuple."""
+        firsts = ", ".join(f"min_by(c.{k}, c._row) AS {k}" for k in keys)
+        on = " AND ".join(f"p.{k} = c.{k}" for k in keys)
+        row = self._first(f"SELECT COUNT(*) AS n, min_by(c._row, c._row) AS at, {firsts} FROM {self._t(frame)} c"
+                          f" LEFT JOIN (SELECT DISTINCT {', '.join(keys)} FROM {self._t(parent)}) p ON {on}"
+                          f" WHERE p.{keys[0]} IS NULL")
         if row:
-            shown = (row["benchmark"], row["suite"], row["variant_id"])
-            raise FormatError(f"{self.where('blockers', row['at'])}: task (benchmark, suite, variant_id) {shown!r}"
-                              f" names no row of {self.store / 'tasks'} ({row['n']} such"
-                              f" row{'s' if row['n'] > 1 else ''})")
+            shown = row[keys[0]] if len(keys) == 1 else tuple(row[k] for k in keys)
+            raise FormatError(f"{self.where(frame, row['at'])}: {what} {shown!r} names no row of"
+                              f" {self.store / parent} ({row['n']} such row{'s' if row['n'] > 1 else ''})")
 
     def _unique_runs(self) -> None:
         """One row per run id: a repeated run would be counted twice."""

@@ -71,17 +71,19 @@ class DuckDBEngine:
             f" hive_partitioning = false) f JOIN _parts_{frame.name} p ON p._file = f.filename")
 
     def query(self, sql: str) -> pd.DataFrame:
-        """The rows of ``sql`` as a frame; an error of the engine's (a damaged file, bad UTF-8) as a FormatError."""
-        try:
-            return self.con.sql(sql).arrow().read_all().to_pandas()
-        except self._duckdb.Error as exc:
-            raise FormatError(f"DuckDB could not read the store: {exc}") from None
+        """The rows of ``sql`` as a frame."""
+        return self._run(sql).to_pandas()
 
     def rows(self, sql: str) -> list[dict[str, Any]]:
         """The rows of ``sql`` as dictionaries of Python values (a check's few rows)."""
+        rows: list[dict[str, Any]] = self._run(sql).to_pylist()
+        return rows
+
+    def _run(self, sql: str) -> pa.Table:
+        """The rows of ``sql`` as an Arrow table; an error of the engine's (a damaged file, bad UTF-8) as a
+        FormatError."""
         try:
-            rows: list[dict[str, Any]] = self.con.sql(sql).arrow().read_all().to_pylist()
-            return rows
+            return self.con.sql(sql).arrow().read_all()
         except self._duckdb.Error as exc:
             raise FormatError(f"DuckDB could not read the store: {exc}") from None
 

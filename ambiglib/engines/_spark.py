@@ -58,17 +58,19 @@ class SparkEngine:
         return reduce(lambda a, b: a.unionByName(b), pieces)
 
     def query(self, sql: str) -> pd.DataFrame:
-        """The rows of ``sql`` as a frame; Spark's own error as a FormatError."""
-        try:
-            rows = self.spark.sql(sql).collect()
-        except Exception as exc:  # py4j and Spark's analysis errors have no common public base
-            raise FormatError(f"Spark could not read the store: {str(exc).splitlines()[0][:500]}") from None
-        return pd.DataFrame([r.asDict() for r in rows], columns=self.spark.sql(sql).columns if not rows else None)
+        """The rows of ``sql`` as a frame (its columns even without a row)."""
+        rows, columns = self._run(sql)
+        return pd.DataFrame(rows, columns=columns)
 
     def rows(self, sql: str) -> list[dict[str, Any]]:
         """The rows of ``sql`` as dictionaries of Python values (a check's few rows)."""
+        return self._run(sql)[0]
+
+    def _run(self, sql: str) -> tuple[list[dict[str, Any]], list[str]]:
+        """The rows of ``sql`` and its columns, run once; Spark's own error as a FormatError."""
         try:
-            return [r.asDict() for r in self.spark.sql(sql).collect()]
+            frame = self.spark.sql(sql)
+            return [r.asDict() for r in frame.collect()], list(frame.columns)
         except Exception as exc:  # py4j and Spark's analysis errors have no common public base
             raise FormatError(f"Spark could not read the store: {str(exc).splitlines()[0][:500]}") from None
 

@@ -17,7 +17,13 @@ from ambiglib.engines._duckdb import DuckDBEngine
 from ambiglib.engines._frames import frames_of
 from ambiglib.errors import ArgumentError
 from ambiglib.metrics import CONDITIONS, MetricError
-from ambiglib.metrics._asking import no_task_message, stray_text, unattributed_message
+from ambiglib.metrics._asking import (
+    check_ask_f1_options,
+    no_task_message,
+    precision_count,
+    stray_text,
+    unattributed_message,
+)
 from ambiglib.metrics._common import _check_by, _single_condition
 from ambiglib.metrics._information import voi_parts_from, voi_table
 from ambiglib.metrics._pooling import (
@@ -127,22 +133,17 @@ class StoreMetrics:
     def sums(self, metric: str, *, by: Sequence[str], recall: str = "all_runs") -> tuple[pd.DataFrame, pd.DataFrame]:
         """``(groups, per_task)``: what the engine gives the pooling step for ``metric`` (the unit metrics share
         one per-task table of variants by (n, c)), after its refusals."""
-        if metric in NOT_POOLED:
-            raise _refuse(metric, NOT_POOLED[metric])
-        if metric not in POOLED:
-            raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+        _pooled(metric)
         if metric == "value_of_information":
             raise ArgumentError("value_of_information's sums are three frames (groups, per-variant sums, score"
                                 " counts): StoreMetrics.value_of_information computes it; sums_sql gives its SQL")
         by = self._by(by, metric)
+        groups = self._groups(metric, by, _FREE.get(metric, CONDITIONS), metric)
         if metric == "ask_calibration":
-            groups = self._groups(metric, by, ("policy", "protocol"), metric)
             return groups, self.engine.query(_sql.calibration_sql(by, self.names))
         if metric == "ask_f1":
-            groups = self._groups(metric, by, ("policy", "protocol"), metric)
             self._ask_f1_checks(recall)
             return groups, self.engine.query(_sql.ask_f1_sql(by, recall, self.names))
-        groups = self._groups(metric, by, CONDITIONS, metric)
         return groups, self.engine.query(_sql.units_sql(by, self.names))
 
     def _ask_f1_checks(self, recall: str) -> None:
@@ -164,31 +165,17 @@ class StoreMetrics:
     def ask_calibration(self, *, by: Sequence[str] = ("suite", "model", "policy"), ci: bool = False,
                         confidence: float = 0.95) -> pd.DataFrame:
         """:func:`ambiglib.metrics.ask_calibration` over the store."""
-        groups, per_task = self.sums("ask_calibration", by=by)
-        return calibration_table(groups, per_task, self._by(by, "ask_calibration"), ci=ci, confidence=confidence)
+        return pool("ask_calibration", *self.sums("ask_calibration", by=by), by=by, ci=ci, confidence=confidence)
 
     def ask_f1(self, *, by: Sequence[str] = ("suite", "model"), precision: Literal["relevant", "distinct"] = "relevant",
                recall: Literal["all_runs", "asking_runs"] = "all_runs", pooling: Literal["micro", "macro"] = "micro",
                ci: bool = False, confidence: float = 0.95) -> pd.DataFrame:
         """:func:`ambiglib.metrics.ask_f1` over the store (micro pooling: macro is refused)."""
-        if precision not in ("relevant", "distinct"):
-            raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
-        if recall not in ("all_runs", "asking_runs"):
-            raise ValueError(f"recall must be 'all_runs' or 'asking_runs' (got {recall!r})")
-        if pooling not in ("micro", "macro"):
-            raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
+        check_ask_f1_options(precision, recall, pooling)
         if pooling == "macro":
             raise _refuse("ask_f1", f"pooling='macro': {_NOT_POOLED_OPTIONS[('ask_f1', 'pooling', 'macro')]}")
-        groups, per_task = self.sums("ask_f1", by=by, recall=recall)
-        return ask_f1_table(groups, per_task, self._by(by, "ask_f1"),
-                            precision="n_relevant" if precision == "relevant" else "n_discovered", ci=ci,
-                            confidence=confidence)
-
-    def _units(self, metric: str, by: Sequence[str], k: int | None) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ValueError(f"k must be a positive integer (got {k!r})")
-        groups, per_task = self.sums(metric, by=by)
-        return groups, per_task, self._by(by, metric)
+        return pool("ask_f1", *self.sums("ask_f1", by=by, recall=recall), by=by, precision=precision, ci=ci,
+                    confidence=confidence)
 
     def pass_at_k(self, *, k: int, by: Sequence[str] = ("suite", "model"),
                   estimator: Literal["unbiased", "first_k"] = "unbiased", ci: bool = False, n_boot: int = 10_000,
@@ -198,36 +185,33 @@ class StoreMetrics:
             raise ValueError(f"estimator must be 'unbiased' or 'first_k' (got {estimator!r})")
         if estimator == "first_k":
             raise _refuse("pass_at_k", f"estimator='first_k': {_NOT_POOLED_OPTIONS[('pass_at_k', 'estimator', 'first_k')]}")
-        groups, per_task, by = self._units("pass_at_k", by, k)
-        return mean_over_units_table(groups, per_task, by, "pass_at_k", "pass_at_k", k, ci=ci, n_boot=n_boot,
-                                     seed=seed, confidence=confidence)
+        _check_k(k)
+        return pool("pass_at_k", *self.sums("pass_at_k", by=by), by=by, k=k, ci=ci, n_boot=n_boot, seed=seed,
+                    confidence=confidence)
 
     def pass_hat_k(self, *, k: int, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
                    seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
         """:func:`ambiglib.metrics.pass_hat_k` over the store."""
-        groups, per_task, by = self._units("pass_hat_k", by, k)
-        return mean_over_units_table(groups, per_task, by, "pass_hat_k", "pass_hat_k", k, ci=ci, n_boot=n_boot,
-                                     seed=seed, confidence=confidence)
+        _check_k(k)
+        return pool("pass_hat_k", *self.sums("pass_hat_k", by=by), by=by, k=k, ci=ci, n_boot=n_boot, seed=seed,
+                    confidence=confidence)
 
     def flip_share(self, *, by: Sequence[str] = ("suite", "model"), ci: bool = False, n_boot: int = 10_000,
                    seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
         """:func:`ambiglib.metrics.flip_share` over the store."""
-        groups, per_task, by = self._units("flip_share", by, None)
-        return flip_share_table(groups, per_task, by, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+        return pool("flip_share", *self.sums("flip_share", by=by), by=by, ci=ci, n_boot=n_boot, seed=seed,
+                    confidence=confidence)
 
     def value_of_information(self, *, by: Sequence[str] = ("suite", "model"), k: int = 3, paired: bool = True,
                              ci: bool = False, n_boot: int = 10_000, seed: int = 0,
                              confidence: float = 0.95) -> pd.DataFrame:
         """:func:`ambiglib.metrics.value_of_information` over the store: the engine gives per-variant sums and score
         counts; the pairing of variants, the policies' no-tool runs and the pooling are this machine's."""
-        groups, variants, scores, by = self._voi_sums(by)
-        base_by = [c for c in by if c != "policy"]
-        groups = canonical(groups, base_by)
-        excluded = groups.set_index(base_by)["n_excluded"] if base_by else groups["n_excluded"]
-        parts = voi_parts_from(by, excluded, variants, scores, k, paired)
-        return voi_table(parts, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
+        groups, variants, scores = self._voi_sums(by)
+        return pool("value_of_information", groups, variants, scores=scores, by=by, k=k, paired=paired, ci=ci,
+                    n_boot=n_boot, seed=seed, confidence=confidence)
 
-    def _voi_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, list[str]]:
+    def _voi_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         """value_of_information's groups (without ``policy``), per-variant sums and score counts, after the
         refusals a loaded run set's makes (a group mixing ask policies it neither names nor pairs)."""
         fn = "value_of_information"
@@ -238,14 +222,30 @@ class StoreMetrics:
         if "policy" not in by:
             no_tool = self.engine.query(_sql.conditions_sql("voi_no_tool", base_by, ("policy",), self.names))
             _single_condition(canonical(no_tool, [*base_by, "policy"]), base_by, ("policy",), fn)
-        groups = self.engine.query(_sql.groups_sql("value_of_information", base_by, self.names))
-        return (groups, self.engine.query(_sql.voi_variants_sql(by, self.names)),
-                self.engine.query(_sql.voi_scores_sql(by, self.names)), by)
+        return (self.engine.query(_sql.groups_sql(fn, base_by, self.names)),
+                self.engine.query(_sql.voi_variants_sql(by, self.names)),
+                self.engine.query(_sql.voi_scores_sql(by, self.names)))
 
     def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
         """:func:`ambiglib.metrics.rerun_sd` over the store."""
-        groups, per_task, by = self._units("rerun_sd", by, None)
-        return rerun_sd_table(groups, per_task, by)
+        return pool("rerun_sd", *self.sums("rerun_sd", by=by), by=by)
+
+
+def _check_k(k: Any) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer (got {k!r})")
+
+
+def _pooled(metric: str) -> None:
+    """Refuse a metric an engine does not compute: why, for one that needs the whole runs."""
+    if metric in NOT_POOLED:
+        raise _refuse(metric, NOT_POOLED[metric])
+    if metric not in POOLED:
+        raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+
+
+#: the conditions each metric neither fixes nor may mix within a group, unless ``by`` names them
+_FREE = {"ask_calibration": ("policy", "protocol"), "ask_f1": ("policy", "protocol")}
 
 
 def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Sequence[str], k: int | None = None,
@@ -256,12 +256,10 @@ def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Seque
     any engine: the pooling step of every path (``k`` for pass@k, pass^k and the value of information;
     ``precision`` for ask_f1; for the value of information, ``per_task`` is its ``variants`` query's rows and
     ``scores`` its ``scores`` query's)."""
-    if metric not in POOLED:
-        raise _refuse(metric, NOT_POOLED[metric]) if metric in NOT_POOLED else \
-            ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+    _pooled(metric)
     by = _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, metric)
-    if metric in ("pass_at_k", "pass_hat_k") and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-        raise ValueError(f"k must be a positive integer (got {k!r})")
+    if metric in ("pass_at_k", "pass_hat_k"):
+        _check_k(k)
     if metric == "ask_calibration":
         return calibration_table(groups, per_task, by, ci=ci, confidence=confidence)
     if metric == "value_of_information":
@@ -273,10 +271,8 @@ def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Seque
         return voi_table(voi_parts_from(by, excluded, per_task, scores, 3 if k is None else k, paired), ci=ci,
                          n_boot=n_boot, seed=seed, confidence=confidence)
     if metric == "ask_f1":
-        if precision not in ("relevant", "distinct"):
-            raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
-        return ask_f1_table(groups, per_task, by, precision="n_relevant" if precision == "relevant" else "n_discovered",
-                            ci=ci, confidence=confidence)
+        check_ask_f1_options(precision, "all_runs", "micro")
+        return ask_f1_table(groups, per_task, by, precision=precision_count(precision), ci=ci, confidence=confidence)
     if metric in ("pass_at_k", "pass_hat_k"):
         assert k is not None
         return mean_over_units_table(groups, per_task, by, metric, metric, k, ci=ci, n_boot=n_boot, seed=seed,
@@ -291,10 +287,7 @@ def sums_sql(metric: str, *, by: Sequence[str] = ("suite", "model"), recall: str
     distinct conditions per group, to refuse one that mixes them), ``per_task`` (the sums the pooling step
     takes) and, for ask_f1, its three refusals. Each reads tables named ``runs``, ``questions``, ``tasks`` and
     ``blockers``: register a store's frames under those names (partition columns as text) in any SQL engine."""
-    if metric in NOT_POOLED:
-        raise _refuse(metric, NOT_POOLED[metric])
-    if metric not in POOLED:
-        raise ArgumentError(f"no pooled metric {metric!r}; an engine computes {list(POOLED)}")
+    _pooled(metric)
     by = _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, metric)
     if metric == "value_of_information":
         base_by = [c for c in by if c != "policy"]
@@ -303,8 +296,8 @@ def sums_sql(metric: str, *, by: Sequence[str] = ("suite", "model"), recall: str
                 **({"conditions_without_tool": _sql.conditions_sql("voi_no_tool", base_by, ("policy",))}
                    if "policy" not in by else {}),
                 "variants": _sql.voi_variants_sql(by), "scores": _sql.voi_scores_sql(by)}
-    free = ("policy", "protocol") if metric in ("ask_calibration", "ask_f1") else CONDITIONS
-    out = {"groups": _sql.groups_sql(metric, by), "conditions": _sql.conditions_sql(metric, by, free)}
+    out = {"groups": _sql.groups_sql(metric, by),
+           "conditions": _sql.conditions_sql(metric, by, _FREE.get(metric, CONDITIONS))}
     if metric == "ask_calibration":
         out["per_task"] = _sql.calibration_sql(by)
     elif metric == "ask_f1":

@@ -27,6 +27,7 @@ from ambiglib.metrics._common import (
 from ambiglib.metrics._pooling import (
     ASK_F1_SUMS,
     ask_f1_table,
+    calib_score,
     calibration_table,
     mean_over_units_table,
     micro_ask_f1,
@@ -209,16 +210,11 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
     HIL-Bench §3.5, eq. 1, Table 1; harness: ``compute_hil_metrics``,
     ``run_hil_bench.py:summarize_rows`` (harness-formats §4.5).
     """
-    if precision not in ("relevant", "distinct"):
-        raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
-    if recall not in ("all_runs", "asking_runs"):
-        raise ValueError(f"recall must be 'all_runs' or 'asking_runs' (got {recall!r})")
-    if pooling not in ("micro", "macro"):
-        raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
+    check_ask_f1_options(precision, recall, pooling)
     runs, additive, stat, excluded, by = _ask_f1_parts(rs, by, precision, recall, pooling)
     if pooling == "micro":  # pooled counts: per-task sums, then pooled (the same two steps as an engine's)
         per_task = runs.groupby([*by, "task_id"], sort=True, dropna=False)[list(ASK_F1_SUMS)].sum().reset_index()
-        return ask_f1_table(groups_of(excluded, by), per_task, by, precision=_precision_count(precision), ci=ci,
+        return ask_f1_table(groups_of(excluded, by), per_task, by, precision=precision_count(precision), ci=ci,
                             confidence=confidence)
     # macro pooling: means of per-run values
     if by:
@@ -245,7 +241,17 @@ def ask_f1(rs: RunSet, *, by: Sequence[str] = ("suite", "model"),
     return out
 
 
-def _precision_count(precision: str) -> str:
+def check_ask_f1_options(precision: str, recall: str, pooling: str) -> None:
+    """Refuse an ask_f1 option that names no variant (the same words on a loaded run set and an engine)."""
+    if precision not in ("relevant", "distinct"):
+        raise ValueError(f"precision must be 'relevant' or 'distinct' (got {precision!r})")
+    if recall not in ("all_runs", "asking_runs"):
+        raise ValueError(f"recall must be 'all_runs' or 'asking_runs' (got {recall!r})")
+    if pooling not in ("micro", "macro"):
+        raise ValueError(f"pooling must be 'micro' or 'macro' (got {pooling!r})")
+
+
+def precision_count(precision: str) -> str:
     """The per-run count precision divides by the questions: relevant questions, or distinct blockers addressed."""
     return "n_relevant" if precision == "relevant" else "n_discovered"
 
@@ -289,7 +295,7 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     runs["n_blockers"] = runs["n_blockers"].fillna(0)
     runs["in_recall"] = in_recall
     runs["asking"] = runs["n_questions"] > 0
-    num_p = _precision_count(precision)
+    num_p = precision_count(precision)
 
     # per-run values for macro pooling
     runs["p_run"] = _ratio(runs[num_p], runs["n_questions"], 0.0)
@@ -320,21 +326,6 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     runs[["asking", "in_recall"]] = runs[["asking", "in_recall"]].astype(int)
     # what the callers group and sum, alone: the parts are kept with the run set (and shared by a report's kernel)
     return runs[list(dict.fromkeys([*by, "task_id", *additive]))], additive, stat, excluded, by
-
-
-def calib_score_of_rates(ask_on_ambiguous, not_on_full):
-    """CalibScore from the ask rate on ambiguous tasks and the share of fully specified runs that did not ask."""
-    return _f1(ask_on_ambiguous, not_on_full)
-
-
-def calib_score(ask_on_ambiguous, ask_on_full):
-    """Return CalibScore: the harmonic mean of ask-on-ambiguous and 1 − ask-on-full (0 when both are 0).
-
-    References
-    ----------
-    Ambig-DS Table 13 (e.g. 100/33 → 0.80, 70/0 → 0.82, 95/95 → 0.10).
-    """
-    return _f1(ask_on_ambiguous, 1 - np.asarray(ask_on_full, dtype=float))
 
 
 def ask_calibration(rs: RunSet, *, by: Sequence[str] = ("suite", "model", "policy"), ci: bool = False,

@@ -15,6 +15,7 @@ sums).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -76,6 +77,16 @@ def _with_groups(groups: pd.DataFrame, by: list[str], out: pd.DataFrame) -> pd.D
     return pd.concat([groups[by].reset_index(drop=True), out], axis=1) if by else out
 
 
+def calib_score(ask_on_ambiguous: Any, ask_on_full: Any) -> Any:
+    """Return CalibScore: the harmonic mean of ask-on-ambiguous and 1 − ask-on-full (0 when both are 0).
+
+    References
+    ----------
+    Ambig-DS Table 13 (e.g. 100/33 → 0.80, 70/0 → 0.82, 95/95 → 0.10).
+    """
+    return _f1(ask_on_ambiguous, 1 - np.asarray(ask_on_full, dtype=float))
+
+
 def calibration_table(groups: pd.DataFrame, per_task: pd.DataFrame, by: Sequence[str], *, ci: bool,
                       confidence: float) -> pd.DataFrame:
     """ask_calibration's table from its per-task sums (:data:`CALIBRATION_SUMS`)."""
@@ -86,7 +97,7 @@ def calibration_table(groups: pd.DataFrame, per_task: pd.DataFrame, by: Sequence
     f = _ratio(totals["asked_full"], totals["is_full"])
     out = _with_groups(groups, by, pd.DataFrame({
         "n_ambiguous": totals["is_amb"].to_numpy(np.int64), "n_full": totals["is_full"].to_numpy(np.int64),
-        "ask_on_ambiguous": a, "ask_on_full": f, "calib_score": _f1(a, 1 - np.asarray(f, dtype=float))}))
+        "ask_on_ambiguous": a, "ask_on_full": f, "calib_score": calib_score(a, f)}))
     out = _order(out, by, ["n_ambiguous", "n_full", "ask_on_ambiguous", "ask_on_full", "calib_score"])
     if not ci:
         return out
@@ -97,7 +108,8 @@ def calibration_table(groups: pd.DataFrame, per_task: pd.DataFrame, by: Sequence
     # rates' intervals at half the error each
     half = 1 - (1 - confidence) / 2
     amb, full = (_clustered_wilson(out, by, per_task, k, n, half) for k, n in rates.values())
-    low, high = _bounds_of_two_rates(amb, (1 - full[1], 1 - full[0]), lambda x, y: _f1(x, y))
+    # CalibScore of the two rates' ends: ask-on-ambiguous and the share of full runs that did not ask
+    low, high = _bounds_of_two_rates(amb, (1 - full[1], 1 - full[0]), _f1)
     defined = out["calib_score"].notna().to_numpy()
     out = _beside(out, "calib_score", np.where(defined, low, np.nan), np.where(defined, high, np.nan))
     return label_intervals(out, confidence, {"calib_score": BOUNDS_OF_TWO_RATES})

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -561,16 +561,16 @@ def _check_part(file: Path, rows: int, columns: pa.Schema, write_id: bytes | Non
             raise FormatError(f"{file}: column '{f.name}' must be {f.type} (got {schema.field(i).type})")
 
 
-def store_parts(path: Path) -> dict[str, tuple[list[Path], tuple[str, ...], int]]:
-    """Each frame's part files, partition columns and rows, after every check a load makes before it reads a row: the
-    schemas of one write and run-log version, the parts ``_common_metadata`` lists each there and no other file,
-    and each part's footer (its rows as written, its write id, its columns and their types). What an engine reads
-    of a store is then exactly what ``ambiglib.load`` would read."""
+def _listed_frames(path: Path) -> Iterator[tuple[str, pa.Schema, list[str], dict[str, int], int, pa.Schema]]:
+    """Each frame of a store with what a load checks before it reads a row: ``(name, schema, partition columns,
+    listed parts and their rows, the frame's rows, the parts' own schema)``, the schemas of one write and version
+    (:func:`_store_schemas`), the parts ``_common_metadata`` lists each there and no other file, their rows adding
+    up to the frame's."""
     schemas = _store_schemas(path)
     runs_part = json.loads((schemas["runs"].metadata or {}).get(_PARTITION_META_KEY, b"[]"))
-    out = {}
     for name, schema in schemas.items():
         folder = path / name
+        # questions and labels are partitioned by their run's columns
         part = runs_part if name in ("questions", "labels") else json.loads(
             (schema.metadata or {}).get(_PARTITION_META_KEY, b"[]"))
         parts = _listed_parts(schema, folder)
@@ -578,9 +578,18 @@ def store_parts(path: Path) -> dict[str, tuple[list[Path], tuple[str, ...], int]
         if sum(parts.values()) != total:
             raise FormatError(f"{folder / _COMMON}: its parts hold {sum(parts.values()):,} rows, the frame {total:,}")
         stored = pa.schema([f for f in schema if f.name not in part] + [pa.field(STORE_ROW, pa.int64())])
+        yield name, schema, part, parts, total, stored
+
+
+def store_parts(path: Path) -> dict[str, tuple[list[Path], tuple[str, ...], int]]:
+    """Each frame's part files, partition columns and rows, after every check a load makes before it reads a row
+    (:func:`_listed_frames`, then each part's footer: its rows as written, its write id, its columns and their
+    types). What an engine reads of a store is then exactly what ``ambiglib.load`` would read."""
+    out = {}
+    for name, schema, part, parts, total, stored in _listed_frames(path):
         for rel, rows in parts.items():
-            _check_part(folder / rel, rows, stored, (schema.metadata or {}).get(_WRITE_KEY))
-        out[name] = ([folder / rel for rel in sorted(parts)], tuple(part), total)
+            _check_part(path / name / rel, rows, stored, (schema.metadata or {}).get(_WRITE_KEY))
+        out[name] = ([path / name / rel for rel in sorted(parts)], tuple(part), total)
     return out
 
 
@@ -594,21 +603,13 @@ def read_store_tables(path: Path, filters: Any = None) -> tuple[dict[str, pa.Tab
 
     fmt = ds.ParquetFileFormat(default_fragment_scan_options=ds.ParquetFragmentScanOptions(
         page_checksum_verification=True))
-    schemas = _store_schemas(path)
-    runs_part = json.loads((schemas["runs"].metadata or {}).get(_PARTITION_META_KEY, b"[]"))
     out: dict[str, pa.Table] = {}
     origins = StoreRows(path)
-    for name, schema in schemas.items():
+    runs_part: list[str] = []  # the runs' partition columns (runs come first)
+    for name, schema, part, parts, total, stored in _listed_frames(path):
         folder = path / name
-        # questions and labels are partitioned by their run's columns
-        part = runs_part if name in ("questions", "labels") else json.loads(
-            (schema.metadata or {}).get(_PARTITION_META_KEY, b"[]"))
-        parts = _listed_parts(schema, folder)
-        total = _written_rows(schema, folder / _COMMON, "Parquet stores with RunSet.to_parquet(partition_by=...)")
-        if sum(parts.values()) != total:
-            raise FormatError(f"{folder / _COMMON}: its parts hold {sum(parts.values()):,} rows, the frame {total:,}")
-        stored = pa.schema([f for f in schema if f.name not in part] + [pa.field(STORE_ROW, pa.int64())])
         if name == "runs":
+            runs_part = part
             expr = flt.expression(filters)
         elif name in ("questions", "labels"):
             expr = flt.expression(filters, part)  # prune by the run's partition; run_id decides below
