@@ -24,7 +24,7 @@ from ambiglib.runlog._frames import COLUMNS, _build_tables, _frame
 from ambiglib.runlog._jsonl import FRAMES, FileRead, write_jsonl
 from ambiglib.runlog._parquet import write_parquet
 
-__all__ = ["RunSet", "COLUMNS", "run_metas", "arrow_of"]
+__all__ = ["RunSet", "COLUMNS", "run_metas", "arrow_of", "summary_table", "summary_keys", "SUMMARY_COUNTS"]
 
 # A RunSet's methods that answer the four questions and read a run's conversation hand their work to
 # ambiglib.answers._notebook and ambiglib.transcripts, imported at the call: those layers are above the run set
@@ -161,6 +161,41 @@ def meta_codes(runs: pd.DataFrame) -> tuple[np.ndarray, list[dict]]:
     codes, texts = pd.factorize(meta)
     metas = [json.loads(t) if isinstance(t, str) and t else {} for t in texts] + [{}]
     return np.where(codes < 0, len(metas) - 1, codes), metas
+
+
+#: :meth:`RunSet.summary`'s counts per cell: integer sums an engine computes alike (``ambiglib.engines``)
+SUMMARY_COUNTS = ("n_runs", "n_tasks", "n_ok", "n_invalid", "n_timeout", "n_error", "n_asked", "n_questions")
+
+
+def summary_keys(has_log: bool) -> list[str]:
+    """The cells :meth:`RunSet.summary` counts runs in (``log`` too for logs loaded together)."""
+    return ["benchmark", "suite", "model", "spec", "ask_tool"] + (["log"] if has_log else [])
+
+
+def summary_table(cells: pd.DataFrame, scores: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """:meth:`RunSet.summary` from its integer counts per cell (``cells``: ``by`` and :data:`SUMMARY_COUNTS`) and,
+    per cell and score, how many runs not in error scored it (``scores``: ``by, score, count``): the cells in one
+    order and each mean score added up here in one order, so that a store's counts from any engine give this table
+    to the last bit."""
+    if len(cells) == 0:
+        return pd.DataFrame(columns=[*by, "n_runs"])
+    text = pd.StringDtype("pyarrow")
+    types = {c: pd.ArrowDtype(pa.bool_()) if c == "ask_tool" else text for c in by}
+    cells = cells.astype(types).astype({c: np.int64 for c in SUMMARY_COUNTS})
+    cells = cells.sort_values(by, kind="stable", na_position="last").reset_index(drop=True)
+    scores = scores.astype(types).astype({"score": np.float64, "count": np.int64})
+    scores = scores.sort_values([*by, "score"], kind="stable", na_position="last")
+    total = scores.assign(_sum=scores["score"].to_numpy() * scores["count"].to_numpy()) \
+        .groupby(by, sort=False, observed=True, dropna=False)[["_sum", "count"]].sum()
+    total = total.reindex(pd.MultiIndex.from_frame(cells[by]) if len(by) > 1 else cells[by[0]])
+    n = total["count"].to_numpy(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(n > 0, total["_sum"].to_numpy(float) / np.where(n > 0, n, 1.0), np.nan)
+    out = cells[[*by, *SUMMARY_COUNTS]].assign(mean_score=mean)
+    if out["mean_score"].isna().any():
+        out.attrs["empty"] = {"mean_score": "no run of this cell has a score (ask-only runs record whether the"
+                                            " agent asked, not a result; error runs are left out)"}
+    return out
 
 
 @dataclass(frozen=True, repr=False)
@@ -523,26 +558,23 @@ class RunSet:
             (ask-only runs).
         """
         runs = self.runs
-        by = ["benchmark", "suite", "model", "spec", "ask_tool"] + (["log"] if self.runs["log"].notna().any() else [])
-        if len(runs) == 0:
-            return pd.DataFrame(columns=[*by, "n_runs"])
+        by = summary_keys(bool(runs["log"].notna().any()))
         status = runs["status"].astype(str)
         failed = status.isin(["invalid", "timeout"])
         scored = runs["score"].mask(failed & runs["score"].isna(), 0.0).where(status != "error")
         work = runs[by].assign(
             _ok=(status == "ok"), _invalid=(status == "invalid"), _timeout=(status == "timeout"),
             _error=(status == "error"), _asked=runs["n_questions"] > 0, _q=runs["n_questions"],
-            _score=scored, _task=runs["variant_id"],
+            _task=runs["variant_id"],
         )
-        out = work.groupby(by, sort=True, observed=True).agg(
+        cells = work.groupby(by, sort=False, observed=True, dropna=False).agg(
             n_runs=("_ok", "size"), n_tasks=("_task", "nunique"), n_ok=("_ok", "sum"),
             n_invalid=("_invalid", "sum"), n_timeout=("_timeout", "sum"), n_error=("_error", "sum"),
-            n_asked=("_asked", "sum"), n_questions=("_q", "sum"), mean_score=("_score", "mean"),
+            n_asked=("_asked", "sum"), n_questions=("_q", "sum"),
         ).reset_index()
-        if out["mean_score"].isna().any():
-            out.attrs["empty"] = {"mean_score": "no run of this cell has a score (ask-only runs record whether the"
-                                                " agent asked, not a result; error runs are left out)"}
-        return out
+        scores = runs[by].assign(score=scored).dropna(subset=["score"]) \
+            .groupby([*by, "score"], sort=False, observed=True, dropna=False).size().rename("count").reset_index()
+        return summary_table(cells, scores, by)
 
     #: at most this many (benchmark, suite) rows and model names in the display
     DISPLAY_ROWS = 20

@@ -420,3 +420,93 @@ def test_a_refused_store_leaves_no_view_in_the_spark_session(stores, tmp_path, r
     with pytest.raises(FormatError, match="column 'n_questions' is 99"):
         engines.on_store(store, "spark", spark=spark)
     assert ours() == before
+
+
+# ------------------------------------------------------------------ ambiglib summary: what the store holds
+
+
+def _inspect_like_store(path: Path) -> Path:
+    """A log whose runs carry Inspect AI's mapping notes: a tool that looks like asking and is not the ask tool
+    (three runs calling it twice each, two of them sharing one meta), and an eval whose ask tool was inferred."""
+    called = {"inspect": {"eval_id": "e1", "tools_called": {"ask_helper": 2}}}
+    inferred = {"inspect": {"eval_id": "e2", "ask_tool_from": "the samples' calls"}}
+    records = [run("t1", "m1", trial=1, meta=called), run("t1", "m1", trial=2, meta=called),
+               run("t2", "007", trial=1, meta=called), run("t1", "007", trial=1, meta=inferred),
+               run("t2", "007", trial=2, meta=inferred, status="error"), run("t3", "m1", spec="full", score=0.25),
+               run("t3", "m1", spec="full", trial=2, status="timeout"), task("t1"), task("t2"), task("t3")]
+    log = path.with_suffix(".jsonl")
+    log.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    ambiglib.load(log, quiet=True).to_parquet(path, partition_by=("model",))
+    return path
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+@pytest.mark.parametrize("which", ["example", "tricky"])
+def test_the_summary_of_a_store_equals_the_loaded_log_s(stores, which, engine, request):
+    """RunSet.summary's table from the engine's counts equals the loaded store's, cell for cell (the mean scores
+    too: both add them up from counts of each score, in one order), and so do the counts a summary prints."""
+    rs = ambiglib.load(stores[which], quiet=True)
+    with _on(stores[which], engine, request) as store:
+        table, totals = store.summary(), store.totals()
+    pd.testing.assert_frame_equal(table, rs.summary(), check_exact=True)
+    r = rs.runs
+    assert totals == {"n_runs": len(r), "n_error": int((r["status"] == "error").sum()), "n_logged": 0,
+                      "n_models": r["model"].nunique(), "n_benchmarks": r["benchmark"].nunique(),
+                      "tasks_run": len(r[["benchmark", "suite", "task_id"]].drop_duplicates()),
+                      "questions": len(rs.questions), "labels": len(rs.labels), "tasks": len(rs.tasks),
+                      "blockers": len(rs.blockers)}
+
+
+def test_the_summary_s_mean_score_is_the_mean_by_hand(tmp_path):
+    """The mean score of a cell, from the store's counts, by the contract's rule: error runs out, a timeout without
+    a score scores 0 (runs t3: 0.25 and a timeout: 0.125); the other counts as the records say."""
+    with engines.on_store(_inspect_like_store(tmp_path / "store")) as store:
+        table = store.summary()
+    full = table[(table["model"] == "m1") & (table["spec"] == "full")].iloc[0]
+    assert (full["n_runs"], full["n_tasks"], full["n_timeout"], full["mean_score"]) == (2, 1, 1, 0.125)
+    mine = table[(table["model"] == "007")].iloc[0]
+    assert (mine["n_runs"], mine["n_tasks"], mine["n_error"], mine["n_asked"]) == (3, 2, 1, 0)
+    assert pd.isna(mine["mean_score"]) and "mean_score" in table.attrs["empty"]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_ambiglib_summary_over_a_store_writes_the_files_the_loaded_log_gives(stores, tmp_path, engine, request):
+    """`ambiglib summary --runs STORE --engine duckdb|spark` counts the store where it lies and writes the same
+    files, byte for byte, as `--engine pandas` (a load): over numeric-looking and encoded names, two logs loaded
+    together (a cell per log), and Inspect AI's mapping notes (weighted by the runs sharing a meta)."""
+    from ambiglib.cli import main
+
+    if engine == "spark":
+        request.getfixturevalue("spark")
+    both = ambiglib.load({"before": EXAMPLE, "after": _tricky_log(tmp_path / "after.jsonl")}, quiet=True)
+    both.to_parquet(tmp_path / "two", partition_by=("log", "model"))
+    for store in (stores["tricky"], tmp_path / "two", _inspect_like_store(tmp_path / "inspect")):
+        written = {}
+        for how in ("pandas", engine):
+            out = tmp_path / f"{store.name}-{how}"
+            assert main(["summary", "--runs", str(store), "--out", str(out), "--engine", how, "-q"]) == 0
+            written[how] = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+        assert written[engine] == written["pandas"], store
+        page = written[engine][Path("summary.md")].decode()
+        if store.name == "inspect":
+            assert "- runs: 7 (1 with status `error`" in page
+            assert "tool 'ask_helper' was called 6 time(s) in 3 run(s) (007, m1)" in page
+            assert "eval e2 (2 runs): the ask tool was the samples' calls (007)" in page
+        if store.name == "two":
+            assert "| before" in page and "| after" in page
+
+
+def test_ambiglib_summary_refuses_a_damaged_store_in_the_load_s_words(stores, tmp_path, capsys):
+    from fuzzing import rewrite_parquet
+
+    from ambiglib.cli import main
+
+    store = tmp_path / "store"
+    shutil.copytree(stores["tricky"], store)
+    rewrite_parquet(sorted((store / "runs").rglob("part-*.parquet"))[0], "n_questions", 99)
+    with pytest.raises(FormatError) as load:
+        ambiglib.load(store)
+    code = main(["summary", "--runs", str(store), "--out", str(tmp_path / "out"), "--engine", "duckdb"])
+    assert code != 0 and str(load.value) in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+

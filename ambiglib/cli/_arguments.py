@@ -127,6 +127,7 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--runs", default=None, help=RUNS_HELP + " (default: the bundled example data)")
     p.add_argument("--out", default=None, help="output folder (default: reports, in the current folder; the command"
                                                " says so)")
+    _engine_options(p, "what counts it")
     _mapping_options(p)
     p.set_defaults(parser=p)
     p = sub.add_parser("validate", parents=[common], allow_abbrev=False,
@@ -235,11 +236,7 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--by", default=None, metavar="COLS",
                    help="group columns, comma-separated (default: the metric's groups with every condition it does"
                         " not fix, e.g. benchmark,suite,model,spec,ask_tool,policy,protocol for pass_at_k)")
-    p.add_argument("--engine", choices=["auto", "pandas", "duckdb", "spark"], default="auto",
-                   help="what computes it: auto (default: DuckDB for a store, else the loaded log), pandas (the"
-                        " loaded log), duckdb or spark (a store; spark takes SparkSession.builder.getOrCreate(),"
-                        " the cluster's under spark-submit)")
-    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="DuckDB's memory_limit, e.g. 2GB")
+    _engine_options(p, "what computes it")
     p.add_argument("--k", type=int, default=3,
                    help="k of pass@k and pass^k, and of the value of information's pass@k (default 3)")
     p.add_argument("--ci", action="store_true", help="add intervals (their method is printed)")
@@ -272,6 +269,14 @@ def _family_option(p: argparse.ArgumentParser) -> None:
                    help="the rows adjusted together: question (default: each benchmark's metrics of one question,"
                         " so a benchmark's verdict does not change with the others in the log), metric, benchmark,"
                         " or all (every row)")
+
+
+def _engine_options(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--engine", choices=["auto", "pandas", "duckdb", "spark"], default="auto",
+                   help=f"{what}: auto (default: DuckDB for a partitioned store, else the loaded log), pandas (the"
+                        " loaded log), duckdb or spark (a store; spark takes SparkSession.builder.getOrCreate(),"
+                        " the cluster's under spark-submit)")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="DuckDB's memory_limit, e.g. 2GB")
 
 
 def _mapping_options(p: argparse.ArgumentParser) -> None:

@@ -53,16 +53,8 @@ _EMPTY = {
 def pooled(args: argparse.Namespace) -> int:
     """Print ``--metric``'s table for ``--runs``: by ``--engine`` (``auto``: DuckDB for a store, else the loaded log)."""
     options = _options(args)
-    engine = args.engine
     path = Path(args.runs)
-    if engine == "auto":
-        from ambiglib.runlog import is_parquet_store
-
-        engine = "duckdb" if is_parquet_store(path) else "pandas"
-        if engine == "duckdb" and importlib.util.find_spec("duckdb") is None:
-            say("note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole instead",
-                sys.stderr)
-            engine = "pandas"
+    engine = engine_of(args.engine, path)
     from ambiglib.metrics import MetricError
 
     try:
@@ -71,17 +63,40 @@ def pooled(args: argparse.Namespace) -> int:
 
             table = getattr(ambiglib.metrics, args.metric)(ambiglib.load(path, quiet=args.quiet), **options)
         else:
-            import ambiglib.engines
-            from ambiglib.engines._spark import default_session
-
-            spark = default_session() if engine == "spark" else None
-            table = getattr(ambiglib.engines.on_store(path, engine, spark=spark, memory_limit=args.memory_limit),
-                            args.metric)(**options)
+            with on_store(path, engine, args.memory_limit) as store:
+                table = getattr(store, args.metric)(**options)
     except MetricError as exc:  # the metric's own words name by=; here the groups are --by's
         say(f"ambiglib metrics: {exc}" + ("; from the command line, add the column to --by (now"
                                           f" {','.join(options['by'])})" if "to by=" in str(exc) else ""), sys.stderr)
         return 2
     return _print(table, args.metric, args.format, engine)
+
+
+def engine_of(engine: str, path: Path) -> str:
+    """What computes a command's numbers: ``auto`` is DuckDB for a store (said, and the store loaded, where duckdb
+    is not installed), else the loaded log."""
+    if engine != "auto":
+        return engine
+    from ambiglib.runlog import is_parquet_store
+
+    if not is_parquet_store(path):
+        return "pandas"
+    if importlib.util.find_spec("duckdb") is None:
+        say("note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole instead",
+            sys.stderr)
+        return "pandas"
+    return "duckdb"
+
+
+def on_store(path: Path, engine: str, memory_limit: str | None) -> Any:
+    """An engine's handle over the store ``path`` (Spark: the session ``SparkSession.builder.getOrCreate()``
+    gives, a cluster's under spark-submit)."""
+    import ambiglib.engines
+    from ambiglib.engines._spark import default_session
+
+    spark = default_session() if engine == "spark" else None
+    return ambiglib.engines.on_store(path, "spark" if engine == "spark" else "duckdb", spark=spark,
+                                     memory_limit=memory_limit)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ambiglib.cli._arguments import logs_given, mapping
 from ambiglib.cli._messages import say
 from ambiglib.cli._signals import taken
-from ambiglib.errors import AmbiglibError, ReportError
+from ambiglib.errors import AmbiglibError, ReportError, SchemaError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -112,6 +112,7 @@ def _rejected_count(path: Path) -> int | str:
 def summary(args: argparse.Namespace) -> int:
     """``ambiglib summary``: what the log holds, rejects and skips, written to summary.md and rejected.csv and
     printed."""
+    from ambiglib.cli._pooled import engine_of, on_store
     from ambiglib.loading._load import load
     from ambiglib.report import example_runs, write_summary
 
@@ -123,9 +124,24 @@ def summary(args: argparse.Namespace) -> int:
 
     out = Path(args.out or "reports").resolve()
     made = not out.exists()
+    engine = engine_of(args.engine, Path(runs))
     try:
-        loaded = load(runs, strict=False, quiet=args.quiet, **mapping(args))
-        write_files(out, lambda folder: write_summary(runs, folder, loaded=loaded), {"--runs": Path(runs)})
+        store = None
+        if engine != "pandas":  # an engine counts the store where it lies: nothing is loaded
+            try:
+                store = on_store(Path(runs), engine, args.memory_limit)
+            except SchemaError as exc:  # an engine is strict; the summary lists what a lenient load leaves out
+                if args.engine != "auto":
+                    raise
+                say(f"note: {exc}: the store holds a record the contract rejects, so it is loaded to list every such"
+                    " record (rejected.csv), as --engine pandas does", sys.stderr)
+        if store is None:
+            loaded = load(runs, strict=False, quiet=args.quiet, **mapping(args))
+            write_files(out, lambda folder: write_summary(runs, folder, loaded=loaded), {"--runs": Path(runs)})
+        else:
+            with store:
+                write_files(out, lambda folder: write_summary(runs, folder, store=store, **mapping(args)),
+                            {"--runs": Path(runs)})
     except ReportError as exc:
         say(f"ambiglib summary: {exc}", sys.stderr)
         return 1

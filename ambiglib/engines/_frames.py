@@ -11,20 +11,24 @@ from ambiglib.errors import FormatError
 from ambiglib.runlog import is_parquet_store
 from ambiglib.runlog._parquet import store_parts
 
-#: per frame, the columns the queries read and their SQL types (``_row``: the row's place in its frame)
+#: per frame, the columns the queries read and their SQL types (``_row``: the row's place in its frame): every
+#: scalar field of the contract (:mod:`ambiglib.engines._fields` checks them all), not its objects and lists
 COLUMNS: dict[str, dict[str, str]] = {
     "runs": {"run_id": "STRING", "benchmark": "STRING", "suite": "STRING", "task_id": "STRING",
              "variant_id": "STRING", "model": "STRING", "spec": "STRING", "ask_tool": "BOOLEAN",
              "policy": "STRING", "protocol": "STRING", "trial": "BIGINT", "log": "STRING", "status": "STRING",
              "score": "DOUBLE", "passed": "BOOLEAN", "category": "STRING", "n_questions": "BIGINT",
-             "n_labels": "BIGINT", "_row": "BIGINT"},
-    "questions": {"run_id": "STRING", "q_index": "BIGINT", "blocker_id": "STRING", "relevant": "BOOLEAN",
-                  "attributed": "BOOLEAN", "_row": "BIGINT"},
-    "labels": {"run_id": "STRING", "judge": "STRING", "call": "BIGINT", "_row": "BIGINT"},
+             "n_labels": "BIGINT", "cost_usd": "DOUBLE", "tokens_in": "DOUBLE", "tokens_out": "DOUBLE",
+             "steps": "DOUBLE", "duration_s": "DOUBLE", "meta": "STRING", "_row": "BIGINT"},
+    "questions": {"run_id": "STRING", "q_index": "BIGINT", "text": "STRING", "blocker_id": "STRING",
+                  "relevant": "BOOLEAN", "response": "STRING", "step": "BIGINT", "in_scope": "BOOLEAN",
+                  "attributed": "BOOLEAN", "parts": "BIGINT", "_row": "BIGINT"},
+    "labels": {"run_id": "STRING", "facet": "STRING", "judge": "STRING", "call": "BIGINT", "label": "STRING",
+               "q_index": "BIGINT", "_row": "BIGINT"},
     "tasks": {"benchmark": "STRING", "suite": "STRING", "task_id": "STRING", "variant_id": "STRING",
-              "n_blockers": "BIGINT", "_row": "BIGINT"},
+              "n_blockers": "BIGINT", "ambiguity_class": "STRING", "strategy": "STRING", "_row": "BIGINT"},
     "blockers": {"benchmark": "STRING", "suite": "STRING", "task_id": "STRING", "variant_id": "STRING",
-                 "blocker_id": "STRING", "_row": "BIGINT"},
+                 "blocker_id": "STRING", "type": "STRING", "subtype": "STRING", "_row": "BIGINT"},
 }
 
 

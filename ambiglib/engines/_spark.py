@@ -22,7 +22,8 @@ def default_session() -> Any:
     except ImportError:
         raise ArgumentError("--engine spark needs pyspark (pip install 'ambiglib[spark]', or run under"
                             " spark-submit) and Java") from None
-    return SparkSession.builder.appName("ambiglib").getOrCreate()
+    # (a session made here draws no progress bars over the command's own words on standard error)
+    return SparkSession.builder.appName("ambiglib").config("spark.ui.showConsoleProgress", "false").getOrCreate()
 
 
 class SparkEngine:

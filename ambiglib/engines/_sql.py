@@ -202,3 +202,4 @@ def voi_scores_sql(by: Sequence[str], names: Mapping[str, str] | None = None) ->
     these in one order on this machine: an engine's own sum of floats could differ in the last bit)."""
     keys, runs = _voi_runs(by, names)
     return f"SELECT {keys}, cond, score, COUNT(*) AS count FROM {runs} WHERE score IS NOT NULL GROUP BY {keys}, cond, score"
+

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
-from ambiglib.engines import _sql
+from ambiglib.engines import _contents, _sql
 from ambiglib.engines._checks import StoreChecks
 from ambiglib.engines._duckdb import DuckDBEngine
 from ambiglib.engines._frames import frames_of
@@ -35,6 +35,7 @@ from ambiglib.metrics._pooling import (
     mean_over_units_table,
     rerun_sd_table,
 )
+from ambiglib.runset import summary_keys, summary_table
 
 #: the metrics an engine computes, and the ones it refuses with why (they need every run, not per-task sums)
 POOLED = ("ask_calibration", "ask_f1", "pass_at_k", "pass_hat_k", "flip_share", "rerun_sd", "value_of_information")
@@ -87,7 +88,7 @@ class StoreMetrics:
             raise ArgumentError("engine='spark' takes spark= a SparkSession you made (and only it does)"
                                 if spark is None else "spark= is for engine='spark'")
         self.store = Path(store)
-        frames = frames_of(self.store)
+        self._frames = frames = frames_of(self.store)
         if engine == "duckdb":
             self.engine: Any = DuckDBEngine(frames, memory_limit=memory_limit, threads=threads)
         else:
@@ -229,6 +230,33 @@ class StoreMetrics:
     def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
         """:func:`ambiglib.metrics.rerun_sd` over the store."""
         return pool("rerun_sd", *self.sums("rerun_sd", by=by), by=by)
+
+    # ------------------------------------------------------------------ what the store holds, as a load counts it
+
+    def summary(self) -> pd.DataFrame:
+        """:meth:`ambiglib.RunSet.summary` over the store: runs, variants, statuses, asking runs, questions and the
+        mean score per benchmark, suite, model and condition (the engine counts; the means are added up here)."""
+        by = summary_keys(self.totals()["n_logged"] > 0)
+        return summary_table(self.engine.query(_contents.summary_sql(by, self.names)),
+                             self.engine.query(_contents.summary_scores_sql(by, self.names)), by)
+
+    def totals(self) -> dict[str, int]:
+        """What the store holds as a whole, as a load of it counts it: ``n_runs, n_error, n_logged`` (runs with a
+        log label), ``n_models, n_benchmarks, tasks_run`` (distinct benchmark, suite and task among the runs), and
+        the rows of ``questions, labels, tasks, blockers`` (from the parts' footers, checked when the store was
+        opened)."""
+        row = self.engine.rows(_contents.totals_sql(self.names))[0]
+        out = {k: int(v) for k, v in row.items()}
+        return out | {name: self._frames[name].rows if name in self._frames else 0
+                      for name in ("questions", "labels", "tasks", "blockers")}
+
+    def inspect_metas(self) -> list[tuple[dict[str, Any], str, int]]:
+        """``(meta, model, runs)`` for each distinct meta naming Inspect AI's mapping: what the warnings on how
+        Inspect logs were mapped read (``ambiglib.importers._inspect_logs.mapping_warnings_of``)."""
+        import json
+
+        rows = self.engine.rows(_contents.inspect_metas_sql(self.names))
+        return [(json.loads(r["meta"]), str(r["model"]), int(r["n"])) for r in rows]
 
 
 def _check_k(k: Any) -> None:

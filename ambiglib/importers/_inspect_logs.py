@@ -8,6 +8,7 @@ optional dependency: ``pip install 'ambiglib[inspect]'``.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -793,33 +794,42 @@ def _add_task(task: dict[str, Any], file: Path, line: int, where: str, out: Coll
 
 
 def mapping_warnings(rs: RunSet, ask_tools: Iterable[str] | None = None, *, evals: bool = True) -> list[str]:
-    """What ``ambiglib validate`` says about how Inspect logs were mapped.
+    """What ``ambiglib validate`` says about how Inspect logs were mapped (:func:`mapping_warnings_of` of each run's
+    meta and model)."""
+    from ambiglib.runset import shared_metas
+
+    runs = rs.runs
+    return mapping_warnings_of(zip(shared_metas(runs), runs["model"].astype(object), itertools.repeat(1)), ask_tools,
+                               evals=evals)
+
+
+def mapping_warnings_of(metas: Iterable[tuple[Any, Any, int]], ask_tools: Iterable[str] | None = None, *,
+                        evals: bool = True) -> list[str]:
+    """What ``ambiglib validate`` says about how Inspect logs were mapped, from ``(meta, model, runs)``: each
+    distinct run meta and model with how many runs have it (an engine's count of a store, or 1 a run).
 
     * a tool the samples called whose name looks like asking (ask, clarif, question, user, human) but is not
       one of the ask tools: its calls are no questions;
     * an eval whose plan does not name the ask tool but whose samples called it (a custom solver's
       ``state.tools``): every sample of it counted as run with the tool (unless ``evals`` is False).
     """
-    from ambiglib.runset import shared_metas
-
     names = tuple(ask_tools) if ask_tools is not None else ASK_TOOLS
     out: list[str] = []
     looks: dict[str, list] = {}
     inferred: dict[str, tuple[str, int]] = {}
-    runs = rs.runs
-    for meta, model in zip(shared_metas(runs), runs["model"].astype(object)):
+    for meta, model, runs in metas:
         info = meta.get("inspect") if isinstance(meta, dict) else None
         if not isinstance(info, dict):
             continue
         for name, n in (info.get("tools_called") or {}).items():
             if name not in names and any(w in name.lower() for w in ASK_LIKE):
                 entry = looks.setdefault(name, [0, 0, set()])
-                entry[0] += 1
-                entry[1] += int(n)
+                entry[0] += runs
+                entry[1] += int(n) * runs
                 entry[2].add(str(model))
         if info.get("ask_tool_from"):
             eval_id = str(info.get("eval_id"))
-            inferred[eval_id] = (f"{model}: {info['ask_tool_from']}", inferred.get(eval_id, ("", 0))[1] + 1)
+            inferred[eval_id] = (f"{model}: {info['ask_tool_from']}", inferred.get(eval_id, ("", 0))[1] + runs)
     for name, (n_runs, n_calls, models) in sorted(looks.items()):
         out.append(f"tool {name!r} was called {n_calls} time(s) in {n_runs} run(s) ({', '.join(sorted(models)[:3])})"
                    f" and looks like an ask tool, but the mapping's ask tools are {', '.join(names)}: its calls are"

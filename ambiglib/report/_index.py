@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -41,43 +42,85 @@ def errors_frame(errors: list[LoadError]) -> pd.DataFrame:
     return pd.DataFrame([{c: getattr(e, c) for c in columns} for e in errors], columns=columns)
 
 
-def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False,
-                  loaded: tuple[Any, list] | None = None, **mapping: Any) -> Path:
-    """Load a run log leniently (or take ``loaded``, what such a load gave) and write ``summary.md``,
-    ``summary.csv`` and ``rejected.csv``; ``mapping`` is ``load``'s Inspect AI options (``ask_tools=``)."""
+@dataclass(frozen=True)
+class _Read:
+    """What the summary pages say of a log: its counts, its table (:meth:`RunSet.summary`), what was skipped and
+    the warnings on its mapping; from a load, or from an engine's count of a store."""
+
+    summary: pd.DataFrame
+    n_runs: int
+    n_error: int
+    n_questions: int
+    n_labels: int
+    n_task_records: int
+    n_blockers: int
+    tasks_run: int
+    n_models: int
+    n_benchmarks: int
+    skipped: dict
+    mapping: list[str]
+
+
+def _read_of_runset(runset: Any, ask_tools: Any) -> _Read:
     from ambiglib.importers._inspect_logs import mapping_warnings
 
-    runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet, **mapping)
+    r = runset.runs
+    return _Read(runset.summary(), len(r), int((r["status"] == "error").sum()), len(runset.questions),
+                 len(runset.labels), len(runset.tasks), len(runset.blockers),
+                 len(r[["benchmark", "suite", "task_id"]].drop_duplicates()), int(r["model"].nunique()),
+                 int(r["benchmark"].nunique()), dict(runset.skipped), mapping_warnings(runset, ask_tools))
+
+
+def _read_of_store(store: Any, ask_tools: Any) -> _Read:
+    """The same from an engine over a store (``ambiglib.engines.on_store``): every count a query or a footer."""
+    from ambiglib.importers._inspect_logs import mapping_warnings_of
+
+    t = store.totals()
+    return _Read(store.summary(), t["n_runs"], t["n_error"], t["questions"], t["labels"], t["tasks"], t["blockers"],
+                 t["tasks_run"], t["n_models"], t["n_benchmarks"], {},
+                 mapping_warnings_of(store.inspect_metas(), ask_tools))
+
+
+def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, quiet: bool = False,
+                  loaded: tuple[Any, list] | None = None, store: Any = None, **mapping: Any) -> Path:
+    """Load a run log leniently (or take ``loaded``, what such a load gave) and write ``summary.md``,
+    ``summary.csv`` and ``rejected.csv``; ``mapping`` is ``load``'s Inspect AI options (``ask_tools=``).
+    ``store``: an engine's handle over the store ``runs`` (``ambiglib.engines.on_store``), which counts it in
+    place of a load (a store is read whole or refused: it rejects no record)."""
+    if store is not None:
+        read, errors = _read_of_store(store, mapping.get("ask_tools")), []
+    else:
+        runset, errors = loaded if loaded is not None else load(runs, strict=False, quiet=quiet, **mapping)
+        read = _read_of_runset(runset, mapping.get("ask_tools"))
     # how the log was mapped, where the numbers depend on it (a tool that looks like asking and is not taken
     # for it): said before anything else, here and on the report's first screen
-    first = mapping_warnings(runset, mapping.get("ask_tools"))
+    first = list(read.mapping)
     if errors:  # records that are in no number: how many, and the first of them, before any number
         n_runs = sum(e.record == "run" for e in errors)
-        first.append(f"{len(errors):,} record(s) rejected ({n_runs:,} of them runs, against {len(runset.runs):,} runs"
+        first.append(f"{len(errors):,} record(s) rejected ({n_runs:,} of them runs, against {read.n_runs:,} runs"
                      f" loaded): they are in no number of this report. The first: {cut(errors[0].message, BRIEF_CHARS)}"
                      " (every one is in rejected.csv)")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    summary = runset.summary()
+    summary = read.summary
     csv_safe(summary).to_csv(out / "summary.csv", index=False)
     # a row per benchmark, suite, model and condition: a log of many models lists its first rows, the CSV every one
     head, cut_rows = _shown_rows(summary, "summary", MAX_ROWS_SHOWN)
     csv_safe(errors_frame(errors)).to_csv(out / "rejected.csv", index=False)
-    runs_frame = runset.runs
     lines = [
         "# ambiglib run-log summary",
         "",
         f"Run log: `{str(runs).replace('`', '')}`",
         "",
-        f"- runs: {len(runs_frame)} ({int((runs_frame['status'] == 'error').sum())} with status `error`,"
+        f"- runs: {read.n_runs} ({read.n_error} with status `error`,"
         " kept here and excluded by the metrics)",
-        f"- questions: {len(runset.questions)}; judge labels: {len(runset.labels)}",
-        f"- tasks: {len(runset.tasks)}; blockers: {len(runset.blockers)}",
+        f"- questions: {read.n_questions}; judge labels: {read.n_labels}",
+        f"- tasks: {read.n_task_records}; blockers: {read.n_blockers}",
         f"- rejected records: {len(errors)} (all listed in `rejected.csv`)",
     ]
     if first:
         lines[2:2] = ["## Read this first", "", *(f"- {_markdown_cell(w)}" for w in first), ""]
-    for reason, n in _skipped(runset.skipped):
+    for reason, n in _skipped(read.skipped):
         lines.append(f"- not a run, counted and left out: {n} × {_markdown_cell(reason)}" if reason is not None
                      else f"- ... and {n:,} more reasons, each with its count in `RunSet.skipped`")
     lines.append("")
@@ -100,12 +143,10 @@ def write_summary(runs: str | os.PathLike[str], out: str | os.PathLike[str], *, 
     path = out / "summary.md"
     path.write_text(visible("\n".join(lines)), encoding="utf-8")
     # tasks run, as the runs name them (a log need not hold task records)
-    tasks_run = len(runs_frame[["benchmark", "suite", "task_id"]].drop_duplicates())
-    counts = {"runs": len(runs_frame), "tasks": tasks_run, "task_records": len(runset.tasks),
-              "models": int(runs_frame["model"].nunique()),
-              "benchmarks": int(runs_frame["benchmark"].nunique()), "rejected": len(errors), "first": first}
+    counts = {"runs": read.n_runs, "tasks": read.tasks_run, "task_records": read.n_task_records,
+              "models": read.n_models, "benchmarks": read.n_benchmarks, "rejected": len(errors), "first": first}
     (out / "summary.json").write_text(json.dumps(counts), encoding="utf-8")
-    _summary_page(out, runs, runset, errors, head, cut_rows, first)
+    _summary_page(out, runs, read, errors, head, cut_rows, first)
     return path
 
 
@@ -119,18 +160,17 @@ def _skipped(skipped: dict[str, int]) -> list[tuple[str | None, int]]:
     return [*listed[:SHOWN_ROWS], (None, len(listed) - SHOWN_ROWS)]
 
 
-def _summary_page(out: Path, runs: Any, runset: Any, errors: list, summary: pd.DataFrame, cut_rows: str | None,
+def _summary_page(out: Path, runs: Any, read: _Read, errors: list, summary: pd.DataFrame, cut_rows: str | None,
                   first: list[str]) -> None:
     """``summary.html``: what was read, rejected and skipped, as a page (the report links it as "What was read");
     ``summary``: the rows it lists, ``cut_rows``: what it says of the rest (None: it lists every one)."""
-    r = runset.runs
-    items = [f"runs: {len(r):,} ({int((r['status'] == 'error').sum()):,} with status error, kept and excluded by the"
-             " metrics)", f"questions: {len(runset.questions):,}; judge labels: {len(runset.labels):,}",
-             f"task records: {len(runset.tasks):,}; blockers: {len(runset.blockers):,}",
+    items = [f"runs: {read.n_runs:,} ({read.n_error:,} with status error, kept and excluded by the"
+             " metrics)", f"questions: {read.n_questions:,}; judge labels: {read.n_labels:,}",
+             f"task records: {read.n_task_records:,}; blockers: {read.n_blockers:,}",
              f"rejected records: {len(errors):,} (all listed in rejected.csv)"]
     items += [f"not a run, counted and left out: {n:,} × {reason}" if reason is not None
               else f"... and {n:,} more reasons, each with its count in RunSet.skipped"
-              for reason, n in _skipped(runset.skipped)]
+              for reason, n in _skipped(read.skipped)]
     _write_page(out / "summary.html", "report_summary.html", title="What was read", style=Markup(_STYLE),
                 runs=str(runs), first=first, items=items, rejected=[e.message for e in errors[:50]],
                 more_rejected=f"{len(errors) - 50:,}" if len(errors) > 50 else None,
