@@ -17,7 +17,7 @@ from builders import q, run, task
 
 import ambiglib
 import ambiglib.engines as engines
-from ambiglib.errors import ArgumentError, FormatError
+from ambiglib.errors import ArgumentError, FormatError, SchemaError
 from ambiglib.metrics import MetricError
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
@@ -510,3 +510,124 @@ def test_ambiglib_summary_refuses_a_damaged_store_in_the_load_s_words(stores, tm
     assert code != 0 and str(load.value) in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
 
+
+# ------------------------------------------------------------------ the contract, field by field, engine-side
+
+
+def _edit_rows(part: Path, edit) -> None:
+    """Rewrite one Parquet part with ``edit(rows)`` applied to its rows (a list of dicts), types kept."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(part)
+    rows = table.to_pylist()
+    edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), part)
+
+
+def _same_run_labels(rows):  # a label repeating another of its run: same facet, judge, call and question
+    first, second = next((a, b) for a, b in zip(rows, rows[1:]) if a["run_id"] == b["run_id"])
+    first.update({k: second[k] for k in ("facet", "judge", "call", "q_index")})
+
+
+def _same_task_blockers(rows):  # a blocker id twice in one task
+    first, second = next((a, b) for a in rows for b in rows if a is not b and a["variant_id"] == b["variant_id"])
+    first["blocker_id"] = second["blocker_id"]
+
+
+def _questions_without_the_tool(rows):  # a run that asked, as if the ask tool had not been offered
+    next(r for r in rows if r["n_questions"] > 0)["ask_tool"] = False
+
+
+def _set(column, value):
+    def edit(rows):
+        rows[0][column] = value
+    return edit
+
+
+#: one value or rule of the contract broken in one record: (frame, edit of its first part)
+FIELD_DAMAGE = [
+    ("runs", _set("score", 7.0)), ("runs", _set("score", float("nan"))), ("runs", _set("score", float("inf"))),
+    ("runs", _set("status", "weird")), ("runs", _set("spec", "zz")), ("runs", _set("protocol", "zz")),
+    ("runs", _set("trial", 0)), ("runs", _set("cost_usd", -1.0)), ("runs", _set("category", "")),
+    ("runs", _questions_without_the_tool), ("questions", _set("blocker_id", "")),
+    ("questions", _set("text", " \u2003\n")), ("questions", _set("step", -1)), ("questions", _set("parts", 0)),
+    ("questions", _set("attributed", False)), ("labels", _set("facet", None)), ("labels", _set("label", "")),
+    ("labels", _set("call", 0)), ("labels", _set("q_index", 50)), ("labels", _same_run_labels),
+    ("tasks", _set("ambiguity_class", "zz")), ("tasks", _set("strategy", "")), ("blockers", _set("type", "")),
+    ("blockers", _set("blocker_id", "")), ("blockers", _same_task_blockers),
+]
+
+
+def _field_damaged(stores, tmp_path, frame, edit) -> Path:
+    """The example store with ``edit`` made to the first part of ``frame`` it applies to (one with two blockers of a
+    task, say)."""
+    store = tmp_path / "store"
+    shutil.copytree(stores["example"], store)
+    for part in sorted((store / frame).rglob("part-*.parquet")):
+        try:
+            _edit_rows(part, edit)
+            return store
+        except StopIteration:
+            continue
+    raise AssertionError(f"no part of {frame} to damage")
+
+
+@pytest.mark.parametrize("frame, edit", FIELD_DAMAGE, ids=[f"{f}-{i}" for i, (f, _) in enumerate(FIELD_DAMAGE)])
+def test_a_record_the_contract_rejects_is_refused_by_the_engine_in_the_load_s_words(stores, tmp_path, frame, edit):
+    """A store whose one record breaks a rule of the contract (a value out of range or of no listed kind, NaN or
+    infinity, a blank name or text, a repeated label or blocker id, questions without the ask tool) is refused by
+    the engine, naming the part file, the row and the field exactly as a load does: the reference validator words
+    both, and the engine's SQL finds the record without reading the rows here."""
+    store = _field_damaged(stores, tmp_path, frame, edit)
+    with pytest.raises(SchemaError) as load:
+        ambiglib.load(store)
+    with pytest.raises(SchemaError) as engine:
+        engines.on_store(store)
+    assert str(engine.value) == str(load.value)
+    assert ".parquet:" in str(engine.value) and "field '" in str(engine.value)
+
+
+def test_records_the_contract_rejects_are_refused_by_spark_in_the_load_s_words(stores, tmp_path, request):
+    """The same through Spark SQL, whose NaN, text functions and grouping differ from DuckDB's: NaN, a text of
+    Unicode spaces, a repeated label, a repeated blocker id."""
+    for i in (1, 11, 19, 24):
+        frame, edit = FIELD_DAMAGE[i]
+        store = _field_damaged(stores, tmp_path / str(i), frame, edit)
+        with pytest.raises(SchemaError) as load:
+            ambiglib.load(store)
+        with pytest.raises(SchemaError) as engine:
+            _on(store, "spark", request)
+        assert str(engine.value) == str(load.value)
+
+
+def test_the_engines_read_every_scalar_field_of_the_contract():
+    """Every scalar field of a record (and of its questions, labels and blockers) is a column the engines read, so
+    its rules are checked; what is left are the contract's objects and lists, which no query reads."""
+    from ambiglib.engines._fields import READ
+    from ambiglib.runlog._schema import NESTED, RUN_FIELDS, TASK_FIELDS
+
+    kinds = {"runs": RUN_FIELDS, "tasks": TASK_FIELDS, "questions": NESTED["question"], "labels": NESTED["label"],
+             "blockers": NESTED["blocker"]}
+    for frame, fields in kinds.items():
+        scalar = {("blocker_id" if f.name == "id" else f.name) for f in fields
+                  if f.kind not in ("list", "object", "transcript")}
+        assert scalar == set(READ[frame]), frame
+
+
+def test_ambiglib_summary_of_a_store_with_a_rejected_record_lists_it_as_a_lenient_load_does(stores, tmp_path,
+                                                                                             capsys):
+    """By default (auto) the summary of a store holding a record the contract rejects says so and loads the store
+    leniently, to list the record in rejected.csv as --engine pandas does; asked for DuckDB, it is refused."""
+    from ambiglib.cli import main
+
+    store = _field_damaged(stores, tmp_path, "runs", _set("score", 7.0))
+    assert main(["summary", "--runs", str(store), "--out", str(tmp_path / "auto"), "-q"]) == 0
+    assert main(["summary", "--runs", str(store), "--out", str(tmp_path / "pandas"), "--engine", "pandas", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "the store holds a record the contract rejects, so it is loaded" in err and "(got 7.0)" in err
+    for name in ("summary.md", "rejected.csv", "summary.csv"):
+        assert (tmp_path / "auto" / name).read_bytes() == (tmp_path / "pandas" / name).read_bytes()
+    assert "(got 7.0)" in (tmp_path / "auto" / "rejected.csv").read_text(encoding="utf-8")
+    assert main(["summary", "--runs", str(store), "--out", str(tmp_path / "duckdb"), "--engine", "duckdb"]) != 0
+    assert "(got 7.0)" in capsys.readouterr().err and not (tmp_path / "duckdb").exists()

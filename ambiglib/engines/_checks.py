@@ -5,9 +5,10 @@ index, relevance and attribution, a task's blocker count) as the records give th
 refused with the load's own words, naming the part file and its row, before any metric is computed: the numbers of
 a damaged store are never given.
 
-The load also checks every record against the run-log contract field by field (:func:`ambiglib.runlog.validate_record`);
-those checks are not made here: a store written by ``RunSet.to_parquet`` met them when it was written, and the
-footer checks (:func:`~ambiglib.runlog._parquet.store_parts`) refuse a part written by anything else.
+The load also checks every record against the run-log contract field by field (:func:`ambiglib.runlog.validate_record`):
+so does :mod:`ambiglib.engines._fields`, for every scalar field and the rules between a record's fields, and the
+record it finds first is worded by that same validator. Not checked here: the contents of ``meta`` (JSON text no
+metric reads), ``checkpoints`` and a task's ``dimensions`` (lists no query reads; the footers check their types).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
+from ambiglib.engines._fields import check_fields
 from ambiglib.engines._frames import Frame
 from ambiglib.errors import FormatError
 from ambiglib.runlog._schema import DEFAULT_CALL, DEFAULT_JUDGE, DEFAULT_POLICY, DEFAULT_PROTOCOL, DEFAULT_TRIAL
@@ -62,6 +64,7 @@ class StoreChecks:
         self._parents("questions", "run_id")
         self._parents("labels", "run_id")
         self._blocker_parents()
+        check_fields(self.where, self._t, self.query)  # (the records, as a load checks them before it links them)
         self._unique_runs()
         self._derived()
 
