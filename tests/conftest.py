@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = SHARED / "fixtures"
 
@@ -98,3 +100,36 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
                                     " fixture and the definitions agree; no evidence about the papers)")
         terminalreporter.write_line("consistency checks: " + ", ".join(f"{k} {v[1]} of {v[0]}" for k, v in three.items())
                                     + " computed cells agree (docs/reproduction.md)")
+
+
+# ----------------------------------------------------------------------------- the engine tests' stores
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory) -> dict[str, Path]:
+    """The example data as a store partitioned by benchmark and model, and the same with tricky model names
+    partitioned by model alone (the questions' folders then name only the model): ``tests/store_fixtures.py``."""
+    from store_fixtures import EXAMPLE, tricky_log
+
+    import ambiglib
+
+    root = tmp_path_factory.mktemp("stores")
+    ambiglib.load(EXAMPLE, quiet=True).to_parquet(root / "example", partition_by=("benchmark", "model"))
+    ambiglib.load(tricky_log(root / "tricky.jsonl"), quiet=True).to_parquet(root / "tricky", partition_by=("model",))
+    return {"example": root / "example", "tricky": root / "tricky"}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local[2] Spark session for the engine tests, one per test process; skipped where Java is not found."""
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs Java: no `java` on PATH (apt-get install default-jre-headless)")
+    pyspark = pytest.importorskip("pyspark.sql", reason="pyspark is not installed (pip install '.[test]')")
+    session = (pyspark.SparkSession.builder.master("local[2]").appName("ambiglib-tests")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -1,0 +1,78 @@
+"""What the engine tests share: the example data, a copy with model names a folder must give back as written, a
+store's metrics by engine name, and one-record damages of a store's parts (the stores and the Spark session are
+fixtures in ``conftest.py``)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import ambiglib.engines as engines
+from ambiglib.metrics import MetricError
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "data" / "example"
+
+
+ALL = ("benchmark", "suite", "model", "spec", "ask_tool", "policy", "protocol")
+
+
+#: names a folder must give back as written: numeric-looking, percent signs, a slash, spaces, non-ASCII
+TRICKY = {"gpt-5.4": "007", "gemini-3.1-pro": "a b/c%20x", "claude-opus-4.6": "2024", "gpt-5.2": "%2F",
+          "opus-4.5": "é ü"}
+
+
+def tricky_log(path: Path) -> Path:
+    with open(path, "w", encoding="utf-8") as out:
+        for file in sorted(EXAMPLE.glob("*.jsonl")):
+            for line in file.read_text(encoding="utf-8").splitlines():
+                record = json.loads(line)
+                if record.get("model") in TRICKY:
+                    record["model"] = TRICKY[record["model"]]
+                out.write(json.dumps(record) + "\n")
+    return path
+
+
+def on_engine(store: Path, engine: str, request) -> engines.StoreMetrics:
+    if engine == "spark":
+        return engines.on_store(store, "spark", spark=request.getfixturevalue("spark"))
+    return engines.on_store(store)
+
+
+def outcome(call):
+    try:
+        return call()
+    except MetricError as exc:
+        return exc
+
+
+def edit_rows(part: Path, edit) -> None:
+    """Rewrite one Parquet part with ``edit(rows)`` applied to its rows (a list of dicts), types kept."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(part)
+    rows = table.to_pylist()
+    edit(rows)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), part)
+
+
+def set_value(column, value):
+    def edit(rows):
+        rows[0][column] = value
+    return edit
+
+
+def field_damaged(stores, tmp_path, frame, edit) -> Path:
+    """The example store with ``edit`` made to the first part of ``frame`` it applies to (one with two blockers of a
+    task, say)."""
+    store = tmp_path / "store"
+    shutil.copytree(stores["example"], store)
+    for part in sorted((store / frame).rglob("part-*.parquet")):
+        try:
+            edit_rows(part, edit)
+            return store
+        except StopIteration:
+            continue
+    raise AssertionError(f"no part of {frame} to damage")
+
