@@ -250,3 +250,27 @@ def test_ambiglib_metrics_without_duckdb_loads_the_store_and_says_so(stores, cap
     assert "note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole" in captured.err
     assert captured.out.startswith("rerun_sd, computed by pandas\n")
 
+
+
+def test_a_variant_s_score_sum_is_the_same_bits_in_any_order_and_the_exact_sum_rounded():
+    """score_sums adds each variant's scores in ascending order whatever order an engine listed them in: shuffled
+    lists give the same bits, and each sum is within one rounding of math.fsum's exactly rounded sum (empty
+    variants sum to 0)."""
+    import math
+
+    import numpy as np
+
+    from ambiglib.metrics._information import score_sums
+
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(0, 40, size=300)
+    lengths[:5] = 0
+    segments = np.repeat(np.arange(len(lengths)), lengths)
+    values = rng.random(len(segments)) * rng.choice([1.0, 1e-9, 0.1], size=len(segments))
+    first = score_sums(segments, values, len(lengths))
+    order = rng.permutation(len(values))
+    assert score_sums(segments[order], values[order], len(lengths)).tobytes() == first.tobytes()
+    starts = np.cumsum(lengths) - lengths
+    exact = np.array([math.fsum(values[s:s + n]) for s, n in zip(starts, lengths)])
+    assert (first[:5] == 0).all()
+    assert np.allclose(first, exact, rtol=4e-16 * max(lengths.max(), 1), atol=0)

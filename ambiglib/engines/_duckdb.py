@@ -42,6 +42,8 @@ class DuckDBEngine:
         # default is .tmp in the current folder, which may be read-only or a user's notebook folder
         self.spill = Path(tempfile.mkdtemp(prefix="ambiglib-duckdb-"))
         self.con.execute("SET temp_directory = ?", [str(self.spill)])
+        # a query past two seconds would draw DuckDB's progress bar on standard output: a library's caller's stream
+        self.con.execute("SET enable_progress_bar = false")
         self._finalizer = weakref.finalize(self, _close, self.con, self.spill)
         if memory_limit is not None:
             self.con.execute("SET memory_limit = ?", [str(memory_limit)])
@@ -73,6 +75,10 @@ class DuckDBEngine:
     def query(self, sql: str) -> pd.DataFrame:
         """The rows of ``sql`` as a frame."""
         return self._run(sql).to_pandas()
+
+    def arrow(self, sql: str) -> pa.Table:
+        """The rows of ``sql`` as an Arrow table (lists kept as Arrow lists)."""
+        return self._run(sql)
 
     def rows(self, sql: str) -> list[dict[str, Any]]:
         """The rows of ``sql`` as dictionaries of Python values (a check's few rows)."""

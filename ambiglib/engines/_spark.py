@@ -63,6 +63,13 @@ class SparkEngine:
         rows, columns = self._run(sql)
         return pd.DataFrame(rows, columns=columns)
 
+    def arrow(self, sql: str) -> Any:
+        """The rows of ``sql`` as an Arrow table (collected here, as every query's rows are)."""
+        import pyarrow as pa
+
+        rows, columns = self._run(sql)
+        return pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.null()) for c in columns})
+
     def rows(self, sql: str) -> list[dict[str, Any]]:
         """The rows of ``sql`` as dictionaries of Python values (a check's few rows)."""
         return self._run(sql)[0]

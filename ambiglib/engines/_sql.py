@@ -2,7 +2,8 @@
 
 One text serves every engine: it reads four tables named ``runs``, ``questions``, ``tasks`` and ``blockers``
 (the store's frames, partition columns as text), and uses only SQL that DuckDB and Spark SQL both take
-(``CASE``, ``COALESCE``, ``count(DISTINCT ...)``, ``min_by``, ``GROUP BY``, left joins). Group columns are
+(``CASE``, ``COALESCE``, ``count(DISTINCT ...)``, ``min_by``, ``array_agg(...) FILTER (WHERE ...)``,
+``GROUP BY``, left joins). Group columns are
 checked against a fixed list before they are written into a query, and no value from a log or a caller is
 ever written into one: a query holds only our own names and literals.
 
@@ -190,16 +191,11 @@ def _voi_runs(by: Sequence[str], names: Mapping[str, str] | None) -> tuple[str, 
 
 def voi_variants_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
     """value_of_information's per-variant sums under each condition: trials with a verdict, passes, scored trials,
-    asking trials, questions."""
+    asking trials, questions, and the list of its trials' scores (``scores``, in any order: a variant's score sum is
+    added up on this machine, in one order, by :func:`ambiglib.metrics._information.score_sums`; an engine's own sum
+    of floats could differ in the last bit)."""
     keys, runs = _voi_runs(by, names)
     return (f"SELECT {keys}, cond, COUNT(passed) AS n, CAST(SUM(CASE WHEN passed = 1 THEN 1 ELSE 0 END) AS BIGINT) AS c,"
             " COUNT(score) AS n_scored, CAST(SUM(CASE WHEN n_questions > 0 THEN 1 ELSE 0 END) AS BIGINT) AS asking,"
-            f" CAST(SUM(n_questions) AS BIGINT) AS questions FROM {runs} GROUP BY {keys}, cond")
-
-
-def voi_scores_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
-    """Per variant, condition and score: how many of its trials scored it (a variant's score sum is added up from
-    these in one order on this machine: an engine's own sum of floats could differ in the last bit)."""
-    keys, runs = _voi_runs(by, names)
-    return f"SELECT {keys}, cond, score, COUNT(*) AS count FROM {runs} WHERE score IS NOT NULL GROUP BY {keys}, cond, score"
-
+            " CAST(SUM(n_questions) AS BIGINT) AS questions,"
+            f" array_agg(score) FILTER (WHERE score IS NOT NULL) AS scores FROM {runs} GROUP BY {keys}, cond")

@@ -25,7 +25,7 @@ from ambiglib.metrics._asking import (
     unattributed_message,
 )
 from ambiglib.metrics._common import _check_by, _single_condition
-from ambiglib.metrics._information import voi_parts_from, voi_table
+from ambiglib.metrics._information import score_sums, voi_parts_from, voi_table
 from ambiglib.metrics._pooling import (
     BY_TYPES,
     ask_f1_table,
@@ -208,13 +208,14 @@ class StoreMetrics:
                              confidence: float = 0.95) -> pd.DataFrame:
         """:func:`ambiglib.metrics.value_of_information` over the store: the engine gives per-variant sums and score
         counts; the pairing of variants, the policies' no-tool runs and the pooling are this machine's."""
-        groups, variants, scores = self._voi_sums(by)
-        return pool("value_of_information", groups, variants, scores=scores, by=by, k=k, paired=paired, ci=ci,
-                    n_boot=n_boot, seed=seed, confidence=confidence)
+        groups, variants = self._voi_sums(by)
+        return pool("value_of_information", groups, variants, by=by, k=k, paired=paired, ci=ci, n_boot=n_boot,
+                    seed=seed, confidence=confidence)
 
-    def _voi_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-        """value_of_information's groups (without ``policy``), per-variant sums and score counts, after the
-        refusals a loaded run set's makes (a group mixing ask policies it neither names nor pairs)."""
+    def _voi_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """value_of_information's groups (without ``policy``) and per-variant sums (each variant's scores summed
+        here, from the engine's list of them), after the refusals a loaded run set's makes (a group mixing ask
+        policies it neither names nor pairs)."""
         fn = "value_of_information"
         by = self._by(by, fn)
         base_by = [c for c in by if c != "policy"]
@@ -224,8 +225,7 @@ class StoreMetrics:
             no_tool = self.engine.query(_sql.conditions_sql("voi_no_tool", base_by, ("policy",), self.names))
             _single_condition(canonical(no_tool, [*base_by, "policy"]), base_by, ("policy",), fn)
         return (self.engine.query(_sql.groups_sql(fn, base_by, self.names)),
-                self.engine.query(_sql.voi_variants_sql(by, self.names)),
-                self.engine.query(_sql.voi_scores_sql(by, self.names)))
+                with_score_sums(self.engine.arrow(_sql.voi_variants_sql(by, self.names))))
 
     def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
         """:func:`ambiglib.metrics.rerun_sd` over the store."""
@@ -276,14 +276,13 @@ def _pooled(metric: str) -> None:
 _FREE = {"ask_calibration": ("policy", "protocol"), "ask_f1": ("policy", "protocol")}
 
 
-def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Sequence[str], k: int | None = None,
-         precision: Literal["relevant", "distinct"] = "relevant", scores: pd.DataFrame | None = None,
-         paired: bool = True, ci: bool = False, n_boot: int = 10_000, seed: int = 0,
-         confidence: float = 0.95) -> pd.DataFrame:
+def pool(metric: str, groups: pd.DataFrame, per_task: Any, *, by: Sequence[str], k: int | None = None,
+         precision: Literal["relevant", "distinct"] = "relevant", paired: bool = True, ci: bool = False,
+         n_boot: int = 10_000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
     """``metric``'s table from the frames :func:`sums_sql`'s ``groups`` and ``per_task`` queries return, run by
     any engine: the pooling step of every path (``k`` for pass@k, pass^k and the value of information;
-    ``precision`` for ask_f1; for the value of information, ``per_task`` is its ``variants`` query's rows and
-    ``scores`` its ``scores`` query's)."""
+    ``precision`` for ask_f1; for the value of information, ``per_task`` is its ``variants`` query's rows, as a
+    frame or an Arrow table, with their lists of scores)."""
     _pooled(metric)
     by = _check_by(pd.DataFrame(columns=list(BY_TYPES)), by, metric)
     if metric in ("pass_at_k", "pass_hat_k"):
@@ -291,12 +290,12 @@ def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Seque
     if metric == "ask_calibration":
         return calibration_table(groups, per_task, by, ci=ci, confidence=confidence)
     if metric == "value_of_information":
-        if scores is None:
-            raise ArgumentError("value_of_information pools per-variant sums (per_task=) and score counts (scores=)")
+        if not isinstance(per_task, pd.DataFrame) or "score_sum" not in per_task.columns:
+            per_task = with_score_sums(per_task)
         base_by = [c for c in by if c != "policy"]
         groups = canonical(groups, base_by)
         excluded = groups.set_index(base_by)["n_excluded"] if base_by else groups["n_excluded"]
-        return voi_table(voi_parts_from(by, excluded, per_task, scores, 3 if k is None else k, paired), ci=ci,
+        return voi_table(voi_parts_from(by, excluded, per_task, 3 if k is None else k, paired), ci=ci,
                          n_boot=n_boot, seed=seed, confidence=confidence)
     if metric == "ask_f1":
         check_ask_f1_options(precision, "all_runs", "micro")
@@ -308,6 +307,26 @@ def pool(metric: str, groups: pd.DataFrame, per_task: pd.DataFrame, *, by: Seque
     if metric == "flip_share":
         return flip_share_table(groups, per_task, by, ci=ci, n_boot=n_boot, seed=seed, confidence=confidence)
     return rerun_sd_table(groups, per_task, by)
+
+
+def with_score_sums(variants: Any) -> pd.DataFrame:
+    """value_of_information's per-variant rows (an Arrow table, or a frame, with a ``scores`` list a row) as the
+    pooling step takes them: each variant's ``score_sum`` added up here (:func:`score_sums`), its list dropped."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = variants if isinstance(variants, pa.Table) else pa.Table.from_pandas(variants, preserve_index=False)
+    lists = table.column("scores").combine_chunks()
+    if pa.types.is_null(lists.type):  # (no row, or no score in any: Spark gives no type)
+        lists = pa.array([None] * len(lists), pa.list_(pa.float64()))
+    lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+    values = pc.cast(pc.list_flatten(lists), pa.float64()).to_numpy(zero_copy_only=False)
+    frame = table.drop_columns(["scores"]).to_pandas()
+    frame["score_sum"] = score_sums(np.repeat(np.arange(len(lengths)), lengths), values, len(frame))
+    del table, lists, values
+    pa.default_memory_pool().release_unused()  # (Arrow's allocator keeps freed pages: the pooling's peak sits on them)
+    return frame
 
 
 def sums_sql(metric: str, *, by: Sequence[str] = ("suite", "model"), recall: str = "all_runs") -> dict[str, str]:
@@ -323,7 +342,7 @@ def sums_sql(metric: str, *, by: Sequence[str] = ("suite", "model"), recall: str
                 "conditions": _sql.conditions_sql("voi_tool", by, ("policy",)),
                 **({"conditions_without_tool": _sql.conditions_sql("voi_no_tool", base_by, ("policy",))}
                    if "policy" not in by else {}),
-                "variants": _sql.voi_variants_sql(by), "scores": _sql.voi_scores_sql(by)}
+                "variants": _sql.voi_variants_sql(by)}
     out = {"groups": _sql.groups_sql(metric, by),
            "conditions": _sql.conditions_sql(metric, by, _FREE.get(metric, CONDITIONS))}
     if metric == "ask_calibration":

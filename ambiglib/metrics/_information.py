@@ -186,16 +186,31 @@ def _voi_parts(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts
 
 
 #: per variant and condition (``cond``: ``amb``, ambiguous without the tool; ``tool``, ambiguous with it;
-#: ``full``, fully specified without it): trials with a verdict, passes, scored trials, asking trials, questions.
-#: Beside them, per variant, condition and score, how many of its trials scored it: a variant's score sum is added
-#: up from those, in one order, so that an engine's rows give the same sums as a loaded run set's.
-VARIANT_SUMS = ("n", "c", "n_scored", "asking", "questions")
+#: ``full``, fully specified without it): trials with a verdict, passes, scored trials, asking trials, questions,
+#: and the sum of its trials' scores (:func:`score_sums`: added here in one order, so that an engine's rows give the
+#: same sums as a loaded run set's).
+VARIANT_SUMS = ("n", "c", "n_scored", "asking", "questions", "score_sum")
 _VKEY = ["benchmark", "task_id", "variant_id"]
 
 
-def _voi_variants(rs: RunSet, by: Sequence[str]) -> tuple[list[str], pd.Series, pd.DataFrame, pd.DataFrame]:
-    """``(by, excluded, variants, scores)`` of a loaded run set: ``by`` checked, the error runs per group of ``by``
-    without ``policy``, the per-variant sums (:data:`VARIANT_SUMS`) and the per-variant score counts."""
+def score_sums(segments: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The sum of each of ``n`` segments' ``values`` (``segments[i]`` is value i's segment, in any order), added in
+    ascending order of the values by one :func:`numpy.add.reduceat`: the same bits whichever engine listed them and
+    in whatever order (a database's own sum of floats depends on its order of work)."""
+    segments, values = np.asarray(segments, np.int64), np.asarray(values, float)
+    order = np.lexsort((values, segments))
+    lengths = np.bincount(segments, minlength=n)
+    starts = np.cumsum(lengths) - lengths
+    out = np.zeros(n)
+    full = lengths > 0
+    if full.any():
+        out[full] = np.add.reduceat(values[order], starts[full])
+    return out
+
+
+def _voi_variants(rs: RunSet, by: Sequence[str]) -> tuple[list[str], pd.Series, pd.DataFrame]:
+    """``(by, excluded, variants)`` of a loaded run set: ``by`` checked, the error runs per group of ``by``
+    without ``policy``, and the per-variant sums (:data:`VARIANT_SUMS`)."""
     fn = "value_of_information"
     work = _work(rs)
     by = _check_by(work, by, fn)
@@ -205,36 +220,30 @@ def _voi_variants(rs: RunSet, by: Sequence[str]) -> tuple[list[str], pd.Series, 
     conds = {"amb": no_tool[no_tool["spec"] == "ambiguous"], "tool": tool[tool["spec"] == "ambiguous"],
              "full": no_tool[no_tool["spec"] == "full"]}
     keys = list(dict.fromkeys([*by, *_VKEY]))
-    variants, scores = [], []
+    variants = []
     for cond, runs in conds.items():
         g = runs.assign(_asking=(runs["n_questions"] > 0).astype(np.int64)).groupby(keys, sort=True, dropna=False)
-        variants.append(pd.DataFrame({
+        sums = pd.DataFrame({
             "n": g["passed"].count(), "c": g["passed"].sum().astype(np.int64), "n_scored": g["score"].count(),
-            "asking": g["_asking"].sum(), "questions": g["n_questions"].sum()}).reset_index().assign(cond=cond))
-        scored = runs[runs["score"].notna()]
-        scores.append(scored.groupby([*keys, "score"], sort=True, dropna=False).size().rename("count")
-                      .reset_index().assign(cond=cond))
-    return by, excluded, pd.concat(variants, ignore_index=True), pd.concat(scores, ignore_index=True)
+            "asking": g["_asking"].sum(), "questions": g["n_questions"].sum()}).reset_index()
+        score = runs["score"].to_numpy(dtype=float, na_value=np.nan)
+        scored = ~np.isnan(score)
+        sums["score_sum"] = score_sums(g.ngroup().to_numpy()[scored], score[scored], len(sums))
+        variants.append(sums.assign(cond=cond))
+    return by, excluded, pd.concat(variants, ignore_index=True)
 
 
 def _voi_parts_of(rs: RunSet, by: Sequence[str], k: int, paired: bool) -> _VoiParts:
-    by, excluded, variants, scores = _voi_variants(rs, by)
-    return voi_parts_from(by, excluded, variants, scores, k, paired)
+    by, excluded, variants = _voi_variants(rs, by)
+    return voi_parts_from(by, excluded, variants, k, paired)
 
 
-def voi_parts_from(by: list[str], excluded: pd.Series, variants: pd.DataFrame, scores: pd.DataFrame, k: int,
-                   paired: bool) -> _VoiParts:
-    """value_of_information's parts from per-variant sums and score counts (:func:`_voi_variants`, or an engine's
-    rows): the pooling step of both paths."""
+def voi_parts_from(by: list[str], excluded: pd.Series, variants: pd.DataFrame, k: int, paired: bool) -> _VoiParts:
+    """value_of_information's parts from per-variant sums (:func:`_voi_variants`, or an engine's rows with their
+    score sums made by :func:`score_sums`): the pooling step of both paths."""
     base_by = [c for c in by if c != "policy"]
     keys = list(dict.fromkeys([*by, *_VKEY]))
     variants = canonical(variants, keys, ["cond"])
-    scores = canonical(scores, keys, ["cond", "score"])
-    # a variant's score sum: its scores times their counts, added in one order (the rows sorted above)
-    summed = scores.assign(_w=scores["score"].to_numpy(float) * scores["count"].to_numpy(float)) \
-        .groupby([*keys, "cond"], sort=True, dropna=False)["_w"].sum().rename("score_sum").reset_index()
-    variants = variants.merge(summed, on=[*keys, "cond"], how="left")
-    variants["score_sum"] = variants["score_sum"].fillna(0.0)
     variants["pass_at_k"] = pass_at_k_of(variants["n"].to_numpy(), variants["c"].to_numpy(), k)
 
     def per_variant(cond: str, prefix: str) -> pd.DataFrame:
