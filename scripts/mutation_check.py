@@ -74,8 +74,9 @@ MUTATIONS = [
       'stats_ = pd.DataFrame({"n": g.size(), "mean_score": g["score"].mean()}).reset_index()',
       'stats_ = pd.DataFrame({"n": g.size(), "mean_score": g["score"].median()}).reset_index()'),
     M("ckpt_mean_of_variant_means", "checkpoint progress as the mean of per-variant means, not over trials",
-      "ambiglib/metrics/_information.py", '    variants["score_sum"] = variants["score_sum"].fillna(0.0)\n',
-      '    variants["score_sum"] = variants["score_sum"].fillna(0.0) / variants["n_scored"].clip(lower=1)\n'
+      "ambiglib/metrics/_information.py", '    variants = canonical(variants, keys, ["cond"])\n',
+      '    variants = canonical(variants, keys, ["cond"])\n'
+      '    variants["score_sum"] = variants["score_sum"] / variants["n_scored"].clip(lower=1)\n'
       '    variants["n_scored"] = (variants["n_scored"] > 0).astype(int)\n'),
     M("wilcoxon_two_sided", "Ambig-DS Wilcoxon tests two-sided instead of one-sided (Full > Ambig.)",
       "ambiglib/metrics/_information.py", "p_full_gt_ambig=paired_wilcoxon(full, ambig).p_value",
