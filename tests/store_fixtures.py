@@ -63,6 +63,17 @@ def set_value(column, value):
     return edit
 
 
+def damaged(stores, tmp_path, which, frame, column, value) -> tuple[Path, Path]:
+    """A copy of the store ``which`` with row 0 of the first part of ``frame`` rewritten (``tests/fuzzing.py``'s
+    ``rewrite_parquet``: a column set to ``value``, or with ``column=None`` a row repeated): the store and the part."""
+    from fuzzing import rewrite_parquet
+
+    store = shutil.copytree(stores[which], tmp_path / "store")
+    part = sorted((store / frame).rglob("part-*.parquet"))[0]
+    rewrite_parquet(part, column, value)
+    return store, part
+
+
 def field_damaged(stores, tmp_path, frame, edit) -> Path:
     """The example store with ``edit`` made to the first part of ``frame`` it applies to (one with two blockers of a
     task, say)."""

@@ -4,12 +4,11 @@ one cell, and a record the run-log contract rejects."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from builders import q, run, task
-from store_fixtures import ALL, EXAMPLE, field_damaged, on_engine, outcome, set_value
+from store_fixtures import ALL, EXAMPLE, damaged, field_damaged, on_engine, outcome, set_value
 
 import ambiglib
 import ambiglib.engines as engines
@@ -89,12 +88,7 @@ DAMAGE = [("runs", "run_id", "zzz"), ("runs", "n_questions", 99), ("runs", "tria
 
 @pytest.mark.parametrize("frame, column, value", DAMAGE)
 def test_a_damaged_store_is_refused_by_the_engine_in_the_load_s_words(stores, tmp_path, frame, column, value):
-    from fuzzing import rewrite_parquet
-
-    store = tmp_path / "store"
-    shutil.copytree(stores["tricky"], store)
-    part = sorted((store / frame).rglob("part-*.parquet"))[0]
-    rewrite_parquet(part, column, value)
+    store, part = damaged(stores, tmp_path, "tricky", frame, column, value)
     with pytest.raises(FormatError) as load:
         ambiglib.load(store)
     with pytest.raises(FormatError) as engine:
@@ -104,11 +98,7 @@ def test_a_damaged_store_is_refused_by_the_engine_in_the_load_s_words(stores, tm
 
 
 def test_a_damaged_store_is_refused_by_spark_in_the_load_s_words(stores, tmp_path, request):
-    from fuzzing import rewrite_parquet
-
-    store = tmp_path / "store"
-    shutil.copytree(stores["tricky"], store)
-    rewrite_parquet(sorted((store / "questions").rglob("part-*.parquet"))[0], "q_index", 5)
+    store, _ = damaged(stores, tmp_path, "tricky", "questions", "q_index", 5)
     with pytest.raises(FormatError) as load:
         ambiglib.load(store)
     with pytest.raises(FormatError) as engine:
@@ -118,16 +108,13 @@ def test_a_damaged_store_is_refused_by_spark_in_the_load_s_words(stores, tmp_pat
 
 def test_a_refused_store_leaves_no_view_in_the_spark_session(stores, tmp_path, request):
     """The session is the user's: the temporary views of a store are dropped when it is refused or closed."""
-    from fuzzing import rewrite_parquet
-
     spark = request.getfixturevalue("spark")
     ours = lambda: [t.name for t in spark.catalog.listTables() if t.name.startswith("ambiglib_")]  # noqa: E731
     before = ours()
     with engines.on_store(stores["example"], "spark", spark=spark) as on:
         assert len(ours()) == len(before) + 5 and on.rerun_sd(by=ALL)["n_tasks"].sum() > 0
     assert ours() == before
-    store = shutil.copytree(stores["example"], tmp_path / "store")
-    rewrite_parquet(sorted((store / "runs").rglob("part-*.parquet"))[0], "n_questions", 99)
+    store, _ = damaged(stores, tmp_path, "example", "runs", "n_questions", 99)
     with pytest.raises(FormatError, match="column 'n_questions' is 99"):
         engines.on_store(store, "spark", spark=spark)
     assert ours() == before

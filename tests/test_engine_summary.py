@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from builders import run, task
-from store_fixtures import EXAMPLE, field_damaged, on_engine, set_value, tricky_log
+from store_fixtures import EXAMPLE, damaged, field_damaged, on_engine, set_value, tricky_log
 
 import ambiglib
 import ambiglib.engines as engines
@@ -89,13 +89,9 @@ def test_ambiglib_summary_over_a_store_writes_the_files_the_loaded_log_gives(sto
 
 
 def test_ambiglib_summary_refuses_a_damaged_store_in_the_load_s_words(stores, tmp_path, capsys):
-    from fuzzing import rewrite_parquet
-
     from ambiglib.cli import main
 
-    store = tmp_path / "store"
-    shutil.copytree(stores["tricky"], store)
-    rewrite_parquet(sorted((store / "runs").rglob("part-*.parquet"))[0], "n_questions", 99)
+    store, _ = damaged(stores, tmp_path, "tricky", "runs", "n_questions", 99)
     with pytest.raises(FormatError) as load:
         ambiglib.load(store)
     code = main(["summary", "--runs", str(store), "--out", str(tmp_path / "out"), "--engine", "duckdb"])
