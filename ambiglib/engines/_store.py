@@ -89,6 +89,7 @@ class StoreMetrics:
                                 if spark is None else "spark= is for engine='spark'")
         self.store = Path(store)
         self._frames = frames = frames_of(self.store)
+        self._totals: dict[str, int] | None = None  # (the store does not change under an open handle)
         if engine == "duckdb":
             self.engine: Any = DuckDBEngine(frames, memory_limit=memory_limit, threads=threads)
         else:
@@ -136,8 +137,8 @@ class StoreMetrics:
         one per-task table of variants by (n, c)), after its refusals."""
         _pooled(metric)
         if metric == "value_of_information":
-            raise ArgumentError("value_of_information's sums are three frames (groups, per-variant sums, score"
-                                " counts): StoreMetrics.value_of_information computes it; sums_sql gives its SQL")
+            raise ArgumentError("value_of_information's sums are per-variant rows with their lists of scores, not"
+                                " per task: StoreMetrics.value_of_information computes it; sums_sql gives its SQL")
         by = self._by(by, metric)
         groups = self._groups(metric, by, _FREE.get(metric, CONDITIONS), metric)
         if metric == "ask_calibration":
@@ -206,8 +207,9 @@ class StoreMetrics:
     def value_of_information(self, *, by: Sequence[str] = ("suite", "model"), k: int = 3, paired: bool = True,
                              ci: bool = False, n_boot: int = 10_000, seed: int = 0,
                              confidence: float = 0.95) -> pd.DataFrame:
-        """:func:`ambiglib.metrics.value_of_information` over the store: the engine gives per-variant sums and score
-        counts; the pairing of variants, the policies' no-tool runs and the pooling are this machine's."""
+        """:func:`ambiglib.metrics.value_of_information` over the store: the engine gives per-variant sums and each
+        variant's list of scores; the score sums, the pairing of variants, the policies' no-tool runs and the pooling
+        are this machine's."""
         groups, variants = self._voi_sums(by)
         return pool("value_of_information", groups, variants, by=by, k=k, paired=paired, ci=ci, n_boot=n_boot,
                     seed=seed, confidence=confidence)
@@ -245,10 +247,12 @@ class StoreMetrics:
         log label), ``n_models, n_benchmarks, tasks_run`` (distinct benchmark, suite and task among the runs), and
         the rows of ``questions, labels, tasks, blockers`` (from the parts' footers, checked when the store was
         opened)."""
-        row = self.engine.rows(_contents.totals_sql(self.names))[0]
-        out = {k: int(v) for k, v in row.items()}
-        return out | {name: self._frames[name].rows if name in self._frames else 0
-                      for name in ("questions", "labels", "tasks", "blockers")}
+        if self._totals is None:  # one scan of the runs, shared by summary() and the pages that print the totals
+            row = self.engine.rows(_contents.totals_sql(self.names))[0]
+            self._totals = {k: int(v) for k, v in row.items()} | {
+                name: self._frames[name].rows if name in self._frames else 0
+                for name in ("questions", "labels", "tasks", "blockers")}
+        return dict(self._totals)
 
     def inspect_metas(self) -> list[tuple[dict[str, Any], str, int]]:
         """``(meta, model, runs)`` for each distinct meta naming Inspect AI's mapping: what the warnings on how
@@ -324,8 +328,6 @@ def with_score_sums(variants: Any) -> pd.DataFrame:
     values = pc.cast(pc.list_flatten(lists), pa.float64()).to_numpy(zero_copy_only=False)
     frame = table.drop_columns(["scores"]).to_pandas()
     frame["score_sum"] = score_sums(np.repeat(np.arange(len(lengths)), lengths), values, len(frame))
-    del table, lists, values
-    pa.default_memory_pool().release_unused()  # (Arrow's allocator keeps freed pages: the pooling's peak sits on them)
     return frame
 
 
