@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 
 from ambiglib.comparisons import COMPARABLE, CONDITIONED, _side_order, compared, family_of, metric_name, settle, unit_of
+from ambiglib.engines._answers import StoreView, viewed
+from ambiglib.engines._store import StoreMetrics
 from ambiglib.errors import ArgumentError
 from ambiglib.metrics._common import BOUNDS_OF_TWO_RATES, WILSON_OVER_TASKS, _bounds_of_two_rates, _f1
 from ambiglib.runset import RunSet
@@ -247,7 +249,7 @@ COLUMNS = ["benchmark", "suites", "model", "policy", "log", "agent", "metric", "
            "n_pairs_separated", "n_pairs_possible"]
 
 
-def rankings(rs: RunSet, specs: Sequence[tuple[str, tuple[str, bool] | None, str]], *, between: str = "model",
+def rankings(rs: RunSet | StoreView, specs: Sequence[tuple[str, tuple[str, bool] | None, str]], *, between: str = "model",
              k: int = 3, test: str = "auto", family: str = "question", correction: str = "holm",
              alpha: float = 0.05, n_boot: int = 2000, n_perm: int = PERMUTATIONS, seed: int = 0,
              confidence: float = 0.95, conventions: Mapping[str, str] | None = None,
@@ -288,7 +290,7 @@ def rankings(rs: RunSet, specs: Sequence[tuple[str, tuple[str, bool] | None, str
 
 
 def _rank_block(metric: str, what: str, head: dict, block: pd.DataFrame, sums: Any, where: str, between: str,
-                alpha: float, n_boot: int, n_perm: int, seed: int, confidence: float, rs: RunSet) -> pd.DataFrame:
+                alpha: float, n_boot: int, n_perm: int, seed: int, confidence: float, rs: RunSet | StoreView) -> pd.DataFrame:
     """One block's agents (values, own intervals, the global test, first places); the decisions come later."""
     cols = sums.cols
     sides = sorted(block[between].unique(), key=str) if _side_order(rs, between) is None else \
@@ -411,7 +413,7 @@ def _verdicts(pairs: pd.DataFrame, passes: np.ndarray, excludes: np.ndarray, gat
 
 
 @as_table
-def rank_agents(rs: RunSet, *, metric: str = "mean_score", condition: tuple[str, bool] | None = ("ambiguous", True),
+def rank_agents(rs: RunSet | StoreMetrics | StoreView, *, metric: str = "mean_score", condition: tuple[str, bool] | None = ("ambiguous", True),
                 between: str = "model", k: int = 3, test: str = "auto", family: str = "question",
                 correction: str = "holm", alpha: float = 0.05, n_boot: int = 2000, n_perm: int = PERMUTATIONS,
                 seed: int = 0, confidence: float = 0.95, conventions: Mapping[str, str] | None = None,
@@ -444,7 +446,11 @@ def rank_agents(rs: RunSet, *, metric: str = "mean_score", condition: tuple[str,
         (``global_test, global_n_tasks, global_p``), ``family`` and how many pairs were
         separated of how many. ``attrs["answer"]``: one sentence per benchmark. Every pair behind it:
         :func:`ranking_pairs` with the same arguments.
+
+    ``rs``: a loaded run set, or a store's handle (:func:`ambiglib.engines.on_store`): its engine computes the
+    per-task sums of the ask rates and CalibScore; the other metrics are refused over a store (:class:`NotPooled`).
     """
+    rs = viewed(rs)
     agents, pairs, notes = _cached(rs, [(metric, condition, metric_name(metric, condition))], between=between, k=k, test=test, family=family,
                                    correction=correction, alpha=alpha, n_boot=n_boot, n_perm=n_perm, seed=seed,
                                    confidence=confidence, conventions=conventions, pool_suites=pool_suites)
@@ -452,7 +458,7 @@ def rank_agents(rs: RunSet, *, metric: str = "mean_score", condition: tuple[str,
 
 
 @as_table
-def ranking_pairs(rs: RunSet, *, metric: str = "mean_score", condition: tuple[str, bool] | None = ("ambiguous", True),
+def ranking_pairs(rs: RunSet | StoreMetrics | StoreView, *, metric: str = "mean_score", condition: tuple[str, bool] | None = ("ambiguous", True),
                   between: str = "model", k: int = 3, test: str = "auto", family: str = "question",
                   correction: str = "holm", alpha: float = 0.05, n_boot: int = 2000, n_perm: int = PERMUTATIONS,
                   seed: int = 0, confidence: float = 0.95, conventions: Mapping[str, str] | None = None,
@@ -460,6 +466,7 @@ def ranking_pairs(rs: RunSet, *, metric: str = "mean_score", condition: tuple[st
     """Every pair behind :func:`rank_agents` with the same arguments (worked out once for both): each paired by task,
     with :func:`ambiglib.comparisons.paired_comparison`'s columns and its ``verdict`` (the decision the rank
     intervals and letters come from)."""
+    rs = viewed(rs)
     _, pairs, notes = _cached(rs, [(metric, condition, metric_name(metric, condition))], between=between, k=k,
                               test=test, family=family, correction=correction, alpha=alpha, n_boot=n_boot,
                               n_perm=n_perm, seed=seed, confidence=confidence, conventions=conventions,
@@ -469,7 +476,7 @@ def ranking_pairs(rs: RunSet, *, metric: str = "mean_score", condition: tuple[st
     return pairs
 
 
-def _cached(rs: RunSet, specs, **options) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+def _cached(rs: RunSet | StoreView, specs, **options) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """:func:`rankings`, worked out once per run set and arguments (the four cards ask for the same rankings)."""
     key = ("rankings", tuple((m, c, w) for m, c, w in specs),
            tuple(sorted((k, repr(v)) for k, v in options.items())))
@@ -477,7 +484,7 @@ def _cached(rs: RunSet, specs, **options) -> tuple[pd.DataFrame, pd.DataFrame, l
     return agents.copy(), pairs.copy(), list(notes)
 
 
-def finish(agents: pd.DataFrame, pairs: pd.DataFrame, notes: list[str], rs: RunSet, between: str,
+def finish(agents: pd.DataFrame, pairs: pd.DataFrame, notes: list[str], rs: RunSet | StoreView, between: str,
            alpha: float) -> pd.DataFrame:
     """The ranking's rows in order (benchmark, fixed columns, metric, best first), its answer and note, and the
     reason for every empty cell."""

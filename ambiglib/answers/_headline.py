@@ -33,6 +33,8 @@ import pandas as pd
 
 from ambiglib import metrics
 from ambiglib.comparisons import QUESTION_WORDS, _lacks
+from ambiglib.engines._answers import StoreView, viewed
+from ambiglib.engines._store import NotPooled, StoreMetrics
 from ambiglib.metrics._asking import _without_stray, _without_unattributed
 from ambiglib.metrics._common import (
     BOUNDS_OF_TWO_RATES,
@@ -98,6 +100,11 @@ def _suites(sub: RunSet) -> str:
     return ", ".join(sorted(map(str, set(sub.runs["suite"].astype(object)))))
 
 
+def _benchmark_names(rs: RunSet | StoreView) -> list:
+    """The benchmarks of the runs (of a store: its engine's), sorted."""
+    return rs.benchmarks() if isinstance(rs, StoreView) else sorted(set(rs.runs["benchmark"].astype(object)))
+
+
 def _benchmarks(rs: RunSet):
     for bench in sorted(set(rs.runs["benchmark"].astype(object))):
         yield bench, rs.filter(benchmark=bench)
@@ -110,7 +117,11 @@ def _per_log(fn):
     import functools
 
     @functools.wraps(fn)
-    def inner(rs: RunSet, **options):
+    def inner(rs: RunSet | StoreMetrics | StoreView, **options):
+        rs = viewed(rs)
+        if isinstance(rs, StoreView):
+            _answered_on_store(rs, fn.__name__)
+            return fn(rs, **options)
         logs = list(dict.fromkeys(rs.runs["log"].dropna().astype(object))) if "log" in rs.runs else []
         if not logs:
             return fn(rs, **options)
@@ -140,6 +151,23 @@ def _per_log(fn):
     return inner
 
 
+#: the questions answered over a store (its engine computes their sums), and what the others need
+ON_STORE = ("asking",)
+
+
+def _answered_on_store(view: StoreView, question: str) -> None:
+    """Refuse, naming why, a question not answered over a store (yet), or a store of several logs (which log was
+    loaded first, the order its rows are shown in, is not kept in a store)."""
+    if question not in ON_STORE:
+        raise NotPooled(f"{question} is not answered over an engine yet: over a store, the four questions' answers"
+                        f" computed are {', '.join(ON_STORE)}. Load the runs (ambiglib.load, with filters= to read"
+                        f" part of the store) and call ambiglib.answers.{question}")
+    if view.cells()["log"].notna().any():
+        raise NotPooled(f"{question} over a store of several logs loaded together is not answered over an engine"
+                        " yet: which log was loaded first, the order the answers show them in, is not kept in a"
+                        " store. Load the runs (ambiglib.load)")
+
+
 def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns) if rows else pd.DataFrame(columns=columns)
 
@@ -149,7 +177,7 @@ def _frame(rows: list[dict], columns: list[str]) -> pd.DataFrame:
 
 @as_table
 @_per_log
-def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+def asking(rs: RunSet | StoreMetrics | StoreView, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
            conventions: ConventionsArg = None) -> pd.DataFrame:
     """Does each agent ask when it should? Ask rates on ambiguous and fully specified tasks, and CalibScore.
 
@@ -165,27 +193,24 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
         for CalibScore the bounds the two rates' intervals at half the error give it), and ``ci_level,
         ci_method`` saying so.
     """
+    rs = viewed(rs)  # (a store's handle: _per_log has made it a view)
     cols = [*_AGENT, "n_ambiguous", "ask_on_ambiguous", "ask_on_ambiguous_ci_low", "ask_on_ambiguous_ci_high",
             "n_full", "ask_on_full", "ask_on_full_ci_low", "ask_on_full_ci_high", "calib_score", "calib_score_ci_low",
             "calib_score_ci_high"]
     parts, apart = [], []
-    for bench, sub in _benchmarks(rs):
+    for bench in _benchmark_names(rs):
         conv = conventions_for(bench, conventions)
-        tool = sub.filter(ask_tool=True, protocol=conv.calibration_protocol)
-        ok = tool.runs[tool.runs["status"] != "error"]
-        if len(ok) == 0:
+        found = _calibration_of(rs, bench, conv.calibration_protocol, confidence)
+        if found is None:
             continue
-        spec = ok["spec"].astype(object).to_numpy()
-        amb_tasks, full_tasks = (pd.Index(ok["task_id"][spec == s].unique()) for s in ("ambiguous", "full"))
-        if len(amb_tasks) and len(full_tasks) and len(amb_tasks.intersection(full_tasks)) == 0:
+        cal, suites, disjoint = found
+        if disjoint:
             apart.append(f"{bench}: no task was run with the tool both fully specified and ambiguous (the clear and"
                          " the ambiguous tasks are different tasks): CalibScore sets the ask rates of two task sets"
                          " side by side")
-        cal = metrics.ask_calibration(tool, by=("model", "policy", "protocol"), ci=True, n_boot=n_boot, seed=seed,
-                                      confidence=confidence)
         cal = cal[(cal["n_ambiguous"] + cal["n_full"]) > 0]
         cal.insert(0, "benchmark", bench)
-        cal.insert(1, "suites", _suites(tool))
+        cal.insert(1, "suites", suites)
         cal["agent"] = [_agent_name(m, p, r) for m, p, r in zip(cal["model"], cal["policy"], cal["protocol"])]
         parts.append(cal)
     out = pd.concat(parts, ignore_index=True)[cols] if parts else _frame([], cols)
@@ -208,6 +233,39 @@ def asking(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float =
     out.attrs["answer"] = _ranked(rs, out, ("calib_score", "ask_rate"), n_boot=n_boot, seed=seed,
                                   confidence=confidence, conventions=conventions)
     return out
+
+
+def _calibration_of(rs: RunSet | StoreView, bench: str, protocol: str | None, confidence: float
+                    ) -> tuple[pd.DataFrame, str, bool] | None:
+    """One benchmark's ask rates and CalibScore per model, policy and protocol, from its runs with the tool (of
+    ``protocol``, where the conventions name one): the table, its suites in words, and whether its clear and
+    ambiguous tasks are different tasks; None without a run with the tool that did not fail. Over a store, its
+    engine computes them (the same sums, :meth:`ambiglib.engines.StoreMetrics.ask_calibration`)."""
+    by = ("model", "policy", "protocol")
+    tool = rs.filter(benchmark=bench).filter(ask_tool=True, protocol=protocol)
+    if isinstance(tool, StoreView):
+        cells = tool.cells()
+        if not (cells["status"] != "error").to_numpy(dtype=bool, na_value=True).any():
+            return None
+        tasks = tool.tool_tasks()
+        spec, task = tasks["spec"].astype(object).to_numpy(), tasks["task_id"]
+        store = tool.store  # (one query for every benchmark)
+        cal = store.memo(("asking", confidence), lambda: store.ask_calibration(by=("benchmark", *by), ci=True,
+                                                                               confidence=confidence))
+        keep = (cal["benchmark"] == bench).to_numpy(dtype=bool) & (
+            np.ones(len(cal), bool) if protocol is None else (cal["protocol"] == protocol).to_numpy(dtype=bool))
+        cal = cal[keep].drop(columns="benchmark")
+        suites = ", ".join(sorted(map(str, set(cells["suite"].astype(object)))))
+    else:
+        ok = tool.runs[tool.runs["status"] != "error"]
+        if len(ok) == 0:
+            return None
+        spec, task = ok["spec"].astype(object).to_numpy(), ok["task_id"]
+        cal = metrics.ask_calibration(tool, by=by, ci=True, confidence=confidence)
+        suites = _suites(tool)
+    amb_tasks, full_tasks = (pd.Index(task[spec == s].unique()) for s in ("ambiguous", "full"))
+    disjoint = bool(len(amb_tasks) and len(full_tasks) and len(amb_tasks.intersection(full_tasks)) == 0)
+    return cal, suites, disjoint
 
 
 # ============================================================================= 2. are its questions good
@@ -560,7 +618,7 @@ COMPARED = (("calib_score", None, "CalibScore"), ("ask_f1", None, "Ask-F1"),
             ("score_gain_pp", None, "gain from asking (pp)"))
 
 
-def _four(rs: RunSet, *, k: int, n_boot: int, seed: int, confidence: float, alpha: float, conventions,
+def _four(rs: RunSet | StoreView, *, k: int, n_boot: int, seed: int, confidence: float, alpha: float, conventions,
           family: str, specs=COMPARED) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
     """The rankings of ``specs`` and their pairs: one call per question where the families are per question or
     per metric (so that the first three cards' sentences, asking one question each, find them worked out), one
@@ -585,7 +643,7 @@ def _four(rs: RunSet, *, k: int, n_boot: int, seed: int, confidence: float, alph
     return agents_, pairs_, list(dict.fromkeys(notes))
 
 
-def _ranked(rs: RunSet, table: pd.DataFrame, metrics_: tuple[str, ...], *, k: int = 3, n_boot: int = 2000,
+def _ranked(rs: RunSet | StoreView, table: pd.DataFrame, metrics_: tuple[str, ...], *, k: int = 3, n_boot: int = 2000,
             seed: int = 0, confidence: float = 0.95, conventions: ConventionsArg = None) -> list[str]:
     """A card's sentences: the ranking of the first of ``metrics_`` the log has (the fourth card's ranking of it,
     worked out once), claiming only what it shows: "best" only where one agent alone is in the top group."""
@@ -611,7 +669,7 @@ def _ranked(rs: RunSet, table: pd.DataFrame, metrics_: tuple[str, ...], *, k: in
 
 
 @as_table
-def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+def agent_comparison(rs: RunSet | StoreMetrics | StoreView, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
                      alpha: float = 0.05, conventions: ConventionsArg = None, family: str = "question"
                      ) -> pd.DataFrame:
     """Is one agent better than another? Every pair of models, paired by task, adjusted within each family.
@@ -636,6 +694,9 @@ def agent_comparison(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 
         p_value, p_mc_se, p_holm, family, family_size, p_smallest, p_smallest_adjusted, ci_vs_test, verdict,
         rerun_sd``.
     """
+    rs = viewed(rs)
+    if isinstance(rs, StoreView):
+        _answered_on_store(rs, "agent_comparison")
     from ambiglib.comparisons import NO_INTERVAL, unit_of
 
     _, out, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
@@ -709,7 +770,7 @@ def _pairs_answer(out: pd.DataFrame, alpha: float) -> list[str]:
 
 
 @as_table
-def agent_ranking(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+def agent_ranking(rs: RunSet | StoreMetrics | StoreView, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
                   alpha: float = 0.05, conventions: ConventionsArg = None, family: str = "question",
                   long: bool = False) -> pd.DataFrame:
     """Is one agent better than another? Each agent ranked on CalibScore, Ask-F1, the score with the tool and the
@@ -723,6 +784,9 @@ def agent_ranking(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, 
     benchmark, one clause per metric. ``long=True``: the ranking in long form instead, one row per agent and metric
     (:func:`ambiglib.ranking.rank_agents`' columns). The pairs: :func:`agent_comparison`. Rows are ordered by the
     score with the tool, best first."""
+    rs = viewed(rs)
+    if isinstance(rs, StoreView):
+        _answered_on_store(rs, "agent_ranking")
     from ambiglib.ranking import ranking_sentences
 
     agents, pairs, notes = _four(rs, k=k, n_boot=n_boot, seed=seed, confidence=confidence, alpha=alpha,
@@ -847,7 +911,7 @@ _COVERAGE_OF = {"ask_on_ambiguous": ("ask rate, ambiguous", "ambiguous", True),
                 "gain_pp_per_question_per_run": ("gain ÷ questions per run (pp)", "ambiguous", True)}
 
 
-def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
+def _coverage_notes(out: pd.DataFrame, rs: RunSet | StoreView) -> None:
     """Add to the note where an interval of the table covers less than 95% at its design (the fewest tasks an
     agent of the benchmark has, and its trials a task), as measured by simulation
     (:mod:`ambiglib.stats._coverage`); a benchmark below the 8 tasks measured is said once."""
@@ -880,10 +944,12 @@ def _coverage_notes(out: pd.DataFrame, rs: RunSet) -> None:
         out.attrs["note"] = "; ".join(n for n in (out.attrs.get("note"), *said) if n)
 
 
-def _designs(rs: RunSet, bench: object) -> dict[tuple[str | None, bool], tuple[int, float] | None]:
+def _designs(rs: RunSet | StoreView, bench: object) -> dict[tuple[str | None, bool], tuple[int, float] | None]:
     """Per (spec, tool) of :data:`_COVERAGE_OF`, among the runs without error of ``bench`` of that spec (None:
     either) with or without the tool: the fewest tasks an agent (model and policy) has and the median of its trials
     a task; None where there is no such run."""
+    if isinstance(rs, StoreView):  # the same counts, from the store's engine (StoreView.designs)
+        return _designs_of_store(rs, bench)
     # the columns read below, before any rows are taken: every other column of the runs was copied for nothing
     runs = _work(rs)[["error", "benchmark", "spec", "ask_tool", "model", "policy", "task_id"]]
     runs = runs[~runs["error"]]
@@ -898,6 +964,21 @@ def _designs(rs: RunSet, bench: object) -> dict[tuple[str | None, bool], tuple[i
         per = scope.groupby(["model", "policy"], sort=False).agg(tasks=("task_id", "nunique"),
                                                                  runs=("task_id", "size"))
         out[(spec, tool)] = int(per["tasks"].min()), float(np.median(per["runs"] / per["tasks"]))
+    return out
+
+
+def _designs_of_store(view: StoreView, bench: object) -> dict[tuple[str | None, bool], tuple[int, float] | None]:
+    """:func:`_designs` over a store: per model and policy, the tasks and runs its engine counted."""
+    designs = view.designs()
+    mine = designs[(designs["benchmark"] == bench).to_numpy(dtype=bool)]
+    out: dict[tuple[str | None, bool], tuple[int, float] | None] = {}
+    for spec, tool in dict.fromkeys((spec, tool) for _, spec, tool in _COVERAGE_OF.values()):
+        keep = (mine["ask_tool"] == tool).to_numpy(dtype=bool) & (
+            mine["any_spec"].to_numpy(dtype=bool) if spec is None else
+            (~mine["any_spec"].to_numpy(dtype=bool)) & (mine["spec"] == spec).to_numpy(dtype=bool))
+        per = mine[keep]
+        out[(spec, tool)] = None if len(per) == 0 else (int(per["tasks"].min()), float(np.median(
+            per["runs"].to_numpy(np.int64) / per["tasks"].to_numpy(np.int64))))
     return out
 
 

@@ -19,6 +19,7 @@ from ambiglib.comparisons._pairing import (
     _fixed,
     _groups,
     _nothing_to_compare,
+    _on_store,
     _one_model_a_log,
     _ordered_pairs,
     _side_order,
@@ -27,6 +28,8 @@ from ambiglib.comparisons._pairing import (
 )
 from ambiglib.comparisons._sums import _Sums
 from ambiglib.comparisons._tests import TESTS, Alternative, _mcnemar_applies, _test
+from ambiglib.engines._answers import StoreView, viewed
+from ambiglib.engines._store import StoreMetrics
 from ambiglib.errors import ArgumentError
 from ambiglib.metrics._asking import _without_stray, _without_unattributed
 from ambiglib.runset import RunSet
@@ -41,7 +44,7 @@ _COLUMNS = ["metric", "condition", "n_tasks", "n_tasks_left_out", "n_pairs", "va
 
 
 @as_table
-def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
+def paired_comparison(rs: RunSet | StoreMetrics | StoreView, *, metric: str = "mean_score", between: str = "model",
                       condition: tuple[str, bool] | None = ("ambiguous", True), a: object = None, b: object = None,
                       k: int = 3, test: str = "auto",
                       alternative: Alternative = "two-sided", n_boot: int = 10_000,
@@ -137,6 +140,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     """
     _check_correction(correction)  # before any work
     _check_family(family)
+    rs = viewed(rs)
     out, retests, notes = compared(rs, metric=metric, between=between, condition=condition, a=a, b=b, k=k,
                                    test=test, alternative=alternative, n_boot=n_boot, seed=seed,
                                    confidence=confidence, conventions=conventions, pool_suites=pool_suites,
@@ -149,7 +153,7 @@ def paired_comparison(rs: RunSet, *, metric: str = "mean_score", between: str = 
     return out
 
 
-def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,
+def compared(rs: RunSet | StoreView, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,
              n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool, interval: str = "t",
              blocks: list | None = None) -> tuple[pd.DataFrame, list, list[str]]:
     """:func:`paired_comparison`'s rows before the adjustment, with the means to draw more flips for each row's test
@@ -158,6 +162,7 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
     once over them all. ``blocks``: a list that gets each block's ``(head, per-task sums, sums, condition in
     words)``, for a caller that ranks the sides on the same sums."""
     _check_arguments(metric, between, condition, a, b, test, alternative, interval, seed)
+    _on_store(rs, metric, between)
     check_n_boot(n_boot)  # refused up front, whether or not a row's interval is a bootstrap
     fixed, order = _fixed(rs, between), _side_order(rs, between)
     rows: list[dict] = []
@@ -175,11 +180,11 @@ def compared(rs: RunSet, *, metric: str, between: str, condition, a, b, k: int, 
     side_a, side_b = f"{between}_a", f"{between}_b"
     out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
     notes = _collapsed(why) + design
-    versions = _one_model_a_log(rs) if between == "log" else None
+    versions = _one_model_a_log(rs) if between == "log" and isinstance(rs, RunSet) else None
     if versions and len(out):
         notes.append(f"each log holds one model ({versions}): its runs are paired across the logs as one agent's"
                      " versions")
-    if metric in ("ask_f1", "precision", "recall"):
+    if metric in ("ask_f1", "precision", "recall") and isinstance(rs, RunSet):  # (not compared over a store)
         kept, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
             notes.append(f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a"

@@ -26,12 +26,23 @@ def prob_improvement(a: pd.DataFrame, b: pd.DataFrame) -> float:
     a's value is higher, ties counting one half; averaged over the tasks (Agarwal et al. 2021, rliable's
     ``probability_of_improvement``). Paired by task, unlike the common-language effect size over all pairs.
 
-    ``a``, ``b``: one row per run (or one per task) with columns ``task_id`` and ``value``; the tasks of both.
-    NaN with no shared task."""
-    a, b = a[["task_id", "value"]], b[["task_id", "value"]]
+    ``a``, ``b``: one row per run (or one per task) with columns ``task_id`` and ``value``, or one per task and
+    value with how many runs had it (``n``: an engine's counts); the tasks of both. NaN with no shared task. The
+    runs are counted by (task, value) first and the tasks averaged in their sorted order, so that runs and their
+    counts give the same bits."""
+    a, b = _counted(a), _counted(b)
     both = a.merge(b, on="task_id", suffixes=("_a", "_b"))
     if len(both) == 0:
         return float("nan")
     va, vb = both["value_a"].to_numpy(float), both["value_b"].to_numpy(float)
-    win = np.where(va > vb, 1.0, np.where(va == vb, 0.5, 0.0))
-    return float(pd.Series(win).groupby(both["task_id"].to_numpy(), sort=False).mean().mean())
+    pairs = both["n_a"].to_numpy(float) * both["n_b"].to_numpy(float)
+    win = np.where(va > vb, 1.0, np.where(va == vb, 0.5, 0.0)) * pairs  # (halves times counts: exact sums)
+    per = pd.DataFrame({"win": win, "pairs": pairs}).groupby(both["task_id"].to_numpy(), sort=True).sum()
+    return float((per["win"] / per["pairs"]).mean())
+
+
+def _counted(runs: pd.DataFrame) -> pd.DataFrame:
+    """``task_id, value, n``: how many of ``runs`` had each value in each task (its own ``n`` where it has one)."""
+    if "n" in runs.columns:
+        return runs[["task_id", "value", "n"]].groupby(["task_id", "value"], sort=True, as_index=False)["n"].sum()
+    return runs.groupby(["task_id", "value"], sort=True, as_index=False).size().rename(columns={"size": "n"})

@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 
 from ambiglib.comparisons._comparable import _VOI, CONDITIONED, describe_condition
-from ambiglib.comparisons._sums import _task_sums
+from ambiglib.comparisons._sums import _not_on_store, _task_sums
+from ambiglib.engines._answers import ON_STORE, StoreView, viewed
+from ambiglib.engines._store import NotPooled, StoreMetrics
 from ambiglib.errors import ArgumentError
 from ambiglib.runset import RunSet
 from ambiglib.tables._common import _per_tool_policy
@@ -26,12 +28,12 @@ _SIDES = ("model", "policy", "ask_tool", "log")
 _FIXED = {"model": ["policy"], "policy": ["model"], "ask_tool": ["model", "policy"], "log": ["model", "policy"]}
 
 
-def _groups(rs: RunSet, metric: str, between: str, condition, k: int, conventions, pool_suites: bool,
+def _groups(rs: RunSet | StoreView, metric: str, between: str, condition, k: int, conventions, pool_suites: bool,
             fixed: list[str], why: list, design: list[str]):
     """The blocks a comparison pairs sides within: per benchmark, scope (with and without the tool: per with-tool
     policy), suite and fixed columns, ``(head, per-task sums, runs each side ran, run values, sums, condition in
     words)``; what a benchmark lacks goes to ``why``, what its design means to ``design``."""
-    benches = sorted(set(rs.runs["benchmark"].astype(object)))
+    benches = _benchmarks_of(rs)
     for bench in benches:
         sub, conv = rs.filter(benchmark=bench), conventions_for(bench, conventions)
         where = describe_condition(metric, between, condition, conv)
@@ -75,13 +77,15 @@ def _of_group(frame: pd.DataFrame | None, keys: list[str], key: tuple) -> pd.Dat
     return frame[mask]
 
 
-def count_pairs(rs: RunSet, *, metric: str = "mean_score", between: str = "model",
+def count_pairs(rs: RunSet | StoreMetrics | StoreView, *, metric: str = "mean_score", between: str = "model",
                 condition: tuple[str, bool] | None = ("ambiguous", True)) -> tuple[int, int, str]:
     """How many pairs :func:`paired_comparison` without ``a`` and ``b`` would compare at most, before it computes
     any: ``(pairs, sides, where)``, ``sides`` the most sides of one comparison group (a benchmark, suite and the
     fixed columns) and ``where`` that group in words. Counted from the runs in the metric's scope (not errors); a
     pair that shares no task gives no row, so the table may have fewer."""
-    runs = rs.runs[(rs.runs["status"] != "error").to_numpy(dtype=bool, na_value=True)]
+    rs = viewed(rs)
+    runs = _conditions(rs)
+    runs = runs[(runs["status"] != "error").to_numpy(dtype=bool, na_value=True)]
     spec, tool = runs["spec"].astype(object).to_numpy(), runs["ask_tool"].to_numpy(dtype=bool, na_value=False)
     if between == "ask_tool":  # one pair a with-tool policy: it has no more than that
         keep = spec == "ambiguous"
@@ -101,9 +105,10 @@ def count_pairs(rs: RunSet, *, metric: str = "mean_score", between: str = "model
     return int((n * (n - 1) // 2).sum()), int(n.max()), " ".join(n.idxmax())
 
 
-def _scopes(rs: RunSet, metric: str, between: str, condition):
+def _scopes(rs: RunSet | StoreView, metric: str, between: str, condition):
     """The runs each comparison draws from: (label, runs)."""
     if between == "ask_tool":
+        assert isinstance(rs, RunSet)  # (refused over a store by _on_store)
         amb = rs.filter(spec="ambiguous", protocol="solve")
         yield from _per_tool_policy(amb)
         return
@@ -113,11 +118,13 @@ def _scopes(rs: RunSet, metric: str, between: str, condition):
     yield None, rs
 
 
-def _fixed(rs: RunSet, between: str) -> list[str]:
+def _fixed(rs: RunSet | StoreView, between: str) -> list[str]:
     """The columns a comparison ``between`` holds fixed: :data:`_FIXED`, and ``log`` too in a run set of several
     logs (two models are compared within each log, never pooled across them). A run set where some runs name a
     log and others do not is an ArgumentError: which log the others belong to cannot be told."""
     fixed = list(_FIXED[between])
+    if isinstance(rs, StoreView):  # (a store of several logs is refused by _on_store)
+        return fixed
     named = rs.runs["log"].notna().to_numpy(dtype=bool) if "log" in rs.runs else np.zeros(0, bool)
     if named.any() and not named.all():
         raise ArgumentError(f"paired_comparison: {int((~named).sum()):,} runs name no log and {int(named.sum()):,}"
@@ -146,9 +153,9 @@ def _log_models(rs: RunSet) -> pd.DataFrame:
     return rs.memo(("log-models",), lambda: rs.runs[["log", "model"]].astype(str).drop_duplicates())
 
 
-def _side_order(rs: RunSet, between: str) -> list | None:
+def _side_order(rs: RunSet | StoreView, between: str) -> list | None:
     """The logs in the order they were loaded (each one's first run), for ``between="log"``; else None."""
-    if between != "log" or "log" not in rs.runs:
+    if between != "log" or isinstance(rs, StoreView) or "log" not in rs.runs:
         return None
     return list(dict.fromkeys(rs.runs["log"].dropna().astype(object)))
 
@@ -194,13 +201,13 @@ def _where(fixed: dict) -> str:
     return " ".join(str(v) for v in fixed.values())
 
 
-def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
+def _lacks(rs: RunSet | StoreView, metric: str, between: str, condition) -> str | None:
     """What one benchmark's runs lack for the comparison, and what to add (None when they have it)."""
-    from ambiglib.tables._shapes import SHAPES, applicable
+    from ambiglib.tables._shapes import SHAPES
 
-    runs = rs.runs
+    runs = _conditions(rs)
     if between == "ask_tool" or metric in _VOI:
-        if not applicable(rs, SHAPES["tool_pairs"]):
+        if not _has(rs, "tool_pairs"):
             return (f"{metric} compares runs with and without the ask tool on the same ambiguous tasks, and this log"
                     " has no runs without the tool on the ambiguous tasks that have runs with it: add them (a"
                     " no-tool condition)")
@@ -225,31 +232,79 @@ def _lacks(rs: RunSet, metric: str, between: str, condition) -> str | None:
                               for s, t in zip(runs["spec"][ok], runs["ask_tool"][ok])})
             return (f"no solve runs on {describe_condition(metric, between, condition)} in this log (it has: "
                     f"{'; '.join(present) or 'none'}); choose one with --condition")
-    elif metric == "judge_score" and not (rs.labels["q_index"].notna().any() if len(rs.labels) else False):
+    elif metric == "judge_score" and isinstance(rs, RunSet) and not (
+            rs.labels["q_index"].notna().any() if len(rs.labels) else False):  # (not compared over a store)
         return ("judge_score needs the judges' scores of single questions: add labels with 'q_index' (a judge's"
                 " score of one question, docs/runlog.md)")
-    elif metric == "calib_score" and not applicable(rs, SHAPES["calibration"]):
+    elif metric == "calib_score" and not _has(rs, "calibration"):
         return f"calib_score needs {SHAPES['calibration'].needs}: {SHAPES['calibration'].fix}"
-    elif metric in ("ask_f1", "precision", "recall") and not applicable(rs, SHAPES["blockers_and_tool"]):
+    elif metric in ("ask_f1", "precision", "recall") and not _has(rs, "blockers_and_tool"):
         return f"{metric} needs {SHAPES['blockers_and_tool'].needs}: {SHAPES['blockers_and_tool'].fix}"
     return None
 
 
-def _nothing_to_compare(rs: RunSet, between: str) -> str:
+def _nothing_to_compare(rs: RunSet | StoreView, between: str) -> str:
     """Why a comparison has no row when no benchmark said why: too few sides."""
-    if len(rs.runs) == 0:
+    runs = _conditions(rs)
+    if len(runs) == 0:
         return "the run log has no runs"
-    if between == "log" and rs.runs["log"].isna().all():
+    if between == "log" and isinstance(rs, RunSet) and rs.runs["log"].isna().all():  # (a store: refused)
         return ("its runs name no log: between='log' compares logs loaded together, ambiglib.load({'before': PATH,"
                 " 'after': PATH}) (ambiglib compare --runs before=PATH --runs after=PATH --between log)")
-    if between == "log":  # each log's agents: two logs of different models share no agent to pair
+    if between == "log" and isinstance(rs, RunSet):  # each log's agents: two logs of different models share none
         runs = _log_models(rs)
         models = runs.groupby("log", sort=False)["model"].agg(lambda m: ", ".join(sorted(m)))
         per_log = runs.groupby("model")["log"].nunique()
         if len(models) > 1 and (per_log < 2).all():
             return (f"the logs share no model ({'; '.join(f'{log}: {m}' for log, m in models.items())}):"
                     " between='log' pairs one model's runs across the logs, task by task")
-    values = sorted(map(str, set(rs.runs[between].astype(object))))
+    values = sorted(map(str, set(runs[between].astype(object))))
     if len(values) < 2:
         return f"only one {between} in this log ({', '.join(values)}): a comparison needs two"
     return f"no two {between} values with runs on the same tasks in this log"
+
+
+def _conditions(rs: RunSet | StoreView) -> pd.DataFrame:
+    """What was run, for the questions asked of it here (which conditions, sides and statuses a benchmark has):
+    the runs, or a store's cells (one row per distinct condition, :meth:`StoreView.cells`)."""
+    return rs.cells() if isinstance(rs, StoreView) else rs.runs
+
+
+def _benchmarks_of(rs: RunSet | StoreView) -> list:
+    """The benchmarks of the runs, sorted."""
+    return rs.benchmarks() if isinstance(rs, StoreView) else sorted(set(rs.runs["benchmark"].astype(object)))
+
+
+def _has(rs: RunSet | StoreView, shape: str) -> bool:
+    """Whether one benchmark's runs have the shape :data:`ambiglib.tables._shapes.SHAPES` names (a store's: asked
+    of its engine, by the same rules)."""
+    from ambiglib.tables._shapes import SHAPES, applicable
+
+    if isinstance(rs, RunSet):
+        return bool(applicable(rs, SHAPES[shape]))
+    cells = rs.cells()
+    ok = cells[(cells["status"] != "error").to_numpy(dtype=bool, na_value=True)]
+    tool = ok[ok["ask_tool"].to_numpy(dtype=bool)]
+    if shape == "calibration":
+        return bool((tool["spec"] == "full").any() and (tool["spec"] == "ambiguous").any())
+    if shape == "blockers_and_tool":
+        return rs.has_blockers() and bool(((tool["spec"] == "ambiguous") & (tool["protocol"] == "solve")).any())
+    if shape == "tool_pairs":
+        return rs.has_tool_pairs()
+    raise ValueError(f"no store rule for the shape {shape!r}")
+
+
+def _on_store(rs: RunSet | StoreView, metric: str, between: str) -> None:
+    """Refuse, before any work, what a comparison over a store does not compute (yet): a metric other than
+    :data:`ON_STORE`, sides other than models or policies, a store of several logs."""
+    if not isinstance(rs, StoreView):
+        return
+    if metric not in ON_STORE:
+        raise _not_on_store(metric)
+    if between not in ("model", "policy"):
+        raise NotPooled(f"a comparison between={between!r} is not computed over an engine yet: over a store, the"
+                        " comparisons are between models or between policies. Load the runs (ambiglib.load) to"
+                        f" compare between {between}")
+    if rs.cells()["log"].notna().any():
+        raise NotPooled("a store of several logs loaded together is not compared over an engine yet: which log was"
+                        " loaded first is not kept in the store. Load the runs (ambiglib.load) to compare them")

@@ -10,12 +10,16 @@ import numpy as np
 import pandas as pd
 
 from ambiglib.comparisons._comparable import _VOI, COMPARABLE
+from ambiglib.engines._answers import ON_STORE, StoreView
+from ambiglib.engines._store import NotPooled
 from ambiglib.metrics._asking import (
+    CALIBRATION_SUMS,
     _ask_f1_parts,
     _calibration_parts,
     _per_unit_pass,
     _without_stray,
     _without_unattributed,
+    calibration_stat,
 )
 from ambiglib.metrics._common import CONDITIONS, _ratio, _single_condition, _work
 from ambiglib.metrics._information import (
@@ -68,9 +72,11 @@ def _ran(work: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return work[[*keys, "task_id"]].drop_duplicates()
 
 
-def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
+def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
     """``metric``'s per-task sums over ``rs``, per ``keys`` and task: one branch per metric (the gains from the
-    tool in :func:`_voi_sums`, the judges' scores in :func:`_judge_sums`)."""
+    tool in :func:`_voi_sums`, the judges' scores in :func:`_judge_sums`; a store's, :func:`_store_sums`)."""
+    if isinstance(rs, StoreView):
+        return _store_sums(rs, metric, keys, conv)
     if metric == "mean_score":
         scope = _work(rs)
         scope = scope[scope["protocol"] == "solve"]
@@ -144,15 +150,51 @@ def _task_sums(rs: RunSet, metric: str, keys: list[str], k: int, conv: Conventio
                      "no ask-tool run", ran=_ran(scope[scope["ask_tool"]], keys),
                      own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
                                                   (t["is_full"] - t["asked_full"], t["is_full"]))))
-        both = per.groupby([*keys, "task_id"], sort=False)[["is_amb", "is_full"]].sum()
-        if len(both) and not ((both["is_amb"] > 0) & (both["is_full"] > 0)).any():
-            sums.design.append("calib_score: no task was run both fully specified and ambiguous (the clear and the"
-                               " ambiguous tasks are different tasks): each side's two ask rates come from different"
-                               " tasks, paired by task across the sides but not across the specs")
+        sums.design += _calibration_design(per, keys)
         return sums
     if metric in _VOI:
         return _voi_sums(rs, metric, keys, k)
     raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
+
+
+def _store_sums(view: StoreView, metric: str, keys: list[str], conv: Conventions) -> _Sums:
+    """``metric``'s per-task sums over a store, computed by its engine: the same frames as the loaded run set's
+    branch of :func:`_task_sums` gives (the ask rates as counts of asking and silent runs a task, for the
+    probability of improvement)."""
+    tool = view.filter(protocol=conv.calibration_protocol, ask_tool=True)
+    if metric == "calib_score":
+        per, ran = tool.calibration_sums(keys)
+        sums = _Sums(per, list(CALIBRATION_SUMS), lambda t: calibration_stat(t)["calib_score"],
+                     lambda t: (t["is_amb"] + t["is_full"]) > 0, "no ask-tool run", ran=ran,
+                     own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
+                                                  (t["is_full"] - t["asked_full"], t["is_full"]))))
+        sums.design += _calibration_design(per, keys)
+        return sums
+    if metric == "ask_rate":
+        counts = tool.asked(keys)
+        per = counts.assign(asked=counts["value"] * counts["n"], n=counts["n"].astype(float)) \
+            .groupby([*keys, "task_id"], sort=True)[["asked", "n"]].sum().reset_index()
+        per["n_trials"] = per["n"]
+        return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", "n_trials", ("n",), tool.ran(keys), counts,
+                     own=("share", "asked", "n"))
+    raise _not_on_store(metric)
+
+
+def _calibration_design(per: pd.DataFrame, keys: list[str]) -> list[str]:
+    """What the reader must know where no task was run both fully specified and ambiguous."""
+    both = per.groupby([*keys, "task_id"], sort=False)[["is_amb", "is_full"]].sum()
+    if len(both) and not ((both["is_amb"] > 0) & (both["is_full"] > 0)).any():
+        return ["calib_score: no task was run both fully specified and ambiguous (the clear and the ambiguous tasks"
+                " are different tasks): each side's two ask rates come from different tasks, paired by task across"
+                " the sides but not across the specs"]
+    return []
+
+
+def _not_on_store(metric: str) -> NotPooled:
+    return NotPooled(f"{metric} is not compared over an engine yet: over a store, the comparisons and rankings"
+                     f" compute {' and '.join(ON_STORE)}. Load the runs (ambiglib.load, with filters= to read part"
+                     " of the store) to compare on " + metric)
 
 
 def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:

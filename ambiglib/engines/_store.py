@@ -5,7 +5,7 @@ loaded run set's metric makes, as queries."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -47,7 +47,9 @@ NOT_POOLED = {
     "conditional_scores": "it needs each run's majority label beside its score",
     "performance": "its paired Wilcoxon tests and paired bootstrap need each task's three scores, from the runs",
     "ambiguity_classes": "it reads each task's outcome with and without ambiguity, variant by variant",
-    "paired_comparison": "a paired test needs both agents' outcomes task by task, from the runs",
+    "paired_comparison": "a comparison is not one of the handle's metrics: ambiglib.comparisons.paired_comparison(handle,"
+                         " ...) compares the ask rates and CalibScore over the engine; the other metrics' pairs need"
+                         " the runs",
     "harness_summary": "a harness's own summary and bootstrap recompute from its runs as the harness ordered them",
 }
 
@@ -90,6 +92,7 @@ class StoreMetrics:
         self.store = Path(store)
         self._frames = frames = frames_of(self.store)
         self._totals: dict[str, int] | None = None  # (the store does not change under an open handle)
+        self._memo: dict[Any, Any] = {}
         if engine == "duckdb":
             self.engine: Any = DuckDBEngine(frames, memory_limit=memory_limit, threads=threads)
         else:
@@ -116,6 +119,13 @@ class StoreMetrics:
 
     def __repr__(self) -> str:
         return f"StoreMetrics({str(self.store)!r}, engine={self.engine.name!r})"
+
+    def memo(self, key: Any, compute: Callable[[], Any], still: Any = None, *, share: bool = False) -> Any:
+        """``compute()``, kept with the handle under ``key`` (the store does not change under an open handle): what
+        the answers and comparisons ask of it twice is computed once, as :meth:`ambiglib.RunSet.memo` keeps it."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     def __getattr__(self, name: str) -> Any:
         if name in NOT_POOLED:

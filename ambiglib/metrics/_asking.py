@@ -376,14 +376,19 @@ def _calibration_parts_of(rs: RunSet, by: Sequence[str]) -> _Parts:
     runs["is_full"] = 1 - runs["is_amb"]
     runs["asked_amb"] = runs["asked"] * runs["is_amb"]
     runs["asked_full"] = runs["asked"] * runs["is_full"]
-    additive = ["is_amb", "is_full", "asked_amb", "asked_full"]
-
-    def stat(t):
-        a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
-        return {"calib_score": calib_score(a, f), "ask_on_ambiguous": a, "ask_on_full": f}
-
+    additive = list(CALIBRATION_SUMS)
     # what the callers group and sum, alone: the parts are kept with the run set (and shared by a report's kernel)
-    return runs[list(dict.fromkeys([*by, "task_id", *additive]))], additive, stat, excluded, by
+    return runs[list(dict.fromkeys([*by, "task_id", *additive]))], additive, calibration_stat, excluded, by
+
+
+#: ask_calibration's additive per-run (and per-task) columns
+CALIBRATION_SUMS = ("is_amb", "is_full", "asked_amb", "asked_full")
+
+
+def calibration_stat(t: Mapping[str, Any]) -> dict[str, Any]:
+    """CalibScore and its two ask rates from sums of :data:`CALIBRATION_SUMS` (arrays: one value per row)."""
+    a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
+    return {"calib_score": calib_score(a, f), "ask_on_ambiguous": a, "ask_on_full": f}
 
 
 def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:

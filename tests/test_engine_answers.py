@@ -1,0 +1,170 @@
+"""The first of the four answers (``asking``) and the rankings and paired comparisons of the ask rates and
+CalibScore over a store equal the loaded log's, cell for cell and note for note, through DuckDB and Spark; what is
+not computed over a store yet is refused with why.
+
+The second implementation here is the engine: the per-task sums and the counts of what was run are SQL that
+DuckDB and Spark run, never our pandas code; the pooling, the tests and the words are shared."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from store_fixtures import EXAMPLE, on_engine, outcome
+
+import ambiglib
+import ambiglib.engines as engines
+from ambiglib.answers import agent_comparison, agent_ranking, asking, payoff, question_quality
+from ambiglib.comparisons import paired_comparison, prob_improvement
+from ambiglib.ranking import rank_agents, ranking_pairs
+
+HARNESS = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "harness-output"
+
+#: what is compared over a store: (function, options)
+CASES = [(asking, {}), (asking, {"confidence": 0.9, "conventions": {"ambig-ds": "neutral"}})] + [
+    (fn, {"metric": metric, "condition": condition, "between": between})
+    for fn in (rank_agents, ranking_pairs, paired_comparison)
+    for metric, condition in (("calib_score", None), ("ask_rate", ("ambiguous", True)), ("ask_rate", ("full", True)))
+    for between in ("model", "policy")]
+
+
+def _same(rs: ambiglib.RunSet, store: engines.StoreMetrics, cases=CASES) -> int:
+    """Every case on the loaded log and over the store: the same table and attrs, or the same refusal."""
+    for fn, options in cases:
+        ours = outcome(lambda: fn(rs, **options))  # noqa: B023 (called at once)
+        theirs = outcome(lambda: fn(store, **options))  # noqa: B023
+        if isinstance(ours, Exception) or isinstance(theirs, Exception):
+            assert (type(theirs), str(theirs)) == (type(ours), str(ours)), (fn.__name__, options)
+            continue
+        pd.testing.assert_frame_equal(theirs, ours, check_exact=True, obj=f"{fn.__name__}{options}")
+        assert theirs.attrs == ours.attrs, (fn.__name__, options)
+    return len(rs.runs)
+
+
+@pytest.mark.parametrize("engine, which", [("duckdb", "example"), ("duckdb", "tricky"), ("spark", "example")])
+def test_asking_and_the_ask_rates_rankings_equal_the_loaded_log_s(stores, which, engine, request):
+    rs = ambiglib.load(stores[which], quiet=True)
+    with on_engine(stores[which], engine, request) as store:
+        table = asking(store)
+        assert _same(rs, store) == len(rs.runs)
+    # a table with something in it: the example's nine agents, Ambig-DS's four with CalibScore's interval (the others
+    # have no fully specified runs with the tool), and a sentence on it
+    assert len(table) == 9 and table["calib_score_ci_low"].notna().sum() == 4
+    assert any("CalibScore" in sentence for sentence in table.attrs["answer"])
+
+
+def test_every_harness_fixture_gives_the_same_answer_over_a_store(tmp_path):
+    """The harnesses' own output (HIL-Bench, Ambig-DS, MCP-Atlas), each as a store: the same asking table, rankings
+    and comparisons, or the same refusal, where they have no runs for them."""
+    if not HARNESS.is_dir():
+        pytest.skip(f"the harness fixtures are not here ({HARNESS}): they come with the shared fixtures")
+    compared = 0
+    for folder in sorted(p for p in HARNESS.iterdir() if p.is_dir()):
+        try:
+            rs = ambiglib.load(folder, quiet=True)
+        except ambiglib.errors.AmbiglibError:  # (a folder written with options a bare load does not take)
+            continue
+        rs.to_parquet(tmp_path / folder.name, partition_by=("benchmark", "model"))
+        with engines.on_store(tmp_path / folder.name) as store:
+            _same(rs, store)
+        compared += 1
+    assert compared >= 8
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_the_simulator_at_100x_gives_the_same_answer(tmp_path_factory, engine, request):
+    """48,700 runs, partitioned by benchmark and model."""
+    from ambiglib import simulate
+
+    store = tmp_path_factory.getbasetemp() / "x100"
+    if not store.exists():
+        records = simulate.example_records(scale=100)
+        ambiglib.RunSet.from_records(r for recs in records.values() for r in recs).to_parquet(
+            store, partition_by=("benchmark", "model"))
+    rs = ambiglib.load(store, quiet=True)
+    with on_engine(store, engine, request) as handle:
+        assert _same(rs, handle) == 48_700
+
+
+@pytest.mark.parametrize("engine, seeds", [("duckdb", range(10)), ("spark", range(2))])
+def test_the_fuzz_corpus_valid_logs_give_the_same_answer(tmp_path, engine, seeds, request):
+    """The example with random byte damage (three mutations a log), loaded leniently and written as a store: the
+    same answer and rankings, or the same refusal, through the engine."""
+    import random
+
+    from fuzzing import mutate_bytes
+
+    compared = 0
+    for seed in seeds:
+        log = tmp_path / f"log{seed}"
+        shutil.copytree(EXAMPLE, log)
+        rng = random.Random(seed)
+        for _ in range(3):
+            mutate_bytes(rng, rng.choice(sorted(log.glob("*.jsonl"))))
+        try:
+            rs, _ = ambiglib.load(log, strict=False, quiet=True)
+            rs.to_parquet(tmp_path / f"store{seed}", partition_by=("benchmark", "model"))
+        except ambiglib.errors.AmbiglibError:
+            continue
+        with on_engine(tmp_path / f"store{seed}", engine, request) as store:
+            _same(rs, store, CASES[:1] + CASES[2:8])
+        compared += 1
+    assert compared >= len(seeds) * 2 // 3
+
+
+def test_what_is_not_answered_over_a_store_yet_is_refused_with_why(stores, tmp_path):
+    with engines.on_store(stores["example"]) as store:
+        for fn in (question_quality, payoff, agent_ranking, agent_comparison):
+            with pytest.raises(engines.NotPooled, match=f"{fn.__name__} is not answered over an engine yet"):
+                fn(store)
+        with pytest.raises(engines.NotPooled, match="mean_score is not compared over an engine yet"):
+            paired_comparison(store, metric="mean_score")
+        with pytest.raises(engines.NotPooled, match="between='log' is not computed over an engine yet"):
+            rank_agents(store, metric="ask_rate", between="log")
+    both = ambiglib.load({"before": EXAMPLE, "after": EXAMPLE}, quiet=True)
+    both.to_parquet(tmp_path / "logs", partition_by=("benchmark", "model"))
+    with engines.on_store(tmp_path / "logs") as store:
+        with pytest.raises(engines.NotPooled, match="several logs loaded together"):
+            asking(store)
+        with pytest.raises(engines.NotPooled, match="several logs loaded together"):
+            rank_agents(store, metric="calib_score")
+
+
+def test_the_probability_of_improvement_from_runs_or_their_counts_is_the_definition_by_hand():
+    """rliable's definition on two tasks by hand: task 1, a's runs (1, 0) against b's (0): of the 2 pairs one win
+    and one tie, 0.75; task 2, a (0.5) against b (0.5, 1, 1): a tie and two losses, 1/6. Their mean: 11/24. The same
+    runs given as counts a (task, value) give the same bits."""
+    a = pd.DataFrame({"task_id": ["t1", "t1", "t2"], "value": [1.0, 0.0, 0.5]})
+    b = pd.DataFrame({"task_id": ["t2", "t1", "t2", "t2"], "value": [1.0, 0.0, 0.5, 1.0]})
+    assert prob_improvement(a, b) == pytest.approx(11 / 24, abs=1e-15)
+    counted = b.groupby(["task_id", "value"], as_index=False).size().rename(columns={"size": "n"})
+    assert prob_improvement(a, counted.sample(frac=1, random_state=1)) == prob_improvement(a, b)
+    rng = np.random.default_rng(0)
+    many = pd.DataFrame({"task_id": rng.integers(0, 40, 3000).astype(str), "value": rng.integers(0, 3, 3000) / 2})
+    other = many.sample(frac=1, random_state=2).assign(value=lambda f: rng.integers(0, 3, len(f)) / 2)
+    counts = other.groupby(["task_id", "value"], as_index=False).size().rename(columns={"size": "n"})
+    assert prob_improvement(many, counts) == prob_improvement(many.iloc[::-1], other)
+
+
+def test_ambiglib_rank_over_a_store_prints_the_loaded_log_s_ranking(stores, capsys):
+    """``ambiglib rank --engine duckdb`` prints what the loaded store gives, word for word; ``auto`` loads the store
+    for a metric no engine ranks yet, and says so; ``--engine duckdb`` refuses it, naming it (exit 2)."""
+    from ambiglib.cli import main
+
+    def printed(*argv: str) -> tuple[int, str, str]:
+        code = main(["rank", "--runs", str(stores["example"]), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    for options in (["--metric", "calib_score"], ["--metric", "ask_rate", "--condition", "full+tool"],
+                    ["--metric", "ask_rate", "--between", "policy", "--format", "csv", "--pairs"]):
+        loaded, engine = printed(*options, "--engine", "pandas"), printed(*options, "--engine", "duckdb")
+        assert engine == loaded and loaded[0] == 0 and loaded[1].count("\n") > 3, options
+    code, out, err = printed("--metric", "mean_score")
+    assert (code, out) == printed("--metric", "mean_score", "--engine", "pandas")[:2]
+    assert "mean_score is ranked from the loaded store" in err
+    code, out, err = printed("--metric", "mean_score", "--engine", "duckdb")
+    assert code == 2 and out == "" and "mean_score is not compared over an engine yet" in err
