@@ -86,7 +86,7 @@ def test_the_worked_conversion_of_a_custom_harness_log_runs(tmp_path, monkeypatc
 def test_the_scaling_doc_runs_its_store_through_duckdb(tmp_path, monkeypatch):
     """docs/scaling.md's Python blocks, run in order as a user would paste them: a partitioned store of the
     example data, a filtered load equal to load-then-filter, the metrics computed by DuckDB equal to ambiglib's on
-    the loaded store, and the SQL as text run by plain DuckDB and pooled to the same table (the Spark block, which
+    the loaded store, the first answer and a ranking over the store equal to the loaded log's, and the SQL as text run by plain DuckDB and pooled to the same table (the Spark block, which
     needs a session, is marked as not run; tests/test_engines.py runs Spark)."""
     import pytest
 
@@ -94,7 +94,7 @@ def test_the_scaling_doc_runs_its_store_through_duckdb(tmp_path, monkeypatch):
     root = Path(__file__).resolve().parents[1]
     blocks = [code for file, code, why_not in _blocks("python", marked=True)
               if file == "docs/scaling.md" and why_not is None]
-    assert len(blocks) == 3 and "on_store" in blocks[1] and "sums_sql" in blocks[2]
+    assert len(blocks) == 4 and "on_store" in blocks[1] and "asking" in blocks[2] and "sums_sql" in blocks[3]
     (tmp_path / "data").symlink_to(root / "data", target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
@@ -102,6 +102,7 @@ def test_the_scaling_doc_runs_its_store_through_duckdb(tmp_path, monkeypatch):
         exec(compile(block, "docs/scaling.md", "exec"), namespace)
     assert (tmp_path / "store" / "runs" / "benchmark=lhaw").is_dir()
     assert len(namespace["calibration"]) == len(namespace["table"]) > 0
+    assert len(namespace["answer"]) == 9 and len(namespace["ranked"]) > 0
 
 
 def _blocks(lang: str, *, marked: bool = False) -> list[tuple[str, str]] | list[tuple[str, str, str | None]]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING
+from contextlib import ExitStack
+from typing import TYPE_CHECKING, Any
 
 from ambiglib._text import visible
 from ambiglib.cli._arguments import CONDITION_NAMES
@@ -18,10 +19,7 @@ if TYPE_CHECKING:
 
 def rank(args: argparse.Namespace) -> int:
     """``ambiglib rank``: one metric's ranking, per benchmark (ranking.rank_agents)."""
-    from ambiglib.comparisons import CONDITIONED, count_pairs
-    from ambiglib.loading._load import load
-    from ambiglib.metrics import MetricError
-    from ambiglib.ranking import rank_agents
+    from ambiglib.comparisons import CONDITIONED
     from ambiglib.report._parameters import MAX_K
     from ambiglib.stats import MAX_N_BOOT
 
@@ -34,10 +32,42 @@ def rank(args: argparse.Namespace) -> int:
         print(f"ambiglib rank: --condition applies to {' and '.join(CONDITIONED)}; {args.metric} fixes its own runs",
               file=sys.stderr)
         return 2
+    with ExitStack() as stack:
+        rs = _runs(args, stack)
+        return _ranked(args, rs)
+
+
+def _runs(args: argparse.Namespace, stack: ExitStack) -> Any:
+    """What is ranked: an engine's handle over the store (``--engine``; ``auto`` where the engine computes the
+    ranking asked for, else the store loaded, said), or the loaded log."""
+    from pathlib import Path
+
+    from ambiglib.cli._pooled import engine_of, on_store
+    from ambiglib.engines._answers import ON_STORE
+    from ambiglib.loading._load import load
+
+    engine = engine_of(args.engine, Path(args.runs))
+    computed = args.metric in ON_STORE and args.between in ("model", "policy")
+    if engine != "pandas" and args.engine == "auto" and not computed:
+        say(f"note: an engine ranks {' and '.join(ON_STORE)} over a store; {args.metric} is ranked from the loaded"
+            " store", sys.stderr)
+        engine = "pandas"
+    if engine != "pandas":
+        return stack.enter_context(on_store(Path(args.runs), engine, args.memory_limit))
     rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
     if errors:
         say(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs {args.runs}"
             " lists them)", sys.stderr)
+    return rs
+
+
+def _ranked(args: argparse.Namespace, rs: Any) -> int:
+    """``ambiglib rank``'s ranking of ``rs`` (a loaded log or a store's handle), printed."""
+    from ambiglib.comparisons import count_pairs
+    from ambiglib.engines import NotPooled
+    from ambiglib.metrics import MetricError
+    from ambiglib.ranking import rank_agents
+
     condition = CONDITION_NAMES[args.condition or "ambiguous+tool"]
     n_pairs, n_sides, where = count_pairs(rs, metric=args.metric, between=args.between, condition=condition)
     if n_pairs > args.max_pairs:
@@ -49,7 +79,7 @@ def rank(args: argparse.Namespace) -> int:
                           test=args.test, family=args.family, alpha=args.alpha, n_boot=args.n_boot, seed=args.seed)
     except (AmbiglibError, MetricError) as exc:
         say(f"ambiglib rank: {as_flags(str(exc)).replace('paired_comparison: ', '')}", sys.stderr)
-        return 2 if isinstance(exc, ArgumentError) else 1
+        return 2 if isinstance(exc, (ArgumentError, NotPooled)) else 1
     if len(out) == 0:
         say(f"ambiglib rank: nothing to rank: {out.attrs.get('note') or 'no agents'}", sys.stderr)
         return 1
