@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from builders import q, run, task
 from store_fixtures import EXAMPLE, on_engine, outcome
 
 import ambiglib
@@ -24,11 +25,14 @@ from ambiglib.ranking import rank_agents, ranking_pairs
 HARNESS = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "harness-output"
 
 #: what is compared over a store: (function, options)
-CASES = [(asking, {}), (asking, {"confidence": 0.9, "conventions": {"ambig-ds": "neutral"}})] + [
+CASES = [(asking, {}), (question_quality, {}), (asking, {"confidence": 0.9, "conventions": {"ambig-ds": "neutral"}}),
+         (question_quality, {"confidence": 0.9})] + [
     (fn, {"metric": metric, "condition": condition, "between": between})
     for fn in (rank_agents, ranking_pairs, paired_comparison)
     for metric, condition in (("calib_score", None), ("ask_rate", ("ambiguous", True)), ("ask_rate", ("full", True)))
-    for between in ("model", "policy")]
+    for between in ("model", "policy")] + [
+    (fn, {"metric": metric, "between": between}) for fn in (rank_agents, paired_comparison)
+    for metric in ("questions_per_run", "ask_f1", "precision", "recall") for between in ("model", "policy")]
 
 
 def _same(rs: ambiglib.RunSet, store: engines.StoreMetrics, cases=CASES) -> int:
@@ -50,9 +54,11 @@ def test_asking_and_the_ask_rates_rankings_equal_the_loaded_log_s(stores, which,
     with on_engine(stores[which], engine, request) as store:
         table = asking(store)
         assert _same(rs, store) == len(rs.runs)
-    # a table with something in it: the example's nine agents, Ambig-DS's four with CalibScore's interval (the others
-    # have no fully specified runs with the tool), and a sentence on it
+        quality = question_quality(store)
+    # tables with something in them: the example's nine agents, Ambig-DS's four with CalibScore's interval (the
+    # others have no fully specified runs with the tool), and a sentence on it; seven with questions, five with Ask-F1
     assert len(table) == 9 and table["calib_score_ci_low"].notna().sum() == 4
+    assert len(quality) == 7 and quality["ask_f1_ci_low"].notna().sum() >= 5 and quality.attrs["answer"]
     assert any("CalibScore" in sentence for sentence in table.attrs["answer"])
 
 
@@ -110,20 +116,71 @@ def test_the_fuzz_corpus_valid_logs_give_the_same_answer(tmp_path, engine, seeds
         except ambiglib.errors.AmbiglibError:
             continue
         with on_engine(tmp_path / f"store{seed}", engine, request) as store:
-            _same(rs, store, CASES[:1] + CASES[2:8])
+            _same(rs, store, CASES[:2] + CASES[4:10] + CASES[-8:-4])
         compared += 1
     assert compared >= len(seeds) * 2 // 3
 
 
+def _hand_store(tmp_path: Path, records: list[dict]) -> tuple[ambiglib.RunSet, Path]:
+    rs = ambiglib.RunSet.from_records(records)
+    rs.to_parquet(tmp_path / "hand", partition_by=("benchmark", "model"))
+    return ambiglib.load(tmp_path / "hand", quiet=True), tmp_path / "hand"
+
+
+def _asking_runs(model: str, questions, n_tasks: int = 4) -> list[dict]:
+    return [run(f"t{i}", model=model, trial=trial, status="ok", passed=bool((i + trial) % 2),
+                score=float((i + trial) % 2), questions=questions(i, trial))
+            for i in range(n_tasks) for trial in (1, 2)]
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_agents_left_out_of_ask_f1_are_left_out_and_named_alike_over_a_store(tmp_path, engine, request):
+    """Four agents: b asks a question the log does not attribute, c one naming a blocker its task does not register;
+    both are left out of precision, recall and Ask-F1 and named, a and d are ranked, over the store as over the
+    loaded log (the opening's table and the rankings with their notes)."""
+    records = [task(f"t{i}", 2) for i in range(4)]
+    records += _asking_runs("a", lambda i, t: [q("b0"), q("b1")] if i % 2 else [q("b0")])
+    records += _asking_runs("b", lambda i, t: [q("b0"), {"text": "?", "attributed": False}] if i == 2 else [q("b1")])
+    records += _asking_runs("c", lambda i, t: [q("zz")] if (i, t) == (3, 2) else [q("b0")])
+    records += _asking_runs("d", lambda i, t: [] if t == 1 else [q("b1")])
+    rs, path = _hand_store(tmp_path, records)
+    with on_engine(path, engine, request) as store:
+        _same(rs, store, [(question_quality, {})] + [
+            (fn, {"metric": metric, "between": "model"}) for fn in (rank_agents, ranking_pairs, paired_comparison)
+            for metric in ("ask_f1", "precision", "recall", "questions_per_run")])
+        table = question_quality(store)
+    shown = table.set_index("model")
+    assert shown.loc[["a", "d"], "ask_f1"].notna().all() and shown.loc[["b", "c"], "ask_f1"].isna().all()
+    said = table.attrs["empty"]["ask_f1"]
+    assert "b" in said and "not attributed to a blocker" in said and "names blocker 'zz'" in said
+
+
+def test_a_task_with_no_record_is_ask_f1_s_refusal_alike_over_a_store(tmp_path):
+    """A run on a task with no record: recall is unknown; the opening says so for every agent, the ranking of Ask-F1
+    is refused, each in the loaded log's words."""
+    records = [task(f"t{i}", 2) for i in range(3)]
+    records += _asking_runs("a", lambda i, t: [q("b0")]) + _asking_runs("b", lambda i, t: [q("b1"), q("b0")])
+    rs, path = _hand_store(tmp_path, records)
+    with engines.on_store(path) as store:
+        _same(rs, store, [(question_quality, {}), (rank_agents, {"metric": "ask_f1"}),
+                          (paired_comparison, {"metric": "recall"}), (rank_agents, {"metric": "questions_per_run"})])
+        assert "no task record for" in question_quality(store).attrs["empty"]["ask_f1"]
+
+
 def test_what_is_not_answered_over_a_store_yet_is_refused_with_why(stores, tmp_path):
     with engines.on_store(stores["example"]) as store:
-        for fn in (question_quality, payoff, agent_ranking, agent_comparison):
+        for fn in (payoff, agent_ranking, agent_comparison):
             with pytest.raises(engines.NotPooled, match=f"{fn.__name__} is not answered over an engine yet"):
                 fn(store)
         with pytest.raises(engines.NotPooled, match="mean_score is not compared over an engine yet"):
             paired_comparison(store, metric="mean_score")
         with pytest.raises(engines.NotPooled, match="between='log' is not computed over an engine yet"):
             rank_agents(store, metric="ask_rate", between="log")
+    judged = [task("t1", 2), run("t1", model="a", status="ok", questions=[q("b0")],
+                                 labels=[{"facet": "quality", "judge": "j", "label": "4", "q_index": 0}])]
+    _, path = _hand_store(tmp_path, judged)
+    with engines.on_store(path) as store, pytest.raises(engines.NotPooled, match="judges score single questions"):
+        question_quality(store)
     both = ambiglib.load({"before": EXAMPLE, "after": EXAMPLE}, quiet=True)
     both.to_parquet(tmp_path / "logs", partition_by=("benchmark", "model"))
     with engines.on_store(tmp_path / "logs") as store:

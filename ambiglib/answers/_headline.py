@@ -33,9 +33,9 @@ import pandas as pd
 
 from ambiglib import metrics
 from ambiglib.comparisons import QUESTION_WORDS, _lacks
+from ambiglib.comparisons._sums import _ask_f1_kept, _unrecorded
 from ambiglib.engines._answers import StoreView, viewed
 from ambiglib.engines._store import NotPooled, StoreMetrics
-from ambiglib.metrics._asking import _without_stray, _without_unattributed
 from ambiglib.metrics._common import (
     BOUNDS_OF_TWO_RATES,
     WILSON_OVER_TASKS,
@@ -47,7 +47,8 @@ from ambiglib.metrics._common import (
     label_intervals,
 )
 from ambiglib.metrics._information import _voi_parts, _voi_task_sums, per_run_question
-from ambiglib.metrics._labels import _question_scores
+from ambiglib.metrics._labels import NO_QUESTION_SCORES, _question_scores
+from ambiglib.metrics._pooling import ask_f1_table
 from ambiglib.ranking import PERMUTATIONS
 from ambiglib.runset import RunSet
 from ambiglib.stats._ratio_intervals import LINEARIZED
@@ -96,8 +97,9 @@ def _agent_name(model: str, policy: str, protocol: str = "solve") -> str:
     return f"{model} ({', '.join(extra)})" if extra else str(model)
 
 
-def _suites(sub: RunSet) -> str:
-    return ", ".join(sorted(map(str, set(sub.runs["suite"].astype(object)))))
+def _suites(sub: RunSet | StoreView) -> str:
+    runs = sub.cells() if isinstance(sub, StoreView) else sub.runs  # (every run's suite is among its cells')
+    return ", ".join(sorted(map(str, set(runs["suite"].astype(object)))))
 
 
 def _benchmark_names(rs: RunSet | StoreView) -> list:
@@ -152,7 +154,7 @@ def _per_log(fn):
 
 
 #: the questions answered over a store (its engine computes their sums), and what the others need
-ON_STORE = ("asking",)
+ON_STORE = ("asking", "question_quality")
 
 
 def _answered_on_store(view: StoreView, question: str) -> None:
@@ -255,7 +257,7 @@ def _calibration_of(rs: RunSet | StoreView, bench: str, protocol: str | None, co
         keep = (cal["benchmark"] == bench).to_numpy(dtype=bool) & (
             np.ones(len(cal), bool) if protocol is None else (cal["protocol"] == protocol).to_numpy(dtype=bool))
         cal = cal[keep].drop(columns="benchmark")
-        suites = ", ".join(sorted(map(str, set(cells["suite"].astype(object)))))
+        suites = _suites(tool)
     else:
         ok = tool.runs[tool.runs["status"] != "error"]
         if len(ok) == 0:
@@ -273,7 +275,7 @@ def _calibration_of(rs: RunSet | StoreView, bench: str, protocol: str | None, co
 
 @as_table
 @_per_log
-def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
+def question_quality(rs: RunSet | StoreMetrics | StoreView, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> pd.DataFrame:
     """Are its questions good? Questions per run, and the precision, recall and Ask-F1 of its questions.
 
     The solve runs on ambiguous tasks with the ask tool. Precision is relevant questions / questions, recall
@@ -293,16 +295,14 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
         + ["n_judged", "judged_by"]
     parts: list = []
     why: dict = {}
-    for bench, sub in _benchmarks(rs):
+    rs = viewed(rs)  # (a store's handle: _per_log has made it a view)
+    for bench in _benchmark_names(rs):
+        sub = rs.filter(benchmark=bench)
         amb = sub.filter(protocol="solve", spec="ambiguous", ask_tool=True)
-        work = _work(amb)
-        work = work[~work["error"]]
-        if len(work) == 0:
-            continue
         by = ["model", "policy"]
-        work["asked"] = (work["n_questions"] > 0).astype(float)
-        work["n"] = 1.0
-        sums = work.groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
+        work, sums = _question_sums(amb, by)
+        if len(sums) == 0:
+            continue
         stat = lambda t: {"questions_per_run": _ratio(t["n_questions"], t["n"])}  # noqa: E731
         totals = sums.groupby(by, sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
         out = totals[by].assign(protocol="solve", n_runs=totals["n"].astype(int),
@@ -359,6 +359,23 @@ def question_quality(rs: RunSet, *, n_boot: int = 2000, seed: int = 0, confidenc
     return out
 
 
+def _question_sums(amb: RunSet | StoreView, by: list[str]) -> tuple[pd.DataFrame | None, pd.DataFrame]:
+    """Per (``by``, task), of ``amb``'s runs without error: the questions asked (``n_questions``), the runs asking
+    (``asked``) and the runs (``n``); and those runs (None over a store, whose engine counted them)."""
+    if isinstance(amb, StoreView):
+        counts = amb.question_counts(by)
+        value = counts["value"].to_numpy(np.int64)
+        sums = counts.assign(n_questions=value * counts["n"].to_numpy(np.int64),
+                             asked=np.where(value > 0, counts["n"], 0).astype(float), n=counts["n"].astype(float)) \
+            .groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
+        return None, sums
+    work = _work(amb)
+    work = work[~work["error"]]
+    work["asked"] = (work["n_questions"] > 0).astype(float)
+    work["n"] = 1.0
+    return work, work.groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
+
+
 def _per_benchmark_reasons(texts: list[tuple[str, str]]) -> str:
     """``(benchmark, reason)`` pairs as ``"<benchmark>: <reason>"``, joined; a reason several benchmarks share is
     said once, naming them all."""
@@ -368,11 +385,18 @@ def _per_benchmark_reasons(texts: list[tuple[str, str]]) -> str:
     return "; ".join(f"{', '.join(benches)}: {reason}" for reason, benches in by_reason.items())
 
 
-def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], confidence: float
+def _judge_scores(amb: RunSet | StoreView, work: pd.DataFrame | None, by: list[str], confidence: float
                   ) -> tuple[pd.DataFrame | None, str]:
     """The mean of the judges' numeric scores of single questions (labels with ``q_index``, run log 1.1) per
     agent, a question's calls and judges averaged first, with its linearized interval over tasks; or why there is
-    none."""
+    none. Over a store: none (said as a loaded log says it) where no label scores a question, else refused."""
+    if isinstance(amb, StoreView):
+        if amb.has_question_scores():
+            raise NotPooled("question_quality over a store whose judges score single questions (labels with"
+                            " 'q_index') is not answered over an engine yet: a judge score averages each question's"
+                            " labels. Load the runs (ambiglib.load) and call ambiglib.answers.question_quality")
+        return None, NO_QUESTION_SCORES
+    assert work is not None
     sums, judged, why = _question_scores(amb.labels, work, by)
     if sums is None or judged is None:
         return None, why
@@ -386,17 +410,17 @@ def _judge_scores(amb: RunSet, work: pd.DataFrame, by: list[str], confidence: fl
     return out, ""
 
 
-def _ask_f1(amb: RunSet, sub: RunSet, by: list[str], n_boot: int, seed: int, confidence: float
-            ) -> tuple[pd.DataFrame | None, dict[str, str]]:
+def _ask_f1(amb: RunSet | StoreView, sub: RunSet | StoreView, by: list[str], n_boot: int, seed: int,
+            confidence: float) -> tuple[pd.DataFrame | None, dict[str, str]]:
     """Precision, recall and Ask-F1 per agent with intervals, or why there are none (column → why)."""
     names = ("precision", "recall", "ask_f1")
-    if len(sub.blockers) == 0:
+    if not (sub.has_blockers() if isinstance(sub, StoreView) else len(sub.blockers) > 0):
         why = ("no registered blockers in this benchmark's task records, so which questions were relevant is"
                " unknown: add task records with 'blockers' and each question's 'blocker_id' (docs/runlog.md)")
         return None, {n: why for n in names}
-    kept, refused = _without_unattributed(amb, by)
-    # an agent with a question naming a blocker its task does not register is left out alone, named with the question
-    kept, strays = _without_stray(kept, by)
+    # an agent with a question the log does not attribute, or naming a blocker its task does not register, is left
+    # out alone, named (with the question)
+    kept, refused, strays = _ask_f1_kept(amb, by)
     texts = []
     if refused:
         texts.append(f"questions of {', '.join(' '.join(k) for k in refused)} are not attributed to a blocker (the"
@@ -406,10 +430,14 @@ def _ask_f1(amb: RunSet, sub: RunSet, by: list[str], n_boot: int, seed: int, con
         texts.append(f"{_agent_name(*key)} is left out: its {text}; correct the question's 'blocker_id' or register"
                      " the blocker in the task record")
     reason = {n: "; ".join(texts) for n in names} if texts else {}
-    if len(kept.runs) == 0:
+    if (int(kept.cells()["n_runs"].sum()) if isinstance(kept, StoreView) else len(kept.runs)) == 0:
         return None, reason
     try:
-        f1 = metrics.ask_f1(kept, by=by, ci=True, n_boot=n_boot, seed=seed, confidence=confidence)
+        if isinstance(kept, StoreView):  # the same table from the engine's sums, after the same refusal
+            _unrecorded(kept, "ask_f1")
+            f1 = ask_f1_table(*kept.ask_f1_sums(by), by, precision="n_relevant", ci=True, confidence=confidence)
+        else:
+            f1 = metrics.ask_f1(kept, by=by, ci=True, n_boot=n_boot, seed=seed, confidence=confidence)
     except MetricError as exc:
         return None, {n: f"{exc}" for n in names}
     keep = [c for c in f1.columns if c.startswith(names)]

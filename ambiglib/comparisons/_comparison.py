@@ -26,12 +26,11 @@ from ambiglib.comparisons._pairing import (
     _sides,
     _where,
 )
-from ambiglib.comparisons._sums import _Sums
+from ambiglib.comparisons._sums import _ask_f1_kept, _Sums
 from ambiglib.comparisons._tests import TESTS, Alternative, _mcnemar_applies, _test
 from ambiglib.engines._answers import StoreView, viewed
 from ambiglib.engines._store import StoreMetrics
 from ambiglib.errors import ArgumentError
-from ambiglib.metrics._asking import _without_stray, _without_unattributed
 from ambiglib.runset import RunSet
 from ambiglib.stats import check_n_boot
 from ambiglib.stats._significance import paired_permutation
@@ -184,12 +183,12 @@ def compared(rs: RunSet | StoreView, *, metric: str, between: str, condition, a,
     if versions and len(out):
         notes.append(f"each log holds one model ({versions}): its runs are paired across the logs as one agent's"
                      " versions")
-    if metric in ("ask_f1", "precision", "recall") and isinstance(rs, RunSet):  # (not compared over a store)
-        kept, refused = _without_unattributed(rs.filter(protocol="solve"), ["benchmark", "suite", between])
+    if metric in ("ask_f1", "precision", "recall"):
+        _, refused, strays = _ask_f1_kept(rs.filter(protocol="solve"), ["benchmark", "suite", between])
         if refused:
             notes.append(f"left out: {', '.join(' '.join(k) for k in refused)} (questions not attributed to a"
                          f" blocker: no {metric})")
-        for key, text in _without_stray(kept, ["benchmark", "suite", between])[1]:
+        for key, text in strays:
             notes.append(f"left out: {' '.join(key)} (no {metric}: its {text})")
     return out, retests, notes
 

@@ -19,9 +19,11 @@ from ambiglib.metrics._asking import (
     _per_unit_pass,
     _without_stray,
     _without_unattributed,
+    ask_f1_stat,
     calibration_stat,
+    no_task_message,
 )
-from ambiglib.metrics._common import CONDITIONS, _ratio, _single_condition, _work
+from ambiglib.metrics._common import CONDITIONS, MetricError, _ratio, _single_condition, _work
 from ambiglib.metrics._information import (
     VOI_BASE_COLUMNS,
     VOI_VARIANT_COLUMNS,
@@ -30,6 +32,7 @@ from ambiglib.metrics._information import (
     per_run_question,
 )
 from ambiglib.metrics._labels import _question_scores
+from ambiglib.metrics._pooling import ASK_F1_SUMS
 from ambiglib.runset import RunSet
 from ambiglib.tables._shapes import Conventions
 
@@ -125,20 +128,16 @@ def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, con
     if metric == "judge_score":
         return _judge_sums(rs, keys)
     if metric in ("ask_f1", "precision", "recall"):
-        # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said)
-        kept, _ = _without_unattributed(rs.filter(protocol="solve"), keys)
-        kept, _ = _without_stray(kept, keys)  # and a group with a question naming a blocker its task lacks
-        runs, additive, stat, _, _ = _ask_f1_parts(kept, keys, "relevant", "all_runs", "micro")
-        per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
+        # a group whose questions the log does not attribute to blockers has no Ask-F1: it is left out (and said),
+        # and so is a group with a question naming a blocker its task lacks
+        kept, _, _ = _ask_f1_kept(rs.filter(protocol="solve"), keys)
+        assert isinstance(kept, RunSet)
+        runs, _, stat, _, _ = _ask_f1_parts(kept, keys, "relevant", "all_runs", "micro")
+        # the micro parts alone: what an engine gives too (the macro parts are not read by this statistic)
+        per = runs.groupby([*keys, "task_id"], sort=True)[list(ASK_F1_SUMS)].sum().reset_index()
         scope = _work(kept)
         ran = _ran(scope[(scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
-        if metric == "precision":  # no question, no precision (the harness's 0 is for Ask-F1's sake)
-            return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["n_questions"] > 0,
-                         "no question asked", ran=ran, own=("share", "n_relevant", "n_questions"))
-        own = ("share", "d_recall", "b_recall") if metric == "recall" else \
-            ("two rates", lambda t: ((t["n_relevant"], t["n_questions"]), (t["d_recall"], t["b_recall"])))
-        return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["b_recall"] > 0, "no registered blocker",
-                     ran=ran, own=own)
+        return _ask_f1_sums(per, list(ASK_F1_SUMS), stat, metric, ran)
     if metric == "calib_score":
         tool = rs.filter(protocol=conv.calibration_protocol)
         runs, additive, stat, _, _ = _calibration_parts(tool, keys)
@@ -178,7 +177,58 @@ def _store_sums(view: StoreView, metric: str, keys: list[str], conv: Conventions
         return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
                      "no run with the ask tool", "n_trials", ("n",), tool.ran(keys), counts,
                      own=("share", "asked", "n"))
+    if metric == "questions_per_run":
+        amb = view.filter(protocol="solve", spec="ambiguous", ask_tool=True)
+        counts = amb.question_counts(keys)
+        counts["value"] = counts["value"].astype(float)
+        per = counts.assign(n_questions=counts["value"] * counts["n"], n=counts["n"].astype(float)) \
+            .groupby([*keys, "task_id"], sort=True)[["n_questions", "n"]].sum().reset_index()
+        return _Sums(per, ["n_questions", "n"], lambda t: _ratio(t["n_questions"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", None, ("n",), amb.ran(keys), counts, bounded=None,
+                     own=("linearized", None, 0.0))
+    if metric in ("ask_f1", "precision", "recall"):
+        kept, _, _ = _ask_f1_kept(view.filter(protocol="solve"), keys)
+        assert isinstance(kept, StoreView)
+        _unrecorded(kept, "ask_f1")
+        _, per = kept.ask_f1_sums(keys)
+        ran = kept.filter(spec="ambiguous", ask_tool=True).ran(keys)
+        return _ask_f1_sums(per, list(ASK_F1_SUMS), ask_f1_stat, metric, ran)
     raise _not_on_store(metric)
+
+
+def _ask_f1_kept(rs: RunSet | StoreView, keys: list[str]) -> tuple[RunSet | StoreView, list, list]:
+    """``rs`` without the groups of ``keys`` Ask-F1 leaves out: those with a question the log does not attribute to
+    a blocker, then those with a question naming a blocker its task does not register; and those groups (the
+    second with its first such question in words)."""
+    if isinstance(rs, StoreView):
+        refused = rs.unattributed_keys(keys)
+        kept = rs.leaving_out(keys, refused)
+        strays = kept.stray_keys(keys)
+        return kept.leaving_out(keys, [k for k, _ in strays]), refused, strays
+    kept_rs, refused = _without_unattributed(rs, keys)
+    kept_rs, strays = _without_stray(kept_rs, keys)
+    return kept_rs, refused, strays
+
+
+def _unrecorded(view: StoreView, fn: str) -> None:
+    """Refuse, as Ask-F1 over a loaded run set does, runs (with the tool, ambiguous, not in error) whose task has no
+    record: the first in the log's order, and how many such tasks."""
+    found = view.unrecorded()
+    if len(found):
+        first = found.sort_values("first_row", kind="stable").iloc[0]
+        n_tasks = len(found[["benchmark", "suite", "variant_id"]].drop_duplicates())
+        raise MetricError(no_task_message(fn, first, n_tasks))
+
+
+def _ask_f1_sums(per: pd.DataFrame, additive: list[str], stat, metric: str, ran: pd.DataFrame) -> _Sums:
+    """Precision's, recall's or Ask-F1's sums, from the per-task sums of its parts."""
+    if metric == "precision":  # no question, no precision (the harness's 0 is for Ask-F1's sake)
+        return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["n_questions"] > 0,
+                     "no question asked", ran=ran, own=("share", "n_relevant", "n_questions"))
+    own = ("share", "d_recall", "b_recall") if metric == "recall" else \
+        ("two rates", lambda t: ((t["n_relevant"], t["n_questions"]), (t["d_recall"], t["b_recall"])))
+    return _Sums(per, additive, lambda t: stat(t)[metric], lambda t: t["b_recall"] > 0, "no registered blocker",
+                 ran=ran, own=own)
 
 
 def _calibration_design(per: pd.DataFrame, keys: list[str]) -> list[str]:

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 #: the columns of a store's cells, what a view filters by (each a runs column of the same name)
 CELL = ("benchmark", "suite", "model", "policy", "protocol", "spec", "ask_tool", "status", "log")
 
-#: the comparison metrics a store's per-task sums are computed for, and the runs each reads (before error runs
-#: are left out): the ask rates and CalibScore, with the tool
-ON_STORE = ("calib_score", "ask_rate")
+#: the comparison metrics a store's per-task sums are computed for: the ask rates and CalibScore, questions per run,
+#: precision, recall and Ask-F1
+ON_STORE = ("calib_score", "ask_rate", "questions_per_run", "ask_f1", "precision", "recall")
 
 
 def cells_sql(names: Mapping[str, str] | None = None) -> str:
@@ -87,14 +87,68 @@ def ran_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
     return f"SELECT DISTINCT {keys} FROM {work_runs('ask_calibration', names)} w"
 
 
+#: a run's columns a view filters by, as the queries below give them (``ask_tool`` null as false)
+_RUN_CELL = ("r.benchmark, r.suite, r.model, r.policy, r.protocol, r.spec, COALESCE(r.ask_tool, false) AS ask_tool")
+
+
+def question_counts_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
+    """Per (``by``, task, ``value``: how many questions a run asked), how many runs with the ask tool on ambiguous
+    tasks, without error (``n``): questions per run, its share asking, and its runs' values, as counts."""
+    keys = _columns(list(dict.fromkeys([*by, "task_id"])))
+    return (f"SELECT {keys}, n_questions AS value, COUNT(*) AS n FROM {work_runs('ask_f1', names)} w"
+            f" WHERE NOT error GROUP BY {keys}, n_questions")
+
+
+def unattributed_runs_sql(names: Mapping[str, str] | None = None) -> str:
+    """The distinct cells (and status) of the runs with a question the log does not attribute to a blocker."""
+    return _named(f"SELECT DISTINCT {_RUN_CELL}, r.status FROM {{questions}} q JOIN {{runs}} r ON r.run_id = q.run_id"
+                  " WHERE q.attributed = false", names)
+
+
+def strays_sql(names: Mapping[str, str] | None = None) -> str:
+    """Each relevant question of a run with the ask tool on an ambiguous task, without error, naming a blocker its
+    task (which has a record) does not register, with its run's cell and its place among the questions."""
+    return _named(
+        f"SELECT {_RUN_CELL}, q.run_id, q.q_index, q.blocker_id, r.variant_id, q._row AS q_row"
+        " FROM {questions} q JOIN {runs} r ON r.run_id = q.run_id"
+        " JOIN {tasks} t ON t.benchmark = r.benchmark AND t.suite = r.suite AND t.variant_id = r.variant_id"
+        " LEFT JOIN {blockers} b ON b.benchmark = r.benchmark AND b.suite = r.suite"
+        "  AND b.variant_id = r.variant_id AND b.blocker_id = q.blocker_id"
+        " WHERE q.relevant AND COALESCE(r.ask_tool, false) AND r.spec = 'ambiguous' AND r.status <> 'error'"
+        " AND t.n_blockers IS NOT NULL AND b.blocker_id IS NULL", names)
+
+
+def unrecorded_sql(names: Mapping[str, str] | None = None) -> str:
+    """Per cell and task (benchmark, suite, variant), the runs with the ask tool on an ambiguous task, without
+    error, whose task has no record (or no blocker count): the first by its place in the log, and its run id."""
+    return _named(
+        f"SELECT {_RUN_CELL}, r.variant_id, MIN(r._row) AS first_row, min_by(r.run_id, r._row) AS run_id"
+        " FROM {runs} r LEFT JOIN {tasks} t ON t.benchmark = r.benchmark AND t.suite = r.suite"
+        " AND t.variant_id = r.variant_id"
+        " WHERE COALESCE(r.ask_tool, false) AND r.spec = 'ambiguous' AND r.status <> 'error'"
+        " AND t.n_blockers IS NULL"
+        " GROUP BY r.benchmark, r.suite, r.model, r.policy, r.protocol, r.spec, COALESCE(r.ask_tool, false),"
+        " r.variant_id", names)
+
+
+def question_scores_sql(names: Mapping[str, str] | None = None) -> str:
+    """The distinct cells of the runs (without error) a judge's label scores a single question of."""
+    return _named(f"SELECT DISTINCT {_RUN_CELL} FROM {{labels}} l JOIN {{runs}} r ON r.run_id = l.run_id"
+                  " WHERE l.q_index IS NOT NULL AND r.status <> 'error'", names)
+
+
 class StoreView:
     """A store's runs under :meth:`ambiglib.RunSet.filter`'s criteria (a value or a list of values per column of
     :data:`CELL`; None does not filter), as the answers and paired comparisons read them: each frame it gives is
     the store's, computed once per handle, with the view's rows."""
 
-    def __init__(self, store: StoreMetrics, criteria: Mapping[str, Any] | None = None):
+    def __init__(self, store: StoreMetrics, criteria: Mapping[str, Any] | None = None,
+                 without: tuple[tuple[tuple[str, ...], frozenset[tuple[str, ...]]], ...] = ()):
         self.store = store
         self.criteria = {c: v for c, v in (criteria or {}).items() if v is not None}
+        #: the groups left out (as ``RunSet.with_runs`` leaves a loaded run set's out): per group columns, their
+        #: values as text
+        self.without = without
         unknown = [c for c in self.criteria if c not in CELL]
         if unknown:
             raise ArgumentError(f"filter over a store: {unknown[0]!r} is not a column the answers filter a store by;"
@@ -114,11 +168,18 @@ class StoreView:
                             for v in (merged[column], value))
                 value = sorted(old & new, key=str)
             merged[column] = value
-        return StoreView(self.store, merged)
+        return StoreView(self.store, merged, self.without)
+
+    def leaving_out(self, by: Sequence[str], keys: Sequence[tuple[str, ...]]) -> StoreView:
+        """The view without the runs whose ``by`` values (as text) are one of ``keys``."""
+        if not keys:
+            return self
+        return StoreView(self.store, self.criteria, (*self.without, (tuple(by), frozenset(keys))))
 
     def memo(self, key: Any, compute: Any, still: Any = None, *, share: bool = False) -> Any:
         """``compute()``, kept with the store's handle under the view's criteria and ``key``."""
-        return self.store.memo(("view", tuple(sorted((c, repr(v)) for c, v in self.criteria.items())), key), compute)
+        return self.store.memo(("view", tuple(sorted((c, repr(v)) for c, v in self.criteria.items())),
+                                repr(self.without), key), compute)
 
     def _rows(self, frame: pd.DataFrame, only: Sequence[str] | None = None) -> pd.DataFrame:
         """The rows of ``frame`` the view keeps: by every criterion (``only``: by these alone)."""
@@ -130,6 +191,9 @@ class StoreView:
                 raise ValueError(f"{column!r} is not a column of this store frame ({list(frame.columns)})")
             values = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
             keep &= frame[column].isin(values).to_numpy(dtype=bool, na_value=False)
+        for by, keys in self.without if only is None else ():
+            if keep.any():
+                keep &= ~_in_keys(frame, by, keys)
         return frame[keep].reset_index(drop=True)
 
     def _frame(self, name: str, sql: str, only: Sequence[str] | None = None) -> pd.DataFrame:
@@ -159,13 +223,14 @@ class StoreView:
         """Whether a variant of the view's benchmarks was run with and without the ask tool (ambiguous, solve)."""
         return len(self._frame("tool pairs", tool_pairs_sql(self.store.names), ("benchmark",))) > 0
 
-    def _keyed(self, name: str, by: Sequence[str], sql: Any, filters: Sequence[str]) -> pd.DataFrame:
+    def _keyed(self, name: str, by: Sequence[str], sql: Any, filters: Sequence[str],
+               keys: Sequence[str] = ("task_id",)) -> pd.DataFrame:
         """A per-task frame the engine groups by ``filters`` and ``by`` (``sql(columns)``), with the view's rows
-        (each criterion must be one of ``filters``), in ``by``'s order."""
+        (each criterion must be one of ``filters``), in the order of ``by`` and ``keys``."""
         columns = list(dict.fromkeys([*filters, *by]))
         frame = self.store.memo((name, tuple(columns)), lambda: _compact(self.store.engine.query(sql(columns)),
                                                                          columns))
-        return canonical(self._rows(frame), list(by), ["task_id"])
+        return canonical(self._rows(frame), list(by), list(keys))
 
     def calibration_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
         """CalibScore's per (``by``, task) sums of the view's runs with the tool, without error (``is_amb, is_full,
@@ -196,6 +261,61 @@ class StoreView:
         names = self.store.names
         ran = self._keyed("ran by spec", by, lambda c: ran_sql(c, names), _BY_SPEC)
         return ran[[*by, "task_id"]].drop_duplicates().reset_index(drop=True)
+
+    # ------------------------------------------------------------------ the questions, for Ask-F1 and its parts
+
+    def question_counts(self, by: Sequence[str]) -> pd.DataFrame:
+        """Per (``by``, task, ``value``: questions a run asked), how many of the view's runs with the tool on
+        ambiguous tasks, without error (``n``)."""
+        names = self.store.names
+        counts = self._keyed("question counts", by, lambda c: question_counts_sql(c, names), _BY_SPEC)
+        return counts.groupby([*by, "task_id", "value"], sort=True, as_index=False)["n"].sum()
+
+    def unattributed_keys(self, by: Sequence[str]) -> list[tuple[str, ...]]:
+        """The ``by`` values (as text) of the view's runs with a question the log does not attribute to a blocker,
+        sorted: the groups Ask-F1 leaves out (``_without_unattributed``'s)."""
+        found = self._frame("unattributed", unattributed_runs_sql(self.store.names))
+        return sorted(set(map(tuple, found[list(by)].astype(str).to_numpy().tolist())))
+
+    def stray_keys(self, by: Sequence[str]) -> list[tuple[tuple[str, ...], str]]:
+        """The ``by`` values of the view's groups with a question naming a blocker its task does not register, each
+        with its first such question in words (``_without_stray``'s)."""
+        from ambiglib.metrics._asking import stray_text
+
+        found = self._frame("strays", strays_sql(self.store.names)).sort_values("q_row", kind="stable")
+        out = []
+        for key, rows in found.groupby(list(by), sort=True, observed=True):
+            key = key if isinstance(key, tuple) else (key,)
+            out.append((tuple(map(str, key)), stray_text(rows.iloc[0], len(rows))))
+        return sorted(out)
+
+    def unrecorded(self) -> pd.DataFrame:
+        """The view's runs with the tool on ambiguous tasks, without error, whose task has no record: per cell and
+        task, the first (``first_row``, ``run_id``)."""
+        return self._frame("unrecorded", unrecorded_sql(self.store.names))
+
+    def ask_f1_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Ask-F1's groups (``by``, ``n_excluded``: its error runs) and per-task sums (micro pooling, every run in
+        the recall set) over the view's runs with the tool on ambiguous tasks."""
+        from ambiglib.engines._sql import ask_f1_sql, groups_sql
+        from ambiglib.metrics._pooling import ASK_F1_SUMS
+
+        names = self.store.names
+        per = self._keyed("ask_f1", by, lambda c: ask_f1_sql(c, "all_runs", names), _BY_SPEC)
+        per = per.groupby([*by, "task_id"], sort=True, as_index=False)[list(ASK_F1_SUMS)].sum()
+        groups = self._keyed("ask_f1 groups", by, lambda c: groups_sql("ask_f1", c, names), _BY_SPEC, ())
+        groups = groups.groupby(list(by), sort=True, as_index=False, observed=True)["n_excluded"].sum()
+        return groups, per
+
+    def has_question_scores(self) -> bool:
+        """Whether a judge's label scores a single question of the view's runs without error."""
+        return len(self._frame("question scores", question_scores_sql(self.store.names))) > 0
+
+
+def _in_keys(frame: pd.DataFrame, by: Sequence[str], keys: frozenset[tuple[str, ...]]) -> np.ndarray:
+    """Whether each row's values of ``by``, as text, are one of ``keys``."""
+    rows = pd.MultiIndex.from_frame(frame[list(by)].astype(str)) if by else pd.Index([()] * len(frame))
+    return np.asarray(rows.isin(list(keys)), dtype=bool)
 
 
 def _compact(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 
 from ambiglib.metrics._pooling import BY_TYPES
 
-#: the store's frames the queries read, by the name they use
-TABLES = ("runs", "questions", "tasks", "blockers")
+#: the store's frames the queries read, by the name they use (the metrics' read the first four)
+TABLES = ("runs", "questions", "tasks", "blockers", "labels")
 
 #: the runs each metric counts, before error runs are left out (ask_f1 and ask_calibration: with the ask tool)
 _SCOPES = {

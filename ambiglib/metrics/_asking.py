@@ -308,16 +308,11 @@ def _ask_f1_parts_of(rs: RunSet, by: Sequence[str], precision: str, recall: str,
     runs["f_sum"] = np.where(in_recall, runs["f_run"], 0.0)
 
     def stat(t: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        # one rule everywhere (docs/metrics.md): without a question precision is undefined (null); recall is then 0,
-        # and so is Ask-F1, the harmonic mean with a recall of 0 (the harness's precision of 0 gives the same F1)
         if pooling == "micro":
-            out = micro_ask_f1(t, num_p)
-        else:
-            out = {"precision": _ratio(t["p_sum"], t["asking"]), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
-                   "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
-        # the harness's 0 for "no questions" is about runs that could have asked; a group
-        # with no (non-error) run at all has no value, not 0
-        none = np.asarray(t["n_scored"], dtype=float) == 0
+            return ask_f1_stat(t, num_p)
+        out = {"precision": _ratio(t["p_sum"], t["asking"]), "recall": _ratio(t["r_sum"], t["in_recall"], 0.0),
+               "ask_f1": _ratio(t["f_sum"], t["in_recall"], 0.0)}
+        none = np.asarray(t["n_scored"], dtype=float) == 0  # (as ask_f1_stat says)
         return {k: np.where(none, np.nan, v) for k, v in out.items()}
 
     additive = ["n_questions", "n_relevant", "n_discovered", "b_recall", "d_recall", "asking", "in_recall",
@@ -389,6 +384,15 @@ def calibration_stat(t: Mapping[str, Any]) -> dict[str, Any]:
     """CalibScore and its two ask rates from sums of :data:`CALIBRATION_SUMS` (arrays: one value per row)."""
     a, f = _ratio(t["asked_amb"], t["is_amb"]), _ratio(t["asked_full"], t["is_full"])
     return {"calib_score": calib_score(a, f), "ask_on_ambiguous": a, "ask_on_full": f}
+
+
+def ask_f1_stat(t: Mapping[str, Any], precision_count: str = "n_relevant") -> dict[str, np.ndarray]:
+    """Precision, recall and Ask-F1 of summed per-run counts, micro pooling. One rule everywhere (docs/metrics.md):
+    without a question precision is undefined (null); recall is then 0, and so is Ask-F1, the harmonic mean with a
+    recall of 0 (the harness's precision of 0 gives the same F1). The harness's 0 for "no questions" is about runs
+    that could have asked: a group with no (non-error) run at all has no value, not 0."""
+    none = np.asarray(t["n_scored"], dtype=float) == 0
+    return {k: np.where(none, np.nan, v) for k, v in micro_ask_f1(t, precision_count).items()}
 
 
 def _pass_at_k_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:

@@ -276,6 +276,11 @@ def flag_shares(rs: RunSet, *, categories: Mapping[str, Sequence[str]], by: Sequ
     return out.reset_index(drop=True)
 
 
+#: why a log has no judge score of single questions
+NO_QUESTION_SCORES = ("no judge scores of single questions in this log: add labels with 'q_index' (a judge's score of"
+                      " one question, docs/runlog.md) to rank questions where no blockers are registered")
+
+
 def _question_scores(labels: pd.DataFrame, work: pd.DataFrame, keys: Sequence[str]
                      ) -> tuple[pd.DataFrame | None, pd.DataFrame | None, str]:
     """The judges' numeric scores of single questions (labels with ``q_index``, run log 1.1) of the runs of
@@ -286,9 +291,7 @@ def _question_scores(labels: pd.DataFrame, work: pd.DataFrame, keys: Sequence[st
     keys = list(keys)
     lab = labels[labels["q_index"].notna().to_numpy(dtype=bool) & _isin(labels["run_id"], work["run_id"])]
     if len(lab) == 0:
-        return None, None, ("no judge scores of single questions in this log: add labels with 'q_index' (a judge's"
-                            " score of one question, docs/runlog.md) to rank questions where no blockers are"
-                            " registered")
+        return None, None, NO_QUESTION_SCORES
     facets = sorted(set(lab["facet"].astype(str)))
     value = pd.to_numeric(lab["label"].astype(object), errors="coerce")
     if len(facets) > 1 or value.isna().any():
