@@ -10,9 +10,9 @@ fresh process, timed with its peak resident memory (the whole process, DuckDB's 
 The tables: ask_calibration (by suite, model, policy, protocol, with intervals), ask_f1 (the same, with
 intervals), pass@3, pass^3 and the flip share (by every condition, task bootstrap of 2,000 draws);
 ``--tables value_of_information`` measures the payoff's table (by benchmark, suite, model, policy, with its task
-bootstrap) alone, its pooling holding one row per variant; ``--tables asking,rank_calib_score,rank_ask_rate`` the
-first of the four answers and the rankings of CalibScore and the ask rate (``ambiglib.answers.asking``,
-``ambiglib.ranking.rank_agents``) over the store. At every
+bootstrap) alone, its pooling holding one row per variant; ``--tables asking,question_quality,payoff,agent_ranking``
+the four answers (``ambiglib.answers``) over the store, and ``rank_calib_score,rank_ask_rate`` two rankings
+(``ambiglib.ranking.rank_agents``). At every
 scale the pandas path also runs, both results are compared cell for cell, and the benchmark fails on a
 difference. ``--scales 10000`` (4.87 M runs) writes its store one benchmark at a time as JSON Lines, then
 converts it; the pandas path runs there too unless ``--no-pandas`` (on a 24 GB machine it may not fit:
@@ -42,6 +42,9 @@ tables = {
     "flip_share": lambda m, *a: m.flip_share(*a, by=ALL, ci=True, n_boot=2000),
     "value_of_information": lambda m, *a: m.value_of_information(*a, by=VOI, ci=True, n_boot=2000),
     "asking": lambda m, *a: ambiglib.answers.asking(a[0] if a else m),
+    "question_quality": lambda m, *a: ambiglib.answers.question_quality(a[0] if a else m),
+    "payoff": lambda m, *a: ambiglib.answers.payoff(a[0] if a else m),
+    "agent_ranking": lambda m, *a: ambiglib.answers.agent_ranking(a[0] if a else m),
     "rank_calib_score": lambda m, *a: ambiglib.ranking.rank_agents(a[0] if a else m, metric="calib_score"),
     "rank_ask_rate": lambda m, *a: ambiglib.ranking.rank_agents(a[0] if a else m, metric="ask_rate"),
 }

@@ -102,7 +102,8 @@ def test_the_scaling_doc_runs_its_store_through_duckdb(tmp_path, monkeypatch):
         exec(compile(block, "docs/scaling.md", "exec"), namespace)
     assert (tmp_path / "store" / "runs" / "benchmark=lhaw").is_dir()
     assert len(namespace["calibration"]) == len(namespace["table"]) > 0
-    assert len(namespace["answer"]) == 9 and len(namespace["ranked"]) > 0
+    assert len(namespace["answer"]) == 9 and len(namespace["paid"]) == 7 and len(namespace["ranked"]) == 9
+    assert len(namespace["over_asking"]) > 0
 
 
 def _blocks(lang: str, *, marked: bool = False) -> list[tuple[str, str]] | list[tuple[str, str, str | None]]:

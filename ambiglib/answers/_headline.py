@@ -33,7 +33,8 @@ import pandas as pd
 
 from ambiglib import metrics
 from ambiglib.comparisons import QUESTION_WORDS, _lacks
-from ambiglib.comparisons._sums import _ask_f1_kept, _unrecorded
+from ambiglib.comparisons._pairing import _has
+from ambiglib.comparisons._sums import _ask_f1_kept, _unrecorded, _voi_parts_of
 from ambiglib.engines._answers import StoreView, viewed
 from ambiglib.engines._store import NotPooled, StoreMetrics
 from ambiglib.metrics._common import (
@@ -46,14 +47,14 @@ from ambiglib.metrics._common import (
     _work,
     label_intervals,
 )
-from ambiglib.metrics._information import _voi_parts, _voi_task_sums, per_run_question
+from ambiglib.metrics._information import _voi_task_sums, per_run_question, scores_by
 from ambiglib.metrics._labels import NO_QUESTION_SCORES, _question_scores
 from ambiglib.metrics._pooling import ask_f1_table
 from ambiglib.ranking import PERMUTATIONS
 from ambiglib.runset import RunSet
 from ambiglib.stats._ratio_intervals import LINEARIZED
 from ambiglib.tables._common import ConventionsArg, as_table, explain_empty
-from ambiglib.tables._shapes import SHAPES, applicable, conventions_for
+from ambiglib.tables._shapes import conventions_for
 
 __all__ = ["asking", "question_quality", "payoff", "agent_comparison", "comparison_tasks", "answers", "QUESTIONS",
            "SHOWN"]
@@ -154,7 +155,7 @@ def _per_log(fn):
 
 
 #: the questions answered over a store (its engine computes their sums), and what the others need
-ON_STORE = ("asking", "question_quality")
+ON_STORE = ("asking", "question_quality", "payoff", "agent_ranking", "agent_comparison")
 
 
 def _answered_on_store(view: StoreView, question: str) -> None:
@@ -449,7 +450,7 @@ def _ask_f1(amb: RunSet | StoreView, sub: RunSet | StoreView, by: list[str], n_b
 
 @as_table
 @_per_log
-def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
+def payoff(rs: RunSet | StoreMetrics | StoreView, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95,
            conventions: ConventionsArg = None) -> pd.DataFrame:
     """Does asking pay off? Mean score fully specified, ambiguous without the ask tool and with it, the gain.
 
@@ -475,13 +476,14 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
     parts: list = []
     why: dict = {}
     design: list = []
-    for bench, sub in _benchmarks(rs):
-        sub = sub.filter(protocol="solve")
-        work = _work(sub)
-        if not ((~work["error"]) & work["score"].notna()).any():
+    rs = viewed(rs)  # (a store's handle: _per_log has made it a view)
+    for bench in _benchmark_names(rs):
+        sub = rs.filter(benchmark=bench).filter(protocol="solve")
+        scored = _scored_tasks(sub)
+        if len(scored) == 0:
             continue
         conv = conventions_for(bench, conventions)
-        parts.append(_payoff_rows(sub, bench, k, conv.voi_paired, n_boot, seed, confidence, why, design))
+        parts.append(_payoff_rows(sub, scored, bench, k, conv.voi_paired, n_boot, seed, confidence, why, design))
     out = pd.concat(parts, ignore_index=True).reindex(columns=cols) if parts else _frame([], cols)
     out = label_intervals(out, confidence, {s: WILSON_OVER_TASKS if s.startswith("score_") and not s.endswith("_pp")
                                             else LINEARIZED for s in stats_})
@@ -524,21 +526,20 @@ def payoff(rs: RunSet, *, k: int = 3, n_boot: int = 2000, seed: int = 0, confide
     return out
 
 
-def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, seed: int, confidence: float,
-                 why: dict, design: list[str]) -> pd.DataFrame:
+def _payoff_rows(sub: RunSet | StoreView, scored: pd.DataFrame, bench: str, k: int, paired: bool, n_boot: int,
+                 seed: int, confidence: float, why: dict, design: list[str]) -> pd.DataFrame:
+    """One benchmark's payoff rows, from its solve runs ``sub`` and their per-task scores (:func:`_scored_tasks`)."""
     by = ["model", "policy"]
-    work = _work(sub)
-    work = work[~work["error"] & work["score"].notna()]
-    tool = work[work["ask_tool"] & (work["spec"] == "ambiguous")]
+    tool = scored[scored["ask_tool"].to_numpy(dtype=bool) & (scored["spec"] == "ambiguous").to_numpy(dtype=bool)]
     agents = tool[by].drop_duplicates()
     # each model once, before Python sees them: a set of every run's model boxed ~400,000 strings at 1000x
-    models_without_tool = sorted(set(work["model"].unique()) - set(agents["model"]))
+    models_without_tool = sorted(set(scored["model"].unique()) - set(agents["model"]))
     agents = pd.concat([agents, pd.DataFrame({"model": models_without_tool, "policy": "default"})],
                        ignore_index=True).sort_values(by).reset_index(drop=True)
     out = agents.copy()
     for name, spec, ask in (("score_full", "full", False), ("score_no_tool", "ambiguous", False),
                             ("score_with_tool", "ambiguous", True)):
-        runs = work[(work["spec"] == spec) & (work["ask_tool"] == ask)]
+        runs = scored[(scored["spec"] == spec).to_numpy(dtype=bool) & (scored["ask_tool"].to_numpy(dtype=bool) == ask)]
         key = by if ask else ["model"]
         if not ask:  # the no-tool runs of a model, shared by its policies unless they carry their own
             own = runs[runs["policy"] != "default"]
@@ -547,10 +548,11 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
                                                  " tables (value_of_information), not here"))
             runs = runs[runs["policy"] == "default"]
         out = out.merge(_condition_mean(runs, key, name, confidence), on=key, how="left")
-    pooled_gap = bool(applicable(sub, SHAPES["tool_pairs"]) and len(tool))
-    design += _gap_task_sets(bench, tool, work[~work["ask_tool"] & (work["spec"] == "full")], by, pooled_gap)
+    full = scored[~scored["ask_tool"].to_numpy(dtype=bool) & (scored["spec"] == "full").to_numpy(dtype=bool)]
+    pooled_gap = bool(_has(sub, "tool_pairs") and len(tool))
+    design += _gap_task_sets(bench, tool, full, by, pooled_gap)
     if pooled_gap:
-        parts = _voi_parts(sub.filter(ask_tool=None), by, k, paired)
+        parts = _voi_parts_of(sub, by, k, paired)
 
         def stat(s):
             base = parts["stat"](s)
@@ -569,8 +571,9 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
         out = out.merge(values.merge(cis, on=by, how="left"), on=by, how="left")
         # a gap without a no-tool pair is still the with-tool score against the fully specified one
     else:
-        out = out.merge(_gap(work, by, confidence), on=by, how="left")
-    asked = tool.groupby(by)["n_questions"].sum().rename("_asked").reset_index()  # every agent's, paired or not
+        out = out.merge(_gap(tool, full[(full["policy"] == "default").to_numpy(dtype=bool)], by, confidence), on=by,
+                        how="left")
+    asked = tool.groupby(by)["questions"].sum().rename("_asked").reset_index()  # every agent's, paired or not
     out = out.merge(asked, on=by, how="left")
     out["n_questions"] = out["_asked"].fillna(0).astype(int)
     out = out.drop(columns="_asked")
@@ -579,6 +582,22 @@ def _payoff_rows(sub: RunSet, bench: str, k: int, paired: bool, n_boot: int, see
     out.insert(4, "protocol", "solve")
     out["agent"] = [_agent_name(m, p) for m, p in zip(out["model"], out["policy"])]
     return out
+
+
+def _scored_tasks(sub: RunSet | StoreView) -> pd.DataFrame:
+    """Per (model, policy, spec, ask tool, task) of ``sub``'s runs without error that have a score: the sum of
+    their scores (``score``, added in ascending order), how many (``n``) and the questions they asked
+    (``questions``); over a store, from its engine's lists of scores."""
+    keys = ["model", "policy", "spec", "ask_tool"]
+    if isinstance(sub, StoreView):
+        per = sub.scores(keys)
+    else:
+        work = _work(sub)
+        work = work[~work["error"] & work["score"].notna()]
+        per = scores_by(work, [*keys, "task_id"])
+        per["questions"] = work.groupby([*keys, "task_id"], sort=True)["n_questions"].sum().to_numpy(np.int64)
+    return per.rename(columns={"score_sum": "score"}).assign(n=per["n"].astype(float))[
+        [*keys, "task_id", "score", "n", "questions"]]
 
 
 def _gap_task_sets(bench: str, tool: pd.DataFrame, full: pd.DataFrame, by: list[str], pooled: bool) -> list[str]:
@@ -606,29 +625,29 @@ def _gap_task_sets(bench: str, tool: pd.DataFrame, full: pd.DataFrame, by: list[
             f" {what}"]
 
 
-def _condition_mean(runs: pd.DataFrame, key: list[str], name: str, confidence: float) -> pd.DataFrame:
-    """The mean score of ``runs`` per ``key``, with its Wilson interval over tasks (scores lie in [0, 1]: a task's
-    summed scores over its runs are its count, :func:`ambiglib.stats.wilson_ci_clustered`; an all-zero or all-one
-    mean over n tasks keeps Wilson's width, never a point). It covers 0.93-0.98 at 8-60 tasks where the task
-    bootstrap covered 0.87-0.93 at 8-12 (``bench/coverage.py``)."""
-    if len(runs) == 0:
+def _condition_mean(per_task: pd.DataFrame, key: list[str], name: str, confidence: float) -> pd.DataFrame:
+    """The mean score of runs per ``key`` from their per-task sums (``per_task``: one row per ``key`` and task, its
+    ``score`` and ``n``), with its Wilson interval over tasks (scores lie in [0, 1]: a task's summed scores over its
+    runs are its count, :func:`ambiglib.stats.wilson_ci_clustered`; an all-zero or all-one mean over n tasks keeps
+    Wilson's width, never a point). It covers 0.93-0.98 at 8-60 tasks where the task bootstrap covered 0.87-0.93
+    at 8-12 (``bench/coverage.py``)."""
+    if len(per_task) == 0:
         return pd.DataFrame(columns=[*key, name, f"{name}_ci_low", f"{name}_ci_high"])
-    sums = runs.assign(n=1.0).groupby([*key, "task_id"], sort=True)[["score", "n"]].sum().reset_index()
+    sums = per_task[[*key, "task_id", "score", "n"]].reset_index(drop=True)
     totals = sums.groupby(key, sort=True)[["score", "n"]].sum().reset_index()
     values = totals[key].assign(**{name: totals["score"] / totals["n"]})
     low, high = _clustered_wilson(values, key, sums, "score", "n", confidence)
     return values.assign(**{f"{name}_ci_low": low, f"{name}_ci_high": high})
 
 
-def _gap(work: pd.DataFrame, by: list[str], confidence: float) -> pd.DataFrame:
-    """With the tool − fully specified, pp, per agent, on the tasks run in both (a task bootstrap)."""
-    tool = work[work["ask_tool"] & (work["spec"] == "ambiguous")]
-    full = work[~work["ask_tool"] & (work["spec"] == "full") & (work["policy"] == "default")]
+def _gap(tool: pd.DataFrame, full: pd.DataFrame, by: list[str], confidence: float) -> pd.DataFrame:
+    """With the tool − fully specified, pp, per agent, on the tasks run in both (a task bootstrap), from their
+    per-task sums (``tool``: per agent and task; ``full``: the default policy's, per model and task)."""
     if len(tool) == 0 or len(full) == 0:
         return pd.DataFrame(columns=[*by, "gap_to_full_pp", "gap_to_full_pp_ci_low", "gap_to_full_pp_ci_high"])
-    t = tool.assign(t_n=1.0).groupby([*by, "task_id"])[["score", "t_n"]].sum().rename(columns={"score": "t_s"})
-    f = full.assign(f_n=1.0).groupby(["model", "task_id"])[["score", "f_n"]].sum().rename(columns={"score": "f_s"})
-    sums = t.reset_index().merge(f.reset_index(), on=["model", "task_id"])
+    t = tool[[*by, "task_id", "score", "n"]].rename(columns={"score": "t_s", "n": "t_n"})
+    f = full[["model", "task_id", "score", "n"]].rename(columns={"score": "f_s", "n": "f_n"})
+    sums = t.merge(f, on=["model", "task_id"])
     stat = lambda s: {"gap_to_full_pp": 100 * (_ratio(s["t_s"], s["t_n"]) - _ratio(s["f_s"], s["f_n"]))}  # noqa
     totals = sums.groupby(by)[["t_s", "t_n", "f_s", "f_n"]].sum()
     values = pd.DataFrame(stat({c: totals[c].to_numpy(float) for c in totals.columns}),

@@ -223,8 +223,8 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
                    help="table (default, for reading: the sentences, the ranking, its tests), csv, md or json")
     p.add_argument("--pairs", action="store_true", help="with csv, md or json: every pair behind the ranking instead")
-    _engine_options(p, "what computes it (an engine ranks calib_score and ask_rate between models or policies; auto"
-                       " loads the store for the others, and says so)")
+    _engine_options(p, "what computes it (an engine ranks every metric but judge_score, between models or policies;"
+                       " auto loads the store for that one, and says so)")
     p.set_defaults(parser=p)
     p = sub.add_parser("metrics", parents=[common], allow_abbrev=False,
                        help="one pooled metric's table (ask rates, Ask-F1, pass@k, pass^k, flip share, rerun spread),"

@@ -49,8 +49,9 @@ def _runs(args: argparse.Namespace, stack: ExitStack) -> Any:
     engine = engine_of(args.engine, Path(args.runs))
     computed = args.metric in ON_STORE and args.between in ("model", "policy")
     if engine != "pandas" and args.engine == "auto" and not computed:
-        say(f"note: an engine ranks {' and '.join(ON_STORE)} over a store; {args.metric} is ranked from the loaded"
-            " store", sys.stderr)
+        say(f"note: an engine does not rank {args.metric}" + (f" between {args.between}s" if args.metric in ON_STORE
+                                                                   else "") + " yet: it is ranked from the loaded store",
+            sys.stderr)
         engine = "pandas"
     if engine != "pandas":
         return stack.enter_context(on_store(Path(args.runs), engine, args.memory_limit))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,6 +31,7 @@ from ambiglib.metrics._information import (
     _voi_parts,
     _voi_task_sums,
     per_run_question,
+    scores_by,
 )
 from ambiglib.metrics._labels import _question_scores
 from ambiglib.metrics._pooling import ASK_F1_SUMS
@@ -79,18 +81,13 @@ def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, con
     """``metric``'s per-task sums over ``rs``, per ``keys`` and task: one branch per metric (the gains from the
     tool in :func:`_voi_sums`, the judges' scores in :func:`_judge_sums`; a store's, :func:`_store_sums`)."""
     if isinstance(rs, StoreView):
-        return _store_sums(rs, metric, keys, conv)
+        return _store_sums(rs, metric, keys, k, conv)
     if metric == "mean_score":
         scope = _work(rs)
         scope = scope[scope["protocol"] == "solve"]
         work = scope[~scope["error"]].dropna(subset=["score"])
-        g = work.groupby([*keys, "task_id"], sort=True)["score"]
-        per = pd.DataFrame({"score_mean": g.mean(), "n_trials": g.size(), "score_var": g.var(ddof=1)}).reset_index()
-        per["n"] = 1.0
-        return _Sums(per, ["score_mean", "n"], lambda t: _ratio(t["score_mean"], t["n"]), lambda t: t["n"] > 0,
-                     "no scored run", "n_trials", ("n",), _ran(scope, keys),
-                     work[[*keys, "task_id", "score"]].rename(columns={"score": "value"}), "score_var",
-                     own=("share", "score_mean", "n"))
+        return _mean_score_sums(scores_by(work, [*keys, "task_id"]), keys, _ran(scope, keys),
+                                work[[*keys, "task_id", "score"]].rename(columns={"score": "value"}))
     if metric == "pass_at_k":
         scope = _work(rs)
         scope = scope[scope["protocol"] == "solve"]
@@ -156,7 +153,7 @@ def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, con
     raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
 
 
-def _store_sums(view: StoreView, metric: str, keys: list[str], conv: Conventions) -> _Sums:
+def _store_sums(view: StoreView, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
     """``metric``'s per-task sums over a store, computed by its engine: the same frames as the loaded run set's
     branch of :func:`_task_sums` gives (the ask rates as counts of asking and silent runs a task, for the
     probability of improvement)."""
@@ -177,6 +174,12 @@ def _store_sums(view: StoreView, metric: str, keys: list[str], conv: Conventions
         return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
                      "no run with the ask tool", "n_trials", ("n",), tool.ran(keys), counts,
                      own=("share", "asked", "n"))
+    if metric == "mean_score":
+        solve = view.filter(protocol="solve")
+        moments, values = solve.scores(keys, values=True)
+        return _mean_score_sums(moments, keys, solve.ran(keys), values)
+    if metric in _VOI:
+        return _voi_sums(view, metric, keys, k)
     if metric == "questions_per_run":
         amb = view.filter(protocol="solve", spec="ambiguous", ask_tool=True)
         counts = amb.question_counts(keys)
@@ -194,6 +197,18 @@ def _store_sums(view: StoreView, metric: str, keys: list[str], conv: Conventions
         ran = kept.filter(spec="ambiguous", ask_tool=True).ran(keys)
         return _ask_f1_sums(per, list(ASK_F1_SUMS), ask_f1_stat, metric, ran)
     raise _not_on_store(metric)
+
+
+def _mean_score_sums(moments: pd.DataFrame, keys: list[str], ran: pd.DataFrame, values: pd.DataFrame) -> _Sums:
+    """The mean score's sums from each task's score moments (:func:`ambiglib.metrics._information.scores_by`): its
+    mean, trials and variance a task (the within-task spread of a run's score, for the rerun spread)."""
+    n = moments["n"].to_numpy(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per = moments[[*keys, "task_id"]].assign(score_mean=moments["score_sum"].to_numpy(float) / n, n_trials=n,
+                                                 score_var=np.where(n > 1, moments["score_ssd"].to_numpy(float)
+                                                                    / (n - 1), np.nan), n=1.0)
+    return _Sums(per, ["score_mean", "n"], lambda t: _ratio(t["score_mean"], t["n"]), lambda t: t["n"] > 0,
+                 "no scored run", "n_trials", ("n",), ran, values, "score_var", own=("share", "score_mean", "n"))
 
 
 def _ask_f1_kept(rs: RunSet | StoreView, keys: list[str]) -> tuple[RunSet | StoreView, list, list]:
@@ -242,9 +257,19 @@ def _calibration_design(per: pd.DataFrame, keys: list[str]) -> list[str]:
 
 
 def _not_on_store(metric: str) -> NotPooled:
-    return NotPooled(f"{metric} is not compared over an engine yet: over a store, the comparisons and rankings"
-                     f" compute {' and '.join(ON_STORE)}. Load the runs (ambiglib.load, with filters= to read part"
-                     " of the store) to compare on " + metric)
+    why = (" (a judge score averages each question's labels)" if metric == "judge_score" else "")
+    return NotPooled(f"{metric} is not compared over an engine yet{why}: over a store, the comparisons and rankings"
+                     f" compute {', '.join(ON_STORE)}. Load the runs (ambiglib.load, with filters= to read part of the"
+                     " store) to compare on " + metric)
+
+
+def _voi_parts_of(sub: RunSet | StoreView, by: list[str], k: int, paired: bool, whole: bool = False) -> Any:
+    """The value of information's parts (per variant, paired by the conventions) of ``sub``'s solve runs, by
+    ``by`` (``whole``: of ``sub`` as it is; else of every ask tool's runs): over a store, from its engine's
+    per-variant sums (:meth:`StoreView.voi_parts`)."""
+    if isinstance(sub, StoreView):
+        return sub.voi_parts(by, k, paired)
+    return _voi_parts(sub if whole else sub.filter(ask_tool=None), by, k, paired)
 
 
 def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
@@ -267,14 +292,17 @@ def _judge_sums(rs: RunSet, keys: list[str]) -> _Sums:
     return sums
 
 
-def _voi_sums(rs: RunSet, metric: str, keys: list[str], k: int) -> _Sums:
+def _voi_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int) -> _Sums:
     """Per task, the sums of a gain from the tool (:func:`ambiglib.metrics._information._voi_task_sums`: each
     variant's runs with the tool against the no-tool runs of its base) for ``metric``, one of :data:`_VOI`."""
-    parts = _voi_parts(rs, keys, k, True)
+    parts = _voi_parts_of(rs, keys, k, True, whole=True)
     per = _voi_task_sums(parts)
     cols = [*VOI_VARIANT_COLUMNS, *VOI_BASE_COLUMNS]
-    scope = _work(rs)
-    ran = _ran(scope[(scope["protocol"] == "solve") & (scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
+    if isinstance(rs, StoreView):
+        ran = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True).ran(keys)
+    else:
+        scope = _work(rs)
+        ran = _ran(scope[(scope["protocol"] == "solve") & (scope["spec"] == "ambiguous") & scope["ask_tool"]], keys)
     weights: tuple[str, ...]
     if metric == "pass_gain_pp":
         defined, why, weights = (lambda t: (t["pk_na"] > 0) & (t["pk_nt"] > 0)), \

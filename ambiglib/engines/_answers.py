@@ -30,7 +30,8 @@ CELL = ("benchmark", "suite", "model", "policy", "protocol", "spec", "ask_tool",
 
 #: the comparison metrics a store's per-task sums are computed for: the ask rates and CalibScore, questions per run,
 #: precision, recall and Ask-F1
-ON_STORE = ("calib_score", "ask_rate", "questions_per_run", "ask_f1", "precision", "recall")
+ON_STORE = ("calib_score", "ask_rate", "questions_per_run", "ask_f1", "precision", "recall", "mean_score",
+            "score_gain_pp", "pass_gain_pp", "gain_per_question")
 
 
 def cells_sql(names: Mapping[str, str] | None = None) -> str:
@@ -82,9 +83,19 @@ def asked_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
 
 
 def ran_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
-    """The distinct (``by``, task) of the runs with the ask tool, errors included: the tasks a side ran."""
+    """The distinct (``by``, task) of the runs, errors included: the tasks a side ran (a view keeps those of its
+    runs: with the tool, of a spec, ...)."""
     keys = _columns(list(dict.fromkeys([*by, "task_id"])))
-    return f"SELECT DISTINCT {keys} FROM {work_runs('ask_calibration', names)} w"
+    return f"SELECT DISTINCT {keys} FROM {work_runs('units', names)} w"
+
+
+def scores_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
+    """Per (``by``, task), of the runs without error that have a score (``invalid`` and ``timeout`` without one
+    score 0): the questions they asked and the list of their scores, in any order (each list is added up here, in
+    one order: :func:`ambiglib.metrics._information.score_moments`)."""
+    keys = _columns(list(dict.fromkeys([*by, "task_id"])))
+    return (f"SELECT {keys}, CAST(SUM(n_questions) AS BIGINT) AS questions, array_agg(score) AS scores"
+            f" FROM {work_runs('units', names)} w WHERE NOT error AND score IS NOT NULL GROUP BY {keys}")
 
 
 #: a run's columns a view filters by, as the queries below give them (``ask_tool`` null as false)
@@ -183,6 +194,10 @@ class StoreView:
 
     def _rows(self, frame: pd.DataFrame, only: Sequence[str] | None = None) -> pd.DataFrame:
         """The rows of ``frame`` the view keeps: by every criterion (``only``: by these alone)."""
+        return frame[self._mask(frame, only)].reset_index(drop=True)
+
+    def _mask(self, frame: pd.DataFrame, only: Sequence[str] | None = None) -> np.ndarray:
+        """Which rows of ``frame`` the view keeps (:meth:`_rows`)."""
         keep = np.ones(len(frame), dtype=bool)
         for column, value in self.criteria.items():
             if only is not None and column not in only:
@@ -194,7 +209,7 @@ class StoreView:
         for by, keys in self.without if only is None else ():
             if keep.any():
                 keep &= ~_in_keys(frame, by, keys)
-        return frame[keep].reset_index(drop=True)
+        return keep
 
     def _frame(self, name: str, sql: str, only: Sequence[str] | None = None) -> pd.DataFrame:
         return self._rows(self.store.memo(("frame", name), lambda: self.store.engine.query(sql)), only)
@@ -261,6 +276,87 @@ class StoreView:
         names = self.store.names
         ran = self._keyed("ran by spec", by, lambda c: ran_sql(c, names), _BY_SPEC)
         return ran[[*by, "task_id"]].drop_duplicates().reset_index(drop=True)
+
+    # ------------------------------------------------------------------ the scores, for the payoff and its parts
+
+    def scores(self, by: Sequence[str], values: bool = False) -> Any:
+        """Per (``by``, task) of the view's runs without error that have a score: ``score_sum, n, score_ssd``
+        (:func:`ambiglib.metrics._information.score_moments`, from the engine's lists of scores: the loaded log's
+        bits) and ``questions``; with ``values``, also how many runs had each score a task (``value, n``)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from ambiglib.metrics._information import score_moments
+
+        names = self.store.names
+        columns = list(dict.fromkeys([*_BY_SPEC, *by]))
+
+        def fetch() -> tuple[Any, pd.DataFrame]:
+            table = self.store.engine.arrow(scores_sql(columns, names))
+            return table, _compact(table.drop_columns(["scores"]).to_pandas(), columns)
+
+        table, keys = self.store.memo(("scores", tuple(columns)), fetch)
+        keep = self._mask(keys)
+        mine = keys[keep].reset_index(drop=True)  # (in the table's order: its lists are matched by place)
+        types = canonical(mine.head(0), list(by)).dtypes
+        g = mine.astype({c: types[c] for c in by}).groupby([*by, "task_id"], sort=True, observed=True)
+        codes = g.ngroup().to_numpy()
+        out = g.size().reset_index()[[*by, "task_id"]]
+        lists = table.column("scores").filter(pa.array(keep)).combine_chunks()
+        parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
+        scores = pc.cast(pc.list_flatten(lists), "double").to_numpy(zero_copy_only=False)
+        sums, counts, ssd = score_moments(codes[parents], scores, len(out))
+        out = out.assign(score_sum=sums, n=counts, score_ssd=ssd,
+                         questions=np.bincount(codes, mine["questions"].to_numpy(np.int64),
+                                               len(out)).astype(np.int64))
+        if not values:
+            return out
+        counted = pd.DataFrame({"row": codes[parents], "value": scores}).groupby(
+            ["row", "value"], sort=True, as_index=False).size().rename(columns={"size": "n"})
+        return out, out[[*by, "task_id"]].iloc[counted["row"].to_numpy()].reset_index(drop=True).assign(
+            value=counted["value"].to_numpy(), n=counted["n"].to_numpy(np.int64))
+
+    def voi_parts(self, by: Sequence[str], k: int, paired: bool) -> Any:
+        """The value of information's parts (:func:`ambiglib.metrics._information.voi_parts_from`) of the view's
+        benchmark, by ``by``, as far as its per-task sums need them: the store's per-variant sums (by benchmark and
+        ``by``, kept once per handle), the view's benchmark's paired here."""
+        from ambiglib.metrics._information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, voi_parts_from
+
+        wanted = set(self.criteria) - {"benchmark"}
+        if wanted - {"protocol"} or self.without or isinstance(self.criteria.get("benchmark", []), list):
+            # (a guard: the payoff and the gains read one benchmark's solve runs)
+            raise ValueError(f"the value of information's parts are one benchmark's; this view filters {self.criteria}")
+        bench = self.criteria["benchmark"]
+        full = ["benchmark", *[c for c in by if c != "benchmark"]]
+        base = [c for c in full if c != "policy"]
+
+        def every_benchmark() -> dict[Any, Any]:
+            """Each benchmark's parts, from one query of the store's per-variant sums (1.7 M rows at the simulator's
+            10,000×: paired a benchmark at a time, and not kept)."""
+            groups, rows = self.store._voi_sums(full)
+            text = [c for c in rows.columns if rows[c].dtype == object or str(rows[c].dtype) in ("str", "string")]
+            types = {c: rows[c].dtype for c in text}
+            rows = rows.astype({c: "category" for c in text})
+            excluded = groups.set_index(base)["n_excluded"]
+            keys = [c for c in by if c != "benchmark"]
+            out = {}
+            for name in sorted(set(rows["benchmark"].astype(object)), key=str):
+                mine = rows[(rows["benchmark"] == name).to_numpy(dtype=bool)].astype(types)
+                got = voi_parts_from(full, excluded, mine, k, paired)
+                out[name] = {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
+                             "pairs": got["pairs"][[*keys, "task_id", *VOI_VARIANT_COLUMNS]].reset_index(drop=True),
+                             "b": got["b"][[*keys, "task_id", *VOI_BASE_COLUMNS]].reset_index(drop=True)}
+            return out
+
+        found = self.store.memo(("voi parts", tuple(by), k, paired), every_benchmark)
+        if bench not in found:  # (no solve run of the benchmark): the parts of no variant
+            groups, rows = self.store._voi_sums(full)
+            got = voi_parts_from(full, groups.set_index(base)["n_excluded"], rows.iloc[:0], k, paired)
+            keys = [c for c in by if c != "benchmark"]
+            return {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
+                    "pairs": got["pairs"][[*keys, "task_id", *VOI_VARIANT_COLUMNS]],
+                    "b": got["b"][[*keys, "task_id", *VOI_BASE_COLUMNS]]}
+        return found[bench]
 
     # ------------------------------------------------------------------ the questions, for Ask-F1 and its parts
 

@@ -208,6 +208,27 @@ def score_sums(segments: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
+def score_moments(segments: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per segment (as :func:`score_sums`): the sum of its scores, how many, and the sum of their squared
+    deviations from its mean, each added in ascending order: the per-task sums a mean score (its interval, the
+    comparison of two, the rerun spread) pools, the same bits from runs or from an engine's lists of them."""
+    segments, values = np.asarray(segments, np.int64), np.asarray(values, float)
+    sums = score_sums(segments, values, n)
+    counts = np.bincount(segments, minlength=n).astype(np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums / counts
+    return sums, counts, score_sums(segments, (values - means[segments]) ** 2, n)
+
+
+def scores_by(runs: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """Per (``keys``) of ``runs`` (one row per run, a ``score`` without nulls): ``score_sum, n, score_ssd``
+    (:func:`score_moments`), in ``keys``' order."""
+    g = runs.groupby(list(keys), sort=True)
+    out = g.size().rename("n").reset_index()
+    sums, counts, ssd = score_moments(g.ngroup().to_numpy(), runs["score"].to_numpy(float), len(out))
+    return out.assign(score_sum=sums, n=counts, score_ssd=ssd)
+
+
 def _voi_variants(rs: RunSet, by: Sequence[str]) -> tuple[list[str], pd.Series, pd.DataFrame]:
     """``(by, excluded, variants)`` of a loaded run set: ``by`` checked, the error runs per group of ``by``
     without ``policy``, and the per-variant sums (:data:`VARIANT_SUMS`)."""
