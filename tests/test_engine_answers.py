@@ -57,12 +57,14 @@ def _same(rs: ambiglib.RunSet, store: engines.StoreMetrics, cases=CASES) -> int:
     return len(rs.runs)
 
 
-#: fewer cases where a case costs more (Spark's queries, 48,700 runs, many stores): every answer, every fifth ranking
+#: fewer cases where a case costs more (48,700 runs, many stores): every answer, every fifth ranking; through Spark,
+#: whose every query takes a second, every twelfth
 FEWER = ANSWERS[:5] + COMPARISONS[::5]
+SPARK = ANSWERS[:5] + COMPARISONS[::12]
 
 
 @pytest.mark.parametrize("engine, which, cases", [("duckdb", "example", CASES), ("duckdb", "tricky", FEWER),
-                                                  ("spark", "example", FEWER)])
+                                                  ("spark", "example", SPARK)])
 def test_the_four_answers_and_the_rankings_equal_the_loaded_log_s(stores, which, engine, cases, request):
     rs = ambiglib.load(stores[which], quiet=True)
     with on_engine(stores[which], engine, request) as store:
@@ -108,10 +110,10 @@ def test_the_simulator_at_100x_gives_the_same_answer(tmp_path_factory, engine, r
             store, partition_by=("benchmark", "model"))
     rs = ambiglib.load(store, quiet=True)
     with on_engine(store, engine, request) as handle:
-        assert _same(rs, handle, FEWER) == 48_700
+        assert _same(rs, handle, SPARK if engine == "spark" else FEWER) == 48_700
 
 
-@pytest.mark.parametrize("engine, seeds", [("duckdb", range(6)), ("spark", range(2))])
+@pytest.mark.parametrize("engine, seeds", [("duckdb", range(6)), ("spark", range(1))])
 def test_the_fuzz_corpus_valid_logs_give_the_same_answer(tmp_path, engine, seeds, request):
     """The example with random byte damage (three mutations a log), loaded leniently and written as a store: the
     same answer and rankings, or the same refusal, through the engine."""
@@ -132,9 +134,9 @@ def test_the_fuzz_corpus_valid_logs_give_the_same_answer(tmp_path, engine, seeds
         except ambiglib.errors.AmbiglibError:
             continue
         with on_engine(tmp_path / f"store{seed}", engine, request) as store:
-            _same(rs, store, ANSWERS[:5] + COMPARISONS[::9])
+            _same(rs, store, ANSWERS[:5] + COMPARISONS[::9] if engine == "duckdb" else ANSWERS[:5])
         compared += 1
-    assert compared >= len(seeds) * 2 // 3
+    assert compared >= max(1, len(seeds) * 2 // 3)
 
 
 def _hand_store(tmp_path: Path, records: list[dict]) -> tuple[ambiglib.RunSet, Path]:

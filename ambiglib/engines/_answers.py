@@ -305,16 +305,25 @@ class StoreView:
         lists = table.column("scores").filter(pa.array(keep)).combine_chunks()
         parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False)
         scores = pc.cast(pc.list_flatten(lists), "double").to_numpy(zero_copy_only=False)
-        sums, counts, ssd = score_moments(codes[parents], scores, len(out))
+        # (a row with a null key is in no group, as a groupby leaves it out)
+        grouped, scored = codes >= 0, codes[parents] >= 0
+        group, value = codes[parents][scored], scores[scored]
+        sums, counts, ssd = score_moments(group, value, len(out))
         out = out.assign(score_sum=sums, n=counts, score_ssd=ssd,
-                         questions=np.bincount(codes, mine["questions"].to_numpy(np.int64),
+                         questions=np.bincount(codes[grouped], mine["questions"].to_numpy(np.int64)[grouped],
                                                len(out)).astype(np.int64))
         if not values:
             return out
-        counted = pd.DataFrame({"row": codes[parents], "value": scores}).groupby(
-            ["row", "value"], sort=True, as_index=False).size().rename(columns={"size": "n"})
-        return out, out[[*by, "task_id"]].iloc[counted["row"].to_numpy()].reset_index(drop=True).assign(
-            value=counted["value"].to_numpy(), n=counted["n"].to_numpy(np.int64))
+        # how many runs had each score a task: (group, score) pairs counted by sorting, not by a frame a run; the
+        # group columns as categories (a row a task and score: millions at 10,000x)
+        order = np.lexsort((value, group))
+        group, value = group[order], value[order]
+        first = np.ones(len(group), dtype=bool)
+        first[1:] = (group[1:] != group[:-1]) | (value[1:] != value[:-1])
+        starts = np.flatnonzero(first)
+        counts = np.diff(np.append(starts, len(group))).astype(np.int64)
+        keys = out[[*by, "task_id"]].astype("category").iloc[group[starts]].reset_index(drop=True)
+        return out, keys.assign(value=value[starts], n=counts)
 
     def voi_parts(self, by: Sequence[str], k: int, paired: bool) -> Any:
         """The value of information's parts (:func:`ambiglib.metrics._information.voi_parts_from`) of the view's

@@ -225,7 +225,9 @@ def scores_by(runs: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
     (:func:`score_moments`), in ``keys``' order."""
     g = runs.groupby(list(keys), sort=True)
     out = g.size().rename("n").reset_index()
-    sums, counts, ssd = score_moments(g.ngroup().to_numpy(), runs["score"].to_numpy(float), len(out))
+    codes = g.ngroup().to_numpy()
+    grouped = codes >= 0  # (a run with a null key is in no group, as a groupby leaves it out)
+    sums, counts, ssd = score_moments(codes[grouped], runs["score"].to_numpy(float)[grouped], len(out))
     return out.assign(score_sum=sums, n=counts, score_ssd=ssd)
 
 
