@@ -327,8 +327,8 @@ class StoreView:
 
     def voi_parts(self, by: Sequence[str], k: int, paired: bool) -> Any:
         """The value of information's parts (:func:`ambiglib.metrics._information.voi_parts_from`) of the view's
-        benchmark, by ``by``, as far as its per-task sums need them: the store's per-variant sums (by benchmark and
-        ``by``, kept once per handle), the view's benchmark's paired here."""
+        benchmark, by ``by``, as far as its per-task sums need them: paired here from the store's per-variant sums
+        (by benchmark and ``by``), every benchmark's at the first call, and kept once per handle."""
         from ambiglib.metrics._information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, voi_parts_from
 
         wanted = set(self.criteria) - {"benchmark"}
@@ -358,7 +358,7 @@ class StoreView:
             return out
 
         found = self.store.memo(("voi parts", tuple(by), k, paired), every_benchmark)
-        if bench not in found:  # (no solve run of the benchmark): the parts of no variant
+        if bench not in found:  # (no variant of the benchmark was run in a condition it pairs): no part
             groups, rows = self.store._voi_sums(full)
             got = voi_parts_from(full, groups.set_index(base)["n_excluded"], rows.iloc[:0], k, paired)
             keys = [c for c in by if c != "benchmark"]
