@@ -448,7 +448,8 @@ def rank_agents(rs: RunSet | StoreMetrics | StoreView, *, metric: str = "mean_sc
         :func:`ranking_pairs` with the same arguments.
 
     ``rs``: a loaded run set, or a store's handle (:func:`ambiglib.engines.on_store`): its engine computes the
-    per-task sums of the ask rates and CalibScore; the other metrics are refused over a store (:class:`NotPooled`).
+    per-task sums of every metric but ``judge_score`` (refused over a store, :class:`NotPooled`, as are
+    ``between="ask_tool"`` and ``"log"``).
     """
     rs = viewed(rs)
     agents, pairs, notes = _cached(rs, [(metric, condition, metric_name(metric, condition))], between=between, k=k, test=test, family=family,

@@ -33,8 +33,8 @@ import pandas as pd
 
 from ambiglib import metrics
 from ambiglib.comparisons import QUESTION_WORDS, _lacks
-from ambiglib.comparisons._pairing import _has
-from ambiglib.comparisons._sums import _ask_f1_kept, _unrecorded, _voi_parts_of
+from ambiglib.comparisons._pairing import _benchmarks_of, _has
+from ambiglib.comparisons._sums import _ask_f1_kept, _unrecorded, _value_counts, _voi_parts_of
 from ambiglib.engines._answers import StoreView, viewed
 from ambiglib.engines._store import NotPooled, StoreMetrics
 from ambiglib.metrics._common import (
@@ -103,16 +103,6 @@ def _suites(sub: RunSet | StoreView) -> str:
     return ", ".join(sorted(map(str, set(runs["suite"].astype(object)))))
 
 
-def _benchmark_names(rs: RunSet | StoreView) -> list:
-    """The benchmarks of the runs (of a store: its engine's), sorted."""
-    return rs.benchmarks() if isinstance(rs, StoreView) else sorted(set(rs.runs["benchmark"].astype(object)))
-
-
-def _benchmarks(rs: RunSet):
-    for bench in sorted(set(rs.runs["benchmark"].astype(object))):
-        yield bench, rs.filter(benchmark=bench)
-
-
 def _per_log(fn):
     """``fn`` on each log of a run set loaded from several (``ambiglib.load({label: path})``), its rows under their
     log: one agent before and after a change is two agents here, never their runs pooled. A run set of one log is
@@ -154,17 +144,9 @@ def _per_log(fn):
     return inner
 
 
-#: the questions answered over a store (its engine computes their sums), and what the others need
-ON_STORE = ("asking", "question_quality", "payoff", "agent_ranking", "agent_comparison")
-
-
 def _answered_on_store(view: StoreView, question: str) -> None:
-    """Refuse, naming why, a question not answered over a store (yet), or a store of several logs (which log was
-    loaded first, the order its rows are shown in, is not kept in a store)."""
-    if question not in ON_STORE:
-        raise NotPooled(f"{question} is not answered over an engine yet: over a store, the four questions' answers"
-                        f" computed are {', '.join(ON_STORE)}. Load the runs (ambiglib.load, with filters= to read"
-                        f" part of the store) and call ambiglib.answers.{question}")
+    """Refuse, naming why, a store of several logs: which log was loaded first, the order its rows are shown in, is
+    not kept in a store."""
     if view.cells()["log"].notna().any():
         raise NotPooled(f"{question} over a store of several logs loaded together is not answered over an engine"
                         " yet: which log was loaded first, the order the answers show them in, is not kept in a"
@@ -201,7 +183,7 @@ def asking(rs: RunSet | StoreMetrics | StoreView, *, n_boot: int = 2000, seed: i
             "n_full", "ask_on_full", "ask_on_full_ci_low", "ask_on_full_ci_high", "calib_score", "calib_score_ci_low",
             "calib_score_ci_high"]
     parts, apart = [], []
-    for bench in _benchmark_names(rs):
+    for bench in _benchmarks_of(rs):
         conv = conventions_for(bench, conventions)
         found = _calibration_of(rs, bench, conv.calibration_protocol, confidence)
         if found is None:
@@ -258,17 +240,15 @@ def _calibration_of(rs: RunSet | StoreView, bench: str, protocol: str | None, co
         keep = (cal["benchmark"] == bench).to_numpy(dtype=bool) & (
             np.ones(len(cal), bool) if protocol is None else (cal["protocol"] == protocol).to_numpy(dtype=bool))
         cal = cal[keep].drop(columns="benchmark")
-        suites = _suites(tool)
     else:
         ok = tool.runs[tool.runs["status"] != "error"]
         if len(ok) == 0:
             return None
         spec, task = ok["spec"].astype(object).to_numpy(), ok["task_id"]
         cal = metrics.ask_calibration(tool, by=by, ci=True, confidence=confidence)
-        suites = _suites(tool)
     amb_tasks, full_tasks = (pd.Index(task[spec == s].unique()) for s in ("ambiguous", "full"))
     disjoint = bool(len(amb_tasks) and len(full_tasks) and len(amb_tasks.intersection(full_tasks)) == 0)
-    return cal, suites, disjoint
+    return cal, _suites(tool), disjoint
 
 
 # ============================================================================= 2. are its questions good
@@ -297,7 +277,7 @@ def question_quality(rs: RunSet | StoreMetrics | StoreView, *, n_boot: int = 200
     parts: list = []
     why: dict = {}
     rs = viewed(rs)  # (a store's handle: _per_log has made it a view)
-    for bench in _benchmark_names(rs):
+    for bench in _benchmarks_of(rs):
         sub = rs.filter(benchmark=bench)
         amb = sub.filter(protocol="solve", spec="ambiguous", ask_tool=True)
         by = ["model", "policy"]
@@ -362,19 +342,17 @@ def question_quality(rs: RunSet | StoreMetrics | StoreView, *, n_boot: int = 200
 
 def _question_sums(amb: RunSet | StoreView, by: list[str]) -> tuple[pd.DataFrame | None, pd.DataFrame]:
     """Per (``by``, task), of ``amb``'s runs without error: the questions asked (``n_questions``), the runs asking
-    (``asked``) and the runs (``n``); and those runs (None over a store, whose engine counted them)."""
+    (``asked``) and the runs (``n``), from how many runs asked each number of questions (the comparisons' counts,
+    a store's from its engine); and those runs (None over a store)."""
+    counts = _value_counts(amb, by, "questions")
+    value, n = counts["value"].to_numpy(np.int64), counts["n"].to_numpy(np.int64)
+    sums = counts[[*by, "task_id"]].assign(n_questions=value * n, asked=np.where(value > 0, n, 0).astype(float),
+                                           n=n.astype(float)) \
+        .groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
     if isinstance(amb, StoreView):
-        counts = amb.question_counts(by)
-        value = counts["value"].to_numpy(np.int64)
-        sums = counts.assign(n_questions=value * counts["n"].to_numpy(np.int64),
-                             asked=np.where(value > 0, counts["n"], 0).astype(float), n=counts["n"].astype(float)) \
-            .groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
         return None, sums
     work = _work(amb)
-    work = work[~work["error"]]
-    work["asked"] = (work["n_questions"] > 0).astype(float)
-    work["n"] = 1.0
-    return work, work.groupby([*by, "task_id"], sort=True)[["n_questions", "asked", "n"]].sum().reset_index()
+    return work[~work["error"]], sums
 
 
 def _per_benchmark_reasons(texts: list[tuple[str, str]]) -> str:
@@ -477,7 +455,7 @@ def payoff(rs: RunSet | StoreMetrics | StoreView, *, k: int = 3, n_boot: int = 2
     why: dict = {}
     design: list = []
     rs = viewed(rs)  # (a store's handle: _per_log has made it a view)
-    for bench in _benchmark_names(rs):
+    for bench in _benchmarks_of(rs):
         sub = rs.filter(benchmark=bench).filter(protocol="solve")
         scored = _scored_tasks(sub)
         if len(scored) == 0:
@@ -994,30 +972,21 @@ def _coverage_notes(out: pd.DataFrame, rs: RunSet | StoreView) -> None:
 def _designs(rs: RunSet | StoreView, bench: object) -> dict[tuple[str | None, bool], tuple[int, float] | None]:
     """Per (spec, tool) of :data:`_COVERAGE_OF`, among the runs without error of ``bench`` of that spec (None:
     either) with or without the tool: the fewest tasks an agent (model and policy) has and the median of its trials
-    a task; None where there is no such run."""
-    if isinstance(rs, StoreView):  # the same counts, from the store's engine (StoreView.designs)
-        return _designs_of_store(rs, bench)
-    # the columns read below, before any rows are taken: every other column of the runs was copied for nothing
-    runs = _work(rs)[["error", "benchmark", "spec", "ask_tool", "model", "policy", "task_id"]]
-    runs = runs[~runs["error"]]
-    mine = runs[runs["benchmark"] == bench]
-    out: dict[tuple[str | None, bool], tuple[int, float] | None] = {}
-    for spec, tool in dict.fromkeys((spec, tool) for _, spec, tool in _COVERAGE_OF.values()):
-        scope = mine[mine["ask_tool"] == tool] if spec is None else \
-            mine[(mine["spec"] == spec) & (mine["ask_tool"] == tool)]
-        if len(scope) == 0:
-            out[(spec, tool)] = None
-            continue
-        per = scope.groupby(["model", "policy"], sort=False).agg(tasks=("task_id", "nunique"),
-                                                                 runs=("task_id", "size"))
-        out[(spec, tool)] = int(per["tasks"].min()), float(np.median(per["runs"] / per["tasks"]))
-    return out
-
-
-def _designs_of_store(view: StoreView, bench: object) -> dict[tuple[str | None, bool], tuple[int, float] | None]:
-    """:func:`_designs` over a store: per model and policy, the tasks and runs its engine counted."""
-    designs = view.designs()
-    mine = designs[(designs["benchmark"] == bench).to_numpy(dtype=bool)]
+    a task; None where there is no such run. From each agent's tasks and runs per spec and tool (a store's counted
+    by its engine, :meth:`StoreView.designs`)."""
+    if isinstance(rs, StoreView):
+        designs = rs.designs()
+        mine = designs[(designs["benchmark"] == bench).to_numpy(dtype=bool)]
+    else:
+        # the columns read below, before any rows are taken: every other column of the runs was copied for nothing
+        runs = _work(rs)[["error", "benchmark", "spec", "ask_tool", "model", "policy", "task_id"]]
+        runs = runs[~runs["error"] & (runs["benchmark"] == bench)]
+        counted = {"tasks": ("task_id", "nunique"), "runs": ("task_id", "size")}
+        mine = pd.concat([
+            runs.groupby(["ask_tool", "model", "policy", "spec"], sort=False).agg(**counted).reset_index()
+            .assign(any_spec=False),
+            runs.groupby(["ask_tool", "model", "policy"], sort=False).agg(**counted).reset_index()
+            .assign(spec="", any_spec=True)], ignore_index=True)
     out: dict[tuple[str | None, bool], tuple[int, float] | None] = {}
     for spec, tool in dict.fromkeys((spec, tool) for _, spec, tool in _COVERAGE_OF.values()):
         keep = (mine["ask_tool"] == tool).to_numpy(dtype=bool) & (

@@ -46,10 +46,10 @@ class _Sums:
     behind each task's value (``trials``). ``weights``: the columns that weigh a task in the pooled metric; where
     each is the same on every task of a side, the metric is the mean of its per-task values (a t-interval
     applies). ``ran``: the (keys…, task_id) with any run in the metric's scope, errors and unscored runs
-    included. ``runs``: (keys…, task_id, value) per run, where a run has a value of its own (the probability of
-    improvement compares runs within a task). ``spread``: the per-task column of the within-task variance of a
-    run's value (its trials in ``trials``), for the rerun spread. ``design``: what the reader must know of how
-    the metric pairs (said in the note)."""
+    included. ``runs``: (keys…, task_id, value) per run, or per value a task with how many runs had it (``n``),
+    where a run has a value of its own (the probability of improvement compares runs within a task). ``spread``:
+    the per-task column of the within-task variance of a run's value (its trials in ``trials``), for the rerun
+    spread. ``design``: what the reader must know of how the metric pairs (said in the note)."""
 
     per: pd.DataFrame
     cols: list[str]
@@ -80,6 +80,24 @@ def _ran(work: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
     """``metric``'s per-task sums over ``rs``, per ``keys`` and task: one branch per metric (the gains from the
     tool in :func:`_voi_sums`, the judges' scores in :func:`_judge_sums`; a store's, :func:`_store_sums`)."""
+    if metric == "ask_rate":  # (the runs: _scopes keeps the condition's spec, with the tool)
+        tool = rs.filter(protocol=conv.calibration_protocol, ask_tool=True)
+        counts = _value_counts(tool, keys, "asked")
+        per = counts.assign(asked=counts["value"] * counts["n"], n=counts["n"].astype(float)) \
+            .groupby([*keys, "task_id"], sort=True)[["asked", "n"]].sum().reset_index()
+        per["n_trials"] = per["n"]
+        return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", "n_trials", ("n",), _ran_of(tool, keys), counts,
+                     own=("share", "asked", "n"))
+    if metric == "questions_per_run":
+        amb = rs.filter(protocol="solve", spec="ambiguous", ask_tool=True)
+        counts = _value_counts(amb, keys, "questions")
+        counts["value"] = counts["value"].astype(float)
+        per = counts.assign(n_questions=counts["value"] * counts["n"], n=counts["n"].astype(float)) \
+            .groupby([*keys, "task_id"], sort=True)[["n_questions", "n"]].sum().reset_index()
+        return _Sums(per, ["n_questions", "n"], lambda t: _ratio(t["n_questions"], t["n"]), lambda t: t["n"] > 0,
+                     "no run with the ask tool", None, ("n",), _ran_of(amb, keys), counts, bounded=None,
+                     own=("linearized", None, 0.0))
     if isinstance(rs, StoreView):
         return _store_sums(rs, metric, keys, k, conv)
     if metric == "mean_score":
@@ -100,28 +118,6 @@ def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, con
         per = per.rename(columns={"n": "n_trials"})
         return _Sums(per, ["pk", "pk_n"], lambda t: _ratio(t["pk"], t["pk_n"]), lambda t: t["pk_n"] > 0,
                      f"fewer than k = {k} trials", "n_trials", ("pk_n",), _ran(scope, keys), own=("share", "pk", "pk_n"))
-    if metric == "ask_rate":  # (the runs: _scopes keeps the condition's spec, with the tool)
-        tool = rs.filter(protocol=conv.calibration_protocol)
-        scope = _work(tool)
-        scope = scope[scope["ask_tool"]]
-        work = scope[~scope["error"]]
-        asked = (work["n_questions"] > 0).astype(float)
-        g = work.assign(asked=asked, n=1.0).groupby([*keys, "task_id"], sort=True)
-        per = g[["asked", "n"]].sum().reset_index()
-        per["n_trials"] = per["n"]
-        values = work[[*keys, "task_id"]].assign(value=asked.to_numpy())
-        return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
-                     "no run with the ask tool", "n_trials", ("n",), _ran(scope, keys), values,
-                     own=("share", "asked", "n"))
-    if metric == "questions_per_run":
-        scope = _work(rs.filter(protocol="solve", spec="ambiguous", ask_tool=True))
-        work = scope[~scope["error"]]
-        per = work.assign(n=1.0).groupby([*keys, "task_id"], sort=True)[["n_questions", "n"]].sum().reset_index()
-        per["n_questions"] = per["n_questions"].astype(float)
-        values = work[[*keys, "task_id"]].assign(value=work["n_questions"].to_numpy(float))
-        return _Sums(per, ["n_questions", "n"], lambda t: _ratio(t["n_questions"], t["n"]), lambda t: t["n"] > 0,
-                     "no run with the ask tool", None, ("n",), _ran(scope, keys), values, bounded=None,
-                     own=("linearized", None, 0.0))
     if metric == "judge_score":
         return _judge_sums(rs, keys)
     if metric in ("ask_f1", "precision", "recall"):
@@ -137,58 +133,45 @@ def _task_sums(rs: RunSet | StoreView, metric: str, keys: list[str], k: int, con
         return _ask_f1_sums(per, list(ASK_F1_SUMS), stat, metric, ran)
     if metric == "calib_score":
         tool = rs.filter(protocol=conv.calibration_protocol)
-        runs, additive, stat, _, _ = _calibration_parts(tool, keys)
+        runs, additive, _, _, _ = _calibration_parts(tool, keys)
         per = runs.groupby([*keys, "task_id"], sort=True)[additive].sum().reset_index()
         scope = _work(tool)
-        # CalibScore is a harmonic mean of the two pooled rates: a task counts with a run of either spec, and the
-        # pooled statistic needs runs of both (a design whose clear and ambiguous tasks differ is one such)
-        sums = _Sums(per, additive, lambda t: stat(t)["calib_score"], lambda t: (t["is_amb"] + t["is_full"]) > 0,
-                     "no ask-tool run", ran=_ran(scope[scope["ask_tool"]], keys),
-                     own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
-                                                  (t["is_full"] - t["asked_full"], t["is_full"]))))
-        sums.design += _calibration_design(per, keys)
-        return sums
+        return _calibration_sums(per, _ran(scope[scope["ask_tool"]], keys), keys)
     if metric in _VOI:
         return _voi_sums(rs, metric, keys, k)
     raise ValueError(f"paired_comparison: metric must be one of {sorted(COMPARABLE)} (got {metric!r})")
 
 
+def _value_counts(rs: RunSet | StoreView, keys: list[str], what: str) -> pd.DataFrame:
+    """Per (``keys``, task, ``value``), how many of ``rs``'s runs without error had the value (``n``): whether a run
+    asked (``what="asked"``, 1.0 or 0.0) or how many questions it asked (``"questions"``). ``rs`` is already the
+    runs it is of (with the tool; for questions, on ambiguous tasks); a store's engine counts them."""
+    if isinstance(rs, StoreView):
+        return rs.asked(keys) if what == "asked" else rs.question_counts(keys)
+    work = _work(rs)
+    work = work[~work["error"]]
+    value = (work["n_questions"] > 0).astype(float) if what == "asked" else work["n_questions"]
+    return work[[*keys, "task_id"]].assign(value=value.to_numpy()).groupby([*keys, "task_id", "value"], sort=True) \
+        .size().rename("n").reset_index()
+
+
+def _ran_of(rs: RunSet | StoreView, keys: list[str]) -> pd.DataFrame:
+    """The (``keys``, task) ``rs`` has any run of, errors included."""
+    return rs.ran(keys) if isinstance(rs, StoreView) else _ran(_work(rs), keys)
+
+
 def _store_sums(view: StoreView, metric: str, keys: list[str], k: int, conv: Conventions) -> _Sums:
     """``metric``'s per-task sums over a store, computed by its engine: the same frames as the loaded run set's
-    branch of :func:`_task_sums` gives (the ask rates as counts of asking and silent runs a task, for the
-    probability of improvement)."""
+    branch of :func:`_task_sums` gives."""
     tool = view.filter(protocol=conv.calibration_protocol, ask_tool=True)
     if metric == "calib_score":
-        per, ran = tool.calibration_sums(keys)
-        sums = _Sums(per, list(CALIBRATION_SUMS), lambda t: calibration_stat(t)["calib_score"],
-                     lambda t: (t["is_amb"] + t["is_full"]) > 0, "no ask-tool run", ran=ran,
-                     own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
-                                                  (t["is_full"] - t["asked_full"], t["is_full"]))))
-        sums.design += _calibration_design(per, keys)
-        return sums
-    if metric == "ask_rate":
-        counts = tool.asked(keys)
-        per = counts.assign(asked=counts["value"] * counts["n"], n=counts["n"].astype(float)) \
-            .groupby([*keys, "task_id"], sort=True)[["asked", "n"]].sum().reset_index()
-        per["n_trials"] = per["n"]
-        return _Sums(per, ["asked", "n"], lambda t: _ratio(t["asked"], t["n"]), lambda t: t["n"] > 0,
-                     "no run with the ask tool", "n_trials", ("n",), tool.ran(keys), counts,
-                     own=("share", "asked", "n"))
+        return _calibration_sums(*tool.calibration_sums(keys), keys)
     if metric == "mean_score":
         solve = view.filter(protocol="solve")
         moments, values = solve.scores(keys, values=True)
         return _mean_score_sums(moments, keys, solve.ran(keys), values)
     if metric in _VOI:
         return _voi_sums(view, metric, keys, k)
-    if metric == "questions_per_run":
-        amb = view.filter(protocol="solve", spec="ambiguous", ask_tool=True)
-        counts = amb.question_counts(keys)
-        counts["value"] = counts["value"].astype(float)
-        per = counts.assign(n_questions=counts["value"] * counts["n"], n=counts["n"].astype(float)) \
-            .groupby([*keys, "task_id"], sort=True)[["n_questions", "n"]].sum().reset_index()
-        return _Sums(per, ["n_questions", "n"], lambda t: _ratio(t["n_questions"], t["n"]), lambda t: t["n"] > 0,
-                     "no run with the ask tool", None, ("n",), amb.ran(keys), counts, bounded=None,
-                     own=("linearized", None, 0.0))
     if metric in ("ask_f1", "precision", "recall"):
         kept, _, _ = _ask_f1_kept(view.filter(protocol="solve"), keys)
         assert isinstance(kept, StoreView)
@@ -246,14 +229,20 @@ def _ask_f1_sums(per: pd.DataFrame, additive: list[str], stat, metric: str, ran:
                  ran=ran, own=own)
 
 
-def _calibration_design(per: pd.DataFrame, keys: list[str]) -> list[str]:
-    """What the reader must know where no task was run both fully specified and ambiguous."""
+def _calibration_sums(per: pd.DataFrame, ran: pd.DataFrame, keys: list[str]) -> _Sums:
+    """CalibScore's sums from its per-task counts (:data:`CALIBRATION_SUMS`). CalibScore is a harmonic mean of the
+    two pooled rates: a task counts with a run of either spec, and the pooled statistic needs runs of both (a design
+    whose clear and ambiguous tasks differ is one such, said in ``design``)."""
+    sums = _Sums(per, list(CALIBRATION_SUMS), lambda t: calibration_stat(t)["calib_score"],
+                 lambda t: (t["is_amb"] + t["is_full"]) > 0, "no ask-tool run", ran=ran,
+                 own=("two rates", lambda t: ((t["asked_amb"], t["is_amb"]),
+                                              (t["is_full"] - t["asked_full"], t["is_full"]))))
     both = per.groupby([*keys, "task_id"], sort=False)[["is_amb", "is_full"]].sum()
     if len(both) and not ((both["is_amb"] > 0) & (both["is_full"] > 0)).any():
-        return ["calib_score: no task was run both fully specified and ambiguous (the clear and the ambiguous tasks"
-                " are different tasks): each side's two ask rates come from different tasks, paired by task across"
-                " the sides but not across the specs"]
-    return []
+        sums.design.append("calib_score: no task was run both fully specified and ambiguous (the clear and the"
+                           " ambiguous tasks are different tasks): each side's two ask rates come from different"
+                           " tasks, paired by task across the sides but not across the specs")
+    return sums
 
 
 def _not_on_store(metric: str) -> NotPooled:

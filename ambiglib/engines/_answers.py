@@ -349,7 +349,9 @@ class StoreView:
             excluded = groups.set_index(base)["n_excluded"]
             keys = [c for c in by if c != "benchmark"]
             out = {}
-            for name in sorted(set(rows["benchmark"].astype(object)), key=str):
+            # each benchmark's, and (under None) those of none: a benchmark no variant of which was run in a
+            # condition the value of information pairs
+            for name in [*sorted(set(rows["benchmark"].astype(object)), key=str), None]:
                 mine = rows[(rows["benchmark"] == name).to_numpy(dtype=bool)].astype(types)
                 got = voi_parts_from(full, excluded, mine, k, paired)
                 out[name] = {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
@@ -358,14 +360,7 @@ class StoreView:
             return out
 
         found = self.store.memo(("voi parts", tuple(by), k, paired), every_benchmark)
-        if bench not in found:  # (no variant of the benchmark was run in a condition it pairs): no part
-            groups, rows = self.store._voi_sums(full)
-            got = voi_parts_from(full, groups.set_index(base)["n_excluded"], rows.iloc[:0], k, paired)
-            keys = [c for c in by if c != "benchmark"]
-            return {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
-                    "pairs": got["pairs"][[*keys, "task_id", *VOI_VARIANT_COLUMNS]],
-                    "b": got["b"][[*keys, "task_id", *VOI_BASE_COLUMNS]]}
-        return found[bench]
+        return found.get(bench, found[None])
 
     # ------------------------------------------------------------------ the questions, for Ask-F1 and its parts
 
