@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import ambiglib
 import ambiglib.engines as engines
 from ambiglib.metrics import MetricError
 
@@ -87,3 +88,42 @@ def field_damaged(stores, tmp_path, frame, edit) -> Path:
             continue
     raise AssertionError(f"no part of {frame} to damage")
 
+
+
+def simulator_store(tmp_path_factory) -> Path:
+    """The simulator's example at 100× (48,700 runs) as a store partitioned by benchmark and model, written once a
+    test session."""
+    from ambiglib import simulate
+
+    store = tmp_path_factory.getbasetemp() / "x100"
+    if not store.exists():
+        records = simulate.example_records(scale=100)
+        ambiglib.RunSet.from_records(r for recs in records.values() for r in recs).to_parquet(
+            store, partition_by=("benchmark", "model"))
+    return store
+
+
+def fuzzed_stores(tmp_path: Path, seeds):
+    """The example with random damage (tests/fuzzing.py's byte mutations, three a log) for each seed, loaded
+    leniently: ``(run set, store)`` for each that still loads, the store None where a damaged value (a model name no
+    folder can hold) is refused at write."""
+    import random
+
+    from fuzzing import mutate_bytes
+
+    for seed in seeds:
+        log = tmp_path / f"log{seed}"
+        shutil.copytree(EXAMPLE, log)
+        rng = random.Random(seed)
+        for _ in range(3):
+            mutate_bytes(rng, rng.choice(sorted(log.glob("*.jsonl"))))
+        try:
+            rs, _ = ambiglib.load(log, strict=False, quiet=True)
+        except ambiglib.errors.AmbiglibError:
+            continue
+        try:
+            rs.to_parquet(tmp_path / f"store{seed}", partition_by=("benchmark", "model"))
+        except ambiglib.errors.AmbiglibError:
+            yield rs, None
+            continue
+        yield rs, tmp_path / f"store{seed}"

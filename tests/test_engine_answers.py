@@ -8,14 +8,13 @@ DuckDB and Spark run, never our pandas code; the pooling, the tests and the word
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from builders import q, run, task
-from store_fixtures import EXAMPLE, on_engine, outcome
+from store_fixtures import EXAMPLE, fuzzed_stores, on_engine, outcome, simulator_store
 
 import ambiglib
 import ambiglib.engines as engines
@@ -101,13 +100,7 @@ def test_every_harness_fixture_gives_the_same_answer_over_a_store(tmp_path):
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
 def test_the_simulator_at_100x_gives_the_same_answer(tmp_path_factory, engine, request):
     """48,700 runs, partitioned by benchmark and model."""
-    from ambiglib import simulate
-
-    store = tmp_path_factory.getbasetemp() / "x100"
-    if not store.exists():
-        records = simulate.example_records(scale=100)
-        ambiglib.RunSet.from_records(r for recs in records.values() for r in recs).to_parquet(
-            store, partition_by=("benchmark", "model"))
+    store = simulator_store(tmp_path_factory)
     rs = ambiglib.load(store, quiet=True)
     with on_engine(store, engine, request) as handle:
         assert _same(rs, handle, SPARK if engine == "spark" else FEWER) == 48_700
@@ -117,23 +110,11 @@ def test_the_simulator_at_100x_gives_the_same_answer(tmp_path_factory, engine, r
 def test_the_fuzz_corpus_valid_logs_give_the_same_answer(tmp_path, engine, seeds, request):
     """The example with random byte damage (three mutations a log), loaded leniently and written as a store: the
     same answer and rankings, or the same refusal, through the engine."""
-    import random
-
-    from fuzzing import mutate_bytes
-
     compared = 0
-    for seed in seeds:
-        log = tmp_path / f"log{seed}"
-        shutil.copytree(EXAMPLE, log)
-        rng = random.Random(seed)
-        for _ in range(3):
-            mutate_bytes(rng, rng.choice(sorted(log.glob("*.jsonl"))))
-        try:
-            rs, _ = ambiglib.load(log, strict=False, quiet=True)
-            rs.to_parquet(tmp_path / f"store{seed}", partition_by=("benchmark", "model"))
-        except ambiglib.errors.AmbiglibError:
+    for rs, path in fuzzed_stores(tmp_path, seeds):
+        if path is None:  # (refused at write: the engine tests count these)
             continue
-        with on_engine(tmp_path / f"store{seed}", engine, request) as store:
+        with on_engine(path, engine, request) as store:
             _same(rs, store, ANSWERS[:5] + COMPARISONS[::9] if engine == "duckdb" else ANSWERS[:5])
         compared += 1
     assert compared >= max(1, len(seeds) * 2 // 3)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from store_fixtures import ALL, EXAMPLE, TRICKY, on_engine, outcome, tricky_log
+from store_fixtures import ALL, EXAMPLE, TRICKY, fuzzed_stores, on_engine, outcome, simulator_store, tricky_log
 
 import ambiglib
 import ambiglib.engines as engines
@@ -103,13 +103,7 @@ def _compared(store: Path, on: engines.StoreMetrics, cases=CASES) -> int:
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
 def test_the_simulator_at_100x_gives_the_same_tables(tmp_path_factory, engine, request):
     """48,700 runs, partitioned by benchmark and model: every table through the engine equals the pandas path's."""
-    from ambiglib import simulate
-
-    store = tmp_path_factory.getbasetemp() / "x100"
-    if not store.exists():
-        records = simulate.example_records(scale=100)
-        ambiglib.RunSet.from_records(r for recs in records.values() for r in recs).to_parquet(
-            store, partition_by=("benchmark", "model"))
+    store = simulator_store(tmp_path_factory)
     assert _compared(store, on_engine(store, engine, request)) == 48_700
 
 
@@ -119,27 +113,12 @@ def test_the_fuzz_corpus_valid_logs_give_the_same_tables_or_refusals(tmp_path, e
     still loads is written as a store and every case gives the same table, or the same refusal, through the
     engine (Spark on the first four seeds: its start per store is slow). Damaged values reach the partition
     folders (model names), the refusals and the group columns."""
-    import random
-
-    from fuzzing import mutate_bytes
-
     compared, unwritable = 0, 0
-    for seed in seeds:
-        log = tmp_path / f"log{seed}"
-        shutil.copytree(EXAMPLE, log)
-        rng = random.Random(seed)
-        for _ in range(3):
-            mutate_bytes(rng, rng.choice(sorted(log.glob("*.jsonl"))))
-        try:
-            rs, _ = ambiglib.load(log, strict=False, quiet=True)
-        except ambiglib.errors.AmbiglibError:
-            continue
-        try:
-            rs.to_parquet(tmp_path / f"store{seed}", partition_by=("benchmark", "model"))
-        except ambiglib.errors.AmbiglibError:  # a damaged model name no folder can hold: refused at write
+    for _, store in fuzzed_stores(tmp_path, seeds):
+        if store is None:  # a damaged model name no folder can hold: refused at write
             unwritable += 1
             continue
-        _compared(tmp_path / f"store{seed}", on_engine(tmp_path / f"store{seed}", engine, request))
+        _compared(store, on_engine(store, engine, request))
         compared += 1
     assert compared >= len(seeds) * 2 // 3, (compared, unwritable)
 
