@@ -237,3 +237,34 @@ def test_compare_command_says_one_difference_and_no_footnote_on_a_column_it_does
             for column in line[len("– in "):].split(":")[0].split(", "):
                 assert column in header.split(), line
     assert "difference = model_a − model_b (agent-x − agent-y)" in out
+
+
+def test_a_table_too_wide_for_the_terminal_keeps_names_and_heading_words_whole():
+    """Seven columns of values with their intervals do not fit 120 characters beside two name columns: the table
+    is printed in blocks of columns, each under the names, rather than cutting a name to a few letters or a heading
+    inside a word (the payoff card of data/example printed "benchmar / k" and "gemini-…")."""
+    from ambiglib.answers._cards import text_table
+
+    names = ["gemini-3.1-pro (permissive)", "claude-opus-4.6", "opus-4.5 (supervisor)"]
+    frame = pd.DataFrame({"benchmark": ["ambig-ds", "hil-bench", "lhaw"], "agent": names})
+    headings = ["score, fully specified", "ambiguous, no ask tool", "ambiguous, with it", "gain from asking (pp)",
+                "gain ÷ questions per run (pp)", "gap to full (pp)"]
+    for j, heading in enumerate(headings):
+        frame[heading] = [f"+{10 * j + i}.5 (-10.2 to +41.{i})" for i in range(3)]
+    text = text_table(frame, WIDTH, {"benchmark", "agent"})
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= WIDTH
+    blocks = text.split("\n\n")
+    assert len(blocks) == 2
+    for block in blocks:  # each block under the names, whole
+        assert block.splitlines()[-3].startswith("ambig-ds   gemini-3.1-pro (permissive)")
+        assert all(name in block for name in names)
+    for heading in headings:
+        for word in heading.split():
+            assert re.search(rf"(^|\s){re.escape(word)}(\s|$)", text, re.M), word
+        assert all(cell in text for cell in frame[heading])
+    assert "…" not in text
+    # a name longer than fits is cut, never below 30 characters
+    long = frame.assign(agent=["x" * 200, "y", "z"])[["benchmark", "agent", headings[0]]]
+    cut = text_table(long, 80, {"benchmark", "agent"})
+    assert max(len(line) for line in cut.splitlines()) <= 80 and "x" * 29 + "…" in cut

@@ -205,26 +205,63 @@ def table_meta(table: pd.DataFrame, caption: str | None = None) -> dict[str, Any
                              if not (pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]))]}
 
 
+#: the fewest characters a text cell (an agent's name) keeps before it is cut with "…" to fit a terminal
+NAME_CUT = 30
+
+
 def text_table(frame: pd.DataFrame, width: int = 120, text: set[str] | None = None) -> str:
     """``frame``'s cells as a plain-text table at most ``width`` characters wide, for a terminal: each heading
-    wrapped over lines above its column, the ``text`` columns left-aligned and the others right, and the widest
-    text cells cut with "…" where the columns would not fit otherwise. No index."""
-    import textwrap
+    wrapped over lines above its column, the ``text`` columns left-aligned and the others right. No index.
 
+    Where the columns do not fit, the headings are wrapped first, then the widest text cells cut with "…", none
+    below :data:`NAME_CUT` characters or its longest heading word; where they still do not fit, the table is
+    printed in blocks of columns, each under the text columns that lead it (a name cut to a few letters, or a
+    heading cut inside a word, cannot be read)."""
+    heads, cells, texts, least, floor = _columns(frame, text)
+    gap = 2
+    if sum(floor) + gap * (len(floor) - 1) > width:
+        keys = next((i for i, t in enumerate(texts) if not t), len(texts))  # the text columns leading the rest
+        if 0 < keys < len(heads) - 1:
+            blocks: list[list[int]] = [[]]
+            room = width - sum(floor[:keys]) - gap * keys
+            for i in range(keys, len(heads)):
+                used = sum(floor[j] + gap for j in blocks[-1])
+                if blocks[-1] and used + floor[i] > room:
+                    blocks.append([])
+                blocks[-1].append(i)
+            if len(blocks) > 1:
+                return "\n\n".join(_text_block(frame.iloc[:, list(range(keys)) + block], width, text)
+                                    for block in blocks)
+    return _text_block(frame, width, text)
+
+
+def _columns(frame: pd.DataFrame, text: set[str] | None
+             ) -> tuple[list[str], list[list[str]], list[bool], list[int], list[int]]:
+    """A text table's headings, cells and which columns are text; each column's least width (its widest cell, and
+    its heading's longest word) and the width it is never cut below (a text column's :data:`NAME_CUT`)."""
     heads = [str(c) for c in frame.columns]
     cells = [[str(v) for v in frame[c].tolist()] for c in frame.columns]
     texts = [h in (text or set()) for h in heads]
-    # each column as wide as its widest cell, its heading wrapped to that (but no narrower than its longest word)
-    least = [max([len(v) for v in col] + [max((len(w) for w in h.split()), default=1)])
-             for h, col in zip(heads, cells)]
+    words = [max((len(w) for w in h.split()), default=1) for h in heads]
+    least = [max([len(v) for v in col] + [words[i]]) for i, col in enumerate(cells)]
+    floor = [max(min(least[i], NAME_CUT), words[i]) if texts[i] else least[i] for i in range(len(heads))]
+    return heads, cells, texts, least, floor
+
+
+def _text_block(frame: pd.DataFrame, width: int, text: set[str] | None) -> str:
+    """One block of :func:`text_table`: its columns narrowed to ``width`` (headings wrapped, then the widest text
+    cells cut, none below :data:`NAME_CUT` or its longest heading word)."""
+    import textwrap
+
+    heads, cells, texts, least, floor = _columns(frame, text)
     widths = [max(n, min(len(h), 18)) for n, h in zip(least, heads)]  # a heading on few lines, where there is room
     gap = 2
     while sum(widths) + gap * (len(widths) - 1) > width:
         slack = [i for i in range(len(widths)) if widths[i] > least[i]]
-        texts_wide = slack or [i for i, t in enumerate(texts) if t and widths[i] > 8]
+        texts_wide = slack or [i for i, t in enumerate(texts) if t and widths[i] > floor[i]]
         if not texts_wide:
             break
-        i = max(texts_wide, key=lambda j: widths[j] - (least[j] if slack else 0))
+        i = max(texts_wide, key=lambda j: widths[j] - (least[j] if slack else floor[j]))
         widths[i] -= 1
     wrapped = [textwrap.wrap(h, widths[i]) or [""] for i, h in enumerate(heads)]
     depth = max(len(w) for w in wrapped)
