@@ -226,3 +226,58 @@ def test_ambiglib_rank_over_a_store_prints_the_loaded_log_s_ranking(stores, caps
     assert "an engine does not rank judge_score yet: it is ranked from the loaded store" in err
     code, out, err = printed("--metric", "judge_score", "--engine", "duckdb")
     assert code == 2 and out == "" and "judge_score is not compared over an engine yet" in err
+
+
+def test_ambiglib_answers_over_a_store_prints_the_library_s_answers_and_the_loaded_log_s(stores, tmp_path, capsys):
+    """``ambiglib answers`` prints the four tables ambiglib.answers gives for the loaded log, with the options given
+    (json equal to the library's own tables, value for value), word for word the same through DuckDB as from the
+    loaded store; auto loads the store for the one question an engine does not answer (judges scoring single
+    questions) and says so, --engine duckdb refuses it by name (exit 2) and answers the rest."""
+    import json
+
+    from ambiglib.answers import QUESTIONS
+    from ambiglib.cli import main
+    from ambiglib.cli._arguments import ANSWERED
+
+    assert tuple(QUESTIONS) == ANSWERED
+
+    def printed(runs: Path, *argv: str) -> tuple[int, str, str]:
+        code = main(["answers", "--runs", str(runs), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    rs = ambiglib.load(EXAMPLE, quiet=True)
+    for options, asked in (([], {}), (["--k", "1", "--confidence", "0.9", "--n-boot", "300", "--seed", "4"],
+                                      {"k": 1, "confidence": 0.9, "n_boot": 300, "seed": 4})):
+        code, out, err = printed(stores["example"], *options, "--format", "json")
+        assert code == 0 and "computed by duckdb" in err
+        given = json.loads(out)
+        assert list(given) == list(QUESTIONS)
+        for name, fn in (("asking", asking), ("question_quality", question_quality), ("payoff", payoff),
+                         ("agent_ranking", agent_ranking)):
+            mine = {k: v for k, v in asked.items() if k != "k" or name in ("payoff", "agent_ranking")}
+            if name == "agent_ranking" and "confidence" in mine:
+                mine["alpha"] = 0.1
+            expected = fn(rs, **mine)
+            assert given[name] == json.loads(expected.to_json(orient="records")), (name, options)
+            assert len(given[name]) == len(expected) > 0
+        for fmt in (["--format", "table"], ["--format", "md"], ["--format", "csv", "--question", "payoff"]):
+            loaded, engine = printed(stores["example"], *options, *fmt, "--engine", "pandas"), \
+                printed(stores["example"], *options, *fmt, "--engine", "duckdb")
+            assert engine[:2] == loaded[:2] and loaded[0] == 0, fmt
+    code, out, err = printed(stores["example"])
+    assert code == 0 and all(out.count(text) == 1 for text in QUESTIONS.values())
+    assert printed(stores["example"], "--format", "csv")[0] == 2
+    judged = [task("t1", 2), task("t2", 2)] + [
+        run(t, model=m, status="ok", questions=[q("b0")], score=s,
+            labels=[{"facet": "quality", "judge": "j", "label": str(3 + (m == "a")), "q_index": 0}])
+        for t, s in (("t1", 1.0), ("t2", 0.0)) for m in ("a", "b")]
+    _, path = _hand_store(tmp_path, judged)
+    code, out, err = printed(path, "--question", "question_quality", "--question", "asking")
+    assert code == 0 and "question_quality is not computed over an engine here" in err
+    assert "it is answered from the loaded store" in err and out == printed(path, "--question", "question_quality",
+                                                                            "--question", "asking", "--engine",
+                                                                            "pandas")[1]
+    code, out, err = printed(path, "--question", "question_quality", "--question", "asking", "--engine", "duckdb")
+    assert code == 2 and "ambiglib answers: question_quality:" in err and "judges score single questions" in err
+    assert QUESTIONS["asking"] in out and QUESTIONS["question_quality"] not in out

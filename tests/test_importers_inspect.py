@@ -416,3 +416,18 @@ def test_records_checked_in_parts_as_they_come_give_what_checking_them_at_once_g
     assert [e.line for e in errors] == sorted(lines[i] for i in range(len(lines)) if not i % 4)
     assert all(e.field == "score" and e.file == "a.log" for e in errors)
     assert runset.tasks["source"].tolist() == ["b.log:1"]
+
+
+@pytest.mark.parametrize("command", [["rank", "--metric", "mean_score"], ["answers", "--question", "asking"]])
+def test_rank_and_answers_read_the_log_with_the_scorer_given(command, capsys):
+    """``--scorer`` reaches the load of ``ambiglib rank`` and ``ambiglib answers`` (rank parsed it and read each
+    sample's first scorer): the trace scorer's values are not C, I, P or N, so every sample it scores is rejected,
+    as many as ambiglib.load with scorer="trace" rejects."""
+    from ambiglib.cli import main
+
+    _, errors = ambiglib.load(FIXTURES, strict=False, quiet=True, scorer="trace")
+    assert errors
+    main([command[0], "--runs", str(FIXTURES), *command[1:], "--scorer", "trace"])
+    assert f"{len(errors)} records rejected" in capsys.readouterr().err
+    main([command[0], "--runs", str(FIXTURES), *command[1:]])
+    assert "rejected" not in capsys.readouterr().err

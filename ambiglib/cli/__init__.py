@@ -6,7 +6,8 @@ takes ``-q`` after its name.
 The package by concept: ``_arguments`` (the parser and its options), ``_signals`` (Ctrl-C and SIGTERM),
 ``_messages`` (what every command prints), and one module for what each command does: ``_reports`` (report,
 summary), ``_validation`` (validate, schema), ``_conversion`` (convert), ``_comparison`` (compare), ``_ranking``
-(rank), ``_pooled`` (metrics). This module runs them: :func:`run`, :func:`main`.
+(rank), ``_answers`` (answers), ``_pooled`` (metrics); ``_stores`` gives them the runs (a loaded log, or an
+engine's handle over a store). This module runs them: :func:`run`, :func:`main`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
+from ambiglib.cli._answers import answer as _answer
 from ambiglib.cli._arguments import COMPARED, CONDITION_NAMES, MAX_PAIRS, RUNS_HELP
 from ambiglib.cli._arguments import build_parser as _parser
 from ambiglib.cli._comparison import compare as _compare
@@ -104,4 +106,4 @@ def _commands() -> dict[str, Callable[[argparse.Namespace], int]]:
     """Each subcommand's function by its name, looked up when a command runs: the parser's module cannot name them
     (they import it), and a command stood in for here (``ambiglib.cli._report``) is the one that runs."""
     return {"report": _report, "summary": _summary, "validate": _validate, "convert": _convert, "compare": _compare,
-            "rank": _rank, "metrics": _pooled, "schema": _schema}
+            "rank": _rank, "answers": _answer, "metrics": _pooled, "schema": _schema}

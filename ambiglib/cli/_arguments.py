@@ -22,6 +22,10 @@ COMPARED = ("ask_f1", "ask_rate", "calib_score", "gain_per_question", "judge_sco
             "pass_gain_pp", "precision", "questions_per_run", "recall", "score_gain_pp")
 
 
+#: the questions ``ambiglib answers`` answers (cli._answers.QUESTIONS, here so that the parser imports no pandas)
+ANSWERED = ("asking", "question_quality", "payoff", "agent_ranking")
+
+
 #: --condition's values: (spec, ask_tool)
 CONDITION_NAMES = {"ambiguous+tool": ("ambiguous", True), "ambiguous": ("ambiguous", False),
                    "full": ("full", False), "full+tool": ("full", True)}
@@ -225,6 +229,30 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--pairs", action="store_true", help="with csv, md or json: every pair behind the ranking instead")
     _engine_options(p, "what computes it (an engine ranks every metric but judge_score, between models or policies;"
                        " auto loads the store for that one, and says so)")
+    p.set_defaults(parser=p)
+    p = sub.add_parser("answers", parents=[common], allow_abbrev=False,
+                       help="the four questions answered: does each agent ask when it should, are its questions"
+                            " good, does asking pay off, is one agent better than another (from a loaded log, or"
+                            " computed by DuckDB or Spark over a store)",
+                       description="Print each question's answer: its sentences over its table, each value with its"
+                                   " interval, and what each empty cell means (ambiglib.answers; the report's"
+                                   " opening). Over a partitioned Parquet store (ambiglib convert --partition-by)"
+                                   " an engine computes the sums and this machine pools them: the same tables as"
+                                   " from the loaded log (docs/scaling.md).")
+    p.add_argument("--runs", required=True, help=RUNS_HELP + ", or a partitioned Parquet store")
+    p.add_argument("--question", action="append", choices=ANSWERED, default=None,
+                   help="one question (repeat for several; default: all four, in this order)")
+    _engine_options(p, "what computes them (an engine answers all four but where judges score single questions;"
+                       " auto loads the store for that one, and says so)")
+    p.add_argument("--k", type=int, default=3, help="pass@k's k in the payoff and the ranking (default 3; at most 100)")
+    p.add_argument("--confidence", type=float, default=0.95,
+                   help="the intervals' level, and 1 − the ranking's level of each decision (default 0.95)")
+    p.add_argument("--n-boot", type=int, default=2000, help="task-bootstrap draws (default 2,000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and the permutations (default 0)")
+    _mapping_options(p)
+    p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
+                   help="table (default, for reading), csv (one --question), md or json (for scripts; notes on"
+                        " empty cells to standard error)")
     p.set_defaults(parser=p)
     p = sub.add_parser("metrics", parents=[common], allow_abbrev=False,
                        help="one pooled metric's table (ask rates, Ask-F1, pass@k, pass^k, flip share, rerun spread),"

@@ -4,12 +4,12 @@ the default for a store, or Spark), with what each empty cell means."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
 
 from ambiglib.cli._messages import say
+from ambiglib.cli._stores import engine_of, on_store
 
 #: the pooled metrics (ambiglib.engines.POOLED, here so that the parser imports no pandas; a test keeps them equal)
 POOLED = ("ask_calibration", "ask_f1", "pass_at_k", "pass_hat_k", "flip_share", "rerun_sd", "value_of_information")
@@ -70,33 +70,6 @@ def pooled(args: argparse.Namespace) -> int:
                                           f" {','.join(options['by'])})" if "to by=" in str(exc) else ""), sys.stderr)
         return 2
     return _print(table, args.metric, args.format, engine)
-
-
-def engine_of(engine: str, path: Path) -> str:
-    """What computes a command's numbers: ``auto`` is DuckDB for a store (said, and the store loaded, where duckdb
-    is not installed), else the loaded log."""
-    if engine != "auto":
-        return engine
-    from ambiglib.runlog import is_parquet_store
-
-    if not is_parquet_store(path):
-        return "pandas"
-    if importlib.util.find_spec("duckdb") is None:
-        say("note: duckdb is not installed (pip install 'ambiglib[engines]'): the store is loaded whole instead",
-            sys.stderr)
-        return "pandas"
-    return "duckdb"
-
-
-def on_store(path: Path, engine: str, memory_limit: str | None) -> Any:
-    """An engine's handle over the store ``path`` (Spark: the session ``SparkSession.builder.getOrCreate()``
-    gives, a cluster's under spark-submit)."""
-    import ambiglib.engines
-    from ambiglib.engines._spark import default_session
-
-    spark = default_session() if engine == "spark" else None
-    return ambiglib.engines.on_store(path, "spark" if engine == "spark" else "duckdb", spark=spark,
-                                     memory_limit=memory_limit)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any
 
 from ambiglib._text import visible
-from ambiglib.cli._arguments import CONDITION_NAMES
+from ambiglib.cli._arguments import CONDITION_NAMES, mapping
 from ambiglib.cli._messages import SIDE_NAMES, as_flags, say, shown_empty_lines
 from ambiglib.errors import AmbiglibError, ArgumentError
 
@@ -42,9 +42,8 @@ def _runs(args: argparse.Namespace, stack: ExitStack) -> Any:
     ranking asked for, else the store loaded, said), or the loaded log."""
     from pathlib import Path
 
-    from ambiglib.cli._pooled import engine_of, on_store
+    from ambiglib.cli._stores import engine_of, loaded, on_store
     from ambiglib.engines._answers import ON_STORE
-    from ambiglib.loading._load import load
 
     engine = engine_of(args.engine, Path(args.runs))
     computed = args.metric in ON_STORE and args.between in ("model", "policy")
@@ -55,11 +54,7 @@ def _runs(args: argparse.Namespace, stack: ExitStack) -> Any:
         engine = "pandas"
     if engine != "pandas":
         return stack.enter_context(on_store(Path(args.runs), engine, args.memory_limit))
-    rs, errors = load(args.runs, strict=False, quiet=True, ask_tools=args.ask_tool or None)
-    if errors:
-        say(f"{len(errors)} record{'s' if len(errors) != 1 else ''} rejected (ambiglib validate --runs {args.runs}"
-            " lists them)", sys.stderr)
-    return rs
+    return loaded(args.runs, mapping(args))
 
 
 def _ranked(args: argparse.Namespace, rs: Any) -> int:

@@ -112,7 +112,7 @@ def _rejected_count(path: Path) -> int | str:
 def summary(args: argparse.Namespace) -> int:
     """``ambiglib summary``: what the log holds, rejects and skips, written to summary.md and rejected.csv and
     printed."""
-    from ambiglib.cli._pooled import engine_of, on_store
+    from ambiglib.cli._stores import engine_of, on_store
     from ambiglib.loading._load import load
     from ambiglib.report import example_runs, write_summary
 
