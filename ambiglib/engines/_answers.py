@@ -243,9 +243,8 @@ class StoreView:
         """A per-task frame the engine groups by ``filters`` and ``by`` (``sql(columns)``), with the view's rows
         (each criterion must be one of ``filters``), in the order of ``by`` and ``keys``."""
         columns = list(dict.fromkeys([*filters, *by]))
-        frame = self.store.memo((name, tuple(columns)), lambda: _compact(self.store.engine.query(sql(columns)),
-                                                                         columns))
-        return canonical(self._rows(frame), list(by), list(keys))
+        frame = self.store.memo((name, tuple(columns)), lambda: _fetched(self.store.engine, sql(columns), columns))
+        return canonical(_texts(self._rows(frame), columns), list(by), list(keys))
 
     def calibration_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
         """CalibScore's per (``by``, task) sums of the view's runs with the tool, without error (``is_amb, is_full,
@@ -293,11 +292,11 @@ class StoreView:
 
         def fetch() -> tuple[Any, pd.DataFrame]:
             table = self.store.engine.arrow(scores_sql(columns, names))
-            return table, _compact(table.drop_columns(["scores"]).to_pandas(), columns)
+            return table.select(["scores"]), _as_frame(table.drop_columns(["scores"]), columns)
 
         table, keys = self.store.memo(("scores", tuple(columns)), fetch)
         keep = self._mask(keys)
-        mine = keys[keep].reset_index(drop=True)  # (in the table's order: its lists are matched by place)
+        mine = _texts(keys[keep].reset_index(drop=True), columns)  # (in the table's order: lists match by place)
         types = canonical(mine.head(0), list(by)).dtypes
         g = mine.astype({c: types[c] for c in by}).groupby([*by, "task_id"], sort=True, observed=True)
         codes = g.ngroup().to_numpy()
@@ -325,10 +324,11 @@ class StoreView:
         keys = out[[*by, "task_id"]].astype("category").iloc[group[starts]].reset_index(drop=True)
         return out, keys.assign(value=value[starts], n=counts)
 
-    def voi_parts(self, by: Sequence[str], k: int, paired: bool) -> Any:
+    def voi_parts(self, by: Sequence[str], k: int, paired: bool, pairing: Mapping[str, bool] | None = None) -> Any:
         """The value of information's parts (:func:`ambiglib.metrics._information.voi_parts_from`) of the view's
-        benchmark, by ``by``, as far as its per-task sums need them: paired here from the store's per-variant sums
-        (by benchmark and ``by``), every benchmark's at the first call, and kept once per handle."""
+        benchmark, by ``by``, as far as its per-task sums need them (its pairs and base summed per task): paired
+        here from the store's per-variant sums (by benchmark and ``by``), every benchmark's at the first call (each
+        paired as ``pairing`` says, else as ``paired``), and kept once per handle."""
         from ambiglib.metrics._information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, voi_parts_from
 
         wanted = set(self.criteria) - {"benchmark"}
@@ -336,30 +336,41 @@ class StoreView:
             # (a guard: the payoff and the gains read one benchmark's solve runs)
             raise ValueError(f"the value of information's parts are one benchmark's; this view filters {self.criteria}")
         bench = self.criteria["benchmark"]
+        # each of the store's benchmarks paired as ``pairing`` says, else as ``paired``: one query for them all
+        pairing = {name: (pairing or {}).get(name, paired) for name in StoreView(self.store).benchmarks()}
+        if pairing.get(bench, paired) != paired:  # (a guard: the caller's benchmark paired as it says)
+            raise ValueError(f"{bench} is paired={paired} here and {pairing[bench]} in pairing")
         full = ["benchmark", *[c for c in by if c != "benchmark"]]
         base = [c for c in full if c != "policy"]
 
         def every_benchmark() -> dict[Any, Any]:
             """Each benchmark's parts, from one query of the store's per-variant sums (1.7 M rows at the simulator's
-            10,000×: paired a benchmark at a time, and not kept)."""
-            groups, rows = self.store._voi_sums(full)
-            text = [c for c in rows.columns if rows[c].dtype == object or str(rows[c].dtype) in ("str", "string")]
-            types = {c: rows[c].dtype for c in text}
-            rows = rows.astype({c: "category" for c in text})
+            10,000×: kept as the engine's Arrow table, and made a frame and paired a benchmark at a time)."""
+            import pyarrow as pa
+            import pyarrow.compute as pc
+
+            from ambiglib.engines._store import with_score_sums
+
+            groups, table = self.store._voi_rows(full)
             excluded = groups.set_index(base)["n_excluded"]
             keys = [c for c in by if c != "benchmark"]
+            names = table.column("benchmark")
+            if pa.types.is_null(names.type):  # (no row: Spark gives no type)
+                names = pc.cast(names, pa.string())
             out = {}
             # each benchmark's, and (under None) those of none: a benchmark no variant of which was run in a
             # condition the value of information pairs
-            for name in [*sorted(set(rows["benchmark"].astype(object)), key=str), None]:
-                mine = rows[(rows["benchmark"] == name).to_numpy(dtype=bool)].astype(types)
-                got = voi_parts_from(full, excluded, mine, k, paired)
+            for name in [*sorted(set(names.unique().to_pylist()) - {None}, key=str), None]:
+                mine = with_score_sums(table.filter(pc.equal(names, name)) if name is not None else table.slice(0, 0))
+                # (None: no variant; its empty parts are the same paired or not)
+                got = voi_parts_from(full, excluded, mine, k, pairing.get(name, paired) if name else paired)
+                # (a row per task, not per variant: what _voi_task_sums makes of them, summed alike)
                 out[name] = {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
-                             "pairs": got["pairs"][[*keys, "task_id", *VOI_VARIANT_COLUMNS]].reset_index(drop=True),
-                             "b": got["b"][[*keys, "task_id", *VOI_BASE_COLUMNS]].reset_index(drop=True)}
+                             "pairs": _per_task(got["pairs"], keys, VOI_VARIANT_COLUMNS),
+                             "b": _per_task(got["b"], keys, VOI_BASE_COLUMNS)}
             return out
 
-        found = self.store.memo(("voi parts", tuple(by), k, paired), every_benchmark)
+        found = self.store.memo(("voi parts", tuple(by), k, tuple(sorted(pairing.items()))), every_benchmark)
         return found.get(bench, found[None])
 
     # ------------------------------------------------------------------ the questions, for Ask-F1 and its parts
@@ -412,6 +423,12 @@ class StoreView:
         return len(self._frame("question scores", question_scores_sql(self.store.names))) > 0
 
 
+def _per_task(frame: pd.DataFrame, keys: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+    """``columns`` of ``frame`` summed per (``keys``, task), as
+    :func:`ambiglib.metrics._information._voi_task_sums` sums them."""
+    return frame.groupby([*keys, "task_id"], sort=True, dropna=False)[list(columns)].sum().reset_index()
+
+
 def _in_keys(frame: pd.DataFrame, by: Sequence[str], keys: frozenset[tuple[str, ...]]) -> np.ndarray:
     """Whether each row's values of ``by``, as text, are one of ``keys``."""
     rows = pd.MultiIndex.from_frame(frame[list(by)].astype(str)) if by else pd.Index([()] * len(frame))
@@ -423,6 +440,27 @@ def _compact(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     row per task and agent: 1.4 M rows at the simulator's 10,000×); :func:`canonical` gives each view's rows their
     types back."""
     return frame.astype({c: "category" for c in columns if c in frame.columns and frame[c].dtype != bool})
+
+
+def _fetched(engine: Any, sql: str, columns: Sequence[str]) -> pd.DataFrame:
+    """The rows of ``sql`` as a frame to keep: :func:`_as_frame` of the engine's Arrow table."""
+    return _as_frame(engine.arrow(sql), columns)
+
+
+def _as_frame(table: Any, columns: Sequence[str]) -> pd.DataFrame:
+    """An engine's Arrow table as a frame to keep: every text column a category straight from Arrow (no string a
+    row: 2.3 M rows of eight text columns at the simulator's 10,000×), the group columns ``columns`` too
+    (:func:`_compact`); :func:`_texts` gives a view's rows their other text columns back (a task's id)."""
+    return _compact(table.to_pandas(strings_to_categorical=True), columns)
+
+
+def _texts(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """``frame`` with its categories other than the group columns ``columns`` (a task's id) as text again, as the
+    runs give them: sorted and grouped as text, not in their categories' order."""
+    from ambiglib.metrics._common import text_dtype
+
+    back = {c: text_dtype() for c in frame.columns if c not in columns and isinstance(frame[c].dtype, pd.CategoricalDtype)}
+    return frame.astype(back) if back else frame
 
 
 #: the columns a view's per-task frames are grouped by (to keep the view's rows): with the specs pooled (CalibScore

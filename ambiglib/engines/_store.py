@@ -228,6 +228,12 @@ class StoreMetrics:
         """value_of_information's groups (without ``policy``) and per-variant sums (each variant's scores summed
         here, from the engine's list of them), after the refusals a loaded run set's makes (a group mixing ask
         policies it neither names nor pairs)."""
+        groups, variants = self._voi_rows(by)
+        return groups, with_score_sums(variants)
+
+    def _voi_rows(self, by: Sequence[str]) -> tuple[pd.DataFrame, Any]:
+        """:meth:`_voi_sums`' groups, and its per-variant rows as the engine gives them (an Arrow table, each
+        variant's scores a list), after the same refusals."""
         fn = "value_of_information"
         by = self._by(by, fn)
         base_by = [c for c in by if c != "policy"]
@@ -237,7 +243,7 @@ class StoreMetrics:
             no_tool = self.engine.query(_sql.conditions_sql("voi_no_tool", base_by, ("policy",), self.names))
             _single_condition(canonical(no_tool, [*base_by, "policy"]), base_by, ("policy",), fn)
         return (self.engine.query(_sql.groups_sql(fn, base_by, self.names)),
-                with_score_sums(self.engine.arrow(_sql.voi_variants_sql(by, self.names))))
+                self.engine.arrow(_sql.voi_variants_sql(by, self.names)))
 
     def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
         """:func:`ambiglib.metrics.rerun_sd` over the store."""
