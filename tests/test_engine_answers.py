@@ -281,3 +281,26 @@ def test_ambiglib_answers_over_a_store_prints_the_library_s_answers_and_the_load
     code, out, err = printed(path, "--question", "question_quality", "--question", "asking", "--engine", "duckdb")
     assert code == 2 and "ambiglib answers: question_quality:" in err and "judges score single questions" in err
     assert QUESTIONS["asking"] in out and QUESTIONS["question_quality"] not in out
+
+
+def test_benchmarks_paired_one_at_a_time_are_found_whatever_their_names(tmp_path):
+    """The value of information is paired a benchmark at a time, each found by its rank among the names in the
+    engine's order (no name is written into the SQL): names whose order differs by case, accent, space or quote
+    give the payoff and the gains the loaded log gives."""
+    names = ["b", "B", "éclair", "a b", "it's", "Z\u00e9"]
+    records = []
+    for j, bench in enumerate(names):
+        for i in range(3):
+            records.append(task(f"t{i}", 2, benchmark=bench))
+            for model in ("m1", "m2"):
+                for tool in (True, False):
+                    for trial in (1, 2):
+                        records.append(run(f"t{i}", model=model, ask_tool=tool, trial=trial, status="ok",
+                                           passed=bool((i + j + trial + tool) % 2), benchmark=bench,
+                                           score=((i + j + trial) % 3) / 4 + 0.25 * tool,
+                                           questions=[q("b0")] if tool and (i + trial) % 2 else []))
+    rs, path = _hand_store(tmp_path, records)
+    with engines.on_store(path) as store:
+        _same(rs, store, [(payoff, {}), (payoff, {"k": 1}), (agent_ranking, {}),
+                          (rank_agents, {"metric": "score_gain_pp"}), (paired_comparison, {"metric": "pass_gain_pp"})])
+        assert len(payoff(store)) == 2 * len(names)

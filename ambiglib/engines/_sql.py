@@ -182,19 +182,25 @@ _VOI_COND = ("CASE WHEN spec = 'ambiguous' AND ask_tool THEN 'tool' WHEN spec = 
              " THEN 'amb' WHEN spec = 'full' AND NOT ask_tool THEN 'full' END")
 
 
-def _voi_runs(by: Sequence[str], names: Mapping[str, str] | None) -> tuple[str, str]:
+def _voi_runs(by: Sequence[str], names: Mapping[str, str] | None, part: int | None = None) -> tuple[str, str]:
     keys = _columns(list(dict.fromkeys([*by, "benchmark", "task_id", "variant_id"])))
+    # the part-th benchmark alone, by its rank among the runs' benchmarks in the engine's order (a benchmark's name,
+    # text from the log, is never written into the SQL)
+    only = "" if part is None else _named(
+        " AND benchmark IN (SELECT benchmark FROM (SELECT benchmark, DENSE_RANK() OVER (ORDER BY benchmark) AS part"
+        f" FROM (SELECT DISTINCT benchmark FROM {{runs}}) d) p WHERE part = {int(part)})", names)
     runs = (f"(SELECT * FROM (SELECT *, {_VOI_COND} AS cond FROM {work_runs('value_of_information', names)} w0"
-            " WHERE NOT error) w1 WHERE cond IS NOT NULL) w")
+            f" WHERE NOT error) w1 WHERE cond IS NOT NULL{only}) w")
     return keys, runs
 
 
-def voi_variants_sql(by: Sequence[str], names: Mapping[str, str] | None = None) -> str:
+def voi_variants_sql(by: Sequence[str], names: Mapping[str, str] | None = None, part: int | None = None) -> str:
     """value_of_information's per-variant sums under each condition: trials with a verdict, passes, scored trials,
     asking trials, questions, and the list of its trials' scores (``scores``, in any order: a variant's score sum is
     added up on this machine, in one order, by :func:`ambiglib.metrics._information.score_sums`; an engine's own sum
-    of floats could differ in the last bit)."""
-    keys, runs = _voi_runs(by, names)
+    of floats could differ in the last bit). ``part``: of the part-th benchmark alone (from 1, in the engine's
+    order of their names), so that a store is paired a benchmark at a time."""
+    keys, runs = _voi_runs(by, names, part)
     return (f"SELECT {keys}, cond, COUNT(passed) AS n, CAST(SUM(CASE WHEN passed = 1 THEN 1 ELSE 0 END) AS BIGINT) AS c,"
             " COUNT(score) AS n_scored, CAST(SUM(CASE WHEN n_questions > 0 THEN 1 ELSE 0 END) AS BIGINT) AS asking,"
             " CAST(SUM(n_questions) AS BIGINT) AS questions,"

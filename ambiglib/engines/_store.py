@@ -228,12 +228,18 @@ class StoreMetrics:
         """value_of_information's groups (without ``policy``) and per-variant sums (each variant's scores summed
         here, from the engine's list of them), after the refusals a loaded run set's makes (a group mixing ask
         policies it neither names nor pairs)."""
-        groups, variants = self._voi_rows(by)
-        return groups, with_score_sums(variants)
+        groups = self._voi_groups(by)
+        return groups, with_score_sums(self.engine.arrow(_sql.voi_variants_sql(self._by(by, "value_of_information"),
+                                                                               self.names)))
 
-    def _voi_rows(self, by: Sequence[str]) -> tuple[pd.DataFrame, Any]:
-        """:meth:`_voi_sums`' groups, and its per-variant rows as the engine gives them (an Arrow table, each
-        variant's scores a list), after the same refusals."""
+    def _voi_part(self, by: Sequence[str], part: int) -> Any:
+        """value_of_information's per-variant rows of the ``part``-th benchmark (from 1, in the engine's order of
+        their names) as the engine gives them: an Arrow table, each variant's scores a list."""
+        return self.engine.arrow(_sql.voi_variants_sql(self._by(by, "value_of_information"), self.names, part))
+
+    def _voi_groups(self, by: Sequence[str]) -> pd.DataFrame:
+        """value_of_information's groups (without ``policy``, each with its error runs), after the refusals a
+        loaded run set's makes."""
         fn = "value_of_information"
         by = self._by(by, fn)
         base_by = [c for c in by if c != "policy"]
@@ -242,8 +248,7 @@ class StoreMetrics:
         if "policy" not in by:
             no_tool = self.engine.query(_sql.conditions_sql("voi_no_tool", base_by, ("policy",), self.names))
             _single_condition(canonical(no_tool, [*base_by, "policy"]), base_by, ("policy",), fn)
-        return (self.engine.query(_sql.groups_sql(fn, base_by, self.names)),
-                self.engine.arrow(_sql.voi_variants_sql(by, self.names)))
+        return self.engine.query(_sql.groups_sql(fn, base_by, self.names))
 
     def rerun_sd(self, *, by: Sequence[str] = ("suite", "model")) -> pd.DataFrame:
         """:func:`ambiglib.metrics.rerun_sd` over the store."""
