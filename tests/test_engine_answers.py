@@ -304,3 +304,15 @@ def test_benchmarks_paired_one_at_a_time_are_found_whatever_their_names(tmp_path
         _same(rs, store, [(payoff, {}), (payoff, {"k": 1}), (agent_ranking, {}),
                           (rank_agents, {"metric": "score_gain_pp"}), (paired_comparison, {"metric": "pass_gain_pp"})])
         assert len(payoff(store)) == 2 * len(names)
+
+
+@pytest.mark.parametrize("limit", ["10KB", "1MB"])
+def test_duckdb_out_of_memory_is_said_as_the_limit_s_not_the_store_s(stores, limit):
+    """Under too small a memory_limit DuckDB runs out of memory (a real limit, set by hand here): the store is
+    not damaged, so the error is not "could not read the store" but names the limit given and how to raise it."""
+    with pytest.raises(ambiglib.errors.AmbiglibError) as caught, \
+            engines.on_store(stores["example"], memory_limit=limit) as store:
+        payoff(store)
+    assert not isinstance(caught.value, ambiglib.errors.FormatError)
+    assert f"DuckDB ran out of memory under its memory_limit ({limit})" in str(caught.value)
+    assert "--memory-limit" in str(caught.value) and "\n" not in str(caught.value)

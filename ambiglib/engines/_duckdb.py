@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ambiglib.engines._frames import Frame
-from ambiglib.errors import ArgumentError, FormatError
+from ambiglib.errors import AmbiglibError, ArgumentError, FormatError
 
 _ARROW = {"STRING": pa.string(), "BOOLEAN": pa.bool_(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
 
@@ -45,6 +45,7 @@ class DuckDBEngine:
         # a query past two seconds would draw DuckDB's progress bar on standard output: a library's caller's stream
         self.con.execute("SET enable_progress_bar = false")
         self._finalizer = weakref.finalize(self, _close, self.con, self.spill)
+        self.memory_limit = memory_limit
         if memory_limit is not None:
             self.con.execute("SET memory_limit = ?", [str(memory_limit)])
         if threads is not None:
@@ -90,6 +91,11 @@ class DuckDBEngine:
         FormatError."""
         try:
             return self.con.sql(sql).arrow().read_all()
+        except self._duckdb.OutOfMemoryException as exc:  # not the store's fault: the limit's
+            limit = self.memory_limit or "its default, 80% of this machine's memory"
+            raise AmbiglibError(f"DuckDB ran out of memory under its memory_limit ({limit}):"
+                                " give it more (on_store(..., memory_limit='2GB'), or --memory-limit 2GB), or fewer"
+                                f" threads (threads=1); DuckDB said: {str(exc).splitlines()[0]}") from None
         except self._duckdb.Error as exc:
             raise FormatError(f"DuckDB could not read the store: {exc}") from None
 
