@@ -257,7 +257,7 @@ def _voi_parts_of(sub: RunSet | StoreView, by: list[str], k: int, paired: bool, 
     """The value of information's parts (per variant, paired by the conventions) of ``sub``'s solve runs, by
     ``by`` (``whole``: of ``sub`` as it is; else of every ask tool's runs): over a store, from its engine's
     per-variant sums (:meth:`StoreView.voi_parts`; ``pairing``: how the other benchmarks will be asked for, so
-    that one query pairs them all)."""
+    that the first call pairs them all)."""
     if isinstance(sub, StoreView):
         return sub.voi_parts(by, k, paired, pairing)
     return _voi_parts(sub if whole else sub.filter(ask_tool=None), by, k, paired)

@@ -327,8 +327,8 @@ class StoreView:
     def voi_parts(self, by: Sequence[str], k: int, paired: bool, pairing: Mapping[str, bool] | None = None) -> Any:
         """The value of information's parts (:func:`ambiglib.metrics._information.voi_parts_from`) of the view's
         benchmark, by ``by``, as far as its per-task sums need them (its pairs and base summed per task): paired
-        here from the store's per-variant sums (by benchmark and ``by``), every benchmark's at the first call (each
-        paired as ``pairing`` says, else as ``paired``), and kept once per handle."""
+        here from the store's per-variant sums (by benchmark and ``by``, one query a benchmark), every benchmark's
+        at the first call (each paired as ``pairing`` says, else as ``paired``), and kept once per handle."""
         from ambiglib.metrics._information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, voi_parts_from
 
         wanted = set(self.criteria) - {"benchmark"}
@@ -336,7 +336,7 @@ class StoreView:
             # (a guard: the payoff and the gains read one benchmark's solve runs)
             raise ValueError(f"the value of information's parts are one benchmark's; this view filters {self.criteria}")
         bench = self.criteria["benchmark"]
-        # each of the store's benchmarks paired as ``pairing`` says, else as ``paired``: one query for them all
+        # each of the store's benchmarks paired as ``pairing`` says, else as ``paired``: worked out once for all
         pairing = {name: (pairing or {}).get(name, paired) for name in StoreView(self.store).benchmarks()}
         if pairing.get(bench, paired) != paired:  # (a guard: the caller's benchmark paired as it says)
             raise ValueError(f"{bench} is paired={paired} here and {pairing[bench]} in pairing")
