@@ -8,6 +8,7 @@ DuckDB and Spark run, never our pandas code; the pooling, the tests and the word
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -205,6 +206,35 @@ def test_the_probability_of_improvement_from_runs_or_their_counts_is_the_definit
     assert prob_improvement(many, counts) == prob_improvement(many.iloc[::-1], other)
 
 
+def test_the_probability_of_improvement_is_its_definition_over_every_pair_of_runs():
+    """rliable's definition written out: within each task every (run of a, run of b) pair, a win 1, a tie 1/2, their
+    mean; then the mean over the tasks both ran. 600 random logs of 0/1, quarter, rounded and continuous values,
+    some tasks one side lacks, and b as counts a (task, value) in a fifth of them: the same value as
+    ``prob_improvement``'s binary search (its sums are halves times counts, exact; the tasks averaged in order)."""
+    rng = np.random.default_rng(7)
+
+    def by_pairs(a: pd.DataFrame, b: pd.DataFrame) -> float:
+        b = b.loc[b.index.repeat(b["n"])] if "n" in b.columns else b
+        shares = []
+        for t in sorted(set(a["task_id"]) & set(b["task_id"])):
+            x, y = a.loc[a["task_id"] == t, "value"].to_numpy(), b.loc[b["task_id"] == t, "value"].to_numpy()
+            shares.append(np.mean([1.0 if u > v else 0.5 if u == v else 0.0 for u in x for v in y]))
+        return float(np.mean(shares)) if shares else float("nan")
+
+    for i in range(600):
+        kind = i % 4
+        def draw(n: int, kind: int = kind) -> pd.DataFrame:
+            tasks = np.char.add("t", rng.integers(0, 12, n).astype(str))
+            values = [rng.integers(0, 2, n).astype(float), rng.integers(0, 5, n) / 4, rng.random(n).round(1),
+                      rng.random(n)][kind]
+            return pd.DataFrame({"task_id": tasks, "value": values})
+        a, b = draw(int(rng.integers(0, 40))), draw(int(rng.integers(0, 40)))
+        if i % 5 == 0:
+            b = b.groupby(["task_id", "value"], as_index=False).size().rename(columns={"size": "n"})
+        ours, theirs = prob_improvement(a, b), by_pairs(a, b)
+        assert (np.isnan(ours) and np.isnan(theirs)) or ours == pytest.approx(theirs, abs=1e-12), (i, ours, theirs)
+
+
 def test_ambiglib_rank_over_a_store_prints_the_loaded_log_s_ranking(stores, capsys):
     """``ambiglib rank --engine duckdb`` prints what the loaded store gives, word for word; ``auto`` loads the store
     for the one metric no engine ranks yet (the judges' scores), and says so; ``--engine duckdb`` refuses it, naming
@@ -259,15 +289,23 @@ def test_ambiglib_answers_over_a_store_prints_the_library_s_answers_and_the_load
             if name == "agent_ranking" and "confidence" in mine:
                 mine["alpha"] = 0.1
             expected = fn(rs, **mine)
-            assert given[name] == json.loads(expected.to_json(orient="records")), (name, options)
-            assert len(given[name]) == len(expected) > 0
+            assert given[name]["rows"] == json.loads(expected.to_json(orient="records")), (name, options)
+            assert len(given[name]["rows"]) == len(expected) > 0
+            assert given[name]["answer"] == list(expected.attrs["answer"]) and given[name]["question"] == QUESTIONS[name]
         for fmt in (["--format", "table"], ["--format", "md"], ["--format", "csv", "--question", "payoff"]):
             loaded, engine = printed(stores["example"], *options, *fmt, "--engine", "pandas"), \
                 printed(stores["example"], *options, *fmt, "--engine", "duckdb")
             assert engine[:2] == loaded[:2] and loaded[0] == 0, fmt
     code, out, err = printed(stores["example"])
-    assert code == 0 and all(out.count(text) == 1 for text in QUESTIONS.values())
+    # each card under a rule naming its question, then its sentences, then the question over its table
+    assert code == 0 and all(f"── {i}/4 {text} ({name}) ─" in out for i, (name, text) in enumerate(QUESTIONS.items(), 1))
+    assert all(out.count(text) == 2 for text in QUESTIONS.values())
+    code, out, err = printed(stores["example"], "--format", "md", "--question", "asking")
+    assert re.search(r"\|\s+–\s+\|", out) and "– in calib_score: CalibScore needs both" in out
+    assert not re.search(r"\bnan\b", out)
     assert printed(stores["example"], "--format", "csv")[0] == 2
+    code, out, err = printed(stores["example"], "--memory-limit", "lots")
+    assert code == 2 and out == "" and "memory_limit must be a size DuckDB reads" in err and "(got 'lots')" in err
     judged = [task("t1", 2), task("t2", 2)] + [
         run(t, model=m, status="ok", questions=[q("b0")], score=s,
             labels=[{"facet": "quality", "judge": "j", "label": str(3 + (m == "a")), "q_index": 0}])

@@ -76,15 +76,18 @@ def _answered(name: str, rs: Any, args: argparse.Namespace) -> pd.DataFrame:
 
 
 def _print(tables: dict[str, pd.DataFrame], fmt: str) -> None:
-    """The answers: for reading, each as its card in plain text (the sentences, the table, what each "–" means and
-    how the intervals were made); else csv (one table), md (a heading a question) or json (an object by question),
-    with what each "–" means on standard error."""
+    """The answers: for reading, each as its card in plain text under a rule naming its question (the sentences, the
+    table, what each "–" means and how the intervals were made); else csv (one table; its sentences and notes on
+    standard error), md (a heading a question, its sentences, its table) or json (an object by question: its
+    sentences, rows, note and what each "–" means)."""
     import json
     import shutil
 
-    from ambiglib.answers import SHOWN
+    import pandas as pd
+
+    from ambiglib.answers import QUESTIONS, SHOWN
     from ambiglib.answers._notebook import TEXT_WIDTH, Answer
-    from ambiglib.report._rendering import csv_safe, markdown_safe
+    from ambiglib.report._rendering import _markdown_cell, csv_safe, markdown_safe
     from ambiglib.tables._common import empty_lines
 
     if fmt == "table":
@@ -95,16 +98,37 @@ def _print(tables: dict[str, pd.DataFrame], fmt: str) -> None:
             lines = text.splitlines()
             if lines and lines[-1].startswith("every column: .frame"):  # a notebook's hint; here, the options
                 lines[-1] = f"every column: ambiglib answers ... --question {name} --format csv"
-            say(("\n" if i else "") + "\n".join(lines))
+            # each card under a rule naming its question: its sentences come first, and would read as the end of
+            # the card above
+            rule = f"── {i + 1}/{len(tables)} {QUESTIONS[name]} ({name}) "
+            say(("\n" if i else "") + rule + "─" * max(3, min(width, 80) - len(rule)) + "\n" + "\n".join(lines))
         return
-    if fmt == "json":
-        print(json.dumps({name: json.loads(table.to_json(orient="records")) for name, table in tables.items()},
-                         indent=1))
+    if fmt == "json":  # per question its sentences (the answer), its rows and what each "–" means
+        print(json.dumps({name: {"question": QUESTIONS[name], "answer": list(table.attrs.get("answer") or []),
+                                 "rows": json.loads(table.to_json(orient="records")),
+                                 "note": table.attrs.get("note") or None, "empty": empty_lines(table)}
+                          for name, table in tables.items()}, indent=1))
+        return
     for name, table in tables.items():
-        if fmt == "csv":
+        sentences = [str(s) for s in table.attrs.get("answer") or []]
+        if fmt == "csv":  # the table alone on standard output; its sentences and notes on standard error
             sys.stdout.write(csv_safe(table).to_csv(index=False))
-        elif fmt == "md":
-            say(f"## {name}\n\n{markdown_safe(table).to_markdown(index=False, floatfmt='.3f')}\n")
-        notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []
-        for line in notes + empty_lines(table):
-            say(f"{name}: {line}", sys.stderr)
+        else:
+            say(f"## {QUESTIONS[name]} ({name})\n")
+            for sentence in sentences:
+                say(f"- {_markdown_cell(sentence)}")
+            shown = markdown_safe(table)
+            for c in shown.columns:  # an empty cell as "–", its reason below the table (as ambiglib metrics prints)
+                if pd.api.types.is_float_dtype(shown[c]):
+                    shown[c] = ["–" if pd.isna(v) else f"{v:.3f}" for v in shown[c]]
+            numeric = {c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
+                       and not pd.api.types.is_bool_dtype(table[c])}
+            say(("\n" if sentences else "") + shown.to_markdown(
+                index=False, disable_numparse=True,
+                colalign=["right" if c in numeric else "left" for c in table.columns]) + "\n")
+        notes = ([f"answer: {s}" for s in sentences] if fmt == "csv" else []) + \
+            ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
+        for line in notes:  # csv: on standard error, beside the table a script reads; md: under its table
+            say(f"{name}: {line}" if fmt == "csv" else line, sys.stderr if fmt == "csv" else sys.stdout)
+        if fmt == "md" and notes:
+            say("")

@@ -29,16 +29,32 @@ def prob_improvement(a: pd.DataFrame, b: pd.DataFrame) -> float:
     ``a``, ``b``: one row per run (or one per task) with columns ``task_id`` and ``value``, or one per task and
     value with how many runs had it (``n``: an engine's counts); the tasks of both. NaN with no shared task. The
     runs are counted by (task, value) first and the tasks averaged in their sorted order, so that runs and their
-    counts give the same bits."""
+    counts give the same bits.
+
+    Each of a's values is placed among b's of its task by a binary search (b's runs below it, and equal), never by
+    pairing every value of a with every value of b: with continuous scores that is a row per pair of runs."""
     a, b = _counted(a), _counted(b)
-    both = a.merge(b, on="task_id", suffixes=("_a", "_b"))
-    if len(both) == 0:
+    tasks = pd.Index(a["task_id"].unique()).intersection(pd.Index(b["task_id"].unique())).sort_values()
+    if len(tasks) == 0:
         return float("nan")
-    va, vb = both["value_a"].to_numpy(float), both["value_b"].to_numpy(float)
-    pairs = both["n_a"].to_numpy(float) * both["n_b"].to_numpy(float)
-    win = np.where(va > vb, 1.0, np.where(va == vb, 0.5, 0.0)) * pairs  # (halves times counts: exact sums)
-    per = pd.DataFrame({"win": win, "pairs": pairs}).groupby(both["task_id"].to_numpy(), sort=True).sum()
-    return float((per["win"] / per["pairs"]).mean())
+    ta = tasks.get_indexer(a["task_id"]).astype(np.int64)  # (−1: a task the other side did not run)
+    tb = tasks.get_indexer(b["task_id"]).astype(np.int64)
+    va, vb = a["value"].to_numpy(float)[ta >= 0], b["value"].to_numpy(float)[tb >= 0]
+    na, nb = a["n"].to_numpy(float)[ta >= 0], b["n"].to_numpy(float)[tb >= 0]
+    ta, tb = ta[ta >= 0], tb[tb >= 0]
+    # (task, value) as one sortable integer: the task's place, then the value's rank among all the values
+    values = np.unique(np.concatenate([va, vb]))
+    width = len(values) + 1
+    ka, kb = ta * width + np.searchsorted(values, va), tb * width + np.searchsorted(values, vb)
+    order = np.argsort(kb, kind="stable")
+    kb, nb_sorted = kb[order], nb[order]
+    below = np.concatenate([[0.0], np.cumsum(nb_sorted)])  # b's runs before each place (counts: exact sums)
+    first, low = np.searchsorted(kb, ta * width, "left"), np.searchsorted(kb, ka, "left")
+    high = np.searchsorted(kb, ka, "right")
+    less, equal = below[low] - below[first], below[high] - below[low]
+    win = np.bincount(ta, na * (less + 0.5 * equal), len(tasks))  # (halves times counts: exact sums)
+    pairs = np.bincount(ta, na, len(tasks)) * np.bincount(tb, nb, len(tasks))
+    return float(pd.Series(win / pairs).mean())
 
 
 def _counted(runs: pd.DataFrame) -> pd.DataFrame:

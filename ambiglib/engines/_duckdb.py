@@ -46,10 +46,17 @@ class DuckDBEngine:
         self.con.execute("SET enable_progress_bar = false")
         self._finalizer = weakref.finalize(self, _close, self.con, self.spill)
         self.memory_limit = memory_limit
-        if memory_limit is not None:
-            self.con.execute("SET memory_limit = ?", [str(memory_limit)])
-        if threads is not None:
-            self.con.execute("SET threads = ?", [int(threads)])
+        for setting, value in (("memory_limit", memory_limit), ("threads", threads)):
+            if value is None:
+                continue
+            try:
+                self.con.execute(f"SET {setting} = ?", [str(value) if setting == "memory_limit" else int(value)])
+            except (self._duckdb.Error, ValueError, TypeError) as exc:
+                self.close()
+                wanted = "a size DuckDB reads, such as 1GB or 500MB" if setting == "memory_limit" else \
+                    "a whole number of threads, 1 or more"
+                raise ArgumentError(f"{setting} must be {wanted} (got {value!r}); DuckDB said:"
+                                    f" {str(exc).splitlines()[0]}") from None
         for frame in frames.values():
             self._view(frame)
 
