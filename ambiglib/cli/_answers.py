@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ambiglib.cli._arguments import ANSWERED, mapping
-from ambiglib.cli._messages import say
+from ambiglib.cli._messages import markdown_table, say
 from ambiglib.cli._stores import engine_of, loaded, on_store
 from ambiglib.errors import AmbiglibError, ArgumentError
 
 if TYPE_CHECKING:
     import pandas as pd
+
 
 def answer(args: argparse.Namespace) -> int:
     """Print the answer to each ``--question`` (default: all four) for ``--runs``; the exit code is 0, or 2 where a
@@ -83,11 +84,9 @@ def _print(tables: dict[str, pd.DataFrame], fmt: str) -> None:
     import json
     import shutil
 
-    import pandas as pd
-
     from ambiglib.answers import QUESTIONS, SHOWN
     from ambiglib.answers._notebook import TEXT_WIDTH, Answer
-    from ambiglib.report._rendering import _markdown_cell, csv_safe, markdown_safe
+    from ambiglib.report._rendering import _markdown_cell, csv_safe
     from ambiglib.tables._common import empty_lines
 
     if fmt == "table":
@@ -117,15 +116,7 @@ def _print(tables: dict[str, pd.DataFrame], fmt: str) -> None:
             say(f"## {QUESTIONS[name]} ({name})\n")
             for sentence in sentences:
                 say(f"- {_markdown_cell(sentence)}")
-            shown = markdown_safe(table)
-            for c in shown.columns:  # an empty cell as "–", its reason below the table (as ambiglib metrics prints)
-                if pd.api.types.is_float_dtype(shown[c]):
-                    shown[c] = ["–" if pd.isna(v) else f"{v:.3f}" for v in shown[c]]
-            numeric = {c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
-                       and not pd.api.types.is_bool_dtype(table[c])}
-            say(("\n" if sentences else "") + shown.to_markdown(
-                index=False, disable_numparse=True,
-                colalign=["right" if c in numeric else "left" for c in table.columns]) + "\n")
+            say(("\n" if sentences else "") + markdown_table(table) + "\n")  # each "–" said below it
         notes = ([f"answer: {s}" for s in sentences] if fmt == "csv" else []) + \
             ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table)
         for line in notes:  # csv: on standard error, beside the table a script reads; md: under its table

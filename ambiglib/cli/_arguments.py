@@ -22,7 +22,8 @@ COMPARED = ("ask_f1", "ask_rate", "calib_score", "gain_per_question", "judge_sco
             "pass_gain_pp", "precision", "questions_per_run", "recall", "score_gain_pp")
 
 
-#: the questions ``ambiglib answers`` answers (cli._answers.QUESTIONS, here so that the parser imports no pandas)
+#: the questions ``ambiglib answers`` answers (answers.QUESTIONS' names, here so that the parser imports no pandas;
+#: a test keeps them equal)
 ANSWERED = ("asking", "question_quality", "payoff", "agent_ranking")
 
 
@@ -251,8 +252,8 @@ def build_parser(with_parameters: bool) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstraps and the permutations (default 0)")
     _mapping_options(p)
     p.add_argument("--format", choices=["table", "csv", "md", "json"], default="table",
-                   help="table (default, for reading), csv (one --question), md or json (for scripts; notes on"
-                        " empty cells to standard error)")
+                   help="table (default, for reading), csv (one --question; its sentences and notes to standard"
+                        " error), md or json (each question's sentences, table and notes)")
     p.set_defaults(parser=p)
     p = sub.add_parser("metrics", parents=[common], allow_abbrev=False,
                        help="one pooled metric's table (ask rates, Ask-F1, pass@k, pass^k, flip share, rerun spread),"

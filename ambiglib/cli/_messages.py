@@ -1,5 +1,6 @@
 """What every command prints: text that may hold what a log holds, shown escaped (:func:`say`); the name most like
-a misspelt one; a library's message in the command's words; the footnotes of the columns a reader is shown."""
+a misspelt one; a library's message in the command's words; the footnotes of the columns a reader is shown; a table
+as Markdown (:func:`markdown_table`)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,21 @@ def shown_empty_lines(table: pd.DataFrame, shown: Iterable[str]) -> list[str]:
     from ambiglib.tables._common import empty_lines
 
     return empty_lines(table[[c for c in table.columns if c in set(shown)]])
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """``table`` as a Markdown table: every text cell escaped (``report._rendering.markdown_safe``), an empty number
+    as "–" (its reason printed below the table), numbers to three decimals and right-aligned."""
+    import pandas as pd
+
+    from ambiglib.report._rendering import markdown_safe
+
+    shown = markdown_safe(table)
+    for c in shown.columns:
+        if pd.api.types.is_float_dtype(shown[c]):
+            shown[c] = ["–" if pd.isna(v) else f"{v:.3f}" for v in shown[c]]
+    numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
+               for c in table.columns]
+    text: str = shown.to_markdown(index=False, disable_numparse=True,
+                                  colalign=["right" if n else "left" for n in numeric])
+    return text

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ambiglib.cli._messages import say
+from ambiglib.cli._messages import markdown_table, say
 from ambiglib.cli._stores import engine_of, on_store
 
 #: the pooled metrics (ambiglib.engines.POOLED, here so that the parser imports no pandas; a test keeps them equal)
@@ -85,9 +85,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _print(table: Any, metric: str, fmt: str, engine: str) -> int:
-    import pandas as pd
 
-    from ambiglib.report._rendering import csv_safe, markdown_safe
+    from ambiglib.report._rendering import csv_safe
 
     empty = {c: why for c, why in _EMPTY.items() if c in table.columns and table[c].isna().any()}
     notes = [f"– in {c}: {why}" for c, why in empty.items()]
@@ -105,18 +104,11 @@ def _print(table: Any, metric: str, fmt: str, engine: str) -> int:
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1))
     else:
-        shown = markdown_safe(table.drop(columns=["ci_level", "ci_method"], errors="ignore"))
-        for c in shown.columns:  # an empty cell printed as "–", its reason below the table
-            if pd.api.types.is_float_dtype(shown[c]):
-                shown[c] = ["–" if pd.isna(v) else f"{v:.3f}" for v in shown[c]]
-        numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])
-                   and not pd.api.types.is_bool_dtype(table[c])]
         if fmt == "table":  # csv and json say it on standard error below
             say(f"{metric}, computed by {engine}" + (f"; intervals: {table['ci_method'].iloc[0]} at"
                                                       f" {table['ci_level'].iloc[0]:.0%}" if "ci_method" in table
                                                       and len(table) else ""))
-        say(shown.to_markdown(index=False, disable_numparse=True,
-                              colalign=["right" if c in numeric else "left" for c in shown.columns]))
+        say(markdown_table(table.drop(columns=["ci_level", "ci_method"], errors="ignore")))
     if fmt in ("csv", "json"):
         notes.insert(0, f"{metric}, computed by {engine}")
     for line in notes:

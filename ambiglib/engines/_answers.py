@@ -243,7 +243,8 @@ class StoreView:
         """A per-task frame the engine groups by ``filters`` and ``by`` (``sql(columns)``), with the view's rows
         (each criterion must be one of ``filters``), in the order of ``by`` and ``keys``."""
         columns = list(dict.fromkeys([*filters, *by]))
-        frame = self.store.memo((name, tuple(columns)), lambda: _fetched(self.store.engine, sql(columns), columns))
+        frame = self.store.memo((name, tuple(columns)), lambda: _as_frame(self.store.engine.arrow(sql(columns)),
+                                                                          columns))
         return canonical(_texts(self._rows(frame), columns), list(by), list(keys))
 
     def calibration_sums(self, by: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -448,11 +449,6 @@ def _compact(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     return frame.astype({c: "category" for c in columns if c in frame.columns and frame[c].dtype != bool})
 
 
-def _fetched(engine: Any, sql: str, columns: Sequence[str]) -> pd.DataFrame:
-    """The rows of ``sql`` as a frame to keep: :func:`_as_frame` of the engine's Arrow table."""
-    return _as_frame(engine.arrow(sql), columns)
-
-
 def _as_frame(table: Any, columns: Sequence[str]) -> pd.DataFrame:
     """An engine's Arrow table as a frame to keep: every text column a category straight from Arrow (no string a
     row: 2.3 M rows of eight text columns at the simulator's 10,000×), the group columns ``columns`` too
@@ -465,7 +461,8 @@ def _texts(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     runs give them: sorted and grouped as text, not in their categories' order."""
     from ambiglib.metrics._common import text_dtype
 
-    back = {c: text_dtype() for c in frame.columns if c not in columns and isinstance(frame[c].dtype, pd.CategoricalDtype)}
+    back = {c: text_dtype() for c in frame.columns
+            if c not in columns and isinstance(frame[c].dtype, pd.CategoricalDtype)}
     return frame.astype(back) if back else frame
 
 
