@@ -253,3 +253,15 @@ def test_a_variant_s_score_sum_is_the_same_bits_in_any_order_and_the_exact_sum_r
     exact = np.array([math.fsum(values[s:s + n]) for s, n in zip(starts, lengths)])
     assert (first[:5] == 0).all()
     assert np.allclose(first, exact, rtol=4e-16 * max(lengths.max(), 1), atol=0)
+
+
+def test_duckdb_gives_freed_memory_back_from_its_own_thread_and_keeps_the_user_s_settings(stores):
+    """The engine turns on DuckDB's allocator thread (what a query freed goes back to the system between queries:
+    the peak of an answer at 10,000x, docs/performance.md) and still takes the caller's memory limit and threads."""
+    with engines.on_store(stores["example"], memory_limit="512MB", threads=1) as on:
+        settings = dict(on.engine.con.execute(
+            "SELECT name, value FROM duckdb_settings() WHERE name IN ('allocator_background_threads', 'threads',"
+            " 'memory_limit')").fetchall())
+    assert settings["allocator_background_threads"] == "true"
+    assert settings["threads"] == "1"
+    assert settings["memory_limit"].startswith(("488", "512"))  # (DuckDB prints it in MiB or MB)

@@ -456,14 +456,13 @@ def payoff(rs: RunSet | StoreMetrics | StoreView, *, k: int = 3, n_boot: int = 2
     design: list = []
     rs = viewed(rs)  # (a store's handle: _per_log has made it a view)
     benches = _benchmarks_of(rs)
-    # each benchmark's pairing of the value of information by its conventions (over a store, all paired at once)
-    pairing = {bench: conventions_for(bench, conventions).voi_paired for bench in benches}
     for bench in benches:
         sub = rs.filter(benchmark=bench).filter(protocol="solve")
         scored = _scored_tasks(sub)
         if len(scored) == 0:
             continue
-        parts.append(_payoff_rows(sub, scored, bench, k, pairing, n_boot, seed, confidence, why, design))
+        parts.append(_payoff_rows(sub, scored, bench, k, conventions_for(bench, conventions).voi_paired, n_boot,
+                                  seed, confidence, why, design))
     out = pd.concat(parts, ignore_index=True).reindex(columns=cols) if parts else _frame([], cols)
     out = label_intervals(out, confidence, {s: WILSON_OVER_TASKS if s.startswith("score_") and not s.endswith("_pp")
                                             else LINEARIZED for s in stats_})
@@ -506,10 +505,10 @@ def payoff(rs: RunSet | StoreMetrics | StoreView, *, k: int = 3, n_boot: int = 2
     return out
 
 
-def _payoff_rows(sub: RunSet | StoreView, scored: pd.DataFrame, bench: str, k: int, pairing: dict[str, bool],
+def _payoff_rows(sub: RunSet | StoreView, scored: pd.DataFrame, bench: str, k: int, paired: bool,
                  n_boot: int, seed: int, confidence: float, why: dict, design: list[str]) -> pd.DataFrame:
     """One benchmark's payoff rows, from its solve runs ``sub`` and their per-task scores (:func:`_scored_tasks`);
-    ``pairing``: whether each benchmark's value of information is paired by variant (its conventions')."""
+    ``paired``: whether its value of information is paired by variant (its conventions')."""
     by = ["model", "policy"]
     tool = scored[scored["ask_tool"].to_numpy(dtype=bool) & (scored["spec"] == "ambiguous").to_numpy(dtype=bool)]
     agents = tool[by].drop_duplicates()
@@ -533,7 +532,7 @@ def _payoff_rows(sub: RunSet | StoreView, scored: pd.DataFrame, bench: str, k: i
     pooled_gap = bool(_has(sub, "tool_pairs") and len(tool))
     design += _gap_task_sets(bench, tool, full, by, pooled_gap)
     if pooled_gap:
-        parts = _voi_parts_of(sub, by, k, pairing[bench], pairing=pairing)
+        parts = _voi_parts_of(sub, by, k, paired)
 
         def stat(s):
             base = parts["stat"](s)

@@ -4,7 +4,7 @@ row: values, interval, test and effect sizes."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -154,12 +154,14 @@ def paired_comparison(rs: RunSet | StoreMetrics | StoreView, *, metric: str = "m
 
 def compared(rs: RunSet | StoreView, *, metric: str, between: str, condition, a, b, k: int, test: str, alternative: Alternative,
              n_boot: int, seed: int, confidence: float, conventions, pool_suites: bool, interval: str = "t",
-             blocks: list | None = None) -> tuple[pd.DataFrame, list, list[str]]:
+             on_block: Callable[[dict, pd.DataFrame, _Sums, str], None] | None = None
+             ) -> tuple[pd.DataFrame, list, list[str]]:
     """:func:`paired_comparison`'s rows before the adjustment, with the means to draw more flips for each row's test
     (``retests``: per row, ``(retest(flips), flips drawn, tasks)`` or None) and its notes. A caller that adjusts
     several comparisons together (:func:`ambiglib.ranking.rankings`) concatenates them and calls :func:`settle`
-    once over them all. ``blocks``: a list that gets each block's ``(head, per-task sums, sums, condition in
-    words)``, for a caller that ranks the sides on the same sums."""
+    once over them all. ``on_block``: called with each block's ``(head, per-task sums, sums, condition in words)``
+    once its pairs are compared, for a caller that ranks the sides on the same sums (as they come: a block is let
+    go before the next is made)."""
     _check_arguments(metric, between, condition, a, b, test, alternative, interval, seed)
     _on_store(rs, metric, between)
     check_n_boot(n_boot)  # refused up front, whether or not a row's interval is a bootstrap
@@ -174,8 +176,8 @@ def compared(rs: RunSet | StoreView, *, metric: str, between: str, condition, a,
                             head, metric, where, why, order, interval)
         rows += new
         retests += again
-        if blocks is not None:  # a caller ranking the sides (ambiglib.ranking) takes each block's per-task sums too
-            blocks.append((head, block, sums, where))
+        if on_block is not None:  # a caller ranking the sides (ambiglib.ranking) takes each block's per-task sums too
+            on_block(head, block, sums, where)
     side_a, side_b = f"{between}_a", f"{between}_b"
     out = pd.DataFrame(rows, columns=["benchmark", "suite", *fixed, side_a, side_b, *_COLUMNS])
     notes = _collapsed(why) + design

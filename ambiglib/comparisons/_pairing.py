@@ -8,6 +8,7 @@ rule); logs loaded together pair one model and policy's runs across the logs, ta
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import combinations
 
 import numpy as np
@@ -61,6 +62,9 @@ def _groups(rs: RunSet | StoreView, metric: str, between: str, condition, k: int
 
             per, ran, values = as_per(sums.per), as_per(sums.ran), as_per(sums.runs)
             assert per is not None  # (sums.per is a frame)
+            # what a block's comparison and ranking read of the sums is their rules, not their frames (given here a
+            # block at a time): the frames are not kept beside their copies while the blocks are compared
+            sums = replace(sums, per=sums.per.head(0), ran=None, runs=None)
             group_keys = ["suite", *fixed]
             for key, block in per.groupby(group_keys, sort=True):
                 head = {"benchmark": bench, **dict(zip(group_keys, key))}

@@ -252,14 +252,12 @@ def _not_on_store(metric: str) -> NotPooled:
                      " store) to compare on " + metric)
 
 
-def _voi_parts_of(sub: RunSet | StoreView, by: list[str], k: int, paired: bool, whole: bool = False,
-                  pairing: Mapping[str, bool] | None = None) -> Any:
+def _voi_parts_of(sub: RunSet | StoreView, by: list[str], k: int, paired: bool, whole: bool = False) -> Any:
     """The value of information's parts (per variant, paired by the conventions) of ``sub``'s solve runs, by
     ``by`` (``whole``: of ``sub`` as it is; else of every ask tool's runs): over a store, from its engine's
-    per-variant sums (:meth:`StoreView.voi_parts`; ``pairing``: how the other benchmarks will be asked for, so
-    that the first call pairs them all)."""
+    per-variant sums of the view's benchmark (:meth:`StoreView.voi_parts`)."""
     if isinstance(sub, StoreView):
-        return sub.voi_parts(by, k, paired, pairing)
+        return sub.voi_parts(by, k, paired)
     return _voi_parts(sub if whole else sub.filter(ask_tool=None), by, k, paired)
 
 

@@ -325,11 +325,13 @@ class StoreView:
         keys = out[[*by, "task_id"]].astype("category").iloc[group[starts]].reset_index(drop=True)
         return out, keys.assign(value=value[starts], n=counts)
 
-    def voi_parts(self, by: Sequence[str], k: int, paired: bool, pairing: Mapping[str, bool] | None = None) -> Any:
+    def voi_parts(self, by: Sequence[str], k: int, paired: bool) -> Any:
         """The value of information's parts (:func:`ambiglib.metrics._information.voi_parts_from`) of the view's
         benchmark, by ``by``, as far as its per-task sums need them (its pairs and base summed per task): paired
-        here from the store's per-variant sums (by benchmark and ``by``, one query a benchmark), every benchmark's
-        at the first call (each paired as ``pairing`` says, else as ``paired``), and kept once per handle."""
+        here from the store's per-variant sums of that benchmark alone (one query: 0.7 M rows of the simulator's
+        1.7 M at 10,000×). Not kept with the handle: a row per task and agent (150 MB at 10,000×) is computed
+        again where it is asked for again, the groups and refusals (:meth:`StoreMetrics._voi_groups`) once."""
+        from ambiglib.engines._store import with_score_sums
         from ambiglib.metrics._information import VOI_BASE_COLUMNS, VOI_VARIANT_COLUMNS, voi_parts_from
 
         wanted = set(self.criteria) - {"benchmark"}
@@ -337,48 +339,26 @@ class StoreView:
             # (a guard: the payoff and the gains read one benchmark's solve runs)
             raise ValueError(f"the value of information's parts are one benchmark's; this view filters {self.criteria}")
         bench = self.criteria["benchmark"]
-        # each of the store's benchmarks paired as ``pairing`` says, else as ``paired``: worked out once for all
-        pairing = {name: (pairing or {}).get(name, paired) for name in StoreView(self.store).benchmarks()}
-        if pairing.get(bench, paired) != paired:  # (a guard: the caller's benchmark paired as it says)
-            raise ValueError(f"{bench} is paired={paired} here and {pairing[bench]} in pairing")
         full = ["benchmark", *[c for c in by if c != "benchmark"]]
         base = [c for c in full if c != "policy"]
-
-        def every_benchmark() -> dict[Any, Any]:
-            """Each benchmark's parts, paired from its own query of the store's per-variant sums (0.7 M rows of the
-            simulator's 1.7 M at 10,000×: the rows of one benchmark at a time are in memory)."""
-            from ambiglib.engines._store import with_score_sums
-
-            excluded = self.store._voi_groups(full).set_index(base)["n_excluded"]
-            keys = [c for c in by if c != "benchmark"]
-
-            def parts(table: Any, name: str | None) -> dict[str, Any]:
-                # (None: no variant; its empty parts are the same paired or not)
-                got = voi_parts_from(full, excluded, with_score_sums(table), k,
-                                     pairing.get(name, paired) if name is not None else paired)
-                # (a row per task, not per variant: what _voi_task_sums makes of them, summed alike)
-                return {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
-                        "pairs": _per_task(got["pairs"], keys, VOI_VARIANT_COLUMNS),
-                        "b": _per_task(got["b"], keys, VOI_BASE_COLUMNS)}
-
-            out: dict[str | None, dict[str, Any]] = {}
-            empty = None
-            # each benchmark's, in the engine's order of their names (their bytes' order, as Python orders str)
-            everyone = sorted(StoreView(self.store).benchmarks(), key=lambda b: str(b).encode())
-            for part, name in enumerate(everyone, 1):
-                table = self.store._voi_part(full, part)
-                if table.num_rows == 0:
-                    continue  # (no variant of it paired here: its parts are those of none)
-                found = table.column("benchmark").unique().to_pylist()
-                if found != [name]:  # (a guard: the engine ranks the names as Python orders them)
-                    raise ValueError(f"the store's benchmark {part} is {found}, not {name!r}")
-                out[name], empty = parts(table, name), table.slice(0, 0)
-            # (under None) the parts of none: a benchmark no variant of which was run in a condition paired here
-            out[None] = parts(empty if empty is not None else self.store._voi_part(full, 0), None)
-            return out
-
-        found = self.store.memo(("voi parts", tuple(by), k, tuple(sorted(pairing.items()))), every_benchmark)
-        return found.get(bench, found[None])
+        excluded = self.store.memo(("voi groups", tuple(full)),
+                                   lambda: self.store._voi_groups(full).set_index(base)["n_excluded"])
+        # the benchmark's rank among the store's, in the engine's order of their names (their bytes' order, as
+        # Python orders str): its part of the query (no name from a log is written into the SQL)
+        everyone = sorted(StoreView(self.store).benchmarks(), key=lambda b: str(b).encode())
+        table = self.store._voi_part(full, everyone.index(bench) + 1 if bench in everyone else 0)
+        if table.num_rows:
+            found = table.column("benchmark").unique().to_pylist()
+            if found != [bench]:  # (a guard: the engine ranks the names as Python orders them)
+                raise ValueError(f"the store's benchmark {everyone.index(bench) + 1} is {found}, not {bench!r}")
+        # (no variant of it paired here: its parts are those of none, the same paired or not)
+        got = voi_parts_from(full, excluded, with_score_sums(table), k, paired)
+        del table
+        keys = [c for c in by if c != "benchmark"]
+        # (a row per task, not per variant: what _voi_task_sums makes of them, summed alike)
+        return {"by": list(by), "base_by": [c for c in by if c != "policy"], "stat": got["stat"],
+                "pairs": _per_task(got["pairs"], keys, VOI_VARIANT_COLUMNS),
+                "b": _per_task(got["b"], keys, VOI_BASE_COLUMNS)}
 
     # ------------------------------------------------------------------ the questions, for Ask-F1 and its parts
 
@@ -453,7 +433,7 @@ def _as_frame(table: Any, columns: Sequence[str]) -> pd.DataFrame:
     """An engine's Arrow table as a frame to keep: every text column a category straight from Arrow (no string a
     row: 2.3 M rows of eight text columns at the simulator's 10,000×), the group columns ``columns`` too
     (:func:`_compact`); :func:`_texts` gives a view's rows their other text columns back (a task's id)."""
-    return _compact(table.to_pandas(strings_to_categorical=True), columns)
+    return _compact(table.to_pandas(strings_to_categorical=True, use_threads=False), columns)  # (DuckDBEngine.query)
 
 
 def _texts(frame: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:

@@ -347,7 +347,7 @@ def with_score_sums(variants: Any) -> pd.DataFrame:
         lists = pa.array([None] * len(lists), pa.list_(pa.float64()))
     lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
     values = pc.cast(pc.list_flatten(lists), pa.float64()).to_numpy(zero_copy_only=False)
-    frame = table.drop_columns(["scores"]).to_pandas()
+    frame = table.drop_columns(["scores"]).to_pandas(use_threads=False)  # (in this thread: DuckDBEngine.query)
     frame["score_sum"] = score_sums(np.repeat(np.arange(len(lengths)), lengths), values, len(frame))
     return frame
 
