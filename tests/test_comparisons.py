@@ -396,3 +396,27 @@ def test_n_differing_of_a_gain_counts_tasks_whose_gain_differs_not_any_bookkeepi
     gains = {m: np.array([100.0 * (m == "a" or t < 3) for t in range(12)]) for m in "ab"}
     assert out["n_differing"].item() == int((gains["a"] != gains["b"]).sum()) == 9
     assert "fewer than 10 tasks whose sides differ (as few as 9)" in out.attrs["note"]
+
+
+@pytest.mark.parametrize("argv", [["compare", "--metric", "ask_f1"], ["rank", "--metric", "ask_f1"],
+                                  ["rank", "--metric", "calib_score", "--pairs"]])
+def test_compare_and_rank_in_markdown_show_an_empty_cell_as_a_dash_with_its_reason(argv, capsys):
+    """``--format md`` of ``compare`` and ``rank`` prints an empty cell, number or text, as "–" (never "nan"), and
+    names each column that has one on standard error with why, as ``metrics`` and ``answers`` do."""
+    from pathlib import Path
+
+    from ambiglib.cli import main
+
+    example = Path(__file__).resolve().parents[1] / "data" / "example"
+    assert main([argv[0], "--runs", str(example), *argv[1:], "--format", "md"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+    assert all(len(row) == len(header) for row in cells)
+    assert not any(c in ("nan", "None", "<NA>") for row in cells for c in row), out
+    dashed = {header[i] for row in cells for i, c in enumerate(row) if c == "–"}
+    assert dashed, "the example has an empty cell in each of these tables"
+    explained = {c.strip() for line in err.splitlines() if line.startswith("– in ")
+                 for c in line.removeprefix("– in ").split(":")[0].split(",")}
+    assert dashed <= explained, (dashed - explained, err)

@@ -232,7 +232,8 @@ def _print_log_changes(out: pd.DataFrame, tasks: pd.DataFrame, correction: str, 
 def _print_table(table: pd.DataFrame, fmt: str) -> int:
     """A comparison on standard output; for reading (``table``), what it compares above it and its notes below
     (for scripts, csv, md and json hold the table alone, and the notes go to standard error)."""
-    from ambiglib.report._rendering import csv_safe, markdown_safe, render_table
+    from ambiglib.cli._messages import markdown_table
+    from ambiglib.report._rendering import csv_safe, render_table
     from ambiglib.tables._common import empty_lines
 
     notes = [f"note: {table.attrs['note']}"] if table.attrs.get("note") else []
@@ -244,8 +245,8 @@ def _print_table(table: pd.DataFrame, fmt: str) -> int:
     if fmt == "csv":  # exact for a script; on a terminal, its control characters shown (text.visible)
         text = csv_safe(table).to_csv(index=False)
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
-    elif fmt == "md":
-        say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
+    elif fmt == "md":  # (an empty number as "–", its reason on standard error)
+        say(markdown_table(table))
     elif fmt == "json":
         print(table.to_json(orient="records", indent=1))
     else:

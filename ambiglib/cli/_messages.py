@@ -46,16 +46,20 @@ def shown_empty_lines(table: pd.DataFrame, shown: Iterable[str]) -> list[str]:
 
 
 def markdown_table(table: pd.DataFrame) -> str:
-    """``table`` as a Markdown table: every text cell escaped (``report._rendering.markdown_safe``), an empty number
-    as "–" (its reason printed below the table), numbers to three decimals and right-aligned."""
+    """``table`` as a Markdown table: every text cell escaped (``report._rendering.markdown_safe``), an empty cell
+    (a number or a text) as "–" (its reason printed below the table), numbers to three decimals and right-aligned."""
     import pandas as pd
 
     from ambiglib.report._rendering import markdown_safe
 
     shown = markdown_safe(table)
-    for c in shown.columns:
+    for c, original in zip(shown.columns, table.columns):
         if pd.api.types.is_float_dtype(shown[c]):
             shown[c] = ["–" if pd.isna(v) else f"{v:.3f}" for v in shown[c]]
+        else:
+            empty = table[original].isna().to_numpy(dtype=bool)
+            if empty.any():
+                shown[c] = ["–" if e else v for e, v in zip(empty, shown[c].astype(object))]
     numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
                for c in table.columns]
     text: str = shown.to_markdown(index=False, disable_numparse=True,

@@ -92,14 +92,15 @@ def _ranked(args: argparse.Namespace, rs: Any) -> int:
 
 def _print_plain(table: pd.DataFrame, fmt: str) -> int:
     """A table for scripts (csv, md, json) on standard output, its notes on standard error."""
-    from ambiglib.report._rendering import csv_safe, markdown_safe
+    from ambiglib.cli._messages import markdown_table
+    from ambiglib.report._rendering import csv_safe
     from ambiglib.tables._common import empty_lines
 
     if fmt == "csv":
         text = csv_safe(table).to_csv(index=False)
         sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
-    elif fmt == "md":
-        say(markdown_safe(table).to_markdown(index=False, floatfmt=".3f"))
+    elif fmt == "md":  # (an empty number as "–", its reason below the table, as `metrics` and `answers` print it)
+        say(markdown_table(table))
     else:
         print(table.to_json(orient="records", indent=1))
     for line in ([f"note: {table.attrs['note']}"] if table.attrs.get("note") else []) + empty_lines(table):
