@@ -320,11 +320,16 @@ def _rank_block(metric: str, what: str, head: dict, block: pd.DataFrame, sums: A
                         "n_tasks": len(mine)})
     ranked = [j for j, r in enumerate(records) if np.isfinite(r["value"])]
     complete = present[:, ranked].all(axis=1)  # the tasks every ranked agent ran: the global test's blocks
+    # the ranked agents' sums, and of the tasks they all ran: the cube itself where that is all of it (a copy of it
+    # is 120 MB at the simulator's 10,000x; neither test writes to it)
+    of_ranked = cube if len(ranked) == len(sides) else cube[:, ranked]
+    in_every = of_ranked if complete.all() else of_ranked[complete]
     trials = block[sums.trials].to_numpy(float) if sums.trials is not None else None
     binary = bool(trials is not None and (trials == 1).all() and np.isin(
-        np.asarray(stat_of(cube[complete][:, ranked]), float), (0.0, 1.0)).all())
-    glob = global_test(cube[complete][:, ranked], stat_of, binary=binary, n_perm=n_perm, seed=seed, alpha=alpha)
-    first = first_shares(cube[:, ranked], stat_of, n_boot, seed) if len(ranked) >= 2 else np.ones(len(ranked))
+        np.asarray(stat_of(in_every), float), (0.0, 1.0)).all())
+    glob = global_test(in_every, stat_of, binary=binary, n_perm=n_perm, seed=seed, alpha=alpha)
+    del in_every  # (a copy where some tasks are not every agent's: not kept during the bootstrap)
+    first = first_shares(of_ranked, stat_of, n_boot, seed) if len(ranked) >= 2 else np.ones(len(ranked))
     share = dict(zip(ranked, first))
     values = np.array([r["value"] for r in records])
     point = pd.Series(np.where(np.isfinite(values), values, np.nan)).rank(method="min", ascending=False)

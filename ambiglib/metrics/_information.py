@@ -269,16 +269,19 @@ def voi_parts_from(by: list[str], excluded: pd.Series, variants: pd.DataFrame, k
     variants = canonical(variants, keys, ["cond"])
     variants["pass_at_k"] = pass_at_k_of(variants["n"].to_numpy(), variants["c"].to_numpy(), k)
 
-    def per_variant(cond: str, prefix: str) -> pd.DataFrame:
+    def per_variant(variants: pd.DataFrame, cond: str, prefix: str) -> pd.DataFrame:
         rows = variants[variants["cond"] == cond].drop(columns="cond")
         return rows.rename(columns={c: f"{prefix}{c}" for c in rows.columns if c not in keys})
 
-    amb, tool, full = per_variant("amb", "a_"), per_variant("tool", "t_"), per_variant("full", "b_")
+    amb, tool, full = (per_variant(variants, cond, prefix) for cond, prefix in (("amb", "a_"), ("tool", "t_"),
+                                                                               ("full", "b_")))
+    del variants  # (each row is in one condition's frame now: not kept beside them while they are paired)
     if "policy" in by:  # each with-tool policy's no-tool variants: its own, else the default policy's
         amb = _for_policies(amb, tool, base_by).sort_values(keys, kind="stable", na_position="last")
         full = _for_policies(full, tool, base_by).sort_values(keys, kind="stable", na_position="last")
-    a, t = amb, tool
-    pairs = t.merge(a, on=keys, how="inner" if paired else "outer")
+    groups = tool[list(by)]  # (of the with-tool rows, only their groups are kept)
+    pairs = tool.merge(amb, on=keys, how="inner" if paired else "outer")
+    del amb, tool
     for side in ("a_", "t_"):
         pairs[f"{side}n_scored"] = pairs[f"{side}n_scored"].fillna(0)
     if paired:
@@ -314,7 +317,7 @@ def voi_parts_from(by: list[str], excluded: pd.Series, variants: pd.DataFrame, k
         return out
 
     # of the with-tool runs, only their groups are read: the parts are kept with the run set (and shared)
-    return {"by": by, "base_by": base_by, "tool": tool[list(by)], "pairs": pairs, "b": b, "excluded": excluded,
+    return {"by": by, "base_by": base_by, "tool": groups, "pairs": pairs, "b": b, "excluded": excluded,
             "stat": stat}
 
 
