@@ -354,3 +354,48 @@ def test_duckdb_out_of_memory_is_said_as_the_limit_s_not_the_store_s(stores, lim
     assert not isinstance(caught.value, ambiglib.errors.FormatError)
     assert f"DuckDB ran out of memory under its memory_limit ({limit})" in str(caught.value)
     assert "--memory-limit" in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_store_handle_keeps_its_large_frames_within_a_budget_least_recently_used_let_go_first(stores, monkeypatch):
+    """``StoreMetrics.memo`` keeps large values up to ``KEPT_BYTES`` together: past it, the least recently used is let
+    go (a small value is always kept), and a value let go is computed again where it is asked for."""
+    from ambiglib.engines import _store
+
+    mib = 1 << 20
+    monkeypatch.setattr(_store, "KEPT_BYTES", int(2.5 * mib))
+    monkeypatch.setattr(_store, "_LARGE", mib)
+    calls: list[str] = []
+
+    def frame(name: str):
+        def compute() -> pd.DataFrame:
+            calls.append(name)
+            return pd.DataFrame({"x": np.zeros(mib // 8)})  # 1 MiB
+        return compute
+
+    with engines.on_store(stores["example"]) as m:
+        m.memo("small", lambda: calls.append("small") or 1)
+        for name in ("a", "b"):
+            m.memo(name, frame(name))
+        m.memo("a", frame("a"))  # a used again: b is now the least recently used
+        m.memo("c", frame("c"))  # three MiB past 2.5: b goes
+        assert set(m._memo) == {"small", "a", "c"}
+        m.memo("a", frame("a")), m.memo("small", lambda: calls.append("small again"))
+        m.memo("b", frame("b"))  # computed again; c goes (a was used after it)
+        assert calls == ["small", "a", "b", "c", "b"] and set(m._memo) == {"small", "a", "b"}
+
+
+def test_the_answers_are_the_same_when_the_handle_keeps_no_frame(stores, monkeypatch):
+    """With a budget of nothing (every frame computed again where asked), the answers are the same tables, notes
+    and sentences as with every frame kept."""
+    from ambiglib.engines import _store
+
+    with engines.on_store(stores["example"]) as kept:
+        expected = [f(kept) for f in (asking, payoff, agent_ranking)]
+    monkeypatch.setattr(_store, "KEPT_BYTES", 0)
+    monkeypatch.setattr(_store, "_LARGE", 1)
+    with engines.on_store(stores["example"]) as bare:
+        got = [f(bare) for f in (asking, payoff, agent_ranking)]
+        assert all(_store._nbytes(v) == 0 for v in bare._memo.values())
+    for want, have in zip(expected, got):
+        pd.testing.assert_frame_equal(have, want, check_exact=True)
+        assert have.attrs == want.attrs

@@ -93,6 +93,7 @@ class StoreMetrics:
         self._frames = frames = frames_of(self.store)
         self._totals: dict[str, int] | None = None  # (the store does not change under an open handle)
         self._memo: dict[Any, Any] = {}
+        self._sizes: dict[Any, int] = {}
         if engine == "duckdb":
             self.engine: Any = DuckDBEngine(frames, memory_limit=memory_limit, threads=threads)
         else:
@@ -122,10 +123,21 @@ class StoreMetrics:
 
     def memo(self, key: Any, compute: Callable[[], Any], still: Any = None, *, share: bool = False) -> Any:
         """``compute()``, kept with the handle under ``key`` (the store does not change under an open handle): what
-        the answers and comparisons ask of it twice is computed once, as :meth:`ambiglib.RunSet.memo` keeps it."""
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        the answers and comparisons ask of it twice is computed once, as :meth:`ambiglib.RunSet.memo` keeps it. The
+        large values (per-task frames, a row per task and agent) are kept up to :data:`KEPT_BYTES` together, the
+        least recently used let go first: an answer's frames are not kept while the next answer makes its own (the
+        four answers of the simulator's 10,000x store in one process, docs/performance.md)."""
+        if key in self._memo:
+            value = self._memo.pop(key)
+            self._memo[key] = value  # (the most recently used last)
+            return value
+        value = self._memo[key] = compute()
+        self._sizes[key] = _nbytes(value)
+        large = [k for k in self._memo if self._sizes.get(k, 0) >= _LARGE]
+        while large and sum(self._sizes[k] for k in large) > KEPT_BYTES:
+            gone = large.pop(0)
+            del self._memo[gone], self._sizes[gone]
+        return value
 
     def __getattr__(self, name: str) -> Any:
         if name in NOT_POOLED:
@@ -282,6 +294,27 @@ class StoreMetrics:
 
         rows = self.engine.rows(_contents.inspect_metas_sql(self.names))
         return [(json.loads(r["meta"]), str(r["model"]), int(r["n"])) for r in rows]
+
+
+#: bytes of large values (:data:`_LARGE` and up) :meth:`StoreMetrics.memo` keeps together
+KEPT_BYTES = 160 << 20
+_LARGE = 1 << 20
+
+
+def _nbytes(value: Any) -> int:
+    """About how many bytes ``value`` holds: a frame's columns, an Arrow table's buffers, and those of the frames
+    and tables in a tuple, list or dict (0 for anything else: small)."""
+    import pyarrow as pa
+
+    if isinstance(value, pd.DataFrame):
+        return int(value.memory_usage(index=True, deep=False).sum())
+    if isinstance(value, (pa.Table, pa.Array, pa.ChunkedArray)):
+        return int(value.nbytes)
+    if isinstance(value, dict):
+        return sum(_nbytes(v) for v in value.values())
+    if isinstance(value, (tuple, list)):
+        return sum(_nbytes(v) for v in value)
+    return 0
 
 
 def _check_k(k: Any) -> None:
