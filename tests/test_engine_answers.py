@@ -356,6 +356,35 @@ def test_duckdb_out_of_memory_is_said_as_the_limit_s_not_the_store_s(stores, lim
     assert "--memory-limit" in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_duckdb_out_of_memory_while_the_store_s_views_are_made_is_said_as_the_limit_s(stores, monkeypatch):
+    """DuckDB can run out of memory before any query, while the store's files are registered as views (seen under
+    memory_limit="10KB" in CI, not every time; forced here under a limit that does not run out): that too names the
+    limit, and leaves no connection behind."""
+    import duckdb
+
+    from ambiglib.engines import _duckdb
+
+    made: list = []
+    real = _duckdb.DuckDBEngine._view
+
+    def view(self, frame):
+        made.append(self)
+        if len(made) > 1:  # the first view is made; the second runs out
+            raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 4.0 KiB")
+        return real(self, frame)
+
+    monkeypatch.setattr(_duckdb.DuckDBEngine, "_view", view)
+    with pytest.raises(ambiglib.errors.AmbiglibError) as caught:
+        engines.on_store(stores["example"], memory_limit="1GB")
+    assert not isinstance(caught.value, ambiglib.errors.FormatError)
+    assert str(caught.value).startswith("DuckDB ran out of memory under its memory_limit (1GB)")
+    assert "could not allocate block" in str(caught.value) and "\n" not in str(caught.value)
+    engine = made[0]
+    assert not engine.spill.exists()  # closed: its spill folder removed
+    with pytest.raises(duckdb.ConnectionException):
+        engine.con.execute("SELECT 1")
+
+
 def test_a_store_handle_keeps_its_large_frames_within_a_budget_least_recently_used_let_go_first(stores, monkeypatch):
     """``StoreMetrics.memo`` keeps large values up to ``KEPT_BYTES`` together: past it, the least recently used is let
     go (a small value is always kept), and a value let go is computed again where it is asked for."""

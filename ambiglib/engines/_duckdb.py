@@ -63,8 +63,12 @@ class DuckDBEngine:
                     "a whole number of threads, 1 or more"
                 raise ArgumentError(f"{setting} must be {wanted} (got {value!r}); DuckDB said:"
                                     f" {str(exc).splitlines()[0]}") from None
-        for frame in frames.values():
-            self._view(frame)
+        try:
+            for frame in frames.values():
+                self._view(frame)
+        except self._duckdb.OutOfMemoryException as exc:  # (registering a view can run out under a tiny limit)
+            self.close()
+            raise self._out_of_memory(exc) from None
 
     def _view(self, frame: Frame) -> None:
         cols = frame.columns
@@ -106,12 +110,16 @@ class DuckDBEngine:
         try:
             return self.con.sql(sql).arrow().read_all()
         except self._duckdb.OutOfMemoryException as exc:  # not the store's fault: the limit's
-            limit = self.memory_limit or "its default, 80% of this machine's memory"
-            raise AmbiglibError(f"DuckDB ran out of memory under its memory_limit ({limit}):"
-                                " give it more (on_store(..., memory_limit='2GB'), or --memory-limit 2GB), or fewer"
-                                f" threads (threads=1); DuckDB said: {str(exc).splitlines()[0]}") from None
+            raise self._out_of_memory(exc) from None
         except self._duckdb.Error as exc:
             raise FormatError(f"DuckDB could not read the store: {exc}") from None
+
+    def _out_of_memory(self, exc: Exception) -> AmbiglibError:
+        """DuckDB's running out of memory said as what it is: the limit's, not the store's."""
+        limit = self.memory_limit or "its default, 80% of this machine's memory"
+        return AmbiglibError(f"DuckDB ran out of memory under its memory_limit ({limit}): give it more"
+                             " (on_store(..., memory_limit='2GB'), or --memory-limit 2GB), or fewer threads"
+                             f" (threads=1); DuckDB said: {str(exc).splitlines()[0]}")
 
     def close(self) -> None:
         """Close the connection and remove its spill folder (also done when the engine is collected)."""
