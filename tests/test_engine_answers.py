@@ -408,7 +408,8 @@ def test_a_store_handle_keeps_its_large_frames_within_a_budget_least_recently_us
         m.memo("a", frame("a"))  # a used again: b is now the least recently used
         m.memo("c", frame("c"))  # three MiB past 2.5: b goes
         assert set(m._memo) == {"small", "a", "c"}
-        m.memo("a", frame("a")), m.memo("small", lambda: calls.append("small again"))
+        m.memo("a", frame("a"))
+        m.memo("small", lambda: calls.append("small again"))  # kept: not computed again
         m.memo("b", frame("b"))  # computed again; c goes (a was used after it)
         assert calls == ["small", "a", "b", "c", "b"] and set(m._memo) == {"small", "a", "b"}
 

@@ -346,17 +346,18 @@ class StoreView:
         # the benchmark's rank among the store's, in the engine's order of their names (their bytes' order, as
         # Python orders str): its part of the query (no name from a log is written into the SQL)
         everyone = sorted(StoreView(self.store).benchmarks(), key=lambda b: str(b).encode())
+        part = everyone.index(bench) + 1 if bench in everyone else 0  # (0: no part, no row)
 
         def variants() -> pd.DataFrame:
             # (the engine's rows let go once summed: the pairing holds their frame alone)
-            table = self.store._voi_part(full, everyone.index(bench) + 1 if bench in everyone else 0)
+            table = self.store._voi_part(full, part)
+            # (no row: no variant of it paired here, its parts are those of none, the same paired or not)
             if table.num_rows:
                 found = table.column("benchmark").unique().to_pylist()
                 if found != [bench]:  # (a guard: the engine ranks the names as Python orders them)
-                    raise ValueError(f"the store's benchmark {everyone.index(bench) + 1} is {found}, not {bench!r}")
+                    raise ValueError(f"the store's benchmark {part} is {found}, not {bench!r}")
             return with_score_sums(table)
 
-        # (no variant of it paired here: its parts are those of none, the same paired or not)
         got = voi_parts_from(full, excluded, variants(), k, paired)
         keys = [c for c in by if c != "benchmark"]
         # (a row per task, not per variant: what _voi_task_sums makes of them, summed alike)

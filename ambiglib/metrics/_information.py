@@ -279,7 +279,7 @@ def voi_parts_from(by: list[str], excluded: pd.Series, variants: pd.DataFrame, k
     if "policy" in by:  # each with-tool policy's no-tool variants: its own, else the default policy's
         amb = _for_policies(amb, tool, base_by).sort_values(keys, kind="stable", na_position="last")
         full = _for_policies(full, tool, base_by).sort_values(keys, kind="stable", na_position="last")
-    groups = tool[list(by)]  # (of the with-tool rows, only their groups are kept)
+    groups = tool[list(by)]  # (the with-tool rows' groups: all of them the parts keep, below)
     pairs = tool.merge(amb, on=keys, how="inner" if paired else "outer")
     del amb, tool
     for side in ("a_", "t_"):
